@@ -1,0 +1,428 @@
+"""Numba kernels that decode the event stream into a dynamic trace.
+
+The decoder replays the stream against the static table with an explicit
+activation stack. Instructions are emitted lazily: an event for instruction
+``s`` of the running block emits every instruction of the block up to ``s``
+(instructions between produce no events, which is checked); a BLOCK event of
+a successor finishes the current block first; the BLOCK event of a
+function's entry block opens a new activation under the pending call (a
+traced callee, or a callback from library code) and CALLRET closes the call.
+An activation ends when its ``ret`` block is finished and the stream moves
+on in the caller.
+
+Error codes returned by `decode_events` (``err`` != 0) name the first
+inconsistency; ``err_pos`` is the word offset where it was found.
+"""
+
+import numpy as np
+from numba import njit
+
+__all__ = ["count_events", "decode_events", "ERRORS"]
+
+ERRORS = {
+    1: "unknown event kind",
+    2: "event stream ends inside an event",
+    3: "entry block with no call to come from",
+    4: "successor block does not follow the end of a block",
+    5: "an instruction that records events was skipped",
+    6: "event for an instruction outside the running block",
+    7: "call return that matches no pending call",
+    8: "activation ended without a ret",
+    9: "block of another function in the same activation",
+    10: "event before the first block",
+}
+
+_WORDS = np.array([0, 1, 3, 3, 1, 3, 2, 1], dtype=np.int64)
+
+
+@njit(cache=True)
+def count_events(ev, blk_ninstr):
+    """Count events of each kind and an upper bound of dynamic instructions.
+
+    Returns
+    -------
+    counts : int64[8]
+        Events per kind (index = kind; 0 unused).
+    n_dyn : int64
+        Sum of the sizes of all executed blocks.
+    err : int64
+        0, or 1 (unknown kind) / 2 (truncated event).
+    err_pos : int64
+    """
+    words = np.array([0, 1, 3, 3, 1, 3, 2, 1], dtype=np.int64)
+    counts = np.zeros(8, dtype=np.int64)
+    n_dyn = 0
+    pos = 0
+    n = ev.shape[0]
+    while pos < n:
+        h = ev[pos]
+        kind = np.int64(h & np.uint64(0xFF))
+        if kind < 1 or kind > 7:
+            return counts, n_dyn, 1, pos
+        if pos + words[kind] > n:
+            return counts, n_dyn, 2, pos
+        counts[kind] += 1
+        if kind == 1:
+            n_dyn += blk_ninstr[np.int64(h >> np.uint64(8))]
+        pos += words[kind]
+        if kind == 7:
+            break
+    return counts, n_dyn, 0, 0
+
+
+@njit(cache=True)
+def _emit(sid, act, nd, dyn_sid, dyn_act):
+    dyn_sid[nd] = sid
+    dyn_act[nd] = act
+    return nd + 1
+
+
+@njit(cache=True)
+def decode_events(
+    ev,
+    blk_first,
+    blk_ninstr,
+    blk_func,
+    blk_is_entry,
+    blk_ends_ret,
+    ins_expects,
+    ins_tracked,
+    n_dyn,
+    counts,
+):
+    """Decode an event stream (see module docstring).
+
+    Parameters
+    ----------
+    ev : uint64[:]
+        The event stream.
+    blk_first, blk_ninstr, blk_func : int32[:]
+        Per block: first instruction id, instruction count, function id.
+    blk_is_entry, blk_ends_ret : bool[:]
+        Per block: is the function's entry block; its terminator is ``ret``.
+    ins_expects : bool[:]
+        Per instruction: produces at least one event.
+    ins_tracked : bool[:]
+        Per instruction: a call followed by a CALLRET event.
+    n_dyn : int
+        Upper bound of dynamic instructions (from `count_events`).
+    counts : int64[8]
+        Event counts (from `count_events`), for sizing.
+
+    Returns
+    -------
+    tuple
+        ``(n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func,
+        act_parent, act_call, nm, mem_dyn, mem_addr, mem_size, mem_dt,
+        mem_write, nal, al_dyn, al_base, al_size, nfr, fr_dyn, fr_base,
+        end_reason, err, err_pos)``; arrays are sized by the bounds and valid
+        up to their count (``n``, ``nb``, ...). ``end_reason`` is -1 when the
+        stream has no END event.
+    """
+    dyn_sid = np.empty(n_dyn, dtype=np.int32)
+    dyn_act = np.empty(n_dyn, dtype=np.int32)
+    nbmax = counts[1]
+    bs_block = np.empty(nbmax, dtype=np.int32)
+    bs_act = np.empty(nbmax, dtype=np.int32)
+    bs_start = np.empty(nbmax, dtype=np.int64)
+    act_func = np.empty(nbmax, dtype=np.int32)
+    act_parent = np.empty(nbmax, dtype=np.int32)
+    act_call = np.empty(nbmax, dtype=np.int64)
+    nmmax = counts[2] + counts[3]
+    mem_dyn = np.empty(nmmax, dtype=np.int64)
+    mem_addr = np.empty(nmmax, dtype=np.uint64)
+    mem_size = np.empty(nmmax, dtype=np.uint32)
+    mem_dt = np.empty(nmmax, dtype=np.uint32)
+    mem_write = np.empty(nmmax, dtype=np.bool_)
+    al_dyn = np.empty(counts[5], dtype=np.int64)
+    al_base = np.empty(counts[5], dtype=np.uint64)
+    al_size = np.empty(counts[5], dtype=np.uint64)
+    fr_dyn = np.empty(counts[6], dtype=np.int64)
+    fr_base = np.empty(counts[6], dtype=np.uint64)
+    # activation stack
+    st_act = np.empty(nbmax + 1, dtype=np.int32)
+    st_blk = np.empty(nbmax + 1, dtype=np.int32)
+    st_cur = np.empty(nbmax + 1, dtype=np.int64)  # next index in block to emit
+    st_wait = np.empty(nbmax + 1, dtype=np.int64)  # sid of pending call or -1
+    st_wait_dyn = np.empty(nbmax + 1, dtype=np.int64)
+    depth = 0
+    n = 0
+    nb = 0
+    na = 0
+    nm = 0
+    nal = 0
+    nfr = 0
+    end_reason = -1
+    err = 0
+    err_pos = 0
+    pos = 0
+    total = ev.shape[0]
+    mask = np.uint64(0xFF)
+    sh = np.uint64(8)
+    while pos < total:
+        h = ev[pos]
+        kind = np.int64(h & mask)
+        ident = np.int64(h >> sh)
+        if kind == 7:
+            end_reason = ident
+            # finish what the END implies: main returned -> complete frames;
+            # exit() called -> emit up to the pending call of the top frame.
+            if ident == 0:
+                while depth > 0:
+                    top = depth - 1
+                    b = st_blk[top]
+                    first = blk_first[b]
+                    for j in range(st_cur[top], blk_ninstr[b]):
+                        n = _emit(first + j, st_act[top], n, dyn_sid, dyn_act)
+                    st_cur[top] = blk_ninstr[b]
+                    depth -= 1
+            elif ident == 1 and depth > 0:
+                top = depth - 1
+                if st_wait[top] < 0:
+                    b = st_blk[top]
+                    first = blk_first[b]
+                    j = st_cur[top]
+                    while j < blk_ninstr[b]:
+                        s = first + j
+                        n = _emit(s, st_act[top], n, dyn_sid, dyn_act)
+                        j += 1
+                        if ins_tracked[s]:
+                            break
+                    st_cur[top] = j
+            break
+        if kind == 1:
+            b = ident
+            if blk_is_entry[b]:
+                # new activation: find the call it comes from
+                while True:
+                    if depth == 0:
+                        parent = -1
+                        call = -1
+                        break
+                    top = depth - 1
+                    if st_wait[top] >= 0:
+                        parent = st_act[top]
+                        call = st_wait_dyn[top]
+                        break
+                    bt = st_blk[top]
+                    first = blk_first[bt]
+                    j = st_cur[top]
+                    found = -1
+                    k = j
+                    while k < blk_ninstr[bt]:
+                        if ins_tracked[first + k]:
+                            found = k
+                            break
+                        if ins_expects[first + k]:
+                            break
+                        k += 1
+                    if found >= 0:
+                        for q in range(j, found + 1):
+                            n = _emit(first + q, st_act[top], n, dyn_sid, dyn_act)
+                        st_cur[top] = found + 1
+                        st_wait[top] = first + found
+                        st_wait_dyn[top] = n - 1
+                        parent = st_act[top]
+                        call = n - 1
+                        break
+                    # no call ahead: this activation must be ending
+                    for q in range(j, blk_ninstr[bt]):
+                        s = first + q
+                        if ins_expects[s]:
+                            return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
+                                    act_func, act_parent, act_call, nm, mem_dyn, mem_addr,
+                                    mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
+                                    nfr, fr_dyn, fr_base, end_reason, 5, pos)
+                        n = _emit(s, st_act[top], n, dyn_sid, dyn_act)
+                    if not blk_ends_ret[bt]:
+                        return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
+                                act_func, act_parent, act_call, nm, mem_dyn, mem_addr,
+                                mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
+                                nfr, fr_dyn, fr_base, end_reason, 3, pos)
+                    depth -= 1
+                act_func[na] = blk_func[b]
+                act_parent[na] = parent
+                act_call[na] = call
+                st_act[depth] = na
+                st_blk[depth] = b
+                st_cur[depth] = 0
+                st_wait[depth] = -1
+                depth += 1
+                na += 1
+            else:
+                # successor block in the running activation (maybe of a caller)
+                while True:
+                    if depth == 0:
+                        return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
+                                act_func, act_parent, act_call, nm, mem_dyn, mem_addr,
+                                mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
+                                nfr, fr_dyn, fr_base, end_reason, 10, pos)
+                    top = depth - 1
+                    if st_wait[top] >= 0:
+                        return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
+                                act_func, act_parent, act_call, nm, mem_dyn, mem_addr,
+                                mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
+                                nfr, fr_dyn, fr_base, end_reason, 4, pos)
+                    bt = st_blk[top]
+                    first = blk_first[bt]
+                    for q in range(st_cur[top], blk_ninstr[bt]):
+                        s = first + q
+                        if ins_expects[s]:
+                            return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
+                                    act_func, act_parent, act_call, nm, mem_dyn, mem_addr,
+                                    mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
+                                    nfr, fr_dyn, fr_base, end_reason, 5, pos)
+                        n = _emit(s, st_act[top], n, dyn_sid, dyn_act)
+                    st_cur[top] = blk_ninstr[bt]
+                    if blk_ends_ret[bt]:
+                        depth -= 1
+                        continue
+                    if blk_func[bt] != blk_func[b]:
+                        return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
+                                act_func, act_parent, act_call, nm, mem_dyn, mem_addr,
+                                mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
+                                nfr, fr_dyn, fr_base, end_reason, 9, pos)
+                    st_blk[top] = b
+                    st_cur[top] = 0
+                    break
+            bs_block[nb] = b
+            bs_act[nb] = st_act[depth - 1]
+            bs_start[nb] = n
+            nb += 1
+            pos += 1
+            continue
+        if kind < 1 or kind > 7:
+            return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func,
+                    act_parent, act_call, nm, mem_dyn, mem_addr, mem_size, mem_dt, mem_write,
+                    nal, al_dyn, al_base, al_size, nfr, fr_dyn, fr_base, end_reason, 1, pos)
+        # instruction events: READ, WRITE, CALLRET, ALLOC, FREE
+        s = ident
+        while True:
+            if depth == 0:
+                return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func,
+                        act_parent, act_call, nm, mem_dyn, mem_addr, mem_size, mem_dt,
+                        mem_write, nal, al_dyn, al_base, al_size, nfr, fr_dyn, fr_base,
+                        end_reason, 10, pos)
+            top = depth - 1
+            bt = st_blk[top]
+            first = blk_first[bt]
+            idx = s - first
+            inside = idx >= 0 and idx < blk_ninstr[bt]
+            if kind == 4:
+                # a call return belongs here if this frame waits on that call
+                # or has the call still ahead in its block
+                if st_wait[top] == s or (inside and idx >= st_cur[top]):
+                    break
+            elif inside and idx >= st_cur[top] - 1:
+                break
+            if kind == 4 and st_wait[top] < 0:
+                # a CALLRET for a caller: the running activation must end
+                for q in range(st_cur[top], blk_ninstr[bt]):
+                    s2 = first + q
+                    if ins_expects[s2]:
+                        return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
+                                act_func, act_parent, act_call, nm, mem_dyn, mem_addr,
+                                mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
+                                nfr, fr_dyn, fr_base, end_reason, 5, pos)
+                    n = _emit(s2, st_act[top], n, dyn_sid, dyn_act)
+                st_cur[top] = blk_ninstr[bt]
+                if not blk_ends_ret[bt]:
+                    return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
+                            act_func, act_parent, act_call, nm, mem_dyn, mem_addr, mem_size,
+                            mem_dt, mem_write, nal, al_dyn, al_base, al_size, nfr, fr_dyn,
+                            fr_base, end_reason, 8, pos)
+                depth -= 1
+                continue
+            return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func,
+                    act_parent, act_call, nm, mem_dyn, mem_addr, mem_size, mem_dt, mem_write,
+                    nal, al_dyn, al_base, al_size, nfr, fr_dyn, fr_base, end_reason,
+                    7 if kind == 4 else 6, pos)
+        # emit up to s
+        j = st_cur[top]
+        if idx >= j:
+            for q in range(j, idx + 1):
+                s2 = first + q
+                if q < idx and ins_expects[s2]:
+                    return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
+                            act_func, act_parent, act_call, nm, mem_dyn, mem_addr, mem_size,
+                            mem_dt, mem_write, nal, al_dyn, al_base, al_size, nfr, fr_dyn,
+                            fr_base, end_reason, 5, pos)
+                n = _emit(s2, st_act[top], n, dyn_sid, dyn_act)
+                if ins_tracked[s2]:
+                    st_wait[top] = s2
+                    st_wait_dyn[top] = n - 1
+            st_cur[top] = idx + 1
+        cur_dyn = n - 1
+        if kind == 2 or kind == 3:
+            mem_dyn[nm] = cur_dyn
+            mem_addr[nm] = ev[pos + 1]
+            w = ev[pos + 2]
+            mem_size[nm] = np.uint32(w & np.uint64(0xFFFFFFFF))
+            mem_dt[nm] = np.uint32(w >> np.uint64(32))
+            mem_write[nm] = kind == 3
+            nm += 1
+            pos += 3
+        elif kind == 4:
+            if st_wait[top] != s:
+                return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func,
+                        act_parent, act_call, nm, mem_dyn, mem_addr, mem_size, mem_dt,
+                        mem_write, nal, al_dyn, al_base, al_size, nfr, fr_dyn, fr_base,
+                        end_reason, 7, pos)
+            st_wait[top] = -1
+            pos += 1
+        elif kind == 5:
+            al_dyn[nal] = cur_dyn
+            al_base[nal] = ev[pos + 1]
+            al_size[nal] = ev[pos + 2]
+            nal += 1
+            pos += 3
+        else:
+            fr_dyn[nfr] = cur_dyn
+            fr_base[nfr] = ev[pos + 1]
+            nfr += 1
+            pos += 2
+    return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func, act_parent,
+            act_call, nm, mem_dyn, mem_addr, mem_size, mem_dt, mem_write, nal, al_dyn,
+            al_base, al_size, nfr, fr_dyn, fr_base, end_reason, err, err_pos)
+
+
+@njit(cache=True)
+def activation_last(dyn_act, n_act):
+    """Index of the last dynamic instruction of each activation (-1: none)."""
+    last = np.full(n_act, -1, dtype=np.int64)
+    for i in range(dyn_act.shape[0]):
+        last[dyn_act[i]] = i
+    return last
+
+
+@njit(cache=True)
+def locate_accesses(addr, size, t, obj_base, obj_size, obj_alloc, obj_free, order, max_size):
+    """Object containing each access ``[addr, addr+size)`` at time ``t``.
+
+    ``order`` sorts objects by base; an object is live at ``t`` when
+    ``obj_alloc <= t`` and (``obj_free < 0`` or ``t <= obj_free``). Among
+    live candidates the most recently allocated wins. Returns the object
+    index per access, -1 where no live object contains it.
+    """
+    bases = obj_base[order]
+    out = np.full(addr.shape[0], -1, dtype=np.int64)
+    for i in range(addr.shape[0]):
+        a = addr[i]
+        end = a + np.uint64(size[i])
+        k = np.searchsorted(bases, a, side="right") - 1
+        best = -1
+        best_alloc = -2
+        while k >= 0:
+            o = order[k]
+            b = obj_base[o]
+            if a - b > max_size:
+                break
+            if b + obj_size[o] >= end and obj_alloc[o] <= t[i] and (
+                obj_free[o] < 0 or t[i] <= obj_free[o]
+            ):
+                if obj_alloc[o] > best_alloc:
+                    best = o
+                    best_alloc = obj_alloc[o]
+            k -= 1
+        out[i] = best
+    return out

@@ -1,0 +1,283 @@
+"""LLVM IR of the tracing runtime appended to every instrumented module.
+
+Events go to a preallocated buffer (``@__vcut_buf``, ``@__vcut_cap`` words)
+that the runner fills in before the program starts; when an event does not
+fit, ``@__vcut_flush`` writes the buffer to ``@__vcut_fd`` with the libc
+``write`` whose address the runner stores in ``@__vcut_write_fn`` (function
+pointers avoid clashing with a program that declares ``write`` itself).
+The event writers are ``alwaysinline``; the runner inlines them with LLVM's
+always-inliner, so an event costs a few stores and one predictable branch.
+
+``@__vcut_on`` is the region-of-interest depth: events are written only while
+it is positive (1 when the whole program is traced). ``@__vcut_icount``
+counts traced instructions block by block; past ``@__vcut_budget`` the
+runtime writes END(budget), flushes and leaves with `EXIT_STOPPED`.
+"""
+
+from .events import (
+    END_ALLOC_FAILED,
+    END_BUDGET,
+    END_EXIT_CALLED,
+    EV_END,
+    EXIT_STOPPED,
+    EXIT_WRITE_FAILED,
+)
+
+__all__ = ["runtime_ir", "RUNTIME_GLOBALS"]
+
+#: Globals the runner sets before running the program.
+RUNTIME_GLOBALS = (
+    "__vcut_buf",
+    "__vcut_cap",
+    "__vcut_fd",
+    "__vcut_budget",
+    "__vcut_on",
+    "__vcut_write_fn",
+    "__vcut_exit_fn",
+    "__vcut_strlen_fn",
+)
+
+
+def _put(n):
+    args = ", ".join(f"i64 %a{k}" for k in range(n))
+    body = []
+    for k in range(n):
+        body.append(f"  %i{k} = add i64 %p0, {k}")
+        body.append(f"  %s{k} = getelementptr i64, ptr %buf, i64 %i{k}")
+        body.append(f"  store i64 %a{k}, ptr %s{k}, align 8")
+    return f"""
+define internal void @__vcut_put{n}({args}) alwaysinline nounwind {{
+entry:
+  %pos = load i64, ptr @__vcut_pos, align 8
+  %cap = load i64, ptr @__vcut_cap, align 8
+  %end = add i64 %pos, {n}
+  %full = icmp ugt i64 %end, %cap
+  br i1 %full, label %flush, label %write
+flush:
+  call void @__vcut_flush()
+  br label %write
+write:
+  %p0 = phi i64 [ %pos, %entry ], [ 0, %flush ]
+  %buf = load ptr, ptr @__vcut_buf, align 8
+{chr(10).join(body)}
+  %np = add i64 %p0, {n}
+  store i64 %np, ptr @__vcut_pos, align 8
+  ret void
+}}
+"""
+
+
+def _guarded(name, params, body):
+    """An event writer that does nothing outside the region of interest."""
+    return f"""
+define internal void @{name}({params}) alwaysinline nounwind {{
+entry:
+  %on = load i64, ptr @__vcut_on, align 8
+  %active = icmp sgt i64 %on, 0
+  br i1 %active, label %go, label %skip
+go:
+{body}
+  ret void
+skip:
+  ret void
+}}
+"""
+
+
+_PACK = """  %dt = sub i64 %t1, %t0
+  %dtbig = icmp ugt i64 %dt, 4294967295
+  %dtc = select i1 %dtbig, i64 4294967295, i64 %dt
+  %hi = shl i64 %dtc, 32
+  %szbig = icmp ugt i64 %size, 4294967295
+  %szc = select i1 %szbig, i64 4294967295, i64 %size
+  %w = or i64 %hi, %szc"""
+
+
+def runtime_ir(declare_cycle_counter=True):
+    """Text of the runtime: globals, buffer management and event writers.
+
+    Parameters
+    ----------
+    declare_cycle_counter : bool
+        Whether to declare ``llvm.readcyclecounter`` (False when the program
+        already declares it).
+    """
+    parts = [
+        """
+; ---- vcut tracing runtime ----
+@__vcut_buf = global ptr null, align 8
+@__vcut_pos = global i64 0, align 8
+@__vcut_cap = global i64 0, align 8
+@__vcut_fd = global i32 -1, align 4
+@__vcut_icount = global i64 0, align 8
+@__vcut_budget = global i64 9223372036854775807, align 8
+@__vcut_on = global i64 1, align 8
+@__vcut_done = global i32 0, align 4
+@__vcut_total = global i64 0, align 8
+@__vcut_write_fn = global ptr null, align 8
+@__vcut_exit_fn = global ptr null, align 8
+@__vcut_strlen_fn = global ptr null, align 8
+""",
+        f"""
+define void @__vcut_flush() noinline nounwind {{
+entry:
+  %pos = load i64, ptr @__vcut_pos, align 8
+  %buf = load ptr, ptr @__vcut_buf, align 8
+  %bytes = shl i64 %pos, 3
+  %wfn = load ptr, ptr @__vcut_write_fn, align 8
+  %fd = load i32, ptr @__vcut_fd, align 4
+  br label %loop
+loop:
+  %off = phi i64 [ 0, %entry ], [ %off2, %cont ]
+  %more = icmp slt i64 %off, %bytes
+  br i1 %more, label %body, label %done
+body:
+  %p = getelementptr i8, ptr %buf, i64 %off
+  %rem = sub i64 %bytes, %off
+  %n = call i64 %wfn(i32 %fd, ptr %p, i64 %rem)
+  %bad = icmp sle i64 %n, 0
+  br i1 %bad, label %fail, label %cont
+cont:
+  %off2 = add i64 %off, %n
+  br label %loop
+fail:
+  %efn = load ptr, ptr @__vcut_exit_fn, align 8
+  call void %efn(i32 {EXIT_WRITE_FAILED})
+  unreachable
+done:
+  store i64 0, ptr @__vcut_pos, align 8
+  %t = load i64, ptr @__vcut_total, align 8
+  %t2 = add i64 %t, %pos
+  store i64 %t2, ptr @__vcut_total, align 8
+  ret void
+}}
+
+define void @__vcut_finish(i64 %reason) noinline nounwind {{
+entry:
+  %d = load i32, ptr @__vcut_done, align 4
+  %already = icmp ne i32 %d, 0
+  br i1 %already, label %out, label %go
+go:
+  store i32 1, ptr @__vcut_done, align 4
+  %sh = shl i64 %reason, 8
+  %hdr = or i64 %sh, {EV_END}
+  call void @__vcut_put1(i64 %hdr)
+  call void @__vcut_flush()
+  br label %out
+out:
+  ret void
+}}
+
+define void @__vcut_atexit() noinline nounwind {{
+entry:
+  call void @__vcut_finish(i64 {END_EXIT_CALLED})
+  ret void
+}}
+
+define internal void @__vcut_stop(i64 %reason) noinline nounwind {{
+entry:
+  call void @__vcut_finish(i64 %reason)
+  %efn = load ptr, ptr @__vcut_exit_fn, align 8
+  call void %efn(i32 {EXIT_STOPPED})
+  unreachable
+}}
+
+define internal void @__vcut_blk(i64 %hdr, i64 %n) alwaysinline nounwind {{
+entry:
+  %on = load i64, ptr @__vcut_on, align 8
+  %active = icmp sgt i64 %on, 0
+  br i1 %active, label %go, label %skip
+go:
+  %ic = load i64, ptr @__vcut_icount, align 8
+  %ic2 = add i64 %ic, %n
+  store i64 %ic2, ptr @__vcut_icount, align 8
+  %b = load i64, ptr @__vcut_budget, align 8
+  %over = icmp sgt i64 %ic2, %b
+  br i1 %over, label %stop, label %put
+stop:
+  call void @__vcut_stop(i64 {END_BUDGET})
+  unreachable
+put:
+  call void @__vcut_put1(i64 %hdr)
+  ret void
+skip:
+  ret void
+}}
+
+define internal void @__vcut_heap(i64 %hdr, i64 %addr, i64 %size) alwaysinline nounwind {{
+entry:
+  %on = load i64, ptr @__vcut_on, align 8
+  %active = icmp sgt i64 %on, 0
+  br i1 %active, label %go, label %skip
+go:
+  %null = icmp eq i64 %addr, 0
+  %some = icmp ugt i64 %size, 0
+  %failed = and i1 %null, %some
+  br i1 %failed, label %stop, label %put
+stop:
+  call void @__vcut_stop(i64 {END_ALLOC_FAILED})
+  unreachable
+put:
+  call void @__vcut_put3(i64 %hdr, i64 %addr, i64 %size)
+  ret void
+skip:
+  ret void
+}}
+
+define internal void @__vcut_strdup(i64 %hdr, ptr %s) alwaysinline nounwind {{
+entry:
+  %null = icmp eq ptr %s, null
+  br i1 %null, label %out, label %go
+go:
+  %fn = load ptr, ptr @__vcut_strlen_fn, align 8
+  %len = call i64 %fn(ptr %s)
+  %size = add i64 %len, 1
+  %addr = ptrtoint ptr %s to i64
+  call void @__vcut_heap(i64 %hdr, i64 %addr, i64 %size)
+  br label %out
+out:
+  ret void
+}}
+
+define internal void @__vcut_roi_enter() alwaysinline nounwind {{
+entry:
+  %on = load i64, ptr @__vcut_on, align 8
+  %on2 = add i64 %on, 1
+  store i64 %on2, ptr @__vcut_on, align 8
+  ret void
+}}
+
+define internal void @__vcut_roi_exit() alwaysinline nounwind {{
+entry:
+  %on = load i64, ptr @__vcut_on, align 8
+  %on2 = sub i64 %on, 1
+  store i64 %on2, ptr @__vcut_on, align 8
+  ret void
+}}
+""",
+        _put(1),
+        _put(2),
+        _put(3),
+        _guarded("__vcut_ev1", "i64 %hdr", "  call void @__vcut_put1(i64 %hdr)"),
+        _guarded("__vcut_ev2", "i64 %hdr, i64 %a", "  call void @__vcut_put2(i64 %hdr, i64 %a)"),
+        _guarded(
+            "__vcut_ev3",
+            "i64 %hdr, i64 %a, i64 %b",
+            "  call void @__vcut_put3(i64 %hdr, i64 %a, i64 %b)",
+        ),
+        _guarded(
+            "__vcut_mem",
+            "i64 %hdr, i64 %addr, i64 %size, i64 %t0, i64 %t1",
+            _PACK + "\n  call void @__vcut_put3(i64 %hdr, i64 %addr, i64 %w)",
+        ),
+        _guarded(
+            "__vcut_mem2",
+            "i64 %hr, i64 %src, i64 %hw, i64 %dst, i64 %size, i64 %t0, i64 %t1",
+            _PACK
+            + "\n  call void @__vcut_put3(i64 %hr, i64 %src, i64 %w)"
+            + "\n  call void @__vcut_put3(i64 %hw, i64 %dst, i64 %w)",
+        ),
+    ]
+    if declare_cycle_counter:
+        parts.append("\ndeclare i64 @llvm.readcyclecounter()\n")
+    return "".join(parts)

@@ -1,0 +1,158 @@
+"""Public entry points: trace a C program, or run it without tracing."""
+
+import os
+
+from .compile import CompiledModule, compile_program
+from .errors import ProgramOutOfMemory
+from .events import END_ALLOC_FAILED, END_BUDGET
+from .instrument import instrument_module
+from .run import DEFAULT_LIMITS, run_module
+from .trace import decode_trace
+
+__all__ = ["trace_program", "run_program"]
+
+
+def _compiled(program, compile_options):
+    if isinstance(program, CompiledModule):
+        return program
+    return compile_program(program, **(compile_options or {}))
+
+
+def _main_signature(static):
+    fid = static.function_id("main")
+    return int(static.fn_nargs[fid]), bool(static.fn_returns_void[fid])
+
+
+def trace_program(
+    program,
+    *,
+    args=(),
+    stdin=None,
+    cwd=None,
+    roi=(),
+    limits=DEFAULT_LIMITS,
+    timing=True,
+    libs=(),
+    compile_options=None,
+    progress=None,
+):
+    """Compile, instrument and run a C program; return its dynamic trace.
+
+    Parameters
+    ----------
+    program : str, sequence of str, or CompiledModule
+        C source file(s), linked into one program, or an already compiled
+        module.
+    args : sequence of str
+        Program arguments (``argv[1:]``).
+    stdin : bytes, path, or None
+        Program input (None: empty).
+    cwd : str, optional
+        Working directory of the program.
+    roi : sequence of str
+        Trace only these functions and what they call (default: everything).
+    limits : RunLimits
+        Timeout, memory limit, dynamic-instruction budget.
+    timing : bool
+        Time each memory operation with the cycle counter.
+    libs : sequence of str
+        Extra shared libraries the program needs (``-l`` names).
+    compile_options : dict, optional
+        Keyword arguments for `compile_program` (``opt``, ``defines``, ...).
+    progress : callable, optional
+        ``progress(elapsed_seconds, event_bytes)`` during long runs.
+
+    Returns
+    -------
+    Trace
+        ``meta["truncated"]`` is True when the budget cut the run short.
+
+    Raises
+    ------
+    InputError, CompileError, LinkError, UnsupportedIRError, ProgramCrashed,
+    ProgramTimeout, ProgramOutOfMemory, OutputError
+
+    Examples
+    --------
+    >>> from frontend import trace_program
+    >>> t = trace_program("samples/fib.c", args=["10"])  # doctest: +SKIP
+    >>> t.calls("fib")                                   # doctest: +SKIP
+    177
+    """
+    cm = _compiled(program, compile_options)
+    im = instrument_module(cm.ir, roi=roi, timing=timing)
+    nargs, void = _main_signature(im.static)
+    res = run_module(
+        im.ir,
+        instrumented=True,
+        globals_=im.static.gv_name,
+        main_nargs=nargs,
+        main_void=void,
+        args=args,
+        program_name=os.path.basename(cm.sources[0]) if cm.sources else "program",
+        stdin=stdin,
+        cwd=cwd,
+        limits=limits,
+        libs=libs,
+        progress=progress,
+    )
+    meta = {
+        "program": list(cm.sources),
+        "argv": list(map(str, args)),
+        "exit_code": res.exit_code,
+        "roi": list(roi),
+        "timing": bool(timing),
+        "max_instructions": int(limits.max_instructions),
+        "compiler": cm.compiler,
+        "flags": list(cm.flags),
+        "stdout": res.stdout.decode(errors="replace"),
+        "stderr": res.stderr.decode(errors="replace"),
+        "run_seconds": res.run_seconds,
+        "wall_seconds": res.wall_seconds,
+    }
+    trace = decode_trace(
+        im.static,
+        res.events if res.events is not None else [],
+        global_addresses=res.global_addresses,
+        argv_objects=res.argv_objects,
+        meta=meta,
+    )
+    if trace.meta["end_code"] == END_ALLOC_FAILED:
+        raise ProgramOutOfMemory(
+            f"a heap allocation of the program failed under the {limits.memory >> 20} MiB "
+            "memory limit; raise --memory-limit if the machine has room"
+        )
+    trace.meta["truncated"] = trace.meta["end_code"] == END_BUDGET
+    if trace.meta["truncated"]:
+        trace.meta["exit_code"] = None
+    return trace
+
+
+def run_program(program, *, args=(), stdin=None, cwd=None, limits=DEFAULT_LIMITS, libs=(),
+                compile_options=None):
+    """Run a C program through the same JIT path without instrumentation.
+
+    The baseline for tracing overhead. Returns the `RunResult` (exit code,
+    output, ``run_seconds`` spent in main).
+    """
+    cm = _compiled(program, compile_options)
+    import llvmlite.binding as llvm
+
+    from .static import build_static_table
+
+    mod = llvm.parse_assembly(cm.ir)
+    text = str(mod)
+    static, _ = build_static_table(mod, text, llvm.create_target_data(mod.data_layout))
+    nargs, void = _main_signature(static)
+    return run_module(
+        text,
+        instrumented=False,
+        main_nargs=nargs,
+        main_void=void,
+        args=args,
+        program_name=os.path.basename(cm.sources[0]) if cm.sources else "program",
+        stdin=stdin,
+        cwd=cwd,
+        limits=limits,
+        libs=libs,
+    )

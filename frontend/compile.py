@@ -1,0 +1,221 @@
+"""Compile C sources to one textual LLVM IR module.
+
+Each ``.c`` file is compiled with the toolchain from `find_toolchain` to
+textual IR; ``.ll`` files are taken as they are. The modules are linked with
+llvmlite into one, whose target triple is set to this process's triple so the
+JIT accepts it.
+
+Old C is accepted the way older compilers did: implicit function
+declarations, implicit ``int``, K&R definitions and int/pointer conversions
+are warnings, not errors (``-std=gnu17`` plus ``-Wno-error=...``).
+Sanitizers and the stack protector, which some drivers add by default, are
+switched off: the trace must show the program's own instructions.
+"""
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+
+from .errors import CompileError, InputError, LinkError
+from .toolchain import find_toolchain
+
+__all__ = ["CompiledModule", "compile_program", "BASE_FLAGS"]
+
+#: Flags every compilation gets, before the user's own.
+BASE_FLAGS = (
+    "-std=gnu17",
+    "-fno-sanitize=all",
+    "-fno-stack-protector",
+    "-fno-stack-check",
+    "-fno-exceptions",
+    "-Wno-error=implicit-function-declaration",
+    "-Wno-error=implicit-int",
+    "-Wno-error=int-conversion",
+    "-Wno-error=incompatible-pointer-types",
+    "-Wno-error=incompatible-function-pointer-types",
+    "-Wno-error=return-type",
+    "-Wno-deprecated-non-prototype",
+)
+
+_OPT_LEVELS = ("-O0", "-O1", "-O2", "-O3", "-Os", "-Oz", "-Og")
+
+_NOISE = ("argument unused during compilation: '-c'",)
+
+
+@dataclass(frozen=True)
+class CompiledModule:
+    """A C program as one linked LLVM IR module.
+
+    Attributes
+    ----------
+    ir : str
+        Textual IR of the linked module, target triple normalised.
+    sources : tuple of str
+        Absolute paths of the inputs, in link order.
+    flags : tuple of str
+        Every flag passed to the compiler (base flags, then the user's).
+    compiler : str
+        The compiler's version line.
+    diagnostics : str
+        Warnings the compiler printed (empty when none).
+    """
+
+    ir: str
+    sources: tuple
+    flags: tuple
+    compiler: str
+    diagnostics: str = ""
+
+
+def _check_source(path):
+    if not os.path.exists(path):
+        raise InputError(f"input file not found: {path}; check the path")
+    if os.path.isdir(path):
+        raise InputError(f"input is a directory, not a C file: {path}")
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".c", ".ll"):
+        raise InputError(
+            f"input is not a C source file: {path} (extension {ext or 'none'!r}); "
+            "give .c files (or .ll LLVM IR)"
+        )
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(65536)
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    if b"\0" in head:
+        raise InputError(
+            f"input is not a C source file: {path} contains binary data; give C source text"
+        )
+
+
+def _clean_diagnostics(text):
+    lines = [ln for ln in text.splitlines() if not any(n in ln for n in _NOISE)]
+    return "\n".join(lines).strip()
+
+
+def compile_program(
+    sources,
+    *,
+    opt="-O0",
+    defines=(),
+    include_dirs=(),
+    extra_flags=(),
+    debug_lines=True,
+    timeout=300,
+):
+    """Compile and link C sources into one LLVM IR module.
+
+    Parameters
+    ----------
+    sources : str or sequence of str
+        ``.c`` files (and/or ``.ll`` IR files), linked in the given order.
+    opt : str
+        Optimisation flag, one of ``-O0 -O1 -O2 -O3 -Os -Oz -Og``.
+    defines : sequence of str
+        Macro definitions, ``NAME`` or ``NAME=VALUE`` (passed as ``-D``).
+    include_dirs : sequence of str
+        Include directories (passed as ``-I``).
+    extra_flags : sequence of str
+        Any further compiler flags, passed through unchanged.
+    debug_lines : bool
+        Emit line tables (``-gline-tables-only``) so the trace knows each
+        instruction's source line.
+    timeout : float
+        Seconds allowed for each compiler run.
+
+    Returns
+    -------
+    CompiledModule
+
+    Raises
+    ------
+    InputError
+        A source is missing, unreadable or not C.
+    CompileError
+        The compiler rejected a source; ``details`` holds its diagnostics.
+    LinkError
+        Linking the modules failed (a symbol defined twice, ...).
+    """
+    if isinstance(sources, (str, os.PathLike)):
+        sources = [sources]
+    sources = [os.path.abspath(os.fspath(s)) for s in sources]
+    if not sources:
+        raise InputError("no input files given; name at least one .c file")
+    for src in sources:
+        _check_source(src)
+    if opt not in _OPT_LEVELS:
+        raise InputError(f"unknown optimisation level {opt!r}; use one of {', '.join(_OPT_LEVELS)}")
+    tc = find_toolchain()
+    flags = list(BASE_FLAGS) + [opt]
+    if debug_lines:
+        flags.append("-gline-tables-only")
+    flags += [f"-D{d}" for d in defines]
+    flags += [f"-I{os.path.abspath(i)}" for i in include_dirs]
+    flags += list(extra_flags)
+    modules = []
+    diagnostics = []
+    with tempfile.TemporaryDirectory(prefix="vcut-cc-") as tmp:
+        for k, src in enumerate(sources):
+            if src.lower().endswith(".ll"):
+                with open(src) as fh:
+                    modules.append((src, fh.read()))
+                continue
+            out = os.path.join(tmp, f"m{k}.ll")
+            cmd = [*tc.command, *tc.extra_flags, "-S", "-emit-llvm", *flags, src, "-o", out]
+            try:
+                res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                raise CompileError(
+                    f"compiling {src} took longer than {timeout:g} s; simplify the file "
+                    "or raise the compile timeout"
+                ) from None
+            diag = _clean_diagnostics(res.stderr)
+            if res.returncode != 0 or not os.path.exists(out):
+                raise CompileError(
+                    f"compilation of {os.path.basename(src)} failed (compiler exit "
+                    f"{res.returncode}); fix the errors reported above",
+                    details=diag,
+                )
+            if diag:
+                diagnostics.append(diag)
+            with open(out) as fh:
+                modules.append((src, fh.read()))
+    ir = _link(modules)
+    return CompiledModule(
+        ir=ir,
+        sources=tuple(sources),
+        flags=tuple(flags),
+        compiler=tc.version,
+        diagnostics="\n".join(diagnostics),
+    )
+
+
+def _link(modules):
+    triple = llvm.get_process_triple()
+    linked = None
+    for src, text in modules:
+        try:
+            mod = llvm.parse_assembly(text)
+        except RuntimeError as exc:
+            raise CompileError(
+                f"the LLVM IR of {os.path.basename(src)} does not parse with llvmlite's LLVM "
+                f"{'.'.join(map(str, llvm.llvm_version_info))}: {str(exc).strip().splitlines()[0]}"
+            ) from None
+        mod.triple = triple
+        if linked is None:
+            linked = mod
+            continue
+        try:
+            linked.link_in(mod)
+        except RuntimeError as exc:
+            msg = " ".join(str(exc).split())
+            raise LinkError(
+                f"linking {os.path.basename(src)} failed: {msg}; make each symbol "
+                "defined in exactly one file"
+            ) from None
+    linked.verify()
+    return str(linked)

@@ -1,0 +1,375 @@
+"""The dynamic trace of one program run, its decoding and its file format.
+
+A `Trace` holds, in execution order, every executed IR instruction (its
+static id and the activation it ran in), the executed blocks, the function
+activations (with the dynamic call instruction that opened each, so
+recursion is explicit), every memory access (address, size, cycles, read or
+write) and the memory objects (globals, stack allocas, heap blocks, argv)
+with their lifetimes, plus the static table of the module.
+
+File format (version `FORMAT_VERSION`): one ``.npz`` archive (numpy's zip of
+``.npy`` arrays, readable without vcut). Array names:
+
+* ``meta``: 0-d string, JSON with ``format`` (``"vcut-trace"``),
+  ``format_version``, and the run's description (see `Trace.meta`);
+* ``static__<field>``: the `StaticTable` arrays (strings as unicode arrays);
+* ``dyn_sid``, ``dyn_act``: int32 per dynamic instruction;
+* ``bs_block``, ``bs_act`` (int32), ``bs_start`` (int64): executed blocks
+  and the index of their first dynamic instruction;
+* ``act_func``, ``act_parent`` (int32), ``act_call`` (int64): activations;
+  ``act_call`` is the dynamic index of the calling instruction (-1 for roots);
+* ``mem_dyn`` (int64), ``mem_addr`` (uint64), ``mem_size``, ``mem_dt``
+  (uint32), ``mem_write`` (bool): memory accesses;
+* ``obj_kind`` (uint8: 0 global, 1 stack, 2 heap, 3 argv), ``obj_base``,
+  ``obj_size`` (uint64), ``obj_sid`` (int32: allocating instruction or -1),
+  ``obj_global`` (int32: global id or -1), ``obj_alloc_dyn``,
+  ``obj_free_dyn`` (int64: -1 = before the run / never freed).
+"""
+
+import json
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _kernels
+from .errors import OutputError, TraceFormatError
+from .events import END_REASONS
+from .static import MEM_NONE, OBJ_ALLOCA, StaticTable
+
+__all__ = [
+    "Trace",
+    "decode_trace",
+    "load_trace",
+    "FORMAT_VERSION",
+    "OBJ_GLOBAL",
+    "OBJ_STACK",
+    "OBJ_HEAP",
+    "OBJ_ARGV",
+    "OBJECT_KINDS",
+]
+
+FORMAT_VERSION = 1
+OBJ_GLOBAL, OBJ_STACK, OBJ_HEAP, OBJ_ARGV = range(4)
+OBJECT_KINDS = ("global", "stack", "heap", "argv")
+
+_DYN_FIELDS = (
+    "dyn_sid", "dyn_act", "bs_block", "bs_act", "bs_start", "act_func", "act_parent",
+    "act_call", "mem_dyn", "mem_addr", "mem_size", "mem_dt", "mem_write", "obj_kind",
+    "obj_base", "obj_size", "obj_sid", "obj_global", "obj_alloc_dyn", "obj_free_dyn",
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """A decoded dynamic trace (see the module docstring for every array).
+
+    ``meta`` holds: ``program`` (sources), ``argv``, ``exit_code``,
+    ``end_reason`` (text), ``truncated`` (the instruction budget cut the
+    run), ``max_instructions``, ``roi``, ``timing``, ``compiler``, ``flags``,
+    ``stdout``/``stderr`` (text), ``events`` (stream length in words),
+    ``run_seconds``.
+    """
+
+    static: StaticTable
+    dyn_sid: np.ndarray
+    dyn_act: np.ndarray
+    bs_block: np.ndarray
+    bs_act: np.ndarray
+    bs_start: np.ndarray
+    act_func: np.ndarray
+    act_parent: np.ndarray
+    act_call: np.ndarray
+    mem_dyn: np.ndarray
+    mem_addr: np.ndarray
+    mem_size: np.ndarray
+    mem_dt: np.ndarray
+    mem_write: np.ndarray
+    obj_kind: np.ndarray
+    obj_base: np.ndarray
+    obj_size: np.ndarray
+    obj_sid: np.ndarray
+    obj_global: np.ndarray
+    obj_alloc_dyn: np.ndarray
+    obj_free_dyn: np.ndarray
+    meta: dict = field(default_factory=dict)
+
+    # -- summary -------------------------------------------------------------
+    @property
+    def dynamic_instructions(self):
+        """Number of executed IR instructions."""
+        return int(len(self.dyn_sid))
+
+    @property
+    def blocks_executed(self):
+        return int(len(self.bs_block))
+
+    @property
+    def memory_operations(self):
+        """Executed instructions that access memory (loads, stores, atomics, mem*)."""
+        return int(np.count_nonzero(self.static.ins_mem[self.dyn_sid] != MEM_NONE))
+
+    @property
+    def truncated(self):
+        return bool(self.meta.get("truncated", False))
+
+    @property
+    def exit_code(self):
+        return int(self.meta.get("exit_code", 0))
+
+    def summary(self):
+        """The JSON-able summary ``vcut trace --json`` prints."""
+        return {
+            "dynamic_instructions": self.dynamic_instructions,
+            "blocks_executed": self.blocks_executed,
+            "memory_operations": self.memory_operations,
+            "memory_accesses": int(len(self.mem_addr)),
+            "objects": int(len(self.obj_base)),
+            "activations": int(len(self.act_func)),
+            "static_instructions": int(self.static.n_instructions),
+            "truncated": self.truncated,
+            "end_reason": self.meta.get("end_reason", ""),
+            "exit_code": self.exit_code,
+        }
+
+    # -- queries -------------------------------------------------------------
+    def block_counts(self):
+        """Executions of every static block (array indexed by block id)."""
+        return np.bincount(self.bs_block, minlength=self.static.n_blocks)
+
+    def instruction_counts(self):
+        """Executions of every static instruction (array indexed by id)."""
+        return np.bincount(self.dyn_sid, minlength=self.static.n_instructions)
+
+    def calls(self, function):
+        """Number of activations of ``function`` (by name)."""
+        return int(np.count_nonzero(self.act_func == self.static.function_id(function)))
+
+    def max_recursion_depth(self, function):
+        """Deepest nesting of ``function`` inside itself (1 = no recursion)."""
+        fid = self.static.function_id(function)
+        depth = np.zeros(len(self.act_func), dtype=np.int64)
+        best = 0
+        for a in range(len(self.act_func)):  # parents precede children
+            p = self.act_parent[a]
+            d = depth[p] if p >= 0 else 0
+            if self.act_func[a] == fid:
+                d += 1
+            depth[a] = d
+            best = max(best, d)
+        return int(best)
+
+    def locate_accesses(self):
+        """Index of the object each memory access falls in (-1: none found).
+
+        An access ``[addr, addr+size)`` is located in an object that contains
+        it whole and is live at the access (allocated before, not yet freed or
+        returned from); the most recent such allocation wins.
+        """
+        if len(self.obj_base) == 0:
+            return np.full(len(self.mem_addr), -1, dtype=np.int64)
+        order = np.argsort(self.obj_base, kind="stable")
+        max_size = np.uint64(self.obj_size.max())
+        return _kernels.locate_accesses(
+            self.mem_addr, self.mem_size, self.mem_dyn, self.obj_base, self.obj_size,
+            self.obj_alloc_dyn, self.obj_free_dyn, order, max_size,
+        )
+
+    # -- file format ---------------------------------------------------------
+    def save(self, path):
+        """Write the trace to ``path`` (``.npz``) atomically (temp file + rename).
+
+        Raises
+        ------
+        OutputError
+            The path's directory does not exist or is not writable.
+        """
+        path = os.fspath(path)
+        directory = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(directory):
+            raise OutputError(f"cannot write {path}: directory {directory} does not exist")
+        arrays = {f"static__{k}": _to_saveable(v) for k, v in self.static.arrays().items()}
+        for k in _DYN_FIELDS:
+            arrays[k] = getattr(self, k)
+        meta = dict(self.meta, format="vcut-trace", format_version=FORMAT_VERSION)
+        arrays["meta"] = np.array(json.dumps(meta))
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".vcut-", suffix=".npz.tmp", dir=directory)
+        except OSError as exc:
+            raise OutputError(f"cannot write {path}: {exc.strerror}; choose a writable location") from None
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, **arrays)
+            os.replace(tmp, path)
+        except OSError as exc:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise OutputError(f"cannot write {path}: {exc.strerror}") from None
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+
+def _to_saveable(a):
+    if a.dtype == object:
+        return np.array([str(x) for x in a], dtype=str)
+    return a
+
+
+def load_trace(path):
+    """Read a trace written by `Trace.save`.
+
+    Raises
+    ------
+    TraceFormatError
+        Not a vcut trace, corrupt, or written by another format version.
+    """
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise TraceFormatError(f"trace file not found: {path}")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if "meta" not in z.files:
+                raise TraceFormatError(f"{path} is not a vcut trace (no 'meta' entry)")
+            meta = json.loads(str(z["meta"]))
+            if meta.get("format") != "vcut-trace":
+                raise TraceFormatError(f"{path} is not a vcut trace")
+            version = meta.get("format_version")
+            if version != FORMAT_VERSION:
+                raise TraceFormatError(
+                    f"{path} has trace format version {version}, but this vcut reads version "
+                    f"{FORMAT_VERSION}; re-create it with 'vcut trace'"
+                )
+            static = {}
+            for k in StaticTable.__dataclass_fields__:
+                if k == "extra":
+                    continue
+                a = z[f"static__{k}"]
+                static[k] = a.astype(object) if a.dtype.kind == "U" else a
+            dyn = {k: z[k] for k in _DYN_FIELDS}
+    except TraceFormatError:
+        raise
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
+        raise TraceFormatError(f"{path} is not a readable vcut trace: {exc}") from None
+    return Trace(static=StaticTable(**static), meta=meta, **dyn)
+
+
+def decode_trace(static, events, *, global_addresses=(), argv_objects=(), meta=None):
+    """Decode a raw event stream into a `Trace`.
+
+    Parameters
+    ----------
+    static : StaticTable
+    events : numpy.ndarray of uint64
+    global_addresses : sequence of int
+        Run-time address of each global (static-table order; 0 = unknown).
+    argv_objects : sequence of (base, size)
+    meta : dict, optional
+
+    Raises
+    ------
+    TraceFormatError
+        The stream is inconsistent with the static table.
+    """
+    events = np.ascontiguousarray(events, dtype=np.uint64)
+    meta = dict(meta or {})
+    counts, n_dyn, err, err_pos = _kernels.count_events(events, static.blk_ninstr)
+    if err:
+        raise TraceFormatError(
+            f"corrupt event stream: {_kernels.ERRORS[err]} at word {err_pos}"
+        )
+    nblk = static.n_blocks
+    blk_is_entry = np.zeros(nblk, dtype=np.bool_)
+    ent = static.fn_entry_block[static.fn_entry_block >= 0]
+    blk_is_entry[ent] = True
+    last = static.blk_first + static.blk_ninstr - 1
+    blk_ends_ret = static.ins_opcode[last] == "ret" if nblk else np.zeros(0, dtype=bool)
+    blk_ends_ret = np.asarray(blk_ends_ret, dtype=np.bool_)
+    tracked = static.ins_call == 2
+    expects = (static.ins_mem != MEM_NONE) | (static.ins_obj != 0) | tracked
+    out = _kernels.decode_events(
+        events, static.blk_first, static.blk_ninstr, static.blk_func, blk_is_entry,
+        blk_ends_ret, expects, tracked, n_dyn, counts,
+    )
+    (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func, act_parent, act_call,
+     nm, mem_dyn, mem_addr, mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
+     nfr, fr_dyn, fr_base, end_reason, err, err_pos) = out
+    if err:
+        raise TraceFormatError(
+            f"corrupt event stream: {_kernels.ERRORS[err]} at word {err_pos}; "
+            "the trace does not match the program's static table"
+        )
+    dyn_sid, dyn_act = dyn_sid[:n], dyn_act[:n]
+    act_func, act_parent, act_call = act_func[:na], act_parent[:na], act_call[:na]
+    al_dyn, al_base, al_size = al_dyn[:nal], al_base[:nal], al_size[:nal]
+    fr_dyn, fr_base = fr_dyn[:nfr], fr_base[:nfr]
+
+    # objects: globals, argv, then allocations in execution order
+    g_addr = np.asarray(global_addresses, dtype=np.uint64)
+    g_ok = np.flatnonzero(g_addr != 0) if len(g_addr) else np.zeros(0, dtype=np.int64)
+    argv = np.asarray(list(argv_objects), dtype=np.uint64).reshape(-1, 2)
+    al_sid = dyn_sid[al_dyn] if nal else np.zeros(0, dtype=np.int32)
+    al_is_stack = static.ins_obj[al_sid] == OBJ_ALLOCA
+    obj_kind = np.concatenate([
+        np.full(len(g_ok), OBJ_GLOBAL, dtype=np.uint8),
+        np.full(len(argv), OBJ_ARGV, dtype=np.uint8),
+        np.where(al_is_stack, OBJ_STACK, OBJ_HEAP).astype(np.uint8),
+    ])
+    obj_base = np.concatenate([g_addr[g_ok], argv[:, 0], al_base]).astype(np.uint64)
+    obj_size = np.concatenate([
+        static.gv_size[g_ok].astype(np.uint64), argv[:, 1], al_size,
+    ]).astype(np.uint64)
+    n_pre = len(g_ok) + len(argv)
+    obj_sid = np.concatenate([np.full(n_pre, -1, dtype=np.int32), al_sid.astype(np.int32)])
+    obj_global = np.concatenate([
+        g_ok.astype(np.int32), np.full(len(argv) + nal, -1, dtype=np.int32),
+    ])
+    obj_alloc = np.concatenate([np.full(n_pre, -1, dtype=np.int64), al_dyn])
+    obj_free = np.full(len(obj_base), -1, dtype=np.int64)
+    # stack objects die with their activation
+    if nal:
+        act_end = _kernels.activation_last(dyn_act, na)
+        stack_idx = np.flatnonzero(al_is_stack)
+        obj_free[n_pre + stack_idx] = act_end[dyn_act[al_dyn[stack_idx]]]
+    # heap frees: match each FREE to the latest live allocation at that base
+    live = {}
+    heap_idx = np.flatnonzero(~al_is_stack) if nal else np.zeros(0, dtype=np.int64)
+    events_h = sorted(
+        [(int(al_dyn[i]), 1, int(al_base[i]), n_pre + int(i)) for i in heap_idx]
+        + [(int(fr_dyn[i]), 0, int(fr_base[i]), -1) for i in range(nfr)]
+    )
+    for t, is_alloc, base, oid in events_h:
+        if is_alloc:
+            live[base] = oid
+        elif base in live:
+            obj_free[live.pop(base)] = t
+    meta["end_reason"] = END_REASONS.get(int(end_reason), "no end marker (the run was cut short)")
+    meta["end_code"] = int(end_reason)
+    meta["events"] = int(len(events))
+    return Trace(
+        static=static,
+        dyn_sid=dyn_sid,
+        dyn_act=dyn_act,
+        bs_block=bs_block[:nb],
+        bs_act=bs_act[:nb],
+        bs_start=bs_start[:nb],
+        act_func=act_func,
+        act_parent=act_parent,
+        act_call=act_call,
+        mem_dyn=mem_dyn[:nm],
+        mem_addr=mem_addr[:nm],
+        mem_size=mem_size[:nm],
+        mem_dt=mem_dt[:nm],
+        mem_write=mem_write[:nm],
+        obj_kind=obj_kind,
+        obj_base=obj_base,
+        obj_size=obj_size,
+        obj_sid=obj_sid,
+        obj_global=obj_global,
+        obj_alloc_dyn=obj_alloc,
+        obj_free_dyn=obj_free,
+        meta=meta,
+    )
