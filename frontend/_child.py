@@ -65,9 +65,13 @@ def main(spec_path):
     target = llvm.Target.from_triple(mod.triple)
     tm = target.create_target_machine(opt=2, codemodel="jitdefault")
     if spec["instrumented"]:
-        pm = llvm.create_new_module_pass_manager()
-        pm.add_always_inliner_pass()
-        pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options())
+        if spec.get("optimize"):
+            pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=2))
+            pm = pb.getModulePassManager()
+        else:
+            pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options())
+            pm = llvm.create_new_module_pass_manager()
+            pm.add_always_inliner_pass()
         pm.run(mod, pb)
     ee = llvm.create_mcjit_compiler(mod, tm)
     ee.finalize_object()

@@ -32,16 +32,13 @@ ERRORS = {
     10: "event before the first block",
 }
 
-_WORDS = np.array([0, 1, 3, 3, 1, 3, 2, 1], dtype=np.int64)
-
-
 @njit(cache=True)
 def count_events(ev, blk_ninstr):
     """Count events of each kind and an upper bound of dynamic instructions.
 
     Returns
     -------
-    counts : int64[8]
+    counts : int64[10]
         Events per kind (index = kind; 0 unused).
     n_dyn : int64
         Sum of the sizes of all executed blocks.
@@ -49,21 +46,21 @@ def count_events(ev, blk_ninstr):
         0, or 1 (unknown kind) / 2 (truncated event).
     err_pos : int64
     """
-    words = np.array([0, 1, 3, 3, 1, 3, 2, 1], dtype=np.int64)
-    counts = np.zeros(8, dtype=np.int64)
+    words = np.array([0, 1, 2, 2, 1, 3, 2, 1, 3, 3], dtype=np.int64)
+    counts = np.zeros(10, dtype=np.int64)
     n_dyn = 0
     pos = 0
     n = ev.shape[0]
     while pos < n:
         h = ev[pos]
         kind = np.int64(h & np.uint64(0xFF))
-        if kind < 1 or kind > 7:
+        if kind < 1 or kind > 9:
             return counts, n_dyn, 1, pos
         if pos + words[kind] > n:
             return counts, n_dyn, 2, pos
         counts[kind] += 1
         if kind == 1:
-            n_dyn += blk_ninstr[np.int64(h >> np.uint64(8))]
+            n_dyn += blk_ninstr[np.int64(h >> np.uint64(32))]
         pos += words[kind]
         if kind == 7:
             break
@@ -87,6 +84,7 @@ def decode_events(
     blk_ends_ret,
     ins_expects,
     ins_tracked,
+    ins_size,
     n_dyn,
     counts,
 ):
@@ -104,9 +102,11 @@ def decode_events(
         Per instruction: produces at least one event.
     ins_tracked : bool[:]
         Per instruction: a call followed by a CALLRET event.
+    ins_size : int64[:]
+        Per instruction: static access size (READ/WRITE events).
     n_dyn : int
         Upper bound of dynamic instructions (from `count_events`).
-    counts : int64[8]
+    counts : int64[10]
         Event counts (from `count_events`), for sizing.
 
     Returns
@@ -128,10 +128,10 @@ def decode_events(
     act_func = np.empty(nbmax, dtype=np.int32)
     act_parent = np.empty(nbmax, dtype=np.int32)
     act_call = np.empty(nbmax, dtype=np.int64)
-    nmmax = counts[2] + counts[3]
+    nmmax = counts[2] + counts[3] + counts[8] + counts[9]
     mem_dyn = np.empty(nmmax, dtype=np.int64)
     mem_addr = np.empty(nmmax, dtype=np.uint64)
-    mem_size = np.empty(nmmax, dtype=np.uint32)
+    mem_size = np.empty(nmmax, dtype=np.uint64)
     mem_dt = np.empty(nmmax, dtype=np.uint32)
     mem_write = np.empty(nmmax, dtype=np.bool_)
     al_dyn = np.empty(counts[5], dtype=np.int64)
@@ -158,7 +158,7 @@ def decode_events(
     pos = 0
     total = ev.shape[0]
     mask = np.uint64(0xFF)
-    sh = np.uint64(8)
+    sh = np.uint64(32)
     while pos < total:
         h = ev[pos]
         kind = np.int64(h & mask)
@@ -291,11 +291,11 @@ def decode_events(
             nb += 1
             pos += 1
             continue
-        if kind < 1 or kind > 7:
+        if kind < 1 or kind > 9:
             return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func,
                     act_parent, act_call, nm, mem_dyn, mem_addr, mem_size, mem_dt, mem_write,
                     nal, al_dyn, al_base, al_size, nfr, fr_dyn, fr_base, end_reason, 1, pos)
-        # instruction events: READ, WRITE, CALLRET, ALLOC, FREE
+        # instruction events: READ, WRITE, CALLRET, ALLOC, FREE, READN, WRITEN
         s = ident
         while True:
             if depth == 0:
@@ -353,15 +353,18 @@ def decode_events(
                     st_wait_dyn[top] = n - 1
             st_cur[top] = idx + 1
         cur_dyn = n - 1
-        if kind == 2 or kind == 3:
+        if kind == 2 or kind == 3 or kind == 8 or kind == 9:
             mem_dyn[nm] = cur_dyn
             mem_addr[nm] = ev[pos + 1]
-            w = ev[pos + 2]
-            mem_size[nm] = np.uint32(w & np.uint64(0xFFFFFFFF))
-            mem_dt[nm] = np.uint32(w >> np.uint64(32))
-            mem_write[nm] = kind == 3
+            mem_dt[nm] = np.uint32((h >> np.uint64(8)) & np.uint64(0xFFFFFF))
+            mem_write[nm] = kind == 3 or kind == 9
+            if kind >= 8:
+                mem_size[nm] = ev[pos + 2]
+                pos += 3
+            else:
+                mem_size[nm] = ins_size[s]
+                pos += 2
             nm += 1
-            pos += 3
         elif kind == 4:
             if st_wait[top] != s:
                 return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func,
@@ -408,7 +411,7 @@ def locate_accesses(addr, size, t, obj_base, obj_size, obj_alloc, obj_free, orde
     out = np.full(addr.shape[0], -1, dtype=np.int64)
     for i in range(addr.shape[0]):
         a = addr[i]
-        end = a + np.uint64(size[i])
+        end = a + size[i]
         k = np.searchsorted(bases, a, side="right") - 1
         best = -1
         best_alloc = -2

@@ -84,13 +84,11 @@ skip:
 """
 
 
+# dt = t1 - t0 saturated at MAX_CYCLES, shifted into the header's aux field
 _PACK = """  %dt = sub i64 %t1, %t0
-  %dtbig = icmp ugt i64 %dt, 4294967295
-  %dtc = select i1 %dtbig, i64 4294967295, i64 %dt
-  %hi = shl i64 %dtc, 32
-  %szbig = icmp ugt i64 %size, 4294967295
-  %szc = select i1 %szbig, i64 4294967295, i64 %size
-  %w = or i64 %hi, %szc"""
+  %dtbig = icmp ugt i64 %dt, 16777215
+  %dtc = select i1 %dtbig, i64 16777215, i64 %dt
+  %aux = shl i64 %dtc, 8"""
 
 
 def runtime_ir(declare_cycle_counter=True):
@@ -159,7 +157,7 @@ entry:
   br i1 %already, label %out, label %go
 go:
   store i32 1, ptr @__vcut_done, align 4
-  %sh = shl i64 %reason, 8
+  %sh = shl i64 %reason, 32
   %hdr = or i64 %sh, {EV_END}
   call void @__vcut_put1(i64 %hdr)
   call void @__vcut_flush()
@@ -267,15 +265,29 @@ entry:
         ),
         _guarded(
             "__vcut_mem",
-            "i64 %hdr, i64 %addr, i64 %size, i64 %t0, i64 %t1",
-            _PACK + "\n  call void @__vcut_put3(i64 %hdr, i64 %addr, i64 %w)",
+            "i64 %hdr, i64 %addr, i64 %t0, i64 %t1",
+            _PACK + "\n  %h = or i64 %hdr, %aux"
+            + "\n  call void @__vcut_put2(i64 %h, i64 %addr)",
         ),
         _guarded(
             "__vcut_mem2",
+            "i64 %hr, i64 %hw, i64 %addr, i64 %t0, i64 %t1",
+            _PACK + "\n  %h1 = or i64 %hr, %aux\n  %h2 = or i64 %hw, %aux"
+            + "\n  call void @__vcut_put2(i64 %h1, i64 %addr)"
+            + "\n  call void @__vcut_put2(i64 %h2, i64 %addr)",
+        ),
+        _guarded(
+            "__vcut_memn",
+            "i64 %hdr, i64 %addr, i64 %size, i64 %t0, i64 %t1",
+            _PACK + "\n  %h = or i64 %hdr, %aux"
+            + "\n  call void @__vcut_put3(i64 %h, i64 %addr, i64 %size)",
+        ),
+        _guarded(
+            "__vcut_copy",
             "i64 %hr, i64 %src, i64 %hw, i64 %dst, i64 %size, i64 %t0, i64 %t1",
-            _PACK
-            + "\n  call void @__vcut_put3(i64 %hr, i64 %src, i64 %w)"
-            + "\n  call void @__vcut_put3(i64 %hw, i64 %dst, i64 %w)",
+            _PACK + "\n  %h1 = or i64 %hr, %aux\n  %h2 = or i64 %hw, %aux"
+            + "\n  call void @__vcut_put3(i64 %h1, i64 %src, i64 %size)"
+            + "\n  call void @__vcut_put3(i64 %h2, i64 %dst, i64 %size)",
         ),
     ]
     if declare_cycle_counter:

@@ -94,6 +94,7 @@ def trace_program(
         cwd=cwd,
         limits=limits,
         libs=libs,
+        optimize=not timing,
         progress=progress,
     )
     meta = {

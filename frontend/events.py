@@ -1,26 +1,31 @@
 """The binary event stream written by instrumented programs.
 
 The stream is a flat array of little-endian uint64 words. Each event starts
-with a header word ``(id << 8) | kind`` followed by a fixed number of payload
-words that depends on the kind:
+with a header word ``(id << 32) | (aux << 8) | kind`` followed by a fixed
+number of payload words that depends on the kind:
 
 ========  ====  ===========================  =================================
 kind      code  id                           payload words
 ========  ====  ===========================  =================================
 BLOCK     1     block id                     none
-READ      2     instruction id               address, ``size | min(dt, 2^32-1) << 32``
-WRITE     3     instruction id               address, ``size | min(dt, 2^32-1) << 32``
+READ      2     instruction id               address
+WRITE     3     instruction id               address
 CALLRET   4     instruction id of the call   none
 ALLOC     5     instruction id               base address, size in bytes
 FREE      6     instruction id               base address
 END       7     reason (`END_REASONS`)       none
+READN     8     instruction id               address, size in bytes
+WRITEN    9     instruction id               address, size in bytes
 ========  ====  ===========================  =================================
 
-``dt`` is the cycle-counter difference read around the memory operation
-(``llvm.readcyclecounter`` before and after; 0 when timing is off). A copy
-(memcpy/memmove) gives a READ of the source then a WRITE of the destination,
-an atomic read-modify-write a READ then a WRITE of the same address; both
-carry the instruction's ``dt``.
+READ/WRITE are accesses whose size is static (loads, stores, atomics: the
+ABI size of the accessed type, kept in the static table); READN/WRITEN carry
+a run-time size (memcpy, memmove, memset). For all four, ``aux`` is the
+cycle-counter difference read around the operation (``llvm.readcyclecounter``
+before and after), saturated at 2^24 - 1, or 0 when timing is off. A copy
+gives a READN of the source then a WRITEN of the destination, an atomic
+read-modify-write a READ then a WRITE of the same address; both carry the
+instruction's time.
 """
 
 __all__ = [
@@ -31,6 +36,9 @@ __all__ = [
     "EV_ALLOC",
     "EV_FREE",
     "EV_END",
+    "EV_READN",
+    "EV_WRITEN",
+    "MAX_CYCLES",
     "EVENT_WORDS",
     "END_MAIN_RETURNED",
     "END_EXIT_CALLED",
@@ -40,10 +48,13 @@ __all__ = [
     "header",
 ]
 
-EV_BLOCK, EV_READ, EV_WRITE, EV_CALLRET, EV_ALLOC, EV_FREE, EV_END = range(1, 8)
+EV_BLOCK, EV_READ, EV_WRITE, EV_CALLRET, EV_ALLOC, EV_FREE, EV_END, EV_READN, EV_WRITEN = range(1, 10)
 
 #: Total words (header included) of each event kind, indexed by kind.
-EVENT_WORDS = (0, 1, 3, 3, 1, 3, 2, 1)
+EVENT_WORDS = (0, 1, 2, 2, 1, 3, 2, 1, 3, 3)
+
+#: Largest cycle count an access event can carry.
+MAX_CYCLES = (1 << 24) - 1
 
 END_MAIN_RETURNED, END_EXIT_CALLED, END_BUDGET, END_ALLOC_FAILED = range(4)
 END_REASONS = {
@@ -61,4 +72,4 @@ EXIT_WRITE_FAILED = 121
 
 def header(ident, kind):
     """The header word of an event."""
-    return (int(ident) << 8) | int(kind)
+    return (int(ident) << 32) | int(kind)

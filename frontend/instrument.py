@@ -29,7 +29,17 @@ import llvmlite.binding as llvm
 
 from ._runtime_ir import runtime_ir
 from .errors import InputError, UnsupportedIRError
-from .events import EV_ALLOC, EV_BLOCK, EV_CALLRET, EV_FREE, EV_READ, EV_WRITE, header
+from .events import (
+    EV_ALLOC,
+    EV_BLOCK,
+    EV_CALLRET,
+    EV_FREE,
+    EV_READ,
+    EV_READN,
+    EV_WRITE,
+    EV_WRITEN,
+    header,
+)
 from .static import (
     CALL_TRACKED,
     MEM_COPY,
@@ -163,7 +173,9 @@ def instrument_module(ir, *, roi=(), timing=True):
         Functions whose executions (with everything they call) are traced;
         empty traces the whole program.
     timing : bool
-        Time memory operations with the cycle counter.
+        Time memory operations with the cycle counter. Without timing the
+        program's ``optnone``/``noinline`` attributes are dropped so that the
+        runner can optimise the instrumented code (see `frontend.run`).
 
     Returns
     -------
@@ -221,6 +233,15 @@ def instrument_module(ir, *, roi=(), timing=True):
 
     has_cc = "@llvm.readcyclecounter()" in text and "declare i64 @llvm.readcyclecounter" in text
     new_ir = "\n".join(out_lines) + runtime_ir(declare_cycle_counter=not has_cc)
+    if not timing:
+        # Nothing measures the machine code now, so let LLVM optimise it: the
+        # trace is unchanged (events are ordered stores of computed values).
+        new_ir = re.sub(
+            r"^(attributes #\d+ = \{.*)$",
+            lambda m: re.sub(r"\b(optnone|noinline) ", "", m.group(1)),
+            new_ir,
+            flags=re.M,
+        )
     if roi:
         new_ir = new_ir.replace(
             "@__vcut_on = global i64 1, align 8", "@__vcut_on = global i64 0, align 8"
@@ -265,34 +286,31 @@ def _around(em, table, sid, ins):
     call = int(table.ins_call[sid])
     ops = list(ins.operands)
     hr, hw = header(sid, EV_READ), header(sid, EV_WRITE)
+    hrn, hwn = header(sid, EV_READN), header(sid, EV_WRITEN)
     if mem != MEM_NONE:
         t0 = em.cycle(before)
         t1 = em.cycle(after)
-        size = int(table.ins_size[sid])
         if mem == MEM_LOAD:
             a = em.as_i64(after, ops[0])
-            after.append(f"  call void @__vcut_mem(i64 {hr}, i64 {a}, i64 {size}, i64 {t0}, i64 {t1})")
+            after.append(f"  call void @__vcut_mem(i64 {hr}, i64 {a}, i64 {t0}, i64 {t1})")
         elif mem == MEM_STORE:
             a = em.as_i64(after, ops[1])
-            after.append(f"  call void @__vcut_mem(i64 {hw}, i64 {a}, i64 {size}, i64 {t0}, i64 {t1})")
+            after.append(f"  call void @__vcut_mem(i64 {hw}, i64 {a}, i64 {t0}, i64 {t1})")
         elif mem == MEM_RMW:
             a = em.as_i64(after, ops[0])
-            after.append(
-                f"  call void @__vcut_mem2(i64 {hr}, i64 {a}, i64 {hw}, i64 {a}, i64 {size}, "
-                f"i64 {t0}, i64 {t1})"
-            )
+            after.append(f"  call void @__vcut_mem2(i64 {hr}, i64 {hw}, i64 {a}, i64 {t0}, i64 {t1})")
         elif mem == MEM_COPY:
             dst = em.as_i64(after, ops[0])
             src = em.as_i64(after, ops[1])
             n = em.as_i64(after, ops[2])
             after.append(
-                f"  call void @__vcut_mem2(i64 {hr}, i64 {src}, i64 {hw}, i64 {dst}, i64 {n}, "
+                f"  call void @__vcut_copy(i64 {hrn}, i64 {src}, i64 {hwn}, i64 {dst}, i64 {n}, "
                 f"i64 {t0}, i64 {t1})"
             )
         elif mem == MEM_SET:
             dst = em.as_i64(after, ops[0])
             n = em.as_i64(after, ops[2])
-            after.append(f"  call void @__vcut_mem(i64 {hw}, i64 {dst}, i64 {n}, i64 {t0}, i64 {t1})")
+            after.append(f"  call void @__vcut_memn(i64 {hwn}, i64 {dst}, i64 {n}, i64 {t0}, i64 {t1})")
     if obj == OBJ_ALLOCA:
         ha = header(sid, EV_ALLOC)
         text = str(ins)

@@ -145,6 +145,7 @@ def run_module(
     cwd=None,
     limits=DEFAULT_LIMITS,
     libs=(),
+    optimize=False,
     progress=None,
 ):
     """JIT-run a module's ``main`` in a child process.
@@ -173,6 +174,11 @@ def run_module(
     limits : RunLimits
     libs : sequence of str
         Extra shared libraries to load (``-l`` names).
+    optimize : bool
+        Run LLVM's O2 pipeline on an instrumented module before JIT
+        compilation (used when memory operations are not timed); otherwise
+        only the tracing runtime is inlined and the program's code is
+        compiled as it is.
     progress : callable, optional
         Called about twice a second, after the first second, with
         ``(elapsed_seconds, event_bytes_written)``.
@@ -214,6 +220,7 @@ def run_module(
             "main_nargs": int(main_nargs),
             "main_void": bool(main_void),
             "libs": list(libs),
+            "optimize": bool(optimize),
         }
         spec_path = os.path.join(tmp, "spec.json")
         with open(spec_path, "w") as fh:

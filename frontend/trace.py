@@ -18,8 +18,9 @@ File format (version `FORMAT_VERSION`): one ``.npz`` archive (numpy's zip of
   and the index of their first dynamic instruction;
 * ``act_func``, ``act_parent`` (int32), ``act_call`` (int64): activations;
   ``act_call`` is the dynamic index of the calling instruction (-1 for roots);
-* ``mem_dyn`` (int64), ``mem_addr`` (uint64), ``mem_size``, ``mem_dt``
-  (uint32), ``mem_write`` (bool): memory accesses;
+* ``mem_dyn`` (int64), ``mem_addr``, ``mem_size`` (uint64), ``mem_dt``
+  (uint32, cycles, saturated at 2^24 - 1), ``mem_write`` (bool): memory
+  accesses;
 * ``obj_kind`` (uint8: 0 global, 1 stack, 2 heap, 3 argv), ``obj_base``,
   ``obj_size`` (uint64), ``obj_sid`` (int32: allocating instruction or -1),
   ``obj_global`` (int32: global id or -1), ``obj_alloc_dyn``,
@@ -117,7 +118,9 @@ class Trace:
 
     @property
     def exit_code(self):
-        return int(self.meta.get("exit_code", 0))
+        """The program's exit status; None when the budget stopped it first."""
+        code = self.meta.get("exit_code")
+        return None if code is None else int(code)
 
     def summary(self):
         """The JSON-able summary ``vcut trace --json`` prints."""
@@ -292,7 +295,7 @@ def decode_trace(static, events, *, global_addresses=(), argv_objects=(), meta=N
     expects = (static.ins_mem != MEM_NONE) | (static.ins_obj != 0) | tracked
     out = _kernels.decode_events(
         events, static.blk_first, static.blk_ninstr, static.blk_func, blk_is_entry,
-        blk_ends_ret, expects, tracked, n_dyn, counts,
+        blk_ends_ret, expects, tracked, static.ins_size, n_dyn, counts,
     )
     (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func, act_parent, act_call,
      nm, mem_dyn, mem_addr, mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,

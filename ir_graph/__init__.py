@@ -1,0 +1,1 @@
+"""ir_graph: weighted dynamic dependency graphs built from frontend traces."""

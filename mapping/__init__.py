@@ -1,0 +1,1 @@
+"""mapping: memory-centric placement of clusters onto NUMA / mesh machines."""

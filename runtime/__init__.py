@@ -1,0 +1,1 @@
+"""runtime: CPU/GPU job scheduling and shared load-balanced graph kernels."""
