@@ -95,9 +95,9 @@ def main(spec_path):
         for name, fn in (("__vcut_write_fn", libc.write), ("__vcut_exit_fn", libc._exit),
                          ("__vcut_strlen_fn", libc.strlen)):
             set_global(name, ctypes.c_uint64, ctypes.cast(fn, ctypes.c_void_p).value)
-        for name in spec["globals"]:
-            addr = ee.get_global_value_address(name) or llvm.address_of_symbol(name) or 0
-            objects["globals"].append(int(addr))
+        table = ee.get_global_value_address("__vcut_gtab")
+        n_globals = len(spec["globals"])
+        objects["globals"] = list((ctypes.c_uint64 * n_globals).from_address(table))
         # glibc exports __cxa_atexit (atexit itself lives in libc_nonshared.a)
         atexit_fn = ctypes.c_void_p(ee.get_function_address("__vcut_atexit"))
         libc.__cxa_atexit(atexit_fn, None, None)

@@ -151,8 +151,8 @@ def compile_program(
         raise InputError(f"unknown optimisation level {opt!r}; use one of {', '.join(_OPT_LEVELS)}")
     tc = find_toolchain()
     flags = list(BASE_FLAGS) + [opt]
-    if debug_lines:
-        flags.append("-gline-tables-only")
+    # some drivers (zig) emit full debug info by default: always say which
+    flags.append("-gline-tables-only" if debug_lines else "-g0")
     flags += [f"-D{d}" for d in defines]
     flags += [f"-I{os.path.abspath(i)}" for i in include_dirs]
     flags += list(extra_flags)

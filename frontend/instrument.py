@@ -212,25 +212,35 @@ def instrument_module(ir, *, roi=(), timing=True):
     lines = text.split("\n")
     bodies = function_bodies(lines)
     functions = {f.name: f for f in mod.functions if not f.is_declaration}
-    inserts = {}  # line index -> (lines before, lines after)
+    before_at, after_at = {}, {}  # line index -> lines to insert
     for fi, name in enumerate(table.fn_name):
         if not table.fn_defined[fi]:
             continue
-        _, _, instr_lines = bodies[name]
+        _, _, spans = bodies[name]
         _instrument_function(
-            inserts, lines, instr_lines, functions[name], table, names,
+            before_at, after_at, spans, functions[name], table, names,
             int(table.fn_entry_block[fi]), name in roi_set, timing,
         )
     out_lines = []
     for k, line in enumerate(lines):
-        if k in inserts:
-            before, after = inserts[k]
-            out_lines.extend(before)
-            out_lines.append(line)
-            out_lines.extend(after)
-        else:
-            out_lines.append(line)
+        out_lines.extend(before_at.get(k, ()))
+        out_lines.append(line)
+        out_lines.extend(after_at.get(k, ()))
 
+    # Address table of every global, whatever its linkage (private constants
+    # are not exported by the JIT, but relocations reach them).
+    refs = []
+    unnamed = 0
+    for g in mod.global_variables:
+        if g.name:
+            refs.append(f"ptr {quote_name('@', g.name)}")
+        else:
+            refs.append(f"ptr @{unnamed}")
+            unnamed += 1
+    if refs:
+        out_lines.append(f"@__vcut_gtab = global [{len(refs)} x ptr] [{', '.join(refs)}]")
+    else:
+        out_lines.append("@__vcut_gtab = global [0 x ptr] zeroinitializer")
     has_cc = "@llvm.readcyclecounter()" in text and "declare i64 @llvm.readcyclecounter" in text
     new_ir = "\n".join(out_lines) + runtime_ir(declare_cycle_counter=not has_cc)
     if not timing:
@@ -251,7 +261,7 @@ def instrument_module(ir, *, roi=(), timing=True):
     )
 
 
-def _instrument_function(inserts, lines, instr_lines, func, table, names, bid0, is_roi, timing):
+def _instrument_function(before_at, after_at, spans, func, table, names, bid0, is_roi, timing):
     em = _Emitter(names, timing)
     nth = 0
     blocks = list(func.blocks)
@@ -263,7 +273,7 @@ def _instrument_function(inserts, lines, instr_lines, func, table, names, bid0, 
         instrs = list(blocks[bid - bid0].instructions)
         for j, ins in enumerate(instrs):
             sid = first + j
-            ln = instr_lines[nth]
+            first_line, last_line = spans[nth]
             nth += 1
             before, after = _around(em, table, sid, ins)
             if j == first_nonphi:
@@ -274,8 +284,10 @@ def _instrument_function(inserts, lines, instr_lines, func, table, names, bid0, 
                 before = head + before
             if is_roi and ins.opcode == "ret":
                 before.append("  call void @__vcut_roi_exit()")
-            if before or after:
-                inserts[ln] = (before, after)
+            if before:
+                before_at[first_line] = before
+            if after:
+                after_at[last_line] = after
 
 
 def _around(em, table, sid, ins):

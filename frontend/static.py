@@ -226,9 +226,11 @@ def function_bodies(lines):
     Returns
     -------
     dict
-        Function name -> ``(define_line, close_line, instruction_lines)``,
-        the last being the indices of the body's instruction lines in order
-        (labels, blank lines, comments and debug records excluded).
+        Function name -> ``(define_line, close_line, spans)`` where ``spans``
+        lists, in order, the ``(first, last)`` line indices of each
+        instruction of the body (most take one line; ``switch`` lists its
+        cases up to ``]`` and ``invoke`` continues on an indented line).
+        Labels, blank lines, comments and debug records are not instructions.
     """
     bodies = {}
     k = 0
@@ -241,14 +243,22 @@ def function_bodies(lines):
         if name.startswith('"'):
             name = bytes(name[1:-1], "utf-8").decode("unicode_escape")
         end = k + 1
-        instr = []
+        spans = []
         while lines[end] != "}":
             ln = lines[end]
             st = ln.strip()
             if ln.startswith("  ") and st and not st.startswith((";", "#dbg_")):
-                instr.append(end)
+                first = end
+                if st.endswith("["):
+                    while not lines[end].strip().startswith("]"):
+                        end += 1
+                while lines[end + 1].startswith("    ") and not lines[end + 1].strip().startswith(
+                    "#dbg_"
+                ):
+                    end += 1
+                spans.append((first, end))
             end += 1
-        bodies[name] = (k, end, instr)
+        bodies[name] = (k, end, spans)
         k = end + 1
     return bodies
 
@@ -257,9 +267,14 @@ def same_instruction(line, printed):
     """True when a module-text line and a printed instruction agree.
 
     Metadata numbering differs between printing a module and printing one
-    instruction, so attachments (``, !dbg !12``) are left out of the check.
+    instruction, so attachments (``, !dbg !12``) are left out of the check,
+    and only the first line of a multi-line instruction is compared.
     """
-    return line.strip().split(", !")[0] == printed.strip().split(", !")[0]
+
+    def head(text):
+        return text.strip().split("\n")[0].strip().split(", !")[0]
+
+    return head(line) == head(printed)
 
 
 def _parse_debug_info(text):
@@ -368,7 +383,7 @@ def build_static_table(module, text, target_data):
             fn_entry.append(-1)
             fn_file.append(-1)
             continue
-        define_line, _, instr_lines = bodies[f.name]
+        define_line, _, spans = bodies[f.name]
         header = lines[define_line].rsplit("{", 1)[0]
         fn_void[-1] = bool(re.match(r"^\s*define\b[^@]*\bvoid\s+@", header))
         dm = re.search(r"!dbg !(\d+)\s*$", header.strip())
@@ -386,24 +401,25 @@ def build_static_table(module, text, target_data):
             blk_ninstr.append(len(instrs))
             blk_label.append(b.name)
             for k, i in enumerate(instrs):
-                itxt = lines[instr_lines[nth]]
+                first_line, last_line = spans[nth]
+                itxt = " ".join(x.strip() for x in lines[first_line : last_line + 1])
                 nth += 1
-                if not same_instruction(itxt, str(i)):
+                opcode = i.opcode
+                dbg = _DBG_RE.search(itxt)
+                line, col = locs.get(int(dbg.group(1)), (0, 0)) if dbg else (0, 0)
+                if opcode in _UNSUPPORTED_OPCODES:
+                    _unsupported(_UNSUPPORTED_OPCODES[opcode], f.name, files, ffile, line)
+                if not same_instruction(lines[first_line], str(i)):
                     raise UnsupportedIRError(
                         f"internal error: instruction text mismatch in {f.name}: "
                         f"{itxt.strip()!r} != {str(i).strip()!r}"
                     )
-                opcode = i.opcode
                 ops = list(i.operands)
-                dbg = _DBG_RE.search(itxt)
-                line, col = locs.get(int(dbg.group(1)), (0, 0)) if dbg else (0, 0)
                 mem = MEM_NONE
                 call = CALL_NONE
                 obj = OBJ_NONE
                 callee = -1
                 size = 0
-                if opcode in _UNSUPPORTED_OPCODES:
-                    _unsupported(_UNSUPPORTED_OPCODES[opcode], f.name, files, ffile, line)
                 if opcode == "load":
                     mem, size = MEM_LOAD, target_data.get_abi_size(i.type)
                 elif opcode == "store":

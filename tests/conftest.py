@@ -1,0 +1,33 @@
+"""Shared helpers for the test suite."""
+
+import os
+import textwrap
+
+import pytest
+
+
+def write_c(directory, name, code):
+    """Write dedented C ``code`` to ``directory/name``; return the path."""
+    path = os.path.join(directory, name)
+    with open(path, "w") as fh:
+        fh.write(textwrap.dedent(code).lstrip())
+    return path
+
+
+def marker_line(path, marker):
+    """1-based line number of the line containing ``marker``."""
+    with open(path) as fh:
+        for k, line in enumerate(fh, 1):
+            if marker in line:
+                return k
+    raise AssertionError(f"marker {marker!r} not in {path}")
+
+
+@pytest.fixture
+def cfile(tmp_path):
+    """``cfile(name, code)`` writes a C file into the test's directory."""
+
+    def make(name, code):
+        return write_c(str(tmp_path), name, code)
+
+    return make
