@@ -399,33 +399,42 @@ def activation_last(dyn_act, n_act):
 
 
 @njit(cache=True)
-def locate_accesses(addr, size, t, obj_base, obj_size, obj_alloc, obj_free, order, max_size):
+def locate_accesses(addr, size, t, ubase, group_ptr, group_obj, obj_size, obj_alloc, obj_free,
+                    max_size):
     """Object containing each access ``[addr, addr+size)`` at time ``t``.
 
-    ``order`` sorts objects by base; an object is live at ``t`` when
-    ``obj_alloc <= t`` and (``obj_free < 0`` or ``t <= obj_free``). Among
-    live candidates the most recently allocated wins. Returns the object
-    index per access, -1 where no live object contains it.
+    Objects are grouped by base address: ``ubase`` holds the distinct bases
+    in increasing order and ``group_obj[group_ptr[k]:group_ptr[k+1]]`` the
+    objects at ``ubase[k]`` in increasing allocation time (objects reusing an
+    address, like the stack slots of successive calls, live one after the
+    other). For each access the bases at or below it are tried from the
+    nearest down (at most ``max_size`` bytes below); at each, the latest
+    allocation not after ``t`` is taken if it is still live and contains the
+    access. Returns the object index per access, -1 where none does.
     """
-    bases = obj_base[order]
     out = np.full(addr.shape[0], -1, dtype=np.int64)
     for i in range(addr.shape[0]):
         a = addr[i]
         end = a + size[i]
-        k = np.searchsorted(bases, a, side="right") - 1
-        best = -1
-        best_alloc = -2
+        ti = t[i]
+        k = np.searchsorted(ubase, a, side="right") - 1
         while k >= 0:
-            o = order[k]
-            b = obj_base[o]
+            b = ubase[k]
             if a - b > max_size:
                 break
-            if b + obj_size[o] >= end and obj_alloc[o] <= t[i] and (
-                obj_free[o] < 0 or t[i] <= obj_free[o]
-            ):
-                if obj_alloc[o] > best_alloc:
-                    best = o
-                    best_alloc = obj_alloc[o]
+            lo = group_ptr[k]
+            hi = group_ptr[k + 1]
+            # last object of the group allocated at or before ti
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if obj_alloc[group_obj[mid]] <= ti:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo > group_ptr[k]:
+                o = group_obj[lo - 1]
+                if b + obj_size[o] >= end and (obj_free[o] < 0 or ti <= obj_free[o]):
+                    out[i] = o
+                    break
             k -= 1
-        out[i] = best
     return out

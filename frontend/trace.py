@@ -169,15 +169,18 @@ class Trace:
 
         An access ``[addr, addr+size)`` is located in an object that contains
         it whole and is live at the access (allocated before, not yet freed or
-        returned from); the most recent such allocation wins.
+        returned from); among objects at different bases the one with the
+        nearest base below the access wins (the innermost).
         """
         if len(self.obj_base) == 0:
             return np.full(len(self.mem_addr), -1, dtype=np.int64)
-        order = np.argsort(self.obj_base, kind="stable")
-        max_size = np.uint64(self.obj_size.max())
+        order = np.lexsort((self.obj_alloc_dyn, self.obj_base))
+        bases = self.obj_base[order]
+        starts = np.flatnonzero(np.r_[True, bases[1:] != bases[:-1]])
+        group_ptr = np.r_[starts, len(order)].astype(np.int64)
         return _kernels.locate_accesses(
-            self.mem_addr, self.mem_size, self.mem_dyn, self.obj_base, self.obj_size,
-            self.obj_alloc_dyn, self.obj_free_dyn, order, max_size,
+            self.mem_addr, self.mem_size, self.mem_dyn, bases[starts], group_ptr, order,
+            self.obj_size, self.obj_alloc_dyn, self.obj_free_dyn, np.uint64(self.obj_size.max()),
         )
 
     # -- file format ---------------------------------------------------------
