@@ -1,6 +1,7 @@
 """Child-process side of `frontend.run`: JIT-compile a module and run main.
 
-Invoked as ``python -m frontend._child SPEC.json``. Runs in its own process
+Invoked as ``python -I .../frontend/_child.py SPEC.json`` (a plain script:
+stdlib and llvmlite only, so it starts fast). Runs in its own process
 (under the limits the parent set) so that a crashing, exiting or looping
 program never takes the caller down. Reports through files named in the
 spec: ``status`` (JSON, written before and after main) and, for

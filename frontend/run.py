@@ -225,20 +225,19 @@ def run_module(
         spec_path = os.path.join(tmp, "spec.json")
         with open(spec_path, "w") as fh:
             json.dump(spec, fh)
-        env = dict(os.environ)
-        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env["PYTHONPATH"] = here + os.pathsep + env.get("PYTHONPATH", "")
+        # the child is run as a plain script: it needs only llvmlite and the
+        # standard library, not this package (numpy/numba would slow its start)
+        child = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_child.py")
         t0 = time.perf_counter()
         with open(stdin_path, "rb") as fin, open(paths["stdout"], "wb") as fout, open(
             paths["stderr"], "wb"
         ) as ferr:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "frontend._child", spec_path],
+                [sys.executable, "-I", child, spec_path],
                 stdin=fin,
                 stdout=fout,
                 stderr=ferr,
                 cwd=cwd,
-                env=env,
                 start_new_session=True,
                 preexec_fn=_limit_child(limits.memory),
             )

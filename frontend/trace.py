@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _kernels
 from .errors import OutputError, TraceFormatError
 from .events import END_REASONS
 from .static import MEM_NONE, OBJ_ALLOCA, StaticTable
@@ -174,6 +173,8 @@ class Trace:
         """
         if len(self.obj_base) == 0:
             return np.full(len(self.mem_addr), -1, dtype=np.int64)
+        from . import _kernels  # numba: imported on first use
+
         order = np.lexsort((self.obj_alloc_dyn, self.obj_base))
         bases = self.obj_base[order]
         starts = np.flatnonzero(np.r_[True, bases[1:] != bases[:-1]])
@@ -280,6 +281,8 @@ def decode_trace(static, events, *, global_addresses=(), argv_objects=(), meta=N
     TraceFormatError
         The stream is inconsistent with the static table.
     """
+    from . import _kernels  # numba: imported on first use
+
     events = np.ascontiguousarray(events, dtype=np.uint64)
     meta = dict(meta or {})
     counts, n_dyn, err, err_pos = _kernels.count_events(events, static.blk_ninstr)
