@@ -64,10 +64,10 @@ def main(spec_path):
         _fail(spec, "link", "undefined symbols", symbols=sorted(set(missing)))
 
     target = llvm.Target.from_triple(mod.triple)
-    tm = target.create_target_machine(opt=2, codemodel="jitdefault")
+    tm = target.create_target_machine(opt=int(spec["codegen_opt"]), codemodel="jitdefault")
     if spec["instrumented"]:
         if spec.get("optimize"):
-            pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=2))
+            pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=1))
             pm = pb.getModulePassManager()
         else:
             pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options())

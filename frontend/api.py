@@ -18,6 +18,13 @@ def _compiled(program, compile_options):
     return compile_program(program, **(compile_options or {}))
 
 
+def _codegen_opt(cm, optimized):
+    """JIT code-generator level: 0 for -O0 programs (their functions are
+    ``optnone`` and get the fast instruction selector anyway), 0 after our own
+    IR optimisation, 2 otherwise. Plain and traced runs use the same rule."""
+    return 0 if optimized or "-O0" in cm.flags else 2
+
+
 def _main_signature(static):
     fid = static.function_id("main")
     return int(static.fn_nargs[fid]), bool(static.fn_returns_void[fid])
@@ -95,6 +102,7 @@ def trace_program(
         limits=limits,
         libs=libs,
         optimize=not timing,
+        codegen_opt=_codegen_opt(cm, not timing),
         progress=progress,
     )
     meta = {
@@ -143,11 +151,12 @@ def run_program(program, *, args=(), stdin=None, cwd=None, limits=DEFAULT_LIMITS
 
     mod = llvm.parse_assembly(cm.ir)
     text = str(mod)
-    static, _ = build_static_table(mod, text, llvm.create_target_data(mod.data_layout))
+    static, _, _ = build_static_table(mod, text, llvm.create_target_data(mod.data_layout))
     nargs, void = _main_signature(static)
     return run_module(
         text,
         instrumented=False,
+        codegen_opt=_codegen_opt(cm, False),
         main_nargs=nargs,
         main_void=void,
         args=args,

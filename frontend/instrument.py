@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
+import numpy as np
 
 from ._runtime_ir import runtime_ir
 from .errors import InputError, UnsupportedIRError
@@ -58,7 +59,6 @@ from .static import (
     StaticTable,
     _ptr,
     build_static_table,
-    function_bodies,
     quote_name,
 )
 
@@ -196,7 +196,7 @@ def instrument_module(ir, *, roi=(), timing=True):
     if "@__vcut_" in text:
         raise InputError("the program is already instrumented (it defines __vcut_ symbols)")
     td = llvm.create_target_data(mod.data_layout)
-    table, names = build_static_table(mod, text, td)
+    table, names, walk = build_static_table(mod, text, td)
     defined = {str(n) for n, d in zip(table.fn_name, table.fn_defined) if d}
     for r in roi:
         if r not in defined:
@@ -210,17 +210,12 @@ def instrument_module(ir, *, roi=(), timing=True):
     roi_set = set(roi)
 
     lines = text.split("\n")
-    bodies = function_bodies(lines)
-    functions = {f.name: f for f in mod.functions if not f.is_declaration}
     before_at, after_at = {}, {}  # line index -> lines to insert
     for fi, name in enumerate(table.fn_name):
-        if not table.fn_defined[fi]:
-            continue
-        _, _, spans = bodies[name]
-        _instrument_function(
-            before_at, after_at, spans, functions[name], table, names,
-            int(table.fn_entry_block[fi]), name in roi_set, timing,
-        )
+        if table.fn_defined[fi]:
+            _instrument_function(
+                before_at, after_at, walk, table, names, fi, name in roi_set, timing
+            )
     out_lines = []
     for k, line in enumerate(lines):
         out_lines.extend(before_at.get(k, ()))
@@ -261,28 +256,26 @@ def instrument_module(ir, *, roi=(), timing=True):
     )
 
 
-def _instrument_function(before_at, after_at, spans, func, table, names, bid0, is_roi, timing):
+def _instrument_function(before_at, after_at, walk, table, names, fi, is_roi, timing):
     em = _Emitter(names, timing)
-    nth = 0
-    blocks = list(func.blocks)
-    for bid in range(bid0, bid0 + len(blocks)):
+    bid0 = int(table.fn_entry_block[fi])
+    nblocks = int(np.count_nonzero(table.blk_func == fi))
+    for bid in range(bid0, bid0 + nblocks):
         first = int(table.blk_first[bid])
         ninstr = int(table.blk_ninstr[bid])
         opcodes = table.ins_opcode[first : first + ninstr]
         first_nonphi = next((j for j, o in enumerate(opcodes) if o != "phi"), ninstr)
-        instrs = list(blocks[bid - bid0].instructions)
-        for j, ins in enumerate(instrs):
+        for j in range(ninstr):
             sid = first + j
-            first_line, last_line = spans[nth]
-            nth += 1
-            before, after = _around(em, table, sid, ins)
+            first_line, last_line = walk.spans[sid]
+            before, after = _around(em, table, sid, walk.instructions[sid], walk.operands[sid])
             if j == first_nonphi:
                 head = []
                 if is_roi and bid == bid0:
                     head.append("  call void @__vcut_roi_enter()")
                 head.append(f"  call void @__vcut_blk(i64 {header(bid, EV_BLOCK)}, i64 {ninstr})")
                 before = head + before
-            if is_roi and ins.opcode == "ret":
+            if is_roi and opcodes[j] == "ret":
                 before.append("  call void @__vcut_roi_exit()")
             if before:
                 before_at[first_line] = before
@@ -290,13 +283,12 @@ def _instrument_function(before_at, after_at, spans, func, table, names, bid0, i
                 after_at[last_line] = after
 
 
-def _around(em, table, sid, ins):
+def _around(em, table, sid, ins, ops):
     """Lines to insert before and after instruction ``sid``."""
     before, after = [], []
     mem = int(table.ins_mem[sid])
     obj = int(table.ins_obj[sid])
     call = int(table.ins_call[sid])
-    ops = list(ins.operands)
     hr, hw = header(sid, EV_READ), header(sid, EV_WRITE)
     hrn, hwn = header(sid, EV_READN), header(sid, EV_WRITEN)
     if mem != MEM_NONE:
@@ -325,12 +317,13 @@ def _around(em, table, sid, ins):
             after.append(f"  call void @__vcut_memn(i64 {hwn}, i64 {dst}, i64 {n}, i64 {t0}, i64 {t1})")
     if obj == OBJ_ALLOCA:
         ha = header(sid, EV_ALLOC)
-        text = str(ins)
+        text = table.ins_text[sid]
         rest = text.split(" alloca ", 1)[1]
         for kw in ("inalloca ", "swifterror "):
             if rest.startswith(kw):
                 rest = rest[len(kw) :]
         ty, _ = _split_type(rest)
+        ty = ty.rstrip(",")
         cnt_ty = str(ops[0].type)
         cnt = _value_text(ops[0], em.names)
         g, s = em.tmp(), em.tmp()

@@ -146,6 +146,7 @@ def run_module(
     limits=DEFAULT_LIMITS,
     libs=(),
     optimize=False,
+    codegen_opt=2,
     progress=None,
 ):
     """JIT-run a module's ``main`` in a child process.
@@ -175,10 +176,12 @@ def run_module(
     libs : sequence of str
         Extra shared libraries to load (``-l`` names).
     optimize : bool
-        Run LLVM's O2 pipeline on an instrumented module before JIT
+        Run LLVM's O1 pipeline on an instrumented module before JIT
         compilation (used when memory operations are not timed); otherwise
         only the tracing runtime is inlined and the program's code is
         compiled as it is.
+    codegen_opt : int
+        Optimisation level (0-3) of the JIT's code generator.
     progress : callable, optional
         Called about twice a second, after the first second, with
         ``(elapsed_seconds, event_bytes_written)``.
@@ -221,6 +224,7 @@ def run_module(
             "main_void": bool(main_void),
             "libs": list(libs),
             "optimize": bool(optimize),
+            "codegen_opt": int(codegen_opt),
         }
         spec_path = os.path.join(tmp, "spec.json")
         with open(spec_path, "w") as fh:

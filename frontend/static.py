@@ -21,7 +21,8 @@ from .errors import UnsupportedIRError
 __all__ = [
     "StaticTable",
     "function_bodies",
-    "same_instruction",
+    "text_opcode",
+    "ModuleWalk",
     "build_static_table",
     "MEM_NONE",
     "MEM_LOAD",
@@ -263,18 +264,29 @@ def function_bodies(lines):
     return bodies
 
 
-def same_instruction(line, printed):
-    """True when a module-text line and a printed instruction agree.
+def text_opcode(line):
+    """The opcode of a printed instruction line (``%x = tail call ...`` -> ``call``)."""
+    body = line.strip()
+    m = _RESULT_RE.match(body)
+    if m:
+        body = body[m.end():].strip()
+    words = body.split(None, 2)
+    if words and words[0] in ("tail", "musttail", "notail"):
+        words = words[1:]
+    return words[0].rstrip(",") if words else ""
 
-    Metadata numbering differs between printing a module and printing one
-    instruction, so attachments (``, !dbg !12``) are left out of the check,
-    and only the first line of a multi-line instruction is compared.
+
+@dataclass(frozen=True, eq=False)
+class ModuleWalk:
+    """llvmlite handles of a module's instructions, indexed by instruction id.
+
+    Kept from `build_static_table` so that instrumentation does not walk the
+    module through the FFI again.
     """
 
-    def head(text):
-        return text.strip().split("\n")[0].strip().split(", !")[0]
-
-    return head(line) == head(printed)
+    instructions: list
+    operands: list
+    spans: list
 
 
 def _parse_debug_info(text):
@@ -321,6 +333,8 @@ def build_static_table(module, text, target_data):
     names : dict
         Identity (pointer) of each instruction and argument -> its printed
         name; instrumentation uses it to reference operands.
+    walk : ModuleWalk
+        The instructions, operands and text spans by instruction id.
 
     Raises
     ------
@@ -346,13 +360,17 @@ def build_static_table(module, text, target_data):
         "mem", "call", "obj", "callee", "size")}
     op_ptr, op_kind, op_ref, op_block = [0], [], [], []
     names = {}
+    walk_ops = []  # per sid: the operand list
 
-    # First pass: ids of every block and instruction, names of values.
+    # First pass: ids of every block and instruction, names of values, and the
+    # text span of every instruction; the walk is kept for the second pass and
+    # for instrumentation, so the module is traversed through the FFI once.
     sid_of = {}
     bid_of = {}
-    sid = 0
+    walk_blocks = {}  # function index -> list of (block, [instructions])
+    spans_of = []  # per sid: (first line, last line)
     bid = 0
-    for f in functions:
+    for fi, f in enumerate(functions):
         arg_no = 0
         for a in f.arguments:
             if a.name:
@@ -362,15 +380,31 @@ def build_static_table(module, text, target_data):
                 arg_no += 1
         if f.is_declaration:
             continue
+        spans = bodies[f.name][2]
+        nth = 0
+        blocks = []
         for b in f.blocks:
             bid_of[_ptr(b)] = bid
             bid += 1
-            for i in b.instructions:
-                sid_of[_ptr(i)] = sid
-                sid += 1
-                m = _RESULT_RE.match(str(i))
+            instrs = list(b.instructions)
+            blocks.append((b, instrs))
+            for i in instrs:
+                if nth >= len(spans):
+                    raise UnsupportedIRError(
+                        f"internal error: {f.name} has more instructions than its text shows"
+                    )
+                p = _ptr(i)
+                sid_of[p] = len(spans_of)
+                spans_of.append(spans[nth])
+                m = _RESULT_RE.match(lines[spans[nth][0]])
                 if m:
-                    names[_ptr(i)] = m.group(1)
+                    names[p] = m.group(1)
+                nth += 1
+        if nth != len(spans):
+            raise UnsupportedIRError(
+                f"internal error: {f.name} shows {len(spans)} instructions, llvmlite {nth}"
+            )
+        walk_blocks[fi] = blocks
 
     for fi, f in enumerate(functions):
         fn_name.append(f.name)
@@ -383,38 +417,36 @@ def build_static_table(module, text, target_data):
             fn_entry.append(-1)
             fn_file.append(-1)
             continue
-        define_line, _, spans = bodies[f.name]
+        define_line = bodies[f.name][0]
         header = lines[define_line].rsplit("{", 1)[0]
         fn_void[-1] = bool(re.match(r"^\s*define\b[^@]*\bvoid\s+@", header))
         dm = re.search(r"!dbg !(\d+)\s*$", header.strip())
-        nth = 0
         if dm and int(dm.group(1)) in scopes:
             ffile = file_index.get(difiles.get(scopes[int(dm.group(1))], ""), -1)
         fn_file.append(ffile)
-        blocks = list(f.blocks)
-        fn_entry.append(bid_of[_ptr(blocks[0])])
-        for b in blocks:
+        blocks = walk_blocks[fi]
+        fn_entry.append(bid_of[_ptr(blocks[0][0])])
+        for b, instrs in blocks:
             this_bid = bid_of[_ptr(b)]
-            instrs = list(b.instructions)
             blk_func.append(fi)
             blk_first.append(len(ins["func"]))
             blk_ninstr.append(len(instrs))
             blk_label.append(b.name)
             for k, i in enumerate(instrs):
-                first_line, last_line = spans[nth]
+                first_line, last_line = spans_of[len(ins["func"])]
                 itxt = " ".join(x.strip() for x in lines[first_line : last_line + 1])
-                nth += 1
                 opcode = i.opcode
                 dbg = _DBG_RE.search(itxt)
                 line, col = locs.get(int(dbg.group(1)), (0, 0)) if dbg else (0, 0)
                 if opcode in _UNSUPPORTED_OPCODES:
                     _unsupported(_UNSUPPORTED_OPCODES[opcode], f.name, files, ffile, line)
-                if not same_instruction(lines[first_line], str(i)):
+                if text_opcode(lines[first_line]) != opcode:
                     raise UnsupportedIRError(
                         f"internal error: instruction text mismatch in {f.name}: "
-                        f"{itxt.strip()!r} != {str(i).strip()!r}"
+                        f"{itxt!r} is not a {opcode}"
                     )
                 ops = list(i.operands)
+                walk_ops.append(ops)
                 mem = MEM_NONE
                 call = CALL_NONE
                 obj = OBJ_NONE
@@ -481,8 +513,7 @@ def build_static_table(module, text, target_data):
                 ins["block"].append(this_bid)
                 ins["index"].append(k)
                 ins["opcode"].append(opcode)
-                rm = _RESULT_RE.match(itxt)
-                ins["result"].append(rm.group(1) if rm else "")
+                ins["result"].append(names.get(_ptr(i), ""))
                 ins["text"].append(itxt.strip())
                 ins["line"].append(line)
                 ins["col"].append(col)
@@ -529,7 +560,12 @@ def build_static_table(module, text, target_data):
         gv_defined=np.array(gv_def, dtype=bool),
         files=np.array(files, dtype=object),
     )
-    return table, names
+    walk = ModuleWalk(
+        instructions=[i for fi in sorted(walk_blocks) for _, il in walk_blocks[fi] for i in il],
+        operands=walk_ops,
+        spans=spans_of,
+    )
+    return table, names, walk
 
 
 def _unsupported(what, func, files, ffile, line):

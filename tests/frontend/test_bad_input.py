@@ -191,7 +191,7 @@ def test_memory_limit(capsys, cfile, out_path):
     assert_nothing_written(out_path)
 
 
-def test_unwritable_output_path(capsys, cfile, tmp_path):
+def test_output_directory_missing(capsys, cfile, tmp_path):
     src = cfile("ok.c", "int main(void) { return 0; }\n")
     missing_dir = tmp_path / "no" / "such"
     code, _, err = run_cli(capsys, "trace", src, "-o", str(missing_dir / "t.npz"))
@@ -199,20 +199,31 @@ def test_unwritable_output_path(capsys, cfile, tmp_path):
     assert last_error_line(err) == (
         f"error: cannot write {missing_dir / 't.npz'}: directory {missing_dir} does not exist"
     )
+
+
+def test_output_path_is_a_directory(capsys, cfile, tmp_path):
+    src = cfile("ok.c", "int main(void) { return 0; }\n")
+    code, _, err = run_cli(capsys, "trace", src, "-o", str(tmp_path))
+    assert code == 9 and last_error_line(err) == (
+        f"error: output path {tmp_path} is a directory; give a file name"
+    )
+
+
+def test_output_directory_read_only(capsys, cfile, tmp_path):
+    src = cfile("ok.c", "int main(void) { return 0; }\n")
     ro = tmp_path / "ro"
     ro.mkdir()
     os.chmod(ro, 0o500)
     try:
         if os.access(ro, os.W_OK):
-            pytest.skip("running as a user who can write read-only directories")
+            pytest.skip("this user can write read-only directories (root)")
         code, _, err = run_cli(capsys, "trace", src, "-o", str(ro / "t.npz"))
-        assert code == 9 and "is not writable" in last_error_line(err)
+        assert code == 9 and last_error_line(err) == (
+            f"error: cannot write {ro / 't.npz'}: directory {ro} is not writable"
+        )
+        assert list(ro.iterdir()) == []
     finally:
         os.chmod(ro, 0o700)
-    code, _, err = run_cli(capsys, "trace", src, "-o", str(tmp_path))
-    assert code == 9 and last_error_line(err) == (
-        f"error: output path {tmp_path} is a directory; give a file name"
-    )
 
 
 def test_missing_roi_function(capsys, cfile, out_path):

@@ -2,6 +2,7 @@
 
 import llvmlite.binding as llvm
 import numpy as np
+import pytest
 
 from frontend import compile_program
 from frontend.instrument import instrument_module
@@ -19,6 +20,7 @@ from frontend.static import (
     OP_FUNCTION,
     OP_GLOBAL,
     OP_INSTRUCTION,
+    text_opcode,
 )
 
 SRC = """
@@ -110,3 +112,16 @@ def test_intrinsics_make_no_call_events(cfile):
         if n.startswith("llvm."):
             assert st.ins_call[s] == CALL_INTRINSIC
     assert OP_CONSTANT in st.op_kind.tolist()
+
+
+@pytest.mark.parametrize("line, opcode", [
+    ("  %3 = load i32, ptr %2, align 4, !dbg !23", "load"),
+    ("  %7 = tail call i32 @f(i32 1)", "call"),
+    ("  unreachable, !dbg !13", "unreachable"),
+    ("  ret void", "ret"),
+    ("  store volatile i32 0, ptr %x, align 4", "store"),
+    ('  %"a b" = add nsw i32 %0, 1', "add"),
+    ("  switch i32 %5, label %9 [", "switch"),
+])
+def test_text_opcode(line, opcode):
+    assert text_opcode(line) == opcode
