@@ -17,7 +17,7 @@ inconsistency; ``err_pos`` is the word offset where it was found.
 import numpy as np
 from numba import njit
 
-__all__ = ["count_events", "decode_events", "ERRORS"]
+__all__ = ["count_events", "decode_events", "activation_last", "locate_accesses", "ERRORS"]
 
 ERRORS = {
     1: "unknown event kind",
@@ -67,11 +67,31 @@ def count_events(ev, blk_ninstr):
     return counts, n_dyn, 0, 0
 
 
+#: Indices into the ``counts`` array that `decode_events` fills.
+N_DYN, N_BLOCKS, N_ACTS, N_MEM, N_ALLOC, N_FREE = range(6)
+
+
 @njit(cache=True)
 def _emit(sid, act, nd, dyn_sid, dyn_act):
     dyn_sid[nd] = sid
     dyn_act[nd] = act
     return nd + 1
+
+
+@njit(cache=True)
+def _emit_range(first, start, stop, act, nd, dyn_sid, dyn_act, ins_expects, check_last):
+    """Emit instructions ``first+start .. first+stop-1`` of a block.
+
+    Every instruction emitted must produce no event (``ins_expects`` False),
+    except the last one when ``check_last`` is False. Returns the new dynamic
+    count and whether the check held.
+    """
+    for q in range(start, stop):
+        s = first + q
+        if ins_expects[s] and (check_last or q < stop - 1):
+            return nd, False
+        nd = _emit(s, act, nd, dyn_sid, dyn_act)
+    return nd, True
 
 
 @njit(cache=True)
@@ -85,10 +105,27 @@ def decode_events(
     ins_expects,
     ins_tracked,
     ins_size,
-    n_dyn,
+    dyn_sid,
+    dyn_act,
+    bs_block,
+    bs_act,
+    bs_start,
+    act_func,
+    act_parent,
+    act_call,
+    mem_dyn,
+    mem_addr,
+    mem_size,
+    mem_dt,
+    mem_write,
+    al_dyn,
+    al_base,
+    al_size,
+    fr_dyn,
+    fr_base,
     counts,
 ):
-    """Decode an event stream (see module docstring).
+    """Decode an event stream (see the module docstring) into the output arrays.
 
     Parameters
     ----------
@@ -104,47 +141,28 @@ def decode_events(
         Per instruction: a call followed by a CALLRET event.
     ins_size : int64[:]
         Per instruction: static access size (READ/WRITE events).
-    n_dyn : int
-        Upper bound of dynamic instructions (from `count_events`).
-    counts : int64[10]
-        Event counts (from `count_events`), for sizing.
+    dyn_sid, dyn_act, ... fr_base : arrays, written in place
+        Outputs, sized by `count_events` (dynamic instructions, executed
+        blocks, activations, accesses, allocations, frees).
+    counts : int64[6]
+        Written in place: how much of each output is filled, indexed by
+        `N_DYN`, `N_BLOCKS`, `N_ACTS`, `N_MEM`, `N_ALLOC`, `N_FREE`.
 
     Returns
     -------
-    tuple
-        ``(n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func,
-        act_parent, act_call, nm, mem_dyn, mem_addr, mem_size, mem_dt,
-        mem_write, nal, al_dyn, al_base, al_size, nfr, fr_dyn, fr_base,
-        end_reason, err, err_pos)``; arrays are sized by the bounds and valid
-        up to their count (``n``, ``nb``, ...). ``end_reason`` is -1 when the
-        stream has no END event.
+    err : int
+        0, or an `ERRORS` code.
+    err_pos : int
+        Word offset of the inconsistency.
+    end_reason : int
+        The END event's reason, -1 when the stream has none.
     """
-    dyn_sid = np.empty(n_dyn, dtype=np.int32)
-    dyn_act = np.empty(n_dyn, dtype=np.int32)
-    nbmax = counts[1]
-    bs_block = np.empty(nbmax, dtype=np.int32)
-    bs_act = np.empty(nbmax, dtype=np.int32)
-    bs_start = np.empty(nbmax, dtype=np.int64)
-    act_func = np.empty(nbmax, dtype=np.int32)
-    act_parent = np.empty(nbmax, dtype=np.int32)
-    act_call = np.empty(nbmax, dtype=np.int64)
-    nmmax = counts[2] + counts[3] + counts[8] + counts[9]
-    mem_dyn = np.empty(nmmax, dtype=np.int64)
-    mem_addr = np.empty(nmmax, dtype=np.uint64)
-    mem_size = np.empty(nmmax, dtype=np.uint64)
-    mem_dt = np.empty(nmmax, dtype=np.uint32)
-    mem_write = np.empty(nmmax, dtype=np.bool_)
-    al_dyn = np.empty(counts[5], dtype=np.int64)
-    al_base = np.empty(counts[5], dtype=np.uint64)
-    al_size = np.empty(counts[5], dtype=np.uint64)
-    fr_dyn = np.empty(counts[6], dtype=np.int64)
-    fr_base = np.empty(counts[6], dtype=np.uint64)
-    # activation stack
-    st_act = np.empty(nbmax + 1, dtype=np.int32)
-    st_blk = np.empty(nbmax + 1, dtype=np.int32)
-    st_cur = np.empty(nbmax + 1, dtype=np.int64)  # next index in block to emit
-    st_wait = np.empty(nbmax + 1, dtype=np.int64)  # sid of pending call or -1
-    st_wait_dyn = np.empty(nbmax + 1, dtype=np.int64)
+    nstack = bs_block.shape[0] + 1
+    st_act = np.empty(nstack, dtype=np.int32)
+    st_blk = np.empty(nstack, dtype=np.int32)
+    st_cur = np.empty(nstack, dtype=np.int64)  # next index in the block to emit
+    st_wait = np.empty(nstack, dtype=np.int64)  # sid of the pending call, or -1
+    st_wait_dyn = np.empty(nstack, dtype=np.int64)
     depth = 0
     n = 0
     nb = 0
@@ -154,51 +172,44 @@ def decode_events(
     nfr = 0
     end_reason = -1
     err = 0
-    err_pos = 0
     pos = 0
     total = ev.shape[0]
     mask = np.uint64(0xFF)
     sh = np.uint64(32)
-    while pos < total:
+    while pos < total and err == 0:
         h = ev[pos]
         kind = np.int64(h & mask)
         ident = np.int64(h >> sh)
         if kind == 7:
             end_reason = ident
-            # finish what the END implies: main returned -> complete frames;
-            # exit() called -> emit up to the pending call of the top frame.
             if ident == 0:
+                # main returned: complete the open blocks
                 while depth > 0:
                     top = depth - 1
                     b = st_blk[top]
-                    first = blk_first[b]
-                    for j in range(st_cur[top], blk_ninstr[b]):
-                        n = _emit(first + j, st_act[top], n, dyn_sid, dyn_act)
-                    st_cur[top] = blk_ninstr[b]
+                    n, _ = _emit_range(blk_first[b], st_cur[top], blk_ninstr[b], st_act[top],
+                                       n, dyn_sid, dyn_act, ins_expects, False)
                     depth -= 1
-            elif ident == 1 and depth > 0:
+            elif ident == 1 and depth > 0 and st_wait[depth - 1] < 0:
+                # exit() called: emit the top activation up to the call that left
                 top = depth - 1
-                if st_wait[top] < 0:
-                    b = st_blk[top]
-                    first = blk_first[b]
-                    j = st_cur[top]
-                    while j < blk_ninstr[b]:
-                        s = first + j
-                        n = _emit(s, st_act[top], n, dyn_sid, dyn_act)
-                        j += 1
-                        if ins_tracked[s]:
-                            break
-                    st_cur[top] = j
+                b = st_blk[top]
+                first = blk_first[b]
+                j = st_cur[top]
+                while j < blk_ninstr[b]:
+                    n = _emit(first + j, st_act[top], n, dyn_sid, dyn_act)
+                    j += 1
+                    if ins_tracked[first + j - 1]:
+                        break
+                st_cur[top] = j
             break
         if kind == 1:
             b = ident
             if blk_is_entry[b]:
-                # new activation: find the call it comes from
-                while True:
-                    if depth == 0:
-                        parent = -1
-                        call = -1
-                        break
+                # a new activation: find the call it comes from
+                parent = -1
+                call = -1
+                while depth > 0:
                     top = depth - 1
                     if st_wait[top] >= 0:
                         parent = st_act[top]
@@ -206,19 +217,15 @@ def decode_events(
                         break
                     bt = st_blk[top]
                     first = blk_first[bt]
-                    j = st_cur[top]
                     found = -1
-                    k = j
-                    while k < blk_ninstr[bt]:
-                        if ins_tracked[first + k]:
-                            found = k
-                            break
-                        if ins_expects[first + k]:
-                            break
+                    k = st_cur[top]
+                    while k < blk_ninstr[bt] and not ins_expects[first + k]:
                         k += 1
+                    if k < blk_ninstr[bt] and ins_tracked[first + k]:
+                        found = k
                     if found >= 0:
-                        for q in range(j, found + 1):
-                            n = _emit(first + q, st_act[top], n, dyn_sid, dyn_act)
+                        n, _ = _emit_range(first, st_cur[top], found + 1, st_act[top], n,
+                                           dyn_sid, dyn_act, ins_expects, False)
                         st_cur[top] = found + 1
                         st_wait[top] = first + found
                         st_wait_dyn[top] = n - 1
@@ -226,20 +233,17 @@ def decode_events(
                         call = n - 1
                         break
                     # no call ahead: this activation must be ending
-                    for q in range(j, blk_ninstr[bt]):
-                        s = first + q
-                        if ins_expects[s]:
-                            return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
-                                    act_func, act_parent, act_call, nm, mem_dyn, mem_addr,
-                                    mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
-                                    nfr, fr_dyn, fr_base, end_reason, 5, pos)
-                        n = _emit(s, st_act[top], n, dyn_sid, dyn_act)
+                    n, ok = _emit_range(first, st_cur[top], blk_ninstr[bt], st_act[top], n,
+                                        dyn_sid, dyn_act, ins_expects, True)
+                    if not ok:
+                        err = 5
+                        break
                     if not blk_ends_ret[bt]:
-                        return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
-                                act_func, act_parent, act_call, nm, mem_dyn, mem_addr,
-                                mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
-                                nfr, fr_dyn, fr_base, end_reason, 3, pos)
+                        err = 3
+                        break
                     depth -= 1
+                if err:
+                    break
                 act_func[na] = blk_func[b]
                 act_parent[na] = parent
                 act_call[na] = call
@@ -253,37 +257,29 @@ def decode_events(
                 # successor block in the running activation (maybe of a caller)
                 while True:
                     if depth == 0:
-                        return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
-                                act_func, act_parent, act_call, nm, mem_dyn, mem_addr,
-                                mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
-                                nfr, fr_dyn, fr_base, end_reason, 10, pos)
+                        err = 10
+                        break
                     top = depth - 1
                     if st_wait[top] >= 0:
-                        return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
-                                act_func, act_parent, act_call, nm, mem_dyn, mem_addr,
-                                mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
-                                nfr, fr_dyn, fr_base, end_reason, 4, pos)
+                        err = 4
+                        break
                     bt = st_blk[top]
-                    first = blk_first[bt]
-                    for q in range(st_cur[top], blk_ninstr[bt]):
-                        s = first + q
-                        if ins_expects[s]:
-                            return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
-                                    act_func, act_parent, act_call, nm, mem_dyn, mem_addr,
-                                    mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
-                                    nfr, fr_dyn, fr_base, end_reason, 5, pos)
-                        n = _emit(s, st_act[top], n, dyn_sid, dyn_act)
+                    n, ok = _emit_range(blk_first[bt], st_cur[top], blk_ninstr[bt], st_act[top],
+                                        n, dyn_sid, dyn_act, ins_expects, True)
+                    if not ok:
+                        err = 5
+                        break
                     st_cur[top] = blk_ninstr[bt]
                     if blk_ends_ret[bt]:
                         depth -= 1
                         continue
                     if blk_func[bt] != blk_func[b]:
-                        return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
-                                act_func, act_parent, act_call, nm, mem_dyn, mem_addr,
-                                mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
-                                nfr, fr_dyn, fr_base, end_reason, 9, pos)
+                        err = 9
+                        break
                     st_blk[top] = b
                     st_cur[top] = 0
+                    break
+                if err:
                     break
             bs_block[nb] = b
             bs_act[nb] = st_act[depth - 1]
@@ -292,17 +288,14 @@ def decode_events(
             pos += 1
             continue
         if kind < 1 or kind > 9:
-            return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func,
-                    act_parent, act_call, nm, mem_dyn, mem_addr, mem_size, mem_dt, mem_write,
-                    nal, al_dyn, al_base, al_size, nfr, fr_dyn, fr_base, end_reason, 1, pos)
+            err = 1
+            break
         # instruction events: READ, WRITE, CALLRET, ALLOC, FREE, READN, WRITEN
         s = ident
         while True:
             if depth == 0:
-                return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func,
-                        act_parent, act_call, nm, mem_dyn, mem_addr, mem_size, mem_dt,
-                        mem_write, nal, al_dyn, al_base, al_size, nfr, fr_dyn, fr_base,
-                        end_reason, 10, pos)
+                err = 10
+                break
             top = depth - 1
             bt = st_blk[top]
             first = blk_first[bt]
@@ -313,45 +306,39 @@ def decode_events(
                 # or has the call still ahead in its block
                 if st_wait[top] == s or (inside and idx >= st_cur[top]):
                     break
-            elif inside and idx >= st_cur[top] - 1:
-                break
-            if kind == 4 and st_wait[top] < 0:
+                if st_wait[top] >= 0:
+                    err = 7
+                    break
                 # a CALLRET for a caller: the running activation must end
-                for q in range(st_cur[top], blk_ninstr[bt]):
-                    s2 = first + q
-                    if ins_expects[s2]:
-                        return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
-                                act_func, act_parent, act_call, nm, mem_dyn, mem_addr,
-                                mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
-                                nfr, fr_dyn, fr_base, end_reason, 5, pos)
-                    n = _emit(s2, st_act[top], n, dyn_sid, dyn_act)
+                n, ok = _emit_range(first, st_cur[top], blk_ninstr[bt], st_act[top], n,
+                                    dyn_sid, dyn_act, ins_expects, True)
                 st_cur[top] = blk_ninstr[bt]
-                if not blk_ends_ret[bt]:
-                    return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
-                            act_func, act_parent, act_call, nm, mem_dyn, mem_addr, mem_size,
-                            mem_dt, mem_write, nal, al_dyn, al_base, al_size, nfr, fr_dyn,
-                            fr_base, end_reason, 8, pos)
+                if not ok:
+                    err = 5
+                elif not blk_ends_ret[bt]:
+                    err = 8
+                if err:
+                    break
                 depth -= 1
                 continue
-            return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func,
-                    act_parent, act_call, nm, mem_dyn, mem_addr, mem_size, mem_dt, mem_write,
-                    nal, al_dyn, al_base, al_size, nfr, fr_dyn, fr_base, end_reason,
-                    7 if kind == 4 else 6, pos)
+            if inside and idx >= st_cur[top] - 1:
+                break
+            err = 6
+            break
+        if err:
+            break
         # emit up to s
         j = st_cur[top]
         if idx >= j:
-            for q in range(j, idx + 1):
-                s2 = first + q
-                if q < idx and ins_expects[s2]:
-                    return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na,
-                            act_func, act_parent, act_call, nm, mem_dyn, mem_addr, mem_size,
-                            mem_dt, mem_write, nal, al_dyn, al_base, al_size, nfr, fr_dyn,
-                            fr_base, end_reason, 5, pos)
-                n = _emit(s2, st_act[top], n, dyn_sid, dyn_act)
-                if ins_tracked[s2]:
-                    st_wait[top] = s2
-                    st_wait_dyn[top] = n - 1
+            n, ok = _emit_range(first, j, idx + 1, st_act[top], n, dyn_sid, dyn_act,
+                                ins_expects, False)
+            if not ok:
+                err = 5
+                break
             st_cur[top] = idx + 1
+            if ins_tracked[s]:
+                st_wait[top] = s
+                st_wait_dyn[top] = n - 1
         cur_dyn = n - 1
         if kind == 2 or kind == 3 or kind == 8 or kind == 9:
             mem_dyn[nm] = cur_dyn
@@ -367,10 +354,8 @@ def decode_events(
             nm += 1
         elif kind == 4:
             if st_wait[top] != s:
-                return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func,
-                        act_parent, act_call, nm, mem_dyn, mem_addr, mem_size, mem_dt,
-                        mem_write, nal, al_dyn, al_base, al_size, nfr, fr_dyn, fr_base,
-                        end_reason, 7, pos)
+                err = 7
+                break
             st_wait[top] = -1
             pos += 1
         elif kind == 5:
@@ -384,9 +369,13 @@ def decode_events(
             fr_base[nfr] = ev[pos + 1]
             nfr += 1
             pos += 2
-    return (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func, act_parent,
-            act_call, nm, mem_dyn, mem_addr, mem_size, mem_dt, mem_write, nal, al_dyn,
-            al_base, al_size, nfr, fr_dyn, fr_base, end_reason, err, err_pos)
+    counts[N_DYN] = n
+    counts[N_BLOCKS] = nb
+    counts[N_ACTS] = na
+    counts[N_MEM] = nm
+    counts[N_ALLOC] = nal
+    counts[N_FREE] = nfr
+    return err, pos, end_reason
 
 
 @njit(cache=True)

@@ -3,13 +3,25 @@
 import os
 
 from .compile import CompiledModule, compile_program
-from .errors import ProgramOutOfMemory
+from .errors import InputError, ProgramOutOfMemory
 from .events import END_ALLOC_FAILED, END_BUDGET
 from .instrument import instrument_module
 from .run import DEFAULT_LIMITS, run_module
 from .trace import decode_trace
 
 __all__ = ["trace_program", "run_program"]
+
+
+#: Bytes of the program's stdout / stderr kept in the trace (each).
+OUTPUT_KEPT = 1 << 20
+
+
+def _clip(data):
+    """Decoded program output, cut to `OUTPUT_KEPT` bytes with a note."""
+    if len(data) <= OUTPUT_KEPT:
+        return data.decode(errors="replace")
+    return (data[:OUTPUT_KEPT].decode(errors="replace")
+            + f"\n[vcut: output cut after {OUTPUT_KEPT} of {len(data)} bytes]\n")
 
 
 def _compiled(program, compile_options):
@@ -23,6 +35,20 @@ def _codegen_opt(cm, optimized):
     ``optnone`` and get the fast instruction selector anyway), 0 after our own
     IR optimisation, 2 otherwise. Plain and traced runs use the same rule."""
     return 0 if optimized or "-O0" in cm.flags else 2
+
+
+def _launch(cm, ir, main_nargs, main_void, *, instrumented, optimize, **run_kwargs):
+    """Run ``ir`` (from ``cm``) in the child with the codegen level both paths share."""
+    return run_module(
+        ir,
+        instrumented=instrumented,
+        main_nargs=main_nargs,
+        main_void=main_void,
+        program_name=os.path.basename(cm.sources[0]) if cm.sources else "program",
+        optimize=optimize,
+        codegen_opt=_codegen_opt(cm, optimize),
+        **run_kwargs,
+    )
 
 
 def _main_signature(static):
@@ -89,21 +115,10 @@ def trace_program(
     cm = _compiled(program, compile_options)
     im = instrument_module(cm.ir, roi=roi, timing=timing)
     nargs, void = _main_signature(im.static)
-    res = run_module(
-        im.ir,
-        instrumented=True,
-        globals_=im.static.gv_name,
-        main_nargs=nargs,
-        main_void=void,
-        args=args,
-        program_name=os.path.basename(cm.sources[0]) if cm.sources else "program",
-        stdin=stdin,
-        cwd=cwd,
-        limits=limits,
-        libs=libs,
-        optimize=not timing,
-        codegen_opt=_codegen_opt(cm, not timing),
-        progress=progress,
+    res = _launch(
+        cm, im.ir, nargs, void, instrumented=True, optimize=not timing,
+        globals_=im.static.gv_name, args=args, stdin=stdin, cwd=cwd, limits=limits,
+        libs=libs, progress=progress,
     )
     meta = {
         "program": list(cm.sources),
@@ -114,8 +129,8 @@ def trace_program(
         "max_instructions": int(limits.max_instructions),
         "compiler": cm.compiler,
         "flags": list(cm.flags),
-        "stdout": res.stdout.decode(errors="replace"),
-        "stderr": res.stderr.decode(errors="replace"),
+        "stdout": _clip(res.stdout),
+        "stderr": _clip(res.stderr),
         "run_seconds": res.run_seconds,
         "wall_seconds": res.wall_seconds,
     }
@@ -147,22 +162,14 @@ def run_program(program, *, args=(), stdin=None, cwd=None, limits=DEFAULT_LIMITS
     cm = _compiled(program, compile_options)
     import llvmlite.binding as llvm
 
-    from .static import build_static_table
-
     mod = llvm.parse_assembly(cm.ir)
-    text = str(mod)
-    static, _, _ = build_static_table(mod, text, llvm.create_target_data(mod.data_layout))
-    nargs, void = _main_signature(static)
-    return run_module(
-        text,
-        instrumented=False,
-        codegen_opt=_codegen_opt(cm, False),
-        main_nargs=nargs,
-        main_void=void,
-        args=args,
-        program_name=os.path.basename(cm.sources[0]) if cm.sources else "program",
-        stdin=stdin,
-        cwd=cwd,
-        limits=limits,
-        libs=libs,
+    try:
+        main = mod.get_function("main")
+    except NameError:
+        raise InputError("the program defines no main function; give a complete C program") from None
+    nargs = len(list(main.arguments))
+    void = str(main.global_value_type).startswith("void")
+    return _launch(
+        cm, str(mod), nargs, void, instrumented=False, optimize=False, args=args, stdin=stdin,
+        cwd=cwd, limits=limits, libs=libs,
     )

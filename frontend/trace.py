@@ -299,22 +299,35 @@ def decode_trace(static, events, *, global_addresses=(), argv_objects=(), meta=N
     blk_ends_ret = np.asarray(blk_ends_ret, dtype=np.bool_)
     tracked = static.ins_call == 2
     expects = (static.ins_mem != MEM_NONE) | (static.ins_obj != 0) | tracked
-    out = _kernels.decode_events(
+    n_mem = counts[2] + counts[3] + counts[8] + counts[9]
+    out = {
+        "dyn_sid": np.empty(n_dyn, np.int32), "dyn_act": np.empty(n_dyn, np.int32),
+        "bs_block": np.empty(counts[1], np.int32), "bs_act": np.empty(counts[1], np.int32),
+        "bs_start": np.empty(counts[1], np.int64),
+        "act_func": np.empty(counts[1], np.int32), "act_parent": np.empty(counts[1], np.int32),
+        "act_call": np.empty(counts[1], np.int64),
+        "mem_dyn": np.empty(n_mem, np.int64), "mem_addr": np.empty(n_mem, np.uint64),
+        "mem_size": np.empty(n_mem, np.uint64), "mem_dt": np.empty(n_mem, np.uint32),
+        "mem_write": np.empty(n_mem, np.bool_),
+        "al_dyn": np.empty(counts[5], np.int64), "al_base": np.empty(counts[5], np.uint64),
+        "al_size": np.empty(counts[5], np.uint64),
+        "fr_dyn": np.empty(counts[6], np.int64), "fr_base": np.empty(counts[6], np.uint64),
+    }
+    filled = np.zeros(6, dtype=np.int64)
+    err, err_pos, end_reason = _kernels.decode_events(
         events, static.blk_first, static.blk_ninstr, static.blk_func, blk_is_entry,
-        blk_ends_ret, expects, tracked, static.ins_size, n_dyn, counts,
+        blk_ends_ret, expects, tracked, static.ins_size, *out.values(), filled,
     )
-    (n, dyn_sid, dyn_act, nb, bs_block, bs_act, bs_start, na, act_func, act_parent, act_call,
-     nm, mem_dyn, mem_addr, mem_size, mem_dt, mem_write, nal, al_dyn, al_base, al_size,
-     nfr, fr_dyn, fr_base, end_reason, err, err_pos) = out
     if err:
         raise TraceFormatError(
             f"corrupt event stream: {_kernels.ERRORS[err]} at word {err_pos}; "
             "the trace does not match the program's static table"
         )
-    dyn_sid, dyn_act = dyn_sid[:n], dyn_act[:n]
-    act_func, act_parent, act_call = act_func[:na], act_parent[:na], act_call[:na]
-    al_dyn, al_base, al_size = al_dyn[:nal], al_base[:nal], al_size[:nal]
-    fr_dyn, fr_base = fr_dyn[:nfr], fr_base[:nfr]
+    n, nb, na, nm, nal, nfr = (int(x) for x in filled)
+    dyn_sid, dyn_act = out["dyn_sid"][:n], out["dyn_act"][:n]
+    act_func, act_parent, act_call = out["act_func"][:na], out["act_parent"][:na], out["act_call"][:na]
+    al_dyn, al_base, al_size = out["al_dyn"][:nal], out["al_base"][:nal], out["al_size"][:nal]
+    fr_dyn, fr_base = out["fr_dyn"][:nfr], out["fr_base"][:nfr]
 
     # objects: globals, argv, then allocations in execution order
     g_addr = np.asarray(global_addresses, dtype=np.uint64)
@@ -362,17 +375,17 @@ def decode_trace(static, events, *, global_addresses=(), argv_objects=(), meta=N
         static=static,
         dyn_sid=dyn_sid,
         dyn_act=dyn_act,
-        bs_block=bs_block[:nb],
-        bs_act=bs_act[:nb],
-        bs_start=bs_start[:nb],
+        bs_block=out["bs_block"][:nb],
+        bs_act=out["bs_act"][:nb],
+        bs_start=out["bs_start"][:nb],
         act_func=act_func,
         act_parent=act_parent,
         act_call=act_call,
-        mem_dyn=mem_dyn[:nm],
-        mem_addr=mem_addr[:nm],
-        mem_size=mem_size[:nm],
-        mem_dt=mem_dt[:nm],
-        mem_write=mem_write[:nm],
+        mem_dyn=out["mem_dyn"][:nm],
+        mem_addr=out["mem_addr"][:nm],
+        mem_size=out["mem_size"][:nm],
+        mem_dt=out["mem_dt"][:nm],
+        mem_write=out["mem_write"][:nm],
         obj_kind=obj_kind,
         obj_base=obj_base,
         obj_size=obj_size,

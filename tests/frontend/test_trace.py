@@ -485,3 +485,13 @@ def test_regression_switch_spans_several_lines(cfile):
     st = t.static
     (sw,) = np.flatnonzero(st.ins_opcode == "switch")
     assert t.instruction_counts()[sw] == 23
+
+
+def test_huge_program_output_is_kept_cut(cfile):
+    from frontend.api import OUTPUT_KEPT
+
+    path = cfile("out.c", '#include <stdio.h>\nint main(void) { for (int i = 0; i < 300000; i++) '
+                 'fputs("0123456789", stdout); return 0; }\n')
+    t = trace_program(path, timing=False)
+    assert t.meta["stdout"] == "0123456789" * (OUTPUT_KEPT // 10) + "0123456789"[: OUTPUT_KEPT % 10] + (
+        f"\n[vcut: output cut after {OUTPUT_KEPT} of 3000000 bytes]\n")
