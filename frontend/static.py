@@ -11,6 +11,7 @@ reference into the matching table. Phi operands also carry their incoming
 block, so a dependency pass can follow the edge actually taken.
 """
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -302,7 +303,11 @@ def _parse_debug_info(text):
             locs[mid] = (int(line.group(1)) if line else 0, int(col.group(1)) if col else 0)
         elif kind == "DIFile":
             fn = re.search(r'filename: "((?:[^"\\]|\\.)*)"', body)
-            files[mid] = fn.group(1) if fn else ""
+            dn = re.search(r'directory: "((?:[^"\\]|\\.)*)"', body)
+            name = fn.group(1) if fn else ""
+            if name and dn and not os.path.isabs(name):
+                name = os.path.normpath(os.path.join(dn.group(1), name))
+            files[mid] = name
         elif kind in ("DISubprogram", "DILexicalBlock", "DILexicalBlockFile"):
             f = re.search(r"\bfile: !(\d+)", body)
             if f:
