@@ -20,6 +20,7 @@ __all__ = [
     "ProgramOutOfMemory",
     "TraceFormatError",
     "OutputError",
+    "GraphFormatError",
 ]
 
 
@@ -101,3 +102,9 @@ class OutputError(VcutError):
     """An output path cannot be written."""
 
     exit_code = 9
+
+
+class GraphFormatError(VcutError):
+    """A graph file or graph object is malformed (file, line and what is wrong)."""
+
+    exit_code = 10

@@ -29,13 +29,13 @@ File format (version `FORMAT_VERSION`): one ``.npz`` archive (numpy's zip of
 
 import json
 import os
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import OutputError, TraceFormatError
+from .atomic import atomic_output
+from .errors import TraceFormatError
 from .events import END_REASONS
 from .static import MEM_NONE, OBJ_ALLOCA, StaticTable
 
@@ -193,31 +193,13 @@ class Trace:
         OutputError
             The path's directory does not exist or is not writable.
         """
-        path = os.fspath(path)
-        directory = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(directory):
-            raise OutputError(f"cannot write {path}: directory {directory} does not exist")
         arrays = {f"static__{k}": _to_saveable(v) for k, v in self.static.arrays().items()}
         for k in _DYN_FIELDS:
             arrays[k] = getattr(self, k)
         meta = dict(self.meta, format="vcut-trace", format_version=FORMAT_VERSION)
         arrays["meta"] = np.array(json.dumps(meta))
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=".vcut-", suffix=".npz.tmp", dir=directory)
-        except OSError as exc:
-            raise OutputError(f"cannot write {path}: {exc.strerror}; choose a writable location") from None
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, **arrays)
-            os.replace(tmp, path)
-        except OSError as exc:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise OutputError(f"cannot write {path}: {exc.strerror}") from None
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        with atomic_output(path) as fh:
+            np.savez(fh, **arrays)
 
 
 def _to_saveable(a):

@@ -58,6 +58,50 @@ def build_parser():
     )
     t.add_argument("sources", nargs="+", metavar="PROGRAM.c", help="C source files (linked together)")
     t.add_argument("-o", "--output", required=True, metavar="TRACE", help="output trace file (.npz)")
+    _add_trace_options(t)
+    _add_common(t)
+    t.set_defaults(func=_cmd_trace)
+
+    g = sub.add_parser(
+        "graph",
+        help="build the weighted dependency graph of a C program or of a trace",
+        description="Build the dynamic dependency graph (nodes: executed IR instructions in "
+        "execution order; edges: register and memory dependencies; weights: memory transfer "
+        "cycles). INPUT is C source(s) (traced first; program arguments follow '--') or a "
+        "trace (.npz). The output format follows the suffix of -o: .npz (vcut's own), "
+        ".graph (METIS), .edgelist, .mtx (optionally .gz).",
+    )
+    g.add_argument("inputs", nargs="+", metavar="INPUT", help="PROGRAM.c [...] or TRACE.npz")
+    g.add_argument("-o", "--output", required=True, metavar="GRAPH", help="output graph file")
+    g.add_argument("--weights", choices=["measured", "model"], default="measured",
+                   help="edge weights: cycles measured in the trace, or the cache model "
+                   "(deterministic) (default measured)")
+    g.add_argument("--war", action="store_true", help="add write-after-read memory edges")
+    g.add_argument("--waw", action="store_true", help="add write-after-write memory edges")
+    g.add_argument("--save-trace", metavar="TRACE", help="also keep the trace of a C input")
+    _add_trace_options(g)
+    _add_common(g)
+    g.set_defaults(func=_cmd_graph)
+
+    st = sub.add_parser(
+        "stats",
+        help="statistics of a graph: sizes, power-law fit, path lengths, critical path",
+        description="Print |V|, |E|, the degree power-law fit (Clauset-Shalizi-Newman), "
+        "average shortest-path length, critical path and total weight of a graph file.",
+    )
+    st.add_argument("graph", metavar="GRAPH", help="graph file (.npz, .graph, .edgelist, .txt, .mtx, .lg; .gz ok)")
+    st.add_argument("--format", choices=["metis", "edgelist", "mtx", "lg", "npz"],
+                    help="file format (default: from the suffix)")
+    st.add_argument("--plot", metavar="PNG", help="write a log-log degree distribution plot")
+    st.add_argument("--path-samples", type=int, default=32, metavar="K",
+                    help="BFS sources for the average path length of graphs over 2000 nodes (default 32)")
+    st.add_argument("--seed", type=int, default=0, help="seed of the sampled sources (default 0)")
+    _add_common(st)
+    st.set_defaults(func=_cmd_stats)
+    return parser
+
+
+def _add_trace_options(t):
     t.add_argument("--roi", action="append", default=[], metavar="FUNC",
                    help="trace only FUNC and what it calls (repeatable; default: everything)")
     t.add_argument("--max-instructions", type=int, default=50_000_000, metavar="N",
@@ -72,9 +116,6 @@ def build_parser():
     t.add_argument("--no-timing", action="store_true",
                    help="do not time memory operations with the cycle counter")
     _add_compile_options(t)
-    _add_common(t)
-    t.set_defaults(func=_cmd_trace)
-    return parser
 
 
 def _progress_printer(label):
@@ -88,30 +129,19 @@ def _progress_printer(label):
     return report
 
 
-def _check_output_path(path):
-    from frontend.errors import OutputError
-
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    if os.path.isdir(path):
-        raise OutputError(f"output path {path} is a directory; give a file name")
-    if not os.path.isdir(directory):
-        raise OutputError(f"cannot write {path}: directory {directory} does not exist")
-    if not os.access(directory, os.W_OK):
-        raise OutputError(f"cannot write {path}: directory {directory} is not writable")
-
-
-def _cmd_trace(args, program_args):
+def _run_trace(args, program_args):
+    """Compile and trace the C sources named on the command line."""
     from frontend import RunLimits, compile_program, trace_program
 
-    _check_output_path(args.output)
     limits = RunLimits(
         timeout=args.timeout,
         memory=args.memory_limit << 20,
         max_instructions=args.max_instructions,
     )
     limits.validate()
+    sources = getattr(args, "sources", None) or args.inputs
     cm = compile_program(
-        args.sources,
+        sources,
         opt=f"-O{args.opt}",
         defines=args.defines,
         include_dirs=args.include_dirs,
@@ -125,7 +155,6 @@ def _cmd_trace(args, program_args):
     elif args.stdin:
         stdin = args.stdin
     progress = _progress_printer("tracing")
-    t0 = time.perf_counter()
     trace = trace_program(
         cm,
         args=program_args,
@@ -139,6 +168,15 @@ def _cmd_trace(args, program_args):
     )
     if progress:
         sys.stderr.write("\n")
+    return trace
+
+
+def _cmd_trace(args, program_args):
+    from frontend.atomic import check_output_path
+
+    check_output_path(args.output)
+    t0 = time.perf_counter()
+    trace = _run_trace(args, program_args)
     trace.save(args.output)
     seconds = time.perf_counter() - t0
     summary = trace.summary()
@@ -151,7 +189,7 @@ def _cmd_trace(args, program_args):
         return 0
     sys.stdout.write(trace.meta.get("stdout", ""))
     sys.stderr.write(trace.meta.get("stderr", ""))
-    rows = [
+    _print_rows([
         ("dynamic instructions", f"{summary['dynamic_instructions']:,}"),
         ("blocks executed", f"{summary['blocks_executed']:,}"),
         ("memory operations", f"{summary['memory_operations']:,}"),
@@ -161,13 +199,106 @@ def _cmd_trace(args, program_args):
         ("exit code", "none (stopped)" if summary["exit_code"] is None else str(summary["exit_code"])),
         ("trace", summary["output"]),
         ("seconds", f"{seconds:.2f}"),
-    ]
-    width = max(len(k) for k, _ in rows)
-    for k, v in rows:
-        print(f"{k:<{width}}  {v}", file=sys.stderr)
+    ])
     if summary["truncated"]:
         print(f"note: the trace was cut at the budget of {args.max_instructions:,} instructions "
               "(--max-instructions)", file=sys.stderr)
+    return 0
+
+
+def _print_rows(rows):
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"{k:<{width}}  {v}", file=sys.stderr)
+
+
+def _cmd_graph(args, program_args):
+    from frontend import load_trace
+    from frontend.atomic import check_output_path
+    from frontend.errors import InputError
+    from ir_graph import build_graph, fit_power_law, write_graph
+    from ir_graph.formats import detect_format
+
+    check_output_path(args.output)
+    fmt = detect_format(args.output)
+    if fmt == "lg":
+        raise InputError("vcut graph writes .npz, .graph, .edgelist or .mtx; not .lg")
+    t0 = time.perf_counter()
+    traces = [p for p in args.inputs if p.lower().endswith(".npz")]
+    if traces:
+        if len(args.inputs) != 1:
+            raise InputError("give either one trace (.npz) or C sources, not both")
+        trace = load_trace(traces[0])
+    else:
+        if args.save_trace:
+            check_output_path(args.save_trace)
+        trace = _run_trace(args, program_args)
+        if args.save_trace:
+            trace.save(args.save_trace)
+        if not args.json:
+            sys.stdout.write(trace.meta.get("stdout", ""))
+    g = build_graph(trace, weights=args.weights, war=args.war, waw=args.waw)
+    report = write_graph(g, args.output, fmt)
+    fit = fit_power_law(g.degrees())
+    seconds = time.perf_counter() - t0
+    result = {
+        "nodes": g.n, "edges": g.m, "total_weight": g.total_weight, "alpha": fit.alpha,
+        "x_min": fit.x_min, "weights": args.weights, "format": fmt,
+        "output": os.path.abspath(args.output), "seconds": round(seconds, 3),
+        "truncated": trace.truncated,
+    }
+    result.update(report)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    _print_rows([
+        ("nodes", f"{g.n:,}"), ("edges", f"{g.m:,}"), ("total weight", f"{g.total_weight:,.0f}"),
+        ("alpha (x_min)", f"{fit.alpha:.3f} ({fit.x_min})"), ("weights", args.weights),
+        ("graph", f"{result['output']} ({fmt})"), ("seconds", f"{seconds:.2f}"),
+    ])
+    for k, v in report.items():
+        if v:
+            print(f"note: {fmt} output: {k.replace('_', ' ')}: {v}", file=sys.stderr)
+    return 0
+
+
+def _cmd_stats(args, program_args):
+    from ir_graph import degree_plot, graph_stats, read_graph
+    from ir_graph.stats import PowerLawFit
+
+    if args.plot:
+        from frontend.atomic import check_output_path
+
+        check_output_path(args.plot)
+    t0 = time.perf_counter()
+    g = read_graph(args.graph, args.format)
+    s = graph_stats(g, path_samples=args.path_samples, seed=args.seed)
+    if args.plot:
+        degree_plot(g, args.plot, PowerLawFit(s.alpha, s.x_min, s.ks, s.n_tail))
+    result = s.to_dict()
+    result["seconds"] = round(time.perf_counter() - t0, 3)
+    result["directed"] = g.directed
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    apl = f"{s.avg_path_length:.2f}" + (" (exact)" if s.path_exact else
+                                         f" +- {s.avg_path_length_stderr:.2f} ({s.path_sources} sources)")
+    rows = [
+        ("nodes", f"{s.nodes:,}"), ("edges", f"{s.edges:,}"),
+        ("self-loops / repeated edges", f"{s.self_loops:,} / {s.duplicate_edges:,}"),
+        ("degree max / mean", f"{s.max_degree:,} / {s.mean_degree:.2f}"),
+        ("power law alpha (x_min, KS, tail)", f"{s.alpha:.3f} ({s.x_min}, {s.ks:.3f}, {s.n_tail:,} nodes)"),
+        ("alpha over all degrees", f"{s.alpha_all:.3f}"),
+        ("avg shortest path (undirected)", apl),
+    ]
+    if g.directed:
+        rows.append(("avg directed path", f"{s.avg_directed_path_length:.2f}"))
+        rows.append(("critical path (weight / edges)",
+                     f"{s.critical_path_weight:,.0f} / {s.critical_path_edges:,}"))
+    rows.append(("total weight", f"{s.total_weight:,.0f}"))
+    if args.plot:
+        rows.append(("degree plot", os.path.abspath(args.plot)))
+    _print_rows(rows)
     return 0
 
 

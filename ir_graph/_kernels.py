@@ -1,0 +1,495 @@
+"""Numba kernels of ir_graph: dependency analysis, cache model, graph passes.
+
+Kernels take arrays and scalars only and document what they change in place;
+`ir_graph.build` and `ir_graph.stats` prepare their inputs.
+"""
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "dependencies",
+    "memory_dependencies",
+    "simulate_caches",
+    "longest_path",
+    "bfs_distances",
+    "KIND_REG",
+    "KIND_PHI",
+    "KIND_ARG",
+    "KIND_RET",
+    "KIND_MEM",
+    "KIND_WAR",
+    "KIND_WAW",
+]
+
+# Edge kinds (bits; an edge found several ways carries all of them).
+KIND_REG = 1  # SSA def -> use in the same activation
+KIND_PHI = 2  # value of the incoming block actually taken -> phi
+KIND_ARG = 4  # producer of an actual argument -> use of the parameter in the callee
+KIND_RET = 8  # callee's ret -> uses of the call result in the caller
+KIND_MEM = 16  # last writer of a byte -> reader (read after write)
+KIND_WAR = 32  # reader -> next writer of the byte (write after read), optional
+KIND_WAW = 64  # writer -> next writer of the byte (write after write), optional
+
+OP_INSTRUCTION = 0
+OP_ARGUMENT = 1
+
+
+@njit(cache=True)
+def _add_edge(u, v, kind, e_src, e_dst, e_kind, ne, mark_v, mark_e):
+    """Append edge u -> v (or OR ``kind`` into the existing one); returns ne."""
+    if mark_v[u] == v:
+        e_kind[mark_e[u]] |= kind
+        return ne
+    mark_v[u] = v
+    mark_e[u] = ne
+    e_src[ne] = u
+    e_dst[ne] = v
+    e_kind[ne] = kind
+    return ne + 1
+
+
+@njit(cache=True)
+def _define(s, i, a, last, owner, act_last, u_sid, u_last, u_owner, utop):
+    """Record that dynamic instruction ``i`` of activation ``a`` defines sid ``s``.
+
+    If a different activation that is still running owns the current value
+    (a recursive caller), the value is pushed on the undo log so that it is
+    restored when ``a`` ends. Returns the new undo-log height.
+    """
+    o = owner[s]
+    if o >= 0 and o != a and act_last[o] > i:
+        u_sid[utop] = s
+        u_last[utop] = last[s]
+        u_owner[utop] = o
+        utop += 1
+    last[s] = i
+    owner[s] = a
+    return utop
+
+
+@njit(cache=True)
+def dependencies(
+    dyn_sid,
+    dyn_act,
+    include,
+    bs_block,
+    bs_act,
+    bs_start,
+    act_func,
+    act_parent,
+    act_call,
+    act_last,
+    act_arg_ptr,
+    fn_nargs,
+    op_ptr,
+    op_kind,
+    op_ref,
+    op_block,
+    ins_is_phi,
+    ins_defines,
+    ins_is_ret,
+    ins_callee,
+    acc_ptr,
+    acc_write,
+    acc_lo,
+    acc_hi,
+    n_segments,
+    with_war,
+    with_waw,
+    e_src,
+    e_dst,
+    e_kind,
+):
+    """All dependency edges of a dynamic trace, in execution order.
+
+    Parameters
+    ----------
+    dyn_sid, dyn_act : int32[N]
+        Static instruction and activation of each dynamic instruction.
+    include : bool[S]
+        Static instructions that are graph nodes (others get no edges and
+        define nothing).
+    bs_block, bs_act : int32[B]; bs_start : int64[B]
+        Executed blocks, their activation and first dynamic instruction.
+    act_func, act_parent : int32[A]; act_call, act_last : int64[A]
+        Activation function, parent, calling dynamic instruction (-1: root)
+        and last dynamic instruction.
+    act_arg_ptr : int64[A+1]
+        Offsets of each activation's parameters in the argument-source table.
+    fn_nargs : int32[F]
+    op_ptr, op_kind, op_ref, op_block : static operand table (CSR).
+    ins_is_phi, ins_defines, ins_is_ret : bool[S]
+        Static flags: phi; has a result value; ``ret``.
+    ins_callee : int32[S]
+        Direct callee function id (-1: indirect or not a call).
+    acc_ptr : int64[N+1]
+        Memory accesses of each dynamic instruction (CSR over the access
+        arrays, in stream order: reads before writes for copies/atomics).
+    acc_write : bool[M]; acc_lo, acc_hi : int64[M]
+        Access kind and its half-open range of address segments.
+    n_segments : int
+    with_war, with_waw : bool
+        Also emit write-after-read / write-after-write edges.
+    e_src, e_dst : int64[E]; e_kind : uint8[E]
+        Output, written in place (E from `edge_bound`).
+
+    Returns
+    -------
+    int
+        Number of edges written. Edges are grouped by destination in
+        increasing order and every source precedes its destination.
+    """
+    n = dyn_sid.shape[0]
+    nsid = include.shape[0]
+    nact = act_func.shape[0]
+    last = np.full(nsid, -1, dtype=np.int64)
+    owner = np.full(nsid, -1, dtype=np.int32)
+    u_sid = np.empty(n + 1, dtype=np.int32)
+    u_last = np.empty(n + 1, dtype=np.int64)
+    u_owner = np.empty(n + 1, dtype=np.int32)
+    utop = 0
+    undo_base = np.zeros(nact, dtype=np.int64)
+    started = np.zeros(nact, dtype=np.bool_)
+    arg_src = np.full(act_arg_ptr[nact], -1, dtype=np.int64)
+    cur_block = np.full(nact, -1, dtype=np.int32)
+    prev_block = np.full(nact, -1, dtype=np.int32)
+    last_writer = np.full(n_segments, -1, dtype=np.int64)
+    rd_head = np.full(n_segments if with_war else 0, -1, dtype=np.int64)
+    nreads = 0
+    if with_war:
+        for k in range(acc_write.shape[0]):
+            if not acc_write[k]:
+                nreads += acc_hi[k] - acc_lo[k]
+    rd_node = np.empty(nreads, dtype=np.int64)
+    rd_next = np.empty(nreads, dtype=np.int64)
+    nrd = 0
+    mark_v = np.full(n, -1, dtype=np.int64)
+    mark_e = np.zeros(n, dtype=np.int64)
+    phi_src = np.empty(64, dtype=np.int64)
+    phi_kind = np.empty(64, dtype=np.uint8)
+    ne = 0
+    kb = 0
+    nb = bs_block.shape[0]
+    i = 0
+    while i < n:
+        a = dyn_act[i]
+        if not started[a]:
+            started[a] = True
+            undo_base[a] = utop
+            # sources of the parameters
+            c = act_call[a]
+            f = act_func[a]
+            base = act_arg_ptr[a]
+            if c >= 0:
+                cs = dyn_sid[c]
+                p = act_parent[a]
+                if ins_callee[cs] == f or ins_callee[cs] < 0:
+                    for k in range(fn_nargs[f]):
+                        j = op_ptr[cs] + k
+                        if j >= op_ptr[cs + 1] - 1:
+                            break
+                        if op_kind[j] == OP_INSTRUCTION:
+                            d = op_ref[j]
+                            if d >= 0 and owner[d] == p:
+                                arg_src[base + k] = last[d]
+                        elif op_kind[j] == OP_ARGUMENT and p >= 0:
+                            arg_src[base + k] = arg_src[act_arg_ptr[p] + op_ref[j]]
+                else:
+                    # a callback from library code: the library call produced them
+                    for k in range(fn_nargs[f]):
+                        arg_src[base + k] = c
+        while kb < nb and bs_start[kb] == i:
+            ab = bs_act[kb]
+            prev_block[ab] = cur_block[ab]
+            cur_block[ab] = bs_block[kb]
+            kb += 1
+        s = dyn_sid[i]
+        if ins_is_phi[s]:
+            # all phis at the head of a block read their values together
+            j0 = i
+            cnt = 0
+            pred = prev_block[a]
+            while j0 < n and ins_is_phi[dyn_sid[j0]] and dyn_act[j0] == a:
+                s2 = dyn_sid[j0]
+                src = -1
+                kind = 0
+                for j in range(op_ptr[s2], op_ptr[s2 + 1]):
+                    if op_block[j] == pred:
+                        if op_kind[j] == OP_INSTRUCTION:
+                            d = op_ref[j]
+                            if d >= 0 and owner[d] == a:
+                                src = last[d]
+                                kind = KIND_PHI | KIND_REG
+                        elif op_kind[j] == OP_ARGUMENT:
+                            src = arg_src[act_arg_ptr[a] + op_ref[j]]
+                            kind = KIND_PHI | KIND_ARG
+                        break
+                if cnt == phi_src.shape[0]:
+                    grown = np.empty(2 * cnt, dtype=np.int64)
+                    grown[:cnt] = phi_src
+                    phi_src = grown
+                    grownk = np.empty(2 * cnt, dtype=np.uint8)
+                    grownk[:cnt] = phi_kind
+                    phi_kind = grownk
+                phi_src[cnt] = src
+                phi_kind[cnt] = kind
+                cnt += 1
+                j0 += 1
+            for q in range(cnt):
+                if phi_src[q] >= 0:
+                    ne = _add_edge(phi_src[q], i + q, phi_kind[q], e_src, e_dst, e_kind, ne,
+                                   mark_v, mark_e)
+            for q in range(cnt):
+                utop = _define(dyn_sid[i + q], i + q, a, last, owner, act_last, u_sid, u_last,
+                               u_owner, utop)
+            i = j0
+            # a phi never ends an activation (a block has a terminator)
+            continue
+        if include[s]:
+            for j in range(op_ptr[s], op_ptr[s + 1]):
+                k = op_kind[j]
+                if k == OP_INSTRUCTION:
+                    d = op_ref[j]
+                    if d >= 0 and owner[d] == a and last[d] >= 0:
+                        src = last[d]
+                        ne = _add_edge(src, i, KIND_RET if ins_is_ret[dyn_sid[src]] and dyn_act[src] != a
+                                       else KIND_REG, e_src, e_dst, e_kind, ne, mark_v, mark_e)
+                elif k == OP_ARGUMENT:
+                    src = arg_src[act_arg_ptr[a] + op_ref[j]]
+                    if src >= 0:
+                        ne = _add_edge(src, i, KIND_ARG, e_src, e_dst, e_kind, ne, mark_v, mark_e)
+            for q in range(acc_ptr[i], acc_ptr[i + 1]):
+                lo = acc_lo[q]
+                hi = acc_hi[q]
+                if not acc_write[q]:
+                    for g in range(lo, hi):
+                        w = last_writer[g]
+                        if w >= 0 and w != i:
+                            ne = _add_edge(w, i, KIND_MEM, e_src, e_dst, e_kind, ne, mark_v, mark_e)
+                        if with_war:
+                            rd_node[nrd] = i
+                            rd_next[nrd] = rd_head[g]
+                            rd_head[g] = nrd
+                            nrd += 1
+                else:
+                    for g in range(lo, hi):
+                        if with_waw:
+                            w = last_writer[g]
+                            if w >= 0 and w != i:
+                                ne = _add_edge(w, i, KIND_WAW, e_src, e_dst, e_kind, ne, mark_v,
+                                               mark_e)
+                        if with_war:
+                            r = rd_head[g]
+                            while r >= 0:
+                                if rd_node[r] != i:
+                                    ne = _add_edge(rd_node[r], i, KIND_WAR, e_src, e_dst, e_kind, ne,
+                                                   mark_v, mark_e)
+                                r = rd_next[r]
+                            rd_head[g] = -1
+                        last_writer[g] = i
+            if ins_defines[s]:
+                utop = _define(s, i, a, last, owner, act_last, u_sid, u_last, u_owner, utop)
+        if act_last[a] == i:
+            # the activation ends: give the callers their values back
+            while utop > undo_base[a]:
+                utop -= 1
+                last[u_sid[utop]] = u_last[utop]
+                owner[u_sid[utop]] = u_owner[utop]
+            c = act_call[a]
+            if ins_is_ret[s] and c >= 0:
+                cs = dyn_sid[c]
+                if ins_callee[cs] == act_func[a] or ins_callee[cs] < 0:
+                    # the call's result is what this ret returned
+                    p = act_parent[a]
+                    utop = _define(cs, i, p, last, owner, act_last, u_sid, u_last, u_owner, utop)
+        i += 1
+    return ne
+
+
+@njit(cache=True)
+def edge_bound(dyn_sid, op_ptr, acc_write, acc_lo, acc_hi, with_war, with_waw):
+    """Upper bound of the number of edges `dependencies` can emit."""
+    bound = 0
+    for i in range(dyn_sid.shape[0]):
+        s = dyn_sid[i]
+        bound += op_ptr[s + 1] - op_ptr[s]
+    for k in range(acc_write.shape[0]):
+        span = acc_hi[k] - acc_lo[k]
+        if acc_write[k]:
+            if with_waw:
+                bound += span
+        else:
+            bound += span
+    if with_war:
+        for k in range(acc_write.shape[0]):
+            if not acc_write[k]:
+                bound += acc_hi[k] - acc_lo[k]
+    return bound
+
+
+@njit(cache=True)
+def memory_dependencies(acc_write, acc_lo, acc_hi, n_segments):
+    """Read-after-write pairs of a sequence of accesses (reference helper).
+
+    Access ``k`` reading segments ``[acc_lo[k], acc_hi[k])`` depends on the
+    latest earlier writer of each segment. Returns ``(readers, writers)`` as
+    parallel int64 arrays, one pair per distinct (reader, writer).
+    """
+    last_writer = np.full(n_segments, -1, dtype=np.int64)
+    cap = 0
+    for k in range(acc_write.shape[0]):
+        if not acc_write[k]:
+            cap += acc_hi[k] - acc_lo[k]
+    rd = np.empty(cap, dtype=np.int64)
+    wr = np.empty(cap, dtype=np.int64)
+    m = 0
+    for k in range(acc_write.shape[0]):
+        if acc_write[k]:
+            for g in range(acc_lo[k], acc_hi[k]):
+                last_writer[g] = k
+        else:
+            start = m
+            for g in range(acc_lo[k], acc_hi[k]):
+                w = last_writer[g]
+                if w < 0:
+                    continue
+                dup = False
+                for q in range(start, m):
+                    if wr[q] == w:
+                        dup = True
+                        break
+                if not dup:
+                    rd[m] = k
+                    wr[m] = w
+                    m += 1
+    return rd[:m], wr[:m]
+
+
+@njit(cache=True)
+def simulate_caches(addr, size, l1_sets, l1_ways, l2_sets, l2_ways, block, lat_l1, lat_l2,
+                    lat_mem):
+    """Latency of each access under a two-level LRU cache (write-allocate).
+
+    Every cache block the access touches is looked up in L1, then L2, then
+    memory; a miss fills the block into the levels that missed (evicting the
+    least recently used way). The access's latency is the sum over its blocks.
+
+    Parameters
+    ----------
+    addr, size : uint64[M]
+        Accesses in execution order.
+    l1_sets, l1_ways, l2_sets, l2_ways, block : int
+        Geometry (sets and block size powers of two).
+    lat_l1, lat_l2, lat_mem : float
+        Cycles for a hit in L1, a hit in L2, and a memory access.
+
+    Returns
+    -------
+    lat : float64[M]
+    counts : int64[3]
+        L1 hits, L2 hits, memory accesses (per block).
+    """
+    tag1 = np.full((l1_sets, l1_ways), -1, dtype=np.int64)
+    use1 = np.zeros((l1_sets, l1_ways), dtype=np.int64)
+    tag2 = np.full((l2_sets, l2_ways), -1, dtype=np.int64)
+    use2 = np.zeros((l2_sets, l2_ways), dtype=np.int64)
+    lat = np.zeros(addr.shape[0], dtype=np.float64)
+    counts = np.zeros(3, dtype=np.int64)
+    clock = 0
+    for k in range(addr.shape[0]):
+        if size[k] == 0:
+            continue
+        first = np.int64(addr[k] // np.uint64(block))
+        lastb = np.int64((addr[k] + size[k] - np.uint64(1)) // np.uint64(block))
+        total = 0.0
+        for b in range(first, lastb + 1):
+            clock += 1
+            s1 = b % l1_sets
+            hit = -1
+            for w in range(l1_ways):
+                if tag1[s1, w] == b:
+                    hit = w
+                    break
+            if hit >= 0:
+                use1[s1, hit] = clock
+                total += lat_l1
+                counts[0] += 1
+                continue
+            s2 = b % l2_sets
+            hit2 = -1
+            for w in range(l2_ways):
+                if tag2[s2, w] == b:
+                    hit2 = w
+                    break
+            if hit2 >= 0:
+                use2[s2, hit2] = clock
+                total += lat_l2
+                counts[1] += 1
+            else:
+                victim = 0
+                for w in range(1, l2_ways):
+                    if use2[s2, w] < use2[s2, victim]:
+                        victim = w
+                tag2[s2, victim] = b
+                use2[s2, victim] = clock
+                total += lat_mem
+                counts[2] += 1
+            victim = 0
+            for w in range(1, l1_ways):
+                if use1[s1, w] < use1[s1, victim]:
+                    victim = w
+            tag1[s1, victim] = b
+            use1[s1, victim] = clock
+        lat[k] = total
+    return lat, counts
+
+
+@njit(cache=True)
+def longest_path(n, src, dst, weight):
+    """Longest path of a DAG whose edges all satisfy ``src < dst``.
+
+    Returns ``(length_in_weight, length_in_edges)`` over all paths; edges are
+    visited in increasing destination order, which is topological here.
+    """
+    order = np.argsort(dst, kind="mergesort")
+    dist_w = np.zeros(n, dtype=np.float64)
+    dist_e = np.zeros(n, dtype=np.int64)
+    for k in range(order.shape[0]):
+        e = order[k]
+        u = src[e]
+        v = dst[e]
+        if dist_w[u] + weight[e] > dist_w[v]:
+            dist_w[v] = dist_w[u] + weight[e]
+        if dist_e[u] + 1 > dist_e[v]:
+            dist_e[v] = dist_e[u] + 1
+    best_w = 0.0
+    best_e = 0
+    for v in range(n):
+        if dist_w[v] > best_w:
+            best_w = dist_w[v]
+        if dist_e[v] > best_e:
+            best_e = dist_e[v]
+    return best_w, best_e
+
+
+@njit(cache=True)
+def bfs_distances(indptr, indices, source):
+    """Hop distances from ``source`` in a CSR graph (-1: unreachable)."""
+    n = indptr.shape[0] - 1
+    dist = np.full(n, -1, dtype=np.int64)
+    queue = np.empty(n, dtype=np.int64)
+    dist[source] = 0
+    queue[0] = source
+    head = 0
+    tail = 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for j in range(indptr[u], indptr[u + 1]):
+            v = indices[j]
+            if dist[v] < 0:
+                dist[v] = dist[u] + 1
+                queue[tail] = v
+                tail += 1
+    return dist

@@ -1,0 +1,264 @@
+"""Build the weighted dynamic dependency graph of a trace (§3 of the framework).
+
+Nodes
+    One node per executed IR instruction, in execution order, except the
+    intrinsics that carry no computation (`EXCLUDED_INTRINSICS`: debug info,
+    lifetime markers, assumptions, annotations). The tracing code itself is
+    never in the trace.
+
+Edges (``edge_kind`` bits, see ``ir_graph._kernels``)
+    * REG: the dynamic instance that defined a used SSA value in the *same
+      activation* (recursive calls have their own instances);
+    * PHI: for a phi, the value of the incoming block actually taken (the
+      previous block of the activation); the phis of a block read together;
+    * ARG: producer of an actual argument -> uses of the parameter in the
+      callee (through parameters passed on unchanged); for a function called
+      back from library code (``qsort`` comparators) the library call node;
+    * RET: the callee's ``ret`` -> uses of the call's result in the caller;
+    * MEM: read after write, byte exact: a read depends on the last writer of
+      every byte it reads (loads, atomics, memcpy/memmove sources; writers are
+      stores, atomics, memcpy/memmove destinations, memset);
+    * WAR / WAW (optional): write after read / after write, byte exact.
+    An edge found several ways is one edge with several bits. Every edge goes
+    from an earlier to a later node, so the graph is a DAG.
+
+Weights
+    The memory-transfer time of the edge, in cycles: the cycles of the
+    destination's memory operation if it accesses memory, else those of the
+    source's, else (a pure register edge) 1 cycle, a register forward.
+    ``measured`` takes the cycles from the trace (the cycle counter read
+    around each memory operation); ``model`` from `CacheModel`, a simulation of
+    the address stream on the source's Table 2 machine (deterministic).
+"""
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from frontend.errors import InputError
+from frontend.static import MEM_NONE
+
+from . import _kernels
+from .graph import OPCLASSES, Graph, index_dtype
+
+__all__ = ["CacheModel", "build_graph", "EXCLUDED_INTRINSICS", "WEIGHT_MODELS"]
+
+WEIGHT_MODELS = ("measured", "model")
+
+#: Calls to intrinsics with these prefixes are not graph nodes.
+EXCLUDED_INTRINSICS = (
+    "llvm.dbg.",
+    "llvm.lifetime.",
+    "llvm.invariant.",
+    "llvm.assume",
+    "llvm.experimental.noalias.scope.decl",
+    "llvm.pseudoprobe",
+    "llvm.var.annotation",
+    "llvm.ptr.annotation",
+    "llvm.annotation",
+    "llvm.donothing",
+    "llvm.sideeffect",
+)
+
+_OPCLASS_OF = {}
+for _op in ("load", "store", "atomicrmw", "cmpxchg", "fence"):
+    _OPCLASS_OF[_op] = 0
+for _op in ("add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and",
+            "or", "xor", "freeze"):
+    _OPCLASS_OF[_op] = 1
+for _op in ("fadd", "fsub", "fmul", "fdiv", "frem", "fneg"):
+    _OPCLASS_OF[_op] = 2
+for _op in ("icmp", "fcmp", "select"):
+    _OPCLASS_OF[_op] = 3
+for _op in ("trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp",
+            "ptrtoint", "inttoptr", "bitcast", "addrspacecast"):
+    _OPCLASS_OF[_op] = 4
+_OPCLASS_OF["getelementptr"] = 5
+for _op in ("br", "switch", "ret", "phi", "unreachable"):
+    _OPCLASS_OF[_op] = 6
+_OPCLASS_OF["call"] = 7
+_OPCLASS_OF["alloca"] = 8
+assert len(OPCLASSES) == 10
+
+
+@dataclass(frozen=True)
+class CacheModel:
+    """Two-level LRU cache model of the source's Table 2 machine.
+
+    Defaults: L1 64 KiB, 4-way, 32-byte blocks; L2 256 KiB, 8-way, 32-byte
+    blocks; latencies 2 cycles (L1 hit), 20 cycles (L2 hit) and 110 cycles
+    for memory (about 100 cycles of DRAM latency plus a 32-byte block at
+    8 GB/s on a 2.4 GHz core). Write-allocate; an access costs the sum over
+    the cache blocks it touches.
+    """
+
+    l1_size: int = 64 * 1024
+    l1_ways: int = 4
+    l2_size: int = 256 * 1024
+    l2_ways: int = 8
+    block: int = 32
+    lat_l1: float = 2.0
+    lat_l2: float = 20.0
+    lat_mem: float = 110.0
+
+    def validate(self):
+        for name in ("l1_size", "l1_ways", "l2_size", "l2_ways", "block"):
+            if getattr(self, name) <= 0:
+                raise InputError(f"cache model {name} must be positive, got {getattr(self, name)}")
+        for size, ways, level in ((self.l1_size, self.l1_ways, "L1"), (self.l2_size, self.l2_ways, "L2")):
+            sets = size // (ways * self.block)
+            if sets < 1 or sets * ways * self.block != size:
+                raise InputError(
+                    f"{level} of {size} bytes does not divide into {ways} ways of {self.block}-byte blocks"
+                )
+        return self
+
+    def latencies(self, addr, size):
+        """Per-access latency (cycles) and (L1 hits, L2 hits, memory) block counts."""
+        self.validate()
+        l1_sets = self.l1_size // (self.l1_ways * self.block)
+        l2_sets = self.l2_size // (self.l2_ways * self.block)
+        return _kernels.simulate_caches(
+            np.asarray(addr, dtype=np.uint64), np.asarray(size, dtype=np.uint64), l1_sets,
+            self.l1_ways, l2_sets, self.l2_ways, self.block, self.lat_l1, self.lat_l2, self.lat_mem,
+        )
+
+
+def _included(static):
+    names = static.fn_name
+    excl = np.zeros(static.n_instructions, dtype=bool)
+    calls = np.flatnonzero(static.ins_callee >= 0)
+    callee_names = names[static.ins_callee[calls]]
+    bad = np.array([str(c).startswith(EXCLUDED_INTRINSICS) for c in callee_names], dtype=bool)
+    excl[calls[bad]] = True
+    return ~excl
+
+
+def segments(addr, size):
+    """Split the address space at every access boundary.
+
+    Returns ``(lo, hi, n_segments)``: access ``k`` covers segments
+    ``[lo[k], hi[k])``; two accesses share a byte iff they share a segment.
+    """
+    addr = np.asarray(addr, dtype=np.uint64)
+    end = addr + np.asarray(size, dtype=np.uint64)
+    bps = np.unique(np.concatenate([addr, end]))
+    lo = np.searchsorted(bps, addr).astype(np.int64)
+    hi = np.searchsorted(bps, end).astype(np.int64)
+    return lo, hi, max(len(bps) - 1, 0)
+
+
+def build_graph(trace, *, weights="measured", war=False, waw=False, cache=CacheModel()):
+    """The weighted dependency graph of a `frontend.Trace`.
+
+    Parameters
+    ----------
+    trace : frontend.Trace
+    weights : {"measured", "model"}
+        Cycles from the trace's cycle counter, or from the cache model.
+    war, waw : bool
+        Also add write-after-read / write-after-write memory edges.
+    cache : CacheModel
+        Used when ``weights="model"``.
+
+    Returns
+    -------
+    Graph
+        Directed; node ``k`` is the ``k``-th executed instruction that is a
+        node; every edge has ``src < dst``.
+
+    Raises
+    ------
+    InputError
+        An empty trace; ``measured`` weights of a trace made without timing;
+        an unknown weight model.
+    """
+    from frontend import _kernels as fk
+
+    if weights not in WEIGHT_MODELS:
+        raise InputError(f"unknown weight model {weights!r}; use one of {', '.join(WEIGHT_MODELS)}")
+    if trace.dynamic_instructions == 0:
+        raise InputError(
+            "the trace has no executed instructions (empty program, or the region of "
+            "interest never ran); nothing to build a graph from"
+        )
+    if weights == "measured" and not trace.meta.get("timing", True):
+        raise InputError(
+            "the trace was made without timing (--no-timing), so it has no measured cycles; "
+            "use --weights model or trace again with timing"
+        )
+    st = trace.static
+    n_dyn = trace.dynamic_instructions
+    include = _included(st)
+    act_last = fk.activation_last(trace.dyn_act, len(trace.act_func))
+    nargs = st.fn_nargs[trace.act_func].astype(np.int64)
+    act_arg_ptr = np.zeros(len(trace.act_func) + 1, dtype=np.int64)
+    np.cumsum(nargs, out=act_arg_ptr[1:])
+    acc_ptr = np.searchsorted(trace.mem_dyn, np.arange(n_dyn + 1)).astype(np.int64)
+    lo, hi, nseg = segments(trace.mem_addr, trace.mem_size)
+    ins_defines = (st.ins_result != "") & (st.ins_opcode != "phi")
+    ins_defines = np.asarray(ins_defines, dtype=np.bool_)
+    is_phi = np.asarray(st.ins_opcode == "phi", dtype=np.bool_)
+    is_ret = np.asarray(st.ins_opcode == "ret", dtype=np.bool_)
+    bound = _kernels.edge_bound(trace.dyn_sid, st.op_ptr, trace.mem_write, lo, hi, war, waw)
+    e_src = np.empty(bound, dtype=np.int64)
+    e_dst = np.empty(bound, dtype=np.int64)
+    e_kind = np.empty(bound, dtype=np.uint8)
+    ne = _kernels.dependencies(
+        trace.dyn_sid, trace.dyn_act, include, trace.bs_block, trace.bs_act, trace.bs_start,
+        trace.act_func, trace.act_parent, trace.act_call, act_last, act_arg_ptr, st.fn_nargs,
+        st.op_ptr, st.op_kind, st.op_ref, st.op_block, is_phi, ins_defines, is_ret,
+        st.ins_callee, acc_ptr, trace.mem_write, lo, hi, nseg, war, waw, e_src, e_dst, e_kind,
+    )
+    e_src, e_dst, e_kind = e_src[:ne], e_dst[:ne], e_kind[:ne]
+
+    # per dynamic instruction: memory cycles
+    is_mem = acc_ptr[1:] > acc_ptr[:-1]
+    if weights == "measured":
+        cyc = np.zeros(n_dyn, dtype=np.float64)
+        cyc[trace.mem_dyn] = trace.mem_dt  # the events of one instruction share its time
+        cache_counts = None
+    else:
+        lat, cache_counts = cache.latencies(trace.mem_addr, trace.mem_size)
+        cyc = np.bincount(trace.mem_dyn, weights=lat, minlength=n_dyn).astype(np.float64)
+    w = np.where(is_mem[e_dst], cyc[e_dst], np.where(is_mem[e_src], cyc[e_src], 1.0))
+
+    # renumber: nodes are the included dynamic instructions
+    keep = include[trace.dyn_sid]
+    node_of = np.cumsum(keep) - 1
+    n = int(keep.sum())
+    idt = index_dtype(max(n, ne))
+    opclass = np.array([_OPCLASS_OF.get(str(o), 9) for o in st.ins_opcode], dtype=np.uint8)
+    if st.n_instructions:
+        call_mem = (st.ins_opcode == "call") & (st.ins_mem != MEM_NONE)
+        opclass[call_mem] = 0
+    node_object = np.full(n_dyn, -1, dtype=np.int64)
+    if len(trace.mem_addr):
+        loc = trace.locate_accesses()
+        first = acc_ptr[:-1][is_mem]
+        node_object[is_mem] = loc[first]
+    meta = {
+        "kind": "ir",
+        "program": trace.meta.get("program", []),
+        "weights": weights,
+        "war": bool(war),
+        "waw": bool(waw),
+        "dynamic_instructions": n_dyn,
+        "truncated": trace.truncated,
+    }
+    if weights == "model":
+        meta["cache_model"] = asdict(cache)
+        meta["cache_blocks"] = {"l1_hits": int(cache_counts[0]), "l2_hits": int(cache_counts[1]),
+                                "memory": int(cache_counts[2])}
+    return Graph(
+        n=n,
+        src=node_of[e_src].astype(idt),
+        dst=node_of[e_dst].astype(idt),
+        weight=w,
+        directed=True,
+        node_sid=trace.dyn_sid[keep].astype(np.int32),
+        node_opclass=opclass[trace.dyn_sid[keep]],
+        node_object=node_object[keep],
+        edge_kind=e_kind,
+        meta=meta,
+    )

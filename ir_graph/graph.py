@@ -1,0 +1,191 @@
+"""The graph object shared by ir_graph, vcut and mapping.
+
+A `Graph` is a COO edge list (``src``, ``dst``, ``weight``) over nodes
+``0..n-1`` with optional node attributes. IR graphs are directed DAGs whose
+node ids follow execution order (every edge has ``src < dst``); graphs read
+from files are taken as undirected unless the format says otherwise. Index
+arrays are int32 while ids fit, int64 beyond (`index_dtype`).
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from frontend.errors import GraphFormatError
+
+__all__ = ["Graph", "index_dtype", "OPCLASSES"]
+
+#: Opcode classes of IR nodes (``node_opclass``), in code order.
+OPCLASSES = (
+    "memory",  # load, store, atomics, memcpy/memmove/memset
+    "int",  # integer arithmetic and logic
+    "float",  # floating-point arithmetic
+    "compare",  # icmp, fcmp, select
+    "cast",  # conversions
+    "address",  # getelementptr
+    "control",  # br, switch, ret, phi, unreachable
+    "call",  # calls (other than memory intrinsics)
+    "alloca",
+    "other",
+)
+
+
+def index_dtype(n):
+    """int32 when ``n`` ids (and as many edges) fit, else int64."""
+    return np.int32 if n < 2**31 - 1 else np.int64
+
+
+@dataclass(frozen=True, eq=False)
+class Graph:
+    """A weighted graph as COO arrays with optional node attributes.
+
+    Attributes
+    ----------
+    n : int
+        Number of nodes.
+    src, dst : ndarray of int
+        Edge endpoints (`index_dtype`).
+    weight : ndarray of float64
+        Edge weights (non-negative, finite).
+    directed : bool
+        Whether edge direction is meaningful (IR graphs: True).
+    node_sid : ndarray of int32, optional
+        IR graphs: static instruction id of each node.
+    node_opclass : ndarray of uint8, optional
+        IR graphs: opcode class (index into `OPCLASSES`).
+    node_object : ndarray of int64, optional
+        IR graphs: memory object touched (index into the trace's objects; -1).
+    node_weight : ndarray of float64, optional
+        Vertex weights (METIS files with vertex weights).
+    edge_kind : ndarray of uint8, optional
+        IR graphs: dependency kinds (bits of ``ir_graph._kernels.KIND_*``).
+    labels : ndarray of int64, optional
+        Original ids of the nodes when a file's ids were renumbered.
+    meta : dict
+        Provenance (source file, trace, weight model, ...).
+    """
+
+    n: int
+    src: np.ndarray
+    dst: np.ndarray
+    weight: np.ndarray
+    directed: bool = False
+    node_sid: np.ndarray = None
+    node_opclass: np.ndarray = None
+    node_object: np.ndarray = None
+    node_weight: np.ndarray = None
+    edge_kind: np.ndarray = None
+    labels: np.ndarray = None
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def m(self):
+        """Number of edges."""
+        return int(len(self.src))
+
+    @property
+    def total_weight(self):
+        return float(self.weight.sum())
+
+    def validate(self, where="graph"):
+        """Check ids, array lengths and weights; raise `GraphFormatError`."""
+        n, m = int(self.n), len(self.src)
+        if n < 0:
+            raise GraphFormatError(f"{where}: negative node count {n}")
+        if len(self.dst) != m or len(self.weight) != m:
+            raise GraphFormatError(
+                f"{where}: {m} sources, {len(self.dst)} targets and {len(self.weight)} weights"
+            )
+        for name, arr in (("source", self.src), ("target", self.dst)):
+            if m and (arr.min() < 0 or arr.max() >= n):
+                bad = int(arr[(arr < 0) | (arr >= n)][0])
+                raise GraphFormatError(f"{where}: edge {name} {bad} out of range 0..{n - 1}")
+        _check_weights(self.weight, where, "edge")
+        if self.node_weight is not None:
+            if len(self.node_weight) != n:
+                raise GraphFormatError(f"{where}: {len(self.node_weight)} vertex weights for {n} nodes")
+            _check_weights(self.node_weight, where, "vertex")
+        for name in ("node_sid", "node_opclass", "node_object", "labels"):
+            arr = getattr(self, name)
+            if arr is not None and len(arr) != n:
+                raise GraphFormatError(f"{where}: {name} has {len(arr)} entries for {n} nodes")
+        if self.edge_kind is not None and len(self.edge_kind) != m:
+            raise GraphFormatError(f"{where}: edge_kind has {len(self.edge_kind)} entries for {m} edges")
+        return self
+
+    # -- derived views -------------------------------------------------------
+    def degrees(self):
+        """Total degree of every node (in + out; a self-loop counts twice)."""
+        return np.bincount(self.src, minlength=self.n) + np.bincount(self.dst, minlength=self.n)
+
+    def undirected_csr(self):
+        """``(indptr, indices)`` of the symmetric adjacency (duplicates kept)."""
+        u = np.concatenate([self.src, self.dst]).astype(np.int64)
+        v = np.concatenate([self.dst, self.src]).astype(np.int64)
+        order = np.argsort(u, kind="stable")
+        indptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(u, minlength=self.n), out=indptr[1:])
+        return indptr, v[order]
+
+    def simple_counts(self):
+        """``(self_loops, duplicate_edges)`` as the undirected simple graph sees them."""
+        loops = int(np.count_nonzero(self.src == self.dst))
+        a = np.minimum(self.src, self.dst).astype(np.int64)
+        b = np.maximum(self.src, self.dst).astype(np.int64)
+        keys = a * np.int64(max(self.n, 1)) + b
+        dup = len(keys) - len(np.unique(keys))
+        return loops, int(dup)
+
+    # -- networkx ------------------------------------------------------------
+    def to_networkx(self):
+        """A networkx (Multi)(Di)Graph with ``weight`` edge attributes.
+
+        Parallel edges are kept (a MultiGraph is returned when there are any).
+        """
+        import networkx as nx
+
+        loops, dup = self.simple_counts() if not self.directed else (0, self._directed_dups())
+        if self.directed:
+            g = nx.MultiDiGraph() if dup else nx.DiGraph()
+        else:
+            g = nx.MultiGraph() if dup else nx.Graph()
+        g.add_nodes_from(range(self.n))
+        g.add_weighted_edges_from(
+            zip(self.src.tolist(), self.dst.tolist(), self.weight.tolist())
+        )
+        return g
+
+    def _directed_dups(self):
+        keys = self.src.astype(np.int64) * np.int64(max(self.n, 1)) + self.dst
+        return len(keys) - len(np.unique(keys))
+
+    @classmethod
+    def from_networkx(cls, g, weight="weight", default_weight=1.0):
+        """Build from a networkx graph; nodes are numbered in ``g.nodes`` order."""
+        nodes = list(g.nodes)
+        index = {v: k for k, v in enumerate(nodes)}
+        edges = list(g.edges(data=True))
+        idt = index_dtype(max(len(nodes), len(edges)))
+        src = np.array([index[u] for u, _, _ in edges], dtype=idt)
+        dst = np.array([index[v] for _, v, _ in edges], dtype=idt)
+        w = np.array([float(d.get(weight, default_weight)) for _, _, d in edges], dtype=np.float64)
+        labels = None
+        if nodes != list(range(len(nodes))):
+            try:
+                labels = np.array(nodes, dtype=np.int64)
+            except (TypeError, ValueError):
+                labels = None
+        return cls(n=len(nodes), src=src, dst=dst, weight=w, directed=g.is_directed(),
+                   labels=labels).validate("networkx graph")
+
+
+def _check_weights(w, where, what):
+    if len(w) == 0:
+        return
+    bad = ~np.isfinite(w)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise GraphFormatError(f"{where}: {what} weight {w[k]} at index {k} is not a finite number")
+    if (w < 0).any():
+        k = int(np.flatnonzero(w < 0)[0])
+        raise GraphFormatError(f"{where}: {what} weight {w[k]} at index {k} is negative")

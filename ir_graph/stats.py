@@ -1,0 +1,232 @@
+"""Graph statistics: sizes, degree power law, path lengths, critical path.
+
+Power-law fit (Clauset, Shalizi & Newman, SIAM Review 51(4), 2009,
+doi:10.1137/070710111): for every candidate ``x_min`` (distinct degrees with
+at least `MIN_TAIL` nodes at or above), the discrete maximum-likelihood
+exponent of ``P(d) = d^-alpha / zeta(alpha, x_min)`` over the tail
+``d >= x_min`` is found numerically; the chosen ``x_min`` minimises the
+Kolmogorov-Smirnov distance between the tail's empirical CDF and the fitted
+one. Degrees are total degrees (in + out); nodes of degree 0 are not part
+of any tail.
+
+Average shortest-path length: hop distances on the undirected graph, averaged
+over ordered pairs of distinct nodes that reach each other. Exact (BFS from
+every node) for graphs up to `EXACT_PATH_NODES` nodes; otherwise BFS from
+``samples`` random sources (seeded), reported with the standard error of the
+mean over sources.
+
+For comparison with figures computed the simple way, ``alpha_all`` is the
+continuous maximum-likelihood (Hill) estimate over all positive degrees with
+``x_min = 1``: ``1 + n / sum(ln d)``. It describes the whole distribution,
+bulk included, not its tail.
+
+Directed average path length (DAGs): the same average over pairs ``(u, v)``
+with a directed path from ``u`` to ``v``, from the same sources.
+
+Critical path: the longest path of the DAG (IR graphs), by total edge weight
+and by edge count; for undirected graphs it is not defined (reported as None).
+"""
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import optimize, special
+
+from . import _kernels
+
+__all__ = ["GraphStats", "graph_stats", "fit_power_law", "PowerLawFit", "degree_plot",
+           "EXACT_PATH_NODES", "MIN_TAIL"]
+
+EXACT_PATH_NODES = 2000
+MIN_TAIL = 50
+
+
+@dataclass(frozen=True)
+class PowerLawFit:
+    """Discrete power-law fit of a degree sample."""
+
+    alpha: float
+    x_min: int
+    ks: float
+    n_tail: int
+
+
+@dataclass(frozen=True)
+class GraphStats:
+    nodes: int
+    edges: int
+    total_weight: float
+    self_loops: int
+    duplicate_edges: int
+    max_degree: int
+    mean_degree: float
+    alpha: float
+    x_min: int
+    ks: float
+    n_tail: int
+    alpha_all: float
+    avg_path_length: float
+    avg_path_length_stderr: float
+    path_sources: int
+    path_exact: bool
+    avg_directed_path_length: float
+    critical_path_weight: float
+    critical_path_edges: int
+
+    def to_dict(self):
+        return asdict(self)
+
+
+def _alpha_mle(x, x_min):
+    """Discrete MLE of alpha for the tail ``x >= x_min``."""
+    n = len(x)
+    logsum = np.log(x).sum()
+
+    def nll(a):
+        return n * np.log(special.zeta(a, x_min)) + a * logsum
+
+    res = optimize.minimize_scalar(nll, bounds=(1.0001, 8.0), method="bounded",
+                                   options={"xatol": 1e-6})
+    return float(res.x)
+
+
+def _ks(x_sorted, alpha, x_min):
+    """KS distance between the tail sample and the fitted discrete CDF."""
+    vals, counts = np.unique(x_sorted, return_counts=True)
+    emp = np.cumsum(counts) / len(x_sorted)
+    fit = 1.0 - special.zeta(alpha, vals + 1) / special.zeta(alpha, x_min)
+    return float(np.max(np.abs(emp - fit)))
+
+
+def fit_power_law(degrees, min_tail=MIN_TAIL, max_candidates=200):
+    """Fit ``P(d) ~ d^-alpha`` to positive degrees (Clauset et al.).
+
+    Parameters
+    ----------
+    degrees : array of int
+    min_tail : int
+        Smallest tail considered for a candidate ``x_min``.
+    max_candidates : int
+        At most this many candidate ``x_min`` (the smallest distinct degrees).
+
+    Returns
+    -------
+    PowerLawFit
+        ``alpha`` is NaN when fewer than ``min_tail`` nodes have degree >= 1.
+    """
+    x = np.sort(np.asarray(degrees, dtype=np.float64))
+    x = x[x >= 1]
+    if len(x) < min_tail:
+        return PowerLawFit(float("nan"), 0, float("nan"), int(len(x)))
+    cands = np.unique(x)
+    best = None
+    for xm in cands[:max_candidates]:
+        tail = x[np.searchsorted(x, xm):]
+        if len(tail) < min_tail:
+            break
+        a = _alpha_mle(tail, xm)
+        d = _ks(tail, a, xm)
+        if best is None or d < best.ks:
+            best = PowerLawFit(a, int(xm), d, int(len(tail)))
+    return best
+
+
+def _path_lengths(g, samples, seed, directed=False):
+    if directed:
+        order = np.argsort(g.src, kind="stable")
+        indptr = np.zeros(g.n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(g.src, minlength=g.n), out=indptr[1:])
+        indices = g.dst[order].astype(np.int64)
+    else:
+        indptr, indices = g.undirected_csr()
+    n = g.n
+    exact = n <= EXACT_PATH_NODES
+    if exact:
+        sources = np.arange(n)
+    else:
+        rng = np.random.default_rng(seed)
+        sources = rng.choice(n, size=min(samples, n), replace=False)
+    means = []
+    total = 0.0
+    pairs = 0
+    for s in sources:
+        dist = _kernels.bfs_distances(indptr, indices, int(s))
+        reach = dist > 0
+        k = int(reach.sum())
+        if k:
+            total += float(dist[reach].sum())
+            pairs += k
+            means.append(float(dist[reach].mean()))
+    if pairs == 0:
+        return 0.0, 0.0, len(sources), exact
+    avg = total / pairs
+    stderr = 0.0 if exact or len(means) < 2 else float(np.std(means, ddof=1) / np.sqrt(len(means)))
+    return avg, stderr, len(sources), exact
+
+
+def graph_stats(g, *, path_samples=32, seed=0):
+    """Statistics of a `Graph` (see the module docstring).
+
+    Parameters
+    ----------
+    g : Graph
+    path_samples : int
+        BFS sources for the average path length of large graphs.
+    seed : int
+        Seed of the source sample.
+    """
+    deg = g.degrees()
+    fit = fit_power_law(deg)
+    loops, dup = g.simple_counts()
+    avg, err, nsrc, exact = _path_lengths(g, path_samples, seed) if g.n else (0.0, 0.0, 0, True)
+    if g.directed and g.n:
+        davg = _path_lengths(g, path_samples, seed, directed=True)[0]
+    else:
+        davg = float("nan")
+    pos = deg[deg > 0].astype(np.float64)
+    alpha_all = float(1.0 + len(pos) / np.log(pos).sum()) if len(pos) and np.log(pos).sum() > 0 else float("nan")
+    if g.directed and g.m and np.all(g.src < g.dst):
+        cw, ce = _kernels.longest_path(g.n, g.src, g.dst, g.weight)
+    else:
+        cw, ce = float("nan"), -1
+    return GraphStats(
+        nodes=int(g.n), edges=g.m, total_weight=g.total_weight, self_loops=loops,
+        duplicate_edges=dup, max_degree=int(deg.max()) if g.n else 0,
+        mean_degree=float(deg.mean()) if g.n else 0.0, alpha=fit.alpha, x_min=fit.x_min,
+        ks=fit.ks, n_tail=fit.n_tail, alpha_all=alpha_all, avg_path_length=avg,
+        avg_path_length_stderr=err, path_sources=nsrc, path_exact=exact,
+        avg_directed_path_length=davg, critical_path_weight=float(cw),
+        critical_path_edges=int(ce),
+    )
+
+
+def degree_plot(g, path, fit=None, title=None):
+    """Write a log-log plot of the degree distribution (PNG), with the fit."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from frontend.atomic import atomic_output
+
+    deg = g.degrees()
+    deg = deg[deg > 0]
+    vals, counts = np.unique(deg, return_counts=True)
+    fit = fit or fit_power_law(deg)
+    fig, ax = plt.subplots(figsize=(5.5, 4.0), dpi=120)
+    ax.loglog(vals, counts / counts.sum(), "o", ms=3, label="P(d)")
+    if np.isfinite(fit.alpha):
+        xs = np.arange(fit.x_min, vals.max() + 1)
+        frac = fit.n_tail / len(deg)
+        ys = frac * xs ** (-fit.alpha) / special.zeta(fit.alpha, fit.x_min)
+        shown = ys >= 0.5 * (counts / counts.sum()).min()  # stay within the data's range
+        xs, ys = xs[shown], ys[shown]
+        ax.loglog(xs, ys, "-", label=f"fit: alpha = {fit.alpha:.2f}, x_min = {fit.x_min}")
+    ax.set_xlabel("degree d")
+    ax.set_ylabel("fraction of nodes")
+    ax.set_title(title or f"degree distribution ({g.n:,} nodes, {g.m:,} edges)")
+    ax.legend()
+    fig.tight_layout()
+    with atomic_output(path) as fh:
+        fig.savefig(fh, format="png")
+    plt.close(fig)
