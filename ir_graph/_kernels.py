@@ -9,7 +9,7 @@ from numba import njit
 
 __all__ = [
     "dependencies",
-    "memory_dependencies",
+    "edge_bound",
     "simulate_caches",
     "longest_path",
     "bfs_distances",
@@ -47,6 +47,14 @@ def _add_edge(u, v, kind, e_src, e_dst, e_kind, ne, mark_v, mark_e):
     e_dst[ne] = v
     e_kind[ne] = kind
     return ne + 1
+
+
+@njit(cache=True)
+def _value_kind(src, a, dyn_sid, dyn_act, ins_is_ret):
+    """RET when the value reaching activation ``a`` was returned by a callee."""
+    if ins_is_ret[dyn_sid[src]] and dyn_act[src] != a:
+        return KIND_RET
+    return KIND_REG
 
 
 @njit(cache=True)
@@ -220,7 +228,7 @@ def dependencies(
                             d = op_ref[j]
                             if d >= 0 and owner[d] == a:
                                 src = last[d]
-                                kind = KIND_PHI | KIND_REG
+                                kind = KIND_PHI | _value_kind(src, a, dyn_sid, dyn_act, ins_is_ret)
                         elif op_kind[j] == OP_ARGUMENT:
                             src = arg_src[act_arg_ptr[a] + op_ref[j]]
                             kind = KIND_PHI | KIND_ARG
@@ -253,8 +261,8 @@ def dependencies(
                     d = op_ref[j]
                     if d >= 0 and owner[d] == a and last[d] >= 0:
                         src = last[d]
-                        ne = _add_edge(src, i, KIND_RET if ins_is_ret[dyn_sid[src]] and dyn_act[src] != a
-                                       else KIND_REG, e_src, e_dst, e_kind, ne, mark_v, mark_e)
+                        ne = _add_edge(src, i, _value_kind(src, a, dyn_sid, dyn_act, ins_is_ret),
+                                       e_src, e_dst, e_kind, ne, mark_v, mark_e)
                 elif k == OP_ARGUMENT:
                     src = arg_src[act_arg_ptr[a] + op_ref[j]]
                     if src >= 0:
@@ -326,44 +334,6 @@ def edge_bound(dyn_sid, op_ptr, acc_write, acc_lo, acc_hi, with_war, with_waw):
             if not acc_write[k]:
                 bound += acc_hi[k] - acc_lo[k]
     return bound
-
-
-@njit(cache=True)
-def memory_dependencies(acc_write, acc_lo, acc_hi, n_segments):
-    """Read-after-write pairs of a sequence of accesses (reference helper).
-
-    Access ``k`` reading segments ``[acc_lo[k], acc_hi[k])`` depends on the
-    latest earlier writer of each segment. Returns ``(readers, writers)`` as
-    parallel int64 arrays, one pair per distinct (reader, writer).
-    """
-    last_writer = np.full(n_segments, -1, dtype=np.int64)
-    cap = 0
-    for k in range(acc_write.shape[0]):
-        if not acc_write[k]:
-            cap += acc_hi[k] - acc_lo[k]
-    rd = np.empty(cap, dtype=np.int64)
-    wr = np.empty(cap, dtype=np.int64)
-    m = 0
-    for k in range(acc_write.shape[0]):
-        if acc_write[k]:
-            for g in range(acc_lo[k], acc_hi[k]):
-                last_writer[g] = k
-        else:
-            start = m
-            for g in range(acc_lo[k], acc_hi[k]):
-                w = last_writer[g]
-                if w < 0:
-                    continue
-                dup = False
-                for q in range(start, m):
-                    if wr[q] == w:
-                        dup = True
-                        break
-                if not dup:
-                    rd[m] = k
-                    wr[m] = w
-                    m += 1
-    return rd[:m], wr[:m]
 
 
 @njit(cache=True)

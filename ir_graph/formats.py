@@ -10,7 +10,10 @@ format         suffixes                         notes
 ``edgelist``   ``.edgelist``, ``.edges``,       ``u v [w]`` per line; ``#``/``%``
                ``.txt``, ``.el``                comments; ids renumbered to 0..n-1 in
                                                 increasing order when they are not
-                                                already (originals in ``labels``)
+                                                already (originals in ``labels``),
+                                                except in files vcut wrote, whose
+                                                ``# vcut graph: N nodes`` header keeps
+                                                ids and isolated nodes
 ``mtx``        ``.mtx``                         Matrix Market coordinate
                                                 (pattern/real/integer,
                                                 general/symmetric), square
@@ -30,6 +33,7 @@ import gzip
 import io
 import json
 import os
+import re
 
 import numpy as np
 
@@ -251,12 +255,21 @@ def _write_metis(g, fh):
 
 
 # -- edge list --------------------------------------------------------------------
+_VCUT_HEADER = re.compile(r"^# vcut graph: (\d+) nodes, \d+ edges, (directed|undirected)")
+
+
 def _read_edgelist(path, text):
     rows = []
     header = None
+    declared = None
+    directed = False
     first_data = True
     for k, ln in _lines(text):
         if not ln or ln[0] in "#%":
+            m = _VCUT_HEADER.match(ln)
+            if m:
+                declared = int(m.group(1))
+                directed = m.group(2) == "directed"
             continue
         tok = ln.split()
         if first_data and not any(_is_number(t) for t in tok):
@@ -286,14 +299,24 @@ def _read_edgelist(path, text):
         w = np.array([_number(path, k, tok[2], "edge weight") for k, tok in rows], dtype=np.float64)
     else:
         w = np.ones(len(rows), dtype=np.float64)
-    uniq, inv = np.unique(ids.ravel(), return_inverse=True)
-    n = len(uniq)
-    labels = None if np.array_equal(uniq, np.arange(n)) else uniq
-    inv = inv.reshape(-1, 2)
+    if declared is not None:
+        # written by vcut: ids are 0..n-1 already, isolated nodes included
+        if ids.max() >= declared:
+            r = int(np.flatnonzero((ids >= declared).any(axis=1))[0])
+            raise GraphFormatError(
+                f"{path}:{rows[r][0]}: node id {int(ids[r].max())} out of range 0..{declared - 1} "
+                "(the header declares {declared} nodes)".replace("{declared}", str(declared))
+            )
+        n, labels, inv = declared, None, ids
+    else:
+        uniq, inv = np.unique(ids.ravel(), return_inverse=True)
+        n = len(uniq)
+        labels = None if np.array_equal(uniq, np.arange(n)) else uniq
+        inv = inv.reshape(-1, 2)
     idt = index_dtype(max(n, len(rows)))
     meta = {"header": header} if header else {}
     return Graph(n=n, src=inv[:, 0].astype(idt), dst=inv[:, 1].astype(idt), weight=w,
-                 directed=False, labels=labels, meta=meta)
+                 directed=directed, labels=labels, meta=meta)
 
 
 def _is_number(tok):
@@ -462,9 +485,9 @@ def write_graph(g, path, format=None):
     writer = {"metis": _write_metis, "edgelist": _write_edgelist, "mtx": _write_mtx, "npz": _write_npz}[fmt]
     path = os.fspath(path)
     if path.endswith(".gz"):
+        if fmt == "npz":
+            raise InputError(f"{path}: .npz graphs are not gzipped; write {path[:-3]}")
         with atomic_output(path) as raw, gzip.GzipFile(fileobj=raw, mode="wb") as gz:
-            if fmt == "npz":
-                return writer(g, gz)
             text = io.TextIOWrapper(gz, encoding="utf-8")
             report = writer(g, text)
             text.flush()

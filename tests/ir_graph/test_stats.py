@@ -1,0 +1,62 @@
+"""Statistics against values derived by hand or from known distributions."""
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from ir_graph import CacheModel, Graph, fit_power_law, graph_stats
+
+
+def test_power_law_fit_recovers_a_known_exponent():
+    rng = np.random.default_rng(7)
+    for alpha in (2.2, 2.8):
+        x = rng.zipf(alpha, size=40000)
+        fit = fit_power_law(x)
+        assert abs(fit.alpha - alpha) < 0.05, (alpha, fit)
+        assert fit.x_min <= 3
+
+
+def test_path_lengths_and_critical_path_by_hand():
+    # a directed path 0 -> 1 -> ... -> 9 with weights 1..9
+    n = 10
+    g = Graph(n=n, src=np.arange(9), dst=np.arange(1, 10), weight=np.arange(1.0, 10.0),
+              directed=True).validate()
+    s = graph_stats(g)
+    # undirected path graph: mean distance over ordered pairs = (n + 1) / 3
+    assert s.path_exact and s.avg_path_length == pytest.approx((n + 1) / 3)
+    assert s.avg_path_length == pytest.approx(nx.average_shortest_path_length(nx.path_graph(n)))
+    assert s.avg_directed_path_length == pytest.approx((n + 1) / 3)
+    assert s.critical_path_weight == 45.0 and s.critical_path_edges == 9
+    assert s.total_weight == 45.0 and s.nodes == 10 and s.edges == 9
+
+
+def test_critical_path_takes_the_heaviest_route():
+    #   0 -> 1 (5) -> 3 (1); 0 -> 2 (1) -> 3 (10)
+    g = Graph(n=4, src=np.array([0, 0, 1, 2]), dst=np.array([1, 2, 3, 3]),
+              weight=np.array([5.0, 1.0, 1.0, 10.0]), directed=True).validate()
+    s = graph_stats(g)
+    assert s.critical_path_weight == 11.0 and s.critical_path_edges == 2
+
+
+def test_sampled_path_length_is_close_with_a_stated_error():
+    nxg = nx.grid_2d_graph(50, 50)
+    g = Graph.from_networkx(nx.convert_node_labels_to_integers(nxg))
+    exact = nx.average_shortest_path_length(nx.convert_node_labels_to_integers(nxg))
+    s = graph_stats(g, path_samples=64, seed=3)
+    assert not s.path_exact and s.path_sources == 64
+    assert abs(s.avg_path_length - exact) < 4 * s.avg_path_length_stderr + 1e-9
+    assert s.avg_path_length_stderr > 0
+
+
+def test_cache_model_by_hand():
+    cm = CacheModel()  # 512 L1 sets x 4 ways, 1024 L2 sets x 8 ways, 32-byte blocks
+    stride = 512 * 32  # same L1 set
+    addr = [0, 4, 40, stride, 2 * stride, 3 * stride, 4 * stride, 0, 70]
+    size = [4, 4, 4, 4, 4, 4, 4, 4, 8]
+    lat, counts = cm.latencies(addr, size)
+    # 0: miss; 4: same block hit; 40: new block miss; 4 more blocks in set 0
+    # evict block 0 from the 4-way L1 set, so 0 again hits in L2; 70..77 is block 2 (miss)
+    assert lat.tolist() == [110, 2, 110, 110, 110, 110, 110, 20, 110]
+    assert counts.tolist() == [1, 1, 7]
+    lat, _ = cm.latencies([30], [4])  # straddles blocks 0 and 1
+    assert lat.tolist() == [220]
