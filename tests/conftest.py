@@ -5,6 +5,22 @@ import textwrap
 
 import pytest
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def datasets_dir():
+    """The shared real-graph datasets: $VCUT_DATASETS, or ../shared/datasets beside the repo."""
+    path = os.environ.get("VCUT_DATASETS") or os.path.join(ROOT, "..", "shared", "datasets")
+    return os.path.abspath(path)
+
+
+def dataset(name):
+    """Path of a shared dataset file; skips the test when the datasets are not present."""
+    path = os.path.join(datasets_dir(), name)
+    if not os.path.exists(path):
+        pytest.skip(f"dataset {name} not found in {datasets_dir()} (set VCUT_DATASETS)")
+    return path
+
 
 def write_c(directory, name, code):
     """Write dedented C ``code`` to ``directory/name``; return the path."""

@@ -1,7 +1,6 @@
 """Graph file formats: round trips, the shared datasets, and malformed input."""
 
 import gzip
-import os
 
 import networkx as nx
 import numpy as np
@@ -9,8 +8,7 @@ import pytest
 
 from frontend.errors import GraphFormatError, InputError
 from ir_graph import Graph, read_graph, write_graph
-
-DATA = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "datasets")
+from tests.conftest import dataset
 
 
 def small_graph(directed):
@@ -85,7 +83,7 @@ def test_networkx_round_trip():
 ])
 def test_shared_datasets_match_their_readme(name, n, simple_edges):
     """Counts from ../shared/datasets/README.md (undirected, simple)."""
-    g = read_graph(os.path.join(DATA, name))
+    g = read_graph(dataset(name))
     loops, dup = g.simple_counts()
     assert g.n == n
     assert g.m - loops - dup == simple_edges
