@@ -29,13 +29,13 @@ File format (version `FORMAT_VERSION`): one ``.npz`` archive (numpy's zip of
 
 import json
 import os
-import zipfile
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .atomic import atomic_output
 from .errors import TraceFormatError
+from .npzfile import read_versioned_npz
 from .events import END_REASONS
 from .static import MEM_NONE, OBJ_ALLOCA, StaticTable
 
@@ -219,30 +219,17 @@ def load_trace(path):
     path = os.fspath(path)
     if not os.path.exists(path):
         raise TraceFormatError(f"trace file not found: {path}")
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            if "meta" not in z.files:
-                raise TraceFormatError(f"{path} is not a vcut trace (no 'meta' entry)")
-            meta = json.loads(str(z["meta"]))
-            if meta.get("format") != "vcut-trace":
-                raise TraceFormatError(f"{path} is not a vcut trace")
-            version = meta.get("format_version")
-            if version != FORMAT_VERSION:
-                raise TraceFormatError(
-                    f"{path} has trace format version {version}, but this vcut reads version "
-                    f"{FORMAT_VERSION}; re-create it with 'vcut trace'"
-                )
-            static = {}
-            for k in StaticTable.__dataclass_fields__:
-                if k == "extra":
-                    continue
-                a = z[f"static__{k}"]
-                static[k] = a.astype(object) if a.dtype.kind == "U" else a
-            dyn = {k: z[k] for k in _DYN_FIELDS}
-    except TraceFormatError:
-        raise
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
-        raise TraceFormatError(f"{path} is not a readable vcut trace: {exc}") from None
+    fields = [k for k in StaticTable.__dataclass_fields__ if k != "extra"]
+    meta, arrays = read_versioned_npz(
+        path, kind="trace", version=FORMAT_VERSION, error=TraceFormatError,
+        remake="re-create it with 'vcut trace'",
+        required=[f"static__{k}" for k in fields] + list(_DYN_FIELDS),
+    )
+    static = {}
+    for k in fields:
+        a = arrays[f"static__{k}"]
+        static[k] = a.astype(object) if a.dtype.kind == "U" else a
+    dyn = {k: arrays[k] for k in _DYN_FIELDS}
     return Trace(static=StaticTable(**static), meta=meta, **dyn)
 
 

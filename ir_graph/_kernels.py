@@ -337,6 +337,27 @@ def edge_bound(dyn_sid, op_ptr, acc_write, acc_lo, acc_hi, with_war, with_waw):
 
 
 @njit(cache=True)
+def _touch(tag, use, s, b, clock):
+    """Look block ``b`` up in set ``s``; on a hit mark it used at ``clock``."""
+    for w in range(tag.shape[1]):
+        if tag[s, w] == b:
+            use[s, w] = clock
+            return True
+    return False
+
+
+@njit(cache=True)
+def _fill(tag, use, s, b, clock):
+    """Put block ``b`` into set ``s`` in place of the least recently used way."""
+    victim = 0
+    for w in range(1, tag.shape[1]):
+        if use[s, w] < use[s, victim]:
+            victim = w
+    tag[s, victim] = b
+    use[s, victim] = clock
+
+
+@njit(cache=True)
 def simulate_caches(addr, size, l1_sets, l1_ways, l2_sets, l2_ways, block, lat_l1, lat_l2,
                     lat_mem):
     """Latency of each access under a two-level LRU cache (write-allocate).
@@ -376,41 +397,19 @@ def simulate_caches(addr, size, l1_sets, l1_ways, l2_sets, l2_ways, block, lat_l
         for b in range(first, lastb + 1):
             clock += 1
             s1 = b % l1_sets
-            hit = -1
-            for w in range(l1_ways):
-                if tag1[s1, w] == b:
-                    hit = w
-                    break
-            if hit >= 0:
-                use1[s1, hit] = clock
+            if _touch(tag1, use1, s1, b, clock):
                 total += lat_l1
                 counts[0] += 1
                 continue
             s2 = b % l2_sets
-            hit2 = -1
-            for w in range(l2_ways):
-                if tag2[s2, w] == b:
-                    hit2 = w
-                    break
-            if hit2 >= 0:
-                use2[s2, hit2] = clock
+            if _touch(tag2, use2, s2, b, clock):
                 total += lat_l2
                 counts[1] += 1
             else:
-                victim = 0
-                for w in range(1, l2_ways):
-                    if use2[s2, w] < use2[s2, victim]:
-                        victim = w
-                tag2[s2, victim] = b
-                use2[s2, victim] = clock
+                _fill(tag2, use2, s2, b, clock)
                 total += lat_mem
                 counts[2] += 1
-            victim = 0
-            for w in range(1, l1_ways):
-                if use1[s1, w] < use1[s1, victim]:
-                    victim = w
-            tag1[s1, victim] = b
-            use1[s1, victim] = clock
+            _fill(tag1, use1, s1, b, clock)
         lat[k] = total
     return lat, counts
 

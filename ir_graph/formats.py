@@ -39,6 +39,7 @@ import numpy as np
 
 from frontend.atomic import atomic_output
 from frontend.errors import GraphFormatError, InputError
+from frontend.npzfile import read_versioned_npz
 
 from .graph import Graph, index_dtype
 
@@ -434,30 +435,16 @@ _OPTIONAL = ("node_sid", "node_opclass", "node_object", "node_weight", "edge_kin
 def _read_npz(path):
     if not os.path.exists(path):
         raise InputError(f"graph file not found: {path}")
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            if "meta" not in z.files:
-                raise GraphFormatError(f"{path}: not a vcut graph (no 'meta' entry)")
-            meta = json.loads(str(z["meta"]))
-            if meta.get("format") != "vcut-graph":
-                raise GraphFormatError(f"{path}: not a vcut graph (format {meta.get('format')!r})")
-            version = meta.get("format_version")
-            if version != GRAPH_FORMAT_VERSION:
-                raise GraphFormatError(
-                    f"{path} has graph format version {version}, but this vcut reads version "
-                    f"{GRAPH_FORMAT_VERSION}; rebuild it with 'vcut graph'"
-                )
-            arrays = {k: z[k] for k in ("src", "dst", "weight")}
-            opt = {k: z[k] for k in _OPTIONAL if k in z.files}
-    except GraphFormatError:
-        raise
-    except Exception as exc:  # zip/npy errors of every kind
-        raise GraphFormatError(f"{path}: not a readable vcut graph: {exc}") from None
+    meta, arrays = read_versioned_npz(
+        path, kind="graph", version=GRAPH_FORMAT_VERSION, error=GraphFormatError,
+        remake="rebuild it with 'vcut graph'", required=("src", "dst", "weight"),
+        optional=_OPTIONAL,
+    )
     info = meta.pop("graph")
     meta.pop("format", None)
     meta.pop("format_version", None)
-    return Graph(n=int(info["n"]), directed=bool(info["directed"]), meta=meta, **arrays,
-                 **opt).validate(path)
+    return Graph(n=int(info["n"]), directed=bool(info["directed"]), meta=meta,
+                 **arrays).validate(path)
 
 
 def _write_npz(g, fh):

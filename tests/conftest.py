@@ -1,11 +1,21 @@
 """Shared helpers for the test suite."""
 
+import json
 import os
 import textwrap
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def samples_manifest():
+    """The bundled samples (samples/manifest.json), each with its source path."""
+    with open(os.path.join(ROOT, "samples", "manifest.json")) as fh:
+        samples = json.load(fh)["samples"]
+    for s in samples:
+        s["path"] = os.path.join(ROOT, "samples", s["source"])
+    return samples
 
 
 def datasets_dir():

@@ -1,20 +1,17 @@
 """The bundled samples trace correctly: same output as a native gcc build."""
 
-import json
-import os
-
 import numpy as np
 import pytest
 
 from frontend import compile_program, trace_program
+from tests.conftest import samples_manifest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MANIFEST = json.load(open(os.path.join(ROOT, "samples", "manifest.json")))["samples"]
+MANIFEST = samples_manifest()
 
 
 @pytest.mark.parametrize("sample", MANIFEST, ids=[s["name"] for s in MANIFEST])
 def test_sample_traces_with_native_output(sample):
-    src = os.path.join(ROOT, "samples", sample["source"])
+    src = sample["path"]
     t = trace_program(compile_program(src, defines=sample["defines"]))
     assert t.meta["stdout"] == sample["stdout"]
     assert t.exit_code == 0 and not t.truncated

@@ -1,22 +1,19 @@
 """Every sample builds a graph; checksums and graph invariants hold."""
 
-import json
-import os
-
 import numpy as np
 import pytest
 
 from frontend import compile_program, trace_program
+from tests.conftest import samples_manifest
 from ir_graph import build_graph
 from ir_graph.build import _included
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MANIFEST = json.load(open(os.path.join(ROOT, "samples", "manifest.json")))["samples"]
+MANIFEST = samples_manifest()
 
 
 @pytest.mark.parametrize("sample", MANIFEST, ids=[s["name"] for s in MANIFEST])
 def test_sample_graph_invariants(sample):
-    src = os.path.join(ROOT, "samples", sample["source"])
+    src = sample["path"]
     t = trace_program(compile_program(src, defines=sample["defines"]))
     assert t.meta["stdout"] == sample["stdout"]
     for weights in ("measured", "model"):

@@ -1,0 +1,52 @@
+"""vcut's own versioned ``.npz`` files (traces, graphs): one reader for all."""
+
+import json
+
+import numpy as np
+
+__all__ = ["read_versioned_npz"]
+
+
+def read_versioned_npz(path, *, kind, version, error, remake, required=(), optional=()):
+    """Open a vcut ``.npz`` and check that its ``meta`` names ``kind`` and ``version``.
+
+    Parameters
+    ----------
+    path : str
+    kind : str
+        ``"trace"`` or ``"graph"``: the file's ``meta["format"]`` must be
+        ``"vcut-<kind>"``.
+    version : int
+        The format version this vcut reads.
+    error : type
+        Exception class raised for every problem (one line naming the file).
+    remake : str
+        What to do about another version (``"re-create it with 'vcut trace'"``).
+    required, optional : sequence of str
+        Array names to return; a missing required one makes the file unreadable.
+
+    Returns
+    -------
+    meta : dict
+    arrays : dict of numpy.ndarray
+    """
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if "meta" not in z.files:
+                raise error(f"{path} is not a vcut {kind} (no 'meta' entry)")
+            meta = json.loads(str(z["meta"]))
+            if meta.get("format") != f"vcut-{kind}":
+                raise error(f"{path} is not a vcut {kind} (format {meta.get('format')!r})")
+            found = meta.get("format_version")
+            if found != version:
+                raise error(
+                    f"{path} has {kind} format version {found}, but this vcut reads version "
+                    f"{version}; {remake}"
+                )
+            arrays = {k: z[k] for k in required}
+            arrays.update({k: z[k] for k in optional if k in z.files})
+    except error:
+        raise
+    except Exception as exc:  # every zip / npy / json failure means the same to the user
+        raise error(f"{path} is not a readable vcut {kind}: {exc}") from None
+    return meta, arrays
