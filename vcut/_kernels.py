@@ -1,0 +1,304 @@
+"""Numba kernels of the edge partitioners.
+
+Replica sets ``A(v)`` are bitsets: ``A[v, w]`` holds clusters ``64 w .. 64 w + 63``
+(|V| * ceil(p / 64) words, i.e. |V| * p / 8 bytes). "Least loaded" compares
+``load / capacity``; ties go to the lowest cluster id. The least loaded of all
+clusters comes from a segment tree over the clusters (O(log p) per update),
+the least loaded of a set from its set bits.
+"""
+
+import numpy as np
+from numba import njit
+
+__all__ = ["greedy_assign", "hdrf_assign", "dbh_assign", "stream_order", "RULE_PG", "RULE_LIBRA"]
+
+#: A cluster counts as full within this relative distance of its bound.
+FULL_TOLERANCE = 1e-12
+
+RULE_PG = 0  # case 2: the endpoint with more unassigned edges left
+RULE_LIBRA = 1  # case 2: the endpoint of lower degree
+
+
+@njit(cache=True, inline="always")
+def _lowbit(x):
+    """Index of the lowest set bit of a non-zero uint64."""
+    k = 0
+    while (x & np.uint64(1)) == np.uint64(0):
+        x >>= np.uint64(1)
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _ll_bits(words, load, cap):
+    """Least loaded cluster among the set bits of ``words`` (-1 if none)."""
+    best = -1
+    best_v = np.inf
+    for wi in range(words.shape[0]):
+        x = words[wi]
+        while x != np.uint64(0):
+            b = _lowbit(x)
+            c = wi * 64 + b
+            r = load[c] / cap[c]
+            if r < best_v:
+                best_v = r
+                best = c
+            x &= x - np.uint64(1)
+    return best
+
+
+@njit(cache=True)
+def _tree_build(load, cap, size):
+    tree = np.full(2 * size, -1, dtype=np.int64)
+    for c in range(load.shape[0]):
+        tree[size + c] = c
+    for i in range(size - 1, 0, -1):
+        tree[i] = _better(tree[2 * i], tree[2 * i + 1], load, cap)
+    return tree
+
+
+@njit(cache=True, inline="always")
+def _better(a, b, load, cap):
+    if a < 0:
+        return b
+    if b < 0:
+        return a
+    ra = load[a] / cap[a]
+    rb = load[b] / cap[b]
+    if rb < ra or (rb == ra and b < a):
+        return b
+    return a
+
+
+@njit(cache=True)
+def _tree_update(tree, c, size, load, cap):
+    i = (size + c) // 2
+    while i >= 1:
+        tree[i] = _better(tree[2 * i], tree[2 * i + 1], load, cap)
+        i //= 2
+
+
+@njit(cache=True)
+def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out):
+    """The PowerGraph / Libra greedy family (spec §2, Algorithm 1).
+
+    Parameters
+    ----------
+    src, dst : int[m]; weight : float64[m]
+        Edges (a simple graph: no self-loops, no repeated pairs).
+    order : int64[m]
+        Stream order (edge indices).
+    n, p : int
+        Vertices, clusters.
+    degree : int64[n]
+        Degree of every vertex (Libra's case 2; PG's unassigned-edge counts
+        start from it).
+    cap : float64[p]
+        Capacity fractions (sum 1; equal shares 1/p).
+    limit : float
+        The bound: cluster ``m`` is full when ``load[m] >= limit * cap[m]``
+        (``limit = lambda * total weight``; ``inf`` for the unbounded W variants),
+        within a relative `FULL_TOLERANCE`, so that the rounding of capacity
+        fractions cannot decide.
+    rule : int
+        `RULE_PG` or `RULE_LIBRA` (which endpoint case 2 keeps whole).
+    out : int32[m]
+        Written in place: the cluster of every edge.
+
+    Returns
+    -------
+    load : float64[p]
+        Weight assigned to each cluster.
+    """
+    nw = (p + 63) // 64
+    A = np.zeros((n, nw), dtype=np.uint64)
+    load = np.zeros(p, dtype=np.float64)
+    rem = degree.copy()
+    limit = limit * (1.0 - FULL_TOLERANCE)
+    size = 1
+    while size < p:
+        size *= 2
+    tree = _tree_build(load, cap, size)
+    tmp = np.empty(nw, dtype=np.uint64)
+    for k in range(order.shape[0]):
+        e = order[k]
+        u = src[e]
+        v = dst[e]
+        has_u = False
+        has_v = False
+        for wi in range(nw):
+            if A[u, wi] != np.uint64(0):
+                has_u = True
+            if A[v, wi] != np.uint64(0):
+                has_v = True
+        if not has_u and not has_v:  # case 4
+            c = tree[1]
+        elif has_u and not has_v:  # case 3
+            c = _ll_bits(A[u], load, cap)
+            if load[c] >= limit * cap[c]:
+                c = tree[1]
+        elif has_v and not has_u:
+            c = _ll_bits(A[v], load, cap)
+            if load[c] >= limit * cap[c]:
+                c = tree[1]
+        else:
+            common = False
+            for wi in range(nw):
+                tmp[wi] = A[u, wi] & A[v, wi]
+                if tmp[wi] != np.uint64(0):
+                    common = True
+            if common:  # case 1
+                c = _ll_bits(tmp, load, cap)
+                if load[c] >= limit * cap[c]:
+                    for wi in range(nw):
+                        tmp[wi] = A[u, wi] | A[v, wi]
+                    c = _ll_bits(tmp, load, cap)
+                    if load[c] >= limit * cap[c]:
+                        c = tree[1]
+            else:  # case 2: keep one endpoint whole, cut the other
+                if rule == RULE_LIBRA:
+                    s = u if degree[u] <= degree[v] else v
+                else:
+                    s = u if rem[u] >= rem[v] else v
+                t = v if s == u else u
+                c = _ll_bits(A[s], load, cap)
+                if load[c] >= limit * cap[c]:
+                    c = _ll_bits(A[t], load, cap)
+                    if load[c] >= limit * cap[c]:
+                        c = tree[1]
+        out[e] = c
+        load[c] += weight[e]
+        _tree_update(tree, c, size, load, cap)
+        A[u, c // 64] |= np.uint64(1) << np.uint64(c % 64)
+        A[v, c // 64] |= np.uint64(1) << np.uint64(c % 64)
+        rem[u] -= 1
+        rem[v] -= 1
+    return load
+
+
+@njit(cache=True)
+def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, out):
+    """HDRF (Petroni et al., CIKM 2015) with partial degrees and edge-count loads.
+
+    Score of cluster ``c`` for edge (u, v): ``g(u, c) + g(v, c) + lam * bal(c)``
+    with ``g(x, c) = 1 + (1 - theta(x))`` if ``c`` in A(x) else 0 and
+    ``theta(u) = d(u) / (d(u) + d(v))`` over the degrees seen so far (this edge
+    included). ``bal(c) = maxload - load_c``, divided by ``eps + maxload -
+    minload`` when ``normalized`` (the paper's formula). Loads are divided by
+    the capacity fraction times p (equal shares: unchanged). Only clusters in
+    A(u) or A(v), and the least loaded cluster, can score highest; ties go to
+    the lowest id.
+    """
+    nw = (p + 63) // 64
+    A = np.zeros((n, nw), dtype=np.uint64)
+    load = np.zeros(p, dtype=np.float64)
+    scale = cap * p
+    part = np.zeros(n, dtype=np.int64)
+    size = 1
+    while size < p:
+        size *= 2
+    tree = _tree_build(load, scale, size)
+    maxload = 0.0
+    for k in range(order.shape[0]):
+        e = order[k]
+        u = src[e]
+        v = dst[e]
+        part[u] += 1
+        part[v] += 1
+        th_u = part[u] / (part[u] + part[v])
+        th_v = 1.0 - th_u
+        c_min = tree[1]
+        minload = load[c_min] / scale[c_min]
+        denom = eps + maxload - minload if normalized else 1.0
+        best = c_min
+        best_s = lam * (maxload - minload) / denom
+        for which in range(2):
+            x = u if which == 0 else v
+            for wi in range(nw):
+                bits = A[x, wi]
+                while bits != np.uint64(0):
+                    b = _lowbit(bits)
+                    c = wi * 64 + b
+                    bits &= bits - np.uint64(1)
+                    if load[c] / scale[c] >= limit and c != c_min:
+                        continue
+                    s = lam * (maxload - load[c] / scale[c]) / denom
+                    if (A[u, c // 64] >> np.uint64(c % 64)) & np.uint64(1):
+                        s += 1.0 + (1.0 - th_u)
+                    if (A[v, c // 64] >> np.uint64(c % 64)) & np.uint64(1):
+                        s += 1.0 + (1.0 - th_v)
+                    if s > best_s or (s == best_s and c < best):
+                        best_s = s
+                        best = c
+        out[e] = best
+        load[best] += 1.0
+        if load[best] / scale[best] > maxload:
+            maxload = load[best] / scale[best]
+        _tree_update(tree, best, size, load, scale)
+        A[u, best // 64] |= np.uint64(1) << np.uint64(best % 64)
+        A[v, best // 64] |= np.uint64(1) << np.uint64(best % 64)
+
+
+@njit(cache=True)
+def _mix(x):
+    """splitmix64 finaliser."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def dbh_assign(src, dst, degree, cum_cap, seed, out):
+    """Degree-based hashing (Xie et al., NIPS 2014): hash the endpoint of lower
+    degree (ties: the lower id) to a cluster; ``cum_cap`` maps the hash to
+    clusters in proportion to their capacities."""
+    for e in range(src.shape[0]):
+        u = src[e]
+        v = dst[e]
+        x = u if (degree[u] < degree[v] or (degree[u] == degree[v] and u < v)) else v
+        h = _mix(np.uint64(x) + np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15))
+        r = (h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+        out[e] = np.searchsorted(cum_cap, r, side="right")
+
+
+@njit(cache=True)
+def stream_order(indptr, adj_edge, adj_vertex, n, m, depth_first):
+    """Edges in the order a BFS (or DFS) over vertices discovers them.
+
+    Traversal starts at vertex 0 and restarts at the lowest unvisited vertex;
+    visiting a vertex emits its not yet emitted edges in adjacency order.
+    """
+    order = np.empty(m, dtype=np.int64)
+    emitted = np.zeros(m, dtype=np.bool_)
+    seen = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(n + m + 1, dtype=np.int64)
+    k = 0
+    for root in range(n):
+        if seen[root]:
+            continue
+        head = 0
+        tail = 0
+        stack[tail] = root
+        tail += 1
+        seen[root] = True
+        while head < tail:
+            if depth_first:
+                tail -= 1
+                x = stack[tail]
+            else:
+                x = stack[head]
+                head += 1
+            for j in range(indptr[x], indptr[x + 1]):
+                e = adj_edge[j]
+                if not emitted[e]:
+                    emitted[e] = True
+                    order[k] = e
+                    k += 1
+                y = adj_vertex[j]
+                if not seen[y]:
+                    seen[y] = True
+                    stack[tail] = y
+                    tail += 1
+            if depth_first:
+                head = 0
+    return order[:k]
