@@ -177,13 +177,13 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out):
 
 
 @njit(cache=True)
-def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, out):
+def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree, out):
     """HDRF (Petroni et al., CIKM 2015) with partial degrees and edge-count loads.
 
     Score of cluster ``c`` for edge (u, v): ``g(u, c) + g(v, c) + lam * bal(c)``
     with ``g(x, c) = 1 + (1 - theta(x))`` if ``c`` in A(x) else 0 and
     ``theta(u) = d(u) / (d(u) + d(v))`` over the degrees seen so far (this edge
-    included). ``bal(c) = maxload - load_c``, divided by ``eps + maxload -
+    included), or over ``degree`` when it is given (non-empty). ``bal(c) = maxload - load_c``, divided by ``eps + maxload -
     minload`` when ``normalized`` (the paper's formula). Loads are divided by
     the capacity fraction times p (equal shares: unchanged). Only clusters in
     A(u) or A(v), and the least loaded cluster, can score highest; ties go to
@@ -203,8 +203,12 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, out):
         e = order[k]
         u = src[e]
         v = dst[e]
-        part[u] += 1
-        part[v] += 1
+        if degree.shape[0] > 0:
+            part[u] = degree[u]
+            part[v] = degree[v]
+        else:
+            part[u] += 1
+            part[v] += 1
         th_u = part[u] / (part[u] + part[v])
         th_v = 1.0 - th_u
         c_min = tree[1]
