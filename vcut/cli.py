@@ -111,8 +111,15 @@ def build_parser():
     pa.add_argument("graph", metavar="GRAPH", help="graph file (.npz, .graph, .edgelist, .txt, .mtx, .lg; .gz ok)")
     pa.add_argument("-p", type=int, required=True, help="number of clusters")
     pa.add_argument("--algo", default="wb-libra",
-                    choices=["random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh", "hdrf"],
+                    choices=["random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh",
+                             "hdrf", "spac", "wvp-random", "wvp-greedy", "hypergraph"],
                     help="partitioner (default wb-libra)")
+    pa.add_argument("--backend", default="metis", choices=["metis", "kahip", "multilevel"],
+                    help="vertex partitioner of spac (default metis)")
+    pa.add_argument("--variant", default="contracted", choices=["contracted", "split"],
+                    help="split-and-connect form for spac (default contracted)")
+    pa.add_argument("--imbalance", type=float, default=1.03,
+                    help="balance tolerance of spac / wvp / hypergraph (default 1.03)")
     pa.add_argument("--lambda", dest="lam", type=float, default=1.0,
                     help="balance bound of the WB variants, >= 1 (default 1)")
     pa.add_argument("--order", default="given", choices=["given", "random", "bfs", "dfs"],
@@ -366,7 +373,8 @@ def _cmd_partition(args, program_args):
         mems = _parse_numbers(",".join(pr[1] for pr in pairs), "unit memories")
         caps = capacities_from_units(speeds, mems, 1.0)
     part = partition_graph(g, args.p, args.algo, lam=args.lam, order=args.order, seed=args.seed,
-                           capacities=caps)
+                           capacities=caps, backend=args.backend, spac_variant=args.variant,
+                           imbalance=args.imbalance)
     files = write_partition(part, args.output) if args.output else []
     m = part.metrics
     info = part.info

@@ -12,6 +12,10 @@ Algorithms (kebab-case names, the same in the API, the CLI and reports):
 ``wb-libra``   weight-balanced Libra (Algorithm 1 of the spec)
 ``dbh``        degree-based hashing (Xie et al., NIPS 2014)
 ``hdrf``       HDRF (Petroni et al., CIKM 2015), capacity-bounded (see HDRF_CAPACITY)
+``spac``       split-and-connect + a vertex partitioner backend (`vcut.spac`)
+``wvp-random`` WVP baseline, cut edges to a random endpoint part (`vcut.spac`)
+``wvp-greedy`` WVP baseline, cut edges to the less loaded endpoint part
+``hypergraph`` the hypergraph model with Mt-KaHyPar, connectivity - 1
 =============  ==============================================================
 
 The partitioners see the *simple* undirected graph: self-loops are left out
@@ -34,7 +38,9 @@ from .metrics import PartitionMetrics, partition_metrics, random_rf_bound
 
 __all__ = ["ALGORITHMS", "ORDERS", "EdgePartition", "partition_graph", "simplify"]
 
-ALGORITHMS = ("random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh", "hdrf")
+ALGORITHMS = ("random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh", "hdrf",
+              "spac", "wvp-random", "wvp-greedy", "hypergraph")
+SPAC_VARIANTS = ("contracted", "split")
 ORDERS = ("given", "random", "bfs", "dfs")
 
 #: HDRF scored as HEP's implementation does (Mayer & Jacobsen, SIGMOD 2021):
@@ -164,7 +170,8 @@ def _order(kind, src, dst, n, seed):
     return _kernels.stream_order(indptr, e[idx], v[idx], n, m, kind == "dfs")
 
 
-def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None):
+def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None,
+                    backend="metis", spac_variant="contracted", imbalance=1.03):
     """Partition the edges of ``graph`` into ``p`` clusters.
 
     Parameters
@@ -183,6 +190,13 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     capacities : sequence of float, optional
         Capacity of each cluster (relative; normalised to sum 1); equal shares
         by default. See `vcut.capacities` for processing units.
+    backend : {"metis", "kahip"}
+        Vertex partitioner of ``spac`` (WVP always uses METIS).
+    spac_variant : {"contracted", "split"}
+        Form of the split-and-connect graph.
+    imbalance : float
+        Balance tolerance given to the vertex / hypergraph partitioners
+        (max part weight over the average; 1.03 = 3 %).
 
     Returns
     -------
@@ -202,6 +216,10 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         raise InputError(f"the number of clusters must be a positive integer, got {p!r}")
     if not np.isfinite(lam) or lam < 1:
         raise InputError(f"lambda must be at least 1 (1 = tightest balance), got {lam}")
+    if spac_variant not in SPAC_VARIANTS:
+        raise InputError(f"unknown SPAC variant {spac_variant!r}; use contracted or split")
+    if not np.isfinite(imbalance) or imbalance < 1:
+        raise InputError(f"imbalance must be at least 1 (1.03 = 3 %), got {imbalance}")
     graph.validate()
     src, dst, weight, input_edge, loops, repeats = simplify(graph)
     m = len(src)
@@ -218,6 +236,7 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     n = graph.n
     deg = (np.bincount(src, minlength=n) + np.bincount(dst, minlength=n)).astype(np.int64)
     t0 = time.perf_counter()
+    extra = {}
     out = np.empty(m, dtype=np.int32)
     stream = _order(order, src, dst, n, seed)
     if algo in _GREEDY:
@@ -231,6 +250,26 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
                              deg if HDRF_FULL_DEGREES else np.zeros(0, np.int64), out)
     elif algo == "dbh":
         _kernels.dbh_assign(src, dst, deg, np.cumsum(cap)[:-1], seed, out)
+    elif algo == "spac":
+        from .spac import spac_assign
+
+        out[:], spac_info = spac_assign(
+            src, dst, weight, n, p, backend=backend, contracted=spac_variant == "contracted",
+            imbalance=imbalance, targets=None if capacities is None else cap, seed=seed,
+        )
+        extra.update(spac_info)
+    elif algo in ("wvp-random", "wvp-greedy"):
+        from .spac import wvp_assign
+
+        out[:] = wvp_assign(src, dst, weight, n, p, greedy=algo == "wvp-greedy",
+                            imbalance=imbalance, targets=None if capacities is None else cap,
+                            seed=seed)
+    elif algo == "hypergraph":
+        from .spac import hypergraph_assign
+
+        if capacities is not None:
+            raise InputError("the hypergraph baseline takes equal shares only; drop --capacities")
+        out[:] = hypergraph_assign(src, dst, weight, n, p, imbalance=imbalance, seed=seed)
     else:  # random
         out[:] = np.random.default_rng(seed).choice(p, size=m, p=cap)
     seconds = time.perf_counter() - t0
@@ -240,7 +279,7 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         simple_assignment=out, n=n, metrics=metrics, capacities=cap,
         info={"algo": algo, "p": int(p), "lambda": float(lam), "order": order, "seed": int(seed),
               "seconds": seconds, "edges": int(graph.m), "simple_edges": int(m),
-              "self_loops": loops, "repeated_edges": repeats},
+              "self_loops": loops, "repeated_edges": repeats, **extra},
     )
     # map back to the input's edges; a self-loop goes with its vertex's master copy
     full = np.empty(graph.m, dtype=np.int32)

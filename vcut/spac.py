@@ -1,0 +1,310 @@
+"""SPAC: split-and-connect edge partitioning (Li et al., POMACS 2017), and its baselines.
+
+Ψ (`split_and_connect`): every vertex ``v`` of degree ``d`` becomes ``d`` clones,
+one per incident edge; every edge ``(u, v)`` becomes a *dominant* edge between
+its clone of ``u`` and its clone of ``v``; the clones of ``v`` (in edge order)
+are joined by ``d - 1`` *auxiliary* edges into a path, closed into a cycle
+when ``d >= 3`` (``cycles=True``, as in the experiments). Two forms:
+
+* ``split``: 2m vertices; dominant edges get weight `DOMINANT_WEIGHT` (1000,
+  the experiments' "infinite"), auxiliary edges 1; each clone weighs half of
+  its edge's weight;
+* ``contracted`` (default): each dominant edge's two clones merged into one
+  vertex, so vertex ``e`` *is* edge ``e`` and no dominant edge can be cut; the
+  auxiliary edges join consecutive edges around each original vertex; m
+  vertices, each weighing its edge's weight.
+
+Vertex weights are the original edge weights (scaled to integers with a mean
+of about 100), so the backend balances weight, as the framework requires.
+
+Ω (`reconstruct`): edge ``e`` goes to the part of its vertex (contracted) or
+of its ``u`` clone (split; the rare cut dominant edges are counted).
+
+Backends (one interface, `vertex_partition`): ``metis`` (pymetis), ``kahip``
+(kaffpa, eco preset). Per-part targets (heterogeneous capacities) go to METIS
+as ``tpwgts``; KaHIP cannot take them and says so.
+
+Baselines: ``wvp-random`` / ``wvp-greedy`` (Bourse et al.: a METIS vertex
+partition of the graph weighted by degree; an uncut edge goes to its
+endpoints' part, a cut edge to a random one of its two endpoints' parts, or
+to the less loaded of them) and ``hypergraph`` (Mt-KaHyPar, a node per edge, a
+hyperedge per vertex with degree >= 2, connectivity - 1, epsilon = imbalance - 1).
+"""
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from frontend.errors import InputError, VcutError
+
+__all__ = [
+    "SplitGraph",
+    "split_and_connect",
+    "vertex_partition",
+    "reconstruct",
+    "spac_assign",
+    "wvp_assign",
+    "hypergraph_assign",
+    "BACKENDS",
+    "DOMINANT_WEIGHT",
+]
+
+BACKENDS = ("metis", "kahip", "multilevel")
+DOMINANT_WEIGHT = 1000
+_BYTES_PER_ADJ = 24  # adjncy + adjwgt + working copies, per directed entry
+
+
+@dataclass(frozen=True, eq=False)
+class SplitGraph:
+    """The transformed graph Ψ(D) in METIS CSR form."""
+
+    n: int
+    xadj: np.ndarray
+    adjncy: np.ndarray
+    adjwgt: np.ndarray
+    vwgt: np.ndarray
+    contracted: bool
+    n_aux: int
+
+
+def estimate_bytes(m, n_active, contracted):
+    """Memory the transformed graph needs, in bytes (estimated before building it)."""
+    aux = 2 * m  # at most one auxiliary edge per clone (cycles)
+    nverts = m if contracted else 2 * m
+    edges = aux + (0 if contracted else m)
+    return int(nverts * 24 + 2 * edges * _BYTES_PER_ADJ)
+
+
+def _available_bytes():
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def _int_weights(w):
+    """Positive integer weights with a mean of about 100."""
+    w = np.asarray(w, dtype=np.float64)
+    mean = w.mean() if len(w) and w.mean() > 0 else 1.0
+    return np.maximum(1, np.rint(100.0 * w / mean)).astype(np.int64)
+
+
+def split_and_connect(src, dst, weight, n, *, contracted=True, cycles=True,
+                      dominant_weight=DOMINANT_WEIGHT, memory_limit=None):
+    """The Ψ transform of a simple graph (see the module docstring).
+
+    Raises
+    ------
+    VcutError
+        When the transformed graph would not fit in memory (with the numbers).
+    """
+    m = len(src)
+    need = estimate_bytes(m, n, contracted)
+    avail = _available_bytes() if memory_limit is None else memory_limit
+    if need > 0.8 * avail:
+        raise VcutError(
+            f"SPAC's transformed graph would need about {need / 2**30:.1f} GiB but only "
+            f"{avail / 2**30:.1f} GiB of memory are available; use the contracted form, a "
+            "streaming partitioner (wb-libra, hdrf) or a machine with more memory"
+        )
+    e = np.arange(m, dtype=np.int64)
+    ends = np.concatenate([np.asarray(src, np.int64), np.asarray(dst, np.int64)])
+    side = np.concatenate([np.zeros(m, np.int64), np.ones(m, np.int64)])
+    edge = np.concatenate([e, e])
+    order = np.lexsort((edge, ends))
+    v_sorted = ends[order]
+    clone = edge[order] if contracted else 2 * edge[order] + side[order]
+    same = v_sorted[1:] == v_sorted[:-1]
+    a = clone[:-1][same]
+    b = clone[1:][same]
+    if cycles:
+        starts = np.flatnonzero(np.r_[True, ~same])
+        stops = np.r_[starts[1:], len(v_sorted)]
+        big = (stops - starts) >= 3
+        a = np.concatenate([a, clone[stops[big] - 1]])
+        b = np.concatenate([b, clone[starts[big]]])
+    aw = np.ones(len(a), dtype=np.int64)
+    n_aux = len(a)
+    wi = _int_weights(weight)
+    if contracted:
+        nv = m
+        vwgt = wi
+    else:
+        nv = 2 * m
+        a = np.concatenate([a, 2 * e])
+        b = np.concatenate([b, 2 * e + 1])
+        aw = np.concatenate([aw, np.full(m, dominant_weight, dtype=np.int64)])
+        vwgt = np.repeat(np.maximum(1, (wi + 1) // 2), 2)
+    u = np.concatenate([a, b])
+    v = np.concatenate([b, a])
+    w = np.concatenate([aw, aw])
+    idx = np.argsort(u, kind="stable")
+    xadj = np.zeros(nv + 1, dtype=np.int64)
+    np.cumsum(np.bincount(u, minlength=nv), out=xadj[1:])
+    return SplitGraph(n=nv, xadj=xadj, adjncy=v[idx], adjwgt=w[idx], vwgt=vwgt,
+                      contracted=contracted, n_aux=n_aux)
+
+
+def vertex_partition(xadj, adjncy, adjwgt, vwgt, k, *, backend="metis", imbalance=1.03,
+                     targets=None, seed=0):
+    """Partition a CSR graph into ``k`` parts with the chosen backend.
+
+    Parameters
+    ----------
+    imbalance : float
+        Allowed max part weight over the average (1.03 = 3 %).
+    targets : sequence of float, optional
+        Target fraction of the weight per part (heterogeneous capacities).
+
+    Raises
+    ------
+    VcutError
+        The backend is not installed, cannot take per-part targets, or failed.
+    """
+    n = len(xadj) - 1
+    if k == 1:
+        return np.zeros(n, dtype=np.int32)
+    if backend == "metis":
+        try:
+            import pymetis
+        except ImportError:
+            raise VcutError("the METIS backend needs pymetis: pip install pymetis") from None
+        opts = pymetis.Options(ufactor=max(1, int(round((imbalance - 1.0) * 1000))), seed=seed)
+        try:
+            res = pymetis.part_graph(
+                k, pymetis.CSRAdjacency(adj_starts=xadj, adjacent=adjncy), vweights=vwgt,
+                eweights=adjwgt,
+                tpwgts=None if targets is None else [float(t) for t in targets], options=opts,
+            )
+        except Exception as exc:  # METIS reports its own failures
+            raise VcutError(f"the METIS backend failed: {exc}") from None
+        return np.asarray(res[1], dtype=np.int32)
+    if backend == "kahip":
+        if targets is not None:
+            raise VcutError(
+                "the KaHIP backend cannot take per-part target weights (heterogeneous "
+                "capacities); use --backend metis"
+            )
+        try:
+            import kahip
+        except ImportError:
+            raise VcutError("the KaHIP backend needs kahip: pip install kahip") from None
+        _, blocks = kahip.kaffpa(vwgt.tolist(), xadj.tolist(), adjwgt.tolist(), adjncy.tolist(),
+                                 int(k), float(imbalance - 1.0), True, int(seed), kahip.ECO)
+        return np.asarray(blocks, dtype=np.int32)
+    if backend == "multilevel":
+        raise VcutError(
+            "the 'multilevel' backend is the runtime's own multilevel partitioner, which this "
+            "version does not have yet; use --backend metis or kahip"
+        )
+    raise InputError(f"unknown SPAC backend {backend!r}; use one of metis, kahip")
+
+
+def reconstruct(parts, m, contracted):
+    """Ω: the edge partition from the vertex partition; ``(assign, cut_dominant)``."""
+    if contracted:
+        return np.asarray(parts[:m], dtype=np.int32), 0
+    a = np.asarray(parts[0::2], dtype=np.int32)
+    b = np.asarray(parts[1::2], dtype=np.int32)
+    return a, int(np.count_nonzero(a != b))
+
+
+def spac_assign(src, dst, weight, n, k, *, backend="metis", contracted=True, cycles=True,
+                imbalance=1.03, targets=None, seed=0):
+    """SPAC: Ψ, a balanced vertex partition, Ω. Returns ``(assign, info)``."""
+    import time
+
+    t0 = time.perf_counter()
+    sg = split_and_connect(src, dst, weight, n, contracted=contracted, cycles=cycles)
+    t1 = time.perf_counter()
+    parts = vertex_partition(sg.xadj, sg.adjncy, sg.adjwgt, sg.vwgt, k, backend=backend,
+                             imbalance=imbalance, targets=targets, seed=seed)
+    t2 = time.perf_counter()
+    assign, cut_dom = reconstruct(parts, len(src), contracted)
+    t3 = time.perf_counter()
+    info = {"backend": backend, "variant": "contracted" if contracted else "split",
+            "transformed_vertices": sg.n, "auxiliary_edges": sg.n_aux,
+            "cut_dominant_edges": cut_dom, "transform_seconds": t1 - t0,
+            "partition_seconds": t2 - t1, "reconstruct_seconds": t3 - t2,
+            "auxiliary_cut": _aux_cut(sg, parts)}
+    return assign, info
+
+
+def _aux_cut(sg, parts):
+    """Auxiliary edges whose ends lie in different parts (each counted once)."""
+    u = np.repeat(np.arange(sg.n), np.diff(sg.xadj))
+    aux = (sg.adjwgt == 1) & (u < sg.adjncy)
+    return int(np.count_nonzero(parts[u[aux]] != parts[sg.adjncy[aux]]))
+
+
+def wvp_assign(src, dst, weight, n, k, *, greedy, imbalance=1.03, targets=None, seed=0):
+    """WVP baseline (Bourse et al.): degree-weighted vertex partition, then edges."""
+    deg = np.bincount(src, minlength=n) + np.bincount(dst, minlength=n)
+    u = np.concatenate([src, dst]).astype(np.int64)
+    v = np.concatenate([dst, src]).astype(np.int64)
+    idx = np.argsort(u, kind="stable")
+    xadj = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(u, minlength=n), out=xadj[1:])
+    parts = vertex_partition(xadj, v[idx], np.ones(len(v), np.int64), np.maximum(deg, 1), k,
+                             imbalance=imbalance, targets=targets, seed=seed)
+    pu, pv = parts[src], parts[dst]
+    assign = pu.astype(np.int32).copy()
+    cut = np.flatnonzero(pu != pv)
+    if greedy:
+        load = np.bincount(assign[pu == pv], weights=np.asarray(weight)[pu == pv], minlength=k)
+        cap = np.full(k, 1.0 / k) if targets is None else np.asarray(targets)
+        for ei in cut.tolist():
+            a, b = pu[ei], pv[ei]
+            c = a if (load[a] / cap[a], a) <= (load[b] / cap[b], b) else b
+            assign[ei] = c
+            load[c] += weight[ei]
+    else:
+        pick = np.random.default_rng(seed).random(len(cut)) < 0.5
+        assign[cut] = np.where(pick, pv[cut], pu[cut])
+    return assign
+
+
+_MTK = {}
+
+
+def _mtkahypar(threads):
+    """Mt-KaHyPar may be initialised once per process."""
+    import mtkahypar
+
+    if "init" not in _MTK:
+        _MTK["init"] = mtkahypar.initialize(threads)
+    return _MTK["init"]
+
+
+def hypergraph_assign(src, dst, weight, n, k, *, imbalance=1.03, seed=0, preset="default",
+                      threads=1):
+    """The hypergraph model with Mt-KaHyPar (connectivity - 1 objective)."""
+    try:
+        import mtkahypar
+    except ImportError:
+        raise VcutError("the hypergraph baseline needs mtkahypar: pip install mtkahypar") from None
+    m = len(src)
+    ends = np.concatenate([src, dst]).astype(np.int64)
+    edge = np.concatenate([np.arange(m), np.arange(m)])
+    order = np.lexsort((edge, ends))
+    v_sorted, e_sorted = ends[order], edge[order]
+    starts = np.flatnonzero(np.r_[True, v_sorted[1:] != v_sorted[:-1]])
+    stops = np.r_[starts[1:], len(v_sorted)]
+    nets = [e_sorted[a:b].tolist() for a, b in zip(starts, stops) if b - a >= 2]
+    if k == 1 or not nets:
+        return np.zeros(m, dtype=np.int32)
+    init = _mtkahypar(threads)
+    mtkahypar.set_seed(seed)
+    presets = {"default": mtkahypar.PresetType.DEFAULT, "quality": mtkahypar.PresetType.QUALITY}
+    ctx = init.context_from_preset(presets[preset])
+    ctx.set_partitioning_parameters(int(k), float(imbalance - 1.0), mtkahypar.Objective.KM1)
+    ctx.logging = False
+    hg = init.create_hypergraph(ctx, m, len(nets), nets, _int_weights(weight).tolist(),
+                                [1] * len(nets))
+    part = hg.partition(ctx)
+    return np.array([part.block_id(i) for i in range(m)], dtype=np.int32)
