@@ -123,3 +123,17 @@ def test_heterogeneous_targets_go_to_metis():
     part = partition_graph(graph(edges), 4, "spac", capacities=[1, 1, 2, 4])
     share = np.asarray(part.metrics.loads) / sum(part.metrics.loads)
     assert np.allclose(share, [0.125, 0.125, 0.25, 0.5], atol=0.02)
+
+
+@pytest.mark.parametrize("module, algo, kwargs, fix", [
+    ("pymetis", "spac", {"backend": "metis"}, "pip install pymetis"),
+    ("kahip", "spac", {"backend": "kahip"}, "pip install kahip"),
+    ("mtkahypar", "hypergraph", {}, "pip install mtkahypar"),
+])
+def test_a_missing_backend_is_named_with_its_fix(monkeypatch, module, algo, kwargs, fix):
+    import sys
+
+    monkeypatch.setitem(sys.modules, module, None)  # makes `import module` fail
+    with pytest.raises(VcutError) as exc:
+        partition_graph(graph(TRI), 2, algo, **kwargs)
+    assert str(exc.value).endswith(fix)
