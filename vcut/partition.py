@@ -207,6 +207,9 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     InputError
         p < 1 or p > |E|, lambda < 1, unknown algorithm or order, an empty
         graph, capacities of the wrong length or not positive.
+    VcutError
+        A SPAC / WVP / hypergraph backend that is missing, fails, cannot take
+        per-part targets, or a transformed graph that would not fit in memory.
     """
     if algo not in ALGORITHMS:
         raise InputError(f"unknown algorithm {algo!r}; use one of {', '.join(ALGORITHMS)}")
@@ -238,7 +241,8 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     t0 = time.perf_counter()
     extra = {}
     out = np.empty(m, dtype=np.int32)
-    stream = _order(order, src, dst, n, seed)
+    streaming = algo in _GREEDY or algo == "hdrf"  # the others do not stream edges
+    stream = _order(order, src, dst, n, seed) if streaming else None
     if algo in _GREEDY:
         rule, weighted, bounded = _GREEDY[algo]
         w = weight if weighted else np.ones(m)
