@@ -111,6 +111,7 @@ def main():
     ap.add_argument("--no-kahip", action="store_true")
     ap.add_argument("--no-hypergraph", action="store_true")
     ap.add_argument("--quick", action="store_true", help="k = 8 and 32 only; no matrices or samples")
+    ap.add_argument("--no-power-law", action="store_true", help="skip the power-law datasets")
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args()
     meths = methods(not args.no_kahip, not args.no_hypergraph)
@@ -118,6 +119,8 @@ def main():
     rows = []
     summary = []
     files = [f for f in args.graphs.split(",") if f] or list(POWER_LAW)
+    if args.no_power_law:
+        files = []
     print("### Power-law graphs")
     for f in files:
         g = read_graph(os.path.join(DATA, f))

@@ -112,42 +112,22 @@ def split_and_connect(src, dst, weight, n, *, contracted=True, cycles=True,
             f"{avail / 2**30:.1f} GiB of memory are available; use the contracted form, a "
             "streaming partitioner (wb-libra, hdrf) or a machine with more memory"
         )
-    e = np.arange(m, dtype=np.int64)
-    ends = np.concatenate([np.asarray(src, np.int64), np.asarray(dst, np.int64)])
-    side = np.concatenate([np.zeros(m, np.int64), np.ones(m, np.int64)])
-    edge = np.concatenate([e, e])
-    order = np.lexsort((edge, ends))
-    v_sorted = ends[order]
-    clone = edge[order] if contracted else 2 * edge[order] + side[order]
-    same = v_sorted[1:] == v_sorted[:-1]
-    a = clone[:-1][same]
-    b = clone[1:][same]
-    if cycles:
-        starts = np.flatnonzero(np.r_[True, ~same])
-        stops = np.r_[starts[1:], len(v_sorted)]
-        big = (stops - starts) >= 3
-        a = np.concatenate([a, clone[stops[big] - 1]])
-        b = np.concatenate([b, clone[starts[big]]])
-    aw = np.ones(len(a), dtype=np.int64)
-    n_aux = len(a)
+    from . import _kernels
+
+    a, b, aw, n_aux = _kernels.split_pairs(
+        np.asarray(src, np.int64), np.asarray(dst, np.int64), int(n), contracted, cycles,
+        int(dominant_weight),
+    )
     wi = _int_weights(weight)
     if contracted:
         nv = m
         vwgt = wi
     else:
         nv = 2 * m
-        a = np.concatenate([a, 2 * e])
-        b = np.concatenate([b, 2 * e + 1])
-        aw = np.concatenate([aw, np.full(m, dominant_weight, dtype=np.int64)])
         vwgt = np.repeat(np.maximum(1, (wi + 1) // 2), 2)
-    u = np.concatenate([a, b])
-    v = np.concatenate([b, a])
-    w = np.concatenate([aw, aw])
-    idx = np.argsort(u, kind="stable")
-    xadj = np.zeros(nv + 1, dtype=np.int64)
-    np.cumsum(np.bincount(u, minlength=nv), out=xadj[1:])
-    return SplitGraph(n=nv, xadj=xadj, adjncy=v[idx], adjwgt=w[idx], vwgt=vwgt,
-                      contracted=contracted, n_aux=n_aux)
+    xadj, adjncy, adjwgt = _kernels.symmetric_csr(a, b, aw, nv)
+    return SplitGraph(n=nv, xadj=xadj, adjncy=adjncy, adjwgt=adjwgt, vwgt=vwgt,
+                      contracted=contracted, n_aux=int(n_aux))
 
 
 def vertex_partition(xadj, adjncy, adjwgt, vwgt, k, *, backend="metis", imbalance=1.03,
