@@ -82,7 +82,7 @@ def reference_spac(name):
 
 def run(g, k, meths, name, rows):
     print(f"\n#### {name}: |V| = {g.n:,}, |E| = {g.m:,}, k = {k}\n")
-    print("| method | C_EP | RF | balance | seconds | transform + reconstruction share |")
+    print("| method | C_EP | RF | weight balance | seconds | transform + reconstruction share |")
     print("|---|---:|---:|---:|---:|---:|")
     res = {}
     for label, algo, kw in meths:
@@ -98,8 +98,8 @@ def run(g, k, meths, name, rows):
             tr = r.info["transform_seconds"] + r.info["reconstruct_seconds"]
             share = f"{100 * tr / (tr + r.info['partition_seconds']):.1f} %"
         m = r.metrics
-        res[label] = (m.vertex_copies, m.replication_factor, m.edge_imbalance, secs, r.info)
-        print(f"| {label} | {m.vertex_copies:,} | {m.replication_factor:.3f} | {m.edge_imbalance:.3f} | "
+        res[label] = (m.vertex_copies, m.replication_factor, m.edge_weight_imbalance, secs, r.info)
+        print(f"| {label} | {m.vertex_copies:,} | {m.replication_factor:.3f} | {m.edge_weight_imbalance:.3f} | "
               f"{secs:.2f} | {share} |")
     rows.append((name, k, res))
     return res
