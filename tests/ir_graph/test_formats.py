@@ -159,3 +159,24 @@ def test_graph_object_validation():
         Graph(n=3, src=np.array([0]), dst=np.array([1]), weight=np.array([np.nan])).validate()
     with pytest.raises(GraphFormatError, match="edge weight -1.0 at index 0 is negative"):
         Graph(n=3, src=np.array([0]), dst=np.array([1]), weight=np.array([-1.0])).validate()
+
+
+def test_own_format_version_mismatch_names_both(tmp_path):
+    import json
+
+    from ir_graph.formats import GRAPH_FORMAT_VERSION
+
+    out = tmp_path / "g.npz"
+    write_graph(small_graph(True), out)
+    with np.load(out) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays["meta"]))
+    meta["format_version"] = GRAPH_FORMAT_VERSION + 1
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(out, **arrays)
+    with pytest.raises(GraphFormatError) as exc:
+        read_graph(out)
+    assert str(exc.value) == (
+        f"{out} has graph format version {GRAPH_FORMAT_VERSION + 1}, but this vcut reads version "
+        f"{GRAPH_FORMAT_VERSION}; rebuild it with 'vcut graph'"
+    )
