@@ -1,0 +1,372 @@
+"""CPU twins of the load-balanced traversal kernels (Raval et al., 2017).
+
+Every strategy runs the same data-driven relaxation (SSSP; BFS is SSSP with
+unit weights): an input worklist of active elements is processed into an
+output worklist until it is empty; ``dist[v]`` only ever decreases, so the
+result equals Dijkstra's for non-negative weights. The strategies differ in
+how the work of one iteration is cut into pieces -- the part a GPU thread
+would take -- which these CPU versions walk in order, so that the work
+decomposition (and its bookkeeping: scans, offsets, split nodes,
+sub-iterations) is executed and tested on every machine:
+
+* BS: one piece per worklist node (all its out-edges);
+* EP: the worklist holds edges; a node whose distance improves pushes its
+  out-edges, with one reservation per node (work chunking) or one per edge;
+* WD: the worklist holds nodes; an inclusive scan of their degrees gives the
+  total T, cut into pieces of ``ceil(T / threads)`` consecutive edges that
+  may cross node boundaries; a piece finds its first (node, edge) by binary
+  search in the scan;
+* NS: nodes of degree > MDT were split beforehand into parent + children
+  (see `split_nodes`); a parent's improvement is handed to its children;
+* HP: sub-iterations in which each remaining node relaxes at most MDT of its
+  unprocessed edges; when a sub-worklist is smaller than ``block`` the rest
+  of it is done WD-style.
+
+Kernels take arrays and scalars only; counters of the work done are
+returned for reporting.
+"""
+
+import numpy as np
+from numba import njit
+
+__all__ = ["sssp_bs", "sssp_ep", "sssp_wd", "sssp_ns", "sssp_hp", "choose_mdt", "split_nodes"]
+
+
+@njit(cache=True)
+def _relax(u, j, indices, weights, dist):
+    v = indices[j]
+    nd = dist[u] + weights[j]
+    if nd < dist[v]:
+        dist[v] = nd
+        return v
+    return -1
+
+
+@njit(cache=True)
+def sssp_bs(indptr, indices, weights, source, dist):
+    """Node-based: one piece per worklist node. Returns (iterations, edges relaxed)."""
+    n = indptr.shape[0] - 1
+    wl = np.empty(n, dtype=np.int64)
+    nxt = np.empty(n, dtype=np.int64)
+    stamp = np.full(n, -1, dtype=np.int64)
+    dist[source] = 0
+    wl[0] = source
+    size = 1
+    it = 0
+    work = 0
+    while size > 0:
+        nsize = 0
+        for k in range(size):
+            u = wl[k]
+            for j in range(indptr[u], indptr[u + 1]):
+                work += 1
+                v = _relax(u, j, indices, weights, dist)
+                if v >= 0 and stamp[v] != it:
+                    stamp[v] = it
+                    nxt[nsize] = v
+                    nsize += 1
+        wl, nxt = nxt, wl
+        size = nsize
+        it += 1
+    return it, work
+
+
+@njit(cache=True)
+def sssp_ep(indptr, indices, weights, source, dist, chunking):
+    """Edge-based: the worklist holds edge ids (CSR positions).
+
+    Returns (iterations, edges relaxed, reservations): a reservation is one
+    atomic push on a GPU -- one per pushing node with chunking, one per edge
+    without.
+    """
+    n = indptr.shape[0] - 1
+    m = indices.shape[0]
+    cap = max(m, 1)
+    wl = np.empty(cap, dtype=np.int64)
+    stamp = np.full(n, -1, dtype=np.int64)
+    dist[source] = 0
+    size = 0
+    for j in range(indptr[source], indptr[source + 1]):
+        wl[size] = j
+        size += 1
+    src_of = np.empty(cap, dtype=np.int64)
+    for u in range(n):
+        for j in range(indptr[u], indptr[u + 1]):
+            src_of[j] = u
+    it = 0
+    work = 0
+    reservations = 0
+    while size > 0:
+        nxt = np.empty(cap, dtype=np.int64)
+        nsize = 0
+        for k in range(size):
+            j = wl[k]
+            work += 1
+            v = _relax(src_of[j], j, indices, weights, dist)
+            if v >= 0 and stamp[v] != it:
+                stamp[v] = it
+                d = indptr[v + 1] - indptr[v]
+                if nsize + d > nxt.shape[0]:
+                    grown = np.empty(2 * (nsize + d), dtype=np.int64)
+                    grown[:nsize] = nxt[:nsize]
+                    nxt = grown
+                if chunking:
+                    reservations += 1
+                else:
+                    reservations += d
+                for q in range(d):
+                    nxt[nsize + q] = indptr[v] + q
+                nsize += d
+        wl = nxt
+        size = nsize
+        it += 1
+    return it, work, reservations
+
+
+@njit(cache=True)
+def _wd_iteration(indptr, indices, weights, dist, wl, size, threads, it, stamp, nxt):
+    """One WD iteration over the node worklist; returns (new size, edges, pieces)."""
+    scan = np.empty(size, dtype=np.int64)
+    total = 0
+    for k in range(size):
+        u = wl[k]
+        total += indptr[u + 1] - indptr[u]
+        scan[k] = total  # inclusive
+    if total == 0:
+        return 0, 0, 0
+    per = (total + threads - 1) // threads
+    nsize = 0
+    pieces = 0
+    start = 0
+    while start < total:
+        pieces += 1
+        stop = min(start + per, total)
+        # find_offsets: first node whose inclusive scan exceeds `start`
+        k = np.searchsorted(scan, start, side="right")
+        e = start
+        while e < stop:
+            u = wl[k]
+            base = scan[k] - (indptr[u + 1] - indptr[u])
+            j = indptr[u] + (e - base)
+            upto = min(stop, scan[k])
+            while e < upto:
+                v = _relax(u, j, indices, weights, dist)
+                if v >= 0 and stamp[v] != it:
+                    stamp[v] = it
+                    nxt[nsize] = v
+                    nsize += 1
+                e += 1
+                j += 1
+            k += 1
+        start = stop
+    return nsize, total, pieces
+
+
+@njit(cache=True)
+def sssp_wd(indptr, indices, weights, source, dist, threads):
+    """Workload decomposition. Returns (iterations, edges relaxed, pieces)."""
+    n = indptr.shape[0] - 1
+    wl = np.empty(n, dtype=np.int64)
+    nxt = np.empty(n, dtype=np.int64)
+    stamp = np.full(n, -1, dtype=np.int64)
+    dist[source] = 0
+    wl[0] = source
+    size = 1
+    it = 0
+    work = 0
+    pieces = 0
+    while size > 0:
+        size, w, p = _wd_iteration(indptr, indices, weights, dist, wl, size, threads, it, stamp, nxt)
+        work += w
+        pieces += p
+        wl, nxt = nxt, wl
+        it += 1
+    return it, work, pieces
+
+
+@njit(cache=True)
+def choose_mdt(degrees, bins):
+    """MDT from a degree histogram: tallest bin (1-based index i) -> floor(i / bins * maxdeg), >= 1."""
+    maxd = 0
+    for d in degrees:
+        if d > maxd:
+            maxd = d
+    if maxd == 0:
+        return 1
+    hist = np.zeros(bins, dtype=np.int64)
+    for d in degrees:
+        b = (d * bins) // (maxd + 1)
+        hist[b] += 1
+    best = 0
+    for b in range(1, bins):
+        if hist[b] > hist[best]:
+            best = b
+    mdt = ((best + 1) * maxd) // bins
+    return max(1, mdt)
+
+
+@njit(cache=True)
+def split_nodes(indptr, indices, weights, mdt):
+    """Node splitting: every node of degree d > mdt becomes ceil(d / mdt) nodes.
+
+    The parent keeps its id and the first chunk of its out-edges; children
+    are appended after the original nodes and take the following chunks.
+    Incoming edges stay on the parent. Returns (indptr', indices', weights',
+    child_ptr, children) where the children of parent p are
+    ``children[child_ptr[p]:child_ptr[p + 1]]``.
+    """
+    n = indptr.shape[0] - 1
+    extra = 0
+    for u in range(n):
+        d = indptr[u + 1] - indptr[u]
+        if d > mdt:
+            extra += (d + mdt - 1) // mdt - 1
+    n2 = n + extra
+    child_ptr = np.zeros(n + 1, dtype=np.int64)
+    for u in range(n):
+        d = indptr[u + 1] - indptr[u]
+        child_ptr[u + 1] = child_ptr[u] + ((d + mdt - 1) // mdt - 1 if d > mdt else 0)
+    children = np.empty(extra, dtype=np.int64)
+    for q in range(extra):
+        children[q] = n + q
+    deg2 = np.zeros(n2, dtype=np.int64)
+    for u in range(n):
+        d = indptr[u + 1] - indptr[u]
+        if d > mdt:
+            deg2[u] = mdt
+            left = d - mdt
+            for q in range(child_ptr[u], child_ptr[u + 1]):
+                take = min(mdt, left)
+                deg2[children[q]] = take
+                left -= take
+        else:
+            deg2[u] = d
+    indptr2 = np.zeros(n2 + 1, dtype=np.int64)
+    for u in range(n2):
+        indptr2[u + 1] = indptr2[u] + deg2[u]
+    indices2 = np.empty(indices.shape[0], dtype=indices.dtype)
+    weights2 = np.empty(weights.shape[0], dtype=weights.dtype)
+    for u in range(n):
+        j = indptr[u]
+        owners_start = child_ptr[u]
+        for t in range(-1, child_ptr[u + 1] - owners_start):
+            owner = u if t < 0 else children[owners_start + t]
+            for q in range(indptr2[owner], indptr2[owner + 1]):
+                indices2[q] = indices[j]
+                weights2[q] = weights[j]
+                j += 1
+    return indptr2, indices2, weights2, child_ptr, children
+
+
+@njit(cache=True)
+def sssp_ns(indptr2, indices2, weights2, child_ptr, children, n, source, dist2):
+    """Node-based over a split graph; parents hand improvements to their children.
+
+    ``dist2`` has one entry per node of the split graph. Returns (iterations,
+    edges relaxed).
+    """
+    n2 = indptr2.shape[0] - 1
+    wl = np.empty(n2, dtype=np.int64)
+    nxt = np.empty(n2, dtype=np.int64)
+    stamp = np.full(n2, -1, dtype=np.int64)
+    dist2[source] = 0
+    size = 0
+    wl[size] = source
+    size += 1
+    if source < n:
+        for q in range(child_ptr[source], child_ptr[source + 1]):
+            dist2[children[q]] = 0
+            wl[size] = children[q]
+            size += 1
+    it = 0
+    work = 0
+    while size > 0:
+        nsize = 0
+        for k in range(size):
+            u = wl[k]
+            for j in range(indptr2[u], indptr2[u + 1]):
+                work += 1
+                v = _relax(u, j, indices2, weights2, dist2)
+                if v >= 0:
+                    if stamp[v] != it:
+                        stamp[v] = it
+                        nxt[nsize] = v
+                        nsize += 1
+                    # v is always an original node (incoming edges stay on parents)
+                    for q in range(child_ptr[v], child_ptr[v + 1]):
+                        c = children[q]
+                        if dist2[v] < dist2[c]:
+                            dist2[c] = dist2[v]
+                            if stamp[c] != it:
+                                stamp[c] = it
+                                nxt[nsize] = c
+                                nsize += 1
+        wl, nxt = nxt, wl
+        size = nsize
+        it += 1
+    return it, work
+
+
+@njit(cache=True)
+def sssp_hp(indptr, indices, weights, source, dist, mdt, block, threads):
+    """Hierarchical processing with the WD switch for small sub-worklists.
+
+    Returns (iterations, sub-iterations, edges relaxed).
+    """
+    n = indptr.shape[0] - 1
+    wl = np.empty(n, dtype=np.int64)
+    nxt = np.empty(n, dtype=np.int64)
+    sub = np.empty(n, dtype=np.int64)
+    sub2 = np.empty(n, dtype=np.int64)
+    done = np.zeros(n, dtype=np.int64)  # edges of a node processed this iteration
+    stamp = np.full(n, -1, dtype=np.int64)
+    dist[source] = 0
+    wl[0] = source
+    size = 1
+    it = 0
+    subits = 0
+    work = 0
+    while size > 0:
+        nsize = 0
+        for k in range(size):
+            sub[k] = wl[k]
+            done[wl[k]] = 0
+        ssize = size
+        while ssize > 0:
+            subits += 1
+            if ssize < block:
+                # WD over the remaining edges of the remaining nodes
+                for k in range(ssize):
+                    u = sub[k]
+                    for j in range(indptr[u] + done[u], indptr[u + 1]):
+                        work += 1
+                        v = _relax(u, j, indices, weights, dist)
+                        if v >= 0 and stamp[v] != it:
+                            stamp[v] = it
+                            nxt[nsize] = v
+                            nsize += 1
+                    done[u] = indptr[u + 1] - indptr[u]
+                ssize = 0
+                break
+            s2 = 0
+            for k in range(ssize):
+                u = sub[k]
+                lo = indptr[u] + done[u]
+                hi = min(indptr[u + 1], lo + mdt)
+                for j in range(lo, hi):
+                    work += 1
+                    v = _relax(u, j, indices, weights, dist)
+                    if v >= 0 and stamp[v] != it:
+                        stamp[v] = it
+                        nxt[nsize] = v
+                        nsize += 1
+                done[u] += hi - lo
+                if indptr[u] + done[u] < indptr[u + 1]:
+                    sub2[s2] = u
+                    s2 += 1
+            sub, sub2 = sub2, sub
+            ssize = s2
+        wl, nxt = nxt, wl
+        size = nsize
+        it += 1
+    return it, subits, work

@@ -1,0 +1,104 @@
+"""Every strategy agrees with scipy / networkx on graphs of several shapes."""
+
+import networkx as nx
+import numpy as np
+import pytest
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
+
+from frontend.errors import InputError, VcutError
+from ir_graph import Graph
+from runtime import _cpu_kernels as K
+from runtime.generators import erdos_renyi, grid, rmat
+from runtime.traversal import STRATEGIES, bfs, csr_out, sssp
+
+
+def two_components():
+    a = grid(5, 5, weights="uniform", seed=1)
+    src = np.concatenate([a.src, a.src + 25]).astype(np.int32)
+    dst = np.concatenate([a.dst, a.dst + 25]).astype(np.int32)
+    return Graph(n=50, src=src, dst=dst, weight=np.concatenate([a.weight, a.weight]))
+
+
+GRAPHS = {
+    "rmat": lambda: rmat(9, 8, seed=2, weights="uniform"),
+    "grid": lambda: grid(12, 17, seed=3, weights="uniform"),
+    "er": lambda: erdos_renyi(400, 1600, seed=4, weights="uniform"),
+    "disconnected": two_components,
+    "single": lambda: Graph(n=1, src=np.zeros(0, np.int32), dst=np.zeros(0, np.int32), weight=np.zeros(0)),
+}
+
+
+def reference(g, source, unit, directed=False):
+    if g.m == 0:
+        d = np.full(g.n, np.inf)
+        d[source] = 0
+        return d
+    ip, ix, w = csr_out(g, directed)
+    mat = csr_matrix((np.ones_like(w) if unit else w, ix, ip), shape=(g.n, g.n))
+    return shortest_path(mat, method="D", directed=True, indices=source, unweighted=unit)
+
+
+@pytest.mark.parametrize("name", list(GRAPHS))
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_strategies_match_scipy(name, strategy):
+    g = GRAPHS[name]()
+    for source in sorted({0, g.n // 2, g.n - 1}):
+        got = sssp(g, source, strategy)
+        assert np.array_equal(np.isinf(got.dist), np.isinf(reference(g, source, False)))
+        assert np.allclose(got.dist, reference(g, source, False))
+        hops = bfs(g, source, strategy)
+        assert np.array_equal(hops.dist, reference(g, source, True))
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_zero_weight_edges_and_directed_graphs(strategy):
+    # 0 -0-> 1 -0-> 2 -5-> 3, 0 -7-> 3, and 4 -> 0 (4 unreachable from 0 when directed)
+    g = Graph(n=5, src=np.array([0, 1, 2, 0, 4]), dst=np.array([1, 2, 3, 3, 0]),
+              weight=np.array([0.0, 0.0, 5.0, 7.0, 1.0]), directed=True)
+    nxg = nx.DiGraph()
+    nxg.add_weighted_edges_from(zip(g.src.tolist(), g.dst.tolist(), g.weight.tolist()))
+    ref = nx.single_source_dijkstra_path_length(nxg, 0)
+    got = sssp(g, 0, strategy).dist
+    assert got.tolist() == [ref.get(v, np.inf) for v in range(5)] == [0, 0, 0, 5, np.inf]
+    assert sssp(g, 0, strategy, directed=False).dist[4] == 1.0
+
+
+def test_mdt_rule_and_node_splitting_by_hand():
+    # degrees 1..10 once each and many nodes of degree 2: the tallest bin holds degree 2
+    deg = np.array(list(range(1, 11)) + [2] * 50)
+    assert K.choose_mdt(deg, 10) == (2 * 10) // 10  # bin of degree 2 is the 2nd (1-based) -> 2
+    # a star with 7 out-edges split with mdt = 3: parent keeps 3, children take 3 and 1
+    g = Graph(n=8, src=np.zeros(7, np.int32), dst=np.arange(1, 8, dtype=np.int32),
+              weight=np.arange(1.0, 8.0), directed=True)
+    ip, ix, w = csr_out(g)
+    ip2, ix2, w2, cptr, ch = K.split_nodes(ip, ix, w, 3)
+    assert cptr.tolist() == [0, 2, 2, 2, 2, 2, 2, 2, 2] and ch.tolist() == [8, 9]
+    assert np.diff(ip2).tolist() == [3, 0, 0, 0, 0, 0, 0, 0, 3, 1]
+    assert ix2.tolist() == ix.tolist() and w2.tolist() == w.tolist()  # edges dealt in order
+
+
+def test_work_counters():
+    g = grid(10, 10)
+    ep = sssp(g, 0, "ep")
+    nochunk = sssp(g, 0, "ep-nochunk")
+    assert ep.info["reservations"] < nochunk.info["reservations"]  # chunking saves atomics
+    ns = sssp(rmat(10, 8, seed=5), 0, "ns")
+    assert ns.info["mdt"] >= 1 and 0 < ns.info["fraction_split"] < 1
+    assert sssp(g, 0, "wd").info["pieces"] > 0 and sssp(g, 0, "hp").info["sub_iterations"] > 0
+
+
+def test_bad_input():
+    g = grid(3, 3)
+    with pytest.raises(InputError, match="source 9 out of range: the graph has vertices 0..8"):
+        sssp(g, 9)
+    neg = Graph(n=2, src=np.array([0]), dst=np.array([1]), weight=np.array([-2.0]))
+    with pytest.raises(InputError) as exc:
+        sssp(neg, 0)
+    assert str(exc.value) == ("SSSP needs non-negative weights (Dijkstra-style relaxation), but edge 0 "
+                              "weighs -2.0")
+    assert bfs(Graph(n=2, src=np.array([0]), dst=np.array([1]), weight=np.array([1.0])), 0).dist.tolist() == [0, 1]
+    with pytest.raises(InputError, match="unknown strategy 'dfs'"):
+        sssp(g, 0, "dfs")
+    with pytest.raises(VcutError, match="GPU traversal kernels are not available"):
+        sssp(g, 0, device="gpu")
