@@ -186,23 +186,29 @@ def sssp_wd(indptr, indices, weights, source, dist, threads):
 
 @njit(cache=True)
 def choose_mdt(degrees, bins):
-    """MDT from a degree histogram: tallest bin (1-based index i) -> floor(i / bins * maxdeg), >= 1."""
+    """MDT from a degree histogram (Raval et al.).
+
+    Bins of width ``maxdeg / bins`` numbered from 1: a vertex of degree
+    ``d >= 1`` falls in bin ``ceil(d * bins / maxdeg)`` (vertices without
+    edges do no work and are left out). With ``i`` the tallest bin,
+    ``MDT = floor(i / bins * maxdeg)``, at least 1.
+    """
     maxd = 0
     for d in degrees:
         if d > maxd:
             maxd = d
     if maxd == 0:
         return 1
-    hist = np.zeros(bins, dtype=np.int64)
+    hist = np.zeros(bins + 1, dtype=np.int64)
     for d in degrees:
-        b = (d * bins) // (maxd + 1)
-        hist[b] += 1
-    best = 0
-    for b in range(1, bins):
+        if d > 0:
+            b = (d * bins + maxd - 1) // maxd
+            hist[b] += 1
+    best = 1
+    for b in range(2, bins + 1):
         if hist[b] > hist[best]:
             best = b
-    mdt = ((best + 1) * maxd) // bins
-    return max(1, mdt)
+    return max(1, (best * maxd) // bins)
 
 
 @njit(cache=True)

@@ -19,7 +19,7 @@ from frontend.errors import InputError, VcutError
 
 from . import _cpu_kernels as K
 
-__all__ = ["STRATEGIES", "TraversalResult", "sssp", "bfs", "csr_out"]
+__all__ = ["STRATEGIES", "TraversalResult", "sssp", "bfs", "csr_out", "memory_bytes"]
 
 STRATEGIES = ("bs", "ep", "ep-nochunk", "wd", "ns", "hp")
 MDT_BINS = 10  # histogram bins for the MDT choice (fits the published MDTs)
@@ -52,6 +52,17 @@ def csr_out(graph, directed=None):
     indptr = np.zeros(graph.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(u, minlength=graph.n), out=indptr[1:])
     return indptr, v[order], np.asarray(w[order], dtype=np.float64)
+
+
+def memory_bytes(n, m2, strategy):
+    """Working memory of a traversal, in bytes (CSR + distances + the strategy's arrays).
+
+    ``m2`` counts the directed edges traversed (twice the edges of an undirected graph).
+    """
+    csr = 8 * (n + 1) + 16 * m2 + 8 * n
+    per = {"bs": 24 * n, "ep": 8 * n + 24 * m2, "ep-nochunk": 8 * n + 24 * m2,
+           "wd": 32 * n, "ns": 48 * n + 16 * m2, "hp": 56 * n}
+    return int(csr + per[strategy])
 
 
 def _threads():
@@ -115,6 +126,7 @@ def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, _unit=Fal
                                      _threads())
         info.update(mdt=mdt, sub_iterations=int(subits))
     seconds = time.perf_counter() - t0
+    info["memory_bytes"] = memory_bytes(graph.n, len(indices), strategy)
     return TraversalResult(dist=dist, strategy=strategy, device="cpu", seconds=seconds,
                            edges_relaxed=int(work), iterations=int(it), info=info)
 

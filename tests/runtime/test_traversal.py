@@ -65,9 +65,13 @@ def test_zero_weight_edges_and_directed_graphs(strategy):
 
 
 def test_mdt_rule_and_node_splitting_by_hand():
-    # degrees 1..10 once each and many nodes of degree 2: the tallest bin holds degree 2
+    # degrees 1..10 once each and many nodes of degree 2: bins of width 1, the tallest is bin 2
     deg = np.array(list(range(1, 11)) + [2] * 50)
-    assert K.choose_mdt(deg, 10) == (2 * 10) // 10  # bin of degree 2 is the 2nd (1-based) -> 2
+    assert K.choose_mdt(deg, 10) == (2 * 10) // 10
+    # max degree 1181 with most vertices small (an rmat20-like shape): bin 1 -> 118
+    assert K.choose_mdt(np.array([3] * 100 + [1181]), 10) == 118
+    # a road-like graph, max degree 6, mostly degree 2: bin ceil(20 / 6) = 4 -> floor(4 * 6 / 10) = 2
+    assert K.choose_mdt(np.array([2] * 50 + [3] * 20 + [6]), 10) == 2
     # a star with 7 out-edges split with mdt = 3: parent keeps 3, children take 3 and 1
     g = Graph(n=8, src=np.zeros(7, np.int32), dst=np.arange(1, 8, dtype=np.int32),
               weight=np.arange(1.0, 8.0), directed=True)
@@ -102,3 +106,22 @@ def test_bad_input():
         sssp(g, 0, "dfs")
     with pytest.raises(VcutError, match="GPU traversal kernels are not available"):
         sssp(g, 0, device="gpu")
+
+
+def test_cli_writes_distances_and_json(tmp_path, capsys):
+    import json
+
+    from ir_graph import write_graph
+    from vcut.cli import main
+
+    g = grid(4, 4, weights="uniform", seed=7)
+    path = tmp_path / "g.npz"
+    write_graph(g, path)
+    out = tmp_path / "d.txt"
+    assert main(["sssp", str(path), "--source", "5", "--strategy", "ns", "-o", str(out), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["strategy"] == "ns" and res["reached"] == 16 and "mdt" in res and res["memory_bytes"] > 0
+    lines = out.read_text().split()
+    assert [float(x) for x in lines] == reference(g, 5, False).tolist()
+    assert main(["bfs", str(path), "--source", "99"]) == 2
+    assert "source 99 out of range" in capsys.readouterr().err

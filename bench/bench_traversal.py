@@ -1,0 +1,79 @@
+"""Benchmark BFS / SSSP under the load-balancing strategies (CPU path), against scipy.
+
+Per graph x strategy x (BFS, SSSP): time (best of --repeat), MTEPS (edges
+relaxed per second), working memory, the ratio to BS, and scipy.sparse.csgraph's
+time on the same CSR (target: the best CPU strategy within 2x of scipy).
+Graphs: own RMAT / Erdos-Renyi / grid generators and real graphs from
+../shared/datasets. GPU figures need a lent GPU and the GPU twins (not in
+this version).
+
+Usage: python bench/bench_traversal.py [--repeat 3] [--scale 17]
+"""
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from ir_graph import read_graph  # noqa: E402
+from runtime.generators import erdos_renyi, grid, rmat  # noqa: E402
+from runtime.traversal import STRATEGIES, bfs, csr_out, sssp  # noqa: E402
+
+DATA = os.path.join(ROOT, "..", "shared", "datasets")
+
+
+def best(fn, repeat):
+    out = None
+    t = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        t = min(t, time.perf_counter() - t0)
+    return t, out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--scale", type=int, default=17)
+    args = ap.parse_args()
+    s = args.scale
+    graphs = [
+        (f"rmat{s}", rmat(s, 8, seed=1, weights="uniform")),
+        (f"er{s}", erdos_renyi(1 << s, 4 << s, seed=2, weights="uniform")),
+        (f"grid{1 << (s // 2)}", grid(1 << (s // 2), 1 << (s - s // 2), seed=3, weights="uniform")),
+        ("email-Enron", read_graph(os.path.join(DATA, "email-Enron.txt.gz"))),
+        ("luxembourg_osm", read_graph(os.path.join(DATA, "luxembourg_osm.mtx.gz"))),
+    ]
+    print("| graph | |V| | |E| (both directions) | kind | strategy | seconds | MTEPS | memory MiB | vs BS | vs scipy | extra |")
+    print("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---|")
+    for name, g in graphs:
+        ip, ix, w = csr_out(g)
+        source = int(np.argmax(np.diff(ip)))  # start from a hub: reaches the giant component
+        for kind, run in (("bfs", bfs), ("sssp", sssp)):
+            mat = csr_matrix((np.ones_like(w) if kind == "bfs" else w, ix, ip), shape=(g.n, g.n))
+            ts, ref = best(lambda: shortest_path(mat, method="D", directed=True, indices=source,
+                                                  unweighted=kind == "bfs"), args.repeat)
+            run(g, source, "bs")  # warm-up (numba cache load)
+            base = None
+            for strat in STRATEGIES:
+                t, r = best(lambda: run(g, source, strat), args.repeat)
+                assert np.allclose(r.dist, ref), (name, kind, strat)
+                base = base or t
+                extra = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                                  for k, v in r.info.items() if k != "memory_bytes")
+                print(f"| {name} | {g.n:,} | {len(ix):,} | {kind} | {strat} | {t:.4f} | "
+                      f"{r.edges_relaxed / t / 1e6:.1f} | {r.info['memory_bytes'] / 2**20:.1f} | "
+                      f"{t / base:.2f} | {t / ts:.2f} | {extra} |")
+            print(f"| {name} | | | {kind} | scipy.sparse.csgraph | {ts:.4f} | | | | 1.00 | |")
+
+
+if __name__ == "__main__":
+    main()
