@@ -376,3 +376,36 @@ def sssp_hp(indptr, indices, weights, source, dist, mdt, block, threads):
         size = nsize
         it += 1
     return it, subits, work
+
+
+@njit(cache=True)
+def out_csr(src, dst, weight, n, both):
+    """Out-edge CSR by counting sort (edges of a vertex in input order).
+
+    With ``both`` every edge is also added reversed (an undirected graph).
+    Returns ``(indptr, indices, weights)``.
+    """
+    m = src.shape[0]
+    total = 2 * m if both else m
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for e in range(m):
+        indptr[src[e] + 1] += 1
+        if both:
+            indptr[dst[e] + 1] += 1
+    for v in range(n):
+        indptr[v + 1] += indptr[v]
+    pos = indptr[:-1].copy()
+    indices = np.empty(total, dtype=np.int64)
+    weights = np.empty(total, dtype=np.float64)
+    for e in range(m):
+        u = src[e]
+        indices[pos[u]] = dst[e]
+        weights[pos[u]] = weight[e]
+        pos[u] += 1
+    if both:
+        for e in range(m):
+            v = dst[e]
+            indices[pos[v]] = src[e]
+            weights[pos[v]] = weight[e]
+            pos[v] += 1
+    return indptr, indices, weights

@@ -45,13 +45,8 @@ class TraversalResult:
 def csr_out(graph, directed=None):
     """Out-edge CSR ``(indptr, indices, weights)``; undirected edges both ways."""
     directed = graph.directed if directed is None else directed
-    u, v, w = graph.src.astype(np.int64), graph.dst.astype(np.int64), graph.weight
-    if not directed:
-        u, v, w = np.concatenate([u, v]), np.concatenate([v, u]), np.concatenate([w, w])
-    order = np.argsort(u, kind="stable")
-    indptr = np.zeros(graph.n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(u, minlength=graph.n), out=indptr[1:])
-    return indptr, v[order], np.asarray(w[order], dtype=np.float64)
+    return K.out_csr(graph.src.astype(np.int64), graph.dst.astype(np.int64),
+                     np.asarray(graph.weight, dtype=np.float64), int(graph.n), not directed)
 
 
 def memory_bytes(n, m2, strategy):
