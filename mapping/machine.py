@@ -1,0 +1,318 @@
+"""Machine models: cores on a 2-D mesh with XY routing, NUMA nodes, caches.
+
+Three sources, one `Machine`:
+
+* ``table2:P`` -- the source's Table 2 machine with P cores: a ``rows x cols``
+  mesh (rows the largest divisor of P not above sqrt(P), so P = 64 is 8 x 8),
+  2.4 GHz cores, 64 KiB 4-way L1 with 32-byte blocks, 256 KiB L2, 4 GB of
+  memory at 8 GB/s. Where Table 2 is silent this model chooses, and says so:
+  a hop costs 2 cycles (1 router + 1 link, gem5 Garnet's defaults), links
+  carry 16 bytes per cycle, and the memory sits behind four controllers, one
+  per mesh quadrant, so each quadrant is a NUMA node; reaching memory costs
+  100 cycles plus 2 cycles per hop between quadrant corners. ``mesh:RxC`` is
+  the same machine with the mesh given.
+* ``host`` -- this computer, read from ``/sys/devices/system/node`` (CPUs
+  and distances of each NUMA node) and ``/sys/devices/system/cpu/online``.
+  It has no mesh model: cores sit on a 1 x P row with hops that cost nothing,
+  and Linux's NUMA distances (10 = local) scale the 100-cycle memory latency.
+* a JSON machine file written by hand (`machine_from_dict` documents and
+  validates every field; errors name the field and the value).
+"""
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from frontend.errors import InputError
+
+__all__ = ["Machine", "table2", "host", "machine_from_dict", "load_machine", "MEMORY_CYCLES"]
+
+MEMORY_CYCLES = 100.0  # local DRAM latency in core cycles
+
+
+@dataclass(frozen=True, eq=False)
+class Machine:
+    """A multi-core machine for mapping and simulation.
+
+    Core ``c`` sits at mesh position ``(c // mesh_cols, c % mesh_cols)``;
+    messages follow XY routing (along the row first, then the column), one
+    `hop_cycles` per hop and `link_bytes_per_cycle` per link.
+    ``numa_latency[a, b]`` is the memory latency (cycles) for a core of NUMA
+    node ``a`` reaching memory of node ``b``.
+    """
+
+    name: str
+    cores: int
+    mesh_rows: int
+    mesh_cols: int
+    numa_of_core: np.ndarray
+    numa_latency: np.ndarray
+    core_speed: np.ndarray
+    clock_ghz: float = 2.4
+    hop_cycles: float = 2.0
+    link_bytes_per_cycle: float = 16.0
+    l1_bytes: int = 64 * 1024
+    l1_ways: int = 4
+    l2_bytes: int = 256 * 1024
+    block_bytes: int = 32
+    memory_bytes: np.ndarray = None
+    memory_bandwidth_gbs: float = 8.0
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def numa_nodes(self):
+        return int(self.numa_latency.shape[0])
+
+    def coords(self, core):
+        return int(core) // self.mesh_cols, int(core) % self.mesh_cols
+
+    def hops(self, a, b):
+        """Mesh hops between two cores (Manhattan distance: XY routing)."""
+        (ra, ca), (rb, cb) = self.coords(a), self.coords(b)
+        return abs(ra - rb) + abs(ca - cb)
+
+    def route(self, a, b):
+        """Links ``((r, c), (r', c'))`` an XY-routed message from ``a`` to ``b`` crosses."""
+        (r, c), (rb, cb) = self.coords(a), self.coords(b)
+        links = []
+        while c != cb:
+            nc = c + (1 if cb > c else -1)
+            links.append(((r, c), (r, nc)))
+            c = nc
+        while r != rb:
+            nr = r + (1 if rb > r else -1)
+            links.append(((r, c), (nr, c)))
+            r = nr
+        return links
+
+    def to_dict(self):
+        return {
+            "name": self.name, "cores": self.cores, "mesh": [self.mesh_rows, self.mesh_cols],
+            "clock_ghz": self.clock_ghz, "hop_cycles": self.hop_cycles,
+            "link_bytes_per_cycle": self.link_bytes_per_cycle,
+            "numa": {"node_of_core": self.numa_of_core.tolist(),
+                     "latency_cycles": self.numa_latency.tolist()},
+            "core_speed": self.core_speed.tolist(),
+            "cache": {"l1_bytes": self.l1_bytes, "l1_ways": self.l1_ways,
+                      "l2_bytes": self.l2_bytes, "block_bytes": self.block_bytes},
+            "memory": {"bytes_per_node": (self.memory_bytes.tolist()
+                                          if self.memory_bytes is not None else None),
+                       "bandwidth_gbs": self.memory_bandwidth_gbs},
+        }
+
+
+def _mesh_shape(p):
+    rows = max(d for d in range(1, int(math.isqrt(p)) + 1) if p % d == 0)
+    return rows, p // rows
+
+
+def _quadrant_numa(rows, cols, hop_cycles):
+    """NUMA node per core (mesh quadrants) and the latency matrix between nodes.
+
+    A mesh with more than one row (column) is halved along the rows (columns);
+    node ``i``'s memory controller sits at the mesh corner of its quadrant.
+    """
+    qr = 2 if rows > 1 else 1
+    qc = 2 if cols > 1 else 1
+    r = np.arange(rows * cols) // cols
+    c = np.arange(rows * cols) % cols
+    lower = (r >= (rows + 1) // 2) if qr == 2 else np.zeros(rows * cols, dtype=bool)
+    right = (c >= (cols + 1) // 2) if qc == 2 else np.zeros(rows * cols, dtype=bool)
+    node = lower.astype(np.int32) * qc + right.astype(np.int32)
+    corners = [((rows - 1) * (i // qc), (cols - 1) * (i % qc)) for i in range(qr * qc)]
+    lat = np.array([[MEMORY_CYCLES + hop_cycles * (abs(a[0] - b[0]) + abs(a[1] - b[1]))
+                     for b in corners] for a in corners])
+    return node, lat
+
+
+def table2(p, mesh=None):
+    """The source's Table 2 machine with ``p`` cores (see the module docstring)."""
+    if not isinstance(p, (int, np.integer)) or p < 1:
+        raise InputError(f"a machine needs at least one core, got {p!r}")
+    rows, cols = mesh if mesh is not None else _mesh_shape(p)
+    if rows * cols != p:
+        raise InputError(f"a {rows} x {cols} mesh has {rows * cols} cores, not {p}")
+    node, lat = _quadrant_numa(rows, cols, 2.0)
+    k = lat.shape[0]
+    return Machine(name=f"table2:{p}" if mesh is None else f"mesh:{rows}x{cols}", cores=p,
+                   mesh_rows=rows, mesh_cols=cols, numa_of_core=node, numa_latency=lat,
+                   core_speed=np.ones(p), memory_bytes=np.full(k, (4 << 30) // k),
+                   meta={"source": "Table 2 of the vertex-cut framework, completed as documented"})
+
+
+def _cpulist(text):
+    cpus = []
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        if "-" in part:
+            a, b = part.split("-")
+            cpus.extend(range(int(a), int(b) + 1))
+        else:
+            cpus.append(int(part))
+    return cpus
+
+
+def host(sys_root="/sys"):
+    """This computer's cores and NUMA nodes, read from Linux's sysfs."""
+    cpu_dir = os.path.join(sys_root, "devices", "system", "cpu")
+    node_dir = os.path.join(sys_root, "devices", "system", "node")
+    try:
+        with open(os.path.join(cpu_dir, "online")) as fh:
+            cpus = _cpulist(fh.read())
+    except OSError:
+        raise InputError(f"cannot read {cpu_dir}/online: the host topology is not available; "
+                         "use table2:P or a machine file") from None
+    nodes = sorted(int(d[4:]) for d in (os.listdir(node_dir) if os.path.isdir(node_dir) else [])
+                   if d.startswith("node") and d[4:].isdigit())
+    index = {c: k for k, c in enumerate(cpus)}
+    node_of = np.zeros(len(cpus), dtype=np.int32)
+    dist = np.array([[10.0]])
+    if nodes:
+        dist = np.empty((len(nodes), len(nodes)))
+        for a, nd in enumerate(nodes):
+            base = os.path.join(node_dir, f"node{nd}")
+            with open(os.path.join(base, "cpulist")) as fh:
+                for c in _cpulist(fh.read()):
+                    if c in index:
+                        node_of[index[c]] = a
+            with open(os.path.join(base, "distance")) as fh:
+                row = [float(x) for x in fh.read().split()]
+            if len(row) != len(nodes):
+                raise InputError(f"{base}/distance lists {len(row)} distances for {len(nodes)} nodes")
+            dist[a] = row
+    return Machine(name="host", cores=len(cpus), mesh_rows=1, mesh_cols=len(cpus),
+                   numa_of_core=node_of, numa_latency=MEMORY_CYCLES * dist / 10.0,
+                   core_speed=np.ones(len(cpus)), hop_cycles=0.0,
+                   meta={"source": sys_root, "cpus": cpus})
+
+
+_FIELDS = {"name", "cores", "mesh", "clock_ghz", "hop_cycles", "link_bytes_per_cycle", "numa",
+           "core_speed", "cache", "memory"}
+
+
+def _num(where, value, positive=True, integer=False):
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if ok and integer:
+        ok = float(value).is_integer()
+    if ok and positive:
+        ok = value > 0
+    if not ok:
+        kind = "a positive integer" if integer else ("a positive number" if positive else "a number")
+        raise InputError(f"{where} must be {kind}, got {value!r}")
+    return int(value) if integer else float(value)
+
+
+def machine_from_dict(d, where="machine file"):
+    """Build a `Machine` from the JSON structure of a machine file.
+
+    Fields: ``cores`` (required), ``mesh`` [rows, cols] (default: as Table 2),
+    ``name``, ``clock_ghz``, ``hop_cycles``, ``link_bytes_per_cycle``,
+    ``numa`` {``node_of_core``: [...], ``latency_cycles``: square matrix},
+    ``core_speed`` [...], ``cache`` {``l1_bytes``, ``l1_ways``, ``l2_bytes``,
+    ``block_bytes``}, ``memory`` {``bytes_per_node``: [...], ``bandwidth_gbs``}.
+    Unknown fields are refused (a typo would otherwise be ignored).
+    """
+    if not isinstance(d, dict):
+        raise InputError(f"{where}: expected a JSON object, got {type(d).__name__}")
+    unknown = sorted(set(d) - _FIELDS)
+    if unknown:
+        raise InputError(f"{where}: unknown field {unknown[0]!r}; known fields: {', '.join(sorted(_FIELDS))}")
+    if "cores" not in d:
+        raise InputError(f"{where}: field 'cores' is required")
+    p = _num(f"{where}: field 'cores'", d["cores"], integer=True)
+    mesh = d.get("mesh")
+    if mesh is not None:
+        if not (isinstance(mesh, list) and len(mesh) == 2):
+            raise InputError(f"{where}: field 'mesh' must be [rows, cols], got {mesh!r}")
+        rows = _num(f"{where}: field 'mesh' rows", mesh[0], integer=True)
+        cols = _num(f"{where}: field 'mesh' cols", mesh[1], integer=True)
+        if rows * cols != p:
+            raise InputError(f"{where}: field 'mesh' {rows} x {cols} has {rows * cols} cores, "
+                             f"but 'cores' is {p}")
+        base = table2(p, (rows, cols))
+    else:
+        base = table2(p)
+    kw = dict(base.__dict__)
+    kw["name"] = str(d.get("name", base.name))
+    for key in ("clock_ghz", "hop_cycles", "link_bytes_per_cycle"):
+        if key in d:
+            kw[key] = _num(f"{where}: field {key!r}", d[key], positive=key != "hop_cycles")
+    if "core_speed" in d:
+        sp = d["core_speed"]
+        if not isinstance(sp, list) or len(sp) != p:
+            raise InputError(f"{where}: field 'core_speed' must list {p} speeds, got {sp!r}")
+        kw["core_speed"] = np.array([_num(f"{where}: core_speed[{i}]", s) for i, s in enumerate(sp)])
+    if "numa" in d:
+        nm = d["numa"]
+        if not isinstance(nm, dict) or set(nm) - {"node_of_core", "latency_cycles"}:
+            raise InputError(f"{where}: field 'numa' must be {{'node_of_core': [...], "
+                             f"'latency_cycles': [[...]]}}, got {nm!r}")
+        lat = np.asarray(nm.get("latency_cycles", [[MEMORY_CYCLES]]), dtype=float)
+        if lat.ndim != 2 or lat.shape[0] != lat.shape[1] or not np.all(np.isfinite(lat)) or (lat <= 0).any():
+            raise InputError(f"{where}: numa 'latency_cycles' must be a square matrix of positive "
+                             f"numbers, got {nm.get('latency_cycles')!r}")
+        node = nm.get("node_of_core", [0] * p)
+        if not isinstance(node, list) or len(node) != p:
+            raise InputError(f"{where}: numa 'node_of_core' must list {p} nodes, got {node!r}")
+        for i, v in enumerate(node):
+            if not isinstance(v, int) or not 0 <= v < lat.shape[0]:
+                raise InputError(f"{where}: numa node_of_core[{i}] = {v!r} is not a node "
+                                 f"0..{lat.shape[0] - 1}")
+        kw["numa_of_core"] = np.array(node, dtype=np.int32)
+        kw["numa_latency"] = lat
+        kw["memory_bytes"] = np.full(lat.shape[0], (4 << 30) // lat.shape[0])
+    if "cache" in d:
+        cache = d["cache"]
+        if not isinstance(cache, dict):
+            raise InputError(f"{where}: field 'cache' must be an object, got {cache!r}")
+        for key in cache:
+            if key not in ("l1_bytes", "l1_ways", "l2_bytes", "block_bytes"):
+                raise InputError(f"{where}: unknown cache field {key!r}")
+            kw[key] = _num(f"{where}: cache {key!r}", cache[key], integer=True)
+    if "memory" in d:
+        mem = d["memory"]
+        if not isinstance(mem, dict):
+            raise InputError(f"{where}: field 'memory' must be an object, got {mem!r}")
+        if "bandwidth_gbs" in mem:
+            kw["memory_bandwidth_gbs"] = _num(f"{where}: memory 'bandwidth_gbs'", mem["bandwidth_gbs"])
+        if mem.get("bytes_per_node") is not None:
+            bpn = mem["bytes_per_node"]
+            if not isinstance(bpn, list) or len(bpn) != kw["numa_latency"].shape[0]:
+                raise InputError(f"{where}: memory 'bytes_per_node' must list "
+                                 f"{kw['numa_latency'].shape[0]} sizes, got {bpn!r}")
+            kw["memory_bytes"] = np.array([_num(f"{where}: bytes_per_node[{i}]", b, integer=True)
+                                           for i, b in enumerate(bpn)])
+    kw["meta"] = {"source": where}
+    return Machine(**kw)
+
+
+def load_machine(spec):
+    """A machine from ``table2:P``, ``mesh:RxC``, ``host`` or a JSON file path."""
+    spec = str(spec)
+    if spec == "host":
+        return host()
+    if spec.startswith("table2:"):
+        try:
+            return table2(int(spec.split(":", 1)[1]))
+        except ValueError:
+            raise InputError(f"machine {spec!r}: give the core count, e.g. table2:64") from None
+    if spec.startswith("mesh:"):
+        try:
+            rows, cols = (int(x) for x in spec.split(":", 1)[1].lower().split("x"))
+        except ValueError:
+            raise InputError(f"machine {spec!r}: give the mesh as mesh:RxC, e.g. mesh:4x4") from None
+        if rows < 1 or cols < 1:
+            raise InputError(f"machine {spec!r}: mesh sides must be positive")
+        return table2(rows * cols, (rows, cols))
+    if not os.path.exists(spec):
+        raise InputError(f"machine {spec!r}: not table2:P, mesh:RxC or host, and no such file")
+    try:
+        with open(spec) as fh:
+            data = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"machine file {spec}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    return machine_from_dict(data, f"machine file {spec}")
