@@ -42,6 +42,16 @@ def _relax(u, j, indices, weights, dist):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _push(v, it, stamp, nxt, nsize):
+    """Append ``v`` (if >= 0) to the output worklist once per iteration ``it``."""
+    if v >= 0 and stamp[v] != it:
+        stamp[v] = it
+        nxt[nsize] = v
+        return nsize + 1
+    return nsize
+
+
 @njit(cache=True)
 def sssp_bs(indptr, indices, weights, source, dist):
     """Node-based: one piece per worklist node. Returns (iterations, edges relaxed)."""
@@ -60,11 +70,7 @@ def sssp_bs(indptr, indices, weights, source, dist):
             u = wl[k]
             for j in range(indptr[u], indptr[u + 1]):
                 work += 1
-                v = _relax(u, j, indices, weights, dist)
-                if v >= 0 and stamp[v] != it:
-                    stamp[v] = it
-                    nxt[nsize] = v
-                    nsize += 1
+                nsize = _push(_relax(u, j, indices, weights, dist), it, stamp, nxt, nsize)
         wl, nxt = nxt, wl
         size = nsize
         it += 1
@@ -150,11 +156,7 @@ def _wd_iteration(indptr, indices, weights, dist, wl, size, threads, it, stamp, 
             j = indptr[u] + (e - base)
             upto = min(stop, scan[k])
             while e < upto:
-                v = _relax(u, j, indices, weights, dist)
-                if v >= 0 and stamp[v] != it:
-                    stamp[v] = it
-                    nxt[nsize] = v
-                    nsize += 1
+                nsize = _push(_relax(u, j, indices, weights, dist), it, stamp, nxt, nsize)
                 e += 1
                 j += 1
             k += 1
@@ -346,11 +348,7 @@ def sssp_hp(indptr, indices, weights, source, dist, mdt, block, threads):
                     u = sub[k]
                     for j in range(indptr[u] + done[u], indptr[u + 1]):
                         work += 1
-                        v = _relax(u, j, indices, weights, dist)
-                        if v >= 0 and stamp[v] != it:
-                            stamp[v] = it
-                            nxt[nsize] = v
-                            nsize += 1
+                        nsize = _push(_relax(u, j, indices, weights, dist), it, stamp, nxt, nsize)
                     done[u] = indptr[u + 1] - indptr[u]
                 ssize = 0
                 break
@@ -361,11 +359,7 @@ def sssp_hp(indptr, indices, weights, source, dist, mdt, block, threads):
                 hi = min(indptr[u + 1], lo + mdt)
                 for j in range(lo, hi):
                     work += 1
-                    v = _relax(u, j, indices, weights, dist)
-                    if v >= 0 and stamp[v] != it:
-                        stamp[v] = it
-                        nxt[nsize] = v
-                        nsize += 1
+                    nsize = _push(_relax(u, j, indices, weights, dist), it, stamp, nxt, nsize)
                 done[u] += hi - lo
                 if indptr[u] + done[u] < indptr[u + 1]:
                     sub2[s2] = u
