@@ -53,14 +53,22 @@ def _push(v, it, stamp, nxt, nsize):
 
 
 @njit(cache=True)
-def sssp_bs(indptr, indices, weights, source, dist):
-    """Node-based: one piece per worklist node. Returns (iterations, edges relaxed)."""
-    n = indptr.shape[0] - 1
+def _worklists(n, source, dist):
+    """Input and output node worklists, the per-iteration push stamps, and the
+    source placed in the input worklist at distance 0."""
     wl = np.empty(n, dtype=np.int64)
     nxt = np.empty(n, dtype=np.int64)
     stamp = np.full(n, -1, dtype=np.int64)
     dist[source] = 0
     wl[0] = source
+    return wl, nxt, stamp
+
+
+@njit(cache=True)
+def sssp_bs(indptr, indices, weights, source, dist):
+    """Node-based: one piece per worklist node. Returns (iterations, edges relaxed)."""
+    n = indptr.shape[0] - 1
+    wl, nxt, stamp = _worklists(n, source, dist)
     size = 1
     it = 0
     work = 0
@@ -168,11 +176,7 @@ def _wd_iteration(indptr, indices, weights, dist, wl, size, threads, it, stamp, 
 def sssp_wd(indptr, indices, weights, source, dist, threads):
     """Workload decomposition. Returns (iterations, edges relaxed, pieces)."""
     n = indptr.shape[0] - 1
-    wl = np.empty(n, dtype=np.int64)
-    nxt = np.empty(n, dtype=np.int64)
-    stamp = np.full(n, -1, dtype=np.int64)
-    dist[source] = 0
-    wl[0] = source
+    wl, nxt, stamp = _worklists(n, source, dist)
     size = 1
     it = 0
     work = 0
@@ -322,14 +326,10 @@ def sssp_hp(indptr, indices, weights, source, dist, mdt, block, threads):
     Returns (iterations, sub-iterations, edges relaxed).
     """
     n = indptr.shape[0] - 1
-    wl = np.empty(n, dtype=np.int64)
-    nxt = np.empty(n, dtype=np.int64)
+    wl, nxt, stamp = _worklists(n, source, dist)
     sub = np.empty(n, dtype=np.int64)
     sub2 = np.empty(n, dtype=np.int64)
     done = np.zeros(n, dtype=np.int64)  # edges of a node processed this iteration
-    stamp = np.full(n, -1, dtype=np.int64)
-    dist[source] = 0
-    wl[0] = source
     size = 1
     it = 0
     subits = 0

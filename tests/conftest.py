@@ -18,6 +18,18 @@ def samples_manifest():
     return samples
 
 
+def bump_npz_version(path, delta=1):
+    """Rewrite a vcut ``.npz`` in place with its ``format_version`` changed by ``delta``."""
+    import numpy as np
+
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays["meta"]))
+    meta["format_version"] += delta
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(path, **arrays)
+
+
 def datasets_dir():
     """The shared real-graph datasets: $VCUT_DATASETS, or ../shared/datasets beside the repo."""
     path = os.environ.get("VCUT_DATASETS") or os.path.join(ROOT, "..", "shared", "datasets")

@@ -10,6 +10,7 @@ from frontend import FORMAT_VERSION, load_trace, trace_program
 from frontend.errors import TraceFormatError
 from frontend.events import EV_BLOCK, EV_READ, header
 from frontend.trace import decode_trace
+from tests.conftest import bump_npz_version
 
 PROG = """
 #include <stdio.h>
@@ -62,12 +63,7 @@ def test_the_archive_is_plain_numpy(trace, tmp_path):
 def test_other_format_version_names_both(trace, tmp_path):
     out = tmp_path / "old.npz"
     trace.save(out)
-    with np.load(out) as z:
-        arrays = {k: z[k] for k in z.files}
-    meta = json.loads(str(arrays["meta"]))
-    meta["format_version"] = FORMAT_VERSION + 1
-    arrays["meta"] = np.array(json.dumps(meta))
-    np.savez(out, **arrays)
+    bump_npz_version(out)
     with pytest.raises(TraceFormatError) as exc:
         load_trace(out)
     assert str(exc.value) == (

@@ -8,7 +8,7 @@ import pytest
 
 from frontend.errors import GraphFormatError, InputError
 from ir_graph import Graph, read_graph, write_graph
-from tests.conftest import dataset
+from tests.conftest import bump_npz_version, dataset
 
 
 def small_graph(directed):
@@ -162,18 +162,11 @@ def test_graph_object_validation():
 
 
 def test_own_format_version_mismatch_names_both(tmp_path):
-    import json
-
     from ir_graph.formats import GRAPH_FORMAT_VERSION
 
     out = tmp_path / "g.npz"
     write_graph(small_graph(True), out)
-    with np.load(out) as z:
-        arrays = {k: z[k] for k in z.files}
-    meta = json.loads(str(arrays["meta"]))
-    meta["format_version"] = GRAPH_FORMAT_VERSION + 1
-    arrays["meta"] = np.array(json.dumps(meta))
-    np.savez(out, **arrays)
+    bump_npz_version(out)
     with pytest.raises(GraphFormatError) as exc:
         read_graph(out)
     assert str(exc.value) == (
