@@ -74,6 +74,12 @@ class Machine:
         (ra, ca), (rb, cb) = self.coords(a), self.coords(b)
         return abs(ra - rb) + abs(ca - cb)
 
+    def hop_matrix(self):
+        """``H[a, b]``: mesh hops between every pair of cores (int32)."""
+        c = np.arange(self.cores)
+        r, k = c // self.mesh_cols, c % self.mesh_cols
+        return (np.abs(r[:, None] - r[None, :]) + np.abs(k[:, None] - k[None, :])).astype(np.int32)
+
     def route(self, a, b):
         """Links ``((r, c), (r', c'))`` an XY-routed message from ``a`` to ``b`` crosses."""
         (r, c), (rb, cb) = self.coords(a), self.coords(b)

@@ -1,0 +1,292 @@
+"""Numba kernel of the discrete-event simulator (`mapping.simulate`).
+
+Arrays only; no globals. Event kinds: 0 a task finished (id = task), 1 a
+gather message arrived at a home (id = the sending replica), 2 a scatter
+message arrived (id = the receiving replica). Events are processed in time
+order, equal times in the order they were created.
+"""
+
+import numpy as np
+from numba import njit
+
+EV_TASK, EV_GATHER, EV_SCATTER = 0, 1, 2
+
+
+@njit(cache=True)
+def _less(ht, hs, i, j):
+    return ht[i] < ht[j] or (ht[i] == ht[j] and hs[i] < hs[j])
+
+
+@njit(cache=True)
+def _swap(ht, hs, hk, hi, i, j):
+    ht[i], ht[j] = ht[j], ht[i]
+    hs[i], hs[j] = hs[j], hs[i]
+    hk[i], hk[j] = hk[j], hk[i]
+    hi[i], hi[j] = hi[j], hi[i]
+
+
+@njit(cache=True)
+def _push(ht, hs, hk, hi, size, t, seq, kind, ident):
+    i = size
+    ht[i] = t
+    hs[i] = seq
+    hk[i] = kind
+    hi[i] = ident
+    while i > 0:
+        parent = (i - 1) // 2
+        if _less(ht, hs, i, parent):
+            _swap(ht, hs, hk, hi, i, parent)
+            i = parent
+        else:
+            break
+    return size + 1
+
+
+@njit(cache=True)
+def _pop(ht, hs, hk, hi, size):
+    """Move the smallest event to index ``size - 1``; returns the new size."""
+    size -= 1
+    _swap(ht, hs, hk, hi, 0, size)
+    i = 0
+    while True:
+        a = 2 * i + 1
+        b = a + 1
+        m = i
+        if a < size and _less(ht, hs, a, m):
+            m = a
+        if b < size and _less(ht, hs, b, m):
+            m = b
+        if m == i:
+            break
+        _swap(ht, hs, hk, hi, i, m)
+        i = m
+    return size
+
+
+@njit(cache=True)
+def _send(a, b, t, nbytes, cols, hop_cycles, ser, link_free, link_bytes, stats):
+    """XY-route a message from core a to core b injected at t; returns its arrival.
+
+    Links are reserved in injection order: on each link the message starts at
+    max(its arrival there, the link's free time) and holds it ``ser`` cycles;
+    the head reaches the next router ``hop_cycles`` after starting; the tail
+    arrives ``ser`` after the last hop.
+    """
+    if a == b:
+        return t
+    r, c = a // cols, a % cols
+    rb, cb = b // cols, b % cols
+    tl = t
+    hops = 0
+    while c != cb or r != rb:
+        if c != cb:
+            d = 0 if cb > c else 1
+        else:
+            d = 2 if rb > r else 3
+        link = (r * cols + c) * 4 + d
+        start = max(tl, link_free[link])
+        link_free[link] = start + ser
+        link_bytes[link] += nbytes
+        tl = start + hop_cycles
+        hops += 1
+        if d == 0:
+            c += 1
+        elif d == 1:
+            c -= 1
+        elif d == 2:
+            r += 1
+        else:
+            r -= 1
+    stats[0] += nbytes
+    stats[1] += nbytes * hops
+    return tl + ser
+
+
+@njit(cache=True)
+def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, rep_in, rep_out,
+                    rep_ptr, home, cl_ptr, cl_tasks, core_of, core_cl_ptr, core_cl, speed, numa,
+                    lat, mem_cycles, cols, hop_cycles, ser, msg_bytes, n_links, n_obj):
+    """Run the simulation; see `mapping.simulate` for the model.
+
+    Parameters (n tasks in execution order, R replicas, V vertices, P clusters, K cores)
+    ------------------------------------------------------------------------------------
+    t_c, t_w, t_obj : (n,) cluster, cycles, object (-1) of each task
+    rep_src, rep_dst : (n,) replica of the task's source / destination vertex in its cluster
+    rep_vertex, rep_cluster, rep_in, rep_out : (R,) replicas sorted by vertex; in-/out-task counts
+    rep_ptr : (V + 1,) replicas of vertex v are rep_ptr[v]:rep_ptr[v+1]
+    home : (V,) home cluster (-1: no edges)
+    cl_ptr, cl_tasks : CSR of each cluster's tasks (indices into the task arrays, ascending)
+    core_of : (P,) core of each cluster; core_cl_ptr, core_cl : CSR of each core's clusters
+    speed, numa : (K,) core speed, NUMA node; lat : (nodes, nodes) memory latency
+
+    Returns
+    -------
+    finish : (n,) finish time of every task
+    busy : (K,) busy cycles per core
+    link_bytes : (n_links,) bytes over each directed mesh link
+    stats : float64 (6,) network bytes, hop-bytes, messages, message bytes,
+            remote-memory tasks, tasks done
+    """
+    n = len(t_c)
+    R = len(rep_vertex)
+    V = len(home)
+    K = len(speed)
+    avail = np.full(R, np.inf)
+    in_left = rep_in.copy()
+    parts_left = np.zeros(V, dtype=np.int64)
+    for r in range(R):
+        if rep_in[r] > 0:
+            parts_left[rep_vertex[r]] += 1
+    head = cl_ptr[:-1].copy()
+    busy_flag = np.zeros(K, dtype=np.bool_)
+    busy = np.zeros(K)
+    finish = np.zeros(n)
+    link_free = np.zeros(n_links)
+    link_bytes = np.zeros(n_links)
+    obj_node = np.full(max(n_obj, 1), -1, dtype=np.int64)
+    stats = np.zeros(6)
+    cap = n + 2 * R + K + 16
+    ht = np.empty(cap)
+    hs = np.empty(cap, dtype=np.int64)
+    hk = np.empty(cap, dtype=np.int8)
+    hi = np.empty(cap, dtype=np.int64)
+    size = 0
+    seq = 0
+    # a stack of replicas whose value became available (to start waiting tasks)
+    ready_stack = np.empty(R + 1, dtype=np.int64)
+    # vertices without in-tasks are final at time 0
+    for v in range(V):
+        if home[v] < 0 or parts_left[v] > 0:
+            continue
+        hc = core_of[home[v]]
+        for r in range(rep_ptr[v], rep_ptr[v + 1]):
+            if rep_out[r] == 0:
+                continue
+            if rep_cluster[r] == home[v]:
+                avail[r] = 0.0
+            else:
+                stats[2] += 1
+                stats[3] += msg_bytes
+                arr = _send(hc, core_of[rep_cluster[r]], 0.0, msg_bytes, cols, hop_cycles, ser,
+                            link_free, link_bytes, stats)
+                size = _push(ht, hs, hk, hi, size, arr, seq, EV_SCATTER, r)
+                seq += 1
+    now = 0.0
+    for k in range(K):
+        size, seq = _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr,
+                               cl_tasks, rep_src, avail, t_w, t_obj, obj_node, numa, lat,
+                               mem_cycles, speed, stats, ht, hs, hk, hi, size, seq)
+    while size > 0:
+        size = _pop(ht, hs, hk, hi, size)
+        now = ht[size]
+        kind = hk[size]
+        ident = hi[size]
+        nready = 0
+        touched_core = -1
+        if kind == EV_TASK:
+            e = ident
+            c = t_c[e]
+            k = core_of[c]
+            busy_flag[k] = False
+            finish[e] = now
+            stats[5] += 1
+            head[c] += 1
+            touched_core = k
+            r = rep_dst[e]
+            in_left[r] -= 1
+            if in_left[r] == 0:
+                v = rep_vertex[r]
+                if c == home[v]:
+                    parts_left[v] -= 1
+                    if parts_left[v] == 0:
+                        size, seq, nready = _publish(v, now, home, core_of, rep_ptr, rep_out,
+                                                     rep_cluster, avail, ready_stack, nready,
+                                                     msg_bytes, cols, hop_cycles, ser, link_free,
+                                                     link_bytes, stats, ht, hs, hk, hi, size, seq)
+                else:
+                    stats[2] += 1
+                    stats[3] += msg_bytes
+                    arr = _send(k, core_of[home[v]], now, msg_bytes, cols, hop_cycles, ser,
+                                link_free, link_bytes, stats)
+                    size = _push(ht, hs, hk, hi, size, arr, seq, EV_GATHER, r)
+                    seq += 1
+        elif kind == EV_GATHER:
+            v = rep_vertex[ident]
+            parts_left[v] -= 1
+            if parts_left[v] == 0:
+                size, seq, nready = _publish(v, now, home, core_of, rep_ptr, rep_out, rep_cluster,
+                                             avail, ready_stack, nready, msg_bytes, cols,
+                                             hop_cycles, ser, link_free, link_bytes, stats, ht, hs,
+                                             hk, hi, size, seq)
+        else:
+            avail[ident] = now
+            ready_stack[nready] = ident
+            nready += 1
+        for i in range(nready):
+            k = core_of[rep_cluster[ready_stack[i]]]
+            size, seq = _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr,
+                                   cl_tasks, rep_src, avail, t_w, t_obj, obj_node, numa, lat,
+                                   mem_cycles, speed, stats, ht, hs, hk, hi, size, seq)
+        if touched_core >= 0:
+            size, seq = _try_start(touched_core, now, busy_flag, busy, core_cl_ptr, core_cl, head,
+                                   cl_ptr, cl_tasks, rep_src, avail, t_w, t_obj, obj_node, numa,
+                                   lat, mem_cycles, speed, stats, ht, hs, hk, hi, size, seq)
+    return finish, busy, link_bytes, stats, obj_node
+
+
+@njit(cache=True)
+def _publish(v, now, home, core_of, rep_ptr, rep_out, rep_cluster, avail, ready_stack, nready,
+             msg_bytes, cols, hop_cycles, ser, link_free, link_bytes, stats, ht, hs, hk, hi, size,
+             seq):
+    """Vertex v is final at its home at ``now``: make it available to its users."""
+    hc = core_of[home[v]]
+    for r in range(rep_ptr[v], rep_ptr[v + 1]):
+        if rep_out[r] == 0:
+            continue
+        if rep_cluster[r] == home[v]:
+            avail[r] = now
+            ready_stack[nready] = r
+            nready += 1
+        else:
+            stats[2] += 1
+            stats[3] += msg_bytes
+            arr = _send(hc, core_of[rep_cluster[r]], now, msg_bytes, cols, hop_cycles, ser,
+                        link_free, link_bytes, stats)
+            size = _push(ht, hs, hk, hi, size, arr, seq, EV_SCATTER, r)
+            seq += 1
+    return size, seq, nready
+
+
+@njit(cache=True)
+def _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr, cl_tasks, rep_src,
+               avail, t_w, t_obj, obj_node, numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi,
+               size, seq):
+    """If core k is idle, start the earliest ready head task of its clusters."""
+    if busy_flag[k]:
+        return size, seq
+    best = -1
+    for j in range(core_cl_ptr[k], core_cl_ptr[k + 1]):
+        c = core_cl[j]
+        h = head[c]
+        if h >= cl_ptr[c + 1]:
+            continue
+        e = cl_tasks[h]
+        if avail[rep_src[e]] <= now and (best < 0 or e < best):
+            best = e
+    if best < 0:
+        return size, seq
+    w = t_w[best]
+    o = t_obj[best]
+    if o >= 0:
+        a = numa[k]
+        if obj_node[o] < 0:
+            obj_node[o] = a
+        b = obj_node[o]
+        if b != a:
+            stats[4] += 1
+        w = w + min(1.0, t_w[best] / mem_cycles) * (lat[a, b] - lat[a, a])
+    dur = w / speed[k]
+    busy_flag[k] = True
+    busy[k] += dur
+    size = _push(ht, hs, hk, hi, size, now + dur, seq, EV_TASK, best)
+    return size, seq + 1

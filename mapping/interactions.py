@@ -1,0 +1,267 @@
+"""What the clusters of a partitioned graph do and exchange.
+
+A `Clustering` is the one form the mapping and the simulator see, whether it
+came from a vertex cut (an edge partition, `from_edge_partition`) or from an
+edge cut (a vertex partition, `from_vertex_partition`):
+
+* every edge of the simple graph is a *task* of one cluster: the transfer of
+  a value along a dependency, costing the edge's weight in cycles. Edges are
+  oriented from the lower to the higher node id: IR graph nodes are numbered
+  in execution order, so this is the direction of the dependency (for other
+  graphs the id order stands in for an execution order);
+* every vertex has a *home* cluster where its value is final: for a vertex
+  cut, its master (the cluster holding most of its edge weight, as in
+  PowerGraph); for an edge cut, its part. A cluster that computes part of a
+  vertex (holds one of its in-edges) without being its home sends the partial
+  result home (a *gather* message); the home sends the final value to every
+  other cluster that uses it (holds an out-edge: a *scatter* message). One
+  message per (vertex, cluster) pair, of ``value_bytes`` each.
+
+For an edge cut the in-edges of a vertex are tasks of its own part, so it
+only scatters, and, as in the source's evaluation ("the data communication
+in edge-cut partitions comes from all the inter-cluster edges"), every cut
+edge is a message of its own (``per_edge_messages``). A vertex cut has no
+cut edges; its messages are those between the replicas of cut vertices.
+
+`interactions` summarises a clustering per cluster: its work, the data
+objects its tasks touch (from the IR graph's ``node_object`` and, with the
+trace, their sizes), the bytes it exchanges with every other cluster in each
+direction, and the execution order in which clusters start.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from frontend.errors import InputError
+
+__all__ = ["Clustering", "ClusterInteractions", "from_edge_partition", "from_vertex_partition",
+           "interactions", "VALUE_BYTES"]
+
+#: Bytes of one message: a value moves between cores as one 32-byte cache
+#: block, as the coherence protocol of the Table 2 machine would move it.
+VALUE_BYTES = 32
+
+
+@dataclass(frozen=True, eq=False)
+class Clustering:
+    """Tasks (edges) with their cluster, vertices with their home cluster.
+
+    Attributes
+    ----------
+    n, p : int
+        Vertices and clusters.
+    src, dst : int64 ndarray
+        Edge endpoints, ``src < dst`` (oriented by node id).
+    weight : float64 ndarray
+        Work of each task in cycles.
+    cluster : int32 ndarray
+        Cluster of each task.
+    home : int32 ndarray
+        Home cluster of each vertex (-1: no edges).
+    obj : int64 ndarray
+        Memory object of each task (-1: none): the object of ``dst`` when it
+        accesses memory, else that of ``src`` (the edge weight's rule).
+    kind : str
+        ``"vertex-cut"`` or ``"edge-cut"``.
+    method : str
+        The partitioner's name.
+    per_edge_messages : bool
+        Edge cuts: every task whose source is homed elsewhere receives its
+        own message (one per cut edge) instead of one per (vertex, cluster).
+    """
+
+    n: int
+    p: int
+    src: np.ndarray
+    dst: np.ndarray
+    weight: np.ndarray
+    cluster: np.ndarray
+    home: np.ndarray
+    obj: np.ndarray
+    kind: str
+    method: str
+    per_edge_messages: bool = False
+    info: dict = field(default_factory=dict)
+
+    def messages(self):
+        """Every message: ``(vertex, from_cluster, to_cluster, is_gather)``.
+
+        Gathers (a partial result to the home) come first, then scatters (the
+        final value from the home), each sorted by vertex then cluster.
+        """
+        p = np.int64(self.p)
+        ind = np.unique(self.dst * p + self.cluster)
+        gv, gc = ind // p, (ind % p).astype(np.int32)
+        if self.per_edge_messages:
+            order = np.lexsort((self.dst, self.src))
+            sv, sc = self.src[order], self.cluster[order]
+        else:
+            outd = np.unique(self.src * p + self.cluster)
+            sv, sc = outd // p, (outd % p).astype(np.int32)
+        g = gc != self.home[gv]
+        s = sc != self.home[sv]
+        vert = np.concatenate([gv[g], sv[s]])
+        frm = np.concatenate([gc[g], self.home[sv[s]]]).astype(np.int32)
+        to = np.concatenate([self.home[gv[g]], sc[s]]).astype(np.int32)
+        gather = np.concatenate([np.ones(int(g.sum()), bool), np.zeros(int(s.sum()), bool)])
+        return vert, frm, to, gather
+
+
+@dataclass(frozen=True, eq=False)
+class ClusterInteractions:
+    """Per-cluster summary of a `Clustering` (what Algorithm 2 takes as input).
+
+    Attributes
+    ----------
+    work : float64 (p,)
+        Sum of the task weights of each cluster (cycles).
+    tasks : int64 (p,)
+        Number of tasks.
+    first : int64 (p,)
+        Position of the cluster's first task in execution order (tasks sorted
+        by destination, then source); ``len(tasks)`` for an empty cluster.
+    comm : float64 (p, p)
+        ``comm[a, b]``: bytes cluster ``a`` sends to cluster ``b``.
+    messages : int
+        Number of messages (``comm.sum() / value_bytes``).
+    access : scipy.sparse.csr_matrix (p, objects)
+        Memory tasks of each cluster per data object.
+    object_bytes : float64 (objects,)
+        Size of each object (0 when the sizes are unknown: a graph without its
+        trace).
+    footprint : float64 (p,)
+        Bytes of the distinct objects each cluster touches.
+    value_bytes : int
+    """
+
+    work: np.ndarray
+    tasks: np.ndarray
+    first: np.ndarray
+    comm: np.ndarray
+    messages: int
+    access: object
+    object_bytes: np.ndarray
+    footprint: np.ndarray
+    value_bytes: int
+
+    @property
+    def p(self):
+        return int(len(self.work))
+
+    @property
+    def communication_bytes(self):
+        return float(self.comm.sum())
+
+    def shared_accesses(self):
+        """``S[a, b] = sum_o min(access[a, o], access[b, o])`` (zero diagonal).
+
+        The memory tasks two clusters could serve from one cache if they ran
+        on one core. Cost: the sum over objects of (clusters touching it)^2.
+        """
+        p = self.p
+        s = np.zeros((p, p))
+        acc = self.access.tocsc()
+        for o in range(acc.shape[1]):
+            lo, hi = acc.indptr[o], acc.indptr[o + 1]
+            if hi - lo < 2:
+                continue
+            cl = acc.indices[lo:hi]
+            cnt = acc.data[lo:hi]
+            s[np.ix_(cl, cl)] += np.minimum.outer(cnt, cnt)
+        np.fill_diagonal(s, 0.0)
+        return s
+
+    def dependencies(self):
+        """Pairs ``(a, b)`` where cluster ``b`` waits for data from ``a``."""
+        a, b = np.nonzero(self.comm)
+        return list(zip(a.tolist(), b.tolist()))
+
+
+def _oriented(src, dst):
+    s = np.asarray(src, dtype=np.int64)
+    d = np.asarray(dst, dtype=np.int64)
+    return np.minimum(s, d), np.maximum(s, d)
+
+
+def _task_objects(u, v, node_object):
+    if node_object is None:
+        return np.full(len(u), -1, dtype=np.int64)
+    obj = np.asarray(node_object, dtype=np.int64)
+    return np.where(obj[v] >= 0, obj[v], obj[u])
+
+
+def from_edge_partition(part, node_object=None, method=None):
+    """The `Clustering` of a vertex cut (a `vcut.EdgePartition`)."""
+    u, v = _oriented(part.src, part.dst)
+    return Clustering(
+        n=int(part.n), p=int(part.info["p"]), src=u, dst=v,
+        weight=np.asarray(part.weight, dtype=np.float64),
+        cluster=np.asarray(part.simple_assignment, dtype=np.int32),
+        home=part.masters(), obj=_task_objects(u, v, node_object), kind="vertex-cut",
+        method=method or part.info.get("algo", "?"),
+    )
+
+
+def from_vertex_partition(src, dst, weight, parts, p, node_object=None, method="edge-cut"):
+    """The `Clustering` of an edge cut: vertex ``x`` in part ``parts[x]``.
+
+    ``src``, ``dst``, ``weight`` are the simple graph (`vcut.simplify`). A task
+    (edge) runs in the part of its later endpoint, the consumer of the value.
+    """
+    u, v = _oriented(src, dst)
+    parts = np.asarray(parts, dtype=np.int32)
+    if len(parts) and (parts.min() < 0 or parts.max() >= p):
+        raise InputError(f"a vertex partition into {p} parts has part ids outside 0..{p - 1}")
+    n = len(parts)
+    deg = np.bincount(u, minlength=n) + np.bincount(v, minlength=n)
+    home = np.where(deg > 0, parts, -1).astype(np.int32)
+    return Clustering(
+        n=n, p=int(p), src=u, dst=v, weight=np.asarray(weight, dtype=np.float64),
+        cluster=parts[v], home=home, obj=_task_objects(u, v, node_object), kind="edge-cut",
+        method=method, per_edge_messages=True,
+    )
+
+
+def interactions(cl, object_bytes=None, value_bytes=VALUE_BYTES):
+    """Summarise a `Clustering` per cluster (see `ClusterInteractions`).
+
+    Parameters
+    ----------
+    cl : Clustering
+    object_bytes : array of float, optional
+        Size of every memory object (``Trace.obj_size``); unknown sizes count 0.
+    value_bytes : int
+        Bytes of one message.
+    """
+    from scipy import sparse
+
+    p = cl.p
+    work = np.bincount(cl.cluster, weights=cl.weight, minlength=p)
+    tasks = np.bincount(cl.cluster, minlength=p).astype(np.int64)
+    order = np.lexsort((cl.src, cl.dst))
+    first = np.full(p, len(order), dtype=np.int64)
+    np.minimum.at(first, cl.cluster[order], np.arange(len(order), dtype=np.int64))
+    _, frm, to, _ = cl.messages()
+    comm = np.zeros((p, p))
+    np.add.at(comm, (frm, to), float(value_bytes))
+    mem = cl.obj >= 0
+    n_obj = int(cl.obj.max()) + 1 if mem.any() else 0
+    if object_bytes is not None:
+        object_bytes = np.asarray(object_bytes, dtype=np.float64)
+        if len(object_bytes) < n_obj:
+            raise InputError(f"{len(object_bytes)} object sizes for a graph that touches "
+                             f"{n_obj} objects: the trace is not the graph's")
+        n_obj = len(object_bytes)
+    else:
+        object_bytes = np.zeros(n_obj)
+    access = sparse.csr_matrix(
+        (np.ones(int(mem.sum())), (cl.cluster[mem], cl.obj[mem])), shape=(p, n_obj))
+    access.sum_duplicates()
+    touched = access.copy()
+    touched.data[:] = 1.0
+    footprint = np.asarray(touched @ object_bytes).ravel() if n_obj else np.zeros(p)
+    return ClusterInteractions(
+        work=work, tasks=tasks, first=first, comm=comm, messages=len(frm), access=access,
+        object_bytes=object_bytes, footprint=footprint, value_bytes=int(value_bytes),
+    )

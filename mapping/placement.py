@@ -1,0 +1,98 @@
+"""Cluster-to-core mappings: the one registry of mapping methods.
+
+=======================  ================================================
+``memory-centric``       Algorithm 2 (`mapping.memory_centric`)
+``round-robin``          cluster c on core c mod cores
+``random``               seeded, balanced random mapping
+``comm-greedy``          greedy by communication volume
+``recursive-bisection``  dual recursive bisection of clusters and mesh
+=======================  ================================================
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from frontend.errors import InputError
+
+from . import baselines
+from .memory_centric import THRESHOLD, memory_centric
+
+__all__ = ["MAPPERS", "Placement", "place", "check_memory", "hop_bytes"]
+
+MAPPERS = ("memory-centric", "round-robin", "random", "comm-greedy", "recursive-bisection")
+
+
+@dataclass(frozen=True, eq=False)
+class Placement:
+    """Core of every cluster, with the method and (memory-centric) the rule used."""
+
+    core: np.ndarray
+    method: str
+    rule: list = None
+    info: dict = field(default_factory=dict)
+
+    def clusters_of(self, cores):
+        """The clusters on each core: a list of ``cores`` lists."""
+        out = [[] for _ in range(cores)]
+        for c, k in enumerate(self.core.tolist()):
+            out[k].append(c)
+        return out
+
+
+def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=0):
+    """Map the clusters of ``inter`` (`ClusterInteractions`) onto ``machine``.
+
+    Raises
+    ------
+    InputError
+        An unknown method; clusters whose data do not fit the machine's memory
+        (`check_memory`).
+    """
+    if method not in MAPPERS:
+        raise InputError(f"unknown mapping {method!r}; use one of {', '.join(MAPPERS)}")
+    check_memory(inter, machine)
+    rule = None
+    if method == "memory-centric":
+        core, rule = memory_centric(inter, machine, threshold)
+    elif method == "round-robin":
+        core = baselines.round_robin(inter.p, machine)
+    elif method == "random":
+        core = baselines.random_mapping(inter.p, machine, seed)
+    elif method == "comm-greedy":
+        core = baselines.comm_greedy(inter, machine)
+    else:
+        core = baselines.recursive_bisection(inter, machine, seed)
+    core = baselines.check_mapping(core, inter.p, machine)
+    net, hb = hop_bytes(inter, core, machine)
+    return Placement(core=core, method=method, rule=rule,
+                     info={"network_bytes": net, "hop_bytes": hb, "threshold": threshold})
+
+
+def hop_bytes(inter, core, machine):
+    """``(network bytes, hop-bytes)`` of the clusters' messages under a mapping."""
+    hops = machine.hop_matrix()
+    h = hops[np.ix_(core, core)]
+    return float(inter.comm[h > 0].sum()), float((inter.comm * h).sum())
+
+
+def check_memory(inter, machine):
+    """Refuse clusters whose data cannot fit the machine's memory.
+
+    A cluster's footprint (the bytes of the distinct objects it touches) must
+    fit one NUMA node's memory, and all the objects together the machine's.
+    """
+    if machine.memory_bytes is None:
+        return
+    mem = np.asarray(machine.memory_bytes, dtype=np.float64)
+    if len(inter.footprint) and inter.footprint.max() > mem.max():
+        c = int(np.argmax(inter.footprint))
+        raise InputError(
+            f"cluster {c} touches {inter.footprint[c]:,.0f} bytes of data but the largest NUMA "
+            f"node of machine {machine.name!r} has {mem.max():,.0f}; use more clusters or a "
+            "machine with more memory per node")
+    total = float(inter.object_bytes.sum())
+    if total > mem.sum():
+        raise InputError(
+            f"the program's data ({total:,.0f} bytes) exceed the memory of machine "
+            f"{machine.name!r} ({mem.sum():,.0f} bytes); use a machine with more memory")

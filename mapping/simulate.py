@@ -1,0 +1,170 @@
+"""Cost model: a discrete-event simulation of mapped clusters on a machine.
+
+The model (every quantity in core cycles of the machine's clock):
+
+Tasks
+    Every edge of the `Clustering` is a task of its cluster costing its
+    weight ``w`` (the dependency's memory-transfer cycles). A cluster runs
+    its tasks in execution order (by destination node, then source); a task
+    ``(u, v)`` may start once the value of ``u`` is available in its cluster.
+    A core runs one task at a time: when idle it starts, among the head tasks
+    of its clusters that are ready, the earliest in execution order. A task
+    on core ``k`` takes ``(w + f * (L[a, b] - L[a, a])) / speed[k]``: ``a`` is
+    the core's NUMA node, ``b`` the node of the task's data object (the node
+    of the core that touched it first: first-touch placement), ``L`` the
+    machine's memory latency matrix, and ``f = min(1, w / 100)`` the share of
+    a DRAM access the task's cycles stand for (100 cycles = local DRAM).
+
+Values and messages
+    Vertex ``v`` is final at its home cluster when every cluster holding one
+    of its in-tasks has finished them and, if it is not the home, its gather
+    message has arrived. The home then sends ``v`` (a scatter message) to
+    every other cluster that holds an out-task of ``v``; there ``v`` becomes
+    available when the message arrives. Messages between clusters of one core
+    arrive at once and cross no link.
+
+Network
+    A message of ``B`` bytes from core ``a`` to core ``b`` follows the XY
+    route (`Machine.route`). On each link it starts at ``max(arrival,
+    link free)`` and holds the link ``B / link_bytes_per_cycle`` cycles; its
+    head reaches the next router ``hop_cycles`` after starting; it arrives
+    ``B / link_bytes_per_cycle`` after the last hop. Without contention
+    that is ``hops * hop_cycles + B / bandwidth``. Links are reserved in the
+    order messages are injected.
+
+Outputs: the makespan (last task's finish), busy cycles and utilisation per
+core, bytes per directed link, messages, bytes between different cores
+(network bytes) and hop-bytes (bytes x hops).
+"""
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from frontend.errors import InputError, VcutError
+
+from . import _kernels
+from .machine import MEMORY_CYCLES
+
+__all__ = ["SimResult", "simulate", "LINK_DIRECTIONS"]
+
+#: Directed links leave router ``(r, c)`` with index ``(r * cols + c) * 4 + d``.
+LINK_DIRECTIONS = ("east", "west", "south", "north")
+
+
+@dataclass(frozen=True, eq=False)
+class SimResult:
+    """Outputs of `simulate` (cycles unless the name says seconds)."""
+
+    makespan: float
+    seconds: float
+    busy: np.ndarray
+    utilization: np.ndarray
+    link_bytes: np.ndarray
+    messages: int
+    communication_bytes: float
+    network_bytes: float
+    hop_bytes: float
+    remote_memory_tasks: int
+    finish: np.ndarray
+    info: dict = field(default_factory=dict)
+
+    def link_grid(self, machine):
+        """Bytes through each router (sum of its outgoing links), as a rows x cols grid."""
+        per_router = self.link_bytes.reshape(-1, 4).sum(axis=1)
+        return per_router.reshape(machine.mesh_rows, machine.mesh_cols)
+
+    def to_dict(self):
+        return {
+            "makespan_cycles": self.makespan, "makespan_seconds": self.seconds,
+            "messages": self.messages, "communication_bytes": self.communication_bytes,
+            "network_bytes": self.network_bytes, "hop_bytes": self.hop_bytes,
+            "remote_memory_tasks": self.remote_memory_tasks,
+            "mean_utilization": float(self.utilization.mean()) if len(self.utilization) else 0.0,
+            "max_link_bytes": float(self.link_bytes.max()) if len(self.link_bytes) else 0.0,
+        }
+
+
+def simulate(cl, core, machine, value_bytes=None):
+    """Simulate `Clustering` ``cl`` with cluster ``c`` on core ``core[c]``.
+
+    Parameters
+    ----------
+    cl : mapping.Clustering
+    core : int array (p,)
+    machine : mapping.Machine
+    value_bytes : int, optional
+        Bytes per message (default `mapping.interactions.VALUE_BYTES`).
+
+    Returns
+    -------
+    SimResult
+    """
+    from .interactions import VALUE_BYTES
+
+    value_bytes = VALUE_BYTES if value_bytes is None else int(value_bytes)
+    core = np.asarray(core, dtype=np.int64)
+    if core.shape != (cl.p,) or (cl.p and (core.min() < 0 or core.max() >= machine.cores)):
+        raise InputError(f"the mapping must give each of the {cl.p} clusters a core "
+                         f"0..{machine.cores - 1}")
+    t0 = time.perf_counter()
+    p = np.int64(cl.p)
+    order = np.lexsort((cl.src, cl.dst))
+    u, v = cl.src[order], cl.dst[order]
+    c = cl.cluster[order].astype(np.int64)
+    skey, dkey, slots = u * p + c, v * p + c, np.int64(1)
+    if cl.per_edge_messages:  # every cut edge gets a replica (and so a message) of its own
+        cut = np.flatnonzero(c != cl.home[u])
+        if len(cut):
+            g = np.argsort(skey[cut], kind="stable")
+            k = skey[cut][g]
+            start = np.r_[0, np.flatnonzero(k[1:] != k[:-1]) + 1]
+            rank = np.arange(len(k)) - np.repeat(start, np.diff(np.r_[start, len(k)]))
+            slot = np.zeros(len(u), dtype=np.int64)
+            slot[cut[g]] = rank + 1
+            slots = np.int64(slot.max() + 1)
+            if float(cl.n) * float(p) * float(slots) >= 2.0**62:
+                raise InputError("too many cut edges per vertex to simulate; use fewer clusters")
+            skey, dkey = skey * slots + slot, dkey * slots
+    keys = np.unique(np.concatenate([skey, dkey]))
+    rep_src = np.searchsorted(keys, skey)
+    rep_dst = np.searchsorted(keys, dkey)
+    R = len(keys)
+    rep_vertex = keys // (p * slots)
+    rep_cluster = (keys // slots) % p
+    rep_in = np.bincount(rep_dst, minlength=R).astype(np.int64)
+    rep_out = np.bincount(rep_src, minlength=R).astype(np.int64)
+    rep_ptr = np.zeros(cl.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rep_vertex, minlength=cl.n), out=rep_ptr[1:])
+    cl_ptr = np.zeros(cl.p + 1, dtype=np.int64)
+    np.cumsum(np.bincount(c, minlength=cl.p), out=cl_ptr[1:])
+    cl_tasks = np.argsort(c, kind="stable").astype(np.int64)
+    core_cl = np.argsort(core, kind="stable").astype(np.int64)
+    core_cl_ptr = np.zeros(machine.cores + 1, dtype=np.int64)
+    np.cumsum(np.bincount(core, minlength=machine.cores), out=core_cl_ptr[1:])
+    t_obj = cl.obj[order].astype(np.int64)
+    n_obj = int(t_obj.max()) + 1 if len(t_obj) else 0
+    ser = value_bytes / machine.link_bytes_per_cycle
+    finish, busy, link_bytes, stats, _ = _kernels.simulate_events(
+        c, cl.weight[order].astype(np.float64), t_obj, rep_src, rep_dst, rep_vertex,
+        rep_cluster, rep_in, rep_out, rep_ptr, cl.home.astype(np.int64), cl_ptr, cl_tasks,
+        core, core_cl_ptr, core_cl, np.asarray(machine.core_speed, dtype=np.float64),
+        np.asarray(machine.numa_of_core, dtype=np.int64),
+        np.asarray(machine.numa_latency, dtype=np.float64), MEMORY_CYCLES, machine.mesh_cols,
+        float(machine.hop_cycles), float(ser), float(value_bytes), machine.cores * 4, n_obj,
+    )
+    if int(stats[5]) != len(order):  # cannot happen for a DAG; guards the model itself
+        raise VcutError(f"internal error: the simulation stalled after {int(stats[5])} of {len(order)} tasks")
+    makespan = float(finish.max()) if len(finish) else 0.0
+    out = np.empty_like(finish)
+    out[order] = finish
+    return SimResult(
+        makespan=makespan, seconds=makespan / (machine.clock_ghz * 1e9), busy=busy,
+        utilization=busy / makespan if makespan > 0 else np.zeros_like(busy),
+        link_bytes=link_bytes, messages=int(stats[2]), communication_bytes=float(stats[3]),
+        network_bytes=float(stats[0]), hop_bytes=float(stats[1]),
+        remote_memory_tasks=int(stats[4]), finish=out,
+        info={"seconds_simulating": time.perf_counter() - t0, "value_bytes": value_bytes,
+              "replicas": int(R)},
+    )

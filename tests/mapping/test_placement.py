@@ -1,0 +1,186 @@
+"""Algorithm 2's helpers, the memory-centric mapping and the baseline mappings."""
+
+import numpy as np
+import pytest
+from scipy import sparse
+
+from frontend.errors import InputError
+from mapping.baselines import comm_greedy, random_mapping, recursive_bisection, round_robin
+from mapping.interactions import ClusterInteractions, from_edge_partition, interactions
+from mapping.machine import machine_from_dict, table2
+from mapping.memory_centric import (architecture_decomposition, cluster_comm, cluster_from_mem,
+                                    diff_region, memory_centric, nearby, run_queue)
+from mapping.placement import MAPPERS, check_memory, hop_bytes, place
+
+
+def make_inter(comm, work=None, access=None, object_bytes=None):
+    comm = np.asarray(comm, dtype=np.float64)
+    p = comm.shape[0]
+    work = np.ones(p) if work is None else np.asarray(work, dtype=np.float64)
+    access = sparse.csr_matrix(np.zeros((p, 1)) if access is None else np.asarray(access, float))
+    object_bytes = np.zeros(access.shape[1]) if object_bytes is None else np.asarray(object_bytes, float)
+    touched = (access > 0).astype(float)
+    return ClusterInteractions(
+        work=work, tasks=np.ones(p, dtype=np.int64), first=np.arange(p), comm=comm,
+        messages=int(comm.sum() / 32), access=access, object_bytes=object_bytes,
+        footprint=np.asarray(touched @ object_bytes).ravel(), value_bytes=32)
+
+
+def test_shared_accesses_and_cluster_from_mem():
+    # objects: 0 touched by clusters 0 (5), 1 (2), 2 (7); object 1 by clusters 2 (1), 3 (4)
+    inter = make_inter(np.zeros((4, 4)), access=[[5, 0], [2, 0], [7, 1], [0, 4]])
+    s = inter.shared_accesses()
+    assert s.tolist() == [[0, 2, 5, 0], [2, 0, 2, 0], [5, 2, 0, 1], [0, 0, 1, 0]]
+    partner = cluster_from_mem(s, np.array([0, 1, 2, 3]))
+    assert partner.tolist() == [-1, 0, 0, 2]  # 2 shares 5 with 0 and 2 with 1; 3 only with 2
+    # an earlier cluster only: in the order 3, 2, 1, 0 the first has no partner
+    assert cluster_from_mem(s, np.array([3, 2, 1, 0])).tolist() == [2, 2, 3, -1]
+
+
+def test_cluster_comm_and_run_queue():
+    comm = np.zeros((4, 4))
+    comm[0, 1] = 32
+    comm[1, 2] = 320
+    comm[3, 2] = 64
+    comm[2, 3] = 64
+    ipc = cluster_comm(comm)
+    assert ipc[1, 2] == ipc[2, 1] == 320 and ipc[2, 3] == 128 and np.all(np.diag(ipc) == 0)
+    # the heaviest cluster (2: 448 bytes) first, then its heaviest partners, ...
+    assert run_queue(ipc, np.ones(4, dtype=np.int64)).tolist() == [2, 1, 3, 0]
+    # empty clusters go last
+    assert run_queue(ipc, np.array([1, 0, 1, 1])).tolist() == [2, 3, 0, 1]
+
+
+def test_architecture_decomposition():
+    m = table2(64)
+    assert np.array_equal(architecture_decomposition(m), m.numa_of_core)
+    one_node = machine_from_dict({"cores": 8, "mesh": [1, 8]})  # one row: quadrants are halves
+    assert architecture_decomposition(one_node).tolist() == [0] * 4 + [1] * 4
+    flat = machine_from_dict({"cores": 16, "mesh": [4, 4], "numa": {"latency_cycles": [[100]]}})
+    assert architecture_decomposition(flat).reshape(4, 4).tolist() == [
+        [0, 0, 1, 1], [0, 0, 1, 1], [2, 2, 3, 3], [2, 2, 3, 3]]
+
+
+def test_nearby():
+    m = table2(16)  # 4 x 4
+    hops = m.hop_matrix()
+    room = np.ones(16, dtype=bool)
+    load = np.zeros(16)
+    room[5] = False
+    # partners on cores 5 (64 bytes) and 7 (32 bytes): core 6 is one hop from each
+    assert nearby(np.array([64.0, 32.0]), np.array([5, 7]), hops, room, load) == 6
+    # one partner at core 5 (full): its four neighbours tie; the least loaded wins, then the id
+    assert nearby(np.array([1.0]), np.array([5]), hops, room, load) == 1
+    load[1] = 3.0
+    assert nearby(np.array([1.0]), np.array([5]), hops, room, load) == 4
+
+
+def test_diff_region():
+    m = table2(16)
+    region = architecture_decomposition(m)
+    room = np.ones(16, dtype=bool)
+    load = np.zeros(16)
+    load[[0, 1]] = 5.0  # region 0 loaded
+    # avoiding region 1: regions 2 and 3 are empty, 2 has the lower id; its least-loaded core 8
+    assert diff_region(1, region, room, load) == 8
+    load[8] = 1.0
+    assert diff_region(1, region, room, load) == 10  # region 3 is now lighter than 2
+    # every other region full: the avoided one is still allowed
+    room[:] = False
+    room[[2, 3]] = True
+    assert diff_region(1, region, room, load) == 2
+
+
+def test_memory_centric_keeps_sharing_clusters_together_up_to_the_threshold():
+    # 8 clusters of equal work sharing one object, on the 2 cores of a 1 x 2 mesh. Each one's
+    # partner is cluster 0 (core 0). Joining core 0 wins the execution-time comparison only
+    # when the alternative core is no less loaded, so the cores alternate; the threshold then
+    # refuses core 0 once it holds `threshold` clusters.
+    p = 8
+    inter = make_inter(np.zeros((p, p)), access=np.full((p, 1), 3.0))
+    core, rule = memory_centric(inter, table2(2, (1, 2)), threshold=4)
+    assert core.tolist() == [0, 1, 0, 1, 0, 1, 0, 1]
+    assert rule == ["region", "region", "memory", "region", "memory", "region", "memory",
+                    "threshold"]
+    core3, rule3 = memory_centric(inter, table2(2, (1, 2)), threshold=3)
+    assert core3.tolist() == [0, 1, 0, 1, 0, 1, 1, 0]
+    assert rule3 == ["region", "region", "memory", "region", "memory", "threshold", "threshold",
+                     "threshold"]
+    # with a free core per cluster, parallelism wins: one cluster per core
+    core16, rule16 = memory_centric(inter, table2(16), threshold=4)
+    assert len(set(core16.tolist())) == p and "memory" not in rule16
+    with pytest.raises(InputError, match="threshold"):
+        memory_centric(inter, table2(2), threshold=0)
+
+
+def test_memory_centric_puts_communicating_clusters_next_to_each_other():
+    # two heavy pairs (0, 1) and (2, 3) on a 4 x 4 mesh: each pair ends up one hop apart
+    comm = np.zeros((4, 4))
+    comm[0, 1] = comm[1, 0] = 3200
+    comm[2, 3] = comm[3, 2] = 6400
+    m = table2(16)
+    core, rule = memory_centric(make_inter(comm), m)
+    assert m.hops(core[0], core[1]) == 1 and m.hops(core[2], core[3]) == 1
+    assert rule.count("nearby") == 2 and rule.count("region") == 2
+    # independent pairs go to different regions
+    region = architecture_decomposition(m)
+    assert region[core[0]] != region[core[2]]
+
+
+def test_heterogeneous_speeds_get_proportional_clusters():
+    m = machine_from_dict({"cores": 2, "mesh": [1, 2], "core_speed": [3.0, 1.0]})
+    inter = make_inter(np.zeros((8, 8)))
+    core, _ = memory_centric(inter, m)
+    assert np.bincount(core, minlength=2).tolist() == [6, 2]
+    assert np.bincount(comm_greedy(inter, m), minlength=2).tolist() == [6, 2]
+
+
+def test_baselines():
+    m = table2(4)  # 2 x 2
+    assert round_robin(6, m).tolist() == [0, 1, 2, 3, 0, 1]
+    r = random_mapping(8, m, seed=3)
+    assert np.bincount(r).tolist() == [2, 2, 2, 2]
+    assert np.array_equal(r, random_mapping(8, m, seed=3))
+    assert not np.array_equal(r, random_mapping(8, m, seed=4))
+    comm = np.zeros((4, 4))
+    comm[0, 3] = comm[3, 0] = 1000
+    comm[1, 2] = comm[2, 1] = 1000
+    comm[0, 1] = 1
+    inter = make_inter(comm)
+    for core in (comm_greedy(inter, m), recursive_bisection(inter, m)):
+        assert sorted(core.tolist()) == [0, 1, 2, 3]
+        assert m.hops(core[0], core[3]) == 1 and m.hops(core[1], core[2]) == 1
+    # round-robin puts 0 and 3 (and 1 and 2) diagonally apart: 2 hops
+    assert hop_bytes(inter, round_robin(4, m), m) == (4001.0, 1000 * 2 * 2 * 2 + 1)
+
+
+def test_place_registry_and_memory_check():
+    inter = make_inter(np.zeros((2, 2)), access=[[1, 0], [0, 1]], object_bytes=[3e9, 3e9])
+    small = machine_from_dict({"cores": 2, "memory": {"bytes_per_node": [2, 2]},
+                               "numa": {"node_of_core": [0, 1], "latency_cycles": [[100, 120], [120, 100]]}})
+    with pytest.raises(InputError, match="cluster 0 touches 3,000,000,000 bytes.*largest NUMA node"):
+        place(inter, small)
+    with pytest.raises(InputError, match="exceed the memory"):
+        check_memory(make_inter(np.zeros((2, 2)), access=[[1, 0], [0, 1]], object_bytes=[1.5e9, 1.5e9]),
+                     machine_from_dict({"cores": 2, "memory": {"bytes_per_node": [2_000_000_000]},
+                                        "numa": {"latency_cycles": [[100]]}}))
+    with pytest.raises(InputError, match="unknown mapping 'nope'"):
+        place(make_inter(np.zeros((2, 2))), table2(2), "nope")
+
+
+def test_every_mapper_on_a_sample(strassen8):
+    from vcut.partition import partition_graph
+
+    trace, g = strassen8
+    part = partition_graph(g, 16, "wb-libra")
+    inter = interactions(from_edge_partition(part, g.node_object), trace.obj_size)
+    assert inter.work.sum() == pytest.approx(g.weight.sum())
+    assert inter.footprint.max() > 0 and inter.messages > 0
+    m = table2(16)
+    hb = {}
+    for method in MAPPERS:
+        pl = place(inter, m, method)
+        assert pl.core.shape == (16,) and sorted(np.bincount(pl.core, minlength=16)) == [1] * 16
+        hb[method] = pl.info["hop_bytes"]
+    assert hb["memory-centric"] < hb["round-robin"]
+    assert hb["comm-greedy"] < hb["round-robin"]

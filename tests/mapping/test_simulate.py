@@ -1,0 +1,129 @@
+"""The discrete-event cost model on cases solved by hand (see mapping.simulate)."""
+
+import numpy as np
+import pytest
+
+from frontend.errors import InputError
+from mapping.interactions import Clustering, from_vertex_partition, interactions
+from mapping.machine import machine_from_dict, table2
+from mapping.placement import hop_bytes
+from mapping.simulate import simulate
+
+
+def clustering(edges, cluster, home, n=None, obj=None, kind="vertex-cut"):
+    src = np.array([a for a, _, _ in edges], dtype=np.int64)
+    dst = np.array([b for _, b, _ in edges], dtype=np.int64)
+    w = np.array([x for _, _, x in edges], dtype=np.float64)
+    n = n or int(max(src.max(), dst.max())) + 1
+    return Clustering(n=n, p=int(max(cluster)) + 1, src=src, dst=dst, weight=w,
+                      cluster=np.array(cluster, dtype=np.int32), home=np.array(home, dtype=np.int32),
+                      obj=np.full(len(src), -1, dtype=np.int64) if obj is None else np.array(obj),
+                      kind=kind, method="hand")
+
+
+def test_two_clusters_one_link():
+    # 0 -> 1 in cluster 0 (10 cycles), 1 -> 2 in cluster 1 (20 cycles); vertex 1 is homed in
+    # cluster 1, so cluster 0 sends its partial result: 1 hop = 2 cycles + 32 B / 16 B/cycle.
+    cl = clustering([(0, 1, 10), (1, 2, 20)], [0, 1], home=[0, 1, 1])
+    m = table2(2, (1, 2))
+    r = simulate(cl, [0, 1], m)
+    assert r.finish.tolist() == [10.0, 10 + 2 + 2 + 20.0]
+    assert r.makespan == 34.0
+    assert r.messages == 1 and r.communication_bytes == 32.0
+    assert r.network_bytes == 32.0 and r.hop_bytes == 32.0
+    assert r.link_bytes[0 * 4 + 0] == 32.0 and r.link_bytes.sum() == 32.0  # router 0, east
+    assert r.busy.tolist() == [10.0, 20.0]
+    assert r.seconds == pytest.approx(34.0 / 2.4e9)
+    # both clusters on one core: no network, the same work in sequence
+    one = simulate(cl, [0, 0], m)
+    assert one.makespan == 30.0 and one.network_bytes == 0.0 and one.messages == 1
+
+
+def test_chain_over_three_cores():
+    # a chain 0-1-2-3, one edge per cluster, cores in a row: each value crosses one hop
+    cl = clustering([(0, 1, 10), (1, 2, 10), (2, 3, 10)], [0, 1, 2], home=[0, 0, 1, 2])
+    r = simulate(cl, [0, 1, 2], table2(3, (1, 3)))
+    assert r.finish.tolist() == [10.0, 24.0, 38.0]
+    assert r.makespan == 38.0 and r.messages == 2 and r.hop_bytes == 64.0
+    # reversed placement: cluster 0 on core 2, cluster 2 on core 0: the same hops
+    assert simulate(cl, [2, 1, 0], table2(3, (1, 3))).makespan == 38.0
+    # clusters 0 and 2 at the ends, cluster 1 two hops from... 0 -> core 0, 1 -> core 2, 2 -> core 1
+    r2 = simulate(cl, [0, 2, 1], table2(3, (1, 3)))
+    assert r2.finish.tolist() == [10.0, 10 + 4 + 2 + 10.0, 26 + 2 + 2 + 10.0]
+    assert r2.hop_bytes == 32 * 2 + 32 * 1
+
+
+def test_contention_on_one_link():
+    # vertices 0 and 1 have no in-edges and are homed in cluster 0 (core 0); both are sent
+    # to cluster 1 (core 1) at time 0 over the same link: the second waits 2 cycles for it.
+    edges = [(0, 2, 100), (1, 2, 100), (0, 3, 1), (1, 3, 1)]
+    cl = clustering(edges, [0, 0, 1, 1], home=[0, 0, 0, 1])
+    r = simulate(cl, [0, 1], table2(2, (1, 2)))
+    assert r.finish.tolist() == [100.0, 200.0, 5.0, 7.0]  # arrivals at 4 and 6
+    assert r.link_bytes[0] == 64.0 and r.messages == 2
+    # a wider link halves the serialisation: arrivals at 3 and 4
+    wide = machine_from_dict({"cores": 2, "mesh": [1, 2], "link_bytes_per_cycle": 32})
+    assert simulate(cl, [0, 1], wide).finish.tolist()[2:] == [4.0, 5.0]
+
+
+def test_numa_first_touch_and_remote_latency():
+    machine = machine_from_dict({"cores": 2, "mesh": [1, 2], "hop_cycles": 0,
+                                 "numa": {"node_of_core": [0, 1],
+                                          "latency_cycles": [[100, 300], [300, 100]]}})
+    # cluster 0 touches object 0 first (100 cycles: a full DRAM access); cluster 1 then pays
+    # the remote latency: 100 + 1 * (300 - 100); a 50-cycle access pays half of it.
+    edges = [(0, 1, 100), (2, 3, 100), (4, 5, 50)]
+    cl = clustering(edges, [0, 1, 1], home=[0, 0, 1, 1, 1, 1], obj=[0, 0, 0])
+    r = simulate(cl, [0, 1], machine)
+    assert r.busy.tolist() == [100.0, 300.0 + 150.0]
+    assert r.remote_memory_tasks == 2
+    # on one core nothing is remote
+    assert simulate(cl, [0, 0], machine).makespan == 250.0
+
+
+def test_heterogeneous_speed():
+    machine = machine_from_dict({"cores": 2, "mesh": [1, 2], "core_speed": [1.0, 2.0]})
+    cl = clustering([(0, 1, 10), (2, 3, 10)], [0, 1], home=[0, 0, 1, 1])
+    assert simulate(cl, [0, 1], machine).finish.tolist() == [10.0, 5.0]
+
+
+def test_edge_cut_sends_one_message_per_cut_edge():
+    # vertex 0 (part 0) feeds three vertices of part 1: three cut edges, three messages
+    src, dst, w = np.array([0, 0, 0]), np.array([1, 2, 3]), np.ones(3)
+    cl = from_vertex_partition(src, dst, w, np.array([0, 1, 1, 1]), 2)
+    assert cl.per_edge_messages and cl.cluster.tolist() == [1, 1, 1]
+    r = simulate(cl, [0, 1], table2(2, (1, 2)))
+    assert r.messages == 3 and interactions(cl).messages == 3
+    # the three leave at time 0 and queue on the link: arrivals 4, 6, 8
+    assert r.finish.tolist() == [5.0, 7.0, 9.0]
+
+
+def test_single_core_runs_all_work_back_to_back(strassen8):
+    from mapping.interactions import from_edge_partition
+    from vcut.partition import partition_graph
+
+    g = strassen8[1]
+    part = partition_graph(g, 4, "wb-libra")
+    cl = from_edge_partition(part, g.node_object)
+    r = simulate(cl, [0, 0, 0, 0], table2(1))
+    assert r.makespan == pytest.approx(cl.weight.sum())
+    assert r.network_bytes == 0.0 and r.remote_memory_tasks == 0
+    # on four cores: never faster than a perfect split, never slower than one core plus
+    # every message's latency; the simulated hop-bytes are the mapping's hop-bytes
+    m = table2(4)
+    r4 = simulate(cl, [0, 1, 2, 3], m)
+    inter = interactions(cl)
+    assert r4.makespan >= cl.weight.sum() / 4 - 1e-6
+    assert r4.messages == inter.messages
+    assert r4.communication_bytes == inter.communication_bytes
+    net, hb = hop_bytes(inter, np.array([0, 1, 2, 3]), m)
+    assert (r4.network_bytes, r4.hop_bytes) == (net, hb)
+    assert np.all(r4.busy <= r4.makespan + 1e-6)
+
+
+def test_bad_mapping_refused():
+    cl = clustering([(0, 1, 10), (1, 2, 20)], [0, 1], home=[0, 1, 1])
+    with pytest.raises(InputError, match="core 0..1"):
+        simulate(cl, [0, 2], table2(2))
+    with pytest.raises(InputError, match="2 clusters"):
+        simulate(cl, [0], table2(2))
