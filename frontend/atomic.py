@@ -41,6 +41,7 @@ def atomic_output(path, mode="wb"):
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror}; choose a writable location") from None
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
         with os.fdopen(fd, mode) as fh:
             yield fh
         os.replace(tmp, path)
@@ -50,6 +51,12 @@ def atomic_output(path, mode="wb"):
     except BaseException:
         _remove(tmp)
         raise
+
+
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _remove(tmp):

@@ -202,12 +202,22 @@ def graph_stats(g, *, path_samples=32, seed=0):
 
 def degree_plot(g, path, fit=None, title=None):
     """Write a log-log plot of the degree distribution (PNG), with the fit."""
+    import matplotlib.pyplot as plt
+
+    from frontend.atomic import atomic_output
+
+    fig = degree_figure(g, fit, title)
+    with atomic_output(path) as fh:
+        fig.savefig(fh, format="png")
+    plt.close(fig)
+
+
+def degree_figure(g, fit=None, title=None):
+    """The matplotlib figure of `degree_plot` (the caller closes it)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from frontend.atomic import atomic_output
 
     deg = g.degrees()
     deg = deg[deg > 0]
@@ -227,6 +237,4 @@ def degree_plot(g, path, fit=None, title=None):
     ax.set_title(title or f"degree distribution ({g.n:,} nodes, {g.m:,} edges)")
     ax.legend()
     fig.tight_layout()
-    with atomic_output(path) as fh:
-        fig.savefig(fh, format="png")
-    plt.close(fig)
+    return fig

@@ -138,6 +138,41 @@ def build_parser():
     _add_common(pa)
     pa.set_defaults(func=_cmd_partition)
 
+    an = sub.add_parser(
+        "analyze",
+        help="trace, partition, map onto a machine and simulate: the whole pipeline",
+        description="Run trace -> graph -> partition -> memory-centric mapping -> simulation "
+        "for a C program (or a trace .npz, or a graph file) and write OUTDIR/mapping.json and "
+        "OUTDIR/report.html. Program arguments follow '--'.",
+    )
+    an.add_argument("inputs", nargs="+", metavar="INPUT", help="PROGRAM.c [...], TRACE.npz or GRAPH")
+    an.add_argument("-p", type=int, required=True, help="number of clusters")
+    _add_analysis_options(an)
+    an.add_argument("--partition", metavar="FILE",
+                    help="use this partition (from 'vcut partition -o') instead of partitioning")
+    an.add_argument("-o", "--output", metavar="OUTDIR", help="directory for mapping.json and report.html")
+    _add_trace_options(an)
+    _add_common(an)
+    an.set_defaults(func=_cmd_analyze)
+
+    co = sub.add_parser(
+        "compare",
+        help="compare edge cuts and vertex cuts at several cluster counts (Tables 6-9)",
+        description="Partition, map and simulate INPUT with every method (CompNet-style and "
+        "METIS edge cuts; PG, W-PG, WB-PG, Libra, W-Libra, WB-Libra vertex cuts) for each p, "
+        "and print execution time and communication relative to the first method.",
+    )
+    co.add_argument("inputs", nargs="+", metavar="INPUT", help="PROGRAM.c [...], TRACE.npz or GRAPH")
+    co.add_argument("-p", required=True, metavar="P1,P2,...", help="cluster counts, e.g. 8,64,1024")
+    co.add_argument("--methods", metavar="M1,M2,...",
+                    help="methods in column order (default: compnet,metis,pg,w-pg,wb-pg,libra,"
+                    "w-libra,wb-libra)")
+    _add_analysis_options(co, algo=False)
+    co.add_argument("-o", "--output", metavar="OUTDIR", help="directory for compare.json and compare.png")
+    _add_trace_options(co)
+    _add_common(co)
+    co.set_defaults(func=_cmd_compare)
+
     for kind in ("bfs", "sssp"):
         tr = sub.add_parser(
             kind,
@@ -161,6 +196,192 @@ def build_parser():
         _add_common(tr)
         tr.set_defaults(func=_cmd_traverse, kind=kind)
     return parser
+
+
+def _add_analysis_options(p, algo=True):
+    if algo:
+        p.add_argument("--algo", default="wb-libra", metavar="METHOD",
+                       help="partitioning: a vertex cut (wb-libra, w-libra, libra, wb-pg, w-pg, pg, "
+                       "hdrf, dbh, spac, ...) or an edge cut (metis, compnet) (default wb-libra)")
+    p.add_argument("--machine", metavar="SPEC",
+                   help="table2:P, mesh:RxC, host or a JSON machine file (default: table2:P, "
+                   "one core per cluster)")
+    p.add_argument("--mapping", default="memory-centric",
+                   choices=["memory-centric", "round-robin", "random", "comm-greedy",
+                            "recursive-bisection"],
+                   help="cluster-to-core mapping (default memory-centric)")
+    p.add_argument("--threshold", type=int, default=4,
+                   help="most clusters the memory-centric mapping puts on one core (default 4)")
+    p.add_argument("--lambda", dest="lam", type=float, default=1.0,
+                   help="balance bound of the WB variants, >= 1 (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of random choices (default 0)")
+    p.add_argument("--weights", choices=["measured", "model"], default="model",
+                   help="edge weights of a C program or trace: the cache model (deterministic, "
+                   "default) or the cycles measured in the trace")
+
+
+def _analysis_input(args, program_args):
+    """(graph, object sizes or None, description) of the command's input."""
+    from frontend import load_trace
+    from frontend.errors import InputError
+    from ir_graph import build_graph, read_graph
+
+    inputs = args.inputs
+    if all(p.lower().endswith(".c") for p in inputs):
+        trace = _run_trace(args, program_args)
+        return build_graph(trace, weights=args.weights), trace.obj_size, " ".join(inputs)
+    if len(inputs) != 1:
+        raise InputError("give C sources, or one trace (.npz), or one graph file")
+    path = inputs[0]
+    if path.lower().endswith(".npz") and _npz_format(path) == "vcut-trace":
+        trace = load_trace(path)
+        return build_graph(trace, weights=args.weights), trace.obj_size, path
+    return read_graph(path), None, path
+
+
+def _npz_format(path):
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return json.loads(str(z["meta"])).get("format") if "meta" in z.files else None
+    except Exception:
+        return None  # read_graph reports what is wrong with it
+
+
+def _say(enabled):
+    if not enabled or not sys.stderr.isatty():
+        return None
+    t0 = time.perf_counter()
+
+    def say(line):
+        sys.stderr.write(f"[{time.perf_counter() - t0:7.1f} s] {line}\n")
+        sys.stderr.flush()
+
+    return say
+
+
+def _output_dir(path, names):
+    """Create OUTDIR if needed and check that its files can be written."""
+    from frontend.atomic import check_output_path
+    from frontend.errors import OutputError
+
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise OutputError(f"output directory {path} exists and is not a directory; "
+                          "give a directory for -o")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create output directory {path}: {exc.strerror}") from None
+    for name in names:
+        check_output_path(os.path.join(path, name))
+
+
+def _cmd_analyze(args, program_args):
+    from frontend.atomic import atomic_output
+    from mapping.analyze import analyze_graph
+    from mapping.machine import load_machine
+    from mapping.report import analysis_html
+    from vcut.output import read_assignment
+
+    if args.output:
+        _output_dir(args.output, ["mapping.json", "report.html"])
+    machine = load_machine(args.machine) if args.machine else None
+    assignment = read_assignment(args.partition) if args.partition else None
+    say = _say(not args.json)
+    t0 = time.perf_counter()
+    if say:
+        say("tracing and building the graph")
+    graph, obj_bytes, source = _analysis_input(args, program_args)
+    front = time.perf_counter() - t0
+    a = analyze_graph(graph, args.p, args.algo, machine, mapper=args.mapping,
+                      threshold=args.threshold, seed=args.seed, lam=args.lam,
+                      object_bytes=obj_bytes, assignment=assignment, progress=say)
+    a.phases["trace_and_graph"] = front
+    files = []
+    if args.output:
+        if say:
+            say("writing the report")
+        t = time.perf_counter()
+        page = analysis_html(a, graph, source)
+        a.phases["report"] = time.perf_counter() - t
+        a.phases["total"] = time.perf_counter() - t0
+        doc = a.to_json(source)
+        doc["graph"] = {"nodes": graph.n, "edges": graph.m, "weights": graph.meta.get("weights")}
+        for name, text in (("mapping.json", json.dumps(doc, indent=1)), ("report.html", page)):
+            path = os.path.join(args.output, name)
+            with atomic_output(path, "w") as fh:
+                fh.write(text)
+            files.append(os.path.abspath(path))
+    a.phases.setdefault("total", time.perf_counter() - t0)
+    summary = a.summary()
+    summary["files"] = files
+    summary["graph"] = {"nodes": graph.n, "edges": graph.m}
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    r = a.result
+    rows = [
+        ("graph", f"{graph.n:,} nodes, {graph.m:,} edges ({source})"),
+        ("partitioning", f"{a.method}, p = {a.p}: " + ", ".join(
+            f"{k.replace('_', ' ')} {v:.4f}" if isinstance(v, float) else f"{k.replace('_', ' ')} {v}"
+            for k, v in a.partition.items() if k != "kind")),
+        ("machine", f"{a.machine.name} ({a.machine.cores} cores, {a.machine.mesh_rows} x "
+                    f"{a.machine.mesh_cols} mesh, {a.machine.numa_nodes} NUMA nodes)"),
+        ("mapping", a.placement.method),
+        ("makespan", f"{r.makespan:,.0f} cycles = {r.seconds * 1e3:.3f} ms"),
+        ("communication", f"{r.communication_bytes:,.0f} bytes ({r.messages:,} messages)"),
+        ("network bytes / hop-bytes", f"{r.network_bytes:,.0f} / {r.hop_bytes:,.0f}"),
+        ("mean core utilisation", f"{r.utilization.mean():.3f}"),
+    ]
+    for m in a.mappers:
+        if m["mapping"] != a.placement.method:
+            rows.append((f"  vs {m['mapping']}", f"makespan {m['makespan']:,.0f}, hop-bytes "
+                         f"{m['hop_bytes']:,.0f}"))
+    rows.append(("phases", ", ".join(f"{k} {v:.2f} s" for k, v in a.phases.items())))
+    if files:
+        rows.append(("written", ", ".join(files)))
+    _print_rows(rows, sys.stdout)
+    return 0
+
+
+def _cmd_compare(args, program_args):
+    from frontend.atomic import atomic_output
+    from frontend.errors import InputError
+    from mapping.analyze import METHODS, compare_methods
+    from mapping.machine import load_machine
+    from mapping.report import compare_figure, compare_tables, figure_png
+
+    try:
+        ps = [int(x) for x in args.p.split(",") if x.strip()]
+    except ValueError:
+        raise InputError(f"-p takes comma-separated cluster counts, e.g. 8,64,1024; got {args.p!r}") from None
+    if not ps:
+        raise InputError("-p needs at least one cluster count")
+    methods = tuple(m.strip() for m in args.methods.split(",")) if args.methods else METHODS
+    if args.output:
+        _output_dir(args.output, ["compare.json", "compare.png"])
+    machine = load_machine(args.machine) if args.machine else None
+    say = _say(not args.json)
+    graph, obj_bytes, source = _analysis_input(args, program_args)
+    rows = compare_methods(graph, ps, methods, machine, mapper=args.mapping,
+                           threshold=args.threshold, seed=args.seed, lam=args.lam,
+                           object_bytes=obj_bytes, progress=say)
+    files = []
+    if args.output:
+        png = figure_png(compare_figure(rows, methods, f"{source}: {graph.n:,} nodes"))
+        for name, data, mode in (("compare.json", json.dumps({"source": source, "rows": rows},
+                                                             indent=1), "w"),
+                                 ("compare.png", png, "wb")):
+            path = os.path.join(args.output, name)
+            with atomic_output(path, mode) as fh:
+                fh.write(data)
+            files.append(os.path.abspath(path))
+    if args.json:
+        print(json.dumps({"source": source, "methods": list(methods), "rows": rows, "files": files}))
+        return 0
+    print("\n".join(compare_tables(rows, methods)))
+    if files:
+        print("written: " + ", ".join(files), file=sys.stderr)
+    return 0
 
 
 def _add_trace_options(t):
@@ -268,10 +489,10 @@ def _cmd_trace(args, program_args):
     return 0
 
 
-def _print_rows(rows):
+def _print_rows(rows, stream=None):
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
-        print(f"{k:<{width}}  {v}", file=sys.stderr)
+        print(f"{k:<{width}}  {v}", file=stream or sys.stderr)
 
 
 def _cmd_graph(args, program_args):

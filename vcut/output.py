@@ -25,7 +25,7 @@ from frontend.atomic import atomic_output
 from frontend.errors import InputError
 from frontend.npzfile import read_versioned_npz
 
-__all__ = ["write_partition", "read_partition", "PARTITION_FORMAT_VERSION"]
+__all__ = ["write_partition", "read_partition", "read_assignment", "PARTITION_FORMAT_VERSION"]
 
 PARTITION_FORMAT_VERSION = 1
 
@@ -59,3 +59,21 @@ def read_partition(path):
         required=("assignment", "replica_ptr", "replica_cluster", "master", "loads", "counts",
                   "capacities", "src", "dst", "weight", "simple_assignment"),
     )
+
+
+def read_assignment(path):
+    """The cluster of every input edge from a partition file (plain or ``.replicas.npz``)."""
+    if str(path).endswith(".npz"):
+        _, arrays = read_partition(path)
+        return arrays["assignment"]
+    try:
+        with open(path) as fh:
+            words = fh.read().split()
+    except OSError as exc:
+        raise InputError(f"cannot read partition file {path}: {exc.strerror}") from None
+    try:
+        return np.array([int(w) for w in words], dtype=np.int64)
+    except ValueError:
+        bad = next(w for w in words if not w.lstrip("-").isdigit())
+        raise InputError(f"partition file {path}: {bad!r} is not a cluster id; expected one "
+                         "integer per line (as 'vcut partition -o' writes)") from None

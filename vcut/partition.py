@@ -36,7 +36,8 @@ from . import _kernels
 from .capacities import capacities_from_fractions, equal_capacities
 from .metrics import PartitionMetrics, partition_metrics, random_rf_bound
 
-__all__ = ["ALGORITHMS", "ORDERS", "EdgePartition", "partition_graph", "simplify"]
+__all__ = ["ALGORITHMS", "ORDERS", "EdgePartition", "partition_graph", "simplify",
+           "partition_from_assignment"]
 
 ALGORITHMS = ("random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh", "hdrf",
               "spac", "wvp-random", "wvp-greedy", "hypergraph")
@@ -298,6 +299,50 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     part.info["alpha"] = alpha
     part.info["rf_random_bound"] = random_rf_bound(p, alpha, int((deg > 0).sum())) if np.isfinite(alpha) else None
     return EdgePartition(**{**part.__dict__, "assignment": full})
+
+
+def partition_from_assignment(graph, assignment, p=None, algo="file"):
+    """The `EdgePartition` of a given cluster per input edge (a partition file).
+
+    Parameters
+    ----------
+    graph : ir_graph.Graph
+    assignment : int array (graph.m,)
+    p : int, optional
+        Number of clusters (default: the largest id + 1).
+
+    Raises
+    ------
+    InputError
+        The assignment does not have one cluster per edge of the graph, has
+        negative ids, or ids beyond ``p``.
+    """
+    a = np.asarray(assignment)
+    if a.ndim != 1 or len(a) != graph.m:
+        raise InputError(f"the partition assigns {a.size:,} edges but the graph has {graph.m:,}: "
+                         "it is not this graph's; partition this graph with 'vcut partition'")
+    if graph.m == 0:
+        raise InputError("the graph has no edges; nothing to map")
+    if not np.issubdtype(a.dtype, np.integer) or a.min() < 0:
+        raise InputError("a partition must give every edge a cluster id >= 0")
+    found = int(a.max()) + 1
+    p = found if p is None else int(p)
+    if found > p:
+        raise InputError(f"the partition uses cluster ids up to {found - 1} but p = {p}; "
+                         f"use -p {found} or the partition made for p = {p}")
+    src, dst, weight, input_edge, loops, repeats = simplify(graph)
+    first = np.full(len(src), graph.m, dtype=np.int64)
+    ok = input_edge >= 0
+    np.minimum.at(first, input_edge[ok], np.flatnonzero(ok))
+    simple = a[first].astype(np.int32)
+    cap = equal_capacities(p)
+    metrics = partition_metrics(src, dst, weight, simple, graph.n, p, cap)
+    return EdgePartition(
+        assignment=a.astype(np.int32), src=src, dst=dst, weight=weight, simple_assignment=simple,
+        n=graph.n, metrics=metrics, capacities=cap,
+        info={"algo": algo, "p": p, "edges": int(graph.m), "simple_edges": int(len(src)),
+              "self_loops": loops, "repeated_edges": repeats, "seconds": 0.0},
+    )
 
 
 def _zipf_alpha(deg):

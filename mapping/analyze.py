@@ -1,0 +1,228 @@
+"""End to end: partition -> cluster interactions -> mapping -> simulation, and comparisons.
+
+::
+
+    from frontend import trace_program
+    from ir_graph import build_graph
+    from mapping import analyze_graph, compare_methods, load_machine
+    trace = trace_program("samples/fft.c", timing=False)
+    g = build_graph(trace, weights="model")
+    a = analyze_graph(g, 8, "wb-libra", load_machine("mesh:4x4"), object_bytes=trace.obj_size)
+    a.result.makespan, a.result.hop_bytes
+    rows = compare_methods(g, [8, 64], object_bytes=trace.obj_size)
+
+Partitioning methods: every vertex cut of `vcut.partition.ALGORITHMS` and the
+edge cuts of `vcut.edge_cut.EDGE_CUTS`; `METHODS` is the comparison of the
+source's Tables 6-9 in its column order.
+"""
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from frontend.errors import InputError
+
+from .interactions import from_edge_partition, from_vertex_partition, interactions
+from .machine import table2
+from .memory_centric import THRESHOLD
+from .placement import MAPPERS, place
+from .simulate import simulate
+
+__all__ = ["METHODS", "Analysis", "analyze_graph", "cluster_graph", "compare_methods",
+           "MAPPING_FORMAT_VERSION"]
+
+METHODS = ("compnet", "metis", "pg", "w-pg", "wb-pg", "libra", "w-libra", "wb-libra")
+MAPPING_FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True, eq=False)
+class Analysis:
+    """One partition of a graph, mapped and simulated (see `analyze_graph`)."""
+
+    method: str
+    p: int
+    machine: object
+    clustering: object
+    interactions: object
+    placement: object
+    result: object
+    partition: dict
+    phases: dict
+    mappers: list = field(default_factory=list)
+
+    def summary(self):
+        """The JSON object ``vcut analyze --json`` prints."""
+        r = self.result
+        return {
+            "clusters": self.p, "cores": self.machine.cores, "machine": self.machine.name,
+            "method": self.method, "mapping": self.placement.method,
+            "core_of_cluster": self.placement.core.tolist(),
+            "makespan": r.makespan, "makespan_seconds": r.seconds,
+            "communication_bytes": r.communication_bytes, "network_bytes": r.network_bytes,
+            "hop_bytes": r.hop_bytes, "messages": r.messages,
+            "remote_memory_tasks": r.remote_memory_tasks,
+            "mean_utilization": float(r.utilization.mean()),
+            "partition": self.partition, "phases": self.phases,
+            "mappers": self.mappers,
+        }
+
+    def to_json(self, source=None):
+        """The content of ``mapping.json`` (format "vcut-mapping", version 1)."""
+        inter, r = self.interactions, self.result
+        sent = inter.comm.sum(axis=1)
+        received = inter.comm.sum(axis=0)
+        rule = self.placement.rule or [None] * self.p
+        clusters = [
+            {"id": c, "core": int(self.placement.core[c]), "work_cycles": float(inter.work[c]),
+             "tasks": int(inter.tasks[c]), "footprint_bytes": float(inter.footprint[c]),
+             "sent_bytes": float(sent[c]), "received_bytes": float(received[c]),
+             "rule": rule[c]}
+            for c in range(self.p)
+        ]
+        per_core = self.placement.clusters_of(self.machine.cores)
+        cores = [
+            {"id": k, "clusters": per_core[k], "busy_cycles": float(r.busy[k]),
+             "utilization": float(r.utilization[k]),
+             "numa_node": int(self.machine.numa_of_core[k])}
+            for k in range(self.machine.cores)
+        ]
+        out = {"format": "vcut-mapping", "format_version": MAPPING_FORMAT_VERSION,
+               "source": source, "method": self.method, "p": self.p,
+               "mapping": self.placement.method,
+               "threshold": self.placement.info.get("threshold"),
+               "machine": self.machine.to_dict(), "clusters": clusters, "cores": cores,
+               "metrics": {**r.to_dict(), "partition": self.partition},
+               "phases": self.phases, "mappers": self.mappers}
+        return out
+
+
+def cluster_graph(graph, p, method="wb-libra", *, lam=1.0, seed=0, order="given", assignment=None):
+    """The `Clustering` of ``graph`` into ``p`` clusters by ``method``.
+
+    ``assignment`` (a cluster per input edge, e.g. from a partition file)
+    replaces the partitioner. Returns ``(clustering, metrics dict)``.
+    """
+    from vcut.edge_cut import EDGE_CUTS, edge_cut
+    from vcut.partition import ALGORITHMS, partition_from_assignment, partition_graph, simplify
+
+    if assignment is not None:
+        part = partition_from_assignment(graph, assignment, p, algo=method)
+        metrics = _vertex_cut_metrics(part)
+        return from_edge_partition(part, graph.node_object, method), metrics
+    if method in EDGE_CUTS:
+        src, dst, weight, _, _, _ = simplify(graph)
+        if len(src) == 0:
+            raise InputError("the graph has no edges (other than self-loops); nothing to partition")
+        parts = edge_cut(src, dst, weight, graph.n, p, method, seed=seed)
+        cl = from_vertex_partition(src, dst, weight, parts, p, graph.node_object, method)
+        work = np.bincount(cl.cluster, weights=cl.weight, minlength=p)
+        metrics = {"kind": "edge-cut", "cut_edges": int(np.count_nonzero(parts[src] != parts[dst])),
+                   "work_imbalance": float(work.max() / work.mean()) if work.sum() > 0 else 1.0}
+        return cl, metrics
+    if method not in ALGORITHMS:
+        raise InputError(f"unknown partitioning method {method!r}; use one of "
+                         f"{', '.join(EDGE_CUTS + ALGORITHMS)}")
+    part = partition_graph(graph, p, method, lam=lam, seed=seed, order=order)
+    return from_edge_partition(part, graph.node_object, method), _vertex_cut_metrics(part)
+
+
+def _vertex_cut_metrics(part):
+    m = part.metrics
+    return {"kind": "vertex-cut", "replication_factor": m.replication_factor,
+            "vertex_copies": m.vertex_copies, "work_imbalance": m.edge_weight_imbalance}
+
+
+def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-centric",
+                  threshold=THRESHOLD, seed=0, lam=1.0, object_bytes=None, assignment=None,
+                  baselines=True, progress=None):
+    """Partition, map and simulate ``graph``.
+
+    Parameters
+    ----------
+    graph : ir_graph.Graph
+    p : int
+        Number of clusters.
+    method : str
+        A vertex cut (`vcut.partition.ALGORITHMS`) or an edge cut
+        (``metis``, ``compnet``).
+    machine : Machine, optional
+        Default: the Table 2 machine with ``p`` cores.
+    mapper : str
+        One of `mapping.placement.MAPPERS`.
+    object_bytes : array, optional
+        Sizes of the trace's memory objects (``Trace.obj_size``).
+    assignment : int array, optional
+        A given cluster per input edge instead of partitioning.
+    baselines : bool
+        Also map and simulate with every other mapper (the report's comparison).
+    progress : callable(str), optional
+        Called with a line at the start of each phase.
+
+    Returns
+    -------
+    Analysis
+    """
+    machine = machine if machine is not None else table2(int(p))
+    if mapper not in MAPPERS:
+        raise InputError(f"unknown mapping {mapper!r}; use one of {', '.join(MAPPERS)}")
+    say = progress or (lambda line: None)
+    phases = {}
+    t = time.perf_counter()
+    say(f"partitioning {graph.m:,} edges into {p} clusters ({method})")
+    cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, assignment=assignment)
+    phases["partition"] = time.perf_counter() - t
+    t = time.perf_counter()
+    say("extracting cluster interactions")
+    inter = interactions(cl, object_bytes)
+    phases["interactions"] = time.perf_counter() - t
+    t = time.perf_counter()
+    say(f"mapping onto {machine.name} ({mapper})")
+    pl = place(inter, machine, mapper, threshold=threshold, seed=seed)
+    phases["mapping"] = time.perf_counter() - t
+    t = time.perf_counter()
+    say(f"simulating {len(cl.src):,} tasks")
+    res = simulate(cl, pl.core, machine, inter.value_bytes)
+    phases["simulation"] = time.perf_counter() - t
+    rows = []
+    if baselines:
+        t = time.perf_counter()
+        for other in MAPPERS:
+            if other == mapper:
+                r, q = res, pl
+            else:
+                say(f"simulating the {other} mapping for comparison")
+                q = place(inter, machine, other, threshold=threshold, seed=seed)
+                r = simulate(cl, q.core, machine, inter.value_bytes)
+            rows.append({"mapping": other, "makespan": r.makespan, "hop_bytes": r.hop_bytes,
+                         "network_bytes": r.network_bytes,
+                         "mean_utilization": float(r.utilization.mean())})
+        phases["baselines"] = time.perf_counter() - t
+    return Analysis(method=method, p=int(p), machine=machine, clustering=cl, interactions=inter,
+                    placement=pl, result=res, partition=metrics, phases=phases, mappers=rows)
+
+
+def compare_methods(graph, ps, methods=METHODS, machine=None, *, mapper="memory-centric",
+                    threshold=THRESHOLD, seed=0, lam=1.0, object_bytes=None, progress=None):
+    """Every method at every p: makespan and communication (Tables 6-9).
+
+    ``machine`` None uses the Table 2 machine with p cores for each p.
+    Returns a list of row dicts (``p``, ``method``, ``makespan``,
+    ``makespan_seconds``, ``communication_bytes``, ``hop_bytes``, ...).
+    """
+    rows = []
+    for p in ps:
+        for method in methods:
+            if progress:
+                progress(f"p = {p}: {method}")
+            t = time.perf_counter()
+            a = analyze_graph(graph, p, method, machine, mapper=mapper, threshold=threshold,
+                              seed=seed, lam=lam, object_bytes=object_bytes, baselines=False)
+            r = a.result
+            rows.append({"p": int(p), "method": method, "makespan": r.makespan,
+                         "makespan_seconds": r.seconds,
+                         "communication_bytes": r.communication_bytes,
+                         "network_bytes": r.network_bytes, "hop_bytes": r.hop_bytes,
+                         "messages": r.messages, "machine": a.machine.name,
+                         "seconds": time.perf_counter() - t, **a.partition})
+    return rows

@@ -1,0 +1,183 @@
+"""Human-readable outputs of an analysis: the summary, ``report.html`` and plots.
+
+The HTML report is one self-contained file (plots embedded as PNG): the
+degree distribution, the load of every cluster, a heat map of the mesh's
+traffic and of core utilisation, and the comparison of mappings.
+"""
+
+import base64
+import html
+import io
+
+import numpy as np
+
+__all__ = ["analysis_html", "compare_figure", "compare_tables", "figure_png"]
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def figure_png(fig):
+    """PNG bytes of a matplotlib figure (the figure is closed)."""
+    plt = _plt()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _loads_figure(a):
+    plt = _plt()
+    inter = a.interactions
+    fig, ax = plt.subplots(figsize=(7.0, 3.6), dpi=110)
+    x = np.arange(a.p)
+    ax.bar(x, inter.work, width=1.0 if a.p > 64 else 0.8, color="#4477aa")
+    ax.axhline(inter.work.mean(), color="#cc3311", lw=1, label=f"mean {inter.work.mean():,.0f}")
+    ax.set_xlabel("cluster")
+    ax.set_ylabel("work (cycles)")
+    ax.set_title(f"cluster loads: {a.method}, p = {a.p} (imbalance "
+                 f"{inter.work.max() / max(inter.work.mean(), 1e-300):.4f})")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def _mesh_figure(a):
+    plt = _plt()
+    m = a.machine
+    traffic = a.result.link_grid(m)
+    util = a.result.utilization.reshape(m.mesh_rows, m.mesh_cols)
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 4.0), dpi=110)
+    for ax, data, title, cmap in ((axes[0], traffic, "bytes leaving each router", "inferno"),
+                                  (axes[1], util, "core utilisation", "viridis")):
+        im = ax.imshow(data, cmap=cmap, interpolation="nearest")
+        ax.set_title(title)
+        ax.set_xlabel("mesh column")
+        ax.set_ylabel("mesh row")
+        fig.colorbar(im, ax=ax, shrink=0.8)
+        if m.cores <= 64:
+            ax.set_xticks(range(m.mesh_cols))
+            ax.set_yticks(range(m.mesh_rows))
+            top = data.max() if data.max() > 0 else 1.0
+            for (r, c), v in np.ndenumerate(data):
+                ax.text(c, r, f"{v:.2g}", ha="center", va="center", fontsize=6,
+                        color="black" if v > 0.6 * top else "white")
+    fig.suptitle(f"{m.name}: {a.placement.method} mapping")
+    fig.tight_layout()
+    return fig
+
+
+def _mappers_figure(a):
+    plt = _plt()
+    rows = a.mappers
+    names = [r["mapping"] for r in rows]
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.6), dpi=110)
+    for ax, key, label in ((axes[0], "makespan", "makespan (cycles)"),
+                           (axes[1], "hop_bytes", "hop-bytes")):
+        vals = [r[key] for r in rows]
+        colors = ["#cc3311" if n == a.placement.method else "#4477aa" for n in names]
+        ax.bar(range(len(rows)), vals, color=colors)
+        ax.set_xticks(range(len(rows)))
+        ax.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel(label)
+    fig.suptitle("mappings of the same clusters")
+    fig.tight_layout()
+    return fig
+
+
+def analysis_html(a, graph, source):
+    """The text of ``report.html`` for an `Analysis` of ``graph``."""
+    from ir_graph.stats import degree_figure
+
+    figs = [("Degree distribution", degree_figure(graph)), ("Cluster loads", _loads_figure(a)),
+            ("Mesh traffic and utilisation", _mesh_figure(a))]
+    if a.mappers:
+        figs.append(("Mapping comparison", _mappers_figure(a)))
+    r = a.result
+    rows = [("source", source), ("graph", f"{graph.n:,} nodes, {graph.m:,} edges"),
+            ("partitioning", f"{a.method}, p = {a.p}"),
+            ("machine", f"{a.machine.name}: {a.machine.cores} cores, "
+                        f"{a.machine.mesh_rows} x {a.machine.mesh_cols} mesh, "
+                        f"{a.machine.numa_nodes} NUMA nodes"),
+            ("mapping", a.placement.method),
+            ("makespan", f"{r.makespan:,.0f} cycles ({r.seconds * 1e3:.3f} ms)"),
+            ("communication", f"{r.communication_bytes:,.0f} bytes in {r.messages:,} messages"),
+            ("network bytes / hop-bytes", f"{r.network_bytes:,.0f} / {r.hop_bytes:,.0f}"),
+            ("mean core utilisation", f"{r.utilization.mean():.3f}"),
+            ("remote-memory tasks", f"{r.remote_memory_tasks:,}")]
+    rows += [(f"partition: {k.replace('_', ' ')}", f"{v:.4f}" if isinstance(v, float) else str(v))
+             for k, v in a.partition.items()]
+    rows += [(f"phase: {k}", f"{v:.2f} s") for k, v in a.phases.items()]
+    table = "\n".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+                      for k, v in rows)
+    mappers = ""
+    if a.mappers:
+        mappers = "<h2>Mappings</h2><table><tr><th>mapping</th><th>makespan</th><th>hop-bytes</th>" \
+                  "<th>utilisation</th></tr>" + "".join(
+                      f"<tr><td>{html.escape(m['mapping'])}</td><td>{m['makespan']:,.0f}</td>"
+                      f"<td>{m['hop_bytes']:,.0f}</td><td>{m['mean_utilization']:.3f}</td></tr>"
+                      for m in a.mappers) + "</table>"
+    images = "\n".join(
+        f"<h2>{html.escape(title)}</h2><img alt='{html.escape(title)}' "
+        f"src='data:image/png;base64,{base64.b64encode(figure_png(fig)).decode()}'>"
+        for title, fig in figs)
+    return f"""<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>vcut analysis: {html.escape(str(source))}</title>
+<style>body{{font-family:sans-serif;max-width:960px;margin:2em auto}}
+table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}}
+img{{max-width:100%}}</style></head><body>
+<h1>vcut analysis</h1>
+<table>{table}</table>
+{mappers}
+{images}
+</body></html>
+"""
+
+
+def compare_tables(rows, methods):
+    """Tables 6-9 layout: per p, makespan and communication relative to the first method.
+
+    Returns a list of text lines.
+    """
+    lines = []
+    for key, what in (("makespan", "execution time (cycles), relative to"),
+                      ("communication_bytes", "data communication (bytes), relative to")):
+        for p in sorted({r["p"] for r in rows}):
+            sel = {r["method"]: r for r in rows if r["p"] == p}
+            base = sel[methods[0]][key]
+            lines.append(f"{what} {methods[0]}, p = {p}")
+            lines.append("  ".join(f"{m:>10}" for m in methods))
+            lines.append("  ".join(f"{sel[m][key]:>10.4g}" for m in methods))
+            lines.append("  ".join(f"{100 * sel[m][key] / base if base else float('nan'):>9.0f}%"
+                                   for m in methods))
+            lines.append("")
+    return lines
+
+
+def compare_figure(rows, methods, title):
+    """Bars of makespan and communication relative to the first method, per p."""
+    plt = _plt()
+    ps = sorted({r["p"] for r in rows})
+    fig, axes = plt.subplots(1, 2, figsize=(10.0, 3.8), dpi=110)
+    width = 0.8 / len(ps)
+    for ax, key, label in ((axes[0], "makespan", "execution time"),
+                           (axes[1], "communication_bytes", "data communication")):
+        for i, p in enumerate(ps):
+            sel = {r["method"]: r for r in rows if r["p"] == p}
+            base = sel[methods[0]][key] or 1.0
+            ax.bar(np.arange(len(methods)) + i * width, [sel[m][key] / base for m in methods],
+                   width=width, label=f"p = {p}")
+        ax.axhline(1.0, color="black", lw=0.8)
+        ax.set_xticks(np.arange(len(methods)) + 0.4 - width / 2)
+        ax.set_xticklabels(methods, rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel(f"{label} / {methods[0]}")
+        ax.legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
