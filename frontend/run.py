@@ -116,10 +116,33 @@ _SIGNAMES = {
 }
 
 
+ADDR_NO_RANDOMIZE = 0x0040000
+
+
+def _personality():
+    try:
+        import ctypes
+
+        fn = ctypes.CDLL(None, use_errno=True).personality
+        fn.argtypes = [ctypes.c_ulong]
+        fn.restype = ctypes.c_int
+        return fn
+    except (OSError, AttributeError):
+        return None
+
+
 def _limit_child(memory):
+    personality = _personality()
+
     def apply():
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        # no address-space randomisation in the child: the same program gets the same
+        # addresses run after run, so the cache-model weights are reproducible
+        if personality is not None:
+            current = personality(0xFFFFFFFF)
+            if current != -1:
+                personality(current | ADDR_NO_RANDOMIZE)
 
     return apply
 

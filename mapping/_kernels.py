@@ -105,7 +105,7 @@ def _send(a, b, t, nbytes, cols, hop_cycles, ser, link_free, link_bytes, stats):
 @njit(cache=True)
 def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, rep_in, rep_out,
                     rep_ptr, home, cl_ptr, cl_tasks, core_of, core_cl_ptr, core_cl, speed, numa,
-                    lat, mem_cycles, cols, hop_cycles, ser, msg_bytes, n_links, n_obj):
+                    lat, mem_cycles, cols, hop_cycles, ser, msg_bytes, n_links, n_obj, window):
     """Run the simulation; see `mapping.simulate` for the model.
 
     Parameters (n tasks in execution order, R replicas, V vertices, P clusters, K cores)
@@ -118,6 +118,7 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
     cl_ptr, cl_tasks : CSR of each cluster's tasks (indices into the task arrays, ascending)
     core_of : (P,) core of each cluster; core_cl_ptr, core_cl : CSR of each core's clusters
     speed, numa : (K,) core speed, NUMA node; lat : (nodes, nodes) memory latency
+    window : a cluster may start any of its ``window`` oldest tasks not yet started
 
     Returns
     -------
@@ -138,6 +139,7 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
         if rep_in[r] > 0:
             parts_left[rep_vertex[r]] += 1
     head = cl_ptr[:-1].copy()
+    started = np.zeros(n, dtype=np.bool_)
     busy_flag = np.zeros(K, dtype=np.bool_)
     busy = np.zeros(K)
     finish = np.zeros(n)
@@ -174,8 +176,8 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
     now = 0.0
     for k in range(K):
         size, seq = _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr,
-                               cl_tasks, rep_src, avail, t_w, t_obj, obj_node, numa, lat,
-                               mem_cycles, speed, stats, ht, hs, hk, hi, size, seq)
+                               cl_tasks, started, window, rep_src, avail, t_w, t_obj, obj_node,
+                               numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi, size, seq)
     while size > 0:
         size = _pop(ht, hs, hk, hi, size)
         now = ht[size]
@@ -190,7 +192,6 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
             busy_flag[k] = False
             finish[e] = now
             stats[5] += 1
-            head[c] += 1
             touched_core = k
             r = rep_dst[e]
             in_left[r] -= 1
@@ -225,12 +226,14 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
         for i in range(nready):
             k = core_of[rep_cluster[ready_stack[i]]]
             size, seq = _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr,
-                                   cl_tasks, rep_src, avail, t_w, t_obj, obj_node, numa, lat,
-                                   mem_cycles, speed, stats, ht, hs, hk, hi, size, seq)
+                                   cl_tasks, started, window, rep_src, avail, t_w, t_obj,
+                                   obj_node, numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi,
+                                   size, seq)
         if touched_core >= 0:
             size, seq = _try_start(touched_core, now, busy_flag, busy, core_cl_ptr, core_cl, head,
-                                   cl_ptr, cl_tasks, rep_src, avail, t_w, t_obj, obj_node, numa,
-                                   lat, mem_cycles, speed, stats, ht, hs, hk, hi, size, seq)
+                                   cl_ptr, cl_tasks, started, window, rep_src, avail, t_w, t_obj,
+                                   obj_node, numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi,
+                                   size, seq)
     return finish, busy, link_bytes, stats, obj_node
 
 
@@ -258,23 +261,38 @@ def _publish(v, now, home, core_of, rep_ptr, rep_out, rep_cluster, avail, ready_
 
 
 @njit(cache=True)
-def _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr, cl_tasks, rep_src,
-               avail, t_w, t_obj, obj_node, numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi,
-               size, seq):
-    """If core k is idle, start the earliest ready head task of its clusters."""
+def _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr, cl_tasks, started,
+               window, rep_src, avail, t_w, t_obj, obj_node, numa, lat, mem_cycles, speed, stats,
+               ht, hs, hk, hi, size, seq):
+    """If core k is idle, start the earliest ready task in the windows of its clusters.
+
+    ``head[c]`` is the position of cluster c's oldest task not yet started;
+    the window is positions ``head[c] .. head[c] + window - 1``.
+    """
     if busy_flag[k]:
         return size, seq
     best = -1
+    best_pos = -1
+    best_c = -1
     for j in range(core_cl_ptr[k], core_cl_ptr[k + 1]):
         c = core_cl[j]
-        h = head[c]
-        if h >= cl_ptr[c + 1]:
-            continue
-        e = cl_tasks[h]
-        if avail[rep_src[e]] <= now and (best < 0 or e < best):
-            best = e
+        end = min(cl_ptr[c + 1], head[c] + window)
+        for pos in range(head[c], end):
+            if started[pos]:
+                continue
+            e = cl_tasks[pos]
+            if best >= 0 and e > best:
+                break  # positions hold tasks in execution order
+            if avail[rep_src[e]] <= now:
+                best = e
+                best_pos = pos
+                best_c = c
+                break
     if best < 0:
         return size, seq
+    started[best_pos] = True
+    while head[best_c] < cl_ptr[best_c + 1] and started[head[best_c]]:
+        head[best_c] += 1
     w = t_w[best]
     o = t_obj[best]
     if o >= 0:

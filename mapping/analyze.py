@@ -134,8 +134,8 @@ def _vertex_cut_metrics(part):
 
 
 def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-centric",
-                  threshold=THRESHOLD, seed=0, lam=1.0, object_bytes=None, assignment=None,
-                  baselines=True, progress=None):
+                  threshold=THRESHOLD, seed=0, lam=1.0, order="given", object_bytes=None,
+                  assignment=None, baselines=True, progress=None):
     """Partition, map and simulate ``graph``.
 
     Parameters
@@ -150,6 +150,8 @@ def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-c
         Default: the Table 2 machine with ``p`` cores.
     mapper : str
         One of `mapping.placement.MAPPERS`.
+    order : str
+        Edge stream order of the streaming vertex cuts (`vcut.partition.ORDERS`).
     object_bytes : array, optional
         Sizes of the trace's memory objects (``Trace.obj_size``).
     assignment : int array, optional
@@ -170,7 +172,8 @@ def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-c
     phases = {}
     t = time.perf_counter()
     say(f"partitioning {graph.m:,} edges into {p} clusters ({method})")
-    cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, assignment=assignment)
+    cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, order=order,
+                                assignment=assignment)
     phases["partition"] = time.perf_counter() - t
     t = time.perf_counter()
     say("extracting cluster interactions")
@@ -203,7 +206,8 @@ def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-c
 
 
 def compare_methods(graph, ps, methods=METHODS, machine=None, *, mapper="memory-centric",
-                    threshold=THRESHOLD, seed=0, lam=1.0, object_bytes=None, progress=None):
+                    threshold=THRESHOLD, seed=0, lam=1.0, order="given", object_bytes=None,
+                    progress=None):
     """Every method at every p: makespan and communication (Tables 6-9).
 
     ``machine`` None uses the Table 2 machine with p cores for each p.
@@ -217,7 +221,8 @@ def compare_methods(graph, ps, methods=METHODS, machine=None, *, mapper="memory-
                 progress(f"p = {p}: {method}")
             t = time.perf_counter()
             a = analyze_graph(graph, p, method, machine, mapper=mapper, threshold=threshold,
-                              seed=seed, lam=lam, object_bytes=object_bytes, baselines=False)
+                              seed=seed, lam=lam, order=order, object_bytes=object_bytes,
+                              baselines=False)
             r = a.result
             rows.append({"p": int(p), "method": method, "makespan": r.makespan,
                          "makespan_seconds": r.seconds,

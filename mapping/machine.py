@@ -41,7 +41,9 @@ class Machine:
     messages follow XY routing (along the row first, then the column), one
     `hop_cycles` per hop and `link_bytes_per_cycle` per link.
     ``numa_latency[a, b]`` is the memory latency (cycles) for a core of NUMA
-    node ``a`` reaching memory of node ``b``.
+    node ``a`` reaching memory of node ``b``. ``issue_window``: how many of a
+    cluster's oldest unstarted tasks an out-of-order core may pick from (64,
+    gem5 O3's instruction queue; 1 = in order).
     """
 
     name: str
@@ -60,6 +62,7 @@ class Machine:
     block_bytes: int = 32
     memory_bytes: np.ndarray = None
     memory_bandwidth_gbs: float = 8.0
+    issue_window: int = 64
     meta: dict = field(default_factory=dict)
 
     @property
@@ -101,7 +104,7 @@ class Machine:
             "link_bytes_per_cycle": self.link_bytes_per_cycle,
             "numa": {"node_of_core": self.numa_of_core.tolist(),
                      "latency_cycles": self.numa_latency.tolist()},
-            "core_speed": self.core_speed.tolist(),
+            "core_speed": self.core_speed.tolist(), "issue_window": self.issue_window,
             "cache": {"l1_bytes": self.l1_bytes, "l1_ways": self.l1_ways,
                       "l2_bytes": self.l2_bytes, "block_bytes": self.block_bytes},
             "memory": {"bytes_per_node": (self.memory_bytes.tolist()
@@ -197,17 +200,19 @@ def host(sys_root="/sys"):
 
 
 _FIELDS = {"name", "cores", "mesh", "clock_ghz", "hop_cycles", "link_bytes_per_cycle", "numa",
-           "core_speed", "cache", "memory"}
+           "core_speed", "cache", "memory", "issue_window"}
 
 
 def _num(where, value, positive=True, integer=False):
+    """``positive``: True (> 0), False (>= 0)."""
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if ok and integer:
         ok = float(value).is_integer()
-    if ok and positive:
-        ok = value > 0
+    if ok:
+        ok = value > 0 if positive else value >= 0
     if not ok:
-        kind = "a positive integer" if integer else ("a positive number" if positive else "a number")
+        kind = ("a positive integer" if integer else
+                "a positive number" if positive else "a number >= 0")
         raise InputError(f"{where} must be {kind}, got {value!r}")
     return int(value) if integer else float(value)
 
@@ -218,7 +223,7 @@ def machine_from_dict(d, where="machine file"):
     Fields: ``cores`` (required), ``mesh`` [rows, cols] (default: as Table 2),
     ``name``, ``clock_ghz``, ``hop_cycles``, ``link_bytes_per_cycle``,
     ``numa`` {``node_of_core``: [...], ``latency_cycles``: square matrix},
-    ``core_speed`` [...], ``cache`` {``l1_bytes``, ``l1_ways``, ``l2_bytes``,
+    ``core_speed`` [...], ``issue_window`` (tasks), ``cache`` {``l1_bytes``, ``l1_ways``, ``l2_bytes``,
     ``block_bytes``}, ``memory`` {``bytes_per_node``: [...], ``bandwidth_gbs``}.
     Unknown fields are refused (a typo would otherwise be ignored).
     """
@@ -247,6 +252,8 @@ def machine_from_dict(d, where="machine file"):
     for key in ("clock_ghz", "hop_cycles", "link_bytes_per_cycle"):
         if key in d:
             kw[key] = _num(f"{where}: field {key!r}", d[key], positive=key != "hop_cycles")
+    if "issue_window" in d:
+        kw["issue_window"] = _num(f"{where}: field 'issue_window'", d["issue_window"], integer=True)
     if "core_speed" in d:
         sp = d["core_speed"]
         if not isinstance(sp, list) or len(sp) != p:

@@ -35,12 +35,13 @@ Run queue
 ``nearby`` (line 30)
     Among the cores with room (see *room*), the one that minimises
     ``sum_q bytes(c, q) * hops(core, core(q))`` over the placed clusters ``q``
-    of ``c.ipc``; ties go to the least loaded core, then the lowest id.
+    of ``c.ipc``; ties go to the least loaded core, then the most central
+    one (least total hops to every core), then the lowest id.
 
 ``diff_region`` (lines 27, 32)
     The least-loaded region other than the given one (when there is another),
-    and in it the least-loaded core with room (ties: lowest id). Load is the
-    assigned work divided by the core's speed.
+    and in it the least-loaded core with room (ties: the most central, then
+    the lowest id). Load is the assigned work divided by the core's speed.
 
 Line 21 (factor 1)
     The literal test compares the partner's core with the *last placed*
@@ -157,14 +158,18 @@ def nearby(weights, placed_cores, hops, room, load):
     """
     cost = (weights[:, None] * hops[placed_cores]).sum(axis=0) if len(weights) else np.zeros(len(room))
     cand = np.flatnonzero(room)
-    best = np.lexsort((cand, load[cand], cost[cand]))[0]
+    central = hops.sum(axis=1)
+    best = np.lexsort((cand, central[cand], load[cand], cost[cand]))[0]
     return int(cand[best])
 
 
-def diff_region(avoid, region, room, load):
+def diff_region(avoid, region, room, load, hops):
     """The least-loaded core with room in the least-loaded region other than ``avoid``.
 
-    ``avoid`` = -1 (or the only region with room) allows every region.
+    ``avoid`` = -1 (or the only region with room) allows every region. Ties
+    between cores go to the most central one (least total hops to all cores:
+    a cluster placed first is the one exchanging the most data), then the
+    lowest id.
     """
     n_reg = int(region.max()) + 1
     reg_load = np.bincount(region, weights=load, minlength=n_reg)
@@ -175,7 +180,8 @@ def diff_region(avoid, region, room, load):
     regs = np.flatnonzero(ok)
     r = int(regs[np.lexsort((regs, reg_load[regs]))[0]])
     cand = np.flatnonzero(room & (region == r))
-    return int(cand[np.lexsort((cand, load[cand]))[0]])
+    central = hops.sum(axis=1)
+    return int(cand[np.lexsort((cand, central[cand], load[cand]))[0]])
 
 
 def memory_centric(inter, machine, threshold=THRESHOLD):
@@ -222,7 +228,7 @@ def memory_centric(inter, machine, threshold=THRESHOLD):
             alt_rule = "nearby"
         else:
             avoid = int(region[core[last]]) if last >= 0 else -1
-            alt = diff_region(avoid, region, room, load)
+            alt = diff_region(avoid, region, room, load, hops)
             alt_rule = "region"
         q = int(partner[c])
         w = inter.work[c]
@@ -234,7 +240,7 @@ def memory_centric(inter, machine, threshold=THRESHOLD):
             if count[k] < threshold and t_same <= t_diff:
                 pick, why = k, "memory"
             elif count[k] >= threshold:
-                pick, why = diff_region(int(region[k]), region, room, load), "threshold"
+                pick, why = diff_region(int(region[k]), region, room, load, hops), "threshold"
             else:
                 pick, why = alt, alt_rule
         else:

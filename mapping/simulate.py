@@ -4,11 +4,13 @@ The model (every quantity in core cycles of the machine's clock):
 
 Tasks
     Every edge of the `Clustering` is a task of its cluster costing its
-    weight ``w`` (the dependency's memory-transfer cycles). A cluster runs
-    its tasks in execution order (by destination node, then source); a task
-    ``(u, v)`` may start once the value of ``u`` is available in its cluster.
-    A core runs one task at a time: when idle it starts, among the head tasks
-    of its clusters that are ready, the earliest in execution order. A task
+    weight ``w`` (the dependency's memory-transfer cycles). A cluster's tasks
+    are in execution order (by destination node, then source); a task
+    ``(u, v)`` is ready once the value of ``u`` is available in its cluster.
+    A core runs one task at a time, out of order within a window: when idle
+    it starts the earliest (in execution order) ready task among the
+    ``machine.issue_window`` oldest unstarted tasks of each of its clusters
+    (an issue window of 1 is an in-order core). A task
     on core ``k`` takes ``(w + f * (L[a, b] - L[a, a])) / speed[k]``: ``a`` is
     the core's NUMA node, ``b`` the node of the task's data object (the node
     of the core that touched it first: first-touch placement), ``L`` the
@@ -153,6 +155,7 @@ def simulate(cl, core, machine, value_bytes=None):
         np.asarray(machine.numa_of_core, dtype=np.int64),
         np.asarray(machine.numa_latency, dtype=np.float64), MEMORY_CYCLES, machine.mesh_cols,
         float(machine.hop_cycles), float(ser), float(value_bytes), machine.cores * 4, n_obj,
+        int(machine.issue_window),
     )
     if int(stats[5]) != len(order):  # cannot happen for a DAG; guards the model itself
         raise VcutError(f"internal error: the simulation stalled after {int(stats[5])} of {len(order)} tasks")

@@ -214,6 +214,9 @@ def _add_analysis_options(p, algo=True):
                    help="most clusters the memory-centric mapping puts on one core (default 4)")
     p.add_argument("--lambda", dest="lam", type=float, default=1.0,
                    help="balance bound of the WB variants, >= 1 (default 1)")
+    p.add_argument("--order", default="given", choices=["given", "random", "bfs", "dfs"],
+                   help="edge stream order of the streaming vertex cuts (default: as given, "
+                   "i.e. execution order for IR graphs)")
     p.add_argument("--seed", type=int, default=0, help="seed of random choices (default 0)")
     p.add_argument("--weights", choices=["measured", "model"], default="model",
                    help="edge weights of a C program or trace: the cache model (deterministic, "
@@ -293,7 +296,7 @@ def _cmd_analyze(args, program_args):
     graph, obj_bytes, source = _analysis_input(args, program_args)
     front = time.perf_counter() - t0
     a = analyze_graph(graph, args.p, args.algo, machine, mapper=args.mapping,
-                      threshold=args.threshold, seed=args.seed, lam=args.lam,
+                      threshold=args.threshold, seed=args.seed, lam=args.lam, order=args.order,
                       object_bytes=obj_bytes, assignment=assignment, progress=say)
     a.phases["trace_and_graph"] = front
     files = []
@@ -364,7 +367,7 @@ def _cmd_compare(args, program_args):
     graph, obj_bytes, source = _analysis_input(args, program_args)
     rows = compare_methods(graph, ps, methods, machine, mapper=args.mapping,
                            threshold=args.threshold, seed=args.seed, lam=args.lam,
-                           object_bytes=obj_bytes, progress=say)
+                           order=args.order, object_bytes=obj_bytes, progress=say)
     files = []
     if args.output:
         png = figure_png(compare_figure(rows, methods, f"{source}: {graph.n:,} nodes"))

@@ -495,3 +495,23 @@ def test_huge_program_output_is_kept_cut(cfile):
     t = trace_program(path, timing=False)
     assert t.meta["stdout"] == "0123456789" * (OUTPUT_KEPT // 10) + "0123456789"[: OUTPUT_KEPT % 10] + (
         f"\n[vcut: output cut after {OUTPUT_KEPT} of 3000000 bytes]\n")
+
+
+def test_addresses_are_the_same_run_after_run(cfile):
+    # the child runs without address-space randomisation, so stack, heap and global
+    # addresses (and with them the cache-model weights) repeat exactly
+    path = cfile("addr.c", """
+        #include <stdlib.h>
+        int g[64];
+        int main(void) {
+            int local[16];
+            int *h = malloc(100 * sizeof(int));
+            for (int i = 0; i < 16; i++) { local[i] = i; h[i] = g[i] + local[i]; }
+            int s = h[3];
+            free(h);
+            return s - 3;
+        }
+    """)
+    a = trace_program(path, timing=False)
+    b = trace_program(path, timing=False)
+    assert np.array_equal(a.mem_addr, b.mem_addr) and np.array_equal(a.obj_base, b.obj_base)

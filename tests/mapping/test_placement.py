@@ -69,10 +69,11 @@ def test_nearby():
     room[5] = False
     # partners on cores 5 (64 bytes) and 7 (32 bytes): core 6 is one hop from each
     assert nearby(np.array([64.0, 32.0]), np.array([5, 7]), hops, room, load) == 6
-    # one partner at core 5 (full): its four neighbours tie; the least loaded wins, then the id
-    assert nearby(np.array([1.0]), np.array([5]), hops, room, load) == 1
-    load[1] = 3.0
-    assert nearby(np.array([1.0]), np.array([5]), hops, room, load) == 4
+    # one partner at core 5 (full): its four neighbours 1, 4, 6, 9 tie on cost and load; the
+    # most central (total hops to all cores: 40, 40, 32, 32) wins, then the lowest id
+    assert nearby(np.array([1.0]), np.array([5]), hops, room, load) == 6
+    load[6] = 3.0
+    assert nearby(np.array([1.0]), np.array([5]), hops, room, load) == 9
 
 
 def test_diff_region():
@@ -81,14 +82,16 @@ def test_diff_region():
     room = np.ones(16, dtype=bool)
     load = np.zeros(16)
     load[[0, 1]] = 5.0  # region 0 loaded
-    # avoiding region 1: regions 2 and 3 are empty, 2 has the lower id; its least-loaded core 8
-    assert diff_region(1, region, room, load) == 8
-    load[8] = 1.0
-    assert diff_region(1, region, room, load) == 10  # region 3 is now lighter than 2
-    # every other region full: the avoided one is still allowed
+    hops = m.hop_matrix()
+    # avoiding region 1: regions 2 {8, 9, 12, 13} and 3 are empty, 2 has the lower id; in it
+    # the most central core (total hops 40, 32, 48, 40) is 9
+    assert diff_region(1, region, room, load, hops) == 9
+    load[9] = 1.0
+    assert diff_region(1, region, room, load, hops) == 10  # region 3 is now lighter than 2
+    # every other region full: the avoided one is still allowed (core 2 is more central than 3)
     room[:] = False
     room[[2, 3]] = True
-    assert diff_region(1, region, room, load) == 2
+    assert diff_region(1, region, room, load, hops) == 2
 
 
 def test_memory_centric_keeps_sharing_clusters_together_up_to_the_threshold():

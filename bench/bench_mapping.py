@@ -1,0 +1,187 @@
+"""Benchmark of the mapping stage: the source's Tables 6-9 and the mapping targets.
+
+Prints, for the ten bundled samples (traced without timing, cache-model
+weights, so every figure is deterministic):
+
+1. Tables 6 / 7 layout: simulated execution time of every partitioning
+   method (memory-centric mapping on the Table 2 machine with p cores)
+   relative to the CompNet-style edge cut, with the published ratio beside
+   it; Tables 8 / 9 layout: data communication relative to CompNet, with the
+   published percentage beside it. Once with the edge stream in execution
+   order (``given``, the default) and once in a random order (the vertex
+   cuts only; the edge cuts do not stream).
+2. Mapping: hop-bytes of every mapper relative to round-robin at p = 64
+   (WB-Libra clusters, table2:64). Target: memory-centric <= 0.7.
+3. ``vcut analyze`` of the largest sample end to end with its phase times.
+   Target: <= 120 s.
+
+Usage: python bench/bench_mapping.py [--p 8,1024] [--samples fft,md] [--skip-random]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from frontend import compile_program, trace_program  # noqa: E402
+from ir_graph import build_graph  # noqa: E402
+from mapping.analyze import METHODS, compare_methods  # noqa: E402
+from mapping.interactions import from_edge_partition, interactions  # noqa: E402
+from mapping.machine import table2  # noqa: E402
+from mapping.placement import MAPPERS, place  # noqa: E402
+from vcut.partition import partition_graph  # noqa: E402
+
+NAMES = {"dijkstra": "Dijkstra", "fft": "FFT", "kmeans": "K-means", "mandel": "Mandel", "md": "Md",
+         "nn": "NN", "neuron": "Neuron", "cnn": "CNN", "strassen8": "Strassen8",
+         "strassen16": "Strassen16"}
+# Tables 6 and 7 (seconds) and 8 and 9 (% of CompNet), columns in METHODS order
+TABLE6 = {"Dijkstra": [317.27, 332.48, 346.15, 263.75, 260.91, 253.86, 262.51, 242.26],
+          "FFT": [279.6, 288.22, 209.27, 253.71, 230.02, 248.42, 239.33, 291.53],
+          "K-means": [244.87, 261.38, 279.53, 206.25, 195.53, 201.54, 188.25, 178.58],
+          "Mandel": [341.35, 373.28, 265.15, 289.74, 257.12, 277.31, 256.49, 245.82],
+          "Md": [2568.72, 2723.71, 2822.47, 2313.9, 1821.68, 2178.41, 1824.95, 1642.18],
+          "NN": [351.23, 376.93, 354.32, 311.74, 256.41, 297.59, 278.24, 253.89],
+          "Neuron": [214.75, 242.68, 213.95, 187.23, 163.63, 174.54, 157.69, 131.4],
+          "CNN": [1568.59, 1736.37, 1454.88, 1425.63, 1221.53, 1358.61, 1315.78, 1175.8],
+          "Strassen8": [142.41, 155.39, 131.24, 121.37, 104.99, 112.62, 111.23, 96.24],
+          "Strassen16": [326.75, 351.26, 323.5, 304.21, 274.63, 285.44, 264.58, 248.25]}
+TABLE7 = {"Dijkstra": [31.08, 46.48, 33.5, 27.79, 29.27, 29.58, 26.43, 23.4],
+          "FFT": [24.92, 32.4, 25.08, 22.64, 23.96, 23.2, 20.31, 18.59],
+          "K-means": [16.77, 37.23, 18.26, 16.37, 12.54, 15.3, 13.92, 11.26],
+          "Mandel": [23.48, 41.37, 15.8, 19.81, 14.52, 17.47, 14.43, 12.6],
+          "Md": [228.43, 245.61, 233.02, 204.53, 174.23, 192.23, 169.18, 155.71],
+          "NN": [33.44, 52.36, 34.92, 29.35, 25.48, 29.84, 27.9, 23.22],
+          "Neuron": [21.3, 48.32, 23.73, 20.93, 21.62, 19.19, 17.97, 16.11],
+          "CNN": [157.5, 170.92, 148.48, 145.87, 110.67, 132.22, 119.43, 105.29],
+          "Strassen8": [12.51, 15.03, 14.57, 13.55, 12.39, 12.17, 11.11, 10.31],
+          "Strassen16": [31.81, 38.14, 29.23, 29.62, 27.36, 27.22, 25.25, 23.42]}
+TABLE8 = {"Dijkstra": [100, 142, 60, 46, 54, 50, 54, 57], "FFT": [100, 156, 71, 53, 65, 56, 62, 65],
+          "K-means": [100, 135, 59, 41, 52, 46, 52, 55], "Mandel": [100, 158, 48, 31, 41, 36, 42, 45],
+          "Md": [100, 160, 47, 33, 39, 36, 40, 44], "NN": [100, 169, 63, 43, 55, 48, 53, 57],
+          "Neuron": [100, 137, 59, 42, 53, 47, 52, 56], "CNN": [100, 192, 64, 50, 56, 53, 55, 58],
+          "Strassen8": [100, 171, 55, 43, 50, 46, 48, 52],
+          "Strassen16": [100, 193, 54, 42, 46, 45, 47, 50]}
+TABLE9 = {"Dijkstra": [100, 142, 53, 34, 47, 39, 46, 47], "FFT": [100, 163, 55, 42, 50, 43, 46, 49],
+          "K-means": [100, 132, 47, 31, 42, 32, 39, 43], "Mandel": [100, 117, 33, 18, 28, 19, 23, 27],
+          "Md": [100, 156, 41, 25, 35, 29, 31, 35], "NN": [100, 176, 52, 35, 44, 39, 45, 47],
+          "Neuron": [100, 148, 38, 27, 30, 31, 33, 35], "CNN": [100, 183, 63, 44, 55, 49, 55, 57],
+          "Strassen8": [100, 145, 52, 35, 44, 38, 42, 46],
+          "Strassen16": [100, 166, 53, 38, 48, 41, 45, 48]}
+VERTEX_CUTS = ("pg", "w-pg", "wb-pg", "libra", "w-libra", "wb-libra")
+
+
+def samples(only):
+    with open(os.path.join(ROOT, "samples", "manifest.json")) as fh:
+        entries = json.load(fh)["samples"]
+    return [s for s in entries if not only or s["name"] in only]
+
+
+def load(sample):
+    cm = compile_program([os.path.join(ROOT, "samples", sample["source"])],
+                         defines=sample["defines"])
+    trace = trace_program(cm, timing=False)
+    return trace, build_graph(trace, weights="model")
+
+
+def table(title, rows, key, published, methods):
+    print(f"\n### {title}\n")
+    print("| graph | " + " | ".join(methods) + " | lowest |")
+    print("|---" * (len(methods) + 2) + "|")
+    wins = 0
+    for name, sel in rows:
+        base = sel[methods[0]][key]
+        ours = [sel[m][key] / base for m in methods]
+        pub = published.get(name)
+        cells = []
+        for i, m in enumerate(methods):
+            ref = "" if pub is None else f" ({pub[i] / pub[0]:.2f})"
+            cells.append(f"{ours[i]:.2f}{ref}")
+        low = methods[int(np.argmin(ours))]
+        wins += low == "wb-libra"
+        print(f"| {name} | " + " | ".join(cells) + f" | {low} |")
+    print(f"\nours relative to {methods[0]} (published in brackets); wb-libra lowest in "
+          f"{wins} of {len(rows)} rows")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--p", default="8,1024")
+    ap.add_argument("--samples", default="")
+    ap.add_argument("--skip-random", action="store_true")
+    ap.add_argument("--skip-analyze", action="store_true")
+    args = ap.parse_args()
+    ps = [int(x) for x in args.p.split(",")]
+    only = [s for s in args.samples.split(",") if s]
+    results = {}
+    mapping_rows = []
+    for s in samples(only):
+        name = NAMES.get(s["name"], s["name"])
+        t0 = time.perf_counter()
+        trace, g = load(s)
+        given = compare_methods(g, ps, METHODS, object_bytes=trace.obj_size)
+        rand = [] if args.skip_random else compare_methods(
+            g, ps, VERTEX_CUTS, order="random", object_bytes=trace.obj_size)
+        part = partition_graph(g, 64, "wb-libra")
+        inter = interactions(from_edge_partition(part, g.node_object), trace.obj_size)
+        hb = {m: place(inter, table2(64), m).info["hop_bytes"] for m in MAPPERS}
+        mapping_rows.append((name, hb))
+        results[name] = (g, given, rand)
+        print(f"{name}: {g.n:,} nodes, {g.m:,} edges, {time.perf_counter() - t0:.1f} s",
+              file=sys.stderr, flush=True)
+    print("## Mapping stage benchmark (cache-model weights, memory-centric mapping, table2:p)")
+    print("\n| graph | nodes | edges |\n|---|---:|---:|")
+    for name, (g, _, _) in results.items():
+        print(f"| {name} | {g.n:,} | {g.m:,} |")
+    for p in ps:
+        pub_t = TABLE6 if p == 8 else TABLE7 if p == 1024 else {}
+        pub_c = TABLE8 if p == 8 else TABLE9 if p == 1024 else {}
+        rows = [(n, {r["method"]: r for r in given if r["p"] == p}) for n, (_, given, _) in results.items()]
+        table(f"Execution time, p = {p}, stream in execution order", rows, "makespan", pub_t, METHODS)
+        table(f"Data communication, p = {p}, stream in execution order", rows,
+              "communication_bytes", pub_c, METHODS)
+        if not args.skip_random:
+            rows_r = []
+            for n, (_, given, rand) in results.items():
+                sel = {r["method"]: r for r in given if r["p"] == p and r["method"] in ("compnet", "metis")}
+                sel.update({r["method"]: r for r in rand if r["p"] == p})
+                rows_r.append((n, sel))
+            table(f"Execution time, p = {p}, vertex cuts streamed in random order", rows_r,
+                  "makespan", pub_t, METHODS)
+            table(f"Data communication, p = {p}, vertex cuts streamed in random order", rows_r,
+                  "communication_bytes", pub_c, METHODS)
+    print("\n### Hop-bytes relative to round-robin, p = 64 (WB-Libra clusters, table2:64; "
+          "target memory-centric <= 0.7)\n")
+    print("| graph | " + " | ".join(MAPPERS) + " |\n" + "|---" * (len(MAPPERS) + 1) + "|")
+    ratios = []
+    for name, hb in mapping_rows:
+        rr = hb["round-robin"]
+        ratios.append(hb["memory-centric"] / rr)
+        print(f"| {name} | " + " | ".join(f"{hb[m] / rr:.3f}" for m in MAPPERS) + " |")
+    print(f"\nmemory-centric / round-robin: max {max(ratios):.3f}, geometric mean "
+          f"{float(np.exp(np.mean(np.log(ratios)))):.3f}")
+    if not args.skip_analyze:
+        biggest = max(samples(only), key=lambda s: results[NAMES.get(s["name"], s["name"])][0].m)
+        out = os.path.join("/tmp", "vcut-bench-analyze")
+        cmd = [sys.executable, "-m", "vcut", "analyze", os.path.join(ROOT, "samples", biggest["source"]),
+               *sum((["-D", d] for d in biggest["defines"]), []), "-p", "8", "--machine", "mesh:4x4",
+               "-o", out, "--json"]
+        t0 = time.perf_counter()
+        res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        wall = time.perf_counter() - t0
+        phases = json.loads(res.stdout)["phases"]
+        print(f"\n### vcut analyze {biggest['source']} -p 8 --machine mesh:4x4 (target <= 120 s)\n")
+        print("| phase | seconds |\n|---|---:|")
+        for k, v in phases.items():
+            print(f"| {k} | {v:.2f} |")
+        print(f"| wall (process) | {wall:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""`vcut analyze` and `vcut compare` end to end, their files, schema and bad inputs."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from mapping.analyze import METHODS, analyze_graph, compare_methods
+from mapping.machine import load_machine
+from vcut.cli import main
+
+
+@pytest.fixture(scope="module")
+def trace_file(strassen8, tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("an") / "strassen8.npz")
+    strassen8[0].save(path)
+    return path
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_analyze_writes_mapping_and_report(trace_file, strassen8, tmp_path, capsys):
+    out = str(tmp_path / "out")
+    code, stdout, _ = run(capsys, "analyze", trace_file, "-p", "8", "--algo", "wb-libra",
+                          "--machine", "mesh:2x2", "-o", out, "--json")
+    assert code == 0
+    s = json.loads(stdout)
+    for key in ("clusters", "cores", "makespan", "communication_bytes", "hop_bytes"):
+        assert key in s
+    assert s["clusters"] == 8 and s["cores"] == 4 and s["machine"] == "mesh:2x2"
+    assert len(s["core_of_cluster"]) == 8 and set(s["core_of_cluster"]) <= {0, 1, 2, 3}
+    assert s["network_bytes"] <= s["communication_bytes"]
+    assert s["network_bytes"] <= s["hop_bytes"] <= 2 * s["network_bytes"]  # 2 x 2 mesh: 1-2 hops
+    assert [m["mapping"] for m in s["mappers"]] == ["memory-centric", "round-robin", "random",
+                                                    "comm-greedy", "recursive-bisection"]
+    assert sorted(os.listdir(out)) == ["mapping.json", "report.html"]
+    doc = json.load(open(os.path.join(out, "mapping.json")))
+    assert doc["format"] == "vcut-mapping" and doc["format_version"] == 1
+    assert doc["p"] == 8 and doc["method"] == "wb-libra" and doc["mapping"] == "memory-centric"
+    assert doc["machine"]["mesh"] == [2, 2]
+    g = strassen8[1]
+    assert len(doc["clusters"]) == 8
+    assert sum(c["work_cycles"] for c in doc["clusters"]) == pytest.approx(g.weight.sum())
+    assert sum(c["sent_bytes"] for c in doc["clusters"]) == s["communication_bytes"]
+    assert [c["core"] for c in doc["clusters"]] == s["core_of_cluster"]
+    assert len(doc["cores"]) == 4
+    for core in doc["cores"]:  # per-core lists agree with the cluster -> core map
+        assert core["clusters"] == [c["id"] for c in doc["clusters"] if c["core"] == core["id"]]
+        assert 0 <= core["utilization"] <= 1
+    assert doc["metrics"]["makespan_cycles"] == s["makespan"]
+    assert doc["metrics"]["partition"]["kind"] == "vertex-cut"
+    assert {"partition", "interactions", "mapping", "simulation", "total"} <= set(doc["phases"])
+    html = open(os.path.join(out, "report.html")).read()
+    assert html.count("<img") == 4 and "data:image/png;base64," in html and "wb-libra" in html
+
+
+def test_analyze_summary_on_stdout_and_an_edge_cut(trace_file, capsys):
+    code, stdout, _ = run(capsys, "analyze", trace_file, "-p", "4", "--algo", "metis")
+    assert code == 0
+    assert "makespan" in stdout and "cut edges" in stdout and "vs round-robin" in stdout
+
+
+def test_analyze_a_c_program_and_a_given_partition(tmp_path, capsys):
+    from tests.conftest import ROOT
+
+    src = os.path.join(ROOT, "samples", "strassen.c")
+    graph = str(tmp_path / "s.npz")
+    assert main(["graph", src, "-D", "N=8", "--weights", "model", "-o", graph]) == 0
+    part = str(tmp_path / "s.part")
+    assert main(["partition", graph, "-p", "4", "--algo", "w-libra", "-o", part]) == 0
+    capsys.readouterr()
+    code, stdout, _ = run(capsys, "analyze", graph, "-p", "4", "--partition", part, "--json")
+    assert code == 0
+    given = json.loads(stdout)
+    code, stdout, _ = run(capsys, "analyze", graph, "-p", "4", "--algo", "w-libra", "--json")
+    assert code == 0
+    fresh = json.loads(stdout)
+    # the same partition, read back from the file, gives the same clusters and simulation
+    assert given["makespan"] == fresh["makespan"]
+    assert given["communication_bytes"] == fresh["communication_bytes"]
+    # and the C program straight through the pipeline makes the same graph (no address
+    # randomisation in the traced child, so the cache-model weights repeat)
+    code, stdout, _ = run(capsys, "analyze", src, "-D", "N=8", "-p", "4", "--algo", "w-libra",
+                          "--json")
+    assert code == 0 and json.loads(stdout)["makespan"] == fresh["makespan"]
+
+
+def test_bad_inputs(trace_file, tmp_path, capsys):
+    bad = tmp_path / "m.json"
+    bad.write_text(json.dumps({"cores": 4, "hop_cycles": -1}))
+    code, _, err = run(capsys, "analyze", trace_file, "-p", "4", "--machine", str(bad))
+    assert code == 2 and "field 'hop_cycles' must be a number >= 0, got -1" in err
+    code, _, err = run(capsys, "analyze", trace_file, "-p", "100000000")
+    assert code == 2 and "100000000 clusters but the graph has only" in err
+    # data that cannot fit the machine's memory: nothing is written
+    tiny = tmp_path / "tiny.json"
+    tiny.write_text(json.dumps({"cores": 4, "memory": {"bytes_per_node": [1000]},
+                                "numa": {"latency_cycles": [[100]]}}))
+    out = tmp_path / "out"
+    code, _, err = run(capsys, "analyze", trace_file, "-p", "4", "--machine", str(tiny),
+                       "-o", str(out))
+    assert code == 2 and "bytes of data but the largest NUMA node" in err
+    assert not (out / "mapping.json").exists() and not (out / "report.html").exists()
+    # a partition of another graph
+    part = tmp_path / "other.part"
+    part.write_text("0\n1\n0\n")
+    code, _, err = run(capsys, "analyze", trace_file, "-p", "2", "--partition", str(part))
+    assert code == 2 and "assigns 3 edges but the graph has" in err
+    code, _, err = run(capsys, "analyze", trace_file, "-p", "4", "--algo", "nope")
+    assert code == 2 and "unknown partitioning method 'nope'" in err
+    code, _, err = run(capsys, "compare", trace_file, "-p", "8,x")
+    assert code == 2 and "comma-separated cluster counts" in err
+    f = tmp_path / "file"
+    f.write_text("")
+    code, _, err = run(capsys, "analyze", trace_file, "-p", "4", "-o", str(f))
+    assert code == 9 and "is not a directory" in err
+
+
+def test_compare(trace_file, tmp_path, capsys):
+    out = str(tmp_path / "cmp")
+    code, stdout, _ = run(capsys, "compare", trace_file, "-p", "2,4", "--methods",
+                          "metis,pg,wb-libra", "-o", out, "--json")
+    assert code == 0
+    res = json.loads(stdout)
+    assert [(r["p"], r["method"]) for r in res["rows"]] == [
+        (2, "metis"), (2, "pg"), (2, "wb-libra"), (4, "metis"), (4, "pg"), (4, "wb-libra")]
+    assert all(r["machine"] == f"table2:{r['p']}" for r in res["rows"])
+    assert sorted(os.listdir(out)) == ["compare.json", "compare.png"]
+    code, stdout, _ = run(capsys, "compare", trace_file, "-p", "2", "--methods", "metis,wb-libra")
+    lines = stdout.splitlines()
+    assert lines[0] == "execution time (cycles), relative to metis, p = 2"
+    assert lines[3].split()[0] == "100%"
+
+
+def test_api_matches_between_analyze_and_compare(strassen8):
+    trace, g = strassen8
+    m = load_machine("table2:4")
+    a = analyze_graph(g, 4, "wb-pg", m, object_bytes=trace.obj_size, baselines=False)
+    rows = compare_methods(g, [4], ["wb-pg"], m, object_bytes=trace.obj_size)
+    assert rows[0]["makespan"] == a.result.makespan
+    assert rows[0]["hop_bytes"] == a.result.hop_bytes
+    assert METHODS[0] == "compnet" and METHODS[-1] == "wb-libra"
+    # deterministic: the same run twice
+    b = analyze_graph(g, 4, "wb-pg", m, object_bytes=trace.obj_size, baselines=False)
+    assert np.array_equal(a.result.finish, b.result.finish)
