@@ -6,10 +6,13 @@ validation), MTEPS on the kernel time (edges relaxed per second), working
 memory, the ratio to BS, and scipy.sparse.csgraph's time on the same ready CSR
 (target: the best CPU strategy's kernel within 2x of scipy).
 Graphs: own RMAT / Erdos-Renyi / grid generators and real graphs from
-../shared/datasets. GPU figures need a lent GPU and the GPU twins (not in
-this version).
+../shared/datasets. ``--device gpu`` runs the numba.cuda kernels (kernel time
+= the iteration loop; overhead = uploads, preprocessing kernels, download;
+memory = the planned device bytes); ``--gpu-target`` adds the headline case,
+BFS on RMAT with 2^22 vertices and 2^26 edges (target >= 1 GTEPS for the best
+strategy on an H100 / H200).
 
-Usage: python bench/bench_traversal.py [--repeat 3] [--scale 17]
+Usage: python bench/bench_traversal.py [--repeat 3] [--scale 17] [--device cpu|gpu] [--gpu-target]
 """
 
 import argparse
@@ -45,15 +48,21 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--scale", type=int, default=17)
+    ap.add_argument("--device", default="cpu", choices=["cpu", "gpu"])
+    ap.add_argument("--gpu-target", action="store_true")
+    ap.add_argument("--only-target", action="store_true")
     args = ap.parse_args()
     s = args.scale
-    graphs = [
+    dev = args.device
+    graphs = [] if args.only_target else [
         (f"rmat{s}", rmat(s, 8, seed=1, weights="uniform")),
         (f"er{s}", erdos_renyi(1 << s, 4 << s, seed=2, weights="uniform")),
         (f"grid{1 << (s // 2)}", grid(1 << (s // 2), 1 << (s - s // 2), seed=3, weights="uniform")),
         ("email-Enron", read_graph(os.path.join(DATA, "email-Enron.txt.gz"))),
         ("luxembourg_osm", read_graph(os.path.join(DATA, "luxembourg_osm.mtx.gz"))),
     ]
+    if args.gpu_target or args.only_target:
+        graphs.append(("rmat22-ef16", rmat(22, 16, seed=5, weights="uniform")))
     print("| graph | |V| | |E| (both directions) | kind | strategy | kernel s | overhead s | MTEPS | memory MiB | vs BS | vs scipy | extra |")
     print("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---|")
     for name, g in graphs:
@@ -63,20 +72,22 @@ def main():
             mat = csr_matrix((np.ones_like(w) if kind == "bfs" else w, ix, ip), shape=(g.n, g.n))
             ts, ref = best(lambda: shortest_path(mat, method="D", directed=True, indices=source,
                                                   unweighted=kind == "bfs"), args.repeat)
-            run(g, source, "bs")  # warm-up (numba cache load)
             base = None
             for strat in STRATEGIES:
+                run(g, source, strat, device=dev)  # warm-up (compilation, numba cache load)
                 runs = []
                 for _ in range(args.repeat):
                     t0 = time.perf_counter()
-                    r = run(g, source, strat)
-                    runs.append((r.seconds, time.perf_counter() - t0 - r.seconds, r))
+                    r = run(g, source, strat, device=dev)
+                    over = r.info.get("overhead_seconds", time.perf_counter() - t0 - r.seconds)
+                    runs.append((r.seconds, over, r))
                 t, over, r = min(runs, key=lambda x: x[0])
                 assert np.allclose(r.dist, ref), (name, kind, strat)
                 base = base or t
                 extra = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
-                                  for k, v in r.info.items() if k != "memory_bytes")
-                print(f"| {name} | {g.n:,} | {len(ix):,} | {kind} | {strat} | {t:.4f} | {over:.4f} | "
+                                  for k, v in r.info.items()
+                                  if k not in ("memory_bytes", "kernel_seconds", "overhead_seconds"))
+                print(f"| {name} | {g.n:,} | {len(ix):,} | {kind} | {strat}@{dev} | {t:.4f} | {over:.4f} | "
                       f"{r.edges_relaxed / t / 1e6:.1f} | {r.info['memory_bytes'] / 2**20:.1f} | "
                       f"{t / base:.2f} | {t / ts:.2f} | {extra} |")
             print(f"| {name} | | | {kind} | scipy.sparse.csgraph | {ts:.4f} | | | | | 1.00 | |")

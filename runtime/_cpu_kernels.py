@@ -403,3 +403,19 @@ def out_csr(src, dst, weight, n, both):
             weights[pos[v]] = weight[e]
             pos[v] += 1
     return indptr, indices, weights
+
+
+@njit(cache=True)
+def segmented_reduce(values, ptr, is_min):
+    """Min (inf when empty) or sum of every CSR segment ``values[ptr[s]:ptr[s + 1]]``."""
+    out = np.empty(ptr.shape[0] - 1)
+    for s in range(ptr.shape[0] - 1):
+        acc = np.inf if is_min else 0.0
+        for j in range(ptr[s], ptr[s + 1]):
+            if is_min:
+                if values[j] < acc:
+                    acc = values[j]
+            else:
+                acc += values[j]
+        out[s] = acc
+    return out

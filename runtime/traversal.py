@@ -4,9 +4,11 @@
 unreachable vertices) and counters of the work each strategy did. Strategies:
 ``bs`` (node-based), ``ep`` (edge-based with work chunking), ``ep-nochunk``,
 ``wd`` (workload decomposition), ``ns`` (node splitting), ``hp``
-(hierarchical processing with the WD switch). See `runtime._cpu_kernels`.
+(hierarchical processing with the WD switch), or ``auto`` (`choose_strategy`).
+See `runtime._cpu_kernels` (CPU) and `runtime._gpu_kernels` (numba.cuda).
 Undirected graphs are traversed in both directions; directed ones along
-their edges. The GPU twins are not built yet: ``device="gpu"`` is refused.
+their edges. ``device``: ``cpu``, ``gpu`` (refused with a clear message
+when there is none) or ``auto`` (the GPU when there is one).
 """
 
 import os
@@ -18,10 +20,13 @@ import numpy as np
 from frontend.errors import InputError, VcutError
 
 from . import _cpu_kernels as K
+from .kernels import resolve_device
 
-__all__ = ["STRATEGIES", "TraversalResult", "sssp", "bfs", "csr_out", "memory_bytes"]
+__all__ = ["STRATEGIES", "TraversalResult", "sssp", "bfs", "csr_out", "memory_bytes",
+           "choose_strategy"]
 
 STRATEGIES = ("bs", "ep", "ep-nochunk", "wd", "ns", "hp")
+ROAD_MAX_DEGREE = 8  # graphs whose largest degree is at most this are road-like for `auto`
 MDT_BINS = 10  # histogram bins for the MDT choice (fits the published MDTs)
 HP_BLOCK = 32  # sub-worklists smaller than this switch to WD
 
@@ -60,6 +65,34 @@ def memory_bytes(n, m2, strategy):
     return int(csr + per[strategy])
 
 
+def choose_strategy(n, m2, max_degree, device, memory=None):
+    """The ``auto`` strategy.
+
+    CPU: ``bs`` -- the fastest CPU strategy on every graph of
+    `bench/bench_traversal.py` (the other strategies' bookkeeping costs more than
+    the imbalance they remove when one core walks every piece). GPU, after the
+    published directions (Raval et al.): ``ep`` when its edge worklists fit in
+    ``memory``; else ``ns`` on road-like graphs (max degree <= 8); else ``wd``,
+    then ``hp``, then ``bs``, the first that fits (the least hungry when none does).
+    """
+    if device == "cpu":
+        return "bs"
+    memory = np.inf if memory is None else memory
+    prefer = ["ep"] + (["ns"] if max_degree <= ROAD_MAX_DEGREE else []) + ["wd", "hp", "bs"]
+    for s in prefer:
+        if memory_bytes(n, m2, s) <= memory:
+            return s
+    return min(STRATEGIES, key=lambda s: memory_bytes(n, m2, s))
+
+
+def format_bytes(b):
+    """``1.5 GiB``, ``12.0 MiB``, ``3.2 KiB``."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if b >= size:
+            return f"{b / size:,.1f} {unit}"
+    return f"{b:,.0f} bytes"
+
+
 def _threads():
     return max(1, os.cpu_count() or 1) * 1024  # a GPU-like number of pieces per iteration
 
@@ -67,20 +100,27 @@ def _threads():
 def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, _unit=False):
     """Single-source shortest paths with one strategy.
 
+    Parameters
+    ----------
+    graph : ir_graph.Graph
+    source : int
+    strategy : str
+        One of `STRATEGIES` or ``"auto"``.
+    device : {"cpu", "gpu", "auto"}
+    directed : bool, optional
+        Follow edges in their direction only (default: the graph's own flag).
+
     Raises
     ------
     InputError
-        Source out of range, unknown strategy, negative weights.
+        Source out of range, unknown strategy or device, negative weights.
     VcutError
-        ``device="gpu"``: the GPU kernels are not available in this version.
+        ``device="gpu"`` without a GPU; a traversal that would not fit in the
+        device's memory (the message gives both sizes and a strategy that fits).
     """
-    if strategy not in STRATEGIES:
-        raise InputError(f"unknown strategy {strategy!r}; use one of {', '.join(STRATEGIES)}")
-    if device not in ("cpu", "auto"):
-        raise VcutError(
-            f"device {device!r}: the GPU traversal kernels are not available in this version; "
-            "use --device cpu (or auto)"
-        )
+    if strategy not in STRATEGIES + ("auto",):
+        raise InputError(f"unknown strategy {strategy!r}; use one of {', '.join(STRATEGIES)}, auto")
+    dev = resolve_device(device)
     # checked before the generic validation so the message says why SSSP needs it
     if not _unit and graph.m and graph.weight.min() < 0:
         k = int(np.argmin(graph.weight))
@@ -94,8 +134,23 @@ def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, _unit=Fal
     indptr, indices, weights = csr_out(graph, directed)
     if _unit:
         weights = np.ones_like(weights)
-    dist = np.full(graph.n, np.inf)
+    deg = np.diff(indptr)
     info = {}
+    memory = None
+    if dev == "gpu":
+        from ._gpu import device_memory
+
+        memory = device_memory()
+    if strategy == "auto":
+        strategy = choose_strategy(graph.n, len(indices), int(deg.max()) if len(deg) else 0, dev,
+                                   memory)
+        info["auto"] = True
+    need = memory_bytes(graph.n, len(indices), strategy)
+    info["memory_bytes"] = need
+    if dev == "gpu":
+        _check_memory(graph.n, len(indices), strategy, need, memory)
+        return _sssp_gpu(indptr, indices, weights, int(source), strategy, deg, info)
+    dist = np.full(graph.n, np.inf)
     t0 = time.perf_counter()
     if strategy == "bs":
         it, work = K.sssp_bs(indptr, indices, weights, int(source), dist)
@@ -106,24 +161,56 @@ def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, _unit=Fal
         it, work, pieces = K.sssp_wd(indptr, indices, weights, int(source), dist, _threads())
         info["pieces"] = int(pieces)
     elif strategy == "ns":
-        deg = np.diff(indptr)
         mdt = int(K.choose_mdt(deg, MDT_BINS))
         ip2, ix2, w2, cptr, children = K.split_nodes(indptr, indices, weights, mdt)
         d2 = np.full(len(ip2) - 1, np.inf)
         it, work = K.sssp_ns(ip2, ix2, w2, cptr, children, graph.n, int(source), d2)
         dist[:] = d2[: graph.n]
-        info.update(mdt=mdt, nodes_split=int(np.count_nonzero(np.diff(cptr))),
-                    fraction_split=float(np.count_nonzero(np.diff(cptr)) / max(graph.n, 1)),
-                    split_nodes_total=int(len(ip2) - 1))
+        info.update(_split_info(mdt, cptr, graph.n, ip2))
     else:  # hp
-        mdt = int(K.choose_mdt(np.diff(indptr), MDT_BINS))
+        mdt = int(K.choose_mdt(deg, MDT_BINS))
         it, subits, work = K.sssp_hp(indptr, indices, weights, int(source), dist, mdt, HP_BLOCK,
                                      _threads())
         info.update(mdt=mdt, sub_iterations=int(subits))
     seconds = time.perf_counter() - t0
-    info["memory_bytes"] = memory_bytes(graph.n, len(indices), strategy)
     return TraversalResult(dist=dist, strategy=strategy, device="cpu", seconds=seconds,
                            edges_relaxed=int(work), iterations=int(it), info=info)
+
+
+def _split_info(mdt, cptr, n, ip2):
+    split = int(np.count_nonzero(np.diff(cptr)))
+    return {"mdt": mdt, "nodes_split": split, "fraction_split": float(split / max(n, 1)),
+            "split_nodes_total": int(len(ip2) - 1)}
+
+
+def _check_memory(n, m2, strategy, need, have):
+    if need <= have:
+        return
+    fits = sorted((memory_bytes(n, m2, s), s) for s in STRATEGIES if memory_bytes(n, m2, s) <= have)
+    hint = (f"--strategy {fits[0][1]} needs {format_bytes(fits[0][0])}" if fits
+            else "use --device cpu")
+    raise VcutError(f"the {strategy} traversal needs {format_bytes(need)} of device memory "
+                    f"but {format_bytes(have)} are free; {hint}")
+
+
+def _sssp_gpu(indptr, indices, weights, source, strategy, deg, info):
+    from . import kernels
+    from ._gpu import sssp_gpu
+
+    mdt = 1
+    split = None
+    if strategy in ("ns", "hp"):
+        mdt = kernels.choose_mdt(deg, MDT_BINS, device="gpu")
+        info["mdt"] = mdt
+    if strategy == "ns":
+        split = kernels.split_nodes(indptr, indices, weights, mdt)
+        info.update(_split_info(mdt, split[3], len(indptr) - 1, split[0]))
+    dist, it, work, ginfo = sssp_gpu(indptr, indices, weights, source, strategy, mdt=mdt,
+                                     hp_block=HP_BLOCK, split=split)
+    info.update(ginfo)
+    return TraversalResult(dist=dist, strategy=strategy, device="gpu",
+                           seconds=ginfo["kernel_seconds"], edges_relaxed=int(work),
+                           iterations=int(it), info=info)
 
 
 def bfs(graph, source, strategy="bs", *, device="cpu", directed=None):

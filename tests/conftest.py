@@ -6,6 +6,11 @@ import textwrap
 
 import pytest
 
+# GPU kernels run under numba's CUDA simulator unless VCUT_REAL_GPU=1 (on a machine with a
+# GPU); this must be decided before numba.cuda is first imported.
+if os.environ.get("VCUT_REAL_GPU") != "1":
+    os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

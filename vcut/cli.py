@@ -186,10 +186,11 @@ def build_parser():
         tr.add_argument("graph", metavar="GRAPH")
         tr.add_argument("--source", type=int, required=True, help="source vertex (0-based)")
         tr.add_argument("--strategy", default="bs",
-                        choices=["bs", "ep", "ep-nochunk", "wd", "ns", "hp"],
-                        help="load-balancing strategy (default bs)")
+                        choices=["bs", "ep", "ep-nochunk", "wd", "ns", "hp", "auto"],
+                        help="load-balancing strategy, or auto (from the device and the graph; "
+                        "default bs)")
         tr.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
-                        help="device (the GPU kernels are not in this version)")
+                        help="cpu, gpu (numba.cuda), or auto: the GPU when there is one (default cpu)")
         tr.add_argument("--directed", action="store_true", help="follow edges in their direction only")
         tr.add_argument("--format", choices=["metis", "edgelist", "mtx", "lg", "npz"])
         tr.add_argument("-o", "--output", metavar="DIST", help="distances, one per line (inf: unreachable)")
@@ -684,7 +685,9 @@ def _cmd_traverse(args, program_args):
     if args.json:
         print(json.dumps(result))
         return 0
-    rows = [("strategy", f"{r.strategy} on {r.device}"), ("seconds", f"{r.seconds:.4f}"),
+    rows = [("strategy", f"{r.strategy} on {r.device}" + (" (auto)" if r.info.get("auto") else "")),
+            ("seconds", f"{r.seconds:.4f}" + (f" kernels + {r.info['overhead_seconds']:.4f} overhead"
+                                              if "overhead_seconds" in r.info else "")),
             ("MTEPS", f"{r.mteps:.1f}"), ("edges relaxed", f"{r.edges_relaxed:,}"),
             ("iterations", f"{r.iterations:,}"), ("reached", f"{reached:,} of {g.n:,}"),
             ("memory", f"{r.info['memory_bytes'] / 2**20:.1f} MiB")]

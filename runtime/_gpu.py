@@ -1,0 +1,260 @@
+"""Host side of the GPU traversal: device checks, memory planning, the launch loops.
+
+The loops mirror the CPU kernels of `runtime._cpu_kernels` one iteration at a
+time: an input worklist on the device, kernels that fill the output worklist
+with block-aggregated pushes, the worklist size read back after each
+iteration. Every array lives on the device for the whole traversal.
+"""
+
+import math
+import time
+
+import numpy as np
+
+from frontend.errors import VcutError
+
+from . import config
+
+__all__ = ["gpu_available", "device_memory", "resident_threads", "sssp_gpu", "inclusive_scan",
+           "histogram", "wd_offsets", "segmented_reduce"]
+
+
+def _cuda():
+    try:
+        from numba import cuda
+    except ImportError:  # pragma: no cover - numba always ships numba.cuda or numba-cuda
+        return None
+    return cuda
+
+
+def gpu_available():
+    """True when a CUDA device (or numba's CUDA simulator) can run the kernels."""
+    cuda = _cuda()
+    try:
+        return bool(cuda is not None and cuda.is_available())
+    except Exception:
+        return False
+
+
+def require_gpu():
+    if not gpu_available():
+        raise VcutError("--device gpu: no CUDA GPU is available here (numba.cuda found none); "
+                        "use --device cpu, or --device auto to fall back to the CPU")
+    return _cuda()
+
+
+def device_memory():
+    """Bytes the traversal may use on the device (free memory, or the configured value)."""
+    if config.DEVICE_MEMORY is not None:
+        return int(config.DEVICE_MEMORY)
+    cuda = _cuda()
+    try:
+        free, _ = cuda.current_context().get_memory_info()
+        return int(free)
+    except Exception:  # the simulator has no memory information
+        return 1 << 62
+
+
+def resident_threads():
+    """Threads a device keeps resident: multiprocessors x max threads each."""
+    if config.RESIDENT_THREADS is not None:
+        return int(config.RESIDENT_THREADS)
+    cuda = _cuda()
+    try:
+        dev = cuda.get_current_device()
+        return int(dev.MULTIPROCESSOR_COUNT * dev.MAX_THREADS_PER_MULTI_PROCESSOR)
+    except Exception:
+        return 4 * config.THREADS_PER_BLOCK
+
+
+def _blocks(n, tpb=None):
+    tpb = tpb or config.THREADS_PER_BLOCK
+    return max(1, math.ceil(n / tpb)), tpb
+
+
+def inclusive_scan(cuda, d_x, n):
+    """Inclusive prefix sum of the first ``n`` int64 entries of device array ``d_x``."""
+    from . import _gpu_kernels as G
+
+    tpb = config.SCAN_BLOCK
+    nb = max(1, math.ceil(n / tpb))
+    d_out = cuda.device_array(max(n, 1), dtype=np.int64)
+    d_sums = cuda.device_array(nb, dtype=np.int64)
+    G.block_scan_kernel[nb, tpb](d_x, d_out, d_sums, n)
+    if nb > 1:
+        d_off = inclusive_scan(cuda, d_sums, nb)
+        G.add_offsets_kernel[nb, tpb](d_out, d_off, n)
+    return d_out
+
+
+def histogram(cuda, degrees, bins):
+    """Degree histogram of `runtime._cpu_kernels.choose_mdt` on the device."""
+    from . import _gpu_kernels as G
+
+    maxd = int(degrees.max()) if len(degrees) else 0
+    hist = np.zeros(bins + 1, dtype=np.int64)
+    if maxd == 0:
+        return hist, 0
+    d_hist = cuda.to_device(hist)
+    G.histogram_kernel[_blocks(len(degrees))](cuda.to_device(degrees.astype(np.int64)), maxd, bins,
+                                              d_hist)
+    return d_hist.copy_to_host(), maxd
+
+
+def wd_offsets(cuda, scan, per, threads):
+    """(worklist index, edge offset) of every thread's first edge (host arrays)."""
+    from . import _gpu_kernels as G
+
+    total = int(scan[-1]) if len(scan) else 0
+    node_of = cuda.to_device(np.full(threads, -1, dtype=np.int64))
+    edge_of = cuda.to_device(np.full(threads, -1, dtype=np.int64))
+    G.wd_offsets_kernel[_blocks(threads)](cuda.to_device(scan), len(scan), per, total, node_of,
+                                          edge_of)
+    return node_of.copy_to_host(), edge_of.copy_to_host()
+
+
+def segmented_reduce(cuda, values, ptr, op):
+    from . import _gpu_kernels as G
+
+    out = cuda.device_array(len(ptr) - 1, dtype=np.float64)
+    kern = G.segmented_min_kernel if op == "min" else G.segmented_sum_kernel
+    kern[_blocks(len(ptr) - 1)](cuda.to_device(np.asarray(values, dtype=np.float64)),
+                                cuda.to_device(np.asarray(ptr, dtype=np.int64)), out)
+    return out.copy_to_host()
+
+
+def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, split=None):
+    """Run one strategy on the device. Returns ``(dist, iterations, work, info)``.
+
+    ``split`` = (indptr2, indices2, weights2, child_ptr, children) for NS.
+    ``info`` has ``kernel_seconds`` (the iteration loop), ``overhead_seconds``
+    (uploads, preprocessing kernels, the download) and the strategy's counters.
+    """
+    from . import _gpu_kernels as G
+
+    cuda = require_gpu()
+    t0 = time.perf_counter()
+    n = len(indptr) - 1
+    info = {}
+    if strategy == "ns":
+        indptr, indices, weights, child_ptr, children = split
+    n_all = len(indptr) - 1
+    d_indptr = cuda.to_device(indptr)
+    d_indices = cuda.to_device(indices)
+    d_weights = cuda.to_device(weights)
+    dist = np.full(n_all, np.inf)
+    dist[source] = 0.0
+    stamp = np.full(n_all, -1, dtype=np.int64)
+    first = [source]
+    if strategy == "ns":
+        kids = children[child_ptr[source]:child_ptr[source + 1]]
+        dist[kids] = 0.0
+        first += kids.tolist()
+        d_cptr = cuda.to_device(child_ptr)
+        d_children = cuda.to_device(children if len(children) else np.zeros(1, np.int64))
+    d_dist = cuda.to_device(dist)
+    d_stamp = cuda.to_device(stamp)
+    d_work = cuda.to_device(np.zeros(1, dtype=np.int64))
+    d_count = cuda.to_device(np.zeros(1, dtype=np.int64))
+    it = 0
+    if strategy in ("ep", "ep-nochunk"):
+        m = max(len(indices), 1)
+        d_src = cuda.device_array(m, dtype=np.int64)
+        G.src_of_kernel[_blocks(n)](d_indptr, d_src, n)
+        wl0 = np.arange(indptr[source], indptr[source + 1], dtype=np.int64)
+        cap = max(len(indices), 1)
+        d_wl = cuda.device_array(cap, dtype=np.int64)
+        d_nxt = cuda.device_array(cap, dtype=np.int64)
+        if len(wl0):
+            d_wl[: len(wl0)] = wl0
+        size = len(wl0)
+        d_res = cuda.to_device(np.zeros(1, dtype=np.int64))
+        grid = resident_threads()
+        cuda.synchronize()
+        t1 = time.perf_counter()
+        work = 0
+        while size > 0:
+            d_count[0] = 0
+            blocks, tpb = _blocks(min(grid, size))
+            G.ep_kernel[blocks, tpb](d_indptr, d_indices, d_weights, d_src, d_dist, d_wl, size, it,
+                                     d_stamp, d_nxt, d_count, strategy == "ep", d_res)
+            work += size
+            size = int(d_count.copy_to_host()[0])
+            d_wl, d_nxt = d_nxt, d_wl
+            it += 1
+        cuda.synchronize()
+        t2 = time.perf_counter()
+        info["reservations"] = int(d_res.copy_to_host()[0])
+    else:
+        d_wl = cuda.device_array(n_all, dtype=np.int64)
+        d_nxt = cuda.device_array(n_all, dtype=np.int64)
+        d_wl[: len(first)] = np.array(first, dtype=np.int64)
+        size = len(first)
+        d_done = cuda.to_device(np.zeros(n_all, dtype=np.int64))
+        threads = resident_threads()
+        pieces = 0
+        subits = 0
+        if strategy == "hp":
+            d_sub = cuda.device_array(n_all, dtype=np.int64)
+            d_sub2 = cuda.device_array(n_all, dtype=np.int64)
+            d_count2 = cuda.to_device(np.zeros(1, dtype=np.int64))
+        cuda.synchronize()
+        t1 = time.perf_counter()
+        while size > 0:
+            d_count[0] = 0
+            if strategy == "bs":
+                G.bs_kernel[_blocks(size)](d_indptr, d_indices, d_weights, d_dist, d_wl, size, it,
+                                           d_stamp, d_nxt, d_count, d_work)
+            elif strategy == "ns":
+                G.ns_kernel[_blocks(size)](d_indptr, d_indices, d_weights, d_cptr, d_children, n,
+                                           d_dist, d_wl, size, it, d_stamp, d_nxt, d_count, d_work)
+            elif strategy == "wd":
+                pieces += _wd_step(cuda, G, d_indptr, d_indices, d_weights, d_dist, d_wl, size,
+                                   d_done, threads, it, d_stamp, d_nxt, d_count, d_work)
+            else:  # hp
+                G.reset_done_kernel[_blocks(size)](d_wl, size, d_done)
+                d_sub[:size] = d_wl[:size]
+                ssize = size
+                while ssize > 0:
+                    subits += 1
+                    if ssize < hp_block:
+                        _wd_step(cuda, G, d_indptr, d_indices, d_weights, d_dist, d_sub, ssize,
+                                 d_done, threads, it, d_stamp, d_nxt, d_count, d_work)
+                        break
+                    d_count2[0] = 0
+                    G.hp_kernel[_blocks(ssize)](d_indptr, d_indices, d_weights, d_dist, d_sub,
+                                                ssize, d_done, mdt, it, d_stamp, d_nxt, d_count,
+                                                d_sub2, d_count2, d_work)
+                    ssize = int(d_count2.copy_to_host()[0])
+                    d_sub, d_sub2 = d_sub2, d_sub
+            size = int(d_count.copy_to_host()[0])
+            d_wl, d_nxt = d_nxt, d_wl
+            it += 1
+        cuda.synchronize()
+        t2 = time.perf_counter()
+        work = int(d_work.copy_to_host()[0])
+        if strategy == "wd":
+            info["pieces"] = pieces
+        if strategy == "hp":
+            info["sub_iterations"] = subits
+    out = d_dist.copy_to_host()[:n]
+    t3 = time.perf_counter()
+    info["kernel_seconds"] = t2 - t1
+    info["overhead_seconds"] = (t1 - t0) + (t3 - t2)
+    return out, it, work, info
+
+
+def _wd_step(cuda, G, d_indptr, d_indices, d_weights, d_dist, d_wl, size, d_done, threads, it,
+             d_stamp, d_nxt, d_count, d_work):
+    """One WD pass over ``d_wl[:size]`` (unprocessed edges only); returns the pieces."""
+    d_deg = cuda.device_array(size, dtype=np.int64)
+    G.worklist_degrees_kernel[_blocks(size)](d_indptr, d_wl, size, d_done, d_deg)
+    d_scan = inclusive_scan(cuda, d_deg, size)
+    total = int(d_scan[size - 1])
+    if total == 0:
+        return 0
+    per = (total + threads - 1) // threads
+    pieces = (total + per - 1) // per
+    G.wd_kernel[_blocks(pieces)](d_indptr, d_indices, d_weights, d_dist, d_wl, size, d_scan, d_done,
+                                 per, total, it, d_stamp, d_nxt, d_count, d_work)
+    return pieces

@@ -1,0 +1,339 @@
+"""numba.cuda twins of the traversal kernels and the kernel library.
+
+Each kernel is equivalent to the CPU code named in its docstring
+(`runtime._cpu_kernels`, `runtime.kernels`); the host loops that launch them
+are in `runtime._gpu`. Device helpers read no globals except the compile-time
+size of the shared push buffer (`runtime.config.SHARED_PUSH`). Without a GPU
+these kernels run under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``),
+which the test suite uses.
+"""
+
+import math
+
+from numba import cuda
+from numba import int64 as nb_int64
+
+from .config import SCAN_SHARED, SHARED_PUSH
+
+# --------------------------------------------------------------------------
+# worklists: block-aggregated pushes
+# --------------------------------------------------------------------------
+
+
+@cuda.jit(device=True)
+def _claim(v, it, stamp):
+    """True for the first push of ``v`` in iteration ``it`` (stamp[v] < it before)."""
+    return cuda.atomic.max(stamp, v, it) < it
+
+
+@cuda.jit(device=True)
+def _stage(v, sbuf, scount, nxt, count):
+    """Append ``v`` to the block's shared buffer (one shared atomic); when the
+    buffer is full, straight to the global worklist (one global atomic)."""
+    p = cuda.atomic.add(scount, 0, 1)
+    if p < SHARED_PUSH:
+        sbuf[p] = v
+    else:
+        nxt[cuda.atomic.add(count, 0, 1)] = v
+
+
+@cuda.jit(device=True)
+def _flush(sbuf, scount, sbase, nxt, count):
+    """Copy the block's buffer to the global worklist with one global atomic.
+
+    Every thread of the block must call it (it synchronises the block).
+    """
+    cuda.syncthreads()
+    tid = cuda.threadIdx.x
+    filled = min(scount[0], SHARED_PUSH)
+    if tid == 0:
+        sbase[0] = cuda.atomic.add(count, 0, filled)
+    cuda.syncthreads()
+    i = tid
+    while i < filled:
+        nxt[sbase[0] + i] = sbuf[i]
+        i += cuda.blockDim.x
+
+
+@cuda.jit(device=True)
+def _relax(u, j, indices, weights, dist):
+    """``atomicMin(dist[v], dist[u] + w)``; returns v when it improved, else -1."""
+    v = indices[j]
+    nd = dist[u] + weights[j]
+    if nd < dist[v]:
+        old = cuda.atomic.min(dist, v, nd)
+        if nd < old:
+            return v
+    return -1
+
+
+# --------------------------------------------------------------------------
+# BS / NS / HP (node-based)
+# --------------------------------------------------------------------------
+
+
+@cuda.jit
+def bs_kernel(indptr, indices, weights, dist, wl, size, it, stamp, nxt, count, work):
+    """BS: one thread per worklist node relaxes all its out-edges (= `sssp_bs`)."""
+    sbuf = cuda.shared.array(SHARED_PUSH, dtype=nb_int64)
+    scount = cuda.shared.array(1, dtype=nb_int64)
+    sbase = cuda.shared.array(1, dtype=nb_int64)
+    if cuda.threadIdx.x == 0:
+        scount[0] = 0
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    if i < size:
+        u = wl[i]
+        lo = indptr[u]
+        hi = indptr[u + 1]
+        cuda.atomic.add(work, 0, hi - lo)
+        for j in range(lo, hi):
+            v = _relax(u, j, indices, weights, dist)
+            if v >= 0 and _claim(v, it, stamp):
+                _stage(v, sbuf, scount, nxt, count)
+    _flush(sbuf, scount, sbase, nxt, count)
+
+
+@cuda.jit
+def ns_kernel(indptr2, indices2, weights2, child_ptr, children, n, dist2, wl, size, it, stamp,
+              nxt, count, work):
+    """NS: BS over the split graph; an improved parent hands its distance to
+    its children (atomicMin), which become active (= `sssp_ns`)."""
+    sbuf = cuda.shared.array(SHARED_PUSH, dtype=nb_int64)
+    scount = cuda.shared.array(1, dtype=nb_int64)
+    sbase = cuda.shared.array(1, dtype=nb_int64)
+    if cuda.threadIdx.x == 0:
+        scount[0] = 0
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    if i < size:
+        u = wl[i]
+        lo = indptr2[u]
+        hi = indptr2[u + 1]
+        cuda.atomic.add(work, 0, hi - lo)
+        for j in range(lo, hi):
+            v = _relax(u, j, indices2, weights2, dist2)
+            if v >= 0:
+                if _claim(v, it, stamp):
+                    _stage(v, sbuf, scount, nxt, count)
+                nd = dist2[v]
+                for q in range(child_ptr[v], child_ptr[v + 1]):
+                    c = children[q]
+                    if nd < dist2[c]:
+                        old = cuda.atomic.min(dist2, c, nd)
+                        if nd < old and _claim(c, it, stamp):
+                            _stage(c, sbuf, scount, nxt, count)
+    _flush(sbuf, scount, sbase, nxt, count)
+
+
+@cuda.jit
+def hp_kernel(indptr, indices, weights, dist, sub, ssize, done, mdt, it, stamp, nxt, count, sub2,
+              count2, work):
+    """HP sub-iteration: each remaining node relaxes at most ``mdt`` of its
+    unprocessed edges; nodes with edges left go to ``sub2`` (= `sssp_hp`)."""
+    sbuf = cuda.shared.array(SHARED_PUSH, dtype=nb_int64)
+    scount = cuda.shared.array(1, dtype=nb_int64)
+    sbase = cuda.shared.array(1, dtype=nb_int64)
+    if cuda.threadIdx.x == 0:
+        scount[0] = 0
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    if i < ssize:
+        u = sub[i]
+        lo = indptr[u] + done[u]
+        hi = min(indptr[u + 1], lo + mdt)
+        cuda.atomic.add(work, 0, hi - lo)
+        for j in range(lo, hi):
+            v = _relax(u, j, indices, weights, dist)
+            if v >= 0 and _claim(v, it, stamp):
+                _stage(v, sbuf, scount, nxt, count)
+        done[u] += hi - lo
+        if hi < indptr[u + 1]:
+            sub2[cuda.atomic.add(count2, 0, 1)] = u
+    _flush(sbuf, scount, sbase, nxt, count)
+
+
+@cuda.jit
+def reset_done_kernel(wl, size, done):
+    i = cuda.grid(1)
+    if i < size:
+        done[wl[i]] = 0
+
+
+# --------------------------------------------------------------------------
+# EP (edge-based)
+# --------------------------------------------------------------------------
+
+
+@cuda.jit
+def ep_kernel(indptr, indices, weights, src_of, dist, wl, size, it, stamp, nxt, count, chunking,
+              reservations):
+    """EP: the worklist holds edges, dealt to the grid's threads round-robin;
+    an improved node reserves its out-edges with one atomicAdd (work chunking)
+    or one per edge (= `sssp_ep`)."""
+    start = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    k = start
+    while k < size:
+        j = wl[k]
+        v = _relax(src_of[j], j, indices, weights, dist)
+        if v >= 0 and _claim(v, it, stamp):
+            lo = indptr[v]
+            d = indptr[v + 1] - lo
+            if chunking:
+                base = cuda.atomic.add(count, 0, d)
+                cuda.atomic.add(reservations, 0, 1)
+                for q in range(d):
+                    nxt[base + q] = lo + q
+            else:
+                for q in range(d):
+                    nxt[cuda.atomic.add(count, 0, 1)] = lo + q
+                cuda.atomic.add(reservations, 0, d)
+        k += stride
+
+
+@cuda.jit
+def src_of_kernel(indptr, src_of, n):
+    """``src_of[j]``: the node owning CSR position ``j`` (COO sources for EP)."""
+    u = cuda.grid(1)
+    if u < n:
+        for j in range(indptr[u], indptr[u + 1]):
+            src_of[j] = u
+
+
+# --------------------------------------------------------------------------
+# WD (workload decomposition) and the library kernels it uses
+# --------------------------------------------------------------------------
+
+
+@cuda.jit
+def worklist_degrees_kernel(indptr, wl, size, done, deg):
+    """``deg[k]``: unprocessed out-degree of worklist node ``k`` (= `worklist_degrees`)."""
+    k = cuda.grid(1)
+    if k < size:
+        u = wl[k]
+        deg[k] = indptr[u + 1] - indptr[u] - done[u]
+
+
+@cuda.jit(device=True)
+def _upper_bound(scan, size, x):
+    """First index k < size with scan[k] > x (= numpy.searchsorted(side='right'))."""
+    lo = 0
+    hi = size
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if scan[mid] > x:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@cuda.jit
+def wd_offsets_kernel(scan, size, per, total, node_of, edge_of):
+    """find_offsets: thread t's first edge ``t * per`` as (worklist index, edge
+    offset in that node) by binary search in the inclusive scan (= `wd_offsets`)."""
+    t = cuda.grid(1)
+    start = t * per
+    if start < total:
+        k = _upper_bound(scan, size, start)
+        node_of[t] = k
+        edge_of[t] = start - (scan[k - 1] if k > 0 else 0)
+
+
+@cuda.jit
+def wd_kernel(indptr, indices, weights, dist, wl, size, scan, done, per, total, it, stamp, nxt,
+              count, work):
+    """WD: thread t relaxes edges ``[t * per, (t + 1) * per)`` of the worklist's
+    concatenated edge lists, crossing node boundaries (= `_wd_iteration`)."""
+    sbuf = cuda.shared.array(SHARED_PUSH, dtype=nb_int64)
+    scount = cuda.shared.array(1, dtype=nb_int64)
+    sbase = cuda.shared.array(1, dtype=nb_int64)
+    if cuda.threadIdx.x == 0:
+        scount[0] = 0
+    cuda.syncthreads()
+    t = cuda.grid(1)
+    start = t * per
+    if start < total:
+        stop = min(start + per, total)
+        k = _upper_bound(scan, size, start)
+        e = start
+        cuda.atomic.add(work, 0, stop - start)
+        while e < stop:
+            u = wl[k]
+            base = scan[k] - (indptr[u + 1] - indptr[u] - done[u])
+            j = indptr[u] + done[u] + (e - base)
+            upto = min(stop, scan[k])
+            while e < upto:
+                v = _relax(u, j, indices, weights, dist)
+                if v >= 0 and _claim(v, it, stamp):
+                    _stage(v, sbuf, scount, nxt, count)
+                e += 1
+                j += 1
+            k += 1
+    _flush(sbuf, scount, sbase, nxt, count)
+
+
+@cuda.jit
+def block_scan_kernel(x, out, sums, n):
+    """Inclusive scan of each block's slice (Hillis-Steele in shared memory);
+    ``sums[b]`` = the block's total."""
+    tmp = cuda.shared.array(SCAN_SHARED, dtype=nb_int64)
+    tid = cuda.threadIdx.x
+    i = cuda.blockIdx.x * cuda.blockDim.x + tid
+    tmp[tid] = x[i] if i < n else 0
+    cuda.syncthreads()
+    off = 1
+    while off < cuda.blockDim.x:
+        add = tmp[tid - off] if tid >= off else 0
+        cuda.syncthreads()
+        tmp[tid] += add
+        cuda.syncthreads()
+        off *= 2
+    if i < n:
+        out[i] = tmp[tid]
+    if tid == cuda.blockDim.x - 1:
+        sums[cuda.blockIdx.x] = tmp[tid]
+
+
+@cuda.jit
+def add_offsets_kernel(out, offsets, n):
+    """``out[i] += offsets[block - 1]`` for every block but the first."""
+    b = cuda.blockIdx.x
+    i = b * cuda.blockDim.x + cuda.threadIdx.x
+    if b > 0 and i < n:
+        out[i] += offsets[b - 1]
+
+
+@cuda.jit
+def histogram_kernel(degrees, maxd, bins, hist):
+    """Degree histogram of `choose_mdt`: degree d >= 1 in bin ceil(d * bins / maxd)."""
+    i = cuda.grid(1)
+    if i < degrees.shape[0]:
+        d = degrees[i]
+        if d > 0:
+            cuda.atomic.add(hist, (d * bins + maxd - 1) // maxd, 1)
+
+
+@cuda.jit
+def segmented_min_kernel(values, ptr, out):
+    """``out[s] = min(values[ptr[s]:ptr[s + 1]])`` (inf for an empty segment)."""
+    s = cuda.grid(1)
+    if s < out.shape[0]:
+        best = math.inf
+        for j in range(ptr[s], ptr[s + 1]):
+            if values[j] < best:
+                best = values[j]
+        out[s] = best
+
+
+@cuda.jit
+def segmented_sum_kernel(values, ptr, out):
+    """``out[s] = sum(values[ptr[s]:ptr[s + 1]])``."""
+    s = cuda.grid(1)
+    if s < out.shape[0]:
+        acc = 0.0
+        for j in range(ptr[s], ptr[s + 1]):
+            acc += values[j]
+        out[s] = acc
+

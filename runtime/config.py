@@ -1,0 +1,22 @@
+"""Tunables of the GPU kernels, in one place (tests patch them to exercise
+multi-block code paths on small inputs).
+
+``THREADS_PER_BLOCK``, ``SCAN_BLOCK`` and ``RESIDENT_THREADS`` are launch
+parameters and may be changed at run time. ``SHARED_PUSH`` and
+``SCAN_SHARED`` size shared-memory arrays and are read when the kernels are
+compiled.
+"""
+
+#: threads per block of every traversal kernel launch
+THREADS_PER_BLOCK = 256
+#: entries of the per-block shared buffer that aggregates worklist pushes
+SHARED_PUSH = 1024
+#: threads per block of the scan kernel (at most SCAN_SHARED)
+SCAN_BLOCK = 256
+#: size of the scan kernel's shared array: the largest SCAN_BLOCK
+SCAN_SHARED = 1024
+#: resident threads used by WD's edgesPerThread = ceil(T / threads) and EP's grid;
+#: None = the device's multiprocessors x max threads per multiprocessor
+RESIDENT_THREADS = None
+#: device memory to plan with, in bytes; None = ask the device (free memory)
+DEVICE_MEMORY = None

@@ -1,0 +1,171 @@
+"""GPU kernels (numba.cuda) against the CPU references and scipy.
+
+Without a GPU they run under numba's CUDA simulator (tests/conftest.py sets
+NUMBA_ENABLE_CUDASIM=1 unless VCUT_REAL_GPU=1). Launch sizes are patched small so
+that every multi-block path (block-aggregated pushes, the recursive scan, WD pieces
+spanning blocks) runs on small graphs.
+"""
+
+import numpy as np
+import pytest
+
+from frontend.errors import VcutError
+from ir_graph import Graph
+from runtime import _gpu, config, kernels
+from runtime.generators import erdos_renyi, grid, rmat
+from runtime.traversal import STRATEGIES, bfs, choose_strategy, format_bytes, memory_bytes, sssp
+from tests.runtime.test_traversal import reference, two_components
+
+
+@pytest.fixture(autouse=True)
+def small_launches(monkeypatch):
+    monkeypatch.setattr(config, "THREADS_PER_BLOCK", 8)
+    monkeypatch.setattr(config, "SCAN_BLOCK", 8)
+    monkeypatch.setattr(config, "RESIDENT_THREADS", 24)
+
+
+def test_scans():
+    x = np.random.default_rng(1).integers(0, 50, size=100)  # 13 blocks of 8: a two-level scan
+    assert np.array_equal(kernels.inclusive_scan(x, "gpu"), np.cumsum(x))
+    assert np.array_equal(kernels.exclusive_scan(x, "gpu"), np.cumsum(x) - x)
+    assert kernels.inclusive_scan([7], "gpu").tolist() == [7]
+
+
+def test_histogram_and_mdt():
+    deg = np.array([0, 1, 1, 2, 3, 10, 10, 10, 4, 1])
+    # maxdeg 10, 10 bins of width 1: d -> bin d
+    hist, maxd = kernels.degree_histogram(deg, 10, "gpu")
+    assert maxd == 10 and hist.tolist() == [0, 3, 1, 1, 1, 0, 0, 0, 0, 0, 3]
+    assert np.array_equal(hist, kernels.degree_histogram(deg, 10, "cpu")[0])
+    assert kernels.choose_mdt(deg, 10, "gpu") == kernels.choose_mdt(deg, 10, "cpu") == 1  # bin 1 first
+    skew = rmat(8, 8, seed=3).degrees()
+    assert kernels.choose_mdt(skew, 10, "gpu") == kernels.choose_mdt(skew, 10, "cpu")
+
+
+def test_wd_offsets_by_hand():
+    # worklist degrees 3, 0, 5, 2 -> inclusive scan 3, 3, 8, 10; 4 threads -> 3 edges each
+    scan = np.array([3, 3, 8, 10])
+    for device in ("cpu", "gpu"):
+        per, node_of, edge_of = kernels.wd_offsets(scan, 4, device)
+        assert per == 3
+        # thread 0: edge 0 = node 0 offset 0; thread 1: edge 3 = node 2 offset 0;
+        # thread 2: edge 6 = node 2 offset 3; thread 3: edge 9 = node 3 offset 1
+        assert node_of.tolist() == [0, 2, 2, 3] and edge_of.tolist() == [0, 0, 3, 1]
+    per, node_of, _ = kernels.wd_offsets(scan, 8, "gpu")  # starts 0, 2, 4, 6, 8
+    assert per == 2 and node_of.tolist() == [0, 0, 2, 2, 3, -1, -1, -1]
+
+
+def test_segmented_reduce():
+    values = np.array([5.0, 2.0, 7.0, 1.0, 4.0])
+    ptr = np.array([0, 3, 3, 5])  # segments [5, 2, 7], [], [1, 4]
+    for device in ("cpu", "gpu"):
+        assert kernels.segmented_reduce(values, ptr, "min", device).tolist() == [2.0, np.inf, 1.0]
+        assert kernels.segmented_reduce(values, ptr, "sum", device).tolist() == [14.0, 0.0, 5.0]
+
+
+SMALL = {
+    "rmat": lambda: rmat(6, 4, seed=1, weights="uniform"),
+    "grid": lambda: grid(5, 6, seed=2, weights="uniform"),
+    "er": lambda: erdos_renyi(50, 120, seed=3, weights="uniform"),
+    "disconnected": two_components,
+    "single": lambda: Graph(n=1, src=np.zeros(0, np.int32), dst=np.zeros(0, np.int32),
+                            weight=np.zeros(0)),
+}
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_gpu_strategies_match_scipy(name, strategy):
+    g = SMALL[name]()
+    source = int(np.argmax(g.degrees())) if g.m else 0
+    got = sssp(g, source, strategy, device="gpu")
+    assert got.device == "gpu" and got.strategy == strategy
+    assert np.allclose(got.dist, reference(g, source, False))
+    assert np.array_equal(np.isinf(got.dist), np.isinf(reference(g, source, False)))
+    hops = bfs(g, source, strategy, device="gpu")
+    assert np.array_equal(hops.dist, reference(g, source, True))
+    assert got.info["kernel_seconds"] >= 0 and got.info["overhead_seconds"] >= 0
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_gpu_zero_weights_directed(strategy):
+    g = Graph(n=5, src=np.array([0, 1, 2, 0, 4]), dst=np.array([1, 2, 3, 3, 0]),
+              weight=np.array([0.0, 0.0, 5.0, 7.0, 1.0]), directed=True)
+    assert sssp(g, 0, strategy, device="gpu").dist.tolist() == [0, 0, 0, 5, np.inf]
+
+
+def test_gpu_counters_match_the_cpu_where_they_are_deterministic():
+    g = grid(5, 6, seed=2, weights="uniform")
+    # EP's reservations: one per pushing node with chunking, one per edge without
+    a = sssp(g, 0, "ep", device="gpu")
+    b = sssp(g, 0, "ep-nochunk", device="gpu")
+    assert 0 < a.info["reservations"] < b.info["reservations"]
+    ns = sssp(g, 0, "ns", device="gpu")
+    assert ns.info["mdt"] == kernels.choose_mdt(np.diff(_csr(g)[0]), 10)
+
+
+def _csr(g):
+    from runtime.traversal import csr_out
+
+    return csr_out(g)
+
+
+def test_device_memory_refusal(monkeypatch):
+    g = grid(5, 6, seed=2, weights="uniform")
+    n, m2 = g.n, 2 * g.m
+    need = memory_bytes(n, m2, "ep")
+    monkeypatch.setattr(config, "DEVICE_MEMORY", memory_bytes(n, m2, "bs"))
+    with pytest.raises(VcutError) as exc:
+        sssp(g, 0, "ep", device="gpu")
+    msg = str(exc.value)
+    assert f"the ep traversal needs {format_bytes(need)} of device memory" in msg
+    assert f"--strategy bs needs {format_bytes(memory_bytes(n, m2, 'bs'))}" in msg
+    assert format_bytes(need) == f"{need / 1024:,.1f} KiB"
+    # auto picks what fits: only BS does
+    assert sssp(g, 0, "auto", device="gpu").strategy == "bs"
+    monkeypatch.setattr(config, "DEVICE_MEMORY", 10)
+    with pytest.raises(VcutError, match="use --device cpu"):
+        sssp(g, 0, "bs", device="gpu")
+
+
+def test_auto_rule():
+    n, m2 = 1000, 8000
+    assert choose_strategy(n, m2, 500, "cpu") == "bs"
+    assert choose_strategy(n, m2, 500, "gpu", memory=10**9) == "ep"
+    tight = memory_bytes(n, m2, "ep") - 1
+    assert choose_strategy(n, m2, 4, "gpu", memory=tight) == "ns"  # road-like
+    assert choose_strategy(n, m2, 500, "gpu", memory=tight) == "wd"
+    # HP keeps more per-node state than WD and BS here: below WD's need only BS fits
+    assert memory_bytes(n, m2, "hp") > memory_bytes(n, m2, "wd") > memory_bytes(n, m2, "bs")
+    assert choose_strategy(n, m2, 500, "gpu", memory=memory_bytes(n, m2, "wd") - 1) == "bs"
+    assert choose_strategy(n, m2, 500, "gpu", memory=10) == "bs"  # none fits: the leanest
+
+
+def test_gpu_absent(monkeypatch):
+    monkeypatch.setattr(_gpu, "gpu_available", lambda: False)
+    g = grid(3, 3)
+    with pytest.raises(VcutError, match="no CUDA GPU is available here.*--device auto"):
+        sssp(g, 0, device="gpu")
+    r = sssp(g, 0, "auto", device="auto")
+    assert r.device == "cpu" and r.strategy == "bs" and r.info["auto"]
+
+
+def test_cli_gpu_and_auto(tmp_path, capsys):
+    import json
+
+    from ir_graph import write_graph
+    from vcut.cli import main
+
+    g = grid(4, 4, weights="uniform", seed=7)
+    path = tmp_path / "g.npz"
+    write_graph(g, path)
+    out = tmp_path / "d.txt"
+    assert main(["sssp", str(path), "--source", "5", "--strategy", "auto", "--device", "gpu",
+                 "-o", str(out), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["device"] == "gpu" and res["strategy"] == "ep" and res["auto"] is True
+    assert res["overhead_seconds"] >= 0 and res["reached"] == 16
+    assert [float(x) for x in out.read_text().split()] == reference(g, 5, False).tolist()
+    assert main(["bfs", str(path), "--source", "5", "--strategy", "wd", "--device", "gpu"]) == 0
+    err = capsys.readouterr().err
+    assert "wd on gpu" in err and "kernels +" in err
