@@ -15,6 +15,9 @@ Three sources, one `Machine`:
   and distances of each NUMA node) and ``/sys/devices/system/cpu/online``.
   It has no mesh model: cores sit on a 1 x P row with hops that cost nothing,
   and Linux's NUMA distances (10 = local) scale the 100-cycle memory latency.
+* ``hwloc:FILE.xml`` -- the same model from hwloc's ``lstopo --of xml``
+  output (of this or any other computer): NUMA nodes, their processing
+  units, and the NUMA latency matrix when the file has one.
 * a JSON machine file written by hand (`machine_from_dict` documents and
   validates every field; errors name the field and the value).
 """
@@ -28,7 +31,8 @@ import numpy as np
 
 from frontend.errors import InputError
 
-__all__ = ["Machine", "table2", "host", "machine_from_dict", "load_machine", "MEMORY_CYCLES"]
+__all__ = ["Machine", "table2", "host", "hwloc_xml", "machine_from_dict", "load_machine",
+           "MEMORY_CYCLES"]
 
 MEMORY_CYCLES = 100.0  # local DRAM latency in core cycles
 
@@ -199,6 +203,70 @@ def host(sys_root="/sys"):
                    meta={"source": sys_root, "cpus": cpus})
 
 
+def hwloc_xml(path):
+    """A machine from hwloc's XML (``lstopo --of xml``): PUs, NUMA nodes, latencies.
+
+    PUs are numbered in document order; a PU belongs to the NUMA node that is
+    its ancestor or the NUMA node attached to one of its ancestors (hwloc 2
+    puts memory children beside the cores they serve). Latencies come from a
+    ``distances2`` element of NUMA nodes (``name="NUMALatency"``, hwloc 2) or
+    a ``distances`` element (hwloc 1, ``latency`` values); without one, 10
+    on the diagonal and 20 elsewhere (Linux's defaults).
+    """
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError) as exc:
+        raise InputError(f"hwloc file {path}: cannot read it as XML ({exc})") from None
+    numa_ids = []
+    pus = []
+
+    def walk(obj, node):
+        kids = [c for c in obj if c.tag == "object"]
+        attached = [c for c in kids if c.get("type") == "NUMANode"]
+        if obj.get("type") == "NUMANode":
+            node = int(obj.get("os_index", len(numa_ids)))
+            numa_ids.append(node)
+        elif attached:
+            node = int(attached[0].get("os_index", 0))
+            for a in attached:
+                numa_ids.append(int(a.get("os_index", 0)))
+        if obj.get("type") == "PU":
+            pus.append((int(obj.get("os_index", len(pus))), node))
+        for c in kids:
+            if c.get("type") != "NUMANode" or obj.get("type") == "NUMANode":
+                walk(c, node)
+
+    top = root.find("object")
+    if top is None:
+        raise InputError(f"hwloc file {path}: no topology object; write it with 'lstopo --of xml'")
+    walk(top, 0)
+    if not pus:
+        raise InputError(f"hwloc file {path}: the topology lists no processing units (PU)")
+    nodes = sorted(set(numa_ids) | {n for _, n in pus})
+    index = {n: k for k, n in enumerate(nodes)}
+    k = len(nodes)
+    dist = np.where(np.eye(k, dtype=bool), 10.0, 20.0)
+    for el in root.iter():
+        vals = None
+        if el.tag == "distances2" and el.get("type") == "NUMANode" and \
+                "latency" in (el.get("name") or "NUMALatency").lower():
+            v = el.find("u64values")
+            vals = [float(x) for x in v.text.split()] if v is not None and v.text else None
+        elif el.tag == "distances" and el.get("relative_depth") is not None:
+            vals = [float(x.get("value")) for x in el if x.tag == "latency"]
+        if vals and len(vals) == k * k:
+            dist = np.array(vals).reshape(k, k)
+            dist = 10.0 * dist / dist.diagonal().min()
+            break
+    cpus = [c for c, _ in pus]
+    return Machine(name="hwloc", cores=len(pus), mesh_rows=1, mesh_cols=len(pus),
+                   numa_of_core=np.array([index[n] for _, n in pus], dtype=np.int32),
+                   numa_latency=MEMORY_CYCLES * dist / 10.0, core_speed=np.ones(len(pus)),
+                   hop_cycles=0.0, meta={"source": str(path), "cpus": cpus})
+
+
 _FIELDS = {"name", "cores", "mesh", "clock_ghz", "hop_cycles", "link_bytes_per_cycle", "numa",
            "core_speed", "cache", "memory", "issue_window"}
 
@@ -304,10 +372,12 @@ def machine_from_dict(d, where="machine file"):
 
 
 def load_machine(spec):
-    """A machine from ``table2:P``, ``mesh:RxC``, ``host`` or a JSON file path."""
+    """A machine from ``table2:P``, ``mesh:RxC``, ``host``, ``hwloc:FILE.xml`` or a JSON file."""
     spec = str(spec)
     if spec == "host":
         return host()
+    if spec.startswith("hwloc:"):
+        return hwloc_xml(spec.split(":", 1)[1])
     if spec.startswith("table2:"):
         try:
             return table2(int(spec.split(":", 1)[1]))

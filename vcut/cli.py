@@ -205,8 +205,8 @@ def _add_analysis_options(p, algo=True):
                        help="partitioning: a vertex cut (wb-libra, w-libra, libra, wb-pg, w-pg, pg, "
                        "hdrf, dbh, spac, ...) or an edge cut (metis, compnet) (default wb-libra)")
     p.add_argument("--machine", metavar="SPEC",
-                   help="table2:P, mesh:RxC, host or a JSON machine file (default: table2:P, "
-                   "one core per cluster)")
+                   help="table2:P, mesh:RxC, host, hwloc:FILE.xml or a JSON machine file "
+                   "(default: table2:P, one core per cluster)")
     p.add_argument("--mapping", default="memory-centric",
                    choices=["memory-centric", "round-robin", "random", "comm-greedy",
                             "recursive-bisection"],

@@ -95,3 +95,45 @@ def test_host_reader_on_a_fake_sys_tree(tmp_path):
 def test_this_hosts_topology_reads():
     m = host()
     assert m.cores >= 1 and m.numa_latency.shape[0] >= 1
+
+
+HWLOC2 = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE topology SYSTEM "hwloc2.dtd">
+<topology version="2.0">
+  <object type="Machine" os_index="0">
+    <object type="Package" os_index="0">
+      <object type="NUMANode" os_index="0" local_memory="1000"/>
+      <object type="Core" os_index="0"><object type="PU" os_index="0"/></object>
+      <object type="Core" os_index="1"><object type="PU" os_index="1"/></object>
+    </object>
+    <object type="Package" os_index="1">
+      <object type="NUMANode" os_index="1" local_memory="1000"/>
+      <object type="Core" os_index="2"><object type="PU" os_index="2"/><object type="PU" os_index="3"/></object>
+    </object>
+  </object>
+  <distances2 type="NUMANode" nbobjs="2" kind="5" name="NUMALatency" indexing="os">
+    <indexes length="4">0 1 </indexes>
+    <u64values length="12">10 21 21 10 </u64values>
+  </distances2>
+</topology>
+"""
+
+
+def test_hwloc_xml(tmp_path):
+    from mapping.machine import hwloc_xml
+
+    path = tmp_path / "topo.xml"
+    path.write_text(HWLOC2)
+    m = load_machine(f"hwloc:{path}")
+    assert m.cores == 4 and m.numa_of_core.tolist() == [0, 0, 1, 1]
+    assert m.numa_latency.tolist() == [[100.0, 210.0], [210.0, 100.0]]
+    assert m.meta["cpus"] == [0, 1, 2, 3] and m.hop_cycles == 0.0
+    # without a distance matrix: Linux's defaults (10 local, 20 remote)
+    path.write_text(HWLOC2.split("  <distances2")[0] + "</topology>\n")
+    assert hwloc_xml(path).numa_latency.tolist() == [[100.0, 200.0], [200.0, 100.0]]
+    path.write_text("<topology><object type='Machine'></object></topology>")
+    with pytest.raises(InputError, match="lists no processing units"):
+        hwloc_xml(path)
+    path.write_text("not xml")
+    with pytest.raises(InputError, match="cannot read it as XML"):
+        hwloc_xml(path)
