@@ -16,7 +16,7 @@ from frontend.errors import VcutError
 from . import config
 
 __all__ = ["gpu_available", "device_memory", "resident_threads", "sssp_gpu", "inclusive_scan",
-           "histogram", "wd_offsets", "segmented_reduce"]
+           "histogram", "wd_offsets", "segmented_reduce", "DeviceCSR"]
 
 
 def _cuda():
@@ -65,6 +65,36 @@ def resident_threads():
         return int(dev.MULTIPROCESSOR_COUNT * dev.MAX_THREADS_PER_MULTI_PROCESSOR)
     except Exception:
         return 4 * config.THREADS_PER_BLOCK
+
+
+class DeviceCSR:
+    """A CSR graph on the device (``indptr``, ``indices``, ``weights``), with
+    its COO sources (``src``, built on the device on first use: EP's edge
+    worklist needs the source of every CSR position)."""
+
+    def __init__(self, cuda, indptr, indices, weights):
+        self._cuda = cuda
+        self.n = len(indptr) - 1
+        self.m = len(indices)
+        self.indptr = cuda.to_device(np.ascontiguousarray(indptr, dtype=np.int64))
+        self.indices = cuda.to_device(np.ascontiguousarray(indices, dtype=np.int64)
+                                      if self.m else np.zeros(1, np.int64))
+        self.weights = cuda.to_device(np.ascontiguousarray(weights, dtype=np.float64)
+                                      if self.m else np.zeros(1))
+        self._src = None
+
+    @property
+    def src(self):
+        if self._src is None:
+            from . import _gpu_kernels as G
+
+            self._src = self._cuda.device_array(max(self.m, 1), dtype=np.int64)
+            G.src_of_kernel[_blocks(self.n)](self.indptr, self._src, self.n)
+        return self._src
+
+    @property
+    def nbytes(self):
+        return 8 * (self.n + 1) + 16 * self.m + (8 * self.m if self._src is not None else 0)
 
 
 def _blocks(n, tpb=None):
@@ -139,9 +169,8 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
     if strategy == "ns":
         indptr, indices, weights, child_ptr, children = split
     n_all = len(indptr) - 1
-    d_indptr = cuda.to_device(indptr)
-    d_indices = cuda.to_device(indices)
-    d_weights = cuda.to_device(weights)
+    g = DeviceCSR(cuda, indptr, indices, weights)
+    d_indptr, d_indices, d_weights = g.indptr, g.indices, g.weights
     dist = np.full(n_all, np.inf)
     dist[source] = 0.0
     stamp = np.full(n_all, -1, dtype=np.int64)
@@ -158,9 +187,7 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
     d_count = cuda.to_device(np.zeros(1, dtype=np.int64))
     it = 0
     if strategy in ("ep", "ep-nochunk"):
-        m = max(len(indices), 1)
-        d_src = cuda.device_array(m, dtype=np.int64)
-        G.src_of_kernel[_blocks(n)](d_indptr, d_src, n)
+        d_src = g.src
         wl0 = np.arange(indptr[source], indptr[source + 1], dtype=np.int64)
         cap = max(len(indices), 1)
         d_wl = cuda.device_array(cap, dtype=np.int64)
