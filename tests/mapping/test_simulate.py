@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from frontend.errors import InputError
 from mapping.interactions import Clustering, from_vertex_partition, interactions
@@ -127,3 +129,49 @@ def test_bad_mapping_refused():
         simulate(cl, [0, 2], table2(2))
     with pytest.raises(InputError, match="2 clusters"):
         simulate(cl, [0], table2(2))
+
+
+def _chain_bound(cl):
+    """Lower bound of every task's finish: its weight after all in-tasks of its source."""
+    order = np.lexsort((cl.src, cl.dst))
+    done = np.zeros(cl.n)  # latest finish of the in-tasks of each vertex
+    bound = np.zeros(len(order))
+    for e in order:
+        bound[e] = done[cl.src[e]] + cl.weight[e]
+        done[cl.dst[e]] = max(done[cl.dst[e]], bound[e])
+    return bound
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_simulation_invariants(data):
+    n = data.draw(st.integers(3, 12))
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))
+                               .filter(lambda t: t[0] != t[1]), min_size=1, max_size=30,
+                               unique_by=lambda t: (min(t), max(t))))
+    p = data.draw(st.integers(1, 4))
+    src = np.array([min(t) for t in pairs])
+    dst = np.array([max(t) for t in pairs])
+    w = np.array(data.draw(st.lists(st.integers(1, 50), min_size=len(pairs), max_size=len(pairs))),
+                 dtype=np.float64)
+    cluster = np.array(data.draw(st.lists(st.integers(0, p - 1), min_size=len(pairs),
+                                          max_size=len(pairs))), dtype=np.int32)
+    home = np.full(n, -1, dtype=np.int32)
+    for e in range(len(pairs)):  # any cluster holding an edge of the vertex may be its home
+        for x in (src[e], dst[e]):
+            if home[x] < 0:
+                home[x] = cluster[e]
+    cl = Clustering(n=n, p=p, src=src.astype(np.int64), dst=dst.astype(np.int64), weight=w,
+                    cluster=cluster, home=home, obj=np.full(len(pairs), -1, dtype=np.int64),
+                    kind="vertex-cut", method="hypothesis")
+    m = table2(4)  # 2 x 2
+    core = np.array(data.draw(st.lists(st.integers(0, 3), min_size=p, max_size=p)))
+    r = simulate(cl, core, m)
+    assert np.all(r.finish >= _chain_bound(cl) - 1e-9)  # dependencies are honoured
+    assert r.makespan >= r.busy.max() - 1e-9
+    assert r.busy.sum() == pytest.approx(w.sum())  # every task runs once, nothing is remote
+    inter = interactions(cl)
+    assert r.messages == inter.messages
+    assert (r.network_bytes, r.hop_bytes) == hop_bytes(inter, core, m)
+    one = simulate(cl, np.zeros(p, dtype=np.int64), m)  # one core never waits
+    assert one.makespan == pytest.approx(w.sum())
