@@ -150,6 +150,8 @@ def build_parser():
     _add_analysis_options(an)
     an.add_argument("--partition", metavar="FILE",
                     help="use this partition (from 'vcut partition -o') instead of partitioning")
+    an.add_argument("--no-baselines", action="store_true",
+                    help="do not also simulate the baseline mappings (faster on large programs)")
     an.add_argument("-o", "--output", metavar="OUTDIR", help="directory for mapping.json and report.html")
     _add_trace_options(an)
     _add_common(an)
@@ -298,7 +300,8 @@ def _cmd_analyze(args, program_args):
     front = time.perf_counter() - t0
     a = analyze_graph(graph, args.p, args.algo, machine, mapper=args.mapping,
                       threshold=args.threshold, seed=args.seed, lam=args.lam, order=args.order,
-                      object_bytes=obj_bytes, assignment=assignment, progress=say)
+                      object_bytes=obj_bytes, assignment=assignment,
+                      baselines=not args.no_baselines, progress=say)
     a.phases["trace_and_graph"] = front
     files = []
     if args.output:

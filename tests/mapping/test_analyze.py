@@ -59,10 +59,15 @@ def test_analyze_writes_mapping_and_report(trace_file, strassen8, tmp_path, caps
     assert html.count("<img") == 4 and "data:image/png;base64," in html and "wb-libra" in html
 
 
-def test_analyze_summary_on_stdout_and_an_edge_cut(trace_file, capsys):
+def test_analyze_summary_on_stdout_and_an_edge_cut(trace_file, tmp_path, capsys):
     code, stdout, _ = run(capsys, "analyze", trace_file, "-p", "4", "--algo", "metis")
     assert code == 0
     assert "makespan" in stdout and "cut edges" in stdout and "vs round-robin" in stdout
+    out = str(tmp_path / "nb")
+    code, stdout, _ = run(capsys, "analyze", trace_file, "-p", "4", "--no-baselines", "-o", out,
+                          "--json")
+    assert code == 0 and json.loads(stdout)["mappers"] == []
+    assert open(os.path.join(out, "report.html")).read().count("<img") == 3
 
 
 def test_analyze_a_c_program_and_a_given_partition(tmp_path, capsys):
