@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from frontend.arrays import unique
 from frontend.errors import InputError
 from frontend.static import MEM_NONE
 
@@ -142,7 +143,7 @@ def segments(addr, size):
     """
     addr = np.asarray(addr, dtype=np.uint64)
     end = addr + np.asarray(size, dtype=np.uint64)
-    bps = np.unique(np.concatenate([addr, end]))
+    bps = unique(np.concatenate([addr, end]))
     lo = np.searchsorted(bps, addr).astype(np.int64)
     hi = np.searchsorted(bps, end).astype(np.int64)
     return lo, hi, max(len(bps) - 1, 0)

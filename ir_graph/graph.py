@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from frontend.arrays import unique
 from frontend.errors import GraphFormatError
 
 __all__ = ["Graph", "index_dtype", "OPCLASSES"]
@@ -133,7 +134,7 @@ class Graph:
         a = np.minimum(self.src, self.dst).astype(np.int64)
         b = np.maximum(self.src, self.dst).astype(np.int64)
         keys = a * np.int64(max(self.n, 1)) + b
-        dup = len(keys) - len(np.unique(keys))
+        dup = len(keys) - len(unique(keys))
         return loops, int(dup)
 
     # -- networkx ------------------------------------------------------------
@@ -157,7 +158,7 @@ class Graph:
 
     def _directed_dups(self):
         keys = self.src.astype(np.int64) * np.int64(max(self.n, 1)) + self.dst
-        return len(keys) - len(np.unique(keys))
+        return len(keys) - len(unique(keys))
 
     @classmethod
     def from_networkx(cls, g, weight="weight", default_weight=1.0):

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from frontend.arrays import unique
 from frontend.errors import InputError
 
 __all__ = ["Clustering", "ClusterInteractions", "from_edge_partition", "from_vertex_partition",
@@ -91,13 +92,13 @@ class Clustering:
         final value from the home), each sorted by vertex then cluster.
         """
         p = np.int64(self.p)
-        ind = np.unique(self.dst * p + self.cluster)
+        ind = unique(self.dst * p + self.cluster)
         gv, gc = ind // p, (ind % p).astype(np.int32)
         if self.per_edge_messages:
             order = np.lexsort((self.dst, self.src))
             sv, sc = self.src[order], self.cluster[order]
         else:
-            outd = np.unique(self.src * p + self.cluster)
+            outd = unique(self.src * p + self.cluster)
             sv, sc = outd // p, (outd % p).astype(np.int32)
         g = gc != self.home[gv]
         s = sc != self.home[sv]

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from frontend.arrays import unique
 from frontend.errors import InputError, VcutError
 
 from . import _kernels
@@ -129,7 +130,7 @@ def simulate(cl, core, machine, value_bytes=None):
             if float(cl.n) * float(p) * float(slots) >= 2.0**62:
                 raise InputError("too many cut edges per vertex to simulate; use fewer clusters")
             skey, dkey = skey * slots + slot, dkey * slots
-    keys = np.unique(np.concatenate([skey, dkey]))
+    keys = unique(np.concatenate([skey, dkey]))
     rep_src = np.searchsorted(keys, skey)
     rep_dst = np.searchsorted(keys, dkey)
     R = len(keys)

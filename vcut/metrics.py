@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from frontend.arrays import unique
+
 __all__ = ["PartitionMetrics", "partition_metrics", "replica_sets", "random_rf_bound"]
 
 
@@ -42,7 +44,7 @@ def replica_sets(src, dst, assign, n):
     v = np.concatenate([src, dst]).astype(np.int64)
     c = np.concatenate([assign, assign]).astype(np.int64)
     p = int(c.max()) + 1 if len(c) else 1
-    keys = np.unique(v * p + c)
+    keys = unique(v * p + c)
     verts = keys // p
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(verts, minlength=n), out=ptr[1:])
