@@ -26,7 +26,7 @@ from frontend.errors import InputError
 from .interactions import from_edge_partition, from_vertex_partition, interactions
 from .machine import table2
 from .memory_centric import THRESHOLD
-from .placement import MAPPERS, place
+from .placement import MAPPERS, independent_time, place
 from .simulate import simulate
 
 __all__ = ["METHODS", "Analysis", "analyze_graph", "cluster_graph", "compare_methods",
@@ -51,6 +51,12 @@ class Analysis:
     phases: dict
     mappers: list = field(default_factory=list)
 
+    @property
+    def independent_time(self):
+        """`mapping.placement.independent_time` of this analysis (cycles)."""
+        return independent_time(self.interactions, self.placement.core, self.machine,
+                                self.result.busy)
+
     def summary(self):
         """The JSON object ``vcut analyze --json`` prints."""
         r = self.result
@@ -59,6 +65,7 @@ class Analysis:
             "method": self.method, "mapping": self.placement.method,
             "core_of_cluster": self.placement.core.tolist(),
             "makespan": r.makespan, "makespan_seconds": r.seconds,
+            "independent_time": self.independent_time,
             "communication_bytes": r.communication_bytes, "network_bytes": r.network_bytes,
             "hop_bytes": r.hop_bytes, "messages": r.messages,
             "remote_memory_tasks": r.remote_memory_tasks,
@@ -92,7 +99,8 @@ class Analysis:
                "mapping": self.placement.method,
                "threshold": self.placement.info.get("threshold"),
                "machine": self.machine.to_dict(), "clusters": clusters, "cores": cores,
-               "metrics": {**r.to_dict(), "partition": self.partition},
+               "metrics": {**r.to_dict(), "independent_time_cycles": self.independent_time,
+                           "partition": self.partition},
                "phases": self.phases, "mappers": self.mappers}
         return out
 
@@ -212,7 +220,8 @@ def compare_methods(graph, ps, methods=METHODS, machine=None, *, mapper="memory-
 
     ``machine`` None uses the Table 2 machine with p cores for each p.
     Returns a list of row dicts (``p``, ``method``, ``makespan``,
-    ``makespan_seconds``, ``communication_bytes``, ``hop_bytes``, ...).
+    ``independent_time``, ``makespan_seconds``, ``communication_bytes``,
+    ``hop_bytes``, ...).
     """
     rows = []
     for p in ps:
@@ -224,7 +233,9 @@ def compare_methods(graph, ps, methods=METHODS, machine=None, *, mapper="memory-
                               seed=seed, lam=lam, order=order, object_bytes=object_bytes,
                               baselines=False)
             r = a.result
+            indep = independent_time(a.interactions, a.placement.core, a.machine, r.busy)
             rows.append({"p": int(p), "method": method, "makespan": r.makespan,
+                         "independent_time": indep,
                          "makespan_seconds": r.seconds,
                          "communication_bytes": r.communication_bytes,
                          "network_bytes": r.network_bytes, "hop_bytes": r.hop_bytes,

@@ -107,6 +107,7 @@ def analysis_html(a, graph, source):
                         f"{a.machine.numa_nodes} NUMA nodes"),
             ("mapping", a.placement.method),
             ("makespan", f"{r.makespan:,.0f} cycles ({r.seconds * 1e3:.3f} ms)"),
+            ("without dependency waits", f"{a.independent_time:,.0f} cycles"),
             ("communication", f"{r.communication_bytes:,.0f} bytes in {r.messages:,} messages"),
             ("network bytes / hop-bytes", f"{r.network_bytes:,.0f} / {r.hop_bytes:,.0f}"),
             ("mean core utilisation", f"{r.utilization.mean():.3f}"),
@@ -147,6 +148,8 @@ def compare_tables(rows, methods):
     """
     lines = []
     for key, what in (("makespan", "execution time (cycles), relative to"),
+                      ("independent_time", "execution time without dependency waits (cycles), "
+                                           "relative to"),
                       ("communication_bytes", "data communication (bytes), relative to")):
         for p in sorted({r["p"] for r in rows}):
             sel = {r["method"]: r for r in rows if r["p"] == p}

@@ -335,6 +335,7 @@ def _cmd_analyze(args, program_args):
                     f"{a.machine.mesh_cols} mesh, {a.machine.numa_nodes} NUMA nodes)"),
         ("mapping", a.placement.method),
         ("makespan", f"{r.makespan:,.0f} cycles = {r.seconds * 1e3:.3f} ms"),
+        ("without dependency waits", f"{a.independent_time:,.0f} cycles"),
         ("communication", f"{r.communication_bytes:,.0f} bytes ({r.messages:,} messages)"),
         ("network bytes / hop-bytes", f"{r.network_bytes:,.0f} / {r.hop_bytes:,.0f}"),
         ("mean core utilisation", f"{r.utilization.mean():.3f}"),

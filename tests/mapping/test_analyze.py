@@ -53,6 +53,9 @@ def test_analyze_writes_mapping_and_report(trace_file, strassen8, tmp_path, caps
         assert core["clusters"] == [c["id"] for c in doc["clusters"] if c["core"] == core["id"]]
         assert 0 <= core["utilization"] <= 1
     assert doc["metrics"]["makespan_cycles"] == s["makespan"]
+    # without dependency waits a core still runs all its work and receives its messages
+    assert s["independent_time"] >= max(c["busy_cycles"] for c in doc["cores"])
+    assert doc["metrics"]["independent_time_cycles"] == s["independent_time"]
     assert doc["metrics"]["partition"]["kind"] == "vertex-cut"
     assert {"partition", "interactions", "mapping", "simulation", "total"} <= set(doc["phases"])
     html = open(os.path.join(out, "report.html")).read()

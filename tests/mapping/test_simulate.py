@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from frontend.errors import InputError
 from mapping.interactions import Clustering, from_vertex_partition, interactions
 from mapping.machine import machine_from_dict, table2
-from mapping.placement import hop_bytes
+from mapping.placement import hop_bytes, independent_time
 from mapping.simulate import simulate
 
 
@@ -39,6 +39,10 @@ def test_two_clusters_one_link():
     # both clusters on one core: no network, the same work in sequence
     one = simulate(cl, [0, 0], m)
     assert one.makespan == 30.0 and one.network_bytes == 0.0 and one.messages == 1
+    # without dependency waits: core 1 works 20 cycles and receives one message (2 + 2)
+    inter = interactions(cl)
+    assert independent_time(inter, np.array([0, 1]), m, r.busy) == 24.0
+    assert independent_time(inter, np.array([0, 0]), m, one.busy) == 30.0
 
 
 def test_chain_over_three_cores():
