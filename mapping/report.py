@@ -91,14 +91,22 @@ def _mappers_figure(a):
     return fig
 
 
-def analysis_html(a, graph, source):
-    """The text of ``report.html`` for an `Analysis` of ``graph``."""
+def analysis_html(a, graph, source, methods=None):
+    """The text of ``report.html`` for an `Analysis` of ``graph``.
+
+    ``methods``: optional rows of `compare_methods` at the analysis' p, shown
+    as the partitioning-method comparison.
+    """
     from ir_graph.stats import degree_figure
 
     figs = [("Degree distribution", degree_figure(graph)), ("Cluster loads", _loads_figure(a)),
             ("Mesh traffic and utilisation", _mesh_figure(a))]
     if a.mappers:
         figs.append(("Mapping comparison", _mappers_figure(a)))
+    if methods:
+        names = [r["method"] for r in methods]
+        figs.append(("Partitioning-method comparison",
+                     compare_figure(methods, names, f"{names[0]} = 1, p = {a.p}")))
     r = a.result
     rows = [("source", source), ("graph", f"{graph.n:,} nodes, {graph.m:,} edges"),
             ("partitioning", f"{a.method}, p = {a.p}"),

@@ -152,6 +152,11 @@ def build_parser():
                     help="use this partition (from 'vcut partition -o') instead of partitioning")
     an.add_argument("--no-baselines", action="store_true",
                     help="do not also simulate the baseline mappings (faster on large programs)")
+    an.add_argument("--compare-methods", metavar="M1,M2,...", nargs="?",
+                    const="compnet,metis,pg,w-pg,wb-pg,libra,w-libra,wb-libra",
+                    help="also partition, map and simulate with these methods at the same p and "
+                    "show them in the report and mapping.json (without a list: the eight of "
+                    "Tables 6-9)")
     an.add_argument("-o", "--output", metavar="OUTDIR", help="directory for mapping.json and report.html")
     _add_trace_options(an)
     _add_common(an)
@@ -308,10 +313,20 @@ def _cmd_analyze(args, program_args):
         if say:
             say("writing the report")
         t = time.perf_counter()
-        page = analysis_html(a, graph, source)
+        methods = None
+        if args.compare_methods:
+            from mapping.analyze import compare_methods
+
+            names = [m.strip() for m in args.compare_methods.split(",") if m.strip()]
+            methods = compare_methods(graph, [args.p], names, machine, mapper=args.mapping,
+                                      threshold=args.threshold, seed=args.seed, lam=args.lam,
+                                      order=args.order, object_bytes=obj_bytes, progress=say)
+        page = analysis_html(a, graph, source, methods)
         a.phases["report"] = time.perf_counter() - t
         a.phases["total"] = time.perf_counter() - t0
         doc = a.to_json(source)
+        if methods:
+            doc["methods"] = methods
         doc["graph"] = {"nodes": graph.n, "edges": graph.m, "weights": graph.meta.get("weights")}
         for name, text in (("mapping.json", json.dumps(doc, indent=1)), ("report.html", page)):
             path = os.path.join(args.output, name)

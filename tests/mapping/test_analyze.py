@@ -71,6 +71,15 @@ def test_analyze_summary_on_stdout_and_an_edge_cut(trace_file, tmp_path, capsys)
                           "--json")
     assert code == 0 and json.loads(stdout)["mappers"] == []
     assert open(os.path.join(out, "report.html")).read().count("<img") == 3
+    # the partitioning-method comparison in the report and mapping.json
+    code, _, _ = run(capsys, "analyze", trace_file, "-p", "4", "--no-baselines", "-o", out,
+                     "--compare-methods", "metis,wb-libra")
+    assert code == 0
+    html = open(os.path.join(out, "report.html")).read()
+    assert html.count("<img") == 4 and "Partitioning-method comparison" in html
+    doc = json.load(open(os.path.join(out, "mapping.json")))
+    assert [r["method"] for r in doc["methods"]] == ["metis", "wb-libra"]
+    assert doc["methods"][1]["makespan"] == doc["metrics"]["makespan_cycles"]  # the same run
 
 
 def test_analyze_a_c_program_and_a_given_partition(tmp_path, capsys):
