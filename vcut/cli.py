@@ -152,11 +152,12 @@ def build_parser():
                     help="use this partition (from 'vcut partition -o') instead of partitioning")
     an.add_argument("--no-baselines", action="store_true",
                     help="do not also simulate the baseline mappings (faster on large programs)")
-    an.add_argument("--compare-methods", metavar="M1,M2,...", nargs="?",
-                    const="compnet,metis,pg,w-pg,wb-pg,libra,w-libra,wb-libra",
-                    help="also partition, map and simulate with these methods at the same p and "
-                    "show them in the report and mapping.json (without a list: the eight of "
-                    "Tables 6-9)")
+    an.add_argument("--compare-methods", action="store_true",
+                    help="also partition, map and simulate with other methods at the same p and "
+                    "show them in the report and mapping.json (needs -o)")
+    an.add_argument("--methods", metavar="M1,M2,...",
+                    default="compnet,metis,pg,w-pg,wb-pg,libra,w-libra,wb-libra",
+                    help="the methods of --compare-methods (default: the eight of Tables 6-9)")
     an.add_argument("-o", "--output", metavar="OUTDIR", help="directory for mapping.json and report.html")
     _add_trace_options(an)
     _add_common(an)
@@ -317,7 +318,7 @@ def _cmd_analyze(args, program_args):
         if args.compare_methods:
             from mapping.analyze import compare_methods
 
-            names = [m.strip() for m in args.compare_methods.split(",") if m.strip()]
+            names = [m.strip() for m in args.methods.split(",") if m.strip()]
             methods = compare_methods(graph, [args.p], names, machine, mapper=args.mapping,
                                       threshold=args.threshold, seed=args.seed, lam=args.lam,
                                       order=args.order, object_bytes=obj_bytes, progress=say)

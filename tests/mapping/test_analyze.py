@@ -73,7 +73,7 @@ def test_analyze_summary_on_stdout_and_an_edge_cut(trace_file, tmp_path, capsys)
     assert open(os.path.join(out, "report.html")).read().count("<img") == 3
     # the partitioning-method comparison in the report and mapping.json
     code, _, _ = run(capsys, "analyze", trace_file, "-p", "4", "--no-baselines", "-o", out,
-                     "--compare-methods", "metis,wb-libra")
+                     "--compare-methods", "--methods", "metis,wb-libra")
     assert code == 0
     html = open(os.path.join(out, "report.html")).read()
     assert html.count("<img") == 4 and "Partitioning-method comparison" in html
