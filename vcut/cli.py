@@ -294,6 +294,11 @@ def _cmd_analyze(args, program_args):
     from mapping.report import analysis_html
     from vcut.output import read_assignment
 
+    if args.compare_methods and not args.output:
+        from frontend.errors import InputError
+
+        raise InputError("--compare-methods puts the comparison in the report; give -o OUTDIR "
+                         "(or use 'vcut compare' for a table)")
     if args.output:
         _output_dir(args.output, ["mapping.json", "report.html"])
     machine = load_machine(args.machine) if args.machine else None

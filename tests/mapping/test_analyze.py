@@ -130,6 +130,8 @@ def test_bad_inputs(trace_file, tmp_path, capsys):
     assert code == 2 and "assigns 3 edges but the graph has" in err
     code, _, err = run(capsys, "analyze", trace_file, "-p", "4", "--algo", "nope")
     assert code == 2 and "unknown partitioning method 'nope'" in err
+    code, _, err = run(capsys, "analyze", trace_file, "-p", "4", "--compare-methods")
+    assert code == 2 and "give -o OUTDIR" in err
     code, _, err = run(capsys, "compare", trace_file, "-p", "8,x")
     assert code == 2 and "comma-separated cluster counts" in err
     f = tmp_path / "file"
