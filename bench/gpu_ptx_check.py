@@ -1,0 +1,73 @@
+"""Compile every GPU kernel to PTX, with or without a GPU (a check, not a timing).
+
+The test suite runs the kernels under numba's CUDA simulator, which executes
+Python and so cannot catch what only the CUDA compiler sees (types of atomics,
+shared arrays, device-function calls). This script compiles each kernel of
+`runtime._gpu_kernels` for a compute capability (default 9.0, H100/H200) with
+NVVM and prints its PTX size and whether it uses atomics. It needs the
+maintained CUDA target (``pip install -e '.[gpu]'``); without a driver the
+current device's compute capability is replaced by ``--cc``.
+
+Usage: python bench/gpu_ptx_check.py [--cc 9.0]
+"""
+
+import argparse
+import os
+import sys
+import types
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cc", default="9.0")
+    args = ap.parse_args()
+    cc = tuple(int(x) for x in args.cc.split("."))
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        sys.exit("unset NUMBA_ENABLE_CUDASIM: the simulator compiles nothing")
+    from numba import cuda
+    from numba import types as T
+
+    try:
+        import numba.cuda.dispatcher as dispatcher
+    except ImportError:
+        dispatcher = None
+    if dispatcher is not None and not cuda.is_available():  # no driver: compile for --cc
+        fake = types.SimpleNamespace(compute_capability=cc)
+        dispatcher.get_current_device = lambda: fake
+    from runtime import _gpu_kernels as G
+
+    i8a, f8a = T.Array(T.int64, 1, "C"), T.Array(T.float64, 1, "C")
+    i8, b1 = T.int64, T.boolean
+    sigs = {
+        "bs_kernel": (i8a, i8a, f8a, f8a, i8a, i8, i8, i8a, i8a, i8a, i8a),
+        "ns_kernel": (i8a, i8a, f8a, i8a, i8a, i8, f8a, i8a, i8, i8, i8a, i8a, i8a, i8a),
+        "hp_kernel": (i8a, i8a, f8a, f8a, i8a, i8, i8a, i8, i8, i8a, i8a, i8a, i8a, i8a, i8a),
+        "reset_done_kernel": (i8a, i8, i8a),
+        "ep_kernel": (i8a, i8a, f8a, i8a, f8a, i8a, i8, i8, i8a, i8a, i8a, b1, i8a),
+        "src_of_kernel": (i8a, i8a, i8),
+        "worklist_degrees_kernel": (i8a, i8a, i8, i8a, i8a),
+        "wd_offsets_kernel": (i8a, i8, i8, i8, i8a, i8a),
+        "wd_kernel": (i8a, i8a, f8a, f8a, i8a, i8, i8a, i8a, i8, i8, i8, i8a, i8a, i8a, i8a),
+        "block_scan_kernel": (i8a, i8a, i8a, i8),
+        "add_offsets_kernel": (i8a, i8a, i8),
+        "histogram_kernel": (i8a, i8, i8, i8a),
+        "segmented_min_kernel": (f8a, i8a, f8a),
+        "segmented_sum_kernel": (f8a, i8a, f8a),
+    }
+    print(f"| kernel | PTX bytes (sm_{cc[0]}{cc[1]}) | atomics |\n|---|---:|---|")
+    failed = 0
+    for name, sig in sigs.items():
+        try:
+            ptx, _ = cuda.compile_ptx(getattr(G, name).py_func, sig, cc=cc)
+            print(f"| {name} | {len(ptx):,} | {'yes' if 'atom.' in ptx else 'no'} |")
+        except Exception as exc:  # report every kernel, then fail
+            failed += 1
+            print(f"| {name} | FAILED: {type(exc).__name__}: {str(exc).splitlines()[0][:120]} | |")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
