@@ -41,6 +41,8 @@ def test_two_clusters_one_link():
     assert one.makespan == 30.0 and one.network_bytes == 0.0 and one.messages == 1
     # without dependency waits: core 1 works 20 cycles and receives one message (2 + 2)
     inter = interactions(cl)
+    assert inter.dependencies() == [(0, 1)] and inter.comm.tolist() == [[0, 32], [0, 0]]
+    assert inter.work.tolist() == [10.0, 20.0] and inter.first.tolist() == [0, 1]
     assert independent_time(inter, np.array([0, 1]), m, r.busy) == 24.0
     assert independent_time(inter, np.array([0, 0]), m, one.busy) == 30.0
 
