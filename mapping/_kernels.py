@@ -154,25 +154,14 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
     hi = np.empty(cap, dtype=np.int64)
     size = 0
     seq = 0
-    # a stack of replicas whose value became available (to start waiting tasks)
+    # replicas whose value became available, then (in place) the cores to wake
     ready_stack = np.empty(R + 1, dtype=np.int64)
     # vertices without in-tasks are final at time 0
     for v in range(V):
-        if home[v] < 0 or parts_left[v] > 0:
-            continue
-        hc = core_of[home[v]]
-        for r in range(rep_ptr[v], rep_ptr[v + 1]):
-            if rep_out[r] == 0:
-                continue
-            if rep_cluster[r] == home[v]:
-                avail[r] = 0.0
-            else:
-                stats[2] += 1
-                stats[3] += msg_bytes
-                arr = _send(hc, core_of[rep_cluster[r]], 0.0, msg_bytes, cols, hop_cycles, ser,
-                            link_free, link_bytes, stats)
-                size = _push(ht, hs, hk, hi, size, arr, seq, EV_SCATTER, r)
-                seq += 1
+        if home[v] >= 0 and parts_left[v] == 0:
+            size, seq, _ = _publish(v, 0.0, home, core_of, rep_ptr, rep_out, rep_cluster, avail,
+                                    ready_stack, 0, msg_bytes, cols, hop_cycles, ser, link_free,
+                                    link_bytes, stats, ht, hs, hk, hi, size, seq)
     now = 0.0
     for k in range(K):
         size, seq = _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr,
@@ -223,14 +212,14 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
             avail[ident] = now
             ready_stack[nready] = ident
             nready += 1
+        # wake the cores of the replicas that became available, then the core that finished
         for i in range(nready):
-            k = core_of[rep_cluster[ready_stack[i]]]
-            size, seq = _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr,
-                                   cl_tasks, started, window, rep_src, avail, t_w, t_obj,
-                                   obj_node, numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi,
-                                   size, seq)
+            ready_stack[i] = core_of[rep_cluster[ready_stack[i]]]
         if touched_core >= 0:
-            size, seq = _try_start(touched_core, now, busy_flag, busy, core_cl_ptr, core_cl, head,
+            ready_stack[nready] = touched_core
+            nready += 1
+        for i in range(nready):
+            size, seq = _try_start(ready_stack[i], now, busy_flag, busy, core_cl_ptr, core_cl, head,
                                    cl_ptr, cl_tasks, started, window, rep_src, avail, t_w, t_obj,
                                    obj_node, numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi,
                                    size, seq)

@@ -18,6 +18,7 @@ source's Tables 6-9 in its column order.
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -51,7 +52,7 @@ class Analysis:
     phases: dict
     mappers: list = field(default_factory=list)
 
-    @property
+    @cached_property
     def independent_time(self):
         """`mapping.placement.independent_time` of this analysis (cycles)."""
         return independent_time(self.interactions, self.placement.core, self.machine,

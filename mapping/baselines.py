@@ -23,7 +23,7 @@ import numpy as np
 
 from frontend.errors import InputError
 
-from .memory_centric import _room, cluster_comm, nearby
+from .memory_centric import _room, _shares, cluster_comm, nearby
 
 __all__ = ["round_robin", "random_mapping", "comm_greedy", "recursive_bisection"]
 
@@ -40,7 +40,7 @@ def random_mapping(p, machine, seed=0):
 def comm_greedy(inter, machine):
     p, cores = inter.p, machine.cores
     speed = np.asarray(machine.core_speed, dtype=np.float64)
-    share = np.ceil(p * speed / speed.sum() - 1e-9)
+    share = _shares(p, speed)
     hops = machine.hop_matrix()
     ipc = cluster_comm(inter.comm)
     total = ipc.sum(axis=1)

@@ -135,6 +135,11 @@ def architecture_decomposition(machine):
     return node.astype(np.int32)
 
 
+def _shares(p, speed):
+    """Clusters each core may hold: ``ceil(P * speed[k] / sum(speed))`` (see *Room*)."""
+    return np.ceil(p * speed / speed.sum() - 1e-9)
+
+
 def _room(count, share):
     room = count < share
     if not room.any():
@@ -207,7 +212,7 @@ def memory_centric(inter, machine, threshold=THRESHOLD):
         raise InputError(f"the clusters-per-core threshold must be a positive integer, got {threshold!r}")
     p, cores = inter.p, machine.cores
     speed = np.asarray(machine.core_speed, dtype=np.float64)
-    share = np.ceil(p * speed / speed.sum() - 1e-9)
+    share = _shares(p, speed)
     hops = machine.hop_matrix()
     region = architecture_decomposition(machine)
     ipc = cluster_comm(inter.comm)

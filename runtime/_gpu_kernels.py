@@ -26,32 +26,44 @@ def _claim(v, it, stamp):
     return cuda.atomic.max(stamp, v, it) < it
 
 
+#: the block buffer: [0] entries staged, [1] the block's base in the global worklist, then entries
+_PUSH_SLOTS = SHARED_PUSH + 2
+
+
 @cuda.jit(device=True)
-def _stage(v, sbuf, scount, nxt, count):
+def _open(sbuf):
+    """Start the block's push buffer (every thread of the block calls it)."""
+    if cuda.threadIdx.x == 0:
+        sbuf[0] = 0
+    cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def _stage(v, sbuf, nxt, count):
     """Append ``v`` to the block's shared buffer (one shared atomic); when the
     buffer is full, straight to the global worklist (one global atomic)."""
-    p = cuda.atomic.add(scount, 0, 1)
+    p = cuda.atomic.add(sbuf, 0, 1)
     if p < SHARED_PUSH:
-        sbuf[p] = v
+        sbuf[2 + p] = v
     else:
         nxt[cuda.atomic.add(count, 0, 1)] = v
 
 
 @cuda.jit(device=True)
-def _flush(sbuf, scount, sbase, nxt, count):
+def _flush(sbuf, nxt, count):
     """Copy the block's buffer to the global worklist with one global atomic.
 
     Every thread of the block must call it (it synchronises the block).
     """
     cuda.syncthreads()
     tid = cuda.threadIdx.x
-    filled = min(scount[0], SHARED_PUSH)
+    filled = min(sbuf[0], SHARED_PUSH)
     if tid == 0:
-        sbase[0] = cuda.atomic.add(count, 0, filled)
+        sbuf[1] = cuda.atomic.add(count, 0, filled)
     cuda.syncthreads()
     i = tid
     while i < filled:
-        nxt[sbase[0] + i] = sbuf[i]
+        nxt[sbuf[1] + i] = sbuf[2 + i]
         i += cuda.blockDim.x
 
 
@@ -75,12 +87,8 @@ def _relax(u, j, indices, weights, dist):
 @cuda.jit
 def bs_kernel(indptr, indices, weights, dist, wl, size, it, stamp, nxt, count, work):
     """BS: one thread per worklist node relaxes all its out-edges (= `sssp_bs`)."""
-    sbuf = cuda.shared.array(SHARED_PUSH, dtype=nb_int64)
-    scount = cuda.shared.array(1, dtype=nb_int64)
-    sbase = cuda.shared.array(1, dtype=nb_int64)
-    if cuda.threadIdx.x == 0:
-        scount[0] = 0
-    cuda.syncthreads()
+    sbuf = cuda.shared.array(_PUSH_SLOTS, dtype=nb_int64)
+    _open(sbuf)
     i = cuda.grid(1)
     if i < size:
         u = wl[i]
@@ -90,8 +98,8 @@ def bs_kernel(indptr, indices, weights, dist, wl, size, it, stamp, nxt, count, w
         for j in range(lo, hi):
             v = _relax(u, j, indices, weights, dist)
             if v >= 0 and _claim(v, it, stamp):
-                _stage(v, sbuf, scount, nxt, count)
-    _flush(sbuf, scount, sbase, nxt, count)
+                _stage(v, sbuf, nxt, count)
+    _flush(sbuf, nxt, count)
 
 
 @cuda.jit
@@ -99,12 +107,8 @@ def ns_kernel(indptr2, indices2, weights2, child_ptr, children, n, dist2, wl, si
               nxt, count, work):
     """NS: BS over the split graph; an improved parent hands its distance to
     its children (atomicMin), which become active (= `sssp_ns`)."""
-    sbuf = cuda.shared.array(SHARED_PUSH, dtype=nb_int64)
-    scount = cuda.shared.array(1, dtype=nb_int64)
-    sbase = cuda.shared.array(1, dtype=nb_int64)
-    if cuda.threadIdx.x == 0:
-        scount[0] = 0
-    cuda.syncthreads()
+    sbuf = cuda.shared.array(_PUSH_SLOTS, dtype=nb_int64)
+    _open(sbuf)
     i = cuda.grid(1)
     if i < size:
         u = wl[i]
@@ -115,15 +119,15 @@ def ns_kernel(indptr2, indices2, weights2, child_ptr, children, n, dist2, wl, si
             v = _relax(u, j, indices2, weights2, dist2)
             if v >= 0:
                 if _claim(v, it, stamp):
-                    _stage(v, sbuf, scount, nxt, count)
+                    _stage(v, sbuf, nxt, count)
                 nd = dist2[v]
                 for q in range(child_ptr[v], child_ptr[v + 1]):
                     c = children[q]
                     if nd < dist2[c]:
                         old = cuda.atomic.min(dist2, c, nd)
                         if nd < old and _claim(c, it, stamp):
-                            _stage(c, sbuf, scount, nxt, count)
-    _flush(sbuf, scount, sbase, nxt, count)
+                            _stage(c, sbuf, nxt, count)
+    _flush(sbuf, nxt, count)
 
 
 @cuda.jit
@@ -131,12 +135,8 @@ def hp_kernel(indptr, indices, weights, dist, sub, ssize, done, mdt, it, stamp, 
               count2, work):
     """HP sub-iteration: each remaining node relaxes at most ``mdt`` of its
     unprocessed edges; nodes with edges left go to ``sub2`` (= `sssp_hp`)."""
-    sbuf = cuda.shared.array(SHARED_PUSH, dtype=nb_int64)
-    scount = cuda.shared.array(1, dtype=nb_int64)
-    sbase = cuda.shared.array(1, dtype=nb_int64)
-    if cuda.threadIdx.x == 0:
-        scount[0] = 0
-    cuda.syncthreads()
+    sbuf = cuda.shared.array(_PUSH_SLOTS, dtype=nb_int64)
+    _open(sbuf)
     i = cuda.grid(1)
     if i < ssize:
         u = sub[i]
@@ -146,11 +146,11 @@ def hp_kernel(indptr, indices, weights, dist, sub, ssize, done, mdt, it, stamp, 
         for j in range(lo, hi):
             v = _relax(u, j, indices, weights, dist)
             if v >= 0 and _claim(v, it, stamp):
-                _stage(v, sbuf, scount, nxt, count)
+                _stage(v, sbuf, nxt, count)
         done[u] += hi - lo
         if hi < indptr[u + 1]:
             sub2[cuda.atomic.add(count2, 0, 1)] = u
-    _flush(sbuf, scount, sbase, nxt, count)
+    _flush(sbuf, nxt, count)
 
 
 @cuda.jit
@@ -246,12 +246,8 @@ def wd_kernel(indptr, indices, weights, dist, wl, size, scan, done, per, total, 
               count, work):
     """WD: thread t relaxes edges ``[t * per, (t + 1) * per)`` of the worklist's
     concatenated edge lists, crossing node boundaries (= `_wd_iteration`)."""
-    sbuf = cuda.shared.array(SHARED_PUSH, dtype=nb_int64)
-    scount = cuda.shared.array(1, dtype=nb_int64)
-    sbase = cuda.shared.array(1, dtype=nb_int64)
-    if cuda.threadIdx.x == 0:
-        scount[0] = 0
-    cuda.syncthreads()
+    sbuf = cuda.shared.array(_PUSH_SLOTS, dtype=nb_int64)
+    _open(sbuf)
     t = cuda.grid(1)
     start = t * per
     if start < total:
@@ -267,11 +263,11 @@ def wd_kernel(indptr, indices, weights, dist, wl, size, scan, done, per, total, 
             while e < upto:
                 v = _relax(u, j, indices, weights, dist)
                 if v >= 0 and _claim(v, it, stamp):
-                    _stage(v, sbuf, scount, nxt, count)
+                    _stage(v, sbuf, nxt, count)
                 e += 1
                 j += 1
             k += 1
-    _flush(sbuf, scount, sbase, nxt, count)
+    _flush(sbuf, nxt, count)
 
 
 @cuda.jit
