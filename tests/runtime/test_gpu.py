@@ -169,3 +169,23 @@ def test_cli_gpu_and_auto(tmp_path, capsys):
     assert main(["bfs", str(path), "--source", "5", "--strategy", "wd", "--device", "gpu"]) == 0
     err = capsys.readouterr().err
     assert "wd on gpu" in err and "kernels +" in err
+
+
+def test_cli_bad_inputs_exit_codes(tmp_path, capsys, monkeypatch):
+    from ir_graph import write_graph
+    from vcut.cli import main
+
+    neg = tmp_path / "neg.npz"
+    write_graph(Graph(n=2, src=np.array([0]), dst=np.array([1]), weight=np.array([-2.0])), neg)
+    assert main(["sssp", str(neg), "--source", "0"]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "error: SSSP needs non-negative weights (Dijkstra-style relaxation), but edge 0 weighs -2.0")
+    g = tmp_path / "g.npz"
+    write_graph(grid(5, 6, seed=2, weights="uniform"), g)
+    monkeypatch.setattr(config, "DEVICE_MEMORY", 10)
+    assert main(["sssp", str(g), "--source", "0", "--strategy", "ep", "--device", "gpu"]) == 1
+    assert "error: the ep traversal needs" in capsys.readouterr().err
+    monkeypatch.setattr(_gpu, "gpu_available", lambda: False)
+    assert main(["bfs", str(g), "--source", "0", "--device", "gpu"]) == 1
+    assert "error: --device gpu: no CUDA GPU is available here" in capsys.readouterr().err
+    assert main(["bfs", str(g), "--source", "0", "--device", "auto"]) == 0  # falls back
