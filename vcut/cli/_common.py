@@ -1,0 +1,193 @@
+"""Helpers shared by the subcommands: common options, tracing a program, printing."""
+
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_analysis_options', 'analysis_input', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers']
+
+
+def add_common(p):
+    p.add_argument("--json", action="store_true", help="print one JSON object of results on stdout")
+    p.add_argument("-v", "--verbose", action="store_true", help="show tracebacks and compiler warnings")
+
+
+def add_compile_options(p):
+    p.add_argument("-O", dest="opt", default="0", choices=["0", "1", "2", "3", "s", "z", "g"],
+                   help="optimisation level of the C compilation (default 0)")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="define a preprocessor macro (repeatable)")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                   help="add an include directory (repeatable)")
+    p.add_argument("-l", dest="libs", action="append", default=[], metavar="LIB",
+                   help="load a shared library the program needs, e.g. -l z (repeatable)")
+    p.add_argument("--cflag", dest="cflags", action="append", default=[], metavar="FLAG",
+                   help="pass a further flag to the C compiler (repeatable)")
+
+
+def add_trace_options(t):
+    t.add_argument("--roi", action="append", default=[], metavar="FUNC",
+                   help="trace only FUNC and what it calls (repeatable; default: everything)")
+    t.add_argument("--max-instructions", type=int, default=50_000_000, metavar="N",
+                   help="dynamic-instruction budget; the trace is cut and flagged past it "
+                   "(default 50000000)")
+    t.add_argument("--timeout", type=float, default=120.0, metavar="S",
+                   help="wall-clock limit in seconds (default 120)")
+    t.add_argument("--memory-limit", type=int, default=4096, metavar="MiB",
+                   help="address-space limit of the traced program in MiB (default 4096)")
+    t.add_argument("--cwd", metavar="DIR", help="working directory of the program (for input files)")
+    t.add_argument("--stdin", metavar="FILE", help="file to feed the program on stdin ('-': ours)")
+    t.add_argument("--no-timing", action="store_true",
+                   help="do not time memory operations with the cycle counter")
+    add_compile_options(t)
+
+
+def add_analysis_options(p, algo=True):
+    if algo:
+        p.add_argument("--algo", default="wb-libra", metavar="METHOD",
+                       help="partitioning: a vertex cut (wb-libra, w-libra, libra, wb-pg, w-pg, pg, "
+                       "hdrf, dbh, spac, ...) or an edge cut (metis, compnet) (default wb-libra)")
+    p.add_argument("--machine", metavar="SPEC",
+                   help="table2:P, mesh:RxC, host, hwloc:FILE.xml or a JSON machine file "
+                   "(default: table2:P, one core per cluster)")
+    p.add_argument("--mapping", default="memory-centric",
+                   choices=["memory-centric", "round-robin", "random", "comm-greedy",
+                            "recursive-bisection"],
+                   help="cluster-to-core mapping (default memory-centric)")
+    p.add_argument("--threshold", type=int, default=4,
+                   help="most clusters the memory-centric mapping puts on one core (default 4)")
+    p.add_argument("--lambda", dest="lam", type=float, default=1.0,
+                   help="balance bound of the WB variants, >= 1 (default 1)")
+    p.add_argument("--order", default="given", choices=["given", "random", "bfs", "dfs"],
+                   help="edge stream order of the streaming vertex cuts (default: as given, "
+                   "i.e. execution order for IR graphs)")
+    p.add_argument("--seed", type=int, default=0, help="seed of random choices (default 0)")
+    p.add_argument("--weights", choices=["measured", "model"], default="model",
+                   help="edge weights of a C program or trace: the cache model (deterministic, "
+                   "default) or the cycles measured in the trace")
+
+
+def analysis_input(args, program_args):
+    """(graph, object sizes or None, description) of the command's input."""
+    from frontend import load_trace
+    from frontend.errors import InputError
+    from ir_graph import build_graph, read_graph
+
+    inputs = args.inputs
+    if all(p.lower().endswith(".c") for p in inputs):
+        trace = run_trace(args, program_args)
+        return build_graph(trace, weights=args.weights), trace.obj_size, " ".join(inputs)
+    if len(inputs) != 1:
+        raise InputError("give C sources, or one trace (.npz), or one graph file")
+    path = inputs[0]
+    if path.lower().endswith(".npz") and npz_format(path) == "vcut-trace":
+        trace = load_trace(path)
+        return build_graph(trace, weights=args.weights), trace.obj_size, path
+    return read_graph(path), None, path
+
+
+def npz_format(path):
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return json.loads(str(z["meta"])).get("format") if "meta" in z.files else None
+    except Exception:
+        return None  # read_graph reports what is wrong with it
+
+
+def progress_lines(enabled):
+    if not enabled or not sys.stderr.isatty():
+        return None
+    t0 = time.perf_counter()
+
+    def say(line):
+        sys.stderr.write(f"[{time.perf_counter() - t0:7.1f} s] {line}\n")
+        sys.stderr.flush()
+
+    return say
+
+
+def output_dir(path, names):
+    """Create OUTDIR if needed and check that its files can be written."""
+    from frontend.atomic import check_output_path
+    from frontend.errors import OutputError
+
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise OutputError(f"output directory {path} exists and is not a directory; "
+                          "give a directory for -o")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create output directory {path}: {exc.strerror}") from None
+    for name in names:
+        check_output_path(os.path.join(path, name))
+
+
+def progress_printer(label):
+    if not sys.stderr.isatty():
+        return None
+
+    def report(elapsed, nbytes):
+        sys.stderr.write(f"\r{label}: {elapsed:6.1f} s, {nbytes / 1e6:8.1f} MB of events")
+        sys.stderr.flush()
+
+    return report
+
+
+def run_trace(args, program_args):
+    """Compile and trace the C sources named on the command line."""
+    from frontend import RunLimits, compile_program, trace_program
+
+    limits = RunLimits(
+        timeout=args.timeout,
+        memory=args.memory_limit << 20,
+        max_instructions=args.max_instructions,
+    )
+    limits.validate()
+    sources = getattr(args, "sources", None) or args.inputs
+    cm = compile_program(
+        sources,
+        opt=f"-O{args.opt}",
+        defines=args.defines,
+        include_dirs=args.include_dirs,
+        extra_flags=args.cflags,
+    )
+    if cm.diagnostics and args.verbose:
+        print(cm.diagnostics, file=sys.stderr)
+    stdin = None
+    if args.stdin == "-":
+        stdin = sys.stdin.buffer.read()
+    elif args.stdin:
+        stdin = args.stdin
+    progress = progress_printer("tracing")
+    trace = trace_program(
+        cm,
+        args=program_args,
+        stdin=stdin,
+        cwd=args.cwd,
+        roi=args.roi,
+        limits=limits,
+        timing=not args.no_timing,
+        libs=args.libs,
+        progress=progress,
+    )
+    if progress:
+        sys.stderr.write("\n")
+    return trace
+
+
+def print_rows(rows, stream=None):
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"{k:<{width}}  {v}", file=stream or sys.stderr)
+
+
+def parse_numbers(text, what):
+    from frontend.errors import InputError
+
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InputError(f"{what} must be comma-separated numbers, got {text!r}") from None

@@ -1,0 +1,131 @@
+"""``vcut analyze``: trace, partition, map and simulate."""
+
+import json
+import os
+import sys
+import time
+
+from ._common import (
+    add_analysis_options,
+    add_common,
+    add_trace_options,
+    analysis_input,
+    output_dir,
+    print_rows,
+    progress_lines,
+)
+
+__all__ = ["register", "run"]
+
+
+def register(sub):
+    """Add the subcommand's parser to ``sub``."""
+    an = sub.add_parser(
+        "analyze",
+        help="trace, partition, map onto a machine and simulate: the whole pipeline",
+        description="Run trace -> graph -> partition -> memory-centric mapping -> simulation "
+        "for a C program (or a trace .npz, or a graph file) and write OUTDIR/mapping.json and "
+        "OUTDIR/report.html. Program arguments follow '--'.",
+    )
+    an.add_argument("inputs", nargs="+", metavar="INPUT", help="PROGRAM.c [...], TRACE.npz or GRAPH")
+    an.add_argument("-p", type=int, required=True, help="number of clusters")
+    add_analysis_options(an)
+    an.add_argument("--partition", metavar="FILE",
+                    help="use this partition (from 'vcut partition -o') instead of partitioning")
+    an.add_argument("--no-baselines", action="store_true",
+                    help="do not also simulate the baseline mappings (faster on large programs)")
+    an.add_argument("--compare-methods", action="store_true",
+                    help="also partition, map and simulate with other methods at the same p and "
+                    "show them in the report and mapping.json (needs -o)")
+    an.add_argument("--methods", metavar="M1,M2,...",
+                    default="compnet,metis,pg,w-pg,wb-pg,libra,w-libra,wb-libra",
+                    help="the methods of --compare-methods (default: the eight of Tables 6-9)")
+    an.add_argument("-o", "--output", metavar="OUTDIR", help="directory for mapping.json and report.html")
+    add_trace_options(an)
+    add_common(an)
+    an.set_defaults(func=run)
+
+
+def run(args, program_args):
+    from frontend.atomic import atomic_output
+    from mapping.analyze import analyze_graph
+    from mapping.machine import load_machine
+    from mapping.report import analysis_html
+    from vcut.output import read_assignment
+
+    if args.compare_methods and not args.output:
+        from frontend.errors import InputError
+
+        raise InputError("--compare-methods puts the comparison in the report; give -o OUTDIR "
+                         "(or use 'vcut compare' for a table)")
+    if args.output:
+        output_dir(args.output, ["mapping.json", "report.html"])
+    machine = load_machine(args.machine) if args.machine else None
+    assignment = read_assignment(args.partition) if args.partition else None
+    say = progress_lines(not args.json)
+    t0 = time.perf_counter()
+    if say:
+        say("tracing and building the graph")
+    graph, obj_bytes, source = analysis_input(args, program_args)
+    front = time.perf_counter() - t0
+    a = analyze_graph(graph, args.p, args.algo, machine, mapper=args.mapping,
+                      threshold=args.threshold, seed=args.seed, lam=args.lam, order=args.order,
+                      object_bytes=obj_bytes, assignment=assignment,
+                      baselines=not args.no_baselines, progress=say)
+    a.phases["trace_and_graph"] = front
+    files = []
+    if args.output:
+        if say:
+            say("writing the report")
+        t = time.perf_counter()
+        methods = None
+        if args.compare_methods:
+            from mapping.analyze import compare_methods
+
+            names = [m.strip() for m in args.methods.split(",") if m.strip()]
+            methods = compare_methods(graph, [args.p], names, machine, mapper=args.mapping,
+                                      threshold=args.threshold, seed=args.seed, lam=args.lam,
+                                      order=args.order, object_bytes=obj_bytes, progress=say)
+        page = analysis_html(a, graph, source, methods)
+        a.phases["report"] = time.perf_counter() - t
+        a.phases["total"] = time.perf_counter() - t0
+        doc = a.to_json(source)
+        if methods:
+            doc["methods"] = methods
+        doc["graph"] = {"nodes": graph.n, "edges": graph.m, "weights": graph.meta.get("weights")}
+        for name, text in (("mapping.json", json.dumps(doc, indent=1)), ("report.html", page)):
+            path = os.path.join(args.output, name)
+            with atomic_output(path, "w") as fh:
+                fh.write(text)
+            files.append(os.path.abspath(path))
+    a.phases.setdefault("total", time.perf_counter() - t0)
+    summary = a.summary()
+    summary["files"] = files
+    summary["graph"] = {"nodes": graph.n, "edges": graph.m}
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    r = a.result
+    rows = [
+        ("graph", f"{graph.n:,} nodes, {graph.m:,} edges ({source})"),
+        ("partitioning", f"{a.method}, p = {a.p}: " + ", ".join(
+            f"{k.replace('_', ' ')} {v:.4f}" if isinstance(v, float) else f"{k.replace('_', ' ')} {v}"
+            for k, v in a.partition.items() if k != "kind")),
+        ("machine", f"{a.machine.name} ({a.machine.cores} cores, {a.machine.mesh_rows} x "
+                    f"{a.machine.mesh_cols} mesh, {a.machine.numa_nodes} NUMA nodes)"),
+        ("mapping", a.placement.method),
+        ("makespan", f"{r.makespan:,.0f} cycles = {r.seconds * 1e3:.3f} ms"),
+        ("without dependency waits", f"{a.independent_time:,.0f} cycles"),
+        ("communication", f"{r.communication_bytes:,.0f} bytes ({r.messages:,} messages)"),
+        ("network bytes / hop-bytes", f"{r.network_bytes:,.0f} / {r.hop_bytes:,.0f}"),
+        ("mean core utilisation", f"{r.utilization.mean():.3f}"),
+    ]
+    for m in a.mappers:
+        if m["mapping"] != a.placement.method:
+            rows.append((f"  vs {m['mapping']}", f"makespan {m['makespan']:,.0f}, hop-bytes "
+                         f"{m['hop_bytes']:,.0f}"))
+    rows.append(("phases", ", ".join(f"{k} {v:.2f} s" for k, v in a.phases.items())))
+    if files:
+        rows.append(("written", ", ".join(files)))
+    print_rows(rows, sys.stdout)
+    return 0
