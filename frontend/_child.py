@@ -1,44 +1,58 @@
-"""Child-process side of `frontend.run`: JIT-compile a module and run main.
+"""Child-process side of `frontend.run`: JIT-compile a module and run main, confined.
 
 Invoked as ``python -I .../frontend/_child.py SPEC.json`` (a plain script:
-stdlib and llvmlite only, so it starts fast). Runs in its own process
-(under the limits the parent set) so that a crashing, exiting or looping
-program never takes the caller down. Reports through files named in the
-spec: ``status`` (JSON, written before and after main) and, for
-instrumented modules, the event stream written by the IR runtime itself.
+stdlib and llvmlite only, so it starts fast). The processes:
+
+* **S**, this script: loads libraries, parses, verifies, links and
+  JIT-compiles the module, reports the setup on the control pipe, then
+  starts the program and waits for it; the last thing it does is report
+  how the program ended. The control pipe never reaches the program.
+* at level ``namespaces``, **R** (forked by S) enters new namespaces and a
+  new root (`_sandbox.enter_namespaces`) and forks **I**, PID 1 of the new
+  PID namespace, which forks the program and reaps everything; when I exits
+  the kernel kills whatever is left in the namespace. At the other levels S
+  forks the program itself, as a child subreaper that kills every
+  descendant left when the program ends.
+* **P**, the program: closes every channel but its event pipe, applies the
+  rlimits, a clean environment and the seccomp filter, and calls ``main``.
+
+Every process here dies with its parent (``PR_SET_PDEATHSIG``), so killing
+vcut, or S, takes the whole tree down.
 """
 
 import ctypes
 import ctypes.util
 import json
+import mmap
 import os
+import signal
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _sandbox  # noqa: E402  (a sibling module, stdlib only)
+
 EXIT_SETUP_FAILED = 3
+#: Bytes before the event buffer in the shared file: word 0 = chunks sent,
+#: three spare words, then the chunk header.
+SHM_PREFIX_WORDS = 8
 
 
-def _write_json(path, obj):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as fh:
-        json.dump(obj, fh)
-    os.replace(tmp, path)
+def _send(fd, obj):
+    data = (json.dumps(obj) + "\n").encode()
+    while data:
+        n = os.write(fd, data)
+        data = data[n:]
 
 
 def _fail(spec, kind, message, **extra):
-    _write_json(spec["status"], {"phase": "setup", "error": kind, "message": message, **extra})
+    _send(spec["ctl_fd"], {"phase": "setup", "error": kind, "message": message, **extra})
     sys.stderr.flush()
     os._exit(EXIT_SETUP_FAILED)
 
 
-def main(spec_path):
-    with open(spec_path) as fh:
-        spec = json.load(fh)
-    import llvmlite.binding as llvm
-
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    libc = ctypes.CDLL(None)
+def _compile(spec, llvm):
+    """Load libraries, parse, verify, link-check and JIT the module; the engine."""
     for lib in ["m", *spec.get("libs", [])]:
         path = ctypes.util.find_library(lib) or lib
         try:
@@ -62,7 +76,6 @@ def main(spec_path):
             missing.append(g.name)
     if missing:
         _fail(spec, "link", "undefined symbols", symbols=sorted(set(missing)))
-
     target = llvm.Target.from_triple(mod.triple)
     tm = target.create_target_machine(opt=int(spec["codegen_opt"]), codemodel="jitdefault")
     if spec["instrumented"]:
@@ -76,71 +89,240 @@ def main(spec_path):
         pm.run(mod, pb)
     ee = llvm.create_mcjit_compiler(mod, tm)
     ee.finalize_object()
+    return ee
 
-    keep = []  # keep ctypes objects alive while the program runs
-    objects = {"globals": [], "argv": []}
-    if spec["instrumented"]:
-        words = int(spec["buffer_words"])
-        buf = (ctypes.c_uint64 * words)()
-        keep.append(buf)
-        fd = os.open(spec["events"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
 
-        def set_global(name, ctype, value):
-            addr = ee.get_global_value_address(name)
-            ctype.from_address(addr).value = value
+def _connect_runtime(spec, ee, libc, keep):
+    """Point the tracing runtime at the shared buffer and the event pipe."""
+    words = int(spec["buffer_words"])
+    with open(spec["shm"], "r+b") as fh:
+        shm = mmap.mmap(fh.fileno(), (SHM_PREFIX_WORDS + words) * 8)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(shm))
+    keep.append(shm)
+    spec["_shm"] = shm
+    fd = int(spec["event_fd"])
 
-        set_global("__vcut_buf", ctypes.c_uint64, ctypes.addressof(buf))
-        set_global("__vcut_cap", ctypes.c_int64, words)
-        set_global("__vcut_fd", ctypes.c_int32, fd)
-        set_global("__vcut_budget", ctypes.c_int64, int(spec["budget"]))
-        for name, fn in (("__vcut_write_fn", libc.write), ("__vcut_exit_fn", libc._exit),
-                         ("__vcut_strlen_fn", libc.strlen)):
-            set_global(name, ctypes.c_uint64, ctypes.cast(fn, ctypes.c_void_p).value)
-        table = ee.get_global_value_address("__vcut_gtab")
-        n_globals = len(spec["globals"])
-        objects["globals"] = list((ctypes.c_uint64 * n_globals).from_address(table))
-        # glibc exports __cxa_atexit (atexit itself lives in libc_nonshared.a)
-        atexit_fn = ctypes.c_void_p(ee.get_function_address("__vcut_atexit"))
-        libc.__cxa_atexit(atexit_fn, None, None)
-        finish = ctypes.CFUNCTYPE(None, ctypes.c_int64)(ee.get_function_address("__vcut_finish"))
+    def set_global(name, ctype, value):
+        ctype.from_address(ee.get_global_value_address(name)).value = value
 
+    set_global("__vcut_buf", ctypes.c_uint64, base + SHM_PREFIX_WORDS * 8)
+    set_global("__vcut_shm", ctypes.c_uint64, base)
+    set_global("__vcut_cap", ctypes.c_int64, words)
+    set_global("__vcut_fd", ctypes.c_int32, fd)
+    set_global("__vcut_key", ctypes.c_uint64, int(spec["key"]))
+    set_global("__vcut_budget", ctypes.c_int64, int(spec["budget"]))
+    for name, fn in (("__vcut_write_fn", libc.write), ("__vcut_exit_fn", libc._exit),
+                     ("__vcut_strlen_fn", libc.strlen), ("__vcut_memset_fn", libc.memset)):
+        set_global(name, ctypes.c_uint64, ctypes.cast(fn, ctypes.c_void_p).value)
+    table = ee.get_global_value_address("__vcut_gtab")
+    n_globals = len(spec["globals"])
+    globals_ = list((ctypes.c_uint64 * n_globals).from_address(table))
+    # glibc exports __cxa_atexit (atexit itself lives in libc_nonshared.a)
+    atexit_fn = ctypes.c_void_p(ee.get_function_address("__vcut_atexit"))
+    libc.__cxa_atexit(atexit_fn, None, None)
+    finish = ctypes.CFUNCTYPE(None, ctypes.c_int64)(ee.get_function_address("__vcut_finish"))
+    keep.append(finish)
+    return globals_, finish
+
+
+def _arguments(spec, objects, keep):
+    """argv and envp of main, made before the fork so that their addresses are known."""
     argv_strings = [a.encode() for a in spec["argv"]]
     argc = len(argv_strings)
     arg_bufs = [ctypes.create_string_buffer(s) for s in argv_strings]
     argv = (ctypes.c_char_p * (argc + 1))(*[ctypes.addressof(b) for b in arg_bufs], None)
-    keep += [arg_bufs, argv]
+    env = [e.encode() for e in spec.get("env", [])]
+    envp = (ctypes.c_char_p * (len(env) + 1))(*env, None)
+    keep += [arg_bufs, argv, envp]
     objects["argv"].append([ctypes.addressof(argv), ctypes.sizeof(argv)])
     for b in arg_bufs:
         objects["argv"].append([ctypes.addressof(b), ctypes.sizeof(b)])
+    return argc, argv, env, envp
 
+
+def _program(spec, ee, libc, arguments, finish, level, parent):
+    """Body of P: confine this process, call main, leave with its status."""
+    _sandbox.die_with_parent(parent)
+    for fd in (spec["ctl_fd"], spec["status_fd"]):
+        os.close(fd)
+    os.setpgid(0, 0)  # signals to "my process group" reach only the program
+    argc, argv, env, envp = arguments
+    if level != "none":
+        _sandbox.apply_rlimits(cpu_seconds=spec["cpu_seconds"], file_bytes=spec["file_bytes"])
+        libc.clearenv()
+        for item in env:
+            name, _, value = item.partition(b"=")
+            libc.setenv(name, value, 1)
+    if "_shm" in spec:
+        # a process the program manages to create (no filter at the lower levels) gets no
+        # event buffer: it dies at its first event instead of writing into ours
+        spec["_shm"].madvise(mmap.MADV_DONTFORK)
+    if level in ("namespaces", "seccomp"):
+        _sandbox.install_seccomp(os.getpid())
     ret = ctypes.c_int32 if not spec["main_void"] else None
-    nargs = int(spec["main_nargs"])
-    if nargs == 0:
-        cmain = ctypes.CFUNCTYPE(ret)(ee.get_function_address("main"))
-        call = cmain
+    if int(spec["main_nargs"]) == 0:
+        code = ctypes.CFUNCTYPE(ret)(ee.get_function_address("main"))()
     else:
         cmain = ctypes.CFUNCTYPE(ret, ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p)(
-            ee.get_function_address("main")
-        )
-        envp = (ctypes.c_char_p * 1)(None)
-        keep.append(envp)
-
-        def call():
-            return cmain(argc, ctypes.addressof(argv), ctypes.addressof(envp))
-
-    _write_json(spec["status"], {"phase": "running", "objects": objects, "t_start": time.time()})
-    t0 = time.perf_counter()
-    code = call()
-    elapsed = time.perf_counter() - t0
-    if spec["instrumented"]:
+            ee.get_function_address("main"))
+        code = cmain(argc, ctypes.addressof(argv), ctypes.addressof(envp))
+    if finish is not None:
         finish(0)
     libc.fflush(None)
-    code = 0 if code is None else int(code)
-    _write_json(
-        spec["status"],
-        {"phase": "returned", "objects": objects, "exit_code": code, "run_seconds": elapsed},
-    )
-    os._exit(code & 0xFF)
+    os._exit((0 if code is None else int(code)) & 0xFF)
+
+
+def _kill_descendants():
+    """SIGKILL every child of this (subreaper) process until none is left."""
+    me = os.getpid()
+    for _ in range(100):
+        children = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat", "rb") as fh:
+                        stat = fh.read()
+                except OSError:
+                    continue
+                fields = stat[stat.rfind(b")") + 2:].split()
+                if int(fields[1]) == me:
+                    children.append(int(entry))
+        if not children:
+            break
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pid in children:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def main(spec_path):
+    with open(spec_path) as fh:
+        spec = json.load(fh)
+    _sandbox.die_with_parent(int(spec["parent_pid"]))
+    if spec.get("event_fd", -1) >= 0 and spec["event_fd"] != spec["event_fd_target"]:
+        os.dup2(spec["event_fd"], spec["event_fd_target"], inheritable=True)
+        os.close(spec["event_fd"])
+        spec["event_fd"] = spec["event_fd_target"]
+    import llvmlite.binding as llvm
+
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    libc = ctypes.CDLL(None)
+    libc.setenv.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+    ee = _compile(spec, llvm)
+    keep = []  # keep ctypes objects alive while the program runs
+    objects = {"globals": [], "argv": []}
+    finish = None
+    if spec["instrumented"]:
+        objects["globals"], finish = _connect_runtime(spec, ee, libc, keep)
+    arguments = _arguments(spec, objects, keep)
+
+    requested = spec["sandbox"]
+    status_r, status_w = os.pipe()
+    spec["status_fd"] = status_w
+    me = os.getpid()
+    level, notes = requested, []
+    t0 = time.monotonic()
+    if requested in ("auto", "namespaces"):
+        r = os.fork()
+        if r == 0:  # R
+            _sandbox.die_with_parent(me)
+            os.close(status_r)
+            try:
+                notes = _sandbox.enter_namespaces(spec["scratch"], spec["cwd"])
+            except (_sandbox.SandboxError, OSError) as exc:
+                _send(status_w, {"sandbox_error": str(exc)})
+                os._exit(1)
+            _send(status_w, {"ready": True, "notes": notes})
+            i = os.fork()
+            if i == 0:  # I: PID 1 of the namespace
+                _sandbox.die_with_parent(0)  # R is outside the namespace: seen as pid 0
+                i_pid = os.getpid()
+                start = time.monotonic()
+                p = os.fork()
+                if p == 0:
+                    _program(spec, ee, libc, arguments, finish, "namespaces", i_pid)
+                _close_events(spec)
+                status = None
+                while True:
+                    try:
+                        pid, st = os.wait()
+                    except ChildProcessError:
+                        break
+                    if pid == p:
+                        status = st
+                        break
+                _send(status_w, {"status": status, "run_seconds": time.monotonic() - start})
+                os._exit(0)
+            _close_events(spec)
+            os.close(status_w)
+            _, st = os.waitpid(i, 0)
+            os._exit(0)
+        os.close(status_w)
+        messages = _read_lines(status_r)
+        os.waitpid(r, 0)
+        ready = next((m for m in messages if "ready" in m or "sandbox_error" in m), {})
+        if ready.get("ready"):
+            level, notes = "namespaces", ready.get("notes", [])
+            final = next((m for m in messages if "status" in m), {"status": None})
+            _report(spec, objects, level, notes, final, t0)
+        if requested == "namespaces":
+            _fail(spec, "sandbox", f"namespaces refused: {ready.get('sandbox_error', 'unknown')}")
+        notes = [f"namespaces refused: {ready.get('sandbox_error', 'unknown')}"]
+        level = "seccomp"
+        status_r, status_w = os.pipe()
+        spec["status_fd"] = status_w
+    if level == "seccomp" and not _sandbox.seccomp_supported():
+        if requested == "seccomp":
+            _fail(spec, "sandbox", "no seccomp filter for this architecture")
+        notes.append("no seccomp filter for this architecture")
+        level = "rlimits"
+    _sandbox.become_subreaper()
+    start = time.monotonic()
+    p = os.fork()
+    if p == 0:
+        _program(spec, ee, libc, arguments, finish, level, me)
+    _close_events(spec)
+    _, st = os.waitpid(p, 0)
+    run_seconds = time.monotonic() - start
+    _kill_descendants()
+    _report(spec, objects, level, notes, {"status": st, "run_seconds": run_seconds}, t0)
+
+
+def _close_events(spec):
+    if spec.get("event_fd", -1) >= 0:
+        os.close(spec["event_fd"])
+
+
+def _read_lines(fd):
+    chunks = []
+    while True:
+        data = os.read(fd, 65536)
+        if not data:
+            break
+        chunks.append(data)
+    os.close(fd)
+    out = []
+    for line in b"".join(chunks).splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            pass
+    return out
+
+
+def _report(spec, objects, level, notes, final, t0):
+    _send(spec["ctl_fd"], {"phase": "exited", "objects": objects, "sandbox": level,
+                           "sandbox_notes": notes, "status": final.get("status"),
+                           "run_seconds": final.get("run_seconds"),
+                           "child_seconds": time.monotonic() - t0})
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,23 @@
 
 Events go to a preallocated buffer (``@__vcut_buf``, ``@__vcut_cap`` words)
 that the runner fills in before the program starts; when an event does not
-fit, ``@__vcut_flush`` writes the buffer to ``@__vcut_fd`` with the libc
-``write`` whose address the runner stores in ``@__vcut_write_fn`` (function
-pointers avoid clashing with a program that declares ``write`` itself).
+fit, ``@__vcut_flush`` sends the buffer as one *chunk* down the event channel
+``@__vcut_fd`` (a pipe the tracer drains) with the libc ``write`` whose
+address the runner stores in ``@__vcut_write_fn`` (function pointers avoid
+clashing with a program that declares ``write`` itself).
+
+A chunk is the `CHUNK_HEADER_WORDS` header ``key, sequence number, payload
+words, final flag`` followed by the payload: the buffer is laid out so that
+the header sits in the four words before ``@__vcut_buf`` and one ``write``
+sends both. The key is a random number the tracer chose for this run, so
+bytes the program writes into the channel cannot pass for a chunk; the
+sequence number makes a dropped or repeated chunk visible. The buffer lives
+in memory shared with the tracer (``@__vcut_shm``): after each chunk is sent
+the buffer is zeroed and the shared word 0 set to the number of chunks sent,
+so that when the program leaves without the runtime's help (``_exit``, a
+direct ``exit_group`` system call) the tracer still recovers the events not
+yet sent, up to the first zero word.
+
 The event writers are ``alwaysinline``; the runner inlines them with LLVM's
 always-inliner, so an event costs a few stores and one predictable branch.
 
@@ -23,7 +37,10 @@ from .events import (
     EXIT_WRITE_FAILED,
 )
 
-__all__ = ["runtime_ir", "RUNTIME_GLOBALS"]
+__all__ = ["runtime_ir", "RUNTIME_GLOBALS", "CHUNK_HEADER_WORDS"]
+
+#: Words of a chunk header: key, sequence number, payload words, final flag.
+CHUNK_HEADER_WORDS = 4
 
 #: Globals the runner sets before running the program.
 RUNTIME_GLOBALS = (
@@ -35,6 +52,9 @@ RUNTIME_GLOBALS = (
     "__vcut_write_fn",
     "__vcut_exit_fn",
     "__vcut_strlen_fn",
+    "__vcut_memset_fn",
+    "__vcut_key",
+    "__vcut_shm",
 )
 
 
@@ -115,13 +135,30 @@ def runtime_ir(declare_cycle_counter=True):
 @__vcut_write_fn = global ptr null, align 8
 @__vcut_exit_fn = global ptr null, align 8
 @__vcut_strlen_fn = global ptr null, align 8
+@__vcut_memset_fn = global ptr null, align 8
+@__vcut_key = global i64 0, align 8
+@__vcut_seq = global i64 0, align 8
+@__vcut_final = global i64 0, align 8
+@__vcut_shm = global ptr null, align 8
 """,
         f"""
 define void @__vcut_flush() noinline nounwind {{
 entry:
   %pos = load i64, ptr @__vcut_pos, align 8
   %buf = load ptr, ptr @__vcut_buf, align 8
-  %bytes = shl i64 %pos, 3
+  %hdr = getelementptr i64, ptr %buf, i64 -4
+  %key = load i64, ptr @__vcut_key, align 8
+  %seq = load i64, ptr @__vcut_seq, align 8
+  %fin = load i64, ptr @__vcut_final, align 8
+  store i64 %key, ptr %hdr, align 8
+  %h1 = getelementptr i64, ptr %buf, i64 -3
+  store i64 %seq, ptr %h1, align 8
+  %h2 = getelementptr i64, ptr %buf, i64 -2
+  store i64 %pos, ptr %h2, align 8
+  %h3 = getelementptr i64, ptr %buf, i64 -1
+  store i64 %fin, ptr %h3, align 8
+  %words = add i64 %pos, 4
+  %bytes = shl i64 %words, 3
   %wfn = load ptr, ptr @__vcut_write_fn, align 8
   %fd = load i32, ptr @__vcut_fd, align 4
   br label %loop
@@ -130,7 +167,7 @@ loop:
   %more = icmp slt i64 %off, %bytes
   br i1 %more, label %body, label %done
 body:
-  %p = getelementptr i8, ptr %buf, i64 %off
+  %p = getelementptr i8, ptr %hdr, i64 %off
   %rem = sub i64 %bytes, %off
   %n = call i64 %wfn(i32 %fd, ptr %p, i64 %rem)
   %bad = icmp sle i64 %n, 0
@@ -143,6 +180,13 @@ fail:
   call void %efn(i32 {EXIT_WRITE_FAILED})
   unreachable
 done:
+  %mfn = load ptr, ptr @__vcut_memset_fn, align 8
+  %pbytes = shl i64 %pos, 3
+  %ignored = call ptr %mfn(ptr %buf, i32 0, i64 %pbytes)
+  %seq2 = add i64 %seq, 1
+  store i64 %seq2, ptr @__vcut_seq, align 8
+  %shm = load ptr, ptr @__vcut_shm, align 8
+  store volatile i64 %seq2, ptr %shm, align 8
   store i64 0, ptr @__vcut_pos, align 8
   %t = load i64, ptr @__vcut_total, align 8
   %t2 = add i64 %t, %pos
@@ -160,6 +204,7 @@ go:
   %sh = shl i64 %reason, 32
   %hdr = or i64 %sh, {EV_END}
   call void @__vcut_put1(i64 %hdr)
+  store i64 1, ptr @__vcut_final, align 8
   call void @__vcut_flush()
   br label %out
 out:

@@ -68,6 +68,9 @@ def trace_program(
     libs=(),
     compile_options=None,
     progress=None,
+    sandbox="auto",
+    env=(),
+    keep_files=None,
 ):
     """Compile, instrument and run a C program; return its dynamic trace.
 
@@ -94,6 +97,16 @@ def trace_program(
         Keyword arguments for `compile_program` (``opt``, ``defines``, ...).
     progress : callable, optional
         ``progress(elapsed_seconds, event_bytes)`` during long runs.
+    sandbox : str
+        Confinement of the program: ``auto`` (the strongest level the kernel
+        grants), or ``namespaces``, ``seccomp``, ``rlimits`` to require one,
+        or ``none`` (see `frontend.run.run_module`). The level that ran is
+        ``meta["sandbox"]``.
+    env : sequence of str
+        ``NAME=VALUE``: the program's whole environment.
+    keep_files : str, optional
+        Directory to copy the files the program wrote in its working
+        directory into (they are listed in ``meta["written_files"]``).
 
     Returns
     -------
@@ -118,7 +131,7 @@ def trace_program(
     res = _launch(
         cm, im.ir, nargs, void, instrumented=True, optimize=not timing,
         globals_=im.static.gv_name, args=args, stdin=stdin, cwd=cwd, limits=limits,
-        libs=libs, progress=progress,
+        libs=libs, progress=progress, sandbox=sandbox, env=env, keep_files=keep_files,
     )
     meta = {
         "program": list(cm.sources),
@@ -133,6 +146,9 @@ def trace_program(
         "stderr": _clip(res.stderr),
         "run_seconds": res.run_seconds,
         "wall_seconds": res.wall_seconds,
+        "sandbox": res.status.get("sandbox", "none"),
+        "sandbox_notes": list(res.status.get("sandbox_notes", [])),
+        "written_files": [list(f) for f in res.written_files],
     }
     trace = decode_trace(
         im.static,
@@ -153,7 +169,7 @@ def trace_program(
 
 
 def run_program(program, *, args=(), stdin=None, cwd=None, limits=DEFAULT_LIMITS, libs=(),
-                compile_options=None):
+                compile_options=None, sandbox="auto", env=(), keep_files=None):
     """Run a C program through the same JIT path without instrumentation.
 
     The baseline for tracing overhead. Returns the `RunResult` (exit code,
@@ -171,5 +187,5 @@ def run_program(program, *, args=(), stdin=None, cwd=None, limits=DEFAULT_LIMITS
     void = str(main.global_value_type).startswith("void")
     return _launch(
         cm, str(mod), nargs, void, instrumented=False, optimize=False, args=args, stdin=stdin,
-        cwd=cwd, limits=limits, libs=libs,
+        cwd=cwd, limits=limits, libs=libs, sandbox=sandbox, env=env, keep_files=keep_files,
     )

@@ -14,12 +14,12 @@ switched off: the trace must show the program's own instructions.
 
 import os
 import subprocess
-import tempfile
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
 from .errors import CompileError, InputError, LinkError
+from .scratch import scratch_dir
 from .toolchain import find_toolchain
 
 __all__ = ["CompiledModule", "compile_program", "BASE_FLAGS"]
@@ -158,7 +158,7 @@ def compile_program(
     flags += list(extra_flags)
     modules = []
     diagnostics = []
-    with tempfile.TemporaryDirectory(prefix="vcut-cc-") as tmp:
+    with scratch_dir("cc") as tmp:
         for k, src in enumerate(sources):
             if src.lower().endswith(".ll"):
                 with open(src) as fh:

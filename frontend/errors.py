@@ -18,6 +18,7 @@ __all__ = [
     "ProgramCrashed",
     "ProgramTimeout",
     "ProgramOutOfMemory",
+    "SandboxUnavailable",
     "TraceFormatError",
     "OutputError",
     "GraphFormatError",
@@ -90,6 +91,10 @@ class ProgramTimeout(ProgramError):
 
 class ProgramOutOfMemory(ProgramError):
     """The traced program ran past its memory limit."""
+
+
+class SandboxUnavailable(InputError):
+    """The sandbox level asked for (``--sandbox LEVEL``) is not granted on this machine."""
 
 
 class TraceFormatError(VcutError):

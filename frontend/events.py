@@ -44,6 +44,7 @@ __all__ = [
     "END_EXIT_CALLED",
     "END_BUDGET",
     "END_ALLOC_FAILED",
+    "END_RECOVERED",
     "END_REASONS",
     "header",
 ]
@@ -56,12 +57,15 @@ EVENT_WORDS = (0, 1, 2, 2, 1, 3, 2, 1, 3, 3)
 #: Largest cycle count an access event can carry.
 MAX_CYCLES = (1 << 24) - 1
 
-END_MAIN_RETURNED, END_EXIT_CALLED, END_BUDGET, END_ALLOC_FAILED = range(4)
+END_MAIN_RETURNED, END_EXIT_CALLED, END_BUDGET, END_ALLOC_FAILED, END_RECOVERED = range(5)
 END_REASONS = {
     END_MAIN_RETURNED: "main returned",
     END_EXIT_CALLED: "exit() called",
     END_BUDGET: "dynamic-instruction budget exceeded",
     END_ALLOC_FAILED: "a heap allocation failed under the memory limit",
+    # written by the tracer, not the runtime: the program left without running
+    # exit handlers and its last events were recovered from the shared buffer
+    END_RECOVERED: "_exit() or an exit system call (last events recovered)",
 }
 
 #: Exit status of the traced child when the runtime stops it (budget, failed

@@ -1,38 +1,59 @@
-"""Run a (possibly instrumented) module in a child process, under limits.
+"""Run a (possibly instrumented) module in a confined child process, under limits.
 
 The child (`frontend._child`) JIT-compiles the module with llvmlite's MCJIT
-and calls ``main``. It runs in a new session with an address-space limit, no
-core dumps and the caller's choice of working directory, stdin and argv; the
-parent enforces the wall-clock limit and kills the whole process group when
-it is passed. Whatever the program does (crash, ``exit()``, endless loop,
-allocating without bound), the calling process stays alive and gets a
-`RunResult` or one of the `ProgramError` subclasses.
+and calls ``main`` in a sandbox (`frontend._sandbox`: namespaces, a seccomp
+filter and rlimits, the strongest the kernel grants; which one ran is
+reported). The program's stdout, stderr and events come back through pipes
+that threads here drain; the events arrive as keyed, numbered chunks
+(`frontend._runtime_ir`), so bytes the program writes into the channel are
+detected, and the events not yet sent when the program leaves through
+``_exit`` are recovered from the shared buffer. How the program ended comes
+over a control pipe the program never holds. The parent enforces the
+wall-clock limit; every process of the child dies with it. Whatever the
+program does (crash, ``exit()``, ``_exit()``, endless loop, allocating
+without bound, fork, sockets, writing outside its directory), the calling
+process stays alive and gets a `RunResult` or one of the `ProgramError`
+subclasses.
 """
 
 import json
 import os
+import random
 import resource
+import shutil
 import signal
+import struct
 import subprocess
 import sys
-import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._runtime_ir import CHUNK_HEADER_WORDS
+from ._sandbox import LEVELS
 from .errors import (
     InputError,
     LinkError,
-    OutputError,
     ProgramCrashed,
+    ProgramError,
     ProgramOutOfMemory,
     ProgramTimeout,
+    SandboxUnavailable,
     VcutError,
 )
-from .events import EXIT_WRITE_FAILED
+from .events import END_RECOVERED, EV_END, EVENT_WORDS, EXIT_WRITE_FAILED, header
+from .scratch import scratch_dir
 
-__all__ = ["RunLimits", "RunResult", "run_module", "DEFAULT_LIMITS"]
+__all__ = ["RunLimits", "RunResult", "run_module", "DEFAULT_LIMITS", "SANDBOX_CHOICES"]
+
+#: What ``sandbox=`` accepts: ``auto`` (the strongest level available) or a level that
+#: must be granted (the run is refused otherwise).
+SANDBOX_CHOICES = ("auto", *LEVELS)
+
+#: Words before the event buffer in the shared file (see `frontend._child`).
+SHM_PREFIX_WORDS = 8
 
 
 @dataclass(frozen=True)
@@ -50,12 +71,16 @@ class RunLimits:
         Dynamic-instruction budget; past it the trace is cut (and flagged).
     buffer_words : int
         Size of the in-memory event buffer (8-byte words) between writes.
+    file_size : int
+        Largest file the program may write, in bytes (``RLIMIT_FSIZE``; its
+        stdout, stderr and events go through pipes and are not counted).
     """
 
     timeout: float = 120.0
     memory: int = 4 << 30
     max_instructions: int = 50_000_000
     buffer_words: int = 1 << 20
+    file_size: int = 1 << 30
 
     def validate(self):
         if not self.timeout > 0:
@@ -66,6 +91,8 @@ class RunLimits:
             )
         if self.max_instructions < 1:
             raise InputError(f"max-instructions must be at least 1, got {self.max_instructions}")
+        if self.file_size < 1:
+            raise InputError(f"file-size limit must be at least 1 byte, got {self.file_size}")
         if self.buffer_words < 16:
             raise InputError(f"buffer must hold at least 16 words, got {self.buffer_words}")
 
@@ -93,6 +120,12 @@ class RunResult:
         Time spent in main (NaN when the program left through exit()).
     wall_seconds : float
         Wall time of the whole child.
+    status : dict
+        The child's last report: ``sandbox`` (the level that ran),
+        ``sandbox_notes``, ``end`` (``"exit"`` or ``"signal"``).
+    written_files : list of (str, int)
+        Files the program wrote in its working directory (namespace level:
+        they went to a private overlay), relative path and size.
     """
 
     exit_code: int
@@ -104,6 +137,7 @@ class RunResult:
     run_seconds: float
     wall_seconds: float
     status: dict = field(default_factory=dict)
+    written_files: list = field(default_factory=list)
 
 
 _SIGNAMES = {
@@ -147,12 +181,153 @@ def _limit_child(memory):
     return apply
 
 
-def _read_status(path):
-    try:
-        with open(path) as fh:
-            return json.load(fh)
-    except (OSError, ValueError):
-        return {}
+class _Drain(threading.Thread):
+    """Copy everything read from a pipe into a file (the program's stdout / stderr)."""
+
+    def __init__(self, fd, path):
+        super().__init__(daemon=True)
+        self.fd, self.path, self.bytes = fd, path, 0
+
+    def run(self):
+        with open(self.path, "wb") as out:
+            while True:
+                data = os.read(self.fd, 1 << 16)
+                if not data:
+                    break
+                out.write(data)
+                self.bytes += len(data)
+        os.close(self.fd)
+
+
+class _Control(_Drain):
+    """The child's JSON-lines reports."""
+
+    def messages(self):
+        out = []
+        with open(self.path, "rb") as fh:
+            for line in fh.read().splitlines():
+                try:
+                    out.append(json.loads(line))
+                except ValueError:
+                    pass
+        return out
+
+
+class _EventChannel(threading.Thread):
+    """Read the program's event chunks, check them, and append their payload to a file.
+
+    A chunk is ``key, sequence number, payload words, final flag`` and the
+    payload. Anything else (a wrong key or number, a payload larger than the
+    buffer, data after the final chunk, a cut chunk) marks the channel
+    ``tampered``; the rest is then read and dropped so the program never
+    blocks on a full pipe.
+    """
+
+    def __init__(self, fd, path, key, capacity):
+        super().__init__(daemon=True)
+        self.fd, self.path, self.key, self.capacity = fd, path, key, capacity
+        self.chunks = 0
+        self.words = 0
+        self.final = False
+        self.tampered = None
+
+    def _read_exact(self, n, sink=None):
+        got = 0
+        parts = []
+        while got < n:
+            data = os.read(self.fd, min(n - got, 1 << 20))
+            if not data:
+                break
+            got += len(data)
+            if sink is None:
+                parts.append(data)
+            else:
+                sink.write(data)
+        return got, b"".join(parts)
+
+    def run(self):
+        head = CHUNK_HEADER_WORDS * 8
+        with open(self.path, "wb") as out:
+            while self.tampered is None:
+                got, raw = self._read_exact(head)
+                if got == 0:
+                    break
+                if got < head:
+                    self.tampered = f"a cut chunk header after chunk {self.chunks}"
+                    break
+                key, seq, words, final = struct.unpack("<4Q", raw)
+                if self.final:
+                    self.tampered = "data after the final chunk"
+                elif key != self.key:
+                    self.tampered = f"bytes that are not a chunk after chunk {self.chunks}"
+                elif seq != self.chunks:
+                    self.tampered = f"chunk number {seq} where {self.chunks} was due"
+                elif words > self.capacity or final > 1:
+                    self.tampered = f"a malformed chunk header (chunk {seq})"
+                if self.tampered is not None:
+                    break
+                got, _ = self._read_exact(words * 8, out)
+                if got < words * 8:
+                    self.tampered = f"chunk {seq} cut after {got} of {words * 8} bytes"
+                    break
+                self.chunks += 1
+                self.words += words
+                self.final = bool(final)
+        while os.read(self.fd, 1 << 20):
+            pass
+        os.close(self.fd)
+
+
+def _recover(shm_path, capacity, chunks):
+    """Events the program wrote but did not send (it left through ``_exit``).
+
+    Returns the complete events at the start of the shared buffer (up to the
+    first zero word or a kind that cannot be), or None when the buffer does
+    not belong to the chunk after the last one received.
+    """
+    with open(shm_path, "rb") as fh:
+        buf = np.fromfile(fh, dtype="<u8", count=SHM_PREFIX_WORDS + capacity)
+    if len(buf) < SHM_PREFIX_WORDS or int(buf[0]) != chunks:
+        return None
+    data = buf[SHM_PREFIX_WORDS:]
+    kinds = (data & 0xFF).astype(np.int64)
+    pos, n = 0, len(data)
+    sizes = np.asarray(EVENT_WORDS)
+    while pos < n:
+        kind = int(kinds[pos])
+        if kind == 0 or kind >= len(sizes) or kind == EV_END or pos + sizes[kind] > n:
+            break
+        pos += int(sizes[kind])
+    return data[:pos]
+
+
+def _written_files(upper, keep_files):
+    """Regular files under the overlay's upper directory; copied to ``keep_files``."""
+    found = []
+    if not os.path.isdir(upper):
+        return found
+    for root, dirs, files in os.walk(upper):
+        for name in files:
+            path = os.path.join(root, name)
+            if not os.path.isfile(path) or os.path.islink(path):
+                continue  # overlay whiteouts (deletions) are character devices
+            rel = os.path.relpath(path, upper)
+            found.append((rel, os.path.getsize(path)))
+            if keep_files is not None:
+                dest = os.path.join(keep_files, rel)
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                shutil.copyfile(path, dest)
+    return sorted(found)
+
+
+def _minimal_env():
+    return {"PATH": os.defpath, "LC_ALL": "C"}
+
+
+def _event_fd_target():
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    top = 1024 if soft == resource.RLIM_INFINITY else min(int(soft), 1024)
+    return random.SystemRandom().randrange(max(top // 2, 10), top)
 
 
 def run_module(
@@ -171,8 +346,11 @@ def run_module(
     optimize=False,
     codegen_opt=2,
     progress=None,
+    sandbox="auto",
+    env=(),
+    keep_files=None,
 ):
-    """JIT-run a module's ``main`` in a child process.
+    """JIT-run a module's ``main`` in a confined child process.
 
     Parameters
     ----------
@@ -194,7 +372,9 @@ def run_module(
         Program input: bytes, a file path, or None for empty input.
     cwd : str, optional
         Working directory of the program (for programs that open input
-        files by relative path); default: the current directory.
+        files by relative path); default: the current directory. At the
+        namespace level the program may write there, but its writes go to a
+        private overlay (see ``keep_files``).
     limits : RunLimits
     libs : sequence of str
         Extra shared libraries to load (``-l`` names).
@@ -207,7 +387,16 @@ def run_module(
         Optimisation level (0-3) of the JIT's code generator.
     progress : callable, optional
         Called about twice a second, after the first second, with
-        ``(elapsed_seconds, event_bytes_written)``.
+        ``(elapsed_seconds, event_bytes_received)``.
+    sandbox : str
+        ``auto`` (the strongest level the kernel grants), or one of
+        `frontend._sandbox.LEVELS` to require it (``none``: no confinement).
+    env : sequence of str
+        ``NAME=VALUE`` pairs: the program's whole environment (and main's
+        ``envp``). Ignored at level ``none``, where the program inherits ours.
+    keep_files : str, optional
+        Directory to copy the files the program wrote in its working
+        directory into (namespace level).
 
     Returns
     -------
@@ -215,145 +404,242 @@ def run_module(
 
     Raises
     ------
-    LinkError, ProgramCrashed, ProgramTimeout, ProgramOutOfMemory, OutputError
+    InputError, LinkError, ProgramCrashed, ProgramTimeout, ProgramOutOfMemory,
+    ProgramError, OutputError
     """
     limits.validate()
-    if cwd is not None and not os.path.isdir(cwd):
+    if sandbox not in SANDBOX_CHOICES:
+        raise InputError(f"unknown sandbox level {sandbox!r}; use one of {', '.join(SANDBOX_CHOICES)}")
+    for item in env:
+        name = str(item).partition("=")[0]
+        if "=" not in str(item) or not name or "\0" in str(item):
+            raise InputError(f"--env takes NAME=VALUE, got {item!r}")
+    cwd = os.path.abspath(cwd if cwd is not None else os.getcwd())
+    if not os.path.isdir(cwd):
         raise InputError(f"working directory not found: {cwd}; give an existing directory to --cwd")
-    with tempfile.TemporaryDirectory(prefix="vcut-run-") as tmp:
-        paths = {k: os.path.join(tmp, k) for k in ("ir", "events", "status", "stdout", "stderr", "stdin")}
-        with open(paths["ir"], "w") as fh:
-            fh.write(ir)
-        if isinstance(stdin, (bytes, bytearray)):
-            with open(paths["stdin"], "wb") as fh:
-                fh.write(stdin)
-            stdin_path = paths["stdin"]
-        elif stdin is None:
-            stdin_path = os.devnull
-        else:
-            stdin_path = os.fspath(stdin)
-            if not os.path.isfile(stdin_path):
-                raise InputError(f"stdin file not found: {stdin_path}")
-        spec = {
-            "ir": paths["ir"],
-            "events": paths["events"],
-            "status": paths["status"],
-            "instrumented": bool(instrumented),
-            "budget": int(limits.max_instructions),
-            "buffer_words": int(limits.buffer_words),
-            "globals": [str(g) for g in globals_],
-            "argv": [program_name, *map(str, args)],
-            "main_nargs": int(main_nargs),
-            "main_void": bool(main_void),
-            "libs": list(libs),
-            "optimize": bool(optimize),
-            "codegen_opt": int(codegen_opt),
-        }
-        spec_path = os.path.join(tmp, "spec.json")
-        with open(spec_path, "w") as fh:
-            json.dump(spec, fh)
-        # the child is run as a plain script: it needs only llvmlite and the
-        # standard library, not this package (numpy/numba would slow its start)
-        child = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_child.py")
-        t0 = time.perf_counter()
-        with open(stdin_path, "rb") as fin, open(paths["stdout"], "wb") as fout, open(
-            paths["stderr"], "wb"
-        ) as ferr:
+    if keep_files is not None and not os.path.isdir(keep_files):
+        raise InputError(f"--keep-files directory not found: {keep_files}; create it first")
+    with scratch_dir("run") as tmp:
+        return _run(ir, tmp, instrumented, globals_, main_nargs, main_void, args,
+                    program_name, stdin, cwd, limits, libs, optimize, codegen_opt, progress,
+                    sandbox, list(map(str, env)), keep_files)
+
+
+def _run(ir, tmp, instrumented, globals_, main_nargs, main_void, args, program_name, stdin,
+         cwd, limits, libs, optimize, codegen_opt, progress, sandbox, env, keep_files):
+    paths = {k: os.path.join(tmp, k) for k in ("ir", "events", "control", "stdout", "stderr",
+                                               "stdin", "shm", "scratch")}
+    with open(paths["ir"], "w") as fh:
+        fh.write(ir)
+    os.mkdir(paths["scratch"])
+    if isinstance(stdin, (bytes, bytearray)):
+        with open(paths["stdin"], "wb") as fh:
+            fh.write(stdin)
+        stdin_path = paths["stdin"]
+    elif stdin is None:
+        stdin_path = os.devnull
+    else:
+        stdin_path = os.fspath(stdin)
+        if not os.path.isfile(stdin_path):
+            raise InputError(f"stdin file not found: {stdin_path}")
+    key = random.SystemRandom().getrandbits(64) | 1
+    words = int(limits.buffer_words)
+    with open(paths["shm"], "wb") as fh:
+        fh.truncate((SHM_PREFIX_WORDS + words) * 8)
+    ctl_r, ctl_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    ev_r, ev_w = os.pipe() if instrumented else (-1, -1)
+    spec = {
+        "ir": paths["ir"], "shm": paths["shm"], "scratch": paths["scratch"], "cwd": cwd,
+        "ctl_fd": ctl_w, "event_fd": ev_w, "event_fd_target": _event_fd_target(),
+        "parent_pid": os.getpid(), "key": key,
+        "instrumented": bool(instrumented),
+        "budget": int(limits.max_instructions),
+        "buffer_words": words,
+        "globals": [str(g) for g in globals_],
+        "argv": [program_name, *map(str, args)],
+        "main_nargs": int(main_nargs),
+        "main_void": bool(main_void),
+        "libs": list(libs),
+        "optimize": bool(optimize),
+        "codegen_opt": int(codegen_opt),
+        "sandbox": sandbox,
+        "env": env,
+        "cpu_seconds": int(limits.timeout) + 2,
+        "file_bytes": int(limits.file_size),
+    }
+    spec_path = os.path.join(tmp, "spec.json")
+    with open(spec_path, "w") as fh:
+        json.dump(spec, fh)
+    # the child is run as a plain script: it needs only llvmlite and the
+    # standard library, not this package (numpy/numba would slow its start)
+    child = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_child.py")
+    readers = [_Control(ctl_r, paths["control"]), _Drain(out_r, paths["stdout"]),
+               _Drain(err_r, paths["stderr"])]
+    channel = None
+    if instrumented:
+        channel = _EventChannel(ev_r, paths["events"], key, words)
+        readers.append(channel)
+    t0 = time.perf_counter()
+    passed = tuple(fd for fd in (ctl_w, ev_w) if fd >= 0)
+    try:
+        with open(stdin_path, "rb") as fin:
             proc = subprocess.Popen(
                 [sys.executable, "-I", child, spec_path],
-                stdin=fin,
-                stdout=fout,
-                stderr=ferr,
-                cwd=cwd,
-                start_new_session=True,
-                preexec_fn=_limit_child(limits.memory),
+                stdin=fin, stdout=out_w, stderr=err_w, cwd=cwd, pass_fds=passed,
+                start_new_session=True, preexec_fn=_limit_child(limits.memory),
+                env=os.environ.copy() if sandbox == "none" else _minimal_env(),
             )
-            timed_out = False
-            next_report = 1.0
-            while True:
-                try:
-                    rc = proc.wait(timeout=0.05)
-                    break
-                except subprocess.TimeoutExpired:
-                    pass
-                elapsed = time.perf_counter() - t0
-                if elapsed > limits.timeout:
-                    timed_out = True
-                    try:
-                        os.killpg(proc.pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-                    rc = proc.wait()
-                    break
-                if progress is not None and elapsed >= next_report:
-                    size = os.path.getsize(paths["events"]) if os.path.exists(paths["events"]) else 0
-                    progress(elapsed, size)
-                    next_report = elapsed + 0.5
-        wall = time.perf_counter() - t0
-        status = _read_status(paths["status"])
-        with open(paths["stdout"], "rb") as fh:
-            out = fh.read()
-        with open(paths["stderr"], "rb") as fh:
-            err = fh.read()
-        if timed_out:
-            raise ProgramTimeout(
-                f"the program ran past the {limits.timeout:g} s time limit (an endless loop?) "
-                "and was stopped; raise --timeout, or cap the trace with --max-instructions"
-            )
-        if status.get("phase") == "setup":
-            if status.get("error") == "link":
-                syms = status.get("symbols") or []
-                names = ", ".join(syms[:8]) + (" ..." if len(syms) > 8 else "")
-                raise LinkError(
-                    f"undefined symbol{'s' if len(syms) != 1 else ''} {names}: defined neither in "
-                    "the program nor in the C libraries; add the .c file that defines "
-                    "it or the library (-l)"
-                    if syms
-                    else status.get("message", "link failed")
-                )
-            raise VcutError(f"the JIT rejected the module: {status.get('message')}")
-        if not status:
-            last = (err.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
-            raise VcutError(
-                f"the tracing child process failed before running the program (exit {rc}): "
-                f"{last}"
-            )
-        events = None
-        if instrumented and os.path.exists(paths["events"]):
-            events = np.fromfile(paths["events"], dtype="<u8")
-        err_text = err.decode(errors="replace")
-        if rc < 0:
-            sig = -rc
-            name = _SIGNAMES.get(sig, signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}")
-            if "MemoryError" in err_text or "out of memory" in err_text.lower():
-                raise ProgramOutOfMemory(_oom_message(limits))
-            raise ProgramCrashed(
-                f"the program crashed with {name}; run it natively under a debugger to find the fault"
-            )
-        if "LLVM ERROR: out of memory" in err_text or (
-            rc == 1 and "MemoryError" in err_text and status.get("phase") != "returned"
-        ):
-            raise ProgramOutOfMemory(_oom_message(limits))
-        if rc == EXIT_WRITE_FAILED and instrumented and (events is None or not _has_end(events)):
-            raise OutputError(
-                "writing the event stream failed (disk full?); free space in the temporary directory"
-            )
-        objects = status.get("objects", {})
-        return RunResult(
-            exit_code=int(status.get("exit_code", rc)),
-            stdout=out,
-            stderr=err,
-            events=events,
-            global_addresses=np.array(objects.get("globals", []), dtype=np.uint64),
-            argv_objects=[tuple(x) for x in objects.get("argv", [])],
-            run_seconds=float(status.get("run_seconds", float("nan"))),
-            wall_seconds=wall,
-            status=status,
+    finally:
+        for fd in (ctl_w, out_w, err_w, ev_w):
+            if fd >= 0:
+                os.close(fd)
+    for r in readers:
+        r.start()
+    timed_out = False
+    next_report = 1.0
+    try:
+        while True:
+            try:
+                rc = proc.wait(timeout=0.05)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            elapsed = time.perf_counter() - t0
+            if elapsed > limits.timeout:
+                timed_out = True
+                _kill_group(proc.pid)
+                rc = proc.wait()
+                break
+            if progress is not None and elapsed >= next_report:
+                progress(elapsed, channel.words * 8 if channel else 0)
+                next_report = elapsed + 0.5
+    except BaseException:
+        _kill_group(proc.pid)  # interrupted: the program must not outlive us
+        proc.wait()
+        raise
+    for r in readers:
+        r.join(timeout=10.0)
+    wall = time.perf_counter() - t0
+    messages = readers[0].messages()
+    with open(paths["stdout"], "rb") as fh:
+        out = fh.read()
+    with open(paths["stderr"], "rb") as fh:
+        err = fh.read()
+    if timed_out:
+        raise ProgramTimeout(
+            f"the program ran past the {limits.timeout:g} s time limit (an endless loop?) "
+            "and was stopped; raise --timeout, or cap the trace with --max-instructions"
         )
+    setup = next((m for m in messages if m.get("phase") == "setup"), None)
+    if setup is not None:
+        _raise_setup(setup)
+    status = next((m for m in messages if m.get("phase") == "exited"), None)
+    if status is None or status.get("status") is None:
+        last = (err.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
+        raise VcutError(
+            f"the tracing child process failed before the program ended (exit {rc}): {last}"
+        )
+    raw = int(status["status"])
+    err_text = err.decode(errors="replace")
+    if os.WIFSIGNALED(raw):
+        _raise_signal(os.WTERMSIG(raw), err_text, limits)
+    code = os.WEXITSTATUS(raw)
+    status["end"] = "exit"
+    if "LLVM ERROR: out of memory" in err_text:
+        raise ProgramOutOfMemory(_oom_message(limits))
+    events = None
+    if instrumented:
+        events = _collect_events(channel, paths, words, code, spec["event_fd_target"])
+    written = _written_files(os.path.join(paths["scratch"], "upper"), keep_files)
+    objects = status.get("objects", {})
+    run_seconds = status.get("run_seconds")
+    return RunResult(
+        exit_code=code,
+        stdout=out,
+        stderr=err,
+        events=events,
+        global_addresses=np.array(objects.get("globals", []), dtype=np.uint64),
+        argv_objects=[tuple(x) for x in objects.get("argv", [])],
+        run_seconds=float("nan") if run_seconds is None else float(run_seconds),
+        wall_seconds=wall,
+        status=status,
+        written_files=written,
+    )
 
 
-def _has_end(events):
-    return len(events) > 0 and (int(events[-1]) & 0xFF) == 7
+def _kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _raise_setup(setup):
+    if setup.get("error") == "link":
+        syms = setup.get("symbols") or []
+        names = ", ".join(syms[:8]) + (" ..." if len(syms) > 8 else "")
+        raise LinkError(
+            f"undefined symbol{'s' if len(syms) != 1 else ''} {names}: defined neither in "
+            "the program nor in the C libraries; add the .c file that defines "
+            "it or the library (-l)"
+            if syms
+            else setup.get("message", "link failed")
+        )
+    if setup.get("error") == "sandbox":
+        raise SandboxUnavailable(
+            f"the sandbox level asked for is not available here ({setup.get('message')}); "
+            "use --sandbox auto to take the strongest level this machine grants"
+        )
+    raise VcutError(f"the JIT rejected the module: {setup.get('message')}")
+
+
+def _raise_signal(sig, err_text, limits):
+    if sig == signal.SIGXCPU:
+        raise ProgramTimeout(
+            f"the program used more than {int(limits.timeout) + 2} s of CPU time (the CPU "
+            "limit follows --timeout) and was stopped; raise --timeout"
+        )
+    if sig == signal.SIGXFSZ:
+        raise ProgramError(
+            f"the program wrote a file past the {limits.file_size >> 20} MiB file-size limit "
+            "and was stopped; raise --file-limit"
+        )
+    if sig == signal.SIGSYS:
+        raise ProgramError(
+            "the program made a system call the sandbox does not allow and was stopped"
+        )
+    if "MemoryError" in err_text or "out of memory" in err_text.lower():
+        raise ProgramOutOfMemory(_oom_message(limits))
+    name = _SIGNAMES.get(sig, signal.Signals(sig).name if sig in signal.Signals._value2member_map_
+                         else f"signal {sig}")
+    raise ProgramCrashed(
+        f"the program crashed with {name}; run it natively under a debugger to find the fault"
+    )
+
+
+def _collect_events(channel, paths, words, code, fd):
+    """The checked event stream; END(recovered) appended when the program used ``_exit``."""
+    if channel.tampered is not None:
+        raise ProgramError(
+            f"the program wrote into vcut's event channel (file descriptor {fd}): "
+            f"{channel.tampered}; the trace cannot be trusted. Do not write to descriptors the "
+            "program did not open"
+        )
+    if code == EXIT_WRITE_FAILED and not channel.final:
+        raise ProgramError(
+            f"the program closed or replaced vcut's event channel (file descriptor {fd}), so "
+            "the trace could not be sent; do not close descriptors the program did not open"
+        )
+    events = np.fromfile(paths["events"], dtype="<u8")
+    if channel.final:
+        return events
+    tail = _recover(paths["shm"], words, channel.chunks)
+    if tail is None:
+        return events
+    end = np.array([header(END_RECOVERED, EV_END)], dtype=np.uint64)
+    return np.concatenate([events, tail, end])
 
 
 def _oom_message(limits):

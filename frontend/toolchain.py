@@ -12,12 +12,12 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
 from .errors import ToolchainError
+from .scratch import scratch_dir
 
 __all__ = ["Toolchain", "find_toolchain"]
 
@@ -68,7 +68,7 @@ def _version(cmd):
 
 def _probe(cmd, extra):
     """True when ``cmd`` compiles a tiny C file to IR that llvmlite parses."""
-    with tempfile.TemporaryDirectory(prefix="vcut-probe-") as tmp:
+    with scratch_dir("probe") as tmp:
         src = os.path.join(tmp, "probe.c")
         out = os.path.join(tmp, "probe.ll")
         with open(src, "w") as fh:
