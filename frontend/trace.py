@@ -35,8 +35,8 @@ import numpy as np
 
 from .atomic import atomic_output
 from .errors import TraceFormatError
-from .npzfile import read_versioned_npz
 from .events import END_REASONS
+from .npzfile import read_versioned_npz
 from .static import MEM_NONE, OBJ_ALLOCA, StaticTable
 
 __all__ = [
@@ -134,6 +134,9 @@ class Trace:
             "truncated": self.truncated,
             "end_reason": self.meta.get("end_reason", ""),
             "exit_code": self.exit_code,
+            "sandbox": self.meta.get("sandbox", "none"),
+            "sandbox_notes": list(self.meta.get("sandbox_notes", [])),
+            "written_files": len(self.meta.get("written_files", [])),
         }
 
     # -- queries -------------------------------------------------------------
