@@ -146,6 +146,9 @@ def _program(spec, ee, libc, arguments, finish, level, parent):
     for fd in (spec["ctl_fd"], spec["status_fd"]):
         os.close(fd)
     os.setpgid(0, 0)  # signals to "my process group" reach only the program
+    # a C program starts with default dispositions (Python ignores SIGPIPE and SIGXFSZ)
+    for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
     argc, argv, env, envp = arguments
     if level != "none":
         _sandbox.apply_rlimits(cpu_seconds=spec["cpu_seconds"], file_bytes=spec["file_bytes"])
@@ -160,12 +163,14 @@ def _program(spec, ee, libc, arguments, finish, level, parent):
     if level in ("namespaces", "seccomp"):
         _sandbox.install_seccomp(os.getpid())
     ret = ctypes.c_int32 if not spec["main_void"] else None
+    ee.run_static_constructors()  # __attribute__((constructor)), in the confined process
     if int(spec["main_nargs"]) == 0:
         code = ctypes.CFUNCTYPE(ret)(ee.get_function_address("main"))()
     else:
         cmain = ctypes.CFUNCTYPE(ret, ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p)(
             ee.get_function_address("main"))
         code = cmain(argc, ctypes.addressof(argv), ctypes.addressof(envp))
+    ee.run_static_destructors()
     if finish is not None:
         finish(0)
     libc.fflush(None)
@@ -235,6 +240,8 @@ def main(spec_path):
             _sandbox.die_with_parent(me)
             os.close(status_r)
             try:
+                if spec.get("no_namespaces"):
+                    raise _sandbox.SandboxError("disabled by VCUT_NO_NAMESPACES")
                 notes = _sandbox.enter_namespaces(spec["scratch"], spec["cwd"])
             except (_sandbox.SandboxError, OSError) as exc:
                 _send(status_w, {"sandbox_error": str(exc)})

@@ -1,10 +1,13 @@
 """Public entry points: trace a C program, or run it without tracing."""
 
+import functools
 import os
 
+import numpy as np
+
 from .compile import CompiledModule, compile_program
-from .errors import InputError, ProgramOutOfMemory
-from .events import END_ALLOC_FAILED, END_BUDGET
+from .errors import InputError, ProgramOutOfMemory, TraceFormatError
+from .events import END_ALLOC_FAILED, END_BUDGET, END_RECOVERED, EV_END, header
 from .instrument import instrument_module
 from .run import DEFAULT_LIMITS, run_module
 from .trace import decode_trace
@@ -150,13 +153,22 @@ def trace_program(
         "sandbox_notes": list(res.status.get("sandbox_notes", [])),
         "written_files": [list(f) for f in res.written_files],
     }
-    trace = decode_trace(
-        im.static,
-        res.events if res.events is not None else [],
-        global_addresses=res.global_addresses,
-        argv_objects=res.argv_objects,
-        meta=meta,
-    )
+    events = res.events if res.events is not None else np.zeros(0, np.uint64)
+    decode = functools.partial(decode_trace, im.static, global_addresses=res.global_addresses,
+                               argv_objects=res.argv_objects, meta=meta)
+    try:
+        trace = decode(events)
+    except TraceFormatError as exc:
+        # A program that left through a signal handler (a SIGSEGV handler calling _exit):
+        # the handler's events interrupt a block. The run ends there; keep what came before.
+        recovered = len(events) and int(events[-1]) == header(END_RECOVERED, EV_END)
+        cut = getattr(exc, "position", None)
+        if not recovered or cut is None:
+            raise
+        end = np.array([header(END_RECOVERED, EV_END)], dtype=np.uint64)
+        trace = decode(np.concatenate([events[:cut], end]))
+        trace.meta["notes"] = [f"the events after word {cut} came from a signal handler that "
+                               "interrupted the program; they were dropped"]
     if trace.meta["end_code"] == END_ALLOC_FAILED:
         raise ProgramOutOfMemory(
             f"a heap allocation of the program failed under the {limits.memory >> 20} MiB "

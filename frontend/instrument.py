@@ -227,6 +227,8 @@ def instrument_module(ir, *, roi=(), timing=True):
     refs = []
     unnamed = 0
     for g in mod.global_variables:
+        if g.name.startswith("llvm."):
+            continue  # LLVM's own tables, left out of the static table too
         if g.name:
             refs.append(f"ptr {quote_name('@', g.name)}")
         else:

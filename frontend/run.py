@@ -465,6 +465,8 @@ def _run(ir, tmp, instrumented, globals_, main_nargs, main_void, args, program_n
         "optimize": bool(optimize),
         "codegen_opt": int(codegen_opt),
         "sandbox": sandbox,
+        # an administrator's switch for kernels whose user namespaces misbehave
+        "no_namespaces": os.environ.get("VCUT_NO_NAMESPACES", "") not in ("", "0"),
         "env": env,
         "cpu_seconds": int(limits.timeout) + 2,
         "file_bytes": int(limits.file_size),

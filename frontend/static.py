@@ -99,6 +99,13 @@ _UNSUPPORTED_CALLS = {
     "fork": "processes (fork)",
     "vfork": "processes (vfork)",
     "__cxa_throw": "C++ exceptions",
+    "llvm.eh.sjlj.setjmp": "setjmp/longjmp (__builtin_setjmp)",
+    "llvm.eh.sjlj.longjmp": "setjmp/longjmp (__builtin_longjmp)",
+    # a timer's handler runs asynchronously, in the middle of the tracer's own work
+    "alarm": "asynchronous timer signals (alarm)",
+    "ualarm": "asynchronous timer signals (ualarm)",
+    "setitimer": "asynchronous timer signals (setitimer)",
+    "timer_create": "asynchronous timer signals (timer_create)",
 }
 _UNSUPPORTED_OPCODES = {
     "invoke": "exceptions (invoke)",
@@ -355,7 +362,15 @@ def build_static_table(module, text, target_data):
 
     functions = list(module.functions)
     fn_id = {_ptr(f): i for i, f in enumerate(functions)}
-    gvars = list(module.global_variables)
+    # LLVM's own tables (llvm.global_ctors, llvm.used, ...) are not program data
+    gvars = [g for g in module.global_variables if not g.name.startswith("llvm.")]
+    for g in gvars:
+        if " thread_local" in str(g).split("=", 1)[-1].split('"')[0]:
+            raise UnsupportedIRError(
+                f"unsupported construct: thread-local variable '{g.name}' (_Thread_local / "
+                "__thread); vcut traces single-threaded programs: declare it without the "
+                "thread-local qualifier"
+            )
     gv_id = {_ptr(g): i for i, g in enumerate(gvars)}
 
     fn_name, fn_defined, fn_entry, fn_nargs, fn_void, fn_file = [], [], [], [], [], []
