@@ -10,10 +10,10 @@ from ._common import (
     add_common,
     add_trace_options,
     analysis_input,
-    output_dir,
     print_rows,
     progress_lines,
 )
+from ._outputs import output_directory
 
 __all__ = ["register", "run"]
 
@@ -59,7 +59,7 @@ def run(args, program_args):
         raise InputError("--compare-methods puts the comparison in the report; give -o OUTDIR "
                          "(or use 'vcut compare' for a table)")
     if args.output:
-        output_dir(args.output, ["mapping.json", "report.html"])
+        output_directory(args, ["mapping.json", "report.html"])
     machine = load_machine(args.machine) if args.machine else None
     assignment = read_assignment(args.partition) if args.partition else None
     say = progress_lines(not args.json)

@@ -9,9 +9,9 @@ from ._common import (
     add_common,
     add_trace_options,
     analysis_input,
-    output_dir,
     progress_lines,
 )
+from ._outputs import output_directory
 
 __all__ = ["register", "run"]
 
@@ -52,7 +52,7 @@ def run(args, program_args):
         raise InputError("-p needs at least one cluster count")
     methods = tuple(m.strip() for m in args.methods.split(",")) if args.methods else METHODS
     if args.output:
-        output_dir(args.output, ["compare.json", "compare.png"])
+        output_directory(args, ["compare.json", "compare.png"])
     machine = load_machine(args.machine) if args.machine else None
     say = progress_lines(not args.json)
     graph, obj_bytes, source = analysis_input(args, program_args)

@@ -6,6 +6,7 @@ import sys
 import time
 
 from ._common import add_common, add_trace_options, print_rows, run_trace
+from ._outputs import check_command_outputs
 
 __all__ = ["register", "run"]
 
@@ -36,24 +37,22 @@ def register(sub):
 
 def run(args, program_args):
     from frontend import load_trace
-    from frontend.atomic import check_output_path
     from frontend.errors import InputError
     from ir_graph import build_graph, fit_power_law, write_graph
     from ir_graph.formats import detect_format
 
-    check_output_path(args.output)
+    traces = [p for p in args.inputs if p.lower().endswith(".npz")]
+    check_command_outputs(args, [args.output, None if traces else args.save_trace],
+                          None if traces or args.json else "the program's output")
     fmt = detect_format(args.output)
     if fmt == "lg":
         raise InputError("vcut graph writes .npz, .graph, .edgelist or .mtx; not .lg")
     t0 = time.perf_counter()
-    traces = [p for p in args.inputs if p.lower().endswith(".npz")]
     if traces:
         if len(args.inputs) != 1:
             raise InputError("give either one trace (.npz) or C sources, not both")
         trace = load_trace(traces[0])
     else:
-        if args.save_trace:
-            check_output_path(args.save_trace)
         trace = run_trace(args, program_args)
         if args.save_trace:
             trace.save(args.save_trace)

@@ -4,6 +4,7 @@ import json
 import sys
 
 from ._common import add_common, parse_numbers, print_rows
+from ._outputs import check_command_outputs
 
 __all__ = ["register", "run"]
 
@@ -43,22 +44,24 @@ def register(sub):
                     "total weight; capacities by Algorithm 1 of Tzovas et al. (HiPC 2020)")
     pa.add_argument("--format", choices=["metis", "edgelist", "mtx", "lg", "npz"],
                     help="graph file format (default: from the suffix)")
-    pa.add_argument("-o", "--output", metavar="OUT", help="assignment file to write")
+    pa.add_argument("-o", "--output", metavar="OUT",
+                    help="assignment file to write (with OUT.replicas.npz beside it; a FIFO, "
+                    "a character device or - gets the assignment only)")
     add_common(pa)
     pa.set_defaults(func=run)
 
 
 def run(args, program_args):
-    from frontend.atomic import check_output_path
+    from frontend.atomic import output_kind
     from frontend.errors import InputError
     from ir_graph import read_graph
     from vcut.capacities import capacities_from_units
     from vcut.output import write_partition
     from vcut.partition import partition_graph
 
-    if args.output:
-        check_output_path(args.output)
-        check_output_path(args.output + ".replicas.npz")
+    # OUT.replicas.npz goes beside a regular OUT; a stream (FIFO, device, -) gets OUT only
+    details = bool(args.output) and output_kind(args.output) == "file"
+    check_command_outputs(args, [args.output, args.output + ".replicas.npz" if details else None])
     g = read_graph(args.graph, args.format)
     caps = None
     if args.capacities and args.units:
@@ -75,7 +78,7 @@ def run(args, program_args):
     part = partition_graph(g, args.p, args.algo, lam=args.lam, order=args.order, seed=args.seed,
                            capacities=caps, backend=args.backend, spac_variant=args.variant,
                            imbalance=args.imbalance)
-    files = write_partition(part, args.output) if args.output else []
+    files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
     info = part.info
     result = {

@@ -5,6 +5,7 @@ import os
 import time
 
 from ._common import add_common, print_rows
+from ._outputs import check_command_outputs
 
 __all__ = ["register", "run"]
 
@@ -32,10 +33,7 @@ def run(args, program_args):
     from ir_graph import degree_plot, graph_stats, read_graph
     from ir_graph.stats import PowerLawFit
 
-    if args.plot:
-        from frontend.atomic import check_output_path
-
-        check_output_path(args.plot)
+    check_command_outputs(args, [args.plot])
     t0 = time.perf_counter()
     g = read_graph(args.graph, args.format)
     s = graph_stats(g, path_samples=args.path_samples, seed=args.seed)

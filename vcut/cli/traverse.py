@@ -5,6 +5,7 @@ import json
 import numpy as np
 
 from ._common import add_common, print_rows
+from ._outputs import check_command_outputs
 
 __all__ = ["register", "run"]
 
@@ -37,12 +38,11 @@ def register(sub):
 
 
 def run(args, program_args):
-    from frontend.atomic import atomic_output, check_output_path
+    from frontend.atomic import atomic_output
     from ir_graph import read_graph
     from runtime.traversal import bfs, sssp
 
-    if args.output:
-        check_output_path(args.output)
+    check_command_outputs(args, [args.output])
     g = read_graph(args.graph, args.format)
     run = bfs if args.kind == "bfs" else sssp
     r = run(g, args.source, args.strategy, device=args.device,

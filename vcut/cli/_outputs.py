@@ -1,0 +1,50 @@
+"""What a subcommand writes, checked against what it reads before any work is done.
+
+Every subcommand calls `check_command_outputs` (or `output_directory` for
+``-o OUTDIR``) first: an output that is one of its inputs (the same file,
+through links too), two outputs naming one file, ``-`` while standard output
+carries something else, or a path that cannot be written is refused with one
+`OutputError` line (exit 9). What ``-o`` accepts: `frontend.atomic`.
+"""
+
+import os
+
+__all__ = ["input_paths", "check_command_outputs", "output_directory"]
+
+
+def input_paths(args):
+    """Every file the command reads, as named on its command line.
+
+    The C sources, traces or graph files, ``--stdin``, ``--partition`` and a
+    ``--machine`` file (JSON or ``hwloc:FILE``); ``-`` is not a file.
+    """
+    paths = []
+    for name in ("sources", "inputs"):
+        paths += getattr(args, name, None) or []
+    for name in ("graph", "stdin", "partition"):
+        paths.append(getattr(args, name, None))
+    machine = getattr(args, "machine", None)
+    if machine:
+        paths.append(machine.split(":", 1)[1] if machine.startswith("hwloc:") else machine)
+    return [p for p in paths if p and p != "-"]
+
+
+def check_command_outputs(args, outputs, stdout_use=None):
+    """Refuse the command's ``outputs`` (None entries skipped) unless all can be written.
+
+    ``stdout_use`` says what else the command prints on standard output (then
+    ``-o -`` is refused); by default the JSON summary when ``--json`` is given.
+    """
+    from frontend.atomic import check_outputs
+
+    if stdout_use is None and getattr(args, "json", False):
+        stdout_use = "the JSON summary"
+    check_outputs(outputs, input_paths(args), stdout_use)
+
+
+def output_directory(args, names):
+    """Create ``-o OUTDIR`` if needed and check the files ``names`` in it."""
+    from ._common import output_dir
+
+    output_dir(args.output, names)
+    check_command_outputs(args, [os.path.join(args.output, name) for name in names])
