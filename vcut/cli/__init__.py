@@ -10,12 +10,17 @@ Conventions shared by every subcommand:
   diagnostics above it when there are any) and exit non-zero with the
   error's code; ``--verbose`` adds the Python traceback;
 * outputs are written to a temporary file and renamed, so a failed run
-  leaves nothing half-written;
+  leaves nothing half-written; an output that is one of the inputs is refused
+  before any work (see `frontend.atomic` for what ``-o`` accepts);
+* SIGINT and SIGTERM end the run with ``error: interrupted`` (exit 130) or
+  ``error: terminated`` (exit 143), no traceback;
 * long runs show progress on stderr when it is a terminal.
 """
 
 import argparse
+import signal
 import sys
+import threading
 import traceback
 
 from . import analyze, compare, graph, partition, stats, trace, traverse
@@ -40,28 +45,70 @@ def build_parser():
 
 
 def main(argv=None):
-    """Run the ``vcut`` command line; returns the exit status."""
-    from frontend.errors import VcutError
+    """Run the ``vcut`` command line; returns the exit status.
 
-    argv = list(sys.argv[1:] if argv is None else argv)
-    program_args = []
-    if "--" in argv:
-        k = argv.index("--")
-        argv, program_args = argv[:k], argv[k + 1 :]
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    With ``argv`` None (the ``vcut`` program itself) SIGINT and SIGTERM are
+    ignored once the command has finished, so a late signal cannot turn a
+    completed run into a traceback; a call with ``argv`` restores the
+    previous SIGTERM handler instead.
+    """
+    entry = argv is None
+    previous = _on_sigterm(_raise_terminated)
     try:
-        return args.func(args, program_args)
-    except VcutError as exc:
-        if exc.details:
-            print(exc.details, file=sys.stderr)
-        if getattr(args, "verbose", False):
-            traceback.print_exc()
-        print(f"error: {exc.message}", file=sys.stderr)
-        return exc.exit_code
+        from frontend.errors import VcutError
+
+        argv = list(sys.argv[1:] if argv is None else argv)
+        program_args = []
+        if "--" in argv:
+            k = argv.index("--")
+            argv, program_args = argv[:k], argv[k + 1 :]
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        try:
+            return args.func(args, program_args)
+        except VcutError as exc:
+            if exc.details:
+                print(exc.details, file=sys.stderr)
+            if getattr(args, "verbose", False):
+                traceback.print_exc()
+            print(f"error: {exc.message}", file=sys.stderr)
+            return exc.exit_code
     except KeyboardInterrupt:
+        _settle(entry)
         print("error: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        _settle(entry)
+        print("error: terminated", file=sys.stderr)
+        return 143
+    finally:
+        if entry:
+            _settle(entry)
+        elif previous is not None:
+            _on_sigterm(previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: raised in the main thread, as SIGINT raises KeyboardInterrupt."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+def _on_sigterm(handler):
+    """Install ``handler`` for SIGTERM (main thread only); returns the previous one."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    old = signal.signal(signal.SIGTERM, handler)
+    return signal.SIG_DFL if old is None else old
+
+
+def _settle(entry):
+    """The program is ending: a further SIGINT / SIGTERM must not interrupt its exit."""
+    if entry and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 if __name__ == "__main__":
