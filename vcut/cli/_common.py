@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_analysis_options', 'analysis_input', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers']
+__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'analysis_input', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers']
 
 
 def add_common(p):
@@ -42,7 +42,25 @@ def add_trace_options(t):
     t.add_argument("--stdin", metavar="FILE", help="file to feed the program on stdin ('-': ours)")
     t.add_argument("--no-timing", action="store_true",
                    help="do not time memory operations with the cycle counter")
+    add_sandbox_options(t)
     add_compile_options(t)
+
+
+def add_sandbox_options(t):
+    """Options of the traced program's confinement (docs/frontend.md, "The sandbox")."""
+    t.add_argument("--sandbox", default="auto",
+                   choices=["auto", "namespaces", "seccomp", "rlimits", "none"],
+                   help="confinement of the traced program: auto takes the strongest level the "
+                   "kernel grants; a level name requires it (default auto)")
+    t.add_argument("--no-sandbox", action="store_true",
+                   help="run the program with your rights (same as --sandbox none)")
+    t.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                   help="environment variable of the program (repeatable); it gets no others")
+    t.add_argument("--keep-files", metavar="DIR",
+                   help="copy the files the program writes in its working directory to DIR "
+                   "(with the namespace sandbox they are otherwise discarded)")
+    t.add_argument("--file-limit", type=int, default=1024, metavar="MiB",
+                   help="largest file the program may write, in MiB (default 1024)")
 
 
 def add_analysis_options(p, algo=True):
@@ -144,8 +162,13 @@ def run_trace(args, program_args):
         timeout=args.timeout,
         memory=args.memory_limit << 20,
         max_instructions=args.max_instructions,
+        file_size=args.file_limit << 20,
     )
     limits.validate()
+    sandbox = "none" if args.no_sandbox else args.sandbox
+    if sandbox == "none":
+        print("warning: no sandbox: the traced program runs with your rights (it can read and "
+              "write your files, start processes and use the network)", file=sys.stderr)
     sources = getattr(args, "sources", None) or args.inputs
     cm = compile_program(
         sources,
@@ -172,6 +195,9 @@ def run_trace(args, program_args):
         timing=not args.no_timing,
         libs=args.libs,
         progress=progress,
+        sandbox=sandbox,
+        env=args.env,
+        keep_files=args.keep_files,
     )
     if progress:
         sys.stderr.write("\n")

@@ -6,6 +6,7 @@ import sys
 import time
 
 from ._common import add_common, add_trace_options, print_rows, run_trace
+from ._outputs import check_command_outputs
 
 __all__ = ["register", "run"]
 
@@ -26,9 +27,7 @@ def register(sub):
 
 
 def run(args, program_args):
-    from frontend.atomic import check_output_path
-
-    check_output_path(args.output)
+    check_command_outputs(args, [args.output], None if args.json else "the program's output")
     t0 = time.perf_counter()
     trace = run_trace(args, program_args)
     trace.save(args.output)
@@ -51,9 +50,16 @@ def run(args, program_args):
         ("activations", f"{summary['activations']:,}"),
         ("end", summary["end_reason"]),
         ("exit code", "none (stopped)" if summary["exit_code"] is None else str(summary["exit_code"])),
+        ("sandbox", summary["sandbox"] + "".join(f"; {n}" for n in summary["sandbox_notes"])),
         ("trace", summary["output"]),
         ("seconds", f"{seconds:.2f}"),
     ])
+    written = trace.meta.get("written_files", [])
+    if written and not args.keep_files:
+        size = sum(f[1] for f in written)
+        print(f"note: the program wrote {len(written)} file(s) ({size:,} bytes) in its private "
+              "working directory; they were discarded (--keep-files DIR keeps them)",
+              file=sys.stderr)
     if summary["truncated"]:
         print(f"note: the trace was cut at the budget of {args.max_instructions:,} instructions "
               "(--max-instructions)", file=sys.stderr)
