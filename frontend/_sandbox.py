@@ -223,19 +223,22 @@ def enter_namespaces(scratch, cwd, tmp_mib=256):
     tmp = os.path.join(root, "tmp")
     os.mkdir(tmp)
     _mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, f"size={int(tmp_mib)}m,mode=1777")
-    inner = root + cwd
-    if not os.path.isdir(inner):
-        os.makedirs(inner)
-    upper, work = os.path.join(scratch, "upper"), os.path.join(scratch, "work")
-    os.mkdir(upper)
-    os.mkdir(work)
-    try:
-        _mount("overlay", inner, "overlay", MS_NOSUID | MS_NODEV,
-               f"lowerdir={_escape(cwd)},upperdir={_escape(upper)},workdir={_escape(work)},"
-               "userxattr")
-    except SandboxError:
-        _bind_readonly(cwd, inner)
-        notes.append("working directory read-only (no overlayfs in a user namespace)")
+    if cwd == "/":
+        notes.append("working directory /: the sandbox's own root, read-only")
+    else:
+        inner = root + cwd
+        if not os.path.isdir(inner):
+            os.makedirs(inner)
+        upper, work = os.path.join(scratch, "upper"), os.path.join(scratch, "work")
+        os.mkdir(upper)
+        os.mkdir(work)
+        try:
+            _mount("overlay", inner, "overlay", MS_NOSUID | MS_NODEV,
+                   f"lowerdir={_escape(cwd)},upperdir={_escape(upper)},"
+                   f"workdir={_escape(work)},userxattr")
+        except SandboxError:
+            _bind_readonly(cwd, inner)
+            notes.append("working directory read-only (no overlayfs in a user namespace)")
     old = os.path.join(root, ".old-root")
     os.mkdir(old)
     arch = _arch()

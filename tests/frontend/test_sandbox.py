@@ -167,6 +167,7 @@ def test_namespace_level_hides_home_and_keeps_files_on_request(tmp_path, levels)
           FILE *in = fopen("input.txt", "r");
           if (!in || fscanf(in, "%d", &x) != 1) return 1;
           fclose(in);
+          printf("removed=%d\n", remove("input.txt"));  /* deletes only in the overlay */
           FILE *out = fopen("out/result.txt", "w");
           if (!out) { FILE *o2 = fopen("result.txt", "w"); fprintf(o2, "%d\n", 2 * x); fclose(o2); }
           printf("home=%s\n", fopen("/root/.profile", "r") || fopen("/home", "r") ? "seen" : "hidden");
@@ -179,6 +180,8 @@ def test_namespace_level_hides_home_and_keeps_files_on_request(tmp_path, levels)
     assert t.exit_code == 0
     seen = _output_lines(t)
     assert seen["home"] == "hidden" and seen["tmp"] == "private"
+    assert seen["removed"] == "0"
+    assert (work / "input.txt").read_text() == "42\n"
     assert (keep / "result.txt").read_text() == "84\n"
     assert not (work / "result.txt").exists()
     assert sorted(os.listdir(work)) == ["input.txt"]
