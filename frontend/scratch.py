@@ -24,7 +24,9 @@ def scratch_dir(kind):
         A word naming the user (``run``, ``cc``, ``probe``).
     """
     remove_stale()
-    path = tempfile.mkdtemp(prefix=f"vcut-{kind}-{os.getpid()}-")
+    # fixed width: the spec path, and with it the child's stack start (so the traced
+    # addresses), must not depend on how many digits the pid has
+    path = tempfile.mkdtemp(prefix=f"vcut-{kind}-{os.getpid():07d}-")
     try:
         yield path
     finally:

@@ -383,5 +383,5 @@ def test_killing_vcut_leaves_no_process_and_no_partial_output(tmp_path, sig):
     import tempfile
 
     dead = [n for n in os.listdir(tempfile.gettempdir())
-            if n.startswith(f"vcut-run-{proc.pid}-")]
+            if n.startswith(f"vcut-run-{proc.pid:07d}-")]
     assert dead == []
