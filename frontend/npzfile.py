@@ -4,6 +4,9 @@ import json
 
 import numpy as np
 
+from .inputs import check_input_file
+from .memory import available_bytes, format_bytes
+
 __all__ = ["read_versioned_npz"]
 
 
@@ -29,12 +32,28 @@ def read_versioned_npz(path, *, kind, version, error, remake, required=(), optio
     -------
     meta : dict
     arrays : dict of numpy.ndarray
+
+    Notes
+    -----
+    Only a regular file is opened (a FIFO or device is refused), and the
+    archive's declared uncompressed size must fit in the available memory
+    before any array is read: a deflated member cannot expand without bound.
     """
+    check_input_file(path, f"{kind} file", error, missing=error)
     try:
         with np.load(path, allow_pickle=False) as z:
             if "meta" not in z.files:
                 raise error(f"{path} is not a vcut {kind} (no 'meta' entry)")
-            meta = json.loads(str(z["meta"]))
+            size = sum(info.file_size for info in z.zip.infolist())
+            if size > available_bytes() // 2:
+                raise error(f"{path} declares {format_bytes(size)} of arrays, more than the memory "
+                            f"available allows reading; it is corrupt or too large for this machine")
+            raw = z["meta"]
+            if raw.shape != () or raw.dtype.kind != "U":
+                raise error(f"{path} is not a vcut {kind} ('meta' is not a JSON string)")
+            meta = json.loads(str(raw))
+            if not isinstance(meta, dict):
+                raise error(f"{path} is not a vcut {kind} ('meta' is not a JSON object)")
             if meta.get("format") != f"vcut-{kind}":
                 raise error(f"{path} is not a vcut {kind} (format {meta.get('format')!r})")
             found = meta.get("format_version")
@@ -43,6 +62,10 @@ def read_versioned_npz(path, *, kind, version, error, remake, required=(), optio
                     f"{path} has {kind} format version {found}, but this vcut reads version "
                     f"{version}; {remake}"
                 )
+            missing = [k for k in required if k not in z.files]
+            if missing:
+                raise error(f"{path} is not a complete vcut {kind}: array {missing[0]!r} is "
+                            f"missing; {remake}")
             arrays = {k: z[k] for k in required}
             arrays.update({k: z[k] for k in optional if k in z.files})
     except error:

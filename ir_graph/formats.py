@@ -39,9 +39,10 @@ import numpy as np
 
 from frontend.atomic import atomic_output
 from frontend.errors import GraphFormatError, InputError
+from frontend.inputs import check_input_file, read_input
 from frontend.npzfile import read_versioned_npz
 
-from .graph import Graph, index_dtype
+from .graph import Graph, check_node_count, index_dtype
 
 __all__ = ["read_graph", "write_graph", "detect_format", "FORMATS", "GRAPH_FORMAT_VERSION"]
 
@@ -76,18 +77,7 @@ def detect_format(path):
 
 
 def _open_text(path):
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise InputError(f"graph file not found: {path}")
-    try:
-        if path.endswith(".gz"):
-            with gzip.open(path, "rb") as fh:
-                data = fh.read()
-        else:
-            with open(path, "rb") as fh:
-                data = fh.read()
-    except (OSError, EOFError) as exc:
-        raise GraphFormatError(f"{path}: cannot read: {exc}") from None
+    data = read_input(os.fspath(path), "graph file", GraphFormatError)
     if b"\0" in data[:65536]:
         raise GraphFormatError(f"{path}: binary data where a text graph was expected")
     return data.decode("utf-8", errors="replace")
@@ -163,7 +153,7 @@ def _read_metis(path, text):
     n, m = head[0], head[1]
     fmt = f"{head[2]:03d}" if len(head) > 2 else "000"
     ncon = head[3] if len(head) > 3 else 1
-    if n < 0 or m < 0 or len(fmt) != 3 or set(fmt) - {"0", "1"}:
+    if n < 0 or m < 0 or ncon < 1 or len(fmt) != 3 or set(fmt) - {"0", "1"}:
         raise GraphFormatError(f"{path}:{hk}: invalid METIS header {header!r}")
     has_size, has_vw, has_ew = fmt[0] == "1", fmt[1] == "1", fmt[2] == "1"
     body = lines[1:]
@@ -270,6 +260,7 @@ def _read_edgelist(path, text):
             m = _VCUT_HEADER.match(ln)
             if m:
                 declared = int(m.group(1))
+                check_node_count(declared, f"{path}:{k}")
                 directed = m.group(2) == "directed"
             continue
         tok = ln.split()
@@ -294,6 +285,9 @@ def _read_edgelist(path, text):
             ids[r, 1] = int(tok[1])
         except ValueError:
             raise GraphFormatError(f"{path}:{k}: node ids must be integers, found {tok[0]!r} {tok[1]!r}") from None
+        except OverflowError:
+            raise GraphFormatError(f"{path}:{k}: node id in {' '.join(tok[:2])!r} is larger than "
+                                   f"{2**63 - 1}, the largest id vcut reads") from None
         if ids[r, 0] < 0 or ids[r, 1] < 0:
             raise GraphFormatError(f"{path}:{k}: negative node id in {' '.join(tok[:2])!r}")
     if ncol == 3:
@@ -362,6 +356,7 @@ def _read_mtx(path, text):
     rows, cols, nnz = dims
     if rows != cols:
         raise GraphFormatError(f"{path}:{sk}: a {rows} x {cols} matrix is not square, so it is not a graph")
+    check_node_count(rows, f"{path}:{sk}")
     entries = body[1:]
     if len(entries) != nnz:
         raise GraphFormatError(f"{path}: size line says {nnz} entries, found {len(entries)}")
@@ -410,6 +405,7 @@ def _read_lg(path, text):
     if len(parts) < 3 or parts[2] not in ("d", "u"):
         raise GraphFormatError(f"{path}:{hk}: LG header must be 'nv,ne,d|u,...', found {header!r}")
     nv, ne = _ints(path, hk, parts[:2])
+    check_node_count(nv, f"{path}:{hk}")
     body = lines[1:]
     if len(body) != ne:
         raise GraphFormatError(f"{path}: header says {ne} edges, found {len(body)}")
@@ -432,19 +428,34 @@ def _read_lg(path, text):
 _OPTIONAL = ("node_sid", "node_opclass", "node_object", "node_weight", "edge_kind", "labels")
 
 
+#: dtype the arrays of a graph ``.npz`` that kernels read are given (after their
+#: kind and values are checked); the other node attributes keep theirs.
+_NPZ_DTYPES = {"weight": np.float64, "node_weight": np.float64, "node_object": np.int64}
+
+
 def _read_npz(path):
-    if not os.path.exists(path):
-        raise InputError(f"graph file not found: {path}")
+    check_input_file(path, "graph file", GraphFormatError)
     meta, arrays = read_versioned_npz(
         path, kind="graph", version=GRAPH_FORMAT_VERSION, error=GraphFormatError,
         remake="rebuild it with 'vcut graph'", required=("src", "dst", "weight"),
         optional=_OPTIONAL,
     )
-    info = meta.pop("graph")
+    info = meta.pop("graph", None)
+    if not isinstance(info, dict) or not isinstance(info.get("n"), int) or \
+            isinstance(info.get("n"), bool) or not isinstance(info.get("directed"), bool):
+        raise GraphFormatError(
+            f"{path}: meta 'graph' must be {{\"n\": node count, \"directed\": true|false}}, "
+            f"got {info!r:.80}; rebuild the file with 'vcut graph'")
     meta.pop("format", None)
     meta.pop("format_version", None)
-    return Graph(n=int(info["n"]), directed=bool(info["directed"]), meta=meta,
-                 **arrays).validate(path)
+    n = info["n"]
+    check_node_count(n, path)
+    g = Graph(n=n, directed=info["directed"], meta=meta, **arrays).validate(path)
+    # the kinds are checked: normalise the dtypes the kernels are compiled for
+    idt = index_dtype(max(n, g.m))
+    conv = {"src": idt, "dst": idt, **_NPZ_DTYPES}
+    return Graph(n=n, directed=info["directed"], meta=meta,
+                 **{k: np.ascontiguousarray(a, dtype=conv.get(k, a.dtype)) for k, a in arrays.items()})
 
 
 def _write_npz(g, fh):

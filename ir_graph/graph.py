@@ -13,8 +13,9 @@ import numpy as np
 
 from frontend.arrays import unique
 from frontend.errors import GraphFormatError
+from frontend.memory import check_memory
 
-__all__ = ["Graph", "index_dtype", "OPCLASSES"]
+__all__ = ["Graph", "index_dtype", "check_node_count", "OPCLASSES", "BYTES_PER_NODE", "MAX_NODES"]
 
 #: Opcode classes of IR nodes (``node_opclass``), in code order.
 OPCLASSES = (
@@ -31,9 +32,44 @@ OPCLASSES = (
 )
 
 
+#: Bytes the packages allocate per node of a graph (degrees, CSR offsets, distances,
+#: replica sets, ...): a graph whose node count times this exceeds the available
+#: memory is refused when validated, before anything is allocated for it.
+BYTES_PER_NODE = 64
+
+#: Bytes allocated per memory-object id (``node_object``) by the mapping.
+BYTES_PER_OBJECT = 16
+
+#: Largest node count a graph may declare (ids and counts are int64).
+MAX_NODES = 2**62
+
+
 def index_dtype(n):
     """int32 when ``n`` ids (and as many edges) fit, else int64."""
     return np.int32 if n < 2**31 - 1 else np.int64
+
+
+def check_node_count(n, where):
+    """Refuse a declared node count that is negative, absurd or beyond memory.
+
+    Parameters
+    ----------
+    n : int
+    where : str
+        File (and line) for the message.
+
+    Raises
+    ------
+    GraphFormatError
+    """
+    if n < 0:
+        raise GraphFormatError(f"{where}: negative node count {n}")
+    if n > MAX_NODES:
+        raise GraphFormatError(f"{where}: node count {n} is beyond the {MAX_NODES} vcut supports; "
+                               "the count in the file is wrong")
+    check_memory(n * BYTES_PER_NODE, f"{where}: a graph of {n:,} nodes",
+                 "check the node count of the file, or use a machine with more memory",
+                 error=GraphFormatError)
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,10 +125,22 @@ class Graph:
         return float(self.weight.sum())
 
     def validate(self, where="graph"):
-        """Check ids, array lengths and weights; raise `GraphFormatError`."""
-        n, m = int(self.n), len(self.src)
-        if n < 0:
-            raise GraphFormatError(f"{where}: negative node count {n}")
+        """Check every array before any kernel sees it; raise `GraphFormatError`.
+
+        The node count must be an integer that fits in memory; ``src`` and
+        ``dst`` one-dimensional integer arrays of ids ``0..n-1``; weights
+        one-dimensional real arrays of finite non-negative numbers whose sum
+        is finite; node attributes one-dimensional integer arrays of ``n``
+        entries (``node_object`` >= -1), ``edge_kind`` of ``m``. O(n + m).
+        """
+        if isinstance(self.n, (bool, np.bool_)) or not isinstance(self.n, (int, np.integer)):
+            raise GraphFormatError(f"{where}: the node count must be an integer, got {self.n!r}")
+        n = int(self.n)
+        check_node_count(n, where)
+        src = _array(self.src, where, "edge sources", "iu")
+        m = len(src)
+        _array(self.dst, where, "edge targets", "iu")
+        _array(self.weight, where, "edge weights", "iuf")
         if len(self.dst) != m or len(self.weight) != m:
             raise GraphFormatError(
                 f"{where}: {m} sources, {len(self.dst)} targets and {len(self.weight)} weights"
@@ -103,15 +151,27 @@ class Graph:
                 raise GraphFormatError(f"{where}: edge {name} {bad} out of range 0..{n - 1}")
         _check_weights(self.weight, where, "edge")
         if self.node_weight is not None:
+            _array(self.node_weight, where, "vertex weights", "iuf")
             if len(self.node_weight) != n:
                 raise GraphFormatError(f"{where}: {len(self.node_weight)} vertex weights for {n} nodes")
             _check_weights(self.node_weight, where, "vertex")
         for name in ("node_sid", "node_opclass", "node_object", "labels"):
             arr = getattr(self, name)
-            if arr is not None and len(arr) != n:
-                raise GraphFormatError(f"{where}: {name} has {len(arr)} entries for {n} nodes")
-        if self.edge_kind is not None and len(self.edge_kind) != m:
-            raise GraphFormatError(f"{where}: edge_kind has {len(self.edge_kind)} entries for {m} edges")
+            if arr is not None:
+                _array(arr, where, name, "iu")
+                if len(arr) != n:
+                    raise GraphFormatError(f"{where}: {name} has {len(arr)} entries for {n} nodes")
+        if self.node_object is not None and n:
+            lo, hi = int(self.node_object.min()), int(self.node_object.max())
+            if lo < -1:
+                raise GraphFormatError(f"{where}: node_object {lo} is not an object id (>= 0) or -1")
+            check_memory((hi + 1) * BYTES_PER_OBJECT, f"{where}: memory object ids up to {hi:,}",
+                         "the graph file's node_object array is corrupt; rebuild it with "
+                         "'vcut graph'", error=GraphFormatError)
+        if self.edge_kind is not None:
+            _array(self.edge_kind, where, "edge_kind", "iu")
+            if len(self.edge_kind) != m:
+                raise GraphFormatError(f"{where}: edge_kind has {len(self.edge_kind)} entries for {m} edges")
         return self
 
     # -- derived views -------------------------------------------------------
@@ -180,6 +240,17 @@ class Graph:
                    labels=labels).validate("networkx graph")
 
 
+def _array(a, where, what, kinds):
+    """``a`` as a one-dimensional array whose dtype kind is in ``kinds``."""
+    if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype.kind not in kinds:
+        shape = getattr(a, "shape", None)
+        dtype = getattr(a, "dtype", type(a).__name__)
+        need = "integers" if kinds == "iu" else "real numbers"
+        raise GraphFormatError(f"{where}: {what} must be a one-dimensional array of {need}, "
+                               f"got {dtype} of shape {shape}")
+    return a
+
+
 def _check_weights(w, where, what):
     if len(w) == 0:
         return
@@ -190,3 +261,8 @@ def _check_weights(w, where, what):
     if (w < 0).any():
         k = int(np.flatnonzero(w < 0)[0])
         raise GraphFormatError(f"{where}: {what} weight {w[k]} at index {k} is negative")
+    with np.errstate(over="ignore"):
+        total = float(np.sum(w, dtype=np.float64))
+    if not np.isfinite(total):
+        raise GraphFormatError(f"{where}: the {what} weights sum to more than {np.finfo(np.float64).max:.4g} "
+                               f"(the largest is {float(np.max(w)):.6g}); scale the weights down")

@@ -1,0 +1,119 @@
+"""Input files: refuse what is not a regular file, read with a bounded size.
+
+Every reader of a user's file (graphs, traces, partitions, machines, C and
+LLVM IR sources) goes through `check_input_file` first: a directory, FIFO,
+socket or device (``/dev/zero``, ``/dev/stdin``) is refused with one line
+instead of hanging or reading forever. `read_input` then reads the whole
+file, decompressing ``.gz`` in chunks and stopping at a size bound so that a
+gzip bomb costs at most the bound, not the host's memory.
+"""
+
+import gzip
+import os
+import stat
+import zlib
+
+from .errors import InputError
+from .memory import available_bytes, format_bytes
+
+__all__ = ["check_input_file", "read_input", "text_limit", "TEXT_MEMORY_FACTOR"]
+
+#: A text reader holds several times the text's size in Python objects; the
+#: default size bound of `read_input` is the available memory over this.
+TEXT_MEMORY_FACTOR = 16
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_input_file(path, what, error=InputError, missing=InputError):
+    """Check that ``path`` is an existing regular file; return its ``os.stat``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    what : str
+        What the file should be, for the message (``"graph file"``).
+    error : type
+        Exception class for a file that cannot be examined.
+    missing : type
+        Exception class for a path that names no file or not a regular file
+        (default `InputError`: the argument is wrong).
+
+    Raises
+    ------
+    missing
+        The file does not exist, or is a directory, FIFO, socket or device.
+    error
+        It cannot be examined (permissions, a loop of links, ...).
+    """
+    path = os.fspath(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise missing(f"{what} not found: {path}") from None
+    except (OSError, ValueError) as exc:
+        raise error(f"cannot open {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+        raise missing(f"{what} {path} is {kind}, not a regular file; give the path of a file")
+    return st
+
+
+def text_limit():
+    """Default size bound of `read_input`: the available memory / `TEXT_MEMORY_FACTOR`."""
+    return max(available_bytes() // TEXT_MEMORY_FACTOR, 1 << 20)
+
+
+def read_input(path, what, error=InputError, *, limit=None, missing=InputError):
+    """The bytes of a regular file, ``.gz`` decompressed, at most ``limit`` bytes.
+
+    Parameters
+    ----------
+    path : str
+    what : str
+        What the file is, for messages.
+    error : type
+        Exception class of unreadable or oversized content.
+    limit : int, optional
+        Largest (decompressed) size accepted; default `text_limit`.
+    missing : type
+        Exception class of a missing or non-regular file.
+
+    Raises
+    ------
+    missing
+        Missing file, or not a regular file.
+    error
+        Unreadable, corrupt gzip data, or larger than ``limit`` (decompressed).
+    """
+    path = os.fspath(path)
+    st = check_input_file(path, what, error, missing)
+    limit = text_limit() if limit is None else int(limit)
+    too_big = (f"{what} {path} is larger than {format_bytes(limit)}"
+               f"{' decompressed' if path.endswith('.gz') else ''}, more than this machine's "
+               "memory allows reading; use a smaller file or a machine with more memory")
+    try:
+        if not path.endswith(".gz"):
+            if st.st_size > limit:
+                raise error(too_big)
+            with open(path, "rb") as fh:
+                return fh.read(limit + 1)
+        chunks, total = [], 0
+        with gzip.open(path, "rb") as fh:
+            while True:
+                chunk = fh.read(1 << 20)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > limit:
+                    raise error(too_big)
+                chunks.append(chunk)
+        return b"".join(chunks)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise error(f"{what} {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None

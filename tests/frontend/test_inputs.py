@@ -1,0 +1,52 @@
+"""Input files and the memory budget (`frontend.inputs`, `frontend.memory`)."""
+
+import gzip
+import os
+
+import pytest
+
+import frontend.memory
+from frontend.errors import GraphFormatError, InputError, TraceFormatError
+from frontend.inputs import check_input_file, read_input
+from frontend.memory import check_memory, format_bytes
+
+
+def test_regular_files_pass_and_others_are_named(tmp_path):
+    f = tmp_path / "a.txt"
+    f.write_text("x")
+    assert check_input_file(f, "graph file").st_size == 1
+    os.mkfifo(tmp_path / "p")
+    cases = [(tmp_path / "p", "a FIFO (named pipe)"), (tmp_path, "a directory"),
+             ("/dev/null", "a character device")]
+    for path, kind in cases:
+        with pytest.raises(InputError) as exc:
+            check_input_file(path, "graph file")
+        assert str(exc.value) == f"graph file {path} is {kind}, not a regular file; give the path of a file"
+    with pytest.raises(TraceFormatError, match=r"^trace file not found: .*nope$"):
+        check_input_file(tmp_path / "nope", "trace file", missing=TraceFormatError)
+
+
+def test_read_input_bounds_plain_and_gzip(tmp_path):
+    plain = tmp_path / "a.txt"
+    plain.write_bytes(b"x" * 2000)
+    assert read_input(plain, "graph file", limit=2000) == b"x" * 2000
+    with pytest.raises(GraphFormatError, match=r"^graph file .*a\.txt is larger than 1,000 bytes, more"):
+        read_input(plain, "graph file", GraphFormatError, limit=1000)
+    gz = tmp_path / "a.txt.gz"
+    gz.write_bytes(gzip.compress(b"y" * (3 << 20)))
+    assert len(read_input(gz, "graph file", limit=3 << 20)) == 3 << 20
+    with pytest.raises(GraphFormatError, match=r"is larger than 2\.0 MiB decompressed"):
+        read_input(gz, "graph file", GraphFormatError, limit=2 << 20)
+    gz.write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 6 + b"garbage")
+    with pytest.raises(GraphFormatError, match=r"^graph file .*a\.txt\.gz: cannot read: "):
+        read_input(gz, "graph file", GraphFormatError)
+
+
+def test_check_memory_names_need_and_budget(monkeypatch):
+    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: 3 << 30)
+    check_memory(3 << 30, "x", "y")
+    with pytest.raises(InputError) as exc:
+        check_memory(7 << 40, "a machine of 10 cores", "use fewer cores")
+    assert str(exc.value) == ("a machine of 10 cores needs about 7.0 TiB of memory but 3.0 GiB "
+                              "are available; use fewer cores")
+    assert format_bytes(2**70) == "1.18e+21 bytes" and format_bytes(512) == "512 bytes"
