@@ -31,7 +31,11 @@ def _lowbit(x):
 
 @njit(cache=True)
 def _ll_bits(words, load, cap):
-    """Least loaded cluster among the set bits of ``words`` (-1 if none)."""
+    """Least loaded cluster among the set bits of ``words`` (-1 if none).
+
+    A load over a tiny capacity may overflow to ``inf``; the first set bit is
+    still taken, so a non-empty set always yields a cluster.
+    """
     best = -1
     best_v = np.inf
     for wi in range(words.shape[0]):
@@ -40,7 +44,7 @@ def _ll_bits(words, load, cap):
             b = _lowbit(x)
             c = wi * 64 + b
             r = load[c] / cap[c]
-            if r < best_v:
+            if best < 0 or r < best_v:
                 best_v = r
                 best = c
             x &= x - np.uint64(1)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from frontend.errors import InputError
+from frontend.memory import check_memory
 
 from . import _kernels
 from .capacities import capacities_from_fractions, equal_capacities
@@ -218,6 +219,9 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         raise InputError(f"unknown edge order {order!r}; use one of {', '.join(ORDERS)}")
     if not isinstance(p, (int, np.integer)) or p < 1:
         raise InputError(f"the number of clusters must be a positive integer, got {p!r}")
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or \
+            not 0 <= seed < 2**63:
+        raise InputError(f"the seed must be an integer in 0..{2**63 - 1}, got {seed!r}")
     if not np.isfinite(lam) or lam < 1:
         raise InputError(f"lambda must be at least 1 (1 = tightest balance), got {lam}")
     if spac_variant not in SPAC_VARIANTS:
@@ -243,6 +247,9 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     extra = {}
     out = np.empty(m, dtype=np.int32)
     streaming = algo in _GREEDY or algo == "hdrf"  # the others do not stream edges
+    if streaming:  # replica bitsets: n x ceil(p / 64) words
+        check_memory(8.0 * n * ((p + 63) // 64), f"{algo} with p = {p} on {n:,} vertices",
+                     "use fewer clusters")
     stream = _order(order, src, dst, n, seed) if streaming else None
     if algo in _GREEDY:
         rule, weighted, bounded = _GREEDY[algo]
