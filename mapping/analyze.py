@@ -23,9 +23,10 @@ from functools import cached_property
 import numpy as np
 
 from frontend.errors import InputError
+from frontend.memory import check_memory
 
 from .interactions import from_edge_partition, from_vertex_partition, interactions
-from .machine import table2
+from .machine import BYTES_PER_CORE_PAIR, table2
 from .memory_centric import THRESHOLD
 from .placement import MAPPERS, independent_time, place
 from .simulate import simulate
@@ -174,7 +175,6 @@ def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-c
     -------
     Analysis
     """
-    machine = machine if machine is not None else table2(int(p))
     if mapper not in MAPPERS:
         raise InputError(f"unknown mapping {mapper!r}; use one of {', '.join(MAPPERS)}")
     say = progress or (lambda line: None)
@@ -184,6 +184,10 @@ def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-c
     cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, order=order,
                                 assignment=assignment)
     phases["partition"] = time.perf_counter() - t
+    # cluster-pair matrices (communication, interactions), then the machine's core pairs
+    check_memory(BYTES_PER_CORE_PAIR * float(p) ** 2, f"mapping {int(p):,} clusters",
+                 "use fewer clusters (-p)")
+    machine = machine if machine is not None else table2(int(p))
     t = time.perf_counter()
     say("extracting cluster interactions")
     inter = interactions(cl, object_bytes)

@@ -30,11 +30,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from frontend.errors import InputError
+from frontend.inputs import check_input_file, read_input
+from frontend.memory import check_memory
 
 __all__ = ["Machine", "table2", "host", "hwloc_xml", "machine_from_dict", "load_machine",
            "MEMORY_CYCLES"]
 
 MEMORY_CYCLES = 100.0  # local DRAM latency in core cycles
+
+#: Bytes the mapping allocates per pair of cores (hop matrices and their
+#: temporaries): a machine whose cores squared times this exceeds the
+#: available memory is refused before it is built.
+BYTES_PER_CORE_PAIR = 24
+
+#: Largest integer a machine file may give a count or size that is not in bytes.
+MAX_COUNT = 2**31 - 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,6 +127,12 @@ class Machine:
         }
 
 
+def _check_cores(p):
+    """Refuse a core count whose core-pair matrices cannot fit in memory."""
+    check_memory(BYTES_PER_CORE_PAIR * float(p) ** 2, f"a machine of {p:,} cores",
+                 "use fewer cores (or clusters, -p)")
+
+
 def _mesh_shape(p):
     rows = max(d for d in range(1, int(math.isqrt(p)) + 1) if p % d == 0)
     return rows, p // rows
@@ -145,6 +161,7 @@ def table2(p, mesh=None):
     """The source's Table 2 machine with ``p`` cores (see the module docstring)."""
     if not isinstance(p, (int, np.integer)) or p < 1:
         raise InputError(f"a machine needs at least one core, got {p!r}")
+    _check_cores(p)
     rows, cols = mesh if mesh is not None else _mesh_shape(p)
     if rows * cols != p:
         raise InputError(f"a {rows} x {cols} mesh has {rows * cols} cores, not {p}")
@@ -215,10 +232,21 @@ def hwloc_xml(path):
     """
     import xml.etree.ElementTree as ET
 
+    check_input_file(path, "hwloc file")
     try:
         root = ET.parse(path).getroot()
     except (OSError, ET.ParseError) as exc:
         raise InputError(f"hwloc file {path}: cannot read it as XML ({exc})") from None
+    try:
+        return _hwloc_machine(root, path)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise InputError(f"hwloc file {path}: an attribute is not a number ({exc}); "
+                         "write it with 'lstopo --of xml'") from None
+    except RecursionError:
+        raise InputError(f"hwloc file {path}: the topology is nested too deeply") from None
+
+
+def _hwloc_machine(root, path):
     numa_ids = []
     pus = []
 
@@ -258,9 +286,12 @@ def hwloc_xml(path):
             vals = [float(x.get("value")) for x in el if x.tag == "latency"]
         if vals and len(vals) == k * k:
             dist = np.array(vals).reshape(k, k)
+            if not np.all(np.isfinite(dist)) or (dist <= 0).any():
+                raise InputError(f"hwloc file {path}: NUMA latencies must be positive numbers")
             dist = 10.0 * dist / dist.diagonal().min()
             break
     cpus = [c for c, _ in pus]
+    _check_cores(len(pus))
     return Machine(name="hwloc", cores=len(pus), mesh_rows=1, mesh_cols=len(pus),
                    numa_of_core=np.array([index[n] for _, n in pus], dtype=np.int32),
                    numa_latency=MEMORY_CYCLES * dist / 10.0, core_speed=np.ones(len(pus)),
@@ -271,17 +302,20 @@ _FIELDS = {"name", "cores", "mesh", "clock_ghz", "hop_cycles", "link_bytes_per_c
            "core_speed", "cache", "memory", "issue_window"}
 
 
-def _num(where, value, positive=True, integer=False):
-    """``positive``: True (> 0), False (>= 0)."""
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if ok and integer:
-        ok = float(value).is_integer()
+def _num(where, value, positive=True, integer=False, largest=MAX_COUNT):
+    """``positive``: True (> 0), False (>= 0); integers at most ``largest``."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if ok and isinstance(value, float):
+        ok = math.isfinite(value) and (not integer or value.is_integer())
     if ok:
         ok = value > 0 if positive else value >= 0
     if not ok:
         kind = ("a positive integer" if integer else
                 "a positive number" if positive else "a number >= 0")
-        raise InputError(f"{where} must be {kind}, got {value!r}")
+        raise InputError(f"{where} must be {kind}, got {value!r:.60}")
+    limit = largest if integer else 1e300
+    if value > limit:
+        raise InputError(f"{where} must be at most {limit}, got {value!r:.60}")
     return int(value) if integer else float(value)
 
 
@@ -332,7 +366,10 @@ def machine_from_dict(d, where="machine file"):
         if not isinstance(nm, dict) or set(nm) - {"node_of_core", "latency_cycles"}:
             raise InputError(f"{where}: field 'numa' must be {{'node_of_core': [...], "
                              f"'latency_cycles': [[...]]}}, got {nm!r}")
-        lat = np.asarray(nm.get("latency_cycles", [[MEMORY_CYCLES]]), dtype=float)
+        try:
+            lat = np.asarray(nm.get("latency_cycles", [[MEMORY_CYCLES]]), dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            lat = np.zeros(0)
         if lat.ndim != 2 or lat.shape[0] != lat.shape[1] or not np.all(np.isfinite(lat)) or (lat <= 0).any():
             raise InputError(f"{where}: numa 'latency_cycles' must be a square matrix of positive "
                              f"numbers, got {nm.get('latency_cycles')!r}")
@@ -340,7 +377,7 @@ def machine_from_dict(d, where="machine file"):
         if not isinstance(node, list) or len(node) != p:
             raise InputError(f"{where}: numa 'node_of_core' must list {p} nodes, got {node!r}")
         for i, v in enumerate(node):
-            if not isinstance(v, int) or not 0 <= v < lat.shape[0]:
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < lat.shape[0]:
                 raise InputError(f"{where}: numa node_of_core[{i}] = {v!r} is not a node "
                                  f"0..{lat.shape[0] - 1}")
         kw["numa_of_core"] = np.array(node, dtype=np.int32)
@@ -365,8 +402,8 @@ def machine_from_dict(d, where="machine file"):
             if not isinstance(bpn, list) or len(bpn) != kw["numa_latency"].shape[0]:
                 raise InputError(f"{where}: memory 'bytes_per_node' must list "
                                  f"{kw['numa_latency'].shape[0]} sizes, got {bpn!r}")
-            kw["memory_bytes"] = np.array([_num(f"{where}: bytes_per_node[{i}]", b, integer=True)
-                                           for i, b in enumerate(bpn)])
+            kw["memory_bytes"] = np.array([_num(f"{where}: bytes_per_node[{i}]", b, integer=True,
+                                                largest=2**62) for i, b in enumerate(bpn)])
     kw["meta"] = {"source": where}
     return Machine(**kw)
 
@@ -393,9 +430,16 @@ def load_machine(spec):
         return table2(rows * cols, (rows, cols))
     if not os.path.exists(spec):
         raise InputError(f"machine {spec!r}: not table2:P, mesh:RxC or host, and no such file")
+    data = read_input(spec, "machine file", limit=64 << 20)
     try:
-        with open(spec) as fh:
-            data = json.load(fh)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"machine file {spec}: not UTF-8 text (byte {exc.start}); "
+                         "write it as UTF-8 JSON") from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"machine file {spec}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise InputError(f"machine file {spec}: JSON nested too deeply") from None
     return machine_from_dict(data, f"machine file {spec}")
