@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 
 from .errors import CompileError, InputError, LinkError
+from .inputs import check_input_file, read_input
 from .scratch import scratch_dir
 from .toolchain import find_toolchain
 
@@ -75,6 +76,7 @@ def _check_source(path):
         raise InputError(f"input file not found: {path}; check the path")
     if os.path.isdir(path):
         raise InputError(f"input is a directory, not a C file: {path}")
+    check_input_file(path, "input file")
     ext = os.path.splitext(path)[1].lower()
     if ext not in (".c", ".ll"):
         raise InputError(
@@ -161,8 +163,7 @@ def compile_program(
     with scratch_dir("cc") as tmp:
         for k, src in enumerate(sources):
             if src.lower().endswith(".ll"):
-                with open(src) as fh:
-                    modules.append((src, fh.read()))
+                modules.append((src, _read_ir(src)))
                 continue
             out = os.path.join(tmp, f"m{k}.ll")
             cmd = [*tc.command, *tc.extra_flags, "-S", "-emit-llvm", *flags, src, "-o", out]
@@ -194,6 +195,27 @@ def compile_program(
     )
 
 
+def _read_ir(path):
+    """The text of a ``.ll`` file; it must be UTF-8 (LLVM's textual IR is)."""
+    data = read_input(path, "LLVM IR file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); LLVM IR "
+                         "files are UTF-8 text: give the .ll file clang wrote") from None
+
+
+def _verify(mod, what):
+    """Run LLVM's verifier; a module that fails it is refused, naming the first problem."""
+    try:
+        mod.verify()
+    except RuntimeError as exc:
+        msg = " ".join(str(exc).split())
+        raise CompileError(f"{what} fails LLVM's verifier: {msg[:300]}; fix the IR "
+                           "(or let clang compile the C source)") from None
+
+
 def _link(modules):
     triple = llvm.get_process_triple()
     linked = None
@@ -205,6 +227,7 @@ def _link(modules):
                 f"the LLVM IR of {os.path.basename(src)} does not parse with llvmlite's LLVM "
                 f"{'.'.join(map(str, llvm.llvm_version_info))}: {str(exc).strip().splitlines()[0]}"
             ) from None
+        _verify(mod, f"the LLVM IR of {os.path.basename(src)}")
         mod.triple = triple
         if linked is None:
             linked = mod
@@ -217,5 +240,5 @@ def _link(modules):
                 f"linking {os.path.basename(src)} failed: {msg}; make each symbol "
                 "defined in exactly one file"
             ) from None
-    linked.verify()
+    _verify(linked, "the linked module")
     return str(linked)
