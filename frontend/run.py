@@ -89,8 +89,8 @@ class RunLimits:
             raise InputError(
                 f"memory limit {self.memory >> 20} MiB is below the 256 MiB the JIT itself needs"
             )
-        if self.max_instructions < 1:
-            raise InputError(f"max-instructions must be at least 1, got {self.max_instructions}")
+        if not 1 <= self.max_instructions < 2**63:  # the runtime's counter is an int64
+            raise InputError(f"max-instructions must be in 1..{2**63 - 1}, got {self.max_instructions}")
         if self.file_size < 1:
             raise InputError(f"file-size limit must be at least 1 byte, got {self.file_size}")
         if self.buffer_words < 16:

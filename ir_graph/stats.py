@@ -32,6 +32,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import optimize, special
 
+from frontend.errors import InputError
+
 from . import _kernels
 
 __all__ = ["GraphStats", "graph_stats", "fit_power_law", "PowerLawFit", "degree_plot",
@@ -174,7 +176,17 @@ def graph_stats(g, *, path_samples=32, seed=0):
         BFS sources for the average path length of large graphs.
     seed : int
         Seed of the source sample.
+
+    Raises
+    ------
+    InputError
+        ``path_samples`` < 1, or ``seed`` outside 0..2^63-1.
     """
+    if isinstance(path_samples, bool) or not isinstance(path_samples, (int, np.integer)) or \
+            path_samples < 1:
+        raise InputError(f"path_samples must be a positive integer, got {path_samples!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+        raise InputError(f"the seed must be an integer in 0..{2**63 - 1}, got {seed!r}")
     deg = g.degrees()
     fit = fit_power_law(deg)
     loops, dup = g.simple_counts()

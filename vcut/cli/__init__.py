@@ -63,8 +63,9 @@ def main(argv=None):
             k = argv.index("--")
             argv, program_args = argv[:k], argv[k + 1 :]
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args = None
         try:
+            args = parser.parse_args(argv)  # option types raise InputError for bad numbers
             return args.func(args, program_args)
         except VcutError as exc:
             if exc.details:

@@ -1,13 +1,17 @@
 """Helpers shared by the subcommands: common options, tracing a program, printing."""
 
 import json
+import math
 import os
 import sys
 import time
 
 import numpy as np
 
-__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'analysis_input', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers']
+__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'analysis_input', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
+
+#: Largest ``--seed`` (seeds reach numba kernels as int64).
+MAX_SEED = 2**63 - 1
 
 
 def add_common(p):
@@ -31,12 +35,15 @@ def add_compile_options(p):
 def add_trace_options(t):
     t.add_argument("--roi", action="append", default=[], metavar="FUNC",
                    help="trace only FUNC and what it calls (repeatable; default: everything)")
-    t.add_argument("--max-instructions", type=int, default=50_000_000, metavar="N",
+    t.add_argument("--max-instructions", type=int_option("--max-instructions", 1, 2**63 - 1),
+                   default=50_000_000, metavar="N",
                    help="dynamic-instruction budget; the trace is cut and flagged past it "
                    "(default 50000000)")
-    t.add_argument("--timeout", type=float, default=120.0, metavar="S",
+    t.add_argument("--timeout", type=float_option("--timeout", 0.0, 1e9, low_open=True),
+                   default=120.0, metavar="S",
                    help="wall-clock limit in seconds (default 120)")
-    t.add_argument("--memory-limit", type=int, default=4096, metavar="MiB",
+    t.add_argument("--memory-limit", type=int_option("--memory-limit", 1, 2**43 - 1),
+                   default=4096, metavar="MiB",
                    help="address-space limit of the traced program in MiB (default 4096)")
     t.add_argument("--cwd", metavar="DIR", help="working directory of the program (for input files)")
     t.add_argument("--stdin", metavar="FILE", help="file to feed the program on stdin ('-': ours)")
@@ -75,14 +82,15 @@ def add_analysis_options(p, algo=True):
                    choices=["memory-centric", "round-robin", "random", "comm-greedy",
                             "recursive-bisection"],
                    help="cluster-to-core mapping (default memory-centric)")
-    p.add_argument("--threshold", type=int, default=4,
+    p.add_argument("--threshold", type=int_option("--threshold", 1, 2**31 - 1), default=4,
                    help="most clusters the memory-centric mapping puts on one core (default 4)")
     p.add_argument("--lambda", dest="lam", type=float, default=1.0,
                    help="balance bound of the WB variants, >= 1 (default 1)")
     p.add_argument("--order", default="given", choices=["given", "random", "bfs", "dfs"],
                    help="edge stream order of the streaming vertex cuts (default: as given, "
                    "i.e. execution order for IR graphs)")
-    p.add_argument("--seed", type=int, default=0, help="seed of random choices (default 0)")
+    p.add_argument("--seed", type=int_option("--seed", 0, MAX_SEED), default=0,
+                   help="seed of random choices (default 0)")
     p.add_argument("--weights", choices=["measured", "model"], default="model",
                    help="edge weights of a C program or trace: the cache model (deterministic, "
                    "default) or the cycles measured in the trace")
@@ -208,6 +216,75 @@ def print_rows(rows, stream=None):
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}", file=stream or sys.stderr)
+
+
+def int_option(name, lo, hi):
+    """argparse ``type`` of option ``name``: an integer in ``lo..hi``.
+
+    Anything else raises `InputError` (``error: ...``, exit 2): a negative
+    seed or a budget past 2^63 would otherwise reach numpy or a kernel.
+    """
+
+    span = f"a positive integer (at most {hi})" if lo == 1 else f"an integer in {lo}..{hi}"
+
+    def parse(text):
+        from frontend.errors import InputError
+
+        try:
+            value = int(text)
+        except ValueError:
+            raise InputError(f"{name} must be {span}, got {text!r}") from None
+        if not lo <= value <= hi:
+            raise InputError(f"{name} must be {span}, got {value}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def float_option(name, lo, hi, low_open=False):
+    """argparse ``type`` of option ``name``: a finite number in ``[lo, hi]`` (``(lo, hi]``)."""
+
+    def parse(text):
+        from frontend.errors import InputError
+
+        span = f"{'(' if low_open else '['}{lo:g}, {hi:g}]"
+        try:
+            value = float(text)
+        except ValueError:
+            raise InputError(f"{name} takes a number in {span}, got {text!r}") from None
+        if not (lo < value <= hi if low_open else lo <= value <= hi):
+            raise InputError(f"{name} must be a number in {span}, got {text}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def _strict(x):
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {(k.item() if isinstance(k, np.generic) else k): _strict(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_strict(v) for v in x]
+    if isinstance(x, (np.generic, np.ndarray)):
+        return _strict(x.tolist())
+    return x
+
+
+def json_text(obj, indent=None):
+    """Strict JSON (RFC 8259) of ``obj``: NaN and infinities become ``null``.
+
+    Python's ``json`` writes ``NaN`` and ``Infinity``, which strict parsers
+    (``jq``, JavaScript) reject; numpy scalars and arrays become plain values.
+    """
+    return json.dumps(_strict(obj), indent=indent, allow_nan=False)
+
+
+def print_json(obj):
+    """Print ``obj`` as one line of strict JSON on stdout (`json_text`)."""
+    print(json_text(obj))
 
 
 def parse_numbers(text, what):

@@ -1,6 +1,5 @@
 """``vcut analyze``: trace, partition, map and simulate."""
 
-import json
 import os
 import sys
 import time
@@ -10,6 +9,9 @@ from ._common import (
     add_common,
     add_trace_options,
     analysis_input,
+    int_option,
+    json_text,
+    print_json,
     print_rows,
     progress_lines,
 )
@@ -28,7 +30,8 @@ def register(sub):
         "OUTDIR/report.html. Program arguments follow '--'.",
     )
     an.add_argument("inputs", nargs="+", metavar="INPUT", help="PROGRAM.c [...], TRACE.npz or GRAPH")
-    an.add_argument("-p", type=int, required=True, help="number of clusters")
+    an.add_argument("-p", type=int_option("-p", 1, 2**31 - 1), required=True,
+                    help="number of clusters")
     add_analysis_options(an)
     an.add_argument("--partition", metavar="FILE",
                     help="use this partition (from 'vcut partition -o') instead of partitioning")
@@ -93,7 +96,7 @@ def run(args, program_args):
         if methods:
             doc["methods"] = methods
         doc["graph"] = {"nodes": graph.n, "edges": graph.m, "weights": graph.meta.get("weights")}
-        for name, text in (("mapping.json", json.dumps(doc, indent=1)), ("report.html", page)):
+        for name, text in (("mapping.json", json_text(doc, indent=1)), ("report.html", page)):
             path = os.path.join(args.output, name)
             with atomic_output(path, "w") as fh:
                 fh.write(text)
@@ -103,7 +106,7 @@ def run(args, program_args):
     summary["files"] = files
     summary["graph"] = {"nodes": graph.n, "edges": graph.m}
     if args.json:
-        print(json.dumps(summary))
+        print_json(summary)
         return 0
     r = a.result
     rows = [

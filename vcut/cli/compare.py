@@ -1,6 +1,5 @@
 """``vcut compare``: every method at several cluster counts (Tables 6-9)."""
 
-import json
 import os
 import sys
 
@@ -9,6 +8,8 @@ from ._common import (
     add_common,
     add_trace_options,
     analysis_input,
+    json_text,
+    print_json,
     progress_lines,
 )
 from ._outputs import output_directory
@@ -50,6 +51,9 @@ def run(args, program_args):
         raise InputError(f"-p takes comma-separated cluster counts, e.g. 8,64,1024; got {args.p!r}") from None
     if not ps:
         raise InputError("-p needs at least one cluster count")
+    bad = [x for x in ps if not 1 <= x <= 2**31 - 1]
+    if bad:
+        raise InputError(f"-p cluster counts must be in 1..{2**31 - 1}, got {bad[0]}")
     methods = tuple(m.strip() for m in args.methods.split(",")) if args.methods else METHODS
     if args.output:
         output_directory(args, ["compare.json", "compare.png"])
@@ -62,7 +66,7 @@ def run(args, program_args):
     files = []
     if args.output:
         png = figure_png(compare_figure(rows, methods, f"{source}: {graph.n:,} nodes"))
-        for name, data, mode in (("compare.json", json.dumps({"source": source, "rows": rows},
+        for name, data, mode in (("compare.json", json_text({"source": source, "rows": rows},
                                                              indent=1), "w"),
                                  ("compare.png", png, "wb")):
             path = os.path.join(args.output, name)
@@ -70,7 +74,7 @@ def run(args, program_args):
                 fh.write(data)
             files.append(os.path.abspath(path))
     if args.json:
-        print(json.dumps({"source": source, "methods": list(methods), "rows": rows, "files": files}))
+        print_json({"source": source, "methods": list(methods), "rows": rows, "files": files})
         return 0
     print("\n".join(compare_tables(rows, methods)))
     if files:

@@ -1,11 +1,10 @@
 """``vcut graph``: the weighted dependency graph of a C program or trace."""
 
-import json
 import os
 import sys
 import time
 
-from ._common import add_common, add_trace_options, print_rows, run_trace
+from ._common import add_common, add_trace_options, print_json, print_rows, run_trace
 from ._outputs import check_command_outputs
 
 __all__ = ["register", "run"]
@@ -70,7 +69,7 @@ def run(args, program_args):
     }
     result.update(report)
     if args.json:
-        print(json.dumps(result))
+        print_json(result)
         return 0
     print_rows([
         ("nodes", f"{g.n:,}"), ("edges", f"{g.m:,}"), ("total weight", f"{g.total_weight:,.0f}"),

@@ -1,9 +1,8 @@
 """``vcut partition``: vertex-cut partitioning of a graph file."""
 
-import json
 import sys
 
-from ._common import add_common, parse_numbers, print_rows
+from ._common import MAX_SEED, add_common, int_option, parse_numbers, print_json, print_rows
 from ._outputs import check_command_outputs
 
 __all__ = ["register", "run"]
@@ -21,7 +20,8 @@ def register(sub):
         "a self-loop its vertex's master cluster) and reported.",
     )
     pa.add_argument("graph", metavar="GRAPH", help="graph file (.npz, .graph, .edgelist, .txt, .mtx, .lg; .gz ok)")
-    pa.add_argument("-p", type=int, required=True, help="number of clusters")
+    pa.add_argument("-p", type=int_option("-p", 1, 2**31 - 1), required=True,
+                    help="number of clusters")
     pa.add_argument("--algo", default="wb-libra",
                     choices=["random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh",
                              "hdrf", "spac", "wvp-random", "wvp-greedy", "hypergraph"],
@@ -36,7 +36,8 @@ def register(sub):
                     help="balance bound of the WB variants, >= 1 (default 1)")
     pa.add_argument("--order", default="given", choices=["given", "random", "bfs", "dfs"],
                     help="edge stream order (default: as given)")
-    pa.add_argument("--seed", type=int, default=0, help="seed of random choices (default 0)")
+    pa.add_argument("--seed", type=int_option("--seed", 0, MAX_SEED), default=0,
+                    help="seed of random choices (default 0)")
     pa.add_argument("--capacities", metavar="C1,C2,...",
                     help="relative cluster capacities (default: equal shares)")
     pa.add_argument("--units", metavar="S1:M1,S2:M2,...",
@@ -93,7 +94,7 @@ def run(args, program_args):
     if args.json:
         if args.p <= 64:
             result["loads"] = m.loads
-        print(json.dumps(result))
+        print_json(result)
         return 0
     rows = [
         ("algorithm", f"{args.algo} (p = {args.p}, lambda = {args.lam:g}, order = {args.order})"),

@@ -1,10 +1,9 @@
 """``vcut stats``: statistics of a graph file."""
 
-import json
 import os
 import time
 
-from ._common import add_common, print_rows
+from ._common import MAX_SEED, add_common, int_option, print_json, print_rows
 from ._outputs import check_command_outputs
 
 __all__ = ["register", "run"]
@@ -22,9 +21,11 @@ def register(sub):
     st.add_argument("--format", choices=["metis", "edgelist", "mtx", "lg", "npz"],
                     help="file format (default: from the suffix)")
     st.add_argument("--plot", metavar="PNG", help="write a log-log degree distribution plot")
-    st.add_argument("--path-samples", type=int, default=32, metavar="K",
+    st.add_argument("--path-samples", type=int_option("--path-samples", 1, 2**31 - 1), default=32,
+                    metavar="K",
                     help="BFS sources for the average path length of graphs over 2000 nodes (default 32)")
-    st.add_argument("--seed", type=int, default=0, help="seed of the sampled sources (default 0)")
+    st.add_argument("--seed", type=int_option("--seed", 0, MAX_SEED), default=0,
+                    help="seed of the sampled sources (default 0)")
     add_common(st)
     st.set_defaults(func=run)
 
@@ -43,7 +44,7 @@ def run(args, program_args):
     result["seconds"] = round(time.perf_counter() - t0, 3)
     result["directed"] = g.directed
     if args.json:
-        print(json.dumps(result))
+        print_json(result)
         return 0
     apl = f"{s.avg_path_length:.2f}" + (" (exact)" if s.path_exact else
                                          f" +- {s.avg_path_length_stderr:.2f} ({s.path_sources} sources)")

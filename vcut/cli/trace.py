@@ -1,11 +1,10 @@
 """``vcut trace``: compile, instrument and run a C program; write its trace."""
 
-import json
 import os
 import sys
 import time
 
-from ._common import add_common, add_trace_options, print_rows, run_trace
+from ._common import add_common, add_trace_options, print_json, print_rows, run_trace
 from ._outputs import check_command_outputs
 
 __all__ = ["register", "run"]
@@ -38,7 +37,7 @@ def run(args, program_args):
     if args.json:
         summary["stdout"] = trace.meta.get("stdout", "")[:65536]
         summary["stderr"] = trace.meta.get("stderr", "")[:65536]
-        print(json.dumps(summary))
+        print_json(summary)
         return 0
     sys.stdout.write(trace.meta.get("stdout", ""))
     sys.stderr.write(trace.meta.get("stderr", ""))

@@ -1,10 +1,8 @@
 """``vcut bfs`` and ``vcut sssp``: traversal under a load-balancing strategy."""
 
-import json
-
 import numpy as np
 
-from ._common import add_common, print_rows
+from ._common import add_common, print_json, print_rows
 from ._outputs import check_command_outputs
 
 __all__ = ["register", "run"]
@@ -56,7 +54,7 @@ def run(args, program_args):
               "reached": reached, "memory_bytes": r.info["memory_bytes"],
               **{k: v for k, v in r.info.items() if k != "memory_bytes"}}
     if args.json:
-        print(json.dumps(result))
+        print_json(result)
         return 0
     rows = [("strategy", f"{r.strategy} on {r.device}" + (" (auto)" if r.info.get("auto") else "")),
             ("seconds", f"{r.seconds:.4f}" + (f" kernels + {r.info['overhead_seconds']:.4f} overhead"
