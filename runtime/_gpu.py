@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from frontend.errors import VcutError
+from frontend.errors import InputError
 
 from . import config
 
@@ -38,8 +38,8 @@ def gpu_available():
 
 def require_gpu():
     if not gpu_available():
-        raise VcutError("--device gpu: no CUDA GPU is available here (numba.cuda found none); "
-                        "use --device cpu, or --device auto to fall back to the CPU")
+        raise InputError("--device gpu: no CUDA GPU is available here (numba.cuda found none); "
+                         "use --device cpu, or --device auto to fall back to the CPU")
     return _cuda()
 
 

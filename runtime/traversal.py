@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from frontend.errors import InputError, VcutError
+from frontend.errors import InputError
 
 from . import _cpu_kernels as K
 from .kernels import resolve_device
@@ -113,8 +113,7 @@ def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, _unit=Fal
     Raises
     ------
     InputError
-        Source out of range, unknown strategy or device, negative weights.
-    VcutError
+        Source out of range, unknown strategy or device, negative weights;
         ``device="gpu"`` without a GPU; a traversal that would not fit in the
         device's memory (the message gives both sizes and a strategy that fits).
     """
@@ -189,8 +188,8 @@ def _check_memory(n, m2, strategy, need, have):
     fits = sorted((memory_bytes(n, m2, s), s) for s in STRATEGIES if memory_bytes(n, m2, s) <= have)
     hint = (f"--strategy {fits[0][1]} needs {format_bytes(fits[0][0])}" if fits
             else "use --device cpu")
-    raise VcutError(f"the {strategy} traversal needs {format_bytes(need)} of device memory "
-                    f"but {format_bytes(have)} are free; {hint}")
+    raise InputError(f"the {strategy} traversal needs {format_bytes(need)} of device memory "
+                     f"but {format_bytes(have)} are free; {hint}")
 
 
 def _sssp_gpu(indptr, indices, weights, source, strategy, deg, info):

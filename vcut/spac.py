@@ -100,14 +100,14 @@ def split_and_connect(src, dst, weight, n, *, contracted=True, cycles=True,
 
     Raises
     ------
-    VcutError
+    InputError
         When the transformed graph would not fit in memory (with the numbers).
     """
     m = len(src)
     need = estimate_bytes(m, n, contracted)
     avail = _available_bytes() if memory_limit is None else memory_limit
     if need > 0.8 * avail:
-        raise VcutError(
+        raise InputError(
             f"SPAC's transformed graph would need about {need / 2**30:.1f} GiB but only "
             f"{avail / 2**30:.1f} GiB of memory are available; use the contracted form, a "
             "streaming partitioner (wb-libra, hdrf) or a machine with more memory"

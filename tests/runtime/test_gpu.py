@@ -183,9 +183,11 @@ def test_cli_bad_inputs_exit_codes(tmp_path, capsys, monkeypatch):
     g = tmp_path / "g.npz"
     write_graph(grid(5, 6, seed=2, weights="uniform"), g)
     monkeypatch.setattr(config, "DEVICE_MEMORY", 10)
-    assert main(["sssp", str(g), "--source", "0", "--strategy", "ep", "--device", "gpu"]) == 1
+    assert main(["sssp", str(g), "--source", "0", "--strategy", "ep", "--device", "gpu"]) == 2
     assert "error: the ep traversal needs" in capsys.readouterr().err
     monkeypatch.setattr(_gpu, "gpu_available", lambda: False)
-    assert main(["bfs", str(g), "--source", "0", "--device", "gpu"]) == 1
-    assert "error: --device gpu: no CUDA GPU is available here" in capsys.readouterr().err
+    assert main(["bfs", str(g), "--source", "0", "--device", "gpu"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "error: --device gpu: no CUDA GPU is available here (numba.cuda found none); "
+        "use --device cpu, or --device auto to fall back to the CPU")
     assert main(["bfs", str(g), "--source", "0", "--device", "auto"]) == 0  # falls back
