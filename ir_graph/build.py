@@ -37,6 +37,7 @@ import numpy as np
 
 from frontend.arrays import unique
 from frontend.errors import InputError
+from frontend.memory import check_memory
 from frontend.static import MEM_NONE
 
 from . import _kernels
@@ -172,7 +173,8 @@ def build_graph(trace, *, weights="measured", war=False, waw=False, cache=CacheM
     ------
     InputError
         An empty trace; ``measured`` weights of a trace made without timing;
-        an unknown weight model.
+        an unknown weight model; a graph that cannot fit in the available
+        memory (checked before allocating it).
     """
     from frontend import _kernels as fk
 
@@ -202,6 +204,10 @@ def build_graph(trace, *, weights="measured", war=False, waw=False, cache=CacheM
     is_phi = np.asarray(st.ins_opcode == "phi", dtype=np.bool_)
     is_ret = np.asarray(st.ins_opcode == "ret", dtype=np.bool_)
     bound = _kernels.edge_bound(trace.dyn_sid, st.op_ptr, trace.mem_write, lo, hi, war, waw)
+    # edge buffers (17 bytes an edge) and the per-instruction state of the kernel
+    check_memory(17.0 * bound + 64.0 * n_dyn,
+                 f"the dependency graph of {n_dyn:,} instructions (up to {bound:,} edges)",
+                 "trace a smaller region (--roi) or fewer instructions (--max-instructions)")
     e_src = np.empty(bound, dtype=np.int64)
     e_dst = np.empty(bound, dtype=np.int64)
     e_kind = np.empty(bound, dtype=np.uint8)

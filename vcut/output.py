@@ -32,6 +32,7 @@ import numpy as np
 
 from frontend.atomic import atomic_output, atomic_outputs
 from frontend.errors import InputError
+from frontend.inputs import check_input_file, text_limit
 from frontend.npzfile import read_versioned_npz
 
 __all__ = ["write_partition", "read_partition", "read_assignment", "PARTITION_FORMAT_VERSION"]
@@ -101,16 +102,30 @@ def read_assignment(path):
     words = data.decode("utf-8", "replace").split()
     try:
         return np.array([int(w) for w in words], dtype=np.int64)
-    except ValueError:
-        bad = next(w for w in words if not w.lstrip("-").isdigit())
-        raise InputError(f"partition file {path}: {bad!r} is not a cluster id; expected one "
+    except (ValueError, OverflowError):
+        bad = next(w for w in words if not _is_cluster_id(w))
+        raise InputError(f"partition file {path}: {bad[:40]!r} is not a cluster id; expected one "
                          "integer per line (as 'vcut partition -o' writes)") from None
 
 
+def _is_cluster_id(word):
+    try:
+        return -2**63 <= int(word) < 2**63
+    except ValueError:
+        return False
+
+
 def _read_bytes(path):
+    if os.path.lexists(path):
+        check_input_file(path, "partition file")  # a FIFO or /dev/zero would never end
+    limit = text_limit()
     try:
         with open(path, "rb") as fh:
-            return fh.read()
+            data = fh.read(limit + 1)
+        if len(data) > limit:
+            raise InputError(f"partition file {path} is larger than {limit:,} bytes, more than "
+                             "this machine's memory allows reading")
+        return data
     except OSError as exc:
         raise InputError(f"cannot read partition file {path}: {exc.strerror}") from None
 

@@ -209,3 +209,18 @@ def test_graph_object_checks_dtypes_and_weight_sum():
     with pytest.raises(GraphFormatError, match=r"the vertex weights sum to more than 1\.798e\+308"):
         Graph(n=2, src=np.array([0]), dst=np.array([1]), weight=np.ones(1),
               node_weight=np.array([1e308, 1e308])).validate()
+
+
+def test_dependency_graph_checked_against_memory_before_allocating(cfile, monkeypatch):
+    from frontend import trace_program
+    from ir_graph import build_graph
+
+    trace = trace_program(cfile("p.c", "int main(void) { int s = 0; for (int i = 0; i < 9; i++) "
+                                       "s += i; return s & 1; }\n"))
+    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: 1000)
+    with pytest.raises(InputError) as exc:
+        build_graph(trace)
+    n = trace.dynamic_instructions
+    assert str(exc.value).startswith(f"the dependency graph of {n:,} instructions (up to ")
+    assert str(exc.value).endswith("of memory but 1,000 bytes are available; trace a smaller "
+                                   "region (--roi) or fewer instructions (--max-instructions)")
