@@ -224,3 +224,12 @@ def test_dependency_graph_checked_against_memory_before_allocating(cfile, monkey
     assert str(exc.value).startswith(f"the dependency graph of {n:,} instructions (up to ")
     assert str(exc.value).endswith("of memory but 1,000 bytes are available; trace a smaller "
                                    "region (--roi) or fewer instructions (--max-instructions)")
+
+
+@pytest.mark.parametrize("command", [["analyze", "-p", "2"], ["compare", "-p", "2"]])
+def test_a_fifo_npz_given_to_analyze_is_not_opened(capsys, tmp_path, command):
+    fifo = tmp_path / "g.npz"
+    os.mkfifo(fifo)
+    code, line = cli(capsys, command[0], fifo, *command[1:])
+    assert code == 2
+    assert line == f"error: graph file {fifo} is a FIFO (named pipe), not a regular file; give the path of a file"

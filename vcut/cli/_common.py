@@ -116,6 +116,9 @@ def analysis_input(args, program_args):
 
 
 def npz_format(path):
+    """``meta["format"]`` of a vcut ``.npz``; None when it is not one (or not a regular file)."""
+    if not os.path.isfile(path):
+        return None  # a FIFO would block np.load; read_graph refuses it with a message
     try:
         with np.load(path, allow_pickle=False) as z:
             return json.loads(str(z["meta"])).get("format") if "meta" in z.files else None
