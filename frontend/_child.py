@@ -95,8 +95,9 @@ def _compile(spec, llvm):
 def _connect_runtime(spec, ee, libc, keep):
     """Point the tracing runtime at the shared buffer and the event pipe."""
     words = int(spec["buffer_words"])
-    with open(spec["shm"], "r+b") as fh:
-        shm = mmap.mmap(fh.fileno(), (SHM_PREFIX_WORDS + words) * 8)
+    # the buffer plus one word for the zero that follows the last event
+    shm = mmap.mmap(int(spec["shm_fd"]), (SHM_PREFIX_WORDS + words + 1) * 8)
+    os.close(int(spec["shm_fd"]))
     base = ctypes.addressof(ctypes.c_char.from_buffer(shm))
     keep.append(shm)
     spec["_shm"] = shm
@@ -112,7 +113,7 @@ def _connect_runtime(spec, ee, libc, keep):
     set_global("__vcut_key", ctypes.c_uint64, int(spec["key"]))
     set_global("__vcut_budget", ctypes.c_int64, int(spec["budget"]))
     for name, fn in (("__vcut_write_fn", libc.write), ("__vcut_exit_fn", libc._exit),
-                     ("__vcut_strlen_fn", libc.strlen), ("__vcut_memset_fn", libc.memset)):
+                     ("__vcut_strlen_fn", libc.strlen)):
         set_global(name, ctypes.c_uint64, ctypes.cast(fn, ctypes.c_void_p).value)
     table = ee.get_global_value_address("__vcut_gtab")
     n_globals = len(spec["globals"])

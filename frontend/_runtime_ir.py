@@ -13,11 +13,12 @@ the header sits in the four words before ``@__vcut_buf`` and one ``write``
 sends both. The key is a random number the tracer chose for this run, so
 bytes the program writes into the channel cannot pass for a chunk; the
 sequence number makes a dropped or repeated chunk visible. The buffer lives
-in memory shared with the tracer (``@__vcut_shm``): after each chunk is sent
-the buffer is zeroed and the shared word 0 set to the number of chunks sent,
-so that when the program leaves without the runtime's help (``_exit``, a
-direct ``exit_group`` system call) the tracer still recovers the events not
-yet sent, up to the first zero word.
+in memory shared with the tracer (``@__vcut_shm``): every event is followed
+by a zero word (the buffer has one word to spare for it), the buffer's first
+word is zeroed after each chunk is sent and the shared word 0 set to the
+number of chunks sent, so that when the program leaves without the
+runtime's help (``_exit``, a direct ``exit_group`` system call) the tracer
+still recovers the events not yet sent: those before the first zero header.
 
 The event writers are ``alwaysinline``; the runner inlines them with LLVM's
 always-inliner, so an event costs a few stores and one predictable branch.
@@ -52,7 +53,6 @@ RUNTIME_GLOBALS = (
     "__vcut_write_fn",
     "__vcut_exit_fn",
     "__vcut_strlen_fn",
-    "__vcut_memset_fn",
     "__vcut_key",
     "__vcut_shm",
 )
@@ -81,6 +81,8 @@ write:
   %buf = load ptr, ptr @__vcut_buf, align 8
 {chr(10).join(body)}
   %np = add i64 %p0, {n}
+  %sentinel = getelementptr i64, ptr %buf, i64 %np
+  store i64 0, ptr %sentinel, align 8
   store i64 %np, ptr @__vcut_pos, align 8
   ret void
 }}
@@ -135,7 +137,6 @@ def runtime_ir(declare_cycle_counter=True):
 @__vcut_write_fn = global ptr null, align 8
 @__vcut_exit_fn = global ptr null, align 8
 @__vcut_strlen_fn = global ptr null, align 8
-@__vcut_memset_fn = global ptr null, align 8
 @__vcut_key = global i64 0, align 8
 @__vcut_seq = global i64 0, align 8
 @__vcut_final = global i64 0, align 8
@@ -180,9 +181,7 @@ fail:
   call void %efn(i32 {EXIT_WRITE_FAILED})
   unreachable
 done:
-  %mfn = load ptr, ptr @__vcut_memset_fn, align 8
-  %pbytes = shl i64 %pos, 3
-  %ignored = call ptr %mfn(ptr %buf, i32 0, i64 %pbytes)
+  store i64 0, ptr %buf, align 8
   %seq2 = add i64 %seq, 1
   store i64 %seq2, ptr @__vcut_seq, align 8
   %shm = load ptr, ptr @__vcut_shm, align 8

@@ -292,15 +292,30 @@ class _EventChannel(threading.Thread):
         os.close(self.fd)
 
 
-def _recover(shm_path, capacity, chunks):
+def _shared_buffer(words):
+    """A descriptor of zeroed shared memory for the event buffer (a memfd: no writeback)."""
+    size = (SHM_PREFIX_WORDS + words + 1) * 8
+    try:
+        fd = os.memfd_create("vcut-events", os.MFD_CLOEXEC)
+    except (AttributeError, OSError):  # no memfd: an unlinked file in /dev/shm or the tmpdir
+        import tempfile
+
+        base = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        fd, path = tempfile.mkstemp(prefix="vcut-events-", dir=base)
+        os.unlink(path)
+    os.ftruncate(fd, size)
+    return fd
+
+
+def _recover(shm_fd, capacity, chunks):
     """Events the program wrote but did not send (it left through ``_exit``).
 
     Returns the complete events at the start of the shared buffer (up to the
-    first zero word or a kind that cannot be), or None when the buffer does
+    first zero header or a kind that cannot be), or None when the buffer does
     not belong to the chunk after the last one received.
     """
-    with open(shm_path, "rb") as fh:
-        buf = np.fromfile(fh, dtype="<u8", count=SHM_PREFIX_WORDS + capacity)
+    raw = os.pread(shm_fd, (SHM_PREFIX_WORDS + capacity) * 8, 0)
+    buf = np.frombuffer(raw, dtype="<u8")
     if len(buf) < SHM_PREFIX_WORDS or int(buf[0]) != chunks:
         return None
     data = buf[SHM_PREFIX_WORDS:]
@@ -434,15 +449,20 @@ def run_module(
     if keep_files is not None and not os.path.isdir(keep_files):
         raise InputError(f"--keep-files directory not found: {keep_files}; create it first")
     with scratch_dir("run") as tmp:
-        return _run(ir, tmp, instrumented, globals_, main_nargs, main_void, args,
-                    program_name, stdin, cwd, limits, libs, optimize, codegen_opt, progress,
-                    sandbox, list(map(str, env)), keep_files)
+        shm_fd = _shared_buffer(limits.buffer_words) if instrumented else -1
+        try:
+            return _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args,
+                        program_name, stdin, cwd, limits, libs, optimize, codegen_opt, progress,
+                        sandbox, list(map(str, env)), keep_files)
+        finally:
+            if shm_fd >= 0:
+                os.close(shm_fd)
 
 
-def _run(ir, tmp, instrumented, globals_, main_nargs, main_void, args, program_name, stdin,
+def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, program_name, stdin,
          cwd, limits, libs, optimize, codegen_opt, progress, sandbox, env, keep_files):
     paths = {k: os.path.join(tmp, k) for k in ("ir", "events", "control", "stdout", "stderr",
-                                               "stdin", "shm", "scratch")}
+                                               "stdin", "scratch")}
     with open(paths["ir"], "w") as fh:
         fh.write(ir)
     os.mkdir(paths["scratch"])
@@ -458,8 +478,6 @@ def _run(ir, tmp, instrumented, globals_, main_nargs, main_void, args, program_n
             raise InputError(f"stdin file not found: {stdin_path}")
     key = random.SystemRandom().getrandbits(64) | 1
     words = int(limits.buffer_words)
-    with open(paths["shm"], "wb") as fh:
-        fh.truncate((SHM_PREFIX_WORDS + words) * 8)
     ctl_r, ctl_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -467,7 +485,7 @@ def _run(ir, tmp, instrumented, globals_, main_nargs, main_void, args, program_n
     if instrumented:
         _widen_pipe(ev_w, words * 8)
     spec = {
-        "ir": paths["ir"], "shm": paths["shm"], "scratch": paths["scratch"], "cwd": cwd,
+        "ir": paths["ir"], "shm_fd": shm_fd, "scratch": paths["scratch"], "cwd": cwd,
         "ctl_fd": ctl_w, "event_fd": ev_w, "event_fd_target": _event_fd_target(),
         "parent_pid": os.getpid(), "key": key,
         "instrumented": bool(instrumented),
@@ -500,7 +518,7 @@ def _run(ir, tmp, instrumented, globals_, main_nargs, main_void, args, program_n
         channel = _EventChannel(ev_r, paths["events"], key, words)
         readers.append(channel)
     t0 = time.perf_counter()
-    passed = tuple(fd for fd in (ctl_w, ev_w) if fd >= 0)
+    passed = tuple(fd for fd in (ctl_w, ev_w, shm_fd) if fd >= 0)
     try:
         with open(stdin_path, "rb") as fin:
             proc = subprocess.Popen(
@@ -569,7 +587,7 @@ def _run(ir, tmp, instrumented, globals_, main_nargs, main_void, args, program_n
         raise ProgramOutOfMemory(_oom_message(limits))
     events = None
     if instrumented:
-        events = _collect_events(channel, paths, words, code, spec["event_fd_target"])
+        events = _collect_events(channel, paths, shm_fd, words, code, spec["event_fd_target"])
     written = _written_files(os.path.join(paths["scratch"], "upper"), keep_files)
     objects = status.get("objects", {})
     run_seconds = status.get("run_seconds")
@@ -650,7 +668,7 @@ def _raise_signal(sig, err_text, limits):
     )
 
 
-def _collect_events(channel, paths, words, code, fd):
+def _collect_events(channel, paths, shm_fd, words, code, fd):
     """The checked event stream; END(recovered) appended when the program used ``_exit``."""
     if channel.tampered is not None:
         raise ProgramError(
@@ -666,7 +684,7 @@ def _collect_events(channel, paths, words, code, fd):
     events = np.fromfile(paths["events"], dtype="<u8")
     if channel.final:
         return events
-    tail = _recover(paths["shm"], words, channel.chunks)
+    tail = _recover(shm_fd, words, channel.chunks)
     if tail is None:
         return events
     end = np.array([header(END_RECOVERED, EV_END)], dtype=np.uint64)
