@@ -1,6 +1,5 @@
 """Machine specs and files that crashed or exhausted memory (issue 11, section 4)."""
 
-import json
 import os
 
 import numpy as np
