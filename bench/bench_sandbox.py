@@ -121,7 +121,7 @@ def main():
               f"{m['run'] / base_r:.3f}x | {m['instructions']:,} | {mb:,.1f} | "
               f"{mb / m['run']:,.0f} |")
     print("\ntargets: namespaces start-up within +0.050 s of none; matrix within 1.05x of none "
-          "(run: the program's own time, fork to exit; baseline: time in main)")
+          "(program run: time in main)")
 
 
 if __name__ == "__main__":

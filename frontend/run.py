@@ -117,7 +117,9 @@ class RunResult:
     argv_objects : list of (int, int)
         ``(base, size)`` of the argv array and of each argument string.
     run_seconds : float
-        Time spent in main (NaN when the program left through exit()).
+        Time spent in main when it returned; when the program left through
+        ``exit()`` or ``_exit()``, the time from the start to the end of its
+        process.
     wall_seconds : float
         Wall time of the whole child.
     status : dict
@@ -294,7 +296,7 @@ class _EventChannel(threading.Thread):
 
 def _shared_buffer(words):
     """A descriptor of zeroed shared memory for the event buffer (a memfd: no writeback)."""
-    size = (SHM_PREFIX_WORDS + words + 1) * 8
+    size = (SHM_PREFIX_WORDS + words + 1) * 8  # words = -1: the prefix only
     try:
         fd = os.memfd_create("vcut-events", os.MFD_CLOEXEC)
     except (AttributeError, OSError):  # no memfd: an unlinked file in /dev/shm or the tmpdir
@@ -449,14 +451,13 @@ def run_module(
     if keep_files is not None and not os.path.isdir(keep_files):
         raise InputError(f"--keep-files directory not found: {keep_files}; create it first")
     with scratch_dir("run") as tmp:
-        shm_fd = _shared_buffer(limits.buffer_words) if instrumented else -1
+        shm_fd = _shared_buffer(limits.buffer_words if instrumented else -1)
         try:
             return _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args,
                         program_name, stdin, cwd, limits, libs, optimize, codegen_opt, progress,
                         sandbox, list(map(str, env)), keep_files)
         finally:
-            if shm_fd >= 0:
-                os.close(shm_fd)
+            os.close(shm_fd)
 
 
 def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, program_name, stdin,
@@ -590,7 +591,9 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
         events = _collect_events(channel, paths, shm_fd, words, code, spec["event_fd_target"])
     written = _written_files(os.path.join(paths["scratch"], "upper"), keep_files)
     objects = status.get("objects", {})
-    run_seconds = status.get("run_seconds")
+    main_ns = int(np.frombuffer(os.pread(shm_fd, 8, 8), dtype="<u8")[0])
+    # time in main when it returned; else from start to end of the program's process
+    run_seconds = main_ns / 1e9 if main_ns else status.get("run_seconds")
     return RunResult(
         exit_code=code,
         stdout=out,
