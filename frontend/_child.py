@@ -51,6 +51,26 @@ def _fail(spec, kind, message, **extra):
     os._exit(EXIT_SETUP_FAILED)
 
 
+#: What glibc keeps in libc_nonshared.a (linked statically into every program by gcc), so
+#: that no shared library exports it: provided by a small uninstrumented module.
+_NONSHARED = {
+    "atexit": """
+define i32 @atexit(ptr %f) {
+  %r = call i32 @__cxa_atexit(ptr %f, ptr null, ptr null)
+  ret i32 %r
+}
+declare i32 @__cxa_atexit(ptr, ptr, ptr)
+""",
+    "at_quick_exit": """
+define i32 @at_quick_exit(ptr %f) {
+  %r = call i32 @__cxa_at_quick_exit(ptr %f, ptr null)
+  ret i32 %r
+}
+declare i32 @__cxa_at_quick_exit(ptr, ptr)
+""",
+}
+
+
 def _compile(spec, llvm):
     """Load libraries, parse, verify, link-check and JIT the module; the engine."""
     for lib in ["m", *spec.get("libs", [])]:
@@ -59,6 +79,16 @@ def _compile(spec, llvm):
             llvm.load_library_permanently(path)
         except RuntimeError:
             _fail(spec, "link", f"library {lib!r} not found", symbols=[])
+    # the compiler's runtime helpers (__muldc3, __divdc3, __mulsc3, __divti3, ...), which a
+    # native link takes from libgcc / compiler-rt
+    for name in ("gcc_s", "libgcc_s.so.1"):
+        path = ctypes.util.find_library(name) if "." not in name else name
+        if path:
+            try:
+                llvm.load_library_permanently(path)
+                break
+            except RuntimeError:
+                continue
     with open(spec["ir"]) as fh:
         text = fh.read()
     try:
@@ -67,10 +97,14 @@ def _compile(spec, llvm):
     except RuntimeError as exc:
         _fail(spec, "ir", " ".join(str(exc).split()))
     missing = []
+    shims = []
     for f in mod.functions:
         if f.is_declaration and not f.name.startswith("llvm.") and f.name:
             if llvm.address_of_symbol(f.name) is None:
-                missing.append(f.name)
+                if f.name in _NONSHARED:
+                    shims.append(_NONSHARED[f.name])
+                else:
+                    missing.append(f.name)
     for g in mod.global_variables:
         if g.is_declaration and llvm.address_of_symbol(g.name) is None:
             missing.append(g.name)
@@ -88,6 +122,11 @@ def _compile(spec, llvm):
             pm.add_always_inliner_pass()
         pm.run(mod, pb)
     ee = llvm.create_mcjit_compiler(mod, tm)
+    if shims:
+        shim = llvm.parse_assembly("".join(shims))
+        shim.triple = mod.triple
+        shim.data_layout = mod.data_layout
+        ee.add_module(shim)
     ee.finalize_object()
     return ee
 
@@ -161,6 +200,10 @@ def _program(spec, ee, libc, arguments, finish, level, parent):
         _sandbox.install_seccomp(os.getpid())
     ret = ctypes.c_int32 if not spec["main_void"] else None
     ee.run_static_constructors()  # __attribute__((constructor)), in the confined process
+    # destructors run at exit, after the atexit handlers registered later (as in C)
+    destructors = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda _: ee.run_static_destructors())
+    spec["_keep_destructors"] = destructors
+    libc.__cxa_atexit(destructors, None, None)
     if int(spec["main_nargs"]) == 0:
         cmain = ctypes.CFUNCTYPE(ret)(ee.get_function_address("main"))
         t0 = time.perf_counter_ns()
@@ -171,11 +214,12 @@ def _program(spec, ee, libc, arguments, finish, level, parent):
         t0 = time.perf_counter_ns()
         code = cmain(argc, ctypes.addressof(argv), ctypes.addressof(envp))
     main_ns.value = max(1, time.perf_counter_ns() - t0)
-    ee.run_static_destructors()
     if finish is not None:
-        finish(0)
-    libc.fflush(None)
-    os._exit((0 if code is None else int(code)) & 0xFF)
+        ctypes.c_int64.from_address(ee.get_global_value_address("__vcut_end_reason")).value = 0
+    # as C does after main returns: exit(), which runs the program's atexit handlers, then
+    # the destructors, then the tracer's own handler (registered first, so run last), and
+    # flushes stdio
+    libc.exit((0 if code is None else int(code)) & 0xFF)
 
 
 def _kill_descendants():

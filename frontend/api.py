@@ -6,8 +6,8 @@ import os
 import numpy as np
 
 from .compile import CompiledModule, compile_program
-from .errors import InputError, ProgramOutOfMemory, TraceFormatError
-from .events import END_ALLOC_FAILED, END_BUDGET, END_RECOVERED, EV_END, header
+from .errors import InputError, TraceFormatError
+from .events import END_BUDGET, END_RECOVERED, EV_END, header
 from .instrument import instrument_module
 from .run import DEFAULT_LIMITS, run_module
 from .trace import decode_trace
@@ -15,16 +15,15 @@ from .trace import decode_trace
 __all__ = ["trace_program", "run_program"]
 
 
-#: Bytes of the program's stdout / stderr kept in the trace (each).
-OUTPUT_KEPT = 1 << 20
-
-
-def _clip(data):
-    """Decoded program output, cut to `OUTPUT_KEPT` bytes with a note."""
-    if len(data) <= OUTPUT_KEPT:
-        return data.decode(errors="replace")
-    return (data[:OUTPUT_KEPT].decode(errors="replace")
-            + f"\n[vcut: output cut after {OUTPUT_KEPT} of {len(data)} bytes]\n")
+def _output_meta(res):
+    """What the trace records of the program's output: the kept head as text, and sizes."""
+    meta = {}
+    for name in ("stdout", "stderr"):
+        data, total = getattr(res, name), getattr(res, name + "_bytes")
+        meta[name] = data.decode(errors="replace")
+        meta[name + "_bytes"] = int(total)
+        meta[name + "_truncated"] = total > len(data)
+    return meta
 
 
 def _compiled(program, compile_options):
@@ -74,6 +73,8 @@ def trace_program(
     sandbox="auto",
     env=(),
     keep_files=None,
+    stdout_sink=None,
+    stderr_sink=None,
 ):
     """Compile, instrument and run a C program; return its dynamic trace.
 
@@ -110,6 +111,11 @@ def trace_program(
     keep_files : str, optional
         Directory to copy the files the program wrote in its working
         directory into (they are listed in ``meta["written_files"]``).
+    stdout_sink, stderr_sink : int, optional
+        File descriptors to pass the program's stdout / stderr on to as it
+        writes them, byte for byte (e.g. 1 and 2). The trace keeps the first
+        MiB of each as text (``meta["stdout"]``), with ``stdout_bytes`` and
+        ``stdout_truncated``.
 
     Returns
     -------
@@ -128,13 +134,17 @@ def trace_program(
     >>> t.calls("fib")                                   # doctest: +SKIP
     177
     """
-    cm = _compiled(program, compile_options)
+    options = dict(compile_options or {})
+    if roi:
+        options.setdefault("keep_out_of_line", tuple(roi))
+    cm = _compiled(program, options)
     im = instrument_module(cm.ir, roi=roi, timing=timing)
     nargs, void = _main_signature(im.static)
     res = _launch(
         cm, im.ir, nargs, void, instrumented=True, optimize=not timing,
         globals_=im.static.gv_name, args=args, stdin=stdin, cwd=cwd, limits=limits,
         libs=libs, progress=progress, sandbox=sandbox, env=env, keep_files=keep_files,
+        stdout_sink=stdout_sink, stderr_sink=stderr_sink,
     )
     meta = {
         "program": list(cm.sources),
@@ -145,8 +155,7 @@ def trace_program(
         "max_instructions": int(limits.max_instructions),
         "compiler": cm.compiler,
         "flags": list(cm.flags),
-        "stdout": _clip(res.stdout),
-        "stderr": _clip(res.stderr),
+        **_output_meta(res),
         "run_seconds": res.run_seconds,
         "wall_seconds": res.wall_seconds,
         "sandbox": res.status.get("sandbox", "none"),
@@ -169,11 +178,7 @@ def trace_program(
         trace = decode(np.concatenate([events[:cut], end]))
         trace.meta["notes"] = [f"the events after word {cut} came from a signal handler that "
                                "interrupted the program; they were dropped"]
-    if trace.meta["end_code"] == END_ALLOC_FAILED:
-        raise ProgramOutOfMemory(
-            f"a heap allocation of the program failed under the {limits.memory >> 20} MiB "
-            "memory limit; raise --memory-limit if the machine has room"
-        )
+    trace.meta["failed_allocations"] = int(res.status.get("failed_allocations", 0))
     trace.meta["truncated"] = trace.meta["end_code"] == END_BUDGET
     if trace.meta["truncated"]:
         trace.meta["exit_code"] = None
@@ -181,7 +186,8 @@ def trace_program(
 
 
 def run_program(program, *, args=(), stdin=None, cwd=None, limits=DEFAULT_LIMITS, libs=(),
-                compile_options=None, sandbox="auto", env=(), keep_files=None):
+                compile_options=None, sandbox="auto", env=(), keep_files=None, stdout_sink=None,
+                stderr_sink=None):
     """Run a C program through the same JIT path without instrumentation.
 
     The baseline for tracing overhead. Returns the `RunResult` (exit code,
@@ -200,4 +206,5 @@ def run_program(program, *, args=(), stdin=None, cwd=None, limits=DEFAULT_LIMITS
     return _launch(
         cm, str(mod), nargs, void, instrumented=False, optimize=False, args=args, stdin=stdin,
         cwd=cwd, limits=limits, libs=libs, sandbox=sandbox, env=env, keep_files=keep_files,
+        stdout_sink=stdout_sink, stderr_sink=stderr_sink,
     )

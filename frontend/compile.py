@@ -108,6 +108,7 @@ def compile_program(
     extra_flags=(),
     debug_lines=True,
     timeout=300,
+    keep_out_of_line=(),
 ):
     """Compile and link C sources into one LLVM IR module.
 
@@ -128,6 +129,12 @@ def compile_program(
         instruction's source line.
     timeout : float
         Seconds allowed for each compiler run.
+    keep_out_of_line : sequence of str
+        Functions that must not be inlined (the ``--roi`` functions: a
+        region of interest is a call). With an optimisation level above
+        ``-O0`` the sources are compiled with LLVM's passes disabled, these
+        functions marked ``noinline``, and the linked module optimised with
+        the same ``default<On>`` pipeline (``-Os``/``-Oz`` use ``O2``'s).
 
     Returns
     -------
@@ -158,6 +165,9 @@ def compile_program(
     flags += [f"-D{d}" for d in defines]
     flags += [f"-I{os.path.abspath(i)}" for i in include_dirs]
     flags += list(extra_flags)
+    pipeline = _OPT_PIPELINE.get(opt) if keep_out_of_line else None
+    if pipeline:
+        flags += ["-Xclang", "-disable-llvm-passes"]
     modules = []
     diagnostics = []
     with scratch_dir("cc") as tmp:
@@ -186,6 +196,8 @@ def compile_program(
             with open(out) as fh:
                 modules.append((src, fh.read()))
     ir = _link(modules)
+    if pipeline:
+        ir = _optimise_keeping(ir, keep_out_of_line, pipeline)
     return CompiledModule(
         ir=ir,
         sources=tuple(sources),
@@ -193,6 +205,30 @@ def compile_program(
         compiler=tc.version,
         diagnostics="\n".join(diagnostics),
     )
+
+
+#: Speed level of LLVM's default pipeline for each optimisation flag (-O0: none).
+_OPT_PIPELINE = {"-O1": 1, "-O2": 2, "-O3": 3, "-Os": 2, "-Oz": 2, "-Og": 1}
+
+
+def _optimise_keeping(ir, names, level):
+    """Mark ``names`` noinline and run LLVM's ``default<O{level}>`` pipeline on ``ir``."""
+    mod = llvm.parse_assembly(ir)
+    for name in names:
+        try:
+            fn = mod.get_function(name)
+        except NameError:
+            continue  # instrument_module names what is missing
+        if not fn.is_declaration:
+            fn.add_function_attribute("noinline")
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    target = llvm.Target.from_triple(mod.triple)
+    tm = target.create_target_machine(opt=level)
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=level))
+    pb.getModulePassManager().run(mod, pb)
+    _verify(mod, "the optimised module")
+    return str(mod)
 
 
 def _read_ir(path):

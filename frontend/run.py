@@ -55,6 +55,10 @@ SANDBOX_CHOICES = ("auto", *LEVELS)
 #: Words before the event buffer in the shared file (see `frontend._child`).
 SHM_PREFIX_WORDS = 8
 
+#: Bytes of the program's stdout / stderr kept in the result (each); all of it is passed
+#: on to the sinks.
+OUTPUT_KEPT = 1 << 20
+
 
 @dataclass(frozen=True)
 class RunLimits:
@@ -109,7 +113,9 @@ class RunResult:
     exit_code : int
         The program's exit status (main's return value or exit()'s argument).
     stdout, stderr : bytes
-        What the program wrote.
+        What the program wrote: the first `OUTPUT_KEPT` bytes of each.
+    stdout_bytes, stderr_bytes : int
+        How many bytes it wrote to each.
     events : numpy.ndarray or None
         The raw event stream (uint64) for instrumented runs.
     global_addresses : numpy.ndarray
@@ -140,6 +146,8 @@ class RunResult:
     wall_seconds: float
     status: dict = field(default_factory=dict)
     written_files: list = field(default_factory=list)
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
 
 
 _SIGNAMES = {
@@ -184,34 +192,55 @@ def _limit_child(memory):
 
 
 class _Drain(threading.Thread):
-    """Copy everything read from a pipe into a file (the program's stdout / stderr)."""
+    """Pass what the program writes to one of its streams on, byte for byte, as it comes.
 
-    def __init__(self, fd, path):
+    The bytes go to ``sink`` (a file descriptor; None: nowhere) unchanged and
+    without a size cap; the first ``keep`` bytes are also kept (``head``) and
+    all are counted (``bytes``). A sink that fails (a closed pipe) is dropped
+    and the stream still drained, so the program never blocks on it.
+    """
+
+    def __init__(self, fd, sink=None, keep=OUTPUT_KEPT):
         super().__init__(daemon=True)
-        self.fd, self.path, self.bytes = fd, path, 0
+        self.fd, self.sink, self.keep = fd, sink, keep
+        self.head = bytearray()
+        self.bytes = 0
+        self.sink_error = None
 
     def run(self):
-        with open(self.path, "wb") as out:
-            while True:
-                data = os.read(self.fd, 1 << 16)
-                if not data:
-                    break
-                out.write(data)
-                self.bytes += len(data)
+        while True:
+            data = os.read(self.fd, 1 << 16)
+            if not data:
+                break
+            self.bytes += len(data)
+            if len(self.head) < self.keep:
+                self.head += data[: self.keep - len(self.head)]
+            if self.sink is not None:
+                self._forward(data)
         os.close(self.fd)
+
+    def _forward(self, data):
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self.sink, view):]
+        except OSError as exc:
+            self.sink, self.sink_error = None, exc.strerror
 
 
 class _Control(_Drain):
-    """The child's JSON-lines reports."""
+    """The child's JSON-lines reports (kept whole: the child is vcut's own code)."""
+
+    def __init__(self, fd):
+        super().__init__(fd, keep=1 << 62)
 
     def messages(self):
         out = []
-        with open(self.path, "rb") as fh:
-            for line in fh.read().splitlines():
-                try:
-                    out.append(json.loads(line))
-                except ValueError:
-                    pass
+        for line in bytes(self.head).splitlines():
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                pass
         return out
 
 
@@ -380,6 +409,8 @@ def run_module(
     sandbox="auto",
     env=(),
     keep_files=None,
+    stdout_sink=None,
+    stderr_sink=None,
 ):
     """JIT-run a module's ``main`` in a confined child process.
 
@@ -428,6 +459,11 @@ def run_module(
     keep_files : str, optional
         Directory to copy the files the program wrote in its working
         directory into (namespace level).
+    stdout_sink, stderr_sink : int, optional
+        File descriptors the program's stdout / stderr are copied to as they
+        are written, byte for byte and without a size cap (e.g. 1 and 2 to
+        show them as the program would); the first `OUTPUT_KEPT` bytes of
+        each are also returned.
 
     Returns
     -------
@@ -455,15 +491,15 @@ def run_module(
         try:
             return _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args,
                         program_name, stdin, cwd, limits, libs, optimize, codegen_opt, progress,
-                        sandbox, list(map(str, env)), keep_files)
+                        sandbox, list(map(str, env)), keep_files, stdout_sink, stderr_sink)
         finally:
             os.close(shm_fd)
 
 
 def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, program_name, stdin,
-         cwd, limits, libs, optimize, codegen_opt, progress, sandbox, env, keep_files):
-    paths = {k: os.path.join(tmp, k) for k in ("ir", "events", "control", "stdout", "stderr",
-                                               "stdin", "scratch")}
+         cwd, limits, libs, optimize, codegen_opt, progress, sandbox, env, keep_files,
+         stdout_sink, stderr_sink):
+    paths = {k: os.path.join(tmp, k) for k in ("ir", "events", "stdin", "scratch")}
     with open(paths["ir"], "w") as fh:
         fh.write(ir)
     os.mkdir(paths["scratch"])
@@ -512,8 +548,7 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
     # the child is run as a plain script: it needs only llvmlite and the
     # standard library, not this package (numpy/numba would slow its start)
     child = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_child.py")
-    readers = [_Control(ctl_r, paths["control"]), _Drain(out_r, paths["stdout"]),
-               _Drain(err_r, paths["stderr"])]
+    readers = [_Control(ctl_r), _Drain(out_r, stdout_sink), _Drain(err_r, stderr_sink)]
     channel = None
     if instrumented:
         channel = _EventChannel(ev_r, paths["events"], key, words)
@@ -560,10 +595,7 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
         r.join(timeout=10.0)
     wall = time.perf_counter() - t0
     messages = readers[0].messages()
-    with open(paths["stdout"], "rb") as fh:
-        out = fh.read()
-    with open(paths["stderr"], "rb") as fh:
-        err = fh.read()
+    out, err = bytes(readers[1].head), bytes(readers[2].head)
     if timed_out:
         raise ProgramTimeout(
             f"the program ran past the {limits.timeout:g} s time limit (an endless loop?) "
@@ -580,8 +612,10 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
         )
     raw = int(status["status"])
     err_text = err.decode(errors="replace")
+    shared = np.frombuffer(os.pread(shm_fd, 24, 0), dtype="<u8")
+    status["failed_allocations"] = int(shared[2])
     if os.WIFSIGNALED(raw):
-        _raise_signal(os.WTERMSIG(raw), err_text, limits)
+        _raise_signal(os.WTERMSIG(raw), err_text, limits, int(shared[2]))
     code = os.WEXITSTATUS(raw)
     status["end"] = "exit"
     if "LLVM ERROR: out of memory" in err_text:
@@ -591,13 +625,15 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
         events = _collect_events(channel, paths, shm_fd, words, code, spec["event_fd_target"])
     written = _written_files(os.path.join(paths["scratch"], "upper"), keep_files)
     objects = status.get("objects", {})
-    main_ns = int(np.frombuffer(os.pread(shm_fd, 8, 8), dtype="<u8")[0])
+    main_ns = int(shared[1])
     # time in main when it returned; else from start to end of the program's process
     run_seconds = main_ns / 1e9 if main_ns else status.get("run_seconds")
     return RunResult(
         exit_code=code,
         stdout=out,
         stderr=err,
+        stdout_bytes=readers[1].bytes,
+        stderr_bytes=readers[2].bytes,
         events=events,
         global_addresses=np.array(objects.get("globals", []), dtype=np.uint64),
         argv_objects=[tuple(x) for x in objects.get("argv", [])],
@@ -647,7 +683,7 @@ def _raise_setup(setup):
     raise VcutError(f"the JIT rejected the module: {setup.get('message')}")
 
 
-def _raise_signal(sig, err_text, limits):
+def _raise_signal(sig, err_text, limits, failed_allocations=0):
     if sig == signal.SIGXCPU:
         raise ProgramTimeout(
             f"the program used more than {int(limits.timeout) + 2} s of CPU time (the CPU "
@@ -666,6 +702,12 @@ def _raise_signal(sig, err_text, limits):
         raise ProgramOutOfMemory(_oom_message(limits))
     name = _SIGNAMES.get(sig, signal.Signals(sig).name if sig in signal.Signals._value2member_map_
                          else f"signal {sig}")
+    if failed_allocations:
+        raise ProgramOutOfMemory(
+            f"the program crashed with {name} after {failed_allocations} heap allocation(s) "
+            f"returned NULL under the {limits.memory >> 20} MiB memory limit; raise "
+            "--memory-limit if the machine has room"
+        )
     raise ProgramCrashed(
         f"the program crashed with {name}; run it natively under a debugger to find the fault"
     )

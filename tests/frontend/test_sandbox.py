@@ -361,22 +361,35 @@ def test_killing_vcut_leaves_no_process_and_no_partial_output(tmp_path, sig):
     src = _write(tmp_path, "spin.c", "int main(void) { volatile int x = 0; for (;;) x++; }\n")
     out = tmp_path / "t.npz"
     rng = random.Random(int(sig))
-    for _ in range(2):
+    for running in (False, True):
         proc = subprocess.Popen(
             [sys.executable, "-m", "vcut.cli", "trace", src, "-o", str(out), "--timeout", "60",
              "--max-instructions", "4000000000000"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
-        time.sleep(rng.uniform(0.2, 2.0))  # during compilation, set-up or the run
+        if running:  # while the program runs: wait for the tracing child, then a bit
+            deadline = time.monotonic() + 30
+            while not _child_processes() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert _child_processes(), "the tracing child never started"
+            time.sleep(rng.uniform(0.0, 1.0))
+        else:  # at a random point of start-up, compilation or the run
+            time.sleep(rng.uniform(0.1, 1.5))
+        assert proc.poll() is None, proc.stderr.read().decode()
         proc.send_signal(sig)
         proc.wait(timeout=30)
+        err = proc.stderr.read().decode()
         deadline = time.monotonic() + 5
         while _child_processes() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert _child_processes() == []
         assert not out.exists()
-        if sig != signal.SIGKILL:
-            assert proc.returncode != 0
+        if sig == signal.SIGINT:
+            assert proc.returncode == 130 and err.endswith("error: interrupted\n"), err
+        elif sig == signal.SIGTERM:
+            assert proc.returncode == 143 and err.endswith("error: terminated\n"), err
+        else:
+            assert proc.returncode == -signal.SIGKILL
     # the next run removes what the killed ones could not
     ok = _write(tmp_path, "ok.c", "int main(void) { return 0; }\n")
     trace_program(ok, limits=LIMITS)

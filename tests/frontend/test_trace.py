@@ -488,13 +488,14 @@ def test_regression_switch_spans_several_lines(cfile):
 
 
 def test_huge_program_output_is_kept_cut(cfile):
-    from frontend.api import OUTPUT_KEPT
+    from frontend.run import OUTPUT_KEPT
 
     path = cfile("out.c", '#include <stdio.h>\nint main(void) { for (int i = 0; i < 300000; i++) '
                  'fputs("0123456789", stdout); return 0; }\n')
     t = trace_program(path, timing=False)
-    assert t.meta["stdout"] == "0123456789" * (OUTPUT_KEPT // 10) + "0123456789"[: OUTPUT_KEPT % 10] + (
-        f"\n[vcut: output cut after {OUTPUT_KEPT} of 3000000 bytes]\n")
+    assert t.meta["stdout"] == "0123456789" * (OUTPUT_KEPT // 10) + "0123456789"[: OUTPUT_KEPT % 10]
+    assert t.meta["stdout_bytes"] == 3_000_000 and t.meta["stdout_truncated"] is True
+    assert t.meta["stderr_bytes"] == 0 and t.meta["stderr_truncated"] is False
 
 
 def test_addresses_are_the_same_run_after_run(cfile):

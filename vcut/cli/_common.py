@@ -165,8 +165,13 @@ def progress_printer(label):
     return report
 
 
-def run_trace(args, program_args):
-    """Compile and trace the C sources named on the command line."""
+def run_trace(args, program_args, stdout_sink=2, stderr_sink=2):
+    """Compile and trace the C sources named on the command line.
+
+    The program's stdout and stderr are passed on to the file descriptors
+    ``stdout_sink`` / ``stderr_sink`` as it writes them (default: both to our
+    stderr, so that a command's own stdout carries only its results).
+    """
     from frontend import RunLimits, compile_program, trace_program
 
     limits = RunLimits(
@@ -187,6 +192,7 @@ def run_trace(args, program_args):
         defines=args.defines,
         include_dirs=args.include_dirs,
         extra_flags=args.cflags,
+        keep_out_of_line=args.roi,
     )
     if cm.diagnostics and args.verbose:
         print(cm.diagnostics, file=sys.stderr)
@@ -209,6 +215,8 @@ def run_trace(args, program_args):
         sandbox=sandbox,
         env=args.env,
         keep_files=args.keep_files,
+        stdout_sink=stdout_sink,
+        stderr_sink=stderr_sink,
     )
     if progress:
         sys.stderr.write("\n")

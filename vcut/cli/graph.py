@@ -55,8 +55,6 @@ def run(args, program_args):
         trace = run_trace(args, program_args)
         if args.save_trace:
             trace.save(args.save_trace)
-        if not args.json:
-            sys.stdout.write(trace.meta.get("stdout", ""))
     g = build_graph(trace, weights=args.weights, war=args.war, waw=args.waw)
     report = write_graph(g, args.output, fmt)
     fit = fit_power_law(g.degrees())

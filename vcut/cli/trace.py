@@ -20,27 +20,48 @@ def register(sub):
     )
     t.add_argument("sources", nargs="+", metavar="PROGRAM.c", help="C source files (linked together)")
     t.add_argument("-o", "--output", required=True, metavar="TRACE", help="output trace file (.npz)")
+    t.add_argument("--stdout", dest="stdout_file", metavar="FILE",
+                   help="write the program's stdout to FILE (byte for byte) instead of ours")
     add_trace_options(t)
     add_common(t)
     t.set_defaults(func=run)
 
 
 def run(args, program_args):
-    check_command_outputs(args, [args.output], None if args.json else "the program's output")
+    from frontend.atomic import atomic_output
+    from frontend.errors import ProgramError
+
+    to_file = args.stdout_file
+    check_command_outputs(args, [args.output, *([to_file] if to_file else [])],
+                          None if args.json or to_file else "the program's output")
     t0 = time.perf_counter()
-    trace = run_trace(args, program_args)
+    if to_file:
+        failure = None
+        with atomic_output(to_file, "wb") as fh:
+            fh.flush()
+            try:
+                trace = run_trace(args, program_args, stdout_sink=fh.fileno())
+            except ProgramError as exc:  # what it wrote before failing is kept
+                failure = exc
+        if failure is not None:
+            raise failure
+    else:
+        sys.stdout.flush()
+        trace = run_trace(args, program_args, stdout_sink=None if args.json else 1)
     trace.save(args.output)
     seconds = time.perf_counter() - t0
     summary = trace.summary()
     summary["seconds"] = round(seconds, 3)
     summary["output"] = os.path.abspath(args.output)
     if args.json:
-        summary["stdout"] = trace.meta.get("stdout", "")[:65536]
-        summary["stderr"] = trace.meta.get("stderr", "")[:65536]
+        # the first MiB of each stream; all of stdout is in --stdout FILE when given
+        for name in ("stdout", "stderr"):
+            summary[name] = trace.meta.get(name, "")
+            summary[name + "_bytes"] = trace.meta.get(name + "_bytes", 0)
+            summary[name + "_truncated"] = trace.meta.get(name + "_truncated", False)
+        summary["stdout_file"] = os.path.abspath(to_file) if to_file else None
         print_json(summary)
         return 0
-    sys.stdout.write(trace.meta.get("stdout", ""))
-    sys.stderr.write(trace.meta.get("stderr", ""))
     print_rows([
         ("dynamic instructions", f"{summary['dynamic_instructions']:,}"),
         ("blocks executed", f"{summary['blocks_executed']:,}"),
@@ -59,6 +80,10 @@ def run(args, program_args):
         print(f"note: the program wrote {len(written)} file(s) ({size:,} bytes) in its private "
               "working directory; they were discarded (--keep-files DIR keeps them)",
               file=sys.stderr)
+    failed = trace.meta.get("failed_allocations", 0)
+    if failed:
+        print(f"note: {failed} heap allocation(s) of the program returned NULL under the "
+              f"{args.memory_limit} MiB memory limit (--memory-limit)", file=sys.stderr)
     if summary["truncated"]:
         print(f"note: the trace was cut at the budget of {args.max_instructions:,} instructions "
               "(--max-instructions)", file=sys.stderr)

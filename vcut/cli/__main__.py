@@ -1,0 +1,7 @@
+"""``python -m vcut.cli``: the same as the ``vcut`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())
