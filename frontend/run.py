@@ -558,7 +558,7 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
     try:
         with open(stdin_path, "rb") as fin:
             proc = subprocess.Popen(
-                [sys.executable, "-I", child, spec_path],
+                _padded([sys.executable, "-I", child, spec_path]),
                 stdin=fin, stdout=out_w, stderr=err_w, cwd=cwd, pass_fds=passed,
                 start_new_session=True, preexec_fn=_limit_child(limits.memory),
                 env=os.environ.copy() if sandbox == "none" else _minimal_env(),
@@ -642,6 +642,17 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
         status=status,
         written_files=written,
     )
+
+
+#: Bytes the child's argv strings are padded to: the kernel copies them to the top of the
+#: stack, so their length would move every stack address of the traced program.
+ARGV_BYTES = 4096
+
+
+def _padded(argv):
+    """``argv`` plus a filler argument that brings its strings to `ARGV_BYTES` (when shorter)."""
+    used = sum(len(os.fsencode(a)) + 1 for a in argv) + 1
+    return [*argv, "-" * max(0, ARGV_BYTES - used - 1)]
 
 
 def _widen_pipe(fd, size):

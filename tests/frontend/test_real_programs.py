@@ -222,3 +222,34 @@ def test_roi_kernel_gives_the_same_output_at_other_levels(tmp_path, opt):
     t = trace_program(src, roi=["kernel"], compile_options={"opt": opt}, limits=LIMITS)
     assert t.meta["stdout"] == f"{sum(i * i for i in range(100))}\n"
     assert t.calls("kernel") == 1
+
+
+def test_addresses_do_not_depend_on_environment_or_temporary_directory(tmp_path, monkeypatch):
+    import tempfile
+
+    import numpy as np
+
+    src = _write(tmp_path, "layout.c", r"""
+        #include <stdlib.h>
+        #include <string.h>
+        int g[32];
+        int main(void) {
+          int local[16];
+          char *heap = malloc(256);
+          memset(heap, 1, 256);
+          for (int i = 0; i < 16; i++) local[i] = g[i] + heap[i];
+          free(heap);
+          return local[3];
+        }
+    """)
+    runs = []
+    for name, extra in (("t", ""), ("a-much-longer-temporary-directory-name" * 3, "x" * 5000)):
+        base = tmp_path / name
+        base.mkdir()
+        monkeypatch.setattr(tempfile, "tempdir", str(base))
+        monkeypatch.setenv("VCUT_TEST_PADDING", extra)
+        runs.append(trace_program(src, limits=LIMITS, timing=False))
+    a, b = runs
+    assert len(a.mem_addr) == len(b.mem_addr) > 40
+    assert np.array_equal(a.mem_addr, b.mem_addr)
+    assert np.array_equal(a.obj_base, b.obj_base)
