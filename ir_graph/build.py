@@ -150,14 +150,16 @@ def segments(addr, size):
     return lo, hi, max(len(bps) - 1, 0)
 
 
-def build_graph(trace, *, weights="measured", war=False, waw=False, cache=CacheModel()):
+def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheModel()):
     """The weighted dependency graph of a `frontend.Trace`.
 
     Parameters
     ----------
     trace : frontend.Trace
-    weights : {"measured", "model"}
-        Cycles from the trace's cycle counter, or from the cache model.
+    weights : {"model", "measured"}
+        Cycles from the cache model (the default everywhere in vcut: it is
+        deterministic, and works on traces made without timing), or from
+        the trace's cycle counter.
     war, waw : bool
         Also add write-after-read / write-after-write memory edges.
     cache : CacheModel

@@ -108,8 +108,8 @@ def test_fifo_is_written_through_not_replaced(tmp_path):
 def test_character_device_is_written_through(capsys, small):
     code, _, _ = cli(capsys, "bfs", small, "--source", "0", "-o", "/dev/null")
     assert code == 0 and stat.S_ISCHR(os.lstat("/dev/null").st_mode)
-    code, _, err = cli(capsys, "partition", small, "-p", "2", "-o", "/dev/null")
-    assert code == 0 and "written                      /dev/null\n" in err  # no replicas file
+    code, out, _ = cli(capsys, "partition", small, "-p", "2", "-o", "/dev/null")
+    assert code == 0 and "written                      /dev/null\n" in out  # no replicas file
     assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)
 
 

@@ -76,10 +76,13 @@ def test_bad_inputs(capsys, cfile, tmp_path):
     src = cfile("r.c", "int never(void) { return 1; }\nint main(void) { return 0; }\n")
     code, _, err = cli(capsys, "graph", src, "--roi", "never", "-o", str(tmp_path / "g.npz"))
     assert code == 2 and last_error(err).startswith("error: the trace has no executed instructions")
-    # measured weights of a trace without timing
+    # measured weights of a trace without timing (the default, model, works there)
     src = cfile("p2.c", PROG)
-    code, _, err = cli(capsys, "graph", src, "--no-timing", "-o", str(tmp_path / "g.npz"))
+    code, _, err = cli(capsys, "graph", src, "--no-timing", "--weights", "measured",
+                       "-o", str(tmp_path / "g.npz"))
     assert code == 2 and "use --weights model" in last_error(err)
+    code, out, _ = cli(capsys, "graph", src, "--no-timing", "-o", str(tmp_path / "g.npz"))
+    assert code == 0 and "\nweights        model\n" in out
     # graph files with bad ids / weights
     bad = tmp_path / "bad.graph"
     bad.write_text("2 1\n3\n1\n")

@@ -224,9 +224,10 @@ def run_trace(args, program_args, stdout_sink=2, stderr_sink=2):
 
 
 def print_rows(rows, stream=None):
+    """A command's results as aligned ``name  value`` lines, on stdout unless told otherwise."""
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
-        print(f"{k:<{width}}  {v}", file=stream or sys.stderr)
+        print(f"{k:<{width}}  {v}", file=stream or sys.stdout)
 
 
 def int_option(name, lo, hi):

@@ -9,7 +9,7 @@ carries something else, or a path that cannot be written is refused with one
 
 import os
 
-__all__ = ["input_paths", "check_command_outputs", "output_directory"]
+__all__ = ["input_paths", "check_command_outputs", "output_directory", "summary_stream"]
 
 
 def input_paths(args):
@@ -40,6 +40,18 @@ def check_command_outputs(args, outputs, stdout_use=None):
     if stdout_use is None and getattr(args, "json", False):
         stdout_use = "the JSON summary"
     check_outputs(outputs, input_paths(args), stdout_use)
+
+
+def summary_stream(*outputs):
+    """Where a command prints its summary: stdout, unless an output goes there (``-o -``)."""
+    import sys
+
+    from frontend.atomic import output_kind
+
+    for path in outputs:
+        if path is not None and output_kind(path) == "stdout":
+            return sys.stderr
+    return sys.stdout
 
 
 def output_directory(args, names):

@@ -110,7 +110,8 @@ def run(args, program_args):
         return 0
     r = a.result
     rows = [
-        ("graph", f"{graph.n:,} nodes, {graph.m:,} edges ({source})"),
+        ("graph", f"{graph.n:,} nodes, {graph.m:,} edges, {graph.meta.get('weights', 'given')} "
+                  f"weights ({source})"),
         ("partitioning", f"{a.method}, p = {a.p}: " + ", ".join(
             f"{k.replace('_', ' ')} {v:.4f}" if isinstance(v, float) else f"{k.replace('_', ' ')} {v}"
             for k, v in a.partition.items() if k != "kind")),

@@ -5,7 +5,7 @@ import sys
 import time
 
 from ._common import add_common, add_trace_options, print_json, print_rows, run_trace
-from ._outputs import check_command_outputs
+from ._outputs import check_command_outputs, summary_stream
 
 __all__ = ["register", "run"]
 
@@ -23,9 +23,10 @@ def register(sub):
     )
     g.add_argument("inputs", nargs="+", metavar="INPUT", help="PROGRAM.c [...] or TRACE.npz")
     g.add_argument("-o", "--output", required=True, metavar="GRAPH", help="output graph file")
-    g.add_argument("--weights", choices=["measured", "model"], default="measured",
-                   help="edge weights: cycles measured in the trace, or the cache model "
-                   "(deterministic) (default measured)")
+    g.add_argument("--weights", choices=["model", "measured"], default="model",
+                   help="edge weights: the cache model (deterministic; works on traces made "
+                   "with --no-timing; the default of every command) or the cycles measured in "
+                   "the trace (default model)")
     g.add_argument("--war", action="store_true", help="add write-after-read memory edges")
     g.add_argument("--waw", action="store_true", help="add write-after-write memory edges")
     g.add_argument("--save-trace", metavar="TRACE", help="also keep the trace of a C input")
@@ -73,7 +74,7 @@ def run(args, program_args):
         ("nodes", f"{g.n:,}"), ("edges", f"{g.m:,}"), ("total weight", f"{g.total_weight:,.0f}"),
         ("alpha (x_min)", f"{fit.alpha:.3f} ({fit.x_min})"), ("weights", args.weights),
         ("graph", f"{result['output']} ({fmt})"), ("seconds", f"{seconds:.2f}"),
-    ])
+    ], summary_stream(args.output))
     for k, v in report.items():
         if v:
             print(f"note: {fmt} output: {k.replace('_', ' ')}: {v}", file=sys.stderr)

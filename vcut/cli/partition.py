@@ -2,8 +2,15 @@
 
 import sys
 
-from ._common import MAX_SEED, add_common, int_option, parse_numbers, print_json, print_rows
-from ._outputs import check_command_outputs
+from ._common import (
+    MAX_SEED,
+    add_common,
+    int_option,
+    parse_numbers,
+    print_json,
+    print_rows,
+)
+from ._outputs import check_command_outputs, summary_stream
 
 __all__ = ["register", "run"]
 
@@ -110,7 +117,7 @@ def run(args, program_args):
     ]
     if files:
         rows.append(("written", ", ".join(files)))
-    print_rows(rows)
+    print_rows(rows, summary_stream(args.output))
     if info["self_loops"] or info["repeated_edges"]:
         print(f"note: merged {info['repeated_edges']:,} repeated edges and set aside "
               f"{info['self_loops']:,} self-loops before partitioning", file=sys.stderr)

@@ -4,7 +4,7 @@ import os
 import time
 
 from ._common import MAX_SEED, add_common, int_option, print_json, print_rows
-from ._outputs import check_command_outputs
+from ._outputs import check_command_outputs, summary_stream
 
 __all__ = ["register", "run"]
 
@@ -63,5 +63,5 @@ def run(args, program_args):
     rows.append(("total weight", f"{s.total_weight:,.0f}"))
     if args.plot:
         rows.append(("degree plot", os.path.abspath(args.plot)))
-    print_rows(rows)
+    print_rows(rows, summary_stream(args.plot))
     return 0

@@ -62,13 +62,13 @@ def run(args, program_args):
         summary["stdout_file"] = os.path.abspath(to_file) if to_file else None
         print_json(summary)
         return 0
-    print_rows([
+    print_rows([  # on stderr: our stdout carries the program's own output
         ("dynamic instructions", f"{summary['dynamic_instructions']:,}"),
         ("blocks executed", f"{summary['blocks_executed']:,}"),
         ("memory operations", f"{summary['memory_operations']:,}"),
         ("objects", f"{summary['objects']:,}"),
         ("activations", f"{summary['activations']:,}"),
-        ("end", summary["end_reason"]),
+        ("end", summary["end_reason"], sys.stderr),
         ("exit code", "none (stopped)" if summary["exit_code"] is None else str(summary["exit_code"])),
         ("sandbox", summary["sandbox"] + "".join(f"; {n}" for n in summary["sandbox_notes"])),
         ("trace", summary["output"]),

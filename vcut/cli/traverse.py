@@ -3,7 +3,7 @@
 import numpy as np
 
 from ._common import add_common, print_json, print_rows
-from ._outputs import check_command_outputs
+from ._outputs import check_command_outputs, summary_stream
 
 __all__ = ["register", "run"]
 
@@ -66,5 +66,5 @@ def run(args, program_args):
         rows.append(("MDT", str(r.info["mdt"])))
     if "fraction_split" in r.info:
         rows.append(("nodes split", f"{r.info['nodes_split']:,} ({100 * r.info['fraction_split']:.2f} %)"))
-    print_rows(rows)
+    print_rows(rows, summary_stream(args.output))
     return 0
