@@ -114,6 +114,8 @@ def read_graph(path, format=None):
     g = reader(path, text)
     g.meta.setdefault("source", os.path.abspath(path))
     g.meta.setdefault("format", fmt)
+    # the first vertex id of the format, for ids in what commands print and read
+    g.meta.setdefault("id_base", 1 if fmt in ("metis", "mtx", "lg") else 0)
     return g.validate(path)
 
 

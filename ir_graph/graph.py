@@ -120,6 +120,30 @@ class Graph:
         """Number of edges."""
         return int(len(self.src))
 
+    def vertex_ids(self):
+        """The id of each node in the file it was read from (int64, length n).
+
+        ``labels`` when the reader renumbered them (edge lists); otherwise the
+        index plus the format's first id (``meta["id_base"]``: 1 for METIS,
+        Matrix Market and LG, 0 for edge lists vcut wrote and ``.npz``).
+        """
+        if self.labels is not None:
+            return np.asarray(self.labels, dtype=np.int64)
+        return np.arange(self.n, dtype=np.int64) + int(self.meta.get("id_base", 0))
+
+    def index_of(self, vertex_id):
+        """The node index of the file's vertex ``vertex_id``; `InputError` when there is none."""
+        from frontend.errors import InputError
+
+        ids = self.vertex_ids()
+        k = int(np.searchsorted(ids, vertex_id)) if self.n else 0
+        if k >= self.n or ids[k] != vertex_id:
+            span = f"{int(ids[0])}..{int(ids[-1])}" if self.n else "none"
+            raise InputError(f"vertex {vertex_id} is not in the graph (its ids: {span}"
+                             f"{', not all of them' if self.labels is not None else ''}); "
+                             "give one of the file's own vertex ids")
+        return k
+
     @property
     def total_weight(self):
         return float(self.weight.sum())

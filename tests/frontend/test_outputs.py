@@ -115,7 +115,7 @@ def test_character_device_is_written_through(capsys, small):
 
 def test_dash_is_standard_output_unless_it_carries_the_summary(capsys, small):
     code, out, _ = cli(capsys, "bfs", small, "--source", "0", "-o", "-")
-    assert code == 0 and out == "0\n1\n1\n1\n"
+    assert code == 0 and out == "0 0\n1 1\n2 1\n3 1\n"  # id distance
     code, out, _ = cli(capsys, "partition", small, "-p", "1", "-o", "-")
     assert code == 0 and out == "0\n0\n0\n0\n0\n"
     code, out, err = cli(capsys, "bfs", small, "--source", "0", "-o", "-", "--json")

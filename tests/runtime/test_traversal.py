@@ -121,7 +121,27 @@ def test_cli_writes_distances_and_json(tmp_path, capsys):
     assert main(["sssp", str(path), "--source", "5", "--strategy", "ns", "-o", str(out), "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["strategy"] == "ns" and res["reached"] == 16 and "mdt" in res and res["memory_bytes"] > 0
-    lines = out.read_text().split()
-    assert [float(x) for x in lines] == reference(g, 5, False).tolist()
+    rows = [line.split() for line in out.read_text().splitlines()]
+    assert [int(v) for v, _ in rows] == list(range(16))  # a .npz keeps vcut's 0-based ids
+    assert [float(d) for _, d in rows] == reference(g, 5, False).tolist()
     assert main(["bfs", str(path), "--source", "99"]) == 2
-    assert "source 99 out of range" in capsys.readouterr().err
+    assert ("error: vertex 99 is not in the graph (its ids: 0..15); give one of the file's own "
+            "vertex ids") in capsys.readouterr().err
+
+
+def test_cli_source_and_output_use_the_files_own_ids(tmp_path, capsys):
+    from vcut.cli import main
+
+    # an edge list with ids 10, 20, 30, 40 (renumbered inside to 0..3)
+    el = tmp_path / "g.edgelist"
+    el.write_text("10 20\n20 30\n40 10\n")
+    out = tmp_path / "d.txt"
+    assert main(["bfs", str(el), "--source", "30", "-o", str(out)]) == 0
+    assert out.read_text() == "10 2\n20 1\n30 0\n40 3\n"
+    assert main(["bfs", str(el), "--source", "3"]) == 2
+    assert "vertex 3 is not in the graph (its ids: 10..40, not all of them)" in capsys.readouterr().err
+    # METIS numbers vertices from 1: vertex 1 is the first line
+    metis = tmp_path / "g.graph"
+    metis.write_text("3 2\n2\n1 3\n2\n")
+    assert main(["bfs", str(metis), "--source", "1", "-o", str(out)]) == 0
+    assert out.read_text() == "1 0\n2 1\n3 2\n"

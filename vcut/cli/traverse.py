@@ -21,7 +21,9 @@ def register(sub):
             "--directed; unweighted graphs have unit weights.",
         )
         tr.add_argument("graph", metavar="GRAPH")
-        tr.add_argument("--source", type=int, required=True, help="source vertex (0-based)")
+        tr.add_argument("--source", type=int, required=True,
+                        help="source vertex, by its id in the graph file (METIS, .mtx, .lg: from 1; "
+                        "edge lists: the ids as written)")
         tr.add_argument("--strategy", default="bs",
                         choices=["bs", "ep", "ep-nochunk", "wd", "ns", "hp", "auto"],
                         help="load-balancing strategy, or auto (from the device and the graph; "
@@ -30,7 +32,8 @@ def register(sub):
                         help="cpu, gpu (numba.cuda), or auto: the GPU when there is one (default cpu)")
         tr.add_argument("--directed", action="store_true", help="follow edges in their direction only")
         tr.add_argument("--format", choices=["metis", "edgelist", "mtx", "lg", "npz"])
-        tr.add_argument("-o", "--output", metavar="DIST", help="distances, one per line (inf: unreachable)")
+        tr.add_argument("-o", "--output", metavar="DIST",
+                        help="'id distance' per vertex, ids as in the graph file (inf: unreachable)")
         add_common(tr)
         tr.set_defaults(func=run, kind=kind)
 
@@ -43,11 +46,13 @@ def run(args, program_args):
     check_command_outputs(args, [args.output])
     g = read_graph(args.graph, args.format)
     run = bfs if args.kind == "bfs" else sssp
-    r = run(g, args.source, args.strategy, device=args.device,
+    r = run(g, g.index_of(args.source), args.strategy, device=args.device,
             directed=True if args.directed else None)
     if args.output:
+        ids = g.vertex_ids().tolist()
         with atomic_output(args.output, "w") as fh:
-            fh.write("\n".join("inf" if np.isinf(d) else f"{d:.17g}" for d in r.dist.tolist()) + "\n")
+            fh.write("".join(f"{v} {'inf' if np.isinf(d) else f'{d:.17g}'}\n"
+                             for v, d in zip(ids, r.dist.tolist())))
     reached = int(np.isfinite(r.dist).sum())
     result = {"kind": args.kind, "strategy": r.strategy, "device": r.device, "seconds": r.seconds,
               "mteps": r.mteps, "edges_relaxed": r.edges_relaxed, "iterations": r.iterations,
