@@ -22,6 +22,7 @@ import random
 import resource
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -511,8 +512,14 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
         stdin_path = os.devnull
     else:
         stdin_path = os.fspath(stdin)
-        if not os.path.isfile(stdin_path):
-            raise InputError(f"stdin file not found: {stdin_path}")
+        try:
+            mode = os.stat(stdin_path).st_mode
+        except OSError:
+            raise InputError(f"stdin file not found: {stdin_path}; check the path") from None
+        # a file, or a stream the program reads as it would from a shell's '<'
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+            raise InputError(f"--stdin {stdin_path} is not a file, a FIFO or a character "
+                             "device; give the file to feed the program")
     key = random.SystemRandom().getrandbits(64) | 1
     words = int(limits.buffer_words)
     ctl_r, ctl_w = os.pipe()

@@ -6,6 +6,7 @@ SIGINT, SIGTERM and SIGKILL at seeded random points leaves the old outputs or
 the complete new ones, and no temporary file after the next run.
 """
 
+import json
 import os
 import random
 import signal
@@ -119,7 +120,9 @@ def test_dash_is_standard_output_unless_it_carries_the_summary(capsys, small):
     code, out, _ = cli(capsys, "partition", small, "-p", "1", "-o", "-")
     assert code == 0 and out == "0\n0\n0\n0\n0\n"
     code, out, err = cli(capsys, "bfs", small, "--source", "0", "-o", "-", "--json")
-    assert code == errors.OutputError.exit_code == 9 and out == ""
+    assert code == errors.OutputError.exit_code == 9
+    assert json.loads(out) == {"error": "cannot write -: standard output carries the JSON "
+                                        "summary; give a file name", "exit_code": 9}
     assert last_error(err) == ("error: cannot write -: standard output carries the JSON "
                                "summary; give a file name")
     code, _, err = cli(capsys, "trace", small.parent / "h.c", "-o", "-")

@@ -31,13 +31,32 @@ __all__ = ["main", "build_parser"]
 COMMANDS = (trace, graph, stats, partition, analyze, compare, traverse)
 
 
+class UsageError(Exception):
+    """A command line argparse cannot parse (exit 2, one line)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``error: vcut trace: ...`` and what to do."""
+
+    def error(self, message):
+        hint = ""
+        if message.startswith("unrecognized arguments"):
+            hint = ("; arguments for the traced program go after '--' "
+                    "(vcut trace prog.c -o t.npz -- ARG ...)")
+        elif "expected one argument" in message:
+            hint = "; a value that starts with '-' is written --option=-VALUE"
+        elif message.startswith("the following arguments are required"):
+            hint = f"; see '{self.prog} --help'"
+        raise UsageError(f"{self.prog}: {message}{hint}")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="vcut",
         description="Trace C programs into LLVM IR dependency graphs, partition them with "
         "vertex cuts, and map the clusters onto multi-core machines.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for module in COMMANDS:
         module.register(sub)
@@ -67,12 +86,17 @@ def main(argv=None):
         try:
             args = parser.parse_args(argv)  # option types raise InputError for bad numbers
             return args.func(args, program_args)
+        except UsageError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            _json_error(argv, str(exc), 2)
+            return 2
         except VcutError as exc:
             if exc.details:
                 print(exc.details, file=sys.stderr)
             if getattr(args, "verbose", False):
                 traceback.print_exc()
             print(f"error: {exc.message}", file=sys.stderr)
+            _json_error(argv, exc.message, exc.exit_code)
             return exc.exit_code
     except KeyboardInterrupt:
         _settle(entry)
@@ -87,6 +111,15 @@ def main(argv=None):
             _settle(entry)
         elif previous is not None:
             _on_sigterm(previous)
+
+
+def _json_error(argv, message, code):
+    """With --json, a failure is a JSON object on stdout too (scripts read one object)."""
+    if "--json" in argv:
+        import json
+
+        sys.stdout.write(json.dumps({"error": message, "exit_code": code}) + "\n")
+        sys.stdout.flush()
 
 
 class Terminated(BaseException):

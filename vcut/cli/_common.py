@@ -109,6 +109,9 @@ def analysis_input(args, program_args):
     if len(inputs) != 1:
         raise InputError("give C sources, or one trace (.npz), or one graph file")
     path = inputs[0]
+    if not os.path.exists(path):
+        raise InputError(f"input not found: {path}; give C sources (.c), a trace (.npz from "
+                         "'vcut trace') or a graph file")
     if path.lower().endswith(".npz") and npz_format(path) == "vcut-trace":
         trace = load_trace(path)
         return build_graph(trace, weights=args.weights), trace.obj_size, path

@@ -68,12 +68,12 @@ def run(args, program_args):
         ("memory operations", f"{summary['memory_operations']:,}"),
         ("objects", f"{summary['objects']:,}"),
         ("activations", f"{summary['activations']:,}"),
-        ("end", summary["end_reason"], sys.stderr),
+        ("end", summary["end_reason"]),
         ("exit code", "none (stopped)" if summary["exit_code"] is None else str(summary["exit_code"])),
         ("sandbox", summary["sandbox"] + "".join(f"; {n}" for n in summary["sandbox_notes"])),
         ("trace", summary["output"]),
         ("seconds", f"{seconds:.2f}"),
-    ])
+    ], sys.stderr)
     written = trace.meta.get("written_files", [])
     if written and not args.keep_files:
         size = sum(f[1] for f in written)
