@@ -36,6 +36,7 @@ import numpy as np
 from .atomic import atomic_output
 from .errors import TraceFormatError
 from .events import END_REASONS
+from .inputs import check_input_file
 from .npzfile import read_versioned_npz
 from .static import MEM_NONE, OBJ_ALLOCA, StaticTable
 
@@ -217,22 +218,23 @@ def load_trace(path):
     Raises
     ------
     TraceFormatError
-        Not a vcut trace, corrupt, or written by another format version.
+        Not a vcut trace, not a regular file, corrupt (every array is checked
+        against the invariants of `frontend.trace_checks` before use), or
+        written by another format version.
     """
+    from .trace_checks import check_trace_arrays
+
     path = os.fspath(path)
-    if not os.path.exists(path):
-        raise TraceFormatError(f"trace file not found: {path}")
+    check_input_file(path, "trace file", TraceFormatError, missing=TraceFormatError)
     fields = [k for k in StaticTable.__dataclass_fields__ if k != "extra"]
     meta, arrays = read_versioned_npz(
         path, kind="trace", version=FORMAT_VERSION, error=TraceFormatError,
         remake="re-create it with 'vcut trace'",
         required=[f"static__{k}" for k in fields] + list(_DYN_FIELDS),
     )
-    static = {}
-    for k in fields:
-        a = arrays[f"static__{k}"]
-        static[k] = a.astype(object) if a.dtype.kind == "U" else a
-    dyn = {k: arrays[k] for k in _DYN_FIELDS}
+    static, dyn = check_trace_arrays({k: arrays[f"static__{k}"] for k in fields},
+                                     {k: arrays[k] for k in _DYN_FIELDS}, meta, path)
+    static = {k: a.astype(object) if a.dtype.kind == "U" else a for k, a in static.items()}
     return Trace(static=StaticTable(**static), meta=meta, **dyn)
 
 
@@ -291,10 +293,12 @@ def decode_trace(static, events, *, global_addresses=(), argv_objects=(), meta=N
         blk_ends_ret, expects, tracked, static.ins_size, *out.values(), filled,
     )
     if err:
-        raise TraceFormatError(
+        exc = TraceFormatError(
             f"corrupt event stream: {_kernels.ERRORS[err]} at word {err_pos}; "
             "the trace does not match the program's static table"
         )
+        exc.position = int(err_pos)
+        raise exc
     n, nb, na, nm, nal, nfr = (int(x) for x in filled)
     dyn_sid, dyn_act = out["dyn_sid"][:n], out["dyn_act"][:n]
     act_func, act_parent, act_call = out["act_func"][:na], out["act_parent"][:na], out["act_call"][:na]
