@@ -398,3 +398,12 @@ def test_killing_vcut_leaves_no_process_and_no_partial_output(tmp_path, sig):
     dead = [n for n in os.listdir(tempfile.gettempdir())
             if n.startswith(f"vcut-run-{proc.pid:07d}-")]
     assert dead == []
+
+
+@pytest.mark.parametrize("value", ["0", "-5", str(2**43)])
+def test_file_limit_out_of_range(tmp_path, capsys, value):
+    src = _write(tmp_path, "ok.c", "int main(void) { return 0; }\n")
+    code = main(["trace", src, "-o", str(tmp_path / "t.npz"), f"--file-limit={value}"])
+    assert code == 2
+    assert (f"error: --file-limit must be a positive integer (at most {2**43 - 1}), got {value}"
+            in capsys.readouterr().err)

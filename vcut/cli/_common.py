@@ -66,7 +66,8 @@ def add_sandbox_options(t):
     t.add_argument("--keep-files", metavar="DIR",
                    help="copy the files the program writes in its working directory to DIR "
                    "(with the namespace sandbox they are otherwise discarded)")
-    t.add_argument("--file-limit", type=int, default=1024, metavar="MiB",
+    t.add_argument("--file-limit", type=int_option("--file-limit", 1, 2**43 - 1), default=1024,
+                   metavar="MiB",
                    help="largest file the program may write, in MiB (default 1024)")
 
 
