@@ -141,14 +141,18 @@ def _connect_runtime(spec, ee, libc, keep):
     def set_global(name, ctype, value):
         ctype.from_address(ee.get_global_value_address(name)).value = value
 
-    set_global("__vcut_buf", ctypes.c_uint64, base + SHM_PREFIX_WORDS * 8)
+    # two buffers, each: four header words, the events, one word for the final zero
+    first = base + (SHM_PREFIX_WORDS + 4) * 8
+    set_global("__vcut_buf", ctypes.c_uint64, first)
+    set_global("__vcut_buf2", ctypes.c_uint64, first + (words + 5) * 8)
     set_global("__vcut_shm", ctypes.c_uint64, base)
+    set_global("__vcut_ackfd", ctypes.c_int32, int(spec["ack_fd"]))
     set_global("__vcut_cap", ctypes.c_int64, words)
     set_global("__vcut_fd", ctypes.c_int32, fd)
     set_global("__vcut_key", ctypes.c_uint64, int(spec["key"]))
     set_global("__vcut_budget", ctypes.c_int64, int(spec["budget"]))
-    for name, fn in (("__vcut_write_fn", libc.write), ("__vcut_exit_fn", libc._exit),
-                     ("__vcut_strlen_fn", libc.strlen)):
+    for name, fn in (("__vcut_write_fn", libc.write), ("__vcut_read_fn", libc.read),
+                     ("__vcut_exit_fn", libc._exit), ("__vcut_strlen_fn", libc.strlen)):
         set_global(name, ctypes.c_uint64, ctypes.cast(fn, ctypes.c_void_p).value)
     table = ee.get_global_value_address("__vcut_gtab")
     n_globals = len(spec["globals"])
@@ -255,10 +259,11 @@ def main(spec_path):
     with open(spec_path) as fh:
         spec = json.load(fh)
     _sandbox.die_with_parent(int(spec["parent_pid"]))
-    if spec.get("event_fd", -1) >= 0 and spec["event_fd"] != spec["event_fd_target"]:
-        os.dup2(spec["event_fd"], spec["event_fd_target"], inheritable=True)
-        os.close(spec["event_fd"])
-        spec["event_fd"] = spec["event_fd_target"]
+    for name in ("event_fd", "ack_fd"):  # out of the way, at random high numbers
+        if spec.get(name, -1) >= 0 and spec[name] != spec[name + "_target"]:
+            os.dup2(spec[name], spec[name + "_target"], inheritable=True)
+            os.close(spec[name])
+            spec[name] = spec[name + "_target"]
     import llvmlite.binding as llvm
 
     llvm.initialize_native_target()
@@ -266,10 +271,11 @@ def main(spec_path):
     libc = ctypes.CDLL(None)
     libc.setenv.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     ee = _compile(spec, llvm)
-    # shared with vcut: word 0 chunks sent, word 1 nanoseconds in main, then (traced) the
-    # event buffer plus one word for the zero that follows the last event
-    words = int(spec["buffer_words"]) if spec["instrumented"] else -1
-    spec["_shm"] = mmap.mmap(int(spec["shm_fd"]), (SHM_PREFIX_WORDS + words + 1) * 8)
+    # shared with vcut: word 1 nanoseconds in main, word 2 failed allocations, word 3 the
+    # chunk the current buffer fills; then (traced) the two event buffers
+    words = int(spec["buffer_words"])
+    size = SHM_PREFIX_WORDS + (2 * (words + 5) if spec["instrumented"] else 0)
+    spec["_shm"] = mmap.mmap(int(spec["shm_fd"]), size * 8)
     os.close(int(spec["shm_fd"]))
     keep = [spec["_shm"]]  # keep ctypes objects alive while the program runs
     objects = {"globals": [], "argv": []}
@@ -353,8 +359,9 @@ def main(spec_path):
 
 
 def _close_events(spec):
-    if spec.get("event_fd", -1) >= 0:
-        os.close(spec["event_fd"])
+    for name in ("event_fd", "ack_fd"):
+        if spec.get(name, -1) >= 0:
+            os.close(spec[name])
 
 
 def _read_lines(fd):

@@ -1,24 +1,26 @@
 """LLVM IR of the tracing runtime appended to every instrumented module.
 
-Events go to a preallocated buffer (``@__vcut_buf``, ``@__vcut_cap`` words)
-that the runner fills in before the program starts; when an event does not
-fit, ``@__vcut_flush`` sends the buffer as one *chunk* down the event channel
-``@__vcut_fd`` (a pipe the tracer drains) with the libc ``write`` whose
-address the runner stores in ``@__vcut_write_fn`` (function pointers avoid
-clashing with a program that declares ``write`` itself).
+Events go to one of two buffers in memory shared with the tracer
+(``@__vcut_buf``, ``@__vcut_cap`` words each; the other is ``@__vcut_buf2``).
+When an event does not fit, ``@__vcut_flush`` ends the buffer as a *chunk*:
+it fills the `CHUNK_HEADER_WORDS` header in the four words before the buffer
+(``key, sequence number, payload words, final flag``), sends a 16-byte token
+``key, sequence number`` down the event pipe ``@__vcut_fd`` with the libc
+``write`` whose address the runner stores in ``@__vcut_write_fn`` (function
+pointers avoid clashing with a program that declares ``write`` itself), waits
+for the tracer's acknowledgement of the *previous* chunk on ``@__vcut_ackfd``
+(it used the other buffer), and swaps buffers. So the program fills one
+buffer while the tracer copies the other to disk, and no event is copied
+through a pipe.
 
-A chunk is the `CHUNK_HEADER_WORDS` header ``key, sequence number, payload
-words, final flag`` followed by the payload: the buffer is laid out so that
-the header sits in the four words before ``@__vcut_buf`` and one ``write``
-sends both. The key is a random number the tracer chose for this run, so
-bytes the program writes into the channel cannot pass for a chunk; the
-sequence number makes a dropped or repeated chunk visible. The buffer lives
-in memory shared with the tracer (``@__vcut_shm``): every event is followed
-by a zero word (the buffer has one word to spare for it), the buffer's first
-word is zeroed after each chunk is sent and the shared word 0 set to the
-number of chunks sent, so that when the program leaves without the
-runtime's help (``_exit``, a direct ``exit_group`` system call) the tracer
-still recovers the events not yet sent: those before the first zero header.
+The key is a random number the tracer chose for this run, so bytes the
+program writes into the pipe cannot pass for a token; the sequence number
+makes a dropped or repeated chunk visible. Every event is followed by a zero
+word (each buffer has one word to spare), each new buffer starts with one,
+and shared word 3 holds the number of the chunk the current buffer is
+filling, so that when the program leaves without the runtime's help
+(``_exit``, a direct ``exit_group`` system call) the tracer still recovers the
+events not yet sent: those before the first zero header.
 
 The event writers are ``alwaysinline``; the runner inlines them with LLVM's
 always-inliner, so an event costs a few stores and one predictable branch.
@@ -53,6 +55,9 @@ RUNTIME_GLOBALS = (
     "__vcut_strlen_fn",
     "__vcut_key",
     "__vcut_shm",
+    "__vcut_buf2",
+    "__vcut_ackfd",
+    "__vcut_read_fn",
     "__vcut_end_reason",
 )
 
@@ -140,6 +145,11 @@ def runtime_ir(declare_cycle_counter=True):
 @__vcut_seq = global i64 0, align 8
 @__vcut_final = global i64 0, align 8
 @__vcut_shm = global ptr null, align 8
+@__vcut_buf2 = global ptr null, align 8
+@__vcut_ackfd = global i32 -1, align 4
+@__vcut_read_fn = global ptr null, align 8
+@__vcut_token = global [2 x i64] zeroinitializer, align 8
+@__vcut_ack = global i64 0, align 8
 @__vcut_end_reason = global i64 1, align 8
 """,
         f"""
@@ -158,34 +168,58 @@ entry:
   store i64 %pos, ptr %h2, align 8
   %h3 = getelementptr i64, ptr %buf, i64 -1
   store i64 %fin, ptr %h3, align 8
-  %words = add i64 %pos, 4
-  %bytes = shl i64 %words, 3
+  store i64 %key, ptr @__vcut_token, align 8
+  %tok1 = getelementptr i64, ptr @__vcut_token, i64 1
+  store i64 %seq, ptr %tok1, align 8
   %wfn = load ptr, ptr @__vcut_write_fn, align 8
   %fd = load i32, ptr @__vcut_fd, align 4
-  br label %loop
-loop:
-  %off = phi i64 [ 0, %entry ], [ %off2, %cont ]
-  %more = icmp slt i64 %off, %bytes
-  br i1 %more, label %body, label %done
-body:
-  %p = getelementptr i8, ptr %hdr, i64 %off
-  %rem = sub i64 %bytes, %off
-  %n = call i64 %wfn(i32 %fd, ptr %p, i64 %rem)
-  %bad = icmp sle i64 %n, 0
-  br i1 %bad, label %fail, label %cont
-cont:
-  %off2 = add i64 %off, %n
-  br label %loop
+  br label %wloop
+wloop:
+  %woff = phi i64 [ 0, %entry ], [ %woff2, %wcont ]
+  %wmore = icmp slt i64 %woff, 16
+  br i1 %wmore, label %wbody, label %sent
+wbody:
+  %wp = getelementptr i8, ptr @__vcut_token, i64 %woff
+  %wrem = sub i64 16, %woff
+  %wn = call i64 %wfn(i32 %fd, ptr %wp, i64 %wrem)
+  %wbad = icmp sle i64 %wn, 0
+  br i1 %wbad, label %fail, label %wcont
+wcont:
+  %woff2 = add i64 %woff, %wn
+  br label %wloop
+sent:
+  ; the other buffer held the chunk before this one: wait until the tracer has copied it
+  %has_prev = icmp ugt i64 %seq, 0
+  br i1 %has_prev, label %rloop, label %swap
+rloop:
+  %roff = phi i64 [ 0, %sent ], [ %roff2, %rcont ]
+  %rmore = icmp slt i64 %roff, 8
+  br i1 %rmore, label %rbody, label %swap
+rbody:
+  %rfn = load ptr, ptr @__vcut_read_fn, align 8
+  %afd = load i32, ptr @__vcut_ackfd, align 4
+  %rp = getelementptr i8, ptr @__vcut_ack, i64 %roff
+  %rrem = sub i64 8, %roff
+  %rn = call i64 %rfn(i32 %afd, ptr %rp, i64 %rrem)
+  %rbad = icmp sle i64 %rn, 0
+  br i1 %rbad, label %fail, label %rcont
+rcont:
+  %roff2 = add i64 %roff, %rn
+  br label %rloop
 fail:
   %efn = load ptr, ptr @__vcut_exit_fn, align 8
   call void %efn(i32 {EXIT_WRITE_FAILED})
   unreachable
-done:
-  store i64 0, ptr %buf, align 8
+swap:
+  %other = load ptr, ptr @__vcut_buf2, align 8
+  store i64 0, ptr %other, align 8
+  store ptr %buf, ptr @__vcut_buf2, align 8
+  store ptr %other, ptr @__vcut_buf, align 8
   %seq2 = add i64 %seq, 1
   store i64 %seq2, ptr @__vcut_seq, align 8
   %shm = load ptr, ptr @__vcut_shm, align 8
-  store volatile i64 %seq2, ptr %shm, align 8
+  %cur = getelementptr i64, ptr %shm, i64 3
+  store volatile i64 %seq2, ptr %cur, align 8
   store i64 0, ptr @__vcut_pos, align 8
   %t = load i64, ptr @__vcut_total, align 8
   %t2 = add i64 %t, %pos

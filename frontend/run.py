@@ -17,6 +17,7 @@ subclasses.
 """
 
 import json
+import mmap
 import os
 import random
 import resource
@@ -245,19 +246,34 @@ class _Control(_Drain):
         return out
 
 
-class _EventChannel(threading.Thread):
-    """Read the program's event chunks, check them, and append their payload to a file.
+def _buffer_offset(chunk, capacity):
+    """Byte offset of the header of the shared buffer that holds ``chunk``.
 
-    A chunk is ``key, sequence number, payload words, final flag`` and the
-    payload. Anything else (a wrong key or number, a payload larger than the
-    buffer, data after the final chunk, a cut chunk) marks the channel
-    ``tampered``; the rest is then read and dropped so the program never
-    blocks on a full pipe.
+    Each of the two buffers is its header, ``capacity`` event words and one
+    word for the zero after the last event.
+    """
+    return (SHM_PREFIX_WORDS + (chunk % 2) * (capacity + CHUNK_HEADER_WORDS + 1)) * 8
+
+
+class _EventChannel(threading.Thread):
+    """Receive the program's chunks, check them, and append their events to a file.
+
+    For each 16-byte token ``key, sequence number`` read from the pipe, the
+    chunk's header in the shared buffer must carry the same key and number,
+    a payload no larger than the buffer and a final flag of 0 or 1; the
+    payload is then written to the events file straight from the shared
+    memory and the chunk acknowledged (the program may reuse that buffer).
+    Anything else (a wrong key or number, a cut token, a token after the
+    final chunk) marks the channel ``tampered``; the pipe is then read to its
+    end and dropped, so the program never blocks.
     """
 
-    def __init__(self, fd, path, key, capacity):
+    def __init__(self, fd, ack_fd, shm_fd, path, key, capacity):
         super().__init__(daemon=True)
-        self.fd, self.path, self.key, self.capacity = fd, path, key, capacity
+        self.fd, self.ack_fd, self.path, self.key = fd, ack_fd, path, key
+        self.capacity = capacity
+        size = _buffer_offset(1, capacity) + (capacity + CHUNK_HEADER_WORDS + 1) * 8
+        self.shm = mmap.mmap(shm_fd, size, prot=mmap.PROT_READ)
         self.chunks = 0
         self.words = 0
         self.final = False
@@ -274,59 +290,56 @@ class _EventChannel(threading.Thread):
             parts.append(data)
         return got, b"".join(parts)
 
-    def _copy(self, n, out):
-        """Move ``n`` bytes from the pipe to the file (spliced: no copy through Python)."""
-        got = 0
-        while got < n:
-            try:
-                k = os.splice(self.fd, out.fileno(), n - got)
-            except (AttributeError, OSError):
-                data = os.read(self.fd, min(n - got, 1 << 20))
-                if data:
-                    out.write(data)
-                    out.flush()
-                k = len(data)
-            if k == 0:
-                break
-            got += k
-        return got
-
     def run(self):
-        head = CHUNK_HEADER_WORDS * 8
-        with open(self.path, "wb") as out:
-            while self.tampered is None:
-                got, raw = self._read_exact(head)
-                if got == 0:
-                    break
-                if got < head:
-                    self.tampered = f"a cut chunk header after chunk {self.chunks}"
-                    break
-                key, seq, words, final = struct.unpack("<4Q", raw)
-                if self.final:
-                    self.tampered = "data after the final chunk"
-                elif key != self.key:
-                    self.tampered = f"bytes that are not a chunk after chunk {self.chunks}"
-                elif seq != self.chunks:
-                    self.tampered = f"chunk number {seq} where {self.chunks} was due"
-                elif words > self.capacity or final > 1:
-                    self.tampered = f"a malformed chunk header (chunk {seq})"
-                if self.tampered is not None:
-                    break
-                got = self._copy(words * 8, out)
-                if got < words * 8:
-                    self.tampered = f"chunk {seq} cut after {got} of {words * 8} bytes"
-                    break
-                self.chunks += 1
-                self.words += words
-                self.final = bool(final)
-        while os.read(self.fd, 1 << 20):
+        view = memoryview(self.shm)
+        try:
+            with open(self.path, "wb", buffering=0) as out:
+                while self.tampered is None:
+                    got, raw = self._read_exact(16)
+                    if got == 0:
+                        break
+                    self.tampered = self._take(got, raw, view, out)
+        finally:
+            while os.read(self.fd, 1 << 16):
+                pass
+            os.close(self.fd)
+            os.close(self.ack_fd)
+            view.release()
+            self.shm.close()
+
+    def _take(self, got, raw, view, out):
+        """Check one token and its chunk, copy the chunk; what is wrong, or None."""
+        if got < 16:
+            return f"a cut token after chunk {self.chunks}"
+        key, seq = struct.unpack("<2Q", raw)
+        if self.final:
+            return "a token after the final chunk"
+        if key != self.key:
+            return f"bytes that are not a chunk token after chunk {self.chunks}"
+        if seq != self.chunks:
+            return f"chunk number {seq} where {self.chunks} was due"
+        at = _buffer_offset(seq, self.capacity)
+        hkey, hseq, words, final = struct.unpack_from("<4Q", view, at)
+        if hkey != key or hseq != seq or words > self.capacity or final > 1:
+            return f"a damaged chunk header (chunk {seq})"
+        start = at + CHUNK_HEADER_WORDS * 8
+        data = view[start: start + words * 8]
+        while data:
+            data = data[out.write(data):]
+        self.chunks += 1
+        self.words += words
+        self.final = bool(final)
+        try:
+            os.write(self.ack_fd, struct.pack("<Q", seq))
+        except OSError:  # the program is gone
             pass
-        os.close(self.fd)
+        return None
 
 
 def _shared_buffer(words):
-    """A descriptor of zeroed shared memory for the event buffer (a memfd: no writeback)."""
-    size = (SHM_PREFIX_WORDS + words + 1) * 8  # words = -1: the prefix only
+    """Zeroed shared memory: the prefix, and (``words`` > 0) two event buffers (a memfd)."""
+    size = (_buffer_offset(1, words) + (words + CHUNK_HEADER_WORDS + 1) * 8 if words > 0
+            else SHM_PREFIX_WORDS * 8)
     try:
         fd = os.memfd_create("vcut-events", os.MFD_CLOEXEC)
     except (AttributeError, OSError):  # no memfd: an unlinked file in /dev/shm or the tmpdir
@@ -342,15 +355,14 @@ def _shared_buffer(words):
 def _recover(shm_fd, capacity, chunks):
     """Events the program wrote but did not send (it left through ``_exit``).
 
-    Returns the complete events at the start of the shared buffer (up to the
-    first zero header or a kind that cannot be), or None when the buffer does
-    not belong to the chunk after the last one received.
+    The complete events at the start of the buffer that was filling chunk
+    ``chunks`` (up to the first zero header or a kind that cannot be), or
+    None when the program did not get as far as filling it (shared word 3).
     """
-    raw = os.pread(shm_fd, (SHM_PREFIX_WORDS + capacity) * 8, 0)
-    buf = np.frombuffer(raw, dtype="<u8")
-    if len(buf) < SHM_PREFIX_WORDS or int(buf[0]) != chunks:
+    if int(np.frombuffer(os.pread(shm_fd, 8, 24), dtype="<u8")[0]) != chunks:
         return None
-    data = buf[SHM_PREFIX_WORDS:]
+    at = _buffer_offset(chunks, capacity) + CHUNK_HEADER_WORDS * 8
+    data = np.frombuffer(os.pread(shm_fd, (capacity + 1) * 8, at), dtype="<u8")
     kinds = (data & 0xFF).astype(np.int64)
     pos, n = 0, len(data)
     sizes = np.asarray(EVENT_WORDS)
@@ -385,10 +397,13 @@ def _minimal_env():
     return {"PATH": os.defpath, "LC_ALL": "C"}
 
 
-def _event_fd_target():
+def _channel_fds(avoid):
+    """Two distinct random descriptor numbers in the upper half of the usual range (<= 1023)
+    for the event pipe and its acknowledgements in the program, none of ``avoid``."""
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     top = 1024 if soft == resource.RLIM_INFINITY else min(int(soft), 1024)
-    return random.SystemRandom().randrange(max(top // 2, 10), top)
+    free = sorted(set(range(max(top // 2, 10), top)) - set(avoid))
+    return random.SystemRandom().sample(free, 2)
 
 
 def run_module(
@@ -526,11 +541,14 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     ev_r, ev_w = os.pipe() if instrumented else (-1, -1)
+    ack_r, ack_w = os.pipe() if instrumented else (-1, -1)
     if instrumented:
-        _widen_pipe(ev_w, words * 8)
+        os.set_blocking(ack_w, False)  # never wait on a program that stopped reading
+    targets = _channel_fds({ctl_w, ev_w, ack_r, shm_fd, out_w, err_w})
     spec = {
         "ir": paths["ir"], "shm_fd": shm_fd, "scratch": paths["scratch"], "cwd": cwd,
-        "ctl_fd": ctl_w, "event_fd": ev_w, "event_fd_target": _event_fd_target(),
+        "ctl_fd": ctl_w, "event_fd": ev_w, "event_fd_target": targets[0],
+        "ack_fd": ack_r, "ack_fd_target": targets[1],
         "parent_pid": os.getpid(), "key": key,
         "instrumented": bool(instrumented),
         "budget": int(limits.max_instructions),
@@ -558,10 +576,10 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
     readers = [_Control(ctl_r), _Drain(out_r, stdout_sink), _Drain(err_r, stderr_sink)]
     channel = None
     if instrumented:
-        channel = _EventChannel(ev_r, paths["events"], key, words)
+        channel = _EventChannel(ev_r, ack_w, shm_fd, paths["events"], key, words)
         readers.append(channel)
     t0 = time.perf_counter()
-    passed = tuple(fd for fd in (ctl_w, ev_w, shm_fd) if fd >= 0)
+    passed = tuple(fd for fd in (ctl_w, ev_w, ack_r, shm_fd) if fd >= 0)
     try:
         with open(stdin_path, "rb") as fin:
             proc = subprocess.Popen(
@@ -571,7 +589,7 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
                 env=os.environ.copy() if sandbox == "none" else _minimal_env(),
             )
     finally:
-        for fd in (ctl_w, out_w, err_w, ev_w):
+        for fd in (ctl_w, out_w, err_w, ev_w, ack_r):
             if fd >= 0:
                 os.close(fd)
     for r in readers:
@@ -660,19 +678,6 @@ def _padded(argv):
     """``argv`` plus a filler argument that brings its strings to `ARGV_BYTES` (when shorter)."""
     used = sum(len(os.fsencode(a)) + 1 for a in argv) + 1
     return [*argv, "-" * max(0, ARGV_BYTES - used - 1)]
-
-
-def _widen_pipe(fd, size):
-    """Grow the pipe's buffer towards one event chunk (fewer context switches per chunk)."""
-    import fcntl
-
-    setsz = getattr(fcntl, "F_SETPIPE_SZ", 1031)
-    for want in (size, 1 << 20):
-        try:
-            fcntl.fcntl(fd, setsz, want)
-            return
-        except OSError:
-            continue
 
 
 def _kill_group(pid):
