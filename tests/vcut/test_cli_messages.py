@@ -77,3 +77,19 @@ def test_stdin_from_a_fifo_and_a_device(capfd, tmp_path):
     assert code == 2
     assert err.endswith(f"error: --stdin {tmp_path} is not a file, a FIFO or a character "
                         "device; give the file to feed the program\n")
+
+
+def test_analyze_shows_the_programs_output_and_warns_when_it_failed(capfd, tmp_path):
+    src = tmp_path / "reader.c"
+    src.write_text('#include <stdio.h>\nint main(int argc, char **argv) {\n'
+                   '  FILE *f = fopen(argc > 1 ? argv[1] : "missing.txt", "r");\n'
+                   '  if (!f) { fprintf(stderr, "cannot open input\\n"); return 4; }\n'
+                   '  fclose(f); return 0;\n}\n')
+    code = main(["analyze", str(src), "-p", "2", "--no-baselines", "--", "no-such-file.txt"])
+    out, err = capfd.readouterr()
+    assert code == 0
+    assert "cannot open input\n" in err  # the program's own stderr, shown
+    assert ("warning: the program exited with status 4 (its output is above); check its "
+            "arguments and input files\n") in err
+    assert "warning: the trace has only " in err and "did the program find its input?" in err
+    assert out.startswith("graph ")  # the analysis itself is on stdout

@@ -106,6 +106,7 @@ def analysis_input(args, program_args):
     inputs = args.inputs
     if all(p.lower().endswith(".c") for p in inputs):
         trace = run_trace(args, program_args)
+        warn_about_run(trace)
         return build_graph(trace, weights=args.weights), trace.obj_size, " ".join(inputs)
     if len(inputs) != 1:
         raise InputError("give C sources, or one trace (.npz), or one graph file")
@@ -117,6 +118,22 @@ def analysis_input(args, program_args):
         trace = load_trace(path)
         return build_graph(trace, weights=args.weights), trace.obj_size, path
     return read_graph(path), None, path
+
+
+#: A trace with fewer dynamic instructions than this is worth a warning before analysis.
+TINY_TRACE = 1000
+
+
+def warn_about_run(trace):
+    """Warn (stderr) when a traced program failed or did almost nothing: a mistyped input
+    file name otherwise gives a tiny analysis that looks like a result."""
+    code = trace.exit_code
+    if code not in (0, None):
+        print(f"warning: the program exited with status {code} (its output is above); check "
+              "its arguments and input files", file=sys.stderr)
+    if trace.dynamic_instructions < TINY_TRACE:
+        print(f"warning: the trace has only {trace.dynamic_instructions:,} instructions; did the "
+              "program find its input?", file=sys.stderr)
 
 
 def npz_format(path):
