@@ -41,12 +41,18 @@ def datasets_dir():
     return os.path.abspath(path)
 
 
+#: The small real graphs the tests use, shipped with the repository (provenance:
+#: tests/data/README.md); the others come from `datasets_dir`.
+DATA_DIR = os.path.join(ROOT, "tests", "data")
+
+
 def dataset(name):
-    """Path of a shared dataset file; skips the test when the datasets are not present."""
-    path = os.path.join(datasets_dir(), name)
-    if not os.path.exists(path):
-        pytest.skip(f"dataset {name} not found in {datasets_dir()} (set VCUT_DATASETS)")
-    return path
+    """Path of a real-graph dataset file: tests/data, else `datasets_dir`; skips when absent."""
+    for directory in (DATA_DIR, datasets_dir()):
+        path = os.path.join(directory, name)
+        if os.path.exists(path):
+            return path
+    pytest.skip(f"dataset {name} not found in {DATA_DIR} or {datasets_dir()} (set VCUT_DATASETS)")
 
 
 def write_c(directory, name, code):

@@ -23,12 +23,12 @@ import sys
 import threading
 import traceback
 
-from . import analyze, compare, graph, partition, stats, trace, traverse
+from . import analyze, compare, datasets, graph, partition, stats, trace, traverse
 
 __all__ = ["main", "build_parser"]
 
 #: Subcommand modules in the order of ``vcut --help``.
-COMMANDS = (trace, graph, stats, partition, analyze, compare, traverse)
+COMMANDS = (trace, graph, stats, partition, analyze, compare, traverse, datasets)
 
 
 class UsageError(Exception):
