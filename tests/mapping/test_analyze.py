@@ -167,3 +167,26 @@ def test_api_matches_between_analyze_and_compare(strassen8):
     # deterministic: the same run twice
     b = analyze_graph(g, 4, "wb-pg", m, object_bytes=trace.obj_size, baselines=False)
     assert np.array_equal(a.result.finish, b.result.finish)
+
+
+def test_compare_methods_reach_the_terminal_and_json(tmp_path, capsys):
+    src = tmp_path / "loop.c"
+    src.write_text("#include <stdio.h>\nint a[64];\nint main(void) { int s = 0;\n"
+                   "  for (int i = 0; i < 64; i++) a[i] = i * i;\n"
+                   "  for (int i = 0; i < 64; i++) s += a[i] + a[63 - i];\n"
+                   "  printf(\"%d\\n\", s); return 0; }\n")
+    out = tmp_path / "an"
+    argv = ["analyze", str(src), "-p", "2", "--no-baselines", "--compare-methods",
+            "--methods", "wb-libra,metis", "-o", str(out)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    doc = json.loads((out / "mapping.json").read_text())
+    by_name = {m["method"]: m for m in doc["methods"]}
+    for name in ("wb-libra", "metis"):
+        m = by_name[name]
+        assert (f"  method {name}" in text and f"makespan {m['makespan']:,.0f}, without waits "
+                f"{m['independent_time']:,.0f}, communication {m['communication_bytes']:,.0f} "
+                "bytes" in text)
+    assert main(argv + ["--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert [m["method"] for m in summary["methods"]] == ["wb-libra", "metis"]
