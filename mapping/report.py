@@ -24,10 +24,11 @@ def _plt():
 
 
 def figure_png(fig):
-    """PNG bytes of a matplotlib figure (the figure is closed)."""
+    """PNG bytes of a matplotlib figure (the figure is closed), cropped to what it draws
+    so that no label is cut off."""
     plt = _plt()
     buf = io.BytesIO()
-    fig.savefig(buf, format="png")
+    fig.savefig(buf, format="png", bbox_inches="tight", pad_inches=0.1)
     plt.close(fig)
     return buf.getvalue()
 
@@ -48,12 +49,29 @@ def _loads_figure(a):
     return fig
 
 
+def _short(v):
+    """A number in at most four characters: 0, 7, 0.31, 999, 12k, 3.4M, 1.2G."""
+    if v == 0:
+        return "0"
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= scale:
+            q = v / scale
+            return f"{q:.1f}{suffix}" if q < 10 else f"{q:.0f}{suffix}"
+    return f"{v:.0f}" if abs(v) >= 100 else f"{v:.2g}"
+
+
+#: Cell labels are drawn only when a cell is at least this wide (points) ...
+MIN_CELL_POINTS = 14
+#: ... with a font of at most this size, shrunk to fit the widest label.
+MAX_LABEL_POINTS = 7.0
+
+
 def _mesh_figure(a):
     plt = _plt()
     m = a.machine
     traffic = a.result.link_grid(m)
     util = a.result.utilization.reshape(m.mesh_rows, m.mesh_cols)
-    fig, axes = plt.subplots(1, 2, figsize=(9.0, 4.0), dpi=110)
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 4.2), dpi=110, layout="constrained")
     for ax, data, title, cmap in ((axes[0], traffic, "bytes leaving each router", "inferno"),
                                   (axes[1], util, "core utilisation", "viridis")):
         im = ax.imshow(data, cmap=cmap, interpolation="nearest")
@@ -61,16 +79,28 @@ def _mesh_figure(a):
         ax.set_xlabel("mesh column")
         ax.set_ylabel("mesh row")
         fig.colorbar(im, ax=ax, shrink=0.8)
-        if m.cores <= 64:
-            ax.set_xticks(range(m.mesh_cols))
-            ax.set_yticks(range(m.mesh_rows))
-            top = data.max() if data.max() > 0 else 1.0
-            for (r, c), v in np.ndenumerate(data):
-                ax.text(c, r, f"{v:.2g}", ha="center", va="center", fontsize=6,
-                        color="black" if v > 0.6 * top else "white")
+        _label_cells(fig, ax, data, m)
     fig.suptitle(f"{m.name}: {a.placement.method} mapping")
-    fig.tight_layout()
     return fig
+
+
+def _label_cells(fig, ax, data, m):
+    """Write each cell's value in it when the cells are wide enough to hold it."""
+    fig.canvas.draw()  # the constrained layout fixes the axes' size
+    width_pt = ax.get_window_extent().width * 72.0 / fig.dpi
+    cell_pt = width_pt / max(m.mesh_cols, m.mesh_rows)
+    labels = [[_short(v) for v in row] for row in data.tolist()]
+    widest = max(len(t) for row in labels for t in row)
+    size = min(MAX_LABEL_POINTS, 0.85 * cell_pt / (0.62 * widest))
+    if cell_pt < MIN_CELL_POINTS or size < 4.0:
+        return
+    if m.mesh_cols <= 16:
+        ax.set_xticks(range(m.mesh_cols))
+        ax.set_yticks(range(m.mesh_rows))
+    top = data.max() if data.max() > 0 else 1.0
+    for (r, c), v in np.ndenumerate(data):
+        ax.text(c, r, labels[r][c], ha="center", va="center", fontsize=size,
+                color="black" if v > 0.6 * top else "white")
 
 
 def _mappers_figure(a):
