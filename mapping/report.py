@@ -79,12 +79,12 @@ def _mesh_figure(a):
         ax.set_xlabel("mesh column")
         ax.set_ylabel("mesh row")
         fig.colorbar(im, ax=ax, shrink=0.8)
-        _label_cells(fig, ax, data, m)
+        _label_cells(fig, ax, im, data, m)
     fig.suptitle(f"{m.name}: {a.placement.method} mapping")
     return fig
 
 
-def _label_cells(fig, ax, data, m):
+def _label_cells(fig, ax, im, data, m):
     """Write each cell's value in it when the cells are wide enough to hold it."""
     fig.canvas.draw()  # the constrained layout fixes the axes' size
     width_pt = ax.get_window_extent().width * 72.0 / fig.dpi
@@ -97,10 +97,11 @@ def _label_cells(fig, ax, data, m):
     if m.mesh_cols <= 16:
         ax.set_xticks(range(m.mesh_cols))
         ax.set_yticks(range(m.mesh_rows))
-    top = data.max() if data.max() > 0 else 1.0
-    for (r, c), v in np.ndenumerate(data):
+    # dark text on the light end of the colour scale (the scale runs from the minimum)
+    shade = np.asarray(im.norm(data), dtype=float)
+    for (r, c), v in np.ndenumerate(shade):
         ax.text(c, r, labels[r][c], ha="center", va="center", fontsize=size,
-                color="black" if v > 0.6 * top else "white")
+                color="black" if v > 0.6 else "white")
 
 
 def _mappers_figure(a):
