@@ -184,7 +184,10 @@ def _program(spec, ee, libc, arguments, finish, level, parent):
     """Body of P: confine this process, call main, leave with its status."""
     _sandbox.die_with_parent(parent)
     for fd in (spec["ctl_fd"], spec["status_fd"]):
-        os.close(fd)
+        try:
+            os.close(fd)
+        except OSError:  # R has closed the control pipe already at the namespace level
+            pass
     os.setpgid(0, 0)  # signals to "my process group" reach only the program
     # a C program starts with default dispositions (Python ignores SIGPIPE and SIGXFSZ)
     for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
@@ -295,6 +298,7 @@ def main(spec_path):
         if r == 0:  # R
             _sandbox.die_with_parent(me)
             os.close(status_r)
+            os.close(spec["ctl_fd"])  # R and I report through the status pipe, to S
             try:
                 if spec.get("no_namespaces"):
                     raise _sandbox.SandboxError("disabled by VCUT_NO_NAMESPACES")
@@ -312,6 +316,7 @@ def main(spec_path):
                 if p == 0:
                     _program(spec, ee, libc, arguments, finish, "namespaces", i_pid)
                 _close_events(spec)
+                _release_streams()
                 status = None
                 while True:
                     try:
@@ -324,17 +329,21 @@ def main(spec_path):
                 _send(status_w, {"status": status, "run_seconds": time.monotonic() - start})
                 os._exit(0)
             _close_events(spec)
+            _release_streams()
             os.close(status_w)
             _, st = os.waitpid(i, 0)
             os._exit(0)
         os.close(status_w)
-        messages = _read_lines(status_r)
-        os.waitpid(r, 0)
-        ready = next((m for m in messages if "ready" in m or "sandbox_error" in m), {})
+        ready = _read_line(status_r)
         if ready.get("ready"):
-            level, notes = "namespaces", ready.get("notes", [])
-            final = next((m for m in messages if "status" in m), {"status": None})
-            _report(spec, objects, level, notes, final, t0)
+            # the program runs: from here on only the namespace's processes hold its
+            # streams and the event channel, so vcut sees them end with the program
+            _close_events(spec)
+            _release_streams()
+            final = _read_line(status_r)  # I's report: the program has ended
+            _report(spec, objects, "namespaces", ready.get("notes", []),
+                    final if "status" in final else {"status": None}, t0, wait_for=r)
+        os.waitpid(r, 0)
         if requested == "namespaces":
             _fail(spec, "sandbox", f"namespaces refused: {ready.get('sandbox_error', 'unknown')}")
         notes = [f"namespaces refused: {ready.get('sandbox_error', 'unknown')}"]
@@ -364,28 +373,39 @@ def _close_events(spec):
             os.close(spec[name])
 
 
-def _read_lines(fd):
-    chunks = []
+def _release_streams():
+    """Point this helper's stdin/stdout/stderr at /dev/null (the program keeps the real ones)."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+
+
+def _read_line(fd):
+    """The next JSON line on ``fd`` (one byte at a time: nothing after it is consumed); {}
+    at the end of the pipe."""
+    data = bytearray()
     while True:
-        data = os.read(fd, 65536)
-        if not data:
+        b = os.read(fd, 1)
+        if not b or b == b"\n":
             break
-        chunks.append(data)
-    os.close(fd)
-    out = []
-    for line in b"".join(chunks).splitlines():
-        try:
-            out.append(json.loads(line))
-        except ValueError:
-            pass
-    return out
+        data += b
+    try:
+        return json.loads(data) if data else {}
+    except ValueError:
+        return {}
 
 
-def _report(spec, objects, level, notes, final, t0):
+def _report(spec, objects, level, notes, final, t0, wait_for=None):
+    """Tell vcut how the program ended, then (``wait_for``) wait for the namespace's
+    helper while the kernel tears the namespaces down, and leave."""
     _send(spec["ctl_fd"], {"phase": "exited", "objects": objects, "sandbox": level,
                            "sandbox_notes": notes, "status": final.get("status"),
                            "run_seconds": final.get("run_seconds"),
                            "child_seconds": time.monotonic() - t0})
+    os.close(spec["ctl_fd"])
+    if wait_for is not None:
+        os.waitpid(wait_for, 0)
     os._exit(0)
 
 

@@ -603,6 +603,12 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
                 break
             except subprocess.TimeoutExpired:
                 pass
+            if not readers[0].is_alive():
+                # the child has reported and closed its control pipe; at the namespace level
+                # it still waits while the kernel tears the namespaces down: reap it later
+                rc = None
+                threading.Thread(target=proc.wait, daemon=True).start()
+                break
             elapsed = time.perf_counter() - t0
             if elapsed > limits.timeout:
                 timed_out = True

@@ -139,10 +139,19 @@ def _on_sigterm(handler):
 
 
 def _settle(entry):
-    """The program is ending: a further SIGINT / SIGTERM must not interrupt its exit."""
-    if entry and threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    """The program is ending: a further SIGINT / SIGTERM must not interrupt its exit.
+
+    A signal can arrive while the handlers are being replaced (its Python handler
+    then raises here): try again until both are ignored."""
+    if not (entry and threading.current_thread() is threading.main_thread()):
+        return
+    while True:
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            return
+        except (KeyboardInterrupt, Terminated):
+            continue
 
 
 if __name__ == "__main__":
