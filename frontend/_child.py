@@ -33,11 +33,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _sandbox  # noqa: E402  (a sibling module, stdlib only)
 
 EXIT_SETUP_FAILED = 3
-#: Bytes before the event buffer in the shared file: word 0 = chunks sent,
-#: three spare words, then the chunk header.
-SHM_PREFIX_WORDS = 8
-
-
 def _send(fd, obj):
     data = (json.dumps(obj) + "\n").encode()
     while data:
@@ -141,10 +136,9 @@ def _connect_runtime(spec, ee, libc, keep):
     def set_global(name, ctype, value):
         ctype.from_address(ee.get_global_value_address(name)).value = value
 
-    # two buffers, each: four header words, the events, one word for the final zero
-    first = base + (SHM_PREFIX_WORDS + 4) * 8
-    set_global("__vcut_buf", ctypes.c_uint64, first)
-    set_global("__vcut_buf2", ctypes.c_uint64, first + (words + 5) * 8)
+    # the two event buffers, where vcut's layout (frontend.run._buffer_offset) puts them
+    set_global("__vcut_buf", ctypes.c_uint64, base + int(spec["buffers"][0]))
+    set_global("__vcut_buf2", ctypes.c_uint64, base + int(spec["buffers"][1]))
     set_global("__vcut_shm", ctypes.c_uint64, base)
     set_global("__vcut_ackfd", ctypes.c_int32, int(spec["ack_fd"]))
     set_global("__vcut_cap", ctypes.c_int64, words)
@@ -274,11 +268,8 @@ def main(spec_path):
     libc = ctypes.CDLL(None)
     libc.setenv.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     ee = _compile(spec, llvm)
-    # shared with vcut: word 1 nanoseconds in main, word 2 failed allocations, word 3 the
-    # chunk the current buffer fills; then (traced) the two event buffers
-    words = int(spec["buffer_words"])
-    size = SHM_PREFIX_WORDS + (2 * (words + 5) if spec["instrumented"] else 0)
-    spec["_shm"] = mmap.mmap(int(spec["shm_fd"]), size * 8)
+    # shared with vcut (layout: frontend.run._buffer_offset)
+    spec["_shm"] = mmap.mmap(int(spec["shm_fd"]), int(spec["shm_bytes"]))
     os.close(int(spec["shm_fd"]))
     keep = [spec["_shm"]]  # keep ctypes objects alive while the program runs
     objects = {"globals": [], "argv": []}

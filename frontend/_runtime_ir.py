@@ -117,6 +117,27 @@ _PACK = """  %dt = sub i64 %t1, %t0
   %aux = shl i64 %dtc, 8"""
 
 
+def _transfer(p, fn, fd, buf, nbytes, came_from, done):
+    """IR blocks ``{p}loop``, ``{p}body``, ``{p}cont`` moving ``nbytes`` bytes of global ``buf``
+    through the libc ``write`` / ``read`` at ``fn`` on the descriptor in global ``fd`` until all
+    have gone (then to ``done``); a call that moves nothing goes to ``%fail``."""
+    return f"""{p}loop:
+  %{p}off = phi i64 [ 0, %{came_from} ], [ %{p}off2, %{p}cont ]
+  %{p}more = icmp slt i64 %{p}off, {nbytes}
+  br i1 %{p}more, label %{p}body, label %{done}
+{p}body:
+  %{p}fn = load ptr, ptr @{fn}, align 8
+  %{p}fd = load i32, ptr @{fd}, align 4
+  %{p}p = getelementptr i8, ptr @{buf}, i64 %{p}off
+  %{p}rem = sub i64 {nbytes}, %{p}off
+  %{p}n = call i64 %{p}fn(i32 %{p}fd, ptr %{p}p, i64 %{p}rem)
+  %{p}bad = icmp sle i64 %{p}n, 0
+  br i1 %{p}bad, label %fail, label %{p}cont
+{p}cont:
+  %{p}off2 = add i64 %{p}off, %{p}n
+  br label %{p}loop"""
+
+
 def runtime_ir(declare_cycle_counter=True):
     """Text of the runtime: globals, buffer management and event writers.
 
@@ -171,41 +192,13 @@ entry:
   store i64 %key, ptr @__vcut_token, align 8
   %tok1 = getelementptr i64, ptr @__vcut_token, i64 1
   store i64 %seq, ptr %tok1, align 8
-  %wfn = load ptr, ptr @__vcut_write_fn, align 8
-  %fd = load i32, ptr @__vcut_fd, align 4
   br label %wloop
-wloop:
-  %woff = phi i64 [ 0, %entry ], [ %woff2, %wcont ]
-  %wmore = icmp slt i64 %woff, 16
-  br i1 %wmore, label %wbody, label %sent
-wbody:
-  %wp = getelementptr i8, ptr @__vcut_token, i64 %woff
-  %wrem = sub i64 16, %woff
-  %wn = call i64 %wfn(i32 %fd, ptr %wp, i64 %wrem)
-  %wbad = icmp sle i64 %wn, 0
-  br i1 %wbad, label %fail, label %wcont
-wcont:
-  %woff2 = add i64 %woff, %wn
-  br label %wloop
+{_transfer("w", "__vcut_write_fn", "__vcut_fd", "__vcut_token", 16, "entry", "sent")}
 sent:
   ; the other buffer held the chunk before this one: wait until the tracer has copied it
   %has_prev = icmp ugt i64 %seq, 0
   br i1 %has_prev, label %rloop, label %swap
-rloop:
-  %roff = phi i64 [ 0, %sent ], [ %roff2, %rcont ]
-  %rmore = icmp slt i64 %roff, 8
-  br i1 %rmore, label %rbody, label %swap
-rbody:
-  %rfn = load ptr, ptr @__vcut_read_fn, align 8
-  %afd = load i32, ptr @__vcut_ackfd, align 4
-  %rp = getelementptr i8, ptr @__vcut_ack, i64 %roff
-  %rrem = sub i64 8, %roff
-  %rn = call i64 %rfn(i32 %afd, ptr %rp, i64 %rrem)
-  %rbad = icmp sle i64 %rn, 0
-  br i1 %rbad, label %fail, label %rcont
-rcont:
-  %roff2 = add i64 %roff, %rn
-  br label %rloop
+{_transfer("r", "__vcut_read_fn", "__vcut_ackfd", "__vcut_ack", 8, "sent", "swap")}
 fail:
   %efn = load ptr, ptr @__vcut_exit_fn, align 8
   call void %efn(i32 {EXIT_WRITE_FAILED})

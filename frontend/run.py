@@ -88,6 +88,11 @@ class RunLimits:
     buffer_words: int = 1 << 20
     file_size: int = 1 << 30
 
+    @property
+    def cpu_seconds(self):
+        """The program's CPU-time limit (``RLIMIT_CPU``): the timeout and 2 s."""
+        return int(self.timeout) + 2
+
     def validate(self):
         if not self.timeout > 0:
             raise InputError(f"timeout must be positive, got {self.timeout}")
@@ -132,7 +137,7 @@ class RunResult:
         Wall time of the whole child.
     status : dict
         The child's last report: ``sandbox`` (the level that ran),
-        ``sandbox_notes``, ``end`` (``"exit"`` or ``"signal"``).
+        ``sandbox_notes``, ``failed_allocations``.
     written_files : list of (str, int)
         Files the program wrote in its working directory (namespace level:
         they went to a private overlay), relative path and size.
@@ -249,10 +254,20 @@ class _Control(_Drain):
 def _buffer_offset(chunk, capacity):
     """Byte offset of the header of the shared buffer that holds ``chunk``.
 
-    Each of the two buffers is its header, ``capacity`` event words and one
-    word for the zero after the last event.
+    The shared memory is `SHM_PREFIX_WORDS` words (word 1: nanoseconds in
+    main, word 2: failed allocations, word 3: the chunk the current buffer
+    fills), then two buffers, each its header, ``capacity`` event words and
+    one word for the zero after the last event. The only definition of the
+    layout: the child gets its offsets from the spec.
     """
     return (SHM_PREFIX_WORDS + (chunk % 2) * (capacity + CHUNK_HEADER_WORDS + 1)) * 8
+
+
+def _shm_bytes(capacity):
+    """Size of the shared memory: the prefix only when ``capacity`` < 1 (a plain run)."""
+    if capacity < 1:
+        return SHM_PREFIX_WORDS * 8
+    return _buffer_offset(1, capacity) + (capacity + CHUNK_HEADER_WORDS + 1) * 8
 
 
 class _EventChannel(threading.Thread):
@@ -272,8 +287,7 @@ class _EventChannel(threading.Thread):
         super().__init__(daemon=True)
         self.fd, self.ack_fd, self.path, self.key = fd, ack_fd, path, key
         self.capacity = capacity
-        size = _buffer_offset(1, capacity) + (capacity + CHUNK_HEADER_WORDS + 1) * 8
-        self.shm = mmap.mmap(shm_fd, size, prot=mmap.PROT_READ)
+        self.shm = mmap.mmap(shm_fd, _shm_bytes(capacity), prot=mmap.PROT_READ)
         self.chunks = 0
         self.words = 0
         self.final = False
@@ -338,8 +352,6 @@ class _EventChannel(threading.Thread):
 
 def _shared_buffer(words):
     """Zeroed shared memory: the prefix, and (``words`` > 0) two event buffers (a memfd)."""
-    size = (_buffer_offset(1, words) + (words + CHUNK_HEADER_WORDS + 1) * 8 if words > 0
-            else SHM_PREFIX_WORDS * 8)
     try:
         fd = os.memfd_create("vcut-events", os.MFD_CLOEXEC)
     except (AttributeError, OSError):  # no memfd: an unlinked file in /dev/shm or the tmpdir
@@ -348,7 +360,7 @@ def _shared_buffer(words):
         base = "/dev/shm" if os.path.isdir("/dev/shm") else None
         fd, path = tempfile.mkstemp(prefix="vcut-events-", dir=base)
         os.unlink(path)
-    os.ftruncate(fd, size)
+    os.ftruncate(fd, _shm_bytes(words))
     return fd
 
 
@@ -547,6 +559,8 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
     targets = _channel_fds({ctl_w, ev_w, ack_r, shm_fd, out_w, err_w})
     spec = {
         "ir": paths["ir"], "shm_fd": shm_fd, "scratch": paths["scratch"], "cwd": cwd,
+        "shm_bytes": _shm_bytes(words if instrumented else -1),
+        "buffers": [_buffer_offset(k, words) + CHUNK_HEADER_WORDS * 8 for k in (0, 1)],
         "ctl_fd": ctl_w, "event_fd": ev_w, "event_fd_target": targets[0],
         "ack_fd": ack_r, "ack_fd_target": targets[1],
         "parent_pid": os.getpid(), "key": key,
@@ -564,7 +578,7 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
         # an administrator's switch for kernels whose user namespaces misbehave
         "no_namespaces": os.environ.get("VCUT_NO_NAMESPACES", "") not in ("", "0"),
         "env": env,
-        "cpu_seconds": int(limits.timeout) + 2,
+        "cpu_seconds": limits.cpu_seconds,
         "file_bytes": int(limits.file_size),
     }
     spec_path = os.path.join(tmp, "spec.json")
@@ -638,9 +652,8 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
     status = next((m for m in messages if m.get("phase") == "exited"), None)
     if status is None or status.get("status") is None:
         last = (err.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
-        raise VcutError(
-            f"the tracing child process failed before the program ended (exit {rc}): {last}"
-        )
+        how = "" if rc is None else f" (exit {rc})"
+        raise VcutError(f"the tracing child process failed before the program ended{how}: {last}")
     raw = int(status["status"])
     err_text = err.decode(errors="replace")
     shared = np.frombuffer(os.pread(shm_fd, 24, 0), dtype="<u8")
@@ -648,7 +661,6 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
     if os.WIFSIGNALED(raw):
         _raise_signal(os.WTERMSIG(raw), err_text, limits, int(shared[2]))
     code = os.WEXITSTATUS(raw)
-    status["end"] = "exit"
     if "LLVM ERROR: out of memory" in err_text:
         raise ProgramOutOfMemory(_oom_message(limits))
     events = None
@@ -715,7 +727,7 @@ def _raise_setup(setup):
 def _raise_signal(sig, err_text, limits, failed_allocations=0):
     if sig == signal.SIGXCPU:
         raise ProgramTimeout(
-            f"the program used more than {int(limits.timeout) + 2} s of CPU time (the CPU "
+            f"the program used more than {limits.cpu_seconds} s of CPU time (the CPU "
             "limit follows --timeout) and was stopped; raise --timeout"
         )
     if sig == signal.SIGXFSZ:
