@@ -29,6 +29,7 @@ the kernel grants is used, and the level that ran is reported:
 import ctypes
 import os
 import platform
+import re
 import resource
 import signal
 import struct
@@ -151,9 +152,28 @@ def _mount(src, dst, fstype, flags, data=None):
 
 
 def _bind_readonly(src, dst, recursive=False):
+    """Bind ``src`` on ``dst`` read-only; with ``recursive``, every mount below it too (a
+    container's bind-mounted ``/etc/hosts`` is one: the top's flag does not reach it)."""
     _mount(src, dst, None, MS_BIND | (MS_REC if recursive else 0))
-    locked = os.statvfs(src).f_flag & (MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    _mount(None, dst, None, MS_BIND | MS_REMOUNT | MS_RDONLY | locked)
+    for point in _mounts_under(dst) if recursive else [dst]:
+        locked = os.statvfs(point).f_flag & (MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        _mount(None, point, None, MS_BIND | MS_REMOUNT | MS_RDONLY | locked)
+
+
+def _mounts_under(top):
+    """Mount points at or below ``top`` (from /proc/self/mountinfo), outermost first."""
+    points = []
+    with open("/proc/self/mountinfo") as fh:
+        for line in fh:
+            point = _unescape(line.split()[4])
+            if point == top or point.startswith(top.rstrip("/") + "/"):
+                points.append(point)
+    return sorted(set(points), key=len)
+
+
+def _unescape(field):
+    """A mountinfo path: spaces, tabs, newlines and backslashes come as octal escapes."""
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
 
 
 def enter_namespaces(scratch, cwd, tmp_mib=256):

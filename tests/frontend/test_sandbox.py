@@ -9,6 +9,7 @@ appears, no process is left), and vcut's answer (exit code and message).
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -416,3 +417,26 @@ def test_file_limit_out_of_range(tmp_path, capsys, value):
     assert code == 2
     assert (f"error: --file-limit must be a positive integer (at most {2**43 - 1}), got {value}"
             in capsys.readouterr().err)
+
+
+def test_mounts_below_the_system_directories_are_read_only_too(tmp_path, levels):
+    """A container's bind-mounted /etc/hosts is a mount below /etc: it must not stay writable.
+    Made here in a private mount namespace: a tmpfs on /opt with another tmpfs below it."""
+    _need(levels, "namespaces")
+    if os.geteuid() != 0 or not shutil.which("unshare") or not os.path.isdir("/opt"):
+        pytest.skip("needs root, unshare(1) and /opt to build a nested mount")
+    src = _write(tmp_path, "w.c", r"""
+        #include <stdio.h>
+        int main(void) {
+          FILE *top = fopen("/opt/top.txt", "w"), *sub = fopen("/opt/sub/x.txt", "w");
+          printf("top=%s sub=%s\n", top ? "written" : "refused", sub ? "written" : "refused");
+          return 0;
+        }
+    """)
+    script = ("mount -t tmpfs tmpfs /opt && mkdir /opt/sub && mount -t tmpfs tmpfs /opt/sub && "
+              f"{sys.executable} -m vcut.cli trace {src} -o {tmp_path / 't.npz'} "
+              "--sandbox namespaces")
+    res = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == "top=refused sub=refused\n"
