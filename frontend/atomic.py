@@ -30,6 +30,7 @@ import sys
 import threading
 
 from .errors import OutputError
+from .scratch import process_alive
 
 __all__ = ["atomic_output", "atomic_outputs", "check_output_path", "check_outputs",
            "output_kind", "remove_stale_temps", "TEMP_PATTERN"]
@@ -306,7 +307,7 @@ def remove_stale_temps(directory):
     removed = []
     for name in names:
         m = TEMP_PATTERN.fullmatch(name)
-        if not m or int(m.group(1)) == os.getpid() or _alive(int(m.group(1))):
+        if not m or int(m.group(1)) == os.getpid() or process_alive(int(m.group(1))):
             continue
         path = os.path.join(directory, name)
         try:
@@ -316,21 +317,6 @@ def remove_stale_temps(directory):
         except OSError:
             pass
     return removed
-
-
-def _alive(pid):
-    """Whether process ``pid`` exists and is not a zombie (in doubt: alive)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return True
 
 
 @contextlib.contextmanager

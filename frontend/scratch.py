@@ -11,7 +11,7 @@ import os
 import shutil
 import tempfile
 
-__all__ = ["scratch_dir", "remove_stale"]
+__all__ = ["scratch_dir", "remove_stale", "process_alive"]
 
 
 @contextlib.contextmanager
@@ -46,7 +46,7 @@ def remove_stale():
         if len(parts) != 4 or parts[0] != "vcut" or not parts[2].isdigit():
             continue
         pid = int(parts[2])
-        if pid == me or _alive(pid):
+        if pid == me or process_alive(pid):
             continue
         path = os.path.join(base, name)
         try:
@@ -57,14 +57,23 @@ def remove_stale():
             _remove(path)
 
 
-def _alive(pid):
+def process_alive(pid):
+    """Whether process ``pid`` exists and is not a zombie (in doubt: alive).
+
+    Used to tell the leftovers of a killed vcut (scratch directories here,
+    output temporaries in `frontend.atomic`) from those of a running one.
+    """
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except (PermissionError, OverflowError):
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
 
 
 def _remove(path):
