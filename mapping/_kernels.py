@@ -297,3 +297,73 @@ def _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr, cl_t
     busy[k] += dur
     size = _push(ht, hs, hk, hi, size, now + dur, seq, EV_TASK, best)
     return size, seq + 1
+
+
+@njit(cache=True)
+def _first_positions(cluster, first):
+    for k in range(len(cluster)):
+        c = cluster[k]
+        if first[c] > k:
+            first[c] = k
+
+
+def first_positions(cluster, p):
+    """Position of the first task of each cluster in ``cluster`` (``len`` if none)."""
+    first = np.full(p, len(cluster), dtype=np.int64)
+    _first_positions(cluster, first)
+    return first
+
+
+@njit(cache=True)
+def object_clusters(obj, cluster, n_obj, p):
+    """CSC (objects x clusters) of the tasks' object accesses.
+
+    Returns ``(indptr, indices, data)``: the clusters touching object ``o``
+    are ``indices[indptr[o]:indptr[o + 1]]`` (increasing), with their task
+    counts in ``data``. Linear in the tasks (a counting sort by object).
+    """
+    count = np.zeros(n_obj + 1, dtype=np.int64)
+    for k in range(len(obj)):
+        if obj[k] >= 0:
+            count[obj[k] + 1] += 1
+    for o in range(n_obj):
+        count[o + 1] += count[o]
+    tasks = np.empty(count[n_obj], dtype=np.int32)
+    fill = count[:-1].copy()
+    for k in range(len(obj)):
+        if obj[k] >= 0:
+            tasks[fill[obj[k]]] = cluster[k]
+            fill[obj[k]] += 1
+    indptr = np.zeros(n_obj + 1, dtype=np.int64)
+    indices = np.empty(count[n_obj], dtype=np.int32)
+    data = np.empty(count[n_obj], dtype=np.float64)
+    seen = np.zeros(p, dtype=np.int64)
+    nnz = 0
+    for o in range(n_obj):
+        lo = count[o]
+        hi = count[o + 1]
+        m = 0
+        for j in range(lo, hi):  # the distinct clusters, gathered at tasks[lo:lo + m]
+            c = tasks[j]
+            if seen[c] == 0:
+                tasks[lo + m] = c
+                m += 1
+            seen[c] += 1
+        if m > 32:
+            tasks[lo:lo + m] = np.sort(tasks[lo:lo + m])
+        else:
+            for a in range(1, m):  # insertion sort: few clusters share an object
+                x = tasks[lo + a]
+                b = a - 1
+                while b >= 0 and tasks[lo + b] > x:
+                    tasks[lo + b + 1] = tasks[lo + b]
+                    b -= 1
+                tasks[lo + b + 1] = x
+        for a in range(m):
+            c = tasks[lo + a]
+            indices[nnz] = c
+            data[nnz] = seen[c]
+            nnz += 1
+            seen[c] = 0
+        indptr[o + 1] = nnz
+    return indptr, indices[:nnz].copy(), data[:nnz].copy()

@@ -30,6 +30,7 @@ direction, and the execution order in which clusters start.
 """
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -84,6 +85,16 @@ class Clustering:
     method: str
     per_edge_messages: bool = False
     info: dict = field(default_factory=dict)
+    replicas: object = None
+
+    @cached_property
+    def table(self):
+        """The `vcut._replicas.ReplicaTable` of the tasks (``replicas`` when given)."""
+        if self.replicas is not None:
+            return self.replicas
+        from vcut._replicas import replica_table
+
+        return replica_table(self.src, self.dst, self.cluster, self.weight, self.n, self.p)
 
     def messages(self):
         """Every message: ``(vertex, from_cluster, to_cluster, is_gather)``.
@@ -91,15 +102,22 @@ class Clustering:
         Gathers (a partial result to the home) come first, then scatters (the
         final value from the home), each sorted by vertex then cluster.
         """
+        if not self.per_edge_messages:
+            t = self.table
+            rv = t.vertex()
+            home = self.home[rv]
+            g = np.flatnonzero((t.n_in > 0) & (t.cluster != home))
+            s = np.flatnonzero((t.n_out > 0) & (t.cluster != home))
+            vert = np.concatenate([rv[g], rv[s]])
+            frm = np.concatenate([t.cluster[g], home[s]]).astype(np.int32)
+            to = np.concatenate([home[g], t.cluster[s]]).astype(np.int32)
+            gather = np.concatenate([np.ones(len(g), bool), np.zeros(len(s), bool)])
+            return vert, frm, to, gather
         p = np.int64(self.p)
-        ind = unique(self.dst * p + self.cluster)
+        ind = unique(self.dst.astype(np.int64) * p + self.cluster)
         gv, gc = ind // p, (ind % p).astype(np.int32)
-        if self.per_edge_messages:
-            order = np.lexsort((self.dst, self.src))
-            sv, sc = self.src[order], self.cluster[order]
-        else:
-            outd = unique(self.src * p + self.cluster)
-            sv, sc = outd // p, (outd % p).astype(np.int32)
+        order = np.lexsort((self.dst, self.src))
+        sv, sc = self.src[order], self.cluster[order]
         g = gc != self.home[gv]
         s = sc != self.home[sv]
         vert = np.concatenate([gv[g], sv[s]])
@@ -180,27 +198,46 @@ class ClusterInteractions:
 
 
 def _oriented(src, dst):
+    """``(min, max)`` of every edge; the arrays themselves when already oriented."""
+    from vcut._replicas import is_oriented
+
+    if is_oriented(src, dst):
+        return src, dst
     s = np.asarray(src, dtype=np.int64)
     d = np.asarray(dst, dtype=np.int64)
     return np.minimum(s, d), np.maximum(s, d)
 
 
 def _task_objects(u, v, node_object):
+    """The object of each task: ``dst``'s when it accesses memory, else ``src``'s
+    (int32 when the object ids fit)."""
     if node_object is None:
-        return np.full(len(u), -1, dtype=np.int64)
-    obj = np.asarray(node_object, dtype=np.int64)
-    return np.where(obj[v] >= 0, obj[v], obj[u])
+        return np.full(len(u), -1, dtype=np.int32)
+    obj = np.asarray(node_object)
+    dt = np.int32 if len(obj) == 0 or int(obj.max()) < 2**31 - 1 else np.int64
+    out = obj[v].astype(dt)
+    miss = np.flatnonzero(out < 0)
+    out[miss] = obj[u[miss]]
+    return out
 
 
 def from_edge_partition(part, node_object=None, method=None):
     """The `Clustering` of a vertex cut (a `vcut.EdgePartition`)."""
+    from vcut._replicas import replica_table
+
     u, v = _oriented(part.src, part.dst)
+    cluster = np.asarray(part.simple_assignment, dtype=np.int32)
+    weight = np.asarray(part.weight, dtype=np.float64)
+    p = int(part.info["p"])
+    # masters from the partition's own edge directions (their weight sums, bit for bit)
+    table = replica_table(part.src, part.dst, cluster, weight, part.n, p)
+    home = table.masters()
+    if u is not part.src:  # re-oriented: the tasks' replica table is made when needed
+        table = None
     return Clustering(
-        n=int(part.n), p=int(part.info["p"]), src=u, dst=v,
-        weight=np.asarray(part.weight, dtype=np.float64),
-        cluster=np.asarray(part.simple_assignment, dtype=np.int32),
-        home=part.masters(), obj=_task_objects(u, v, node_object), kind="vertex-cut",
-        method=method or part.info.get("algo", "?"),
+        n=int(part.n), p=p, src=u, dst=v, weight=weight, cluster=cluster,
+        home=home, obj=_task_objects(u, v, node_object), kind="vertex-cut",
+        method=method or part.info.get("algo", "?"), replicas=table,
     )
 
 
@@ -240,14 +277,16 @@ def interactions(cl, object_bytes=None, value_bytes=VALUE_BYTES):
     p = cl.p
     work = np.bincount(cl.cluster, weights=cl.weight, minlength=p)
     tasks = np.bincount(cl.cluster, minlength=p).astype(np.int64)
-    order = np.lexsort((cl.src, cl.dst))
-    first = np.full(p, len(order), dtype=np.int64)
-    np.minimum.at(first, cl.cluster[order], np.arange(len(order), dtype=np.int64))
+    from vcut._replicas import execution_order
+
+    from ._kernels import first_positions, object_clusters
+
+    order = execution_order(cl.src, cl.dst)
+    first = first_positions(cl.cluster if order is None else cl.cluster[order], p)
     _, frm, to, _ = cl.messages()
-    comm = np.zeros((p, p))
-    np.add.at(comm, (frm, to), float(value_bytes))
-    mem = cl.obj >= 0
-    n_obj = int(cl.obj.max()) + 1 if mem.any() else 0
+    comm = (np.bincount(frm.astype(np.int64) * p + to, minlength=p * p)
+            .reshape(p, p) * float(value_bytes))
+    n_obj = max(int(cl.obj.max()) + 1, 0) if len(cl.obj) else 0
     if object_bytes is not None:
         object_bytes = np.asarray(object_bytes, dtype=np.float64)
         if len(object_bytes) < n_obj:
@@ -256,9 +295,8 @@ def interactions(cl, object_bytes=None, value_bytes=VALUE_BYTES):
         n_obj = len(object_bytes)
     else:
         object_bytes = np.zeros(n_obj)
-    access = sparse.csr_matrix(
-        (np.ones(int(mem.sum())), (cl.cluster[mem], cl.obj[mem])), shape=(p, n_obj))
-    access.sum_duplicates()
+    indptr, indices, data = object_clusters(cl.obj, cl.cluster, n_obj, p)
+    access = sparse.csc_matrix((data, indices, indptr), shape=(p, n_obj)).tocsr()
     touched = access.copy()
     touched.data[:] = 1.0
     footprint = np.asarray(touched @ object_bytes).ravel() if n_obj else np.zeros(p)

@@ -112,24 +112,26 @@ def simulate(cl, core, machine, value_bytes=None):
         raise InputError(f"the mapping must give each of the {cl.p} clusters a core "
                          f"0..{machine.cores - 1}")
     t0 = time.perf_counter()
+    if not cl.per_edge_messages:
+        return _simulate(cl, core, machine, value_bytes, t0)
     p = np.int64(cl.p)
     order = np.lexsort((cl.src, cl.dst))
-    u, v = cl.src[order], cl.dst[order]
+    u, v = cl.src[order].astype(np.int64), cl.dst[order].astype(np.int64)
     c = cl.cluster[order].astype(np.int64)
+    # an edge cut: every cut edge gets a replica (and so a message) of its own
     skey, dkey, slots = u * p + c, v * p + c, np.int64(1)
-    if cl.per_edge_messages:  # every cut edge gets a replica (and so a message) of its own
-        cut = np.flatnonzero(c != cl.home[u])
-        if len(cut):
-            g = np.argsort(skey[cut], kind="stable")
-            k = skey[cut][g]
-            start = np.r_[0, np.flatnonzero(k[1:] != k[:-1]) + 1]
-            rank = np.arange(len(k)) - np.repeat(start, np.diff(np.r_[start, len(k)]))
-            slot = np.zeros(len(u), dtype=np.int64)
-            slot[cut[g]] = rank + 1
-            slots = np.int64(slot.max() + 1)
-            if float(cl.n) * float(p) * float(slots) >= 2.0**62:
-                raise InputError("too many cut edges per vertex to simulate; use fewer clusters")
-            skey, dkey = skey * slots + slot, dkey * slots
+    cut = np.flatnonzero(c != cl.home[u])
+    if len(cut):
+        g = np.argsort(skey[cut], kind="stable")
+        k = skey[cut][g]
+        start = np.r_[0, np.flatnonzero(k[1:] != k[:-1]) + 1]
+        rank = np.arange(len(k)) - np.repeat(start, np.diff(np.r_[start, len(k)]))
+        slot = np.zeros(len(u), dtype=np.int64)
+        slot[cut[g]] = rank + 1
+        slots = np.int64(slot.max() + 1)
+        if float(cl.n) * float(p) * float(slots) >= 2.0**62:
+            raise InputError("too many cut edges per vertex to simulate; use fewer clusters")
+        skey, dkey = skey * slots + slot, dkey * slots
     keys = unique(np.concatenate([skey, dkey]))
     rep_src = np.searchsorted(keys, skey)
     rep_dst = np.searchsorted(keys, dkey)
@@ -140,17 +142,39 @@ def simulate(cl, core, machine, value_bytes=None):
     rep_out = np.bincount(rep_src, minlength=R).astype(np.int64)
     rep_ptr = np.zeros(cl.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rep_vertex, minlength=cl.n), out=rep_ptr[1:])
+    return _run(cl, core, machine, value_bytes, t0, order, c, cl.weight[order], cl.obj[order],
+                rep_src, rep_dst, rep_vertex, rep_cluster, rep_in, rep_out, rep_ptr, R)
+
+
+def _simulate(cl, core, machine, value_bytes, t0):
+    """A vertex cut: one replica per (vertex, cluster), from the replica table."""
+    from vcut._replicas import execution_order
+
+    t = cl.table
+    order = execution_order(cl.src, cl.dst)
+    if order is None:  # tasks in execution order already (IR graphs nearly are)
+        c, w, obj, rs, rd = cl.cluster, cl.weight, cl.obj, t.src, t.dst
+    else:
+        c, w, obj, rs, rd = (cl.cluster[order], cl.weight[order], cl.obj[order], t.src[order],
+                             t.dst[order])
+    return _run(cl, core, machine, value_bytes, t0, order, c, w, obj, rs, rd, t.vertex(),
+                t.cluster, t.n_in, t.n_out, t.ptr, len(t.cluster))
+
+
+def _run(cl, core, machine, value_bytes, t0, order, c, weight, t_obj, rep_src, rep_dst,
+         rep_vertex, rep_cluster, rep_in, rep_out, rep_ptr, R):
+    """Run the event kernel on tasks in execution order (``order``: None = as given)."""
+    m = len(c)
     cl_ptr = np.zeros(cl.p + 1, dtype=np.int64)
     np.cumsum(np.bincount(c, minlength=cl.p), out=cl_ptr[1:])
-    cl_tasks = np.argsort(c, kind="stable").astype(np.int64)
+    cl_tasks = np.argsort(c, kind="stable")
     core_cl = np.argsort(core, kind="stable").astype(np.int64)
     core_cl_ptr = np.zeros(machine.cores + 1, dtype=np.int64)
     np.cumsum(np.bincount(core, minlength=machine.cores), out=core_cl_ptr[1:])
-    t_obj = cl.obj[order].astype(np.int64)
-    n_obj = int(t_obj.max()) + 1 if len(t_obj) else 0
+    n_obj = max(int(t_obj.max()) + 1, 0) if m else 0
     ser = value_bytes / machine.link_bytes_per_cycle
     finish, busy, link_bytes, stats, _ = _kernels.simulate_events(
-        c, cl.weight[order].astype(np.float64), t_obj, rep_src, rep_dst, rep_vertex,
+        c, np.asarray(weight, dtype=np.float64), t_obj, rep_src, rep_dst, rep_vertex,
         rep_cluster, rep_in, rep_out, rep_ptr, cl.home.astype(np.int64), cl_ptr, cl_tasks,
         core, core_cl_ptr, core_cl, np.asarray(machine.core_speed, dtype=np.float64),
         np.asarray(machine.numa_of_core, dtype=np.int64),
@@ -158,11 +182,14 @@ def simulate(cl, core, machine, value_bytes=None):
         float(machine.hop_cycles), float(ser), float(value_bytes), machine.cores * 4, n_obj,
         int(machine.issue_window),
     )
-    if int(stats[5]) != len(order):  # cannot happen for a DAG; guards the model itself
-        raise VcutError(f"internal error: the simulation stalled after {int(stats[5])} of {len(order)} tasks")
+    if int(stats[5]) != m:  # cannot happen for a DAG; guards the model itself
+        raise VcutError(f"internal error: the simulation stalled after {int(stats[5])} of {m} tasks")
     makespan = float(finish.max()) if len(finish) else 0.0
-    out = np.empty_like(finish)
-    out[order] = finish
+    if order is None:
+        out = finish
+    else:
+        out = np.empty_like(finish)
+        out[order] = finish
     return SimResult(
         makespan=makespan, seconds=makespan / (machine.clock_ghz * 1e9), busy=busy,
         utilization=busy / makespan if makespan > 0 else np.zeros_like(busy),

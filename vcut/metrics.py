@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from frontend.arrays import unique
+from ._replicas import replica_counts
 
 __all__ = ["PartitionMetrics", "partition_metrics", "replica_sets", "random_rf_bound"]
 
@@ -41,14 +41,12 @@ class PartitionMetrics:
 
 def replica_sets(src, dst, assign, n):
     """CSR of each vertex's clusters: ``(ptr, clusters)``, clusters sorted."""
-    v = np.concatenate([src, dst]).astype(np.int64)
-    c = np.concatenate([assign, assign]).astype(np.int64)
-    p = int(c.max()) + 1 if len(c) else 1
-    keys = unique(v * p + c)
-    verts = keys // p
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(verts, minlength=n), out=ptr[1:])
-    return ptr, (keys % p).astype(np.int32)
+    from ._replicas import replica_table
+
+    assign = np.asarray(assign)
+    p = int(assign.max()) + 1 if len(assign) else 1
+    t = replica_table(src, dst, assign, np.zeros(len(assign)), n, p)
+    return t.ptr, t.cluster
 
 
 def partition_metrics(src, dst, weight, assign, n, p, cap=None):
@@ -58,8 +56,7 @@ def partition_metrics(src, dst, weight, assign, n, p, cap=None):
     weight = np.asarray(weight, dtype=np.float64)
     assign = np.asarray(assign)
     cap = np.full(p, 1.0 / p) if cap is None else np.asarray(cap, dtype=np.float64)
-    ptr, _ = replica_sets(src, dst, assign, n)
-    reps = np.diff(ptr)
+    reps = replica_counts(src, dst, assign, n, p)
     active = reps > 0
     total_reps = int(reps.sum())
     n_active = int(active.sum())
@@ -88,7 +85,15 @@ def random_rf_bound(p, alpha, n):
     ``E[RF] = p - (p / h(alpha)) * sum_{d=1}^{n-1} ((p-1)/p)^d d^-alpha``,
     ``h(alpha) = sum_{d=1}^{n-1} d^-alpha``.
     """
-    d = np.arange(1, max(n, 2), dtype=np.float64)
-    w = d ** (-float(alpha))
-    h = w.sum()
-    return float(p - (p / h) * np.sum(((p - 1) / p) ** d * w))
+    # in blocks of 2**20 degrees: O(1) memory for graphs of any size (one block,
+    # the plain sums, below 2**20 vertices)
+    h = s = 0.0
+    for lo in range(1, max(n, 2), _RF_BLOCK):
+        d = np.arange(lo, min(lo + _RF_BLOCK, max(n, 2)), dtype=np.float64)
+        w = d ** (-float(alpha))
+        h += w.sum()
+        s += np.sum(((p - 1) / p) ** d * w)
+    return float(p - (p / h) * s)
+
+
+_RF_BLOCK = 2**20

@@ -99,25 +99,20 @@ class EdgePartition:
 
     def replicas(self):
         """``(ptr, clusters)``: the clusters of each vertex (CSR, sorted)."""
-        from .metrics import replica_sets
+        t = self.replica_table()
+        return t.ptr, t.cluster
 
-        return replica_sets(self.src, self.dst, self.simple_assignment, self.n)
+    def replica_table(self):
+        """The `vcut._replicas.ReplicaTable` of the simple graph's assignment."""
+        from ._replicas import replica_table
+
+        return replica_table(self.src, self.dst, self.simple_assignment, self.weight, self.n,
+                             int(self.info["p"]))
 
     def masters(self):
         """Master copy of every vertex: the cluster holding most of its edge weight
         (ties: the lowest id); -1 for vertices without edges."""
-        v = np.concatenate([self.src, self.dst]).astype(np.int64)
-        c = np.concatenate([self.simple_assignment, self.simple_assignment]).astype(np.int64)
-        w = np.concatenate([self.weight, self.weight])
-        p = int(self.info["p"])
-        keys, inv = np.unique(v * p + c, return_inverse=True)
-        wsum = np.bincount(inv, weights=w)
-        kv, kc = keys // p, keys % p
-        order = np.lexsort((kc, -wsum, kv))
-        first = np.r_[True, kv[order][1:] != kv[order][:-1]]
-        master = np.full(self.n, -1, dtype=np.int32)
-        master[kv[order][first]] = kc[order][first]
-        return master
+        return self.replica_table().masters()
 
 
 def simplify(graph):
@@ -127,34 +122,16 @@ def simplify(graph):
     -------
     src, dst, weight : ndarray
         One edge per unordered pair, in order of first appearance, with the
-        summed weight of its repetitions.
-    input_edge : int64 ndarray
-        For every input edge, its simple edge (-1 for a self-loop).
+        summed weight of its repetitions (the graph's own arrays when it is
+        simple already: no copy).
+    input_edge : int64 ndarray or None
+        For every input edge, its simple edge (-1 for a self-loop); None
+        when the graph is simple (every input edge is its own simple edge).
     loops, repeats : int
     """
-    n = max(graph.n, 1)
-    a = np.minimum(graph.src, graph.dst).astype(np.int64)
-    b = np.maximum(graph.src, graph.dst).astype(np.int64)
-    loop = a == b
-    keys = a * n + b
-    keys[loop] = -1
-    if loop.all():
-        empty = np.zeros(0, dtype=graph.src.dtype)
-        return empty, empty, np.zeros(0), np.full(len(keys), -1, dtype=np.int64), len(keys), 0
-    uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-    if len(uniq) and uniq[0] == -1:  # drop the self-loop group
-        first, inv_shift = first[1:], 1
-    else:
-        inv_shift = 0
-    rank = np.argsort(first, kind="stable")  # groups in order of first appearance
-    pos = np.empty(len(first), dtype=np.int64)
-    pos[rank] = np.arange(len(first))
-    input_edge = np.where(loop, -1, pos[np.maximum(inv - inv_shift, 0)])
-    sel = first[rank]
-    weight = np.bincount(input_edge[~loop], weights=graph.weight[~loop], minlength=len(sel))
-    idt = graph.src.dtype
-    return (graph.src[sel].astype(idt), graph.dst[sel].astype(idt), weight, input_edge,
-            int(loop.sum()), int((~loop).sum() - len(sel)))
+    from ._replicas import simple_edges
+
+    return simple_edges(graph.src, graph.dst, graph.weight, graph.n)
 
 
 def _order(kind, src, dst, n, seed):
@@ -294,9 +271,12 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
               "self_loops": loops, "repeated_edges": repeats, **extra},
     )
     # map back to the input's edges; a self-loop goes with its vertex's master copy
-    full = np.empty(graph.m, dtype=np.int32)
-    ok = input_edge >= 0
-    full[ok] = out[input_edge[ok]]
+    if input_edge is None:  # the graph is simple: its assignment is the simple one
+        full = out
+    else:
+        full = np.empty(graph.m, dtype=np.int32)
+        ok = input_edge >= 0
+        full[ok] = out[input_edge[ok]]
     if loops:
         master = part.masters()
         lv = graph.src[~ok]
@@ -338,10 +318,13 @@ def partition_from_assignment(graph, assignment, p=None, algo="file"):
         raise InputError(f"the partition uses cluster ids up to {found - 1} but p = {p}; "
                          f"use -p {found} or the partition made for p = {p}")
     src, dst, weight, input_edge, loops, repeats = simplify(graph)
-    first = np.full(len(src), graph.m, dtype=np.int64)
-    ok = input_edge >= 0
-    np.minimum.at(first, input_edge[ok], np.flatnonzero(ok))
-    simple = a[first].astype(np.int32)
+    if input_edge is None:
+        simple = a.astype(np.int32)
+    else:
+        first = np.full(len(src), graph.m, dtype=np.int64)
+        ok = input_edge >= 0
+        np.minimum.at(first, input_edge[ok], np.flatnonzero(ok))
+        simple = a[first].astype(np.int32)
     cap = equal_capacities(p)
     metrics = partition_metrics(src, dst, weight, simple, graph.n, p, cap)
     return EdgePartition(

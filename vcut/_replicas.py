@@ -1,0 +1,347 @@
+"""Linear-time kernels over edge lists: simple graphs, replica tables, execution order.
+
+Everything here replaces a sort of ``|E|``-sized keys (``numpy.unique``,
+``lexsort``) by counting passes over a vertex-indexed CSR, so that the cost
+is ``O(|V| + |E|)`` in time and a few words per edge of scratch memory, and
+the results are the same as those of the sorting formulation (tests compare
+them).
+
+* `simple_edges`: the simple undirected graph of an edge list (self-loops out,
+  repeats merged), in order of first appearance; the identity (no copies)
+  when the list is simple already, as IR graphs are.
+* `replica_table`: the replicas ``(v, c)`` of an edge partition (cluster ``c``
+  holds an edge of ``v``), sorted by vertex then cluster, with their edge
+  weight and in/out edge counts, and each edge's two replicas.
+* `execution_order`: the permutation that sorts edges by (dst, src), without
+  a global sort when the list is sorted by dst already (IR graphs are).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from frontend.memory import check_memory
+
+__all__ = ["ReplicaTable", "replica_table", "replica_counts", "is_oriented", "simple_edges", "execution_order"]
+
+
+def _index_dtype(count):
+    return np.int32 if count < 2**31 - 1 else np.int64
+
+
+@njit(cache=True)
+def _group_by_max(src, dst, n, ptr, idx):
+    """Counting sort of the edges by their larger endpoint (stable)."""
+    for e in range(len(src)):
+        b = max(src[e], dst[e])
+        ptr[b + 1] += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    fill = ptr[:-1].copy()
+    for e in range(len(src)):
+        b = max(src[e], dst[e])
+        idx[fill[b]] = e
+        fill[b] += 1
+
+
+@njit(cache=True)
+def _first_of_pair(src, dst, n, ptr, idx, rep):
+    """``rep[e]``: the first edge of ``e``'s unordered pair (-1 for a self-loop).
+
+    Returns the number of self-loops and of repeated (non-first) edges.
+    """
+    mark = np.full(n, -1, dtype=np.int64)
+    first = np.empty(n, dtype=np.int64)
+    loops = 0
+    repeats = 0
+    for b in range(n):
+        for k in range(ptr[b], ptr[b + 1]):
+            e = idx[k]
+            a = min(src[e], dst[e])
+            if a == b:
+                rep[e] = -1
+                loops += 1
+            elif mark[a] == b:
+                rep[e] = first[a]
+                repeats += 1
+            else:
+                mark[a] = b
+                first[a] = e
+                rep[e] = e
+    return loops, repeats
+
+
+def simple_edges(src, dst, weight, n):
+    """The simple undirected graph of an edge list.
+
+    Returns
+    -------
+    src, dst, weight : ndarray
+        One edge per unordered pair, in order of first appearance, with the
+        summed weight of its repetitions (the input arrays themselves when
+        there is nothing to merge).
+    input_edge : int64 ndarray or None
+        For every input edge its simple edge (-1 for a self-loop); None
+        when the simple graph is the input (the identity).
+    loops, repeats : int
+    """
+    m = len(src)
+    n = max(int(n), 1)
+    check_memory(8.0 * (2 * n + 1) + 16.0 * m, f"merging repeated edges of {m:,} edges",
+                 "use a machine with more memory")
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    idx = np.empty(m, dtype=_index_dtype(m))
+    _group_by_max(src, dst, n, ptr, idx)
+    rep = np.empty(m, dtype=np.int64)
+    loops, repeats = _first_of_pair(src, dst, n, ptr, idx, rep)
+    del ptr, idx
+    if loops == 0 and repeats == 0:
+        return src, dst, np.asarray(weight, dtype=np.float64), None, 0, 0
+    ok = rep >= 0
+    is_first = rep == np.arange(m)
+    pos = np.cumsum(is_first) - 1
+    input_edge = np.where(ok, pos[np.maximum(rep, 0)], -1)
+    sel = np.flatnonzero(is_first)
+    w = np.bincount(input_edge[ok], weights=np.asarray(weight, dtype=np.float64)[ok],
+                    minlength=len(sel))
+    return src[sel], dst[sel], w, input_edge, int(loops), int(repeats)
+
+
+@njit(cache=True)
+def _incidence(src, dst, n, ptr, inc):
+    """Vertex -> incident edges, coded ``2 e`` (as source) or ``2 e + 1`` (as destination).
+
+    A vertex's list holds its edges as source, then as destination, each in
+    edge order: the order in which ``numpy.bincount`` over ``[src, dst]``
+    would add their weights, so sums agree bit for bit with that formulation.
+    """
+    for e in range(len(src)):
+        ptr[src[e] + 1] += 1
+        ptr[dst[e] + 1] += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    fill = ptr[:-1].copy()
+    for e in range(len(src)):  # a vertex's edges as source first, then as destination
+        inc[fill[src[e]]] = 2 * e
+        fill[src[e]] += 1
+    for e in range(len(src)):
+        inc[fill[dst[e]]] = 2 * e + 1
+        fill[dst[e]] += 1
+
+
+@njit(cache=True)
+def _count_replicas(ptr, inc, assign, n, p, rep_ptr):
+    mark = np.full(p, -1, dtype=np.int64)
+    total = 0
+    for v in range(n):
+        for k in range(ptr[v], ptr[v + 1]):
+            c = assign[inc[k] >> 1]
+            if mark[c] != v:
+                mark[c] = v
+                total += 1
+        rep_ptr[v + 1] = total
+    return total
+
+
+@njit(cache=True)
+def _fill_replicas(ptr, inc, assign, weight, n, p, rep_ptr, rep_cluster, rep_weight, rep_in,
+                   rep_out, rep_src, rep_dst):
+    mark = np.full(p, -1, dtype=np.int64)
+    pos = np.empty(p, dtype=np.int64)
+    buf = np.empty(p, dtype=np.int64)
+    for v in range(n):
+        cnt = 0
+        for k in range(ptr[v], ptr[v + 1]):
+            c = assign[inc[k] >> 1]
+            if mark[c] != v:
+                mark[c] = v
+                buf[cnt] = c
+                cnt += 1
+        if cnt == 0:
+            continue
+        if cnt > 32:
+            buf[:cnt] = np.sort(buf[:cnt])
+        for j in range(1, cnt):  # insertion sort: a vertex has few replicas (no-op after sort)
+            x = buf[j]
+            i = j - 1
+            while i >= 0 and buf[i] > x:
+                buf[i + 1] = buf[i]
+                i -= 1
+            buf[i + 1] = x
+        base = rep_ptr[v]
+        for j in range(cnt):
+            rep_cluster[base + j] = buf[j]
+            pos[buf[j]] = base + j
+        for k in range(ptr[v], ptr[v + 1]):
+            x = inc[k]
+            e = x >> 1
+            r = pos[assign[e]]
+            rep_weight[r] += weight[e]
+            if x & 1:
+                rep_dst[e] = r
+                rep_in[r] += 1
+            else:
+                rep_src[e] = r
+                rep_out[r] += 1
+
+
+@njit(cache=True)
+def _masters(rep_ptr, rep_cluster, rep_weight, n, master):
+    for v in range(n):
+        lo, hi = rep_ptr[v], rep_ptr[v + 1]
+        if lo == hi:
+            master[v] = -1
+            continue
+        best = lo
+        for r in range(lo + 1, hi):
+            if rep_weight[r] > rep_weight[best]:
+                best = r
+        master[v] = rep_cluster[best]
+
+
+@dataclass(frozen=True, eq=False)
+class ReplicaTable:
+    """The replicas of an edge partition, sorted by (vertex, cluster).
+
+    Attributes
+    ----------
+    ptr : int64 (n + 1,)
+        Replicas of vertex ``v``: ``ptr[v]:ptr[v + 1]``.
+    cluster : int32 (R,)
+    weight : float64 (R,)
+        Edge weight of the vertex's edges in the cluster.
+    n_in, n_out : int64 (R,)
+        Edges of the cluster that enter / leave the vertex (edge ``(u, v)``
+        leaves ``u`` and enters ``v``).
+    src, dst : int (m,)
+        The replica of each edge's source / destination.
+    """
+
+    ptr: np.ndarray
+    cluster: np.ndarray
+    weight: np.ndarray
+    n_in: np.ndarray
+    n_out: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+
+    @property
+    def n(self):
+        return len(self.ptr) - 1
+
+    @property
+    def counts(self):
+        """Replicas per vertex (|A(v)|)."""
+        return np.diff(self.ptr)
+
+    def vertex(self):
+        """The vertex of each replica (int64)."""
+        return np.repeat(np.arange(self.n, dtype=np.int64), self.counts)
+
+    def masters(self):
+        """The cluster holding most of each vertex's edge weight (ties: the lowest
+        id); -1 for a vertex without edges."""
+        out = np.empty(self.n, dtype=np.int32)
+        _masters(self.ptr, self.cluster, self.weight, self.n, out)
+        return out
+
+
+def _incidence_of(src, dst, n, p, what):
+    m = len(src)
+    idt = _index_dtype(2 * m + 1)
+    check_memory(8.0 * (n + 1) + np.dtype(idt).itemsize * 2.0 * m + 24.0 * m,
+                 f"the {what} of {m:,} edges in {int(p)} clusters", "use a machine with more memory")
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    inc = np.empty(2 * m, dtype=idt)
+    _incidence(src, dst, n, ptr, inc)
+    return ptr, inc
+
+
+def replica_counts(src, dst, assign, n, p):
+    """|A(v)| for every vertex (int64): the clusters holding an edge of ``v``."""
+    n = int(n)
+    ptr, inc = _incidence_of(src, dst, n, p, "replica counts")
+    rep_ptr = np.zeros(n + 1, dtype=np.int64)
+    _count_replicas(ptr, inc, np.asarray(assign), n, int(p), rep_ptr)
+    return np.diff(rep_ptr)
+
+
+def replica_table(src, dst, assign, weight, n, p):
+    """The `ReplicaTable` of edge partition ``assign`` (a cluster per edge)."""
+    m = len(src)
+    n = int(n)
+    ptr, inc = _incidence_of(src, dst, n, p, "replicas")
+    assign = np.asarray(assign)
+    rep_ptr = np.zeros(n + 1, dtype=np.int64)
+    R = _count_replicas(ptr, inc, assign, n, int(p), rep_ptr)
+    rdt = _index_dtype(R + 1)
+    cluster = np.empty(R, dtype=np.int32)
+    rweight = np.zeros(R, dtype=np.float64)
+    n_in = np.zeros(R, dtype=np.int64)
+    n_out = np.zeros(R, dtype=np.int64)
+    rs = np.empty(m, dtype=rdt)
+    rd = np.empty(m, dtype=rdt)
+    _fill_replicas(ptr, inc, assign, np.asarray(weight, dtype=np.float64), n, int(p), rep_ptr,
+                   cluster, rweight, n_in, n_out, rs, rd)
+    return ReplicaTable(ptr=rep_ptr, cluster=cluster, weight=rweight, n_in=n_in, n_out=n_out,
+                        src=rs, dst=rd)
+
+
+@njit(cache=True)
+def _dst_sorted(dst):
+    for e in range(1, len(dst)):
+        if dst[e] < dst[e - 1]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _sort_groups(src, dst, order):
+    """Within every run of equal ``dst``, order the edges by ``src`` (stable).
+
+    Returns whether anything moved.
+    """
+    m = len(dst)
+    moved = False
+    lo = 0
+    while lo < m:
+        hi = lo + 1
+        while hi < m and dst[hi] == dst[lo]:
+            hi += 1
+        sorted_run = True
+        for e in range(lo + 1, hi):
+            if src[e] < src[e - 1]:
+                sorted_run = False
+                break
+        if not sorted_run:
+            moved = True
+            seg = np.argsort(src[lo:hi], kind="mergesort")
+            for j in range(hi - lo):
+                order[lo + j] = lo + seg[j]
+        lo = hi
+    return moved
+
+
+def execution_order(src, dst):
+    """The permutation sorting edges by (dst, src), stable; None for the identity."""
+    m = len(dst)
+    if m == 0:
+        return None
+    if not _dst_sorted(dst):
+        return np.lexsort((src, dst))
+    order = np.arange(m, dtype=np.int64)
+    return order if _sort_groups(src, dst, order) else None
+
+
+@njit(cache=True)
+def _is_oriented(src, dst):
+    for e in range(len(src)):
+        if src[e] > dst[e]:
+            return False
+    return True
+
+
+def is_oriented(src, dst):
+    """Whether ``src[e] <= dst[e]`` for every edge."""
+    return bool(_is_oriented(src, dst))
