@@ -5,7 +5,8 @@ LLVM IR sources) goes through `check_input_file` first: a directory, FIFO,
 socket or device (``/dev/zero``, ``/dev/stdin``) is refused with one line
 instead of hanging or reading forever. `read_input` then reads the whole
 file, decompressing ``.gz`` in chunks and stopping at a size bound so that a
-gzip bomb costs at most the bound, not the host's memory.
+gzip bomb costs at most the bound, not the host's memory; `InputStream`
+reads it piece by piece with the same checks and messages.
 """
 
 import gzip
@@ -16,7 +17,7 @@ import zlib
 from .errors import InputError
 from .memory import available_bytes, format_bytes
 
-__all__ = ["check_input_file", "read_input", "text_limit", "TEXT_MEMORY_FACTOR"]
+__all__ = ["check_input_file", "read_input", "InputStream", "text_limit", "TEXT_MEMORY_FACTOR"]
 
 #: A text reader holds several times the text's size in Python objects; the
 #: default size bound of `read_input` is the available memory over this.
@@ -95,9 +96,7 @@ def read_input(path, what, error=InputError, *, limit=None, missing=InputError):
     path = os.fspath(path)
     st = check_input_file(path, what, error, missing)
     limit = text_limit() if limit is None else int(limit)
-    too_big = (f"{what} {path} is larger than {format_bytes(limit)}"
-               f"{' decompressed' if path.endswith('.gz') else ''}, more than this machine's "
-               "memory allows reading; use a smaller file or a machine with more memory")
+    too_big = _too_big(path, what, limit)
     try:
         if not path.endswith(".gz"):
             if st.st_size > limit:
@@ -115,5 +114,109 @@ def read_input(path, what, error=InputError, *, limit=None, missing=InputError):
                     raise error(too_big)
                 chunks.append(chunk)
         return b"".join(chunks)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise error(f"{what} {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    except _READ_ERRORS as exc:
+        raise error(_cannot_read(path, what, exc)) from None
+
+
+_READ_ERRORS = (OSError, EOFError, zlib.error)
+
+
+def _too_big(path, what, limit):
+    return (f"{what} {path} is larger than {format_bytes(limit)}"
+            f"{' decompressed' if path.endswith('.gz') else ''}, more than this machine's "
+            "memory allows reading; use a smaller file or a machine with more memory")
+
+
+def _cannot_read(path, what, exc):
+    return f"{what} {path}: cannot read: {getattr(exc, 'strerror', None) or exc}"
+
+
+class InputStream:
+    """A regular file's bytes, ``.gz`` decompressed, read piece by piece.
+
+    The checks and messages of `read_input`, without holding the file: the
+    path is checked when the stream is made, a plain file larger than
+    ``limit`` is refused before anything is read, and a ``.gz`` is refused
+    as soon as more than ``limit`` bytes come out of it. A context manager;
+    `close` ends it.
+
+    Parameters
+    ----------
+    path : str
+    what : str
+        What the file is, for messages.
+    error : type
+        Exception class of unreadable or oversized content.
+    limit : int, optional
+        Largest (decompressed) size accepted; default `text_limit`.
+    missing : type
+        Exception class of a missing or non-regular file.
+
+    Attributes
+    ----------
+    total : int
+        Bytes read so far (decompressed).
+    size : int
+        The file's size on disk.
+
+    Raises
+    ------
+    missing
+        Missing file, or not a regular file.
+    error
+        Unreadable, or a plain file larger than ``limit``.
+    """
+
+    def __init__(self, path, what, error=InputError, *, limit=None, missing=InputError):
+        self.path = path = os.fspath(path)
+        self.what = what
+        self.error = error
+        self.size = check_input_file(path, what, error, missing).st_size
+        self.limit = text_limit() if limit is None else int(limit)
+        self.total = 0
+        self._gz = path.endswith(".gz")
+        if not self._gz and self.size > self.limit:
+            raise error(_too_big(path, what, self.limit))
+        try:
+            self._fh = gzip.open(path, "rb") if self._gz else open(path, "rb", buffering=0)
+        except _READ_ERRORS as exc:
+            raise error(_cannot_read(path, what, exc)) from None
+
+    def readinto(self, view):
+        """Fill the writable buffer ``view`` as far as the data go.
+
+        Returns
+        -------
+        int
+            Bytes written: ``len(view)`` except at the end of the data (0
+            once everything is read).
+
+        Raises
+        ------
+        error
+            Unreadable or corrupt data, or a ``.gz`` past ``limit``.
+        """
+        view = memoryview(view).cast("B")
+        got = 0
+        try:
+            while got < len(view):
+                k = self._fh.readinto(view[got:])
+                if not k:
+                    break
+                got += k
+        except _READ_ERRORS as exc:
+            raise self.error(_cannot_read(self.path, self.what, exc)) from None
+        self.total += got
+        if self._gz and self.total > self.limit:
+            raise self.error(_too_big(self.path, self.what, self.limit))
+        return got
+
+    def close(self):
+        """Close the file (idempotent)."""
+        self._fh.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -27,11 +27,21 @@ Any of them may be gzip-compressed (``.gz`` after the suffix). Readers
 validate everything they read and raise `GraphFormatError` naming the file,
 the line and what is wrong; nothing is dropped silently (self-loops and
 repeated edges are kept as given). Writers go through a temporary file.
+
+Text formats are read in chunks (`CHUNK_BYTES`) by compiled tokenizers
+(`ir_graph._parse`) that write the numbers straight into the graph's
+arrays, at 10-20 M edges/s and about 20 bytes per edge. They decide every
+line as the Python readers below do (``_read_metis``, ``_read_edgelist``,
+...), which word the messages: a kernel reports the first bad line of each
+kind and the Python reader's check of that one line raises. A file with
+bytes the kernels do not split exactly as Python would (non-ASCII in a data
+line) is read by the Python readers instead.
 """
 
 import gzip
 import io
 import json
+import mmap
 import os
 import re
 
@@ -39,9 +49,11 @@ import numpy as np
 
 from frontend.atomic import atomic_output
 from frontend.errors import GraphFormatError, InputError
-from frontend.inputs import check_input_file, read_input
+from frontend.inputs import InputStream, check_input_file, read_input
+from frontend.memory import check_memory
 from frontend.npzfile import read_versioned_npz
 
+from . import _parse as P
 from .graph import Graph, check_node_count, index_dtype
 
 __all__ = ["read_graph", "write_graph", "detect_format", "FORMATS", "GRAPH_FORMAT_VERSION"]
@@ -78,9 +90,23 @@ def detect_format(path):
 
 def _open_text(path):
     data = read_input(os.fspath(path), "graph file", GraphFormatError)
-    if b"\0" in data[:65536]:
-        raise GraphFormatError(f"{path}: binary data where a text graph was expected")
+    if b"\0" in data[:_BINARY_PREFIX]:
+        raise GraphFormatError(_binary_message(path))
     return data.decode("utf-8", errors="replace")
+
+
+#: Leading bytes of a text graph searched for NUL (binary data).
+_BINARY_PREFIX = 65536
+
+
+def _binary_message(path):
+    return f"{path}: binary data where a text graph was expected"
+
+
+def _read_python(path, fmt):
+    """Read a text graph with the Python readers (the whole text in memory)."""
+    reader = {"metis": _read_metis, "edgelist": _read_edgelist, "mtx": _read_mtx, "lg": _read_lg}[fmt]
+    return reader(path, _open_text(path))
 
 
 def read_graph(path, format=None):
@@ -109,9 +135,10 @@ def read_graph(path, format=None):
         raise InputError(f"unknown graph format {fmt!r}; use one of {', '.join(FORMATS)}")
     if fmt == "npz":
         return _read_npz(path)
-    text = _open_text(path)
-    reader = {"metis": _read_metis, "edgelist": _read_edgelist, "mtx": _read_mtx, "lg": _read_lg}[fmt]
-    g = reader(path, text)
+    try:
+        g = _read_fast(path, fmt)
+    except _Unsupported:  # a byte the kernels do not decide like Python (non-ASCII)
+        g = _read_python(path, fmt)
     g.meta.setdefault("source", os.path.abspath(path))
     g.meta.setdefault("format", fmt)
     # the first vertex id of the format, for ids in what commands print and read
@@ -147,8 +174,63 @@ def _number(path, lineno, tok, what):
 def _read_metis(path, text):
     lines = [(k, ln) for k, ln in _lines(text) if not ln.startswith("%")]
     if not lines:
-        raise GraphFormatError(f"{path}: empty file, expected a METIS header 'n m [fmt]'")
+        raise GraphFormatError(_metis_empty(path))
     hk, header = lines[0]
+    n, m, fmt, ncon = _metis_header(path, hk, header)
+    has_size, has_vw, has_ew = fmt[0] == "1", fmt[1] == "1", fmt[2] == "1"
+    body = lines[1:]
+    if len(body) < n:
+        raise GraphFormatError(_metis_few(path, n, len(body)))
+    extra = [k for k, ln in body[n:] if ln]
+    if extra:
+        raise GraphFormatError(_metis_extra(path, extra[0], n))
+    us, vs, ws = [], [], []
+    vw = np.ones(n, dtype=np.float64) if has_vw else None
+    for u, (k, ln) in enumerate(body[:n]):
+        nb, ew, x = _metis_vertex(path, k, ln, u, n, has_size, has_vw, has_ew, ncon)
+        if has_vw:
+            vw[u] = x
+        us.extend([u] * len(nb))
+        vs.extend(v - 1 for v in nb)
+        ws.extend(ew)
+    u = np.array(us, dtype=np.int64)
+    v = np.array(vs, dtype=np.int64)
+    if len(u) != 2 * m:
+        raise GraphFormatError(_metis_count(path, m, len(u)))
+    fwd = u < v
+    a = np.sort(u[fwd] * n + v[fwd])
+    b = np.sort(v[~fwd] * n + u[~fwd])
+    if len(a) != len(b) or not np.array_equal(a, b):
+        raise GraphFormatError(_metis_asymmetric(path))
+    w = np.array(ws, dtype=np.float64)[fwd] if has_ew else np.ones(int(fwd.sum()))
+    idt = index_dtype(max(n, m))
+    return Graph(n=n, src=u[fwd].astype(idt), dst=v[fwd].astype(idt), weight=w, directed=False,
+                 node_weight=vw, meta={"metis_fmt": fmt})
+
+
+def _metis_empty(path):
+    return f"{path}: empty file, expected a METIS header 'n m [fmt]'"
+
+
+def _metis_few(path, n, found):
+    return f"{path}: header says {n} vertices, found {found} vertex lines"
+
+
+def _metis_extra(path, k, n):
+    return f"{path}:{k}: more vertex lines than the {n} the header gives"
+
+
+def _metis_count(path, m, entries):
+    return (f"{path}: header says {m} edges, the neighbour lists hold {entries} entries "
+            f"(expected {2 * m}: each edge is listed by both ends)")
+
+
+def _metis_asymmetric(path):
+    return f"{path}: neighbour lists are not symmetric (u lists v but v does not list u)"
+
+
+def _metis_header(path, hk, header):
+    """``(n, m, fmt, ncon)`` of the METIS header line ``header`` (line ``hk``)."""
     head = _ints(path, hk, header.split())
     if len(head) < 2:
         raise GraphFormatError(f"{path}:{hk}: METIS header needs at least 'n m', found {header!r}")
@@ -157,55 +239,33 @@ def _read_metis(path, text):
     ncon = head[3] if len(head) > 3 else 1
     if n < 0 or m < 0 or ncon < 1 or len(fmt) != 3 or set(fmt) - {"0", "1"}:
         raise GraphFormatError(f"{path}:{hk}: invalid METIS header {header!r}")
-    has_size, has_vw, has_ew = fmt[0] == "1", fmt[1] == "1", fmt[2] == "1"
-    body = lines[1:]
-    if len(body) < n:
-        raise GraphFormatError(f"{path}: header says {n} vertices, found {len(body)} vertex lines")
-    extra = [k for k, ln in body[n:] if ln]
-    if extra:
-        raise GraphFormatError(f"{path}:{extra[0]}: more vertex lines than the {n} the header gives")
-    us, vs, ws = [], [], []
-    vw = np.ones(n, dtype=np.float64) if has_vw else None
+    return n, m, fmt, ncon
+
+
+def _metis_vertex(path, k, ln, u, n, has_size, has_vw, has_ew, ncon):
+    """Vertex ``u``'s line ``ln`` (line ``k``): (1-based neighbours, edge weights, vertex weight)."""
+    tok = ln.split()
+    pos = 0
+    vweight = None
+    if has_size:
+        pos += 1
+    if has_vw:
+        if len(tok) < pos + ncon:
+            raise GraphFormatError(f"{path}:{k}: missing vertex weight")
+        vweight = _number(path, k, tok[pos], "vertex weight")
+        pos += ncon
+    rest = tok[pos:]
     step = 2 if has_ew else 1
-    for u, (k, ln) in enumerate(body[:n]):
-        tok = ln.split()
-        pos = 0
-        if has_size:
-            pos += 1
-        if has_vw:
-            if len(tok) < pos + ncon:
-                raise GraphFormatError(f"{path}:{k}: missing vertex weight")
-            vw[u] = _number(path, k, tok[pos], "vertex weight")
-            pos += ncon
-        rest = tok[pos:]
-        if len(rest) % step:
-            raise GraphFormatError(f"{path}:{k}: neighbour without its edge weight")
-        nb = _ints(path, k, rest[0::step])
-        for v in nb:
-            if v < 1 or v > n:
-                raise GraphFormatError(f"{path}:{k}: neighbour {v} out of range 1..{n}")
-            if v == u + 1:
-                raise GraphFormatError(f"{path}:{k}: vertex {u + 1} lists itself (METIS has no self-loops)")
-        us.extend([u] * len(nb))
-        vs.extend(v - 1 for v in nb)
-        if has_ew:
-            ws.extend(_number(path, k, t, "edge weight") for t in rest[1::step])
-    u = np.array(us, dtype=np.int64)
-    v = np.array(vs, dtype=np.int64)
-    if len(u) != 2 * m:
-        raise GraphFormatError(
-            f"{path}: header says {m} edges, the neighbour lists hold {len(u)} entries "
-            f"(expected {2 * m}: each edge is listed by both ends)"
-        )
-    fwd = u < v
-    a = np.sort(u[fwd] * n + v[fwd])
-    b = np.sort(v[~fwd] * n + u[~fwd])
-    if len(a) != len(b) or not np.array_equal(a, b):
-        raise GraphFormatError(f"{path}: neighbour lists are not symmetric (u lists v but v does not list u)")
-    w = np.array(ws, dtype=np.float64)[fwd] if has_ew else np.ones(int(fwd.sum()))
-    idt = index_dtype(max(n, m))
-    return Graph(n=n, src=u[fwd].astype(idt), dst=v[fwd].astype(idt), weight=w, directed=False,
-                 node_weight=vw, meta={"metis_fmt": fmt})
+    if len(rest) % step:
+        raise GraphFormatError(f"{path}:{k}: neighbour without its edge weight")
+    nb = _ints(path, k, rest[0::step])
+    for v in nb:
+        if v < 1 or v > n:
+            raise GraphFormatError(f"{path}:{k}: neighbour {v} out of range 1..{n}")
+        if v == u + 1:
+            raise GraphFormatError(f"{path}:{k}: vertex {u + 1} lists itself (METIS has no self-loops)")
+    ew = [_number(path, k, t, "edge weight") for t in rest[1::step]] if has_ew else []
+    return nb, ew, vweight
 
 
 def _merge_undirected(g):
@@ -259,39 +319,28 @@ def _read_edgelist(path, text):
     first_data = True
     for k, ln in _lines(text):
         if not ln or ln[0] in "#%":
-            m = _VCUT_HEADER.match(ln)
-            if m:
-                declared = int(m.group(1))
-                check_node_count(declared, f"{path}:{k}")
-                directed = m.group(2) == "directed"
+            got = _edgelist_comment(path, k, ln)
+            if got:
+                declared, directed = got
             continue
         tok = ln.split()
-        if first_data and not any(_is_number(t) for t in tok):
+        if first_data and _is_column_names(tok):
             header = ln  # a column-name line (SNAP ca-HepPh has one without '#')
             first_data = False
             continue
         first_data = False
         if len(tok) not in (2, 3):
-            raise GraphFormatError(f"{path}:{k}: expected 'u v' or 'u v weight', found {ln!r}")
+            raise GraphFormatError(_edgelist_columns(path, k, ln))
         rows.append((k, tok))
     if not rows:
-        raise GraphFormatError(f"{path}: no edges found")
+        raise GraphFormatError(_edgelist_empty(path))
     ncol = len(rows[0][1])
     for k, tok in rows:
         if len(tok) != ncol:
-            raise GraphFormatError(f"{path}:{k}: {len(tok)} columns where the first edge line has {ncol}")
+            raise GraphFormatError(_edgelist_mismatch(path, k, len(tok), ncol))
     ids = np.empty((len(rows), 2), dtype=np.int64)
     for r, (k, tok) in enumerate(rows):
-        try:
-            ids[r, 0] = int(tok[0])
-            ids[r, 1] = int(tok[1])
-        except ValueError:
-            raise GraphFormatError(f"{path}:{k}: node ids must be integers, found {tok[0]!r} {tok[1]!r}") from None
-        except OverflowError:
-            raise GraphFormatError(f"{path}:{k}: node id in {' '.join(tok[:2])!r} is larger than "
-                                   f"{2**63 - 1}, the largest id vcut reads") from None
-        if ids[r, 0] < 0 or ids[r, 1] < 0:
-            raise GraphFormatError(f"{path}:{k}: negative node id in {' '.join(tok[:2])!r}")
+        ids[r] = _edgelist_ids(path, k, tok)
     if ncol == 3:
         w = np.array([_number(path, k, tok[2], "edge weight") for k, tok in rows], dtype=np.float64)
     else:
@@ -300,10 +349,7 @@ def _read_edgelist(path, text):
         # written by vcut: ids are 0..n-1 already, isolated nodes included
         if ids.max() >= declared:
             r = int(np.flatnonzero((ids >= declared).any(axis=1))[0])
-            raise GraphFormatError(
-                f"{path}:{rows[r][0]}: node id {int(ids[r].max())} out of range 0..{declared - 1} "
-                "(the header declares {declared} nodes)".replace("{declared}", str(declared))
-            )
+            raise GraphFormatError(_edgelist_beyond(path, rows[r][0], int(ids[r].max()), declared))
         n, labels, inv = declared, None, ids
     else:
         uniq, inv = np.unique(ids.ravel(), return_inverse=True)
@@ -314,6 +360,55 @@ def _read_edgelist(path, text):
     meta = {"header": header} if header else {}
     return Graph(n=n, src=inv[:, 0].astype(idt), dst=inv[:, 1].astype(idt), weight=w,
                  directed=directed, labels=labels, meta=meta)
+
+
+def _edgelist_comment(path, k, ln):
+    """``(declared nodes, directed)`` of a ``# vcut graph:`` comment line, else None."""
+    m = _VCUT_HEADER.match(ln)
+    if not m:
+        return None
+    declared = int(m.group(1))
+    check_node_count(declared, f"{path}:{k}")
+    return declared, m.group(2) == "directed"
+
+
+def _is_column_names(tok):
+    """Whether the tokens of a first data line are column names (none is a number)."""
+    return not any(_is_number(t) for t in tok)
+
+
+def _edgelist_columns(path, k, ln):
+    return f"{path}:{k}: expected 'u v' or 'u v weight', found {ln!r}"
+
+
+def _edgelist_empty(path):
+    return f"{path}: no edges found"
+
+
+def _edgelist_mismatch(path, k, found, ncol):
+    return f"{path}:{k}: {found} columns where the first edge line has {ncol}"
+
+
+def _edgelist_beyond(path, k, node, declared):
+    return (f"{path}:{k}: node id {node} out of range 0..{declared - 1} "
+            f"(the header declares {declared} nodes)")
+
+
+def _edgelist_ids(path, k, tok):
+    """The two node ids of edge line ``k`` (tokens ``tok``): non-negative int64."""
+    ids = []
+    for t in tok[:2]:
+        try:
+            v = int(t)
+        except ValueError:
+            raise GraphFormatError(f"{path}:{k}: node ids must be integers, found {tok[0]!r} {tok[1]!r}") from None
+        if not -2**63 <= v < 2**63:
+            raise GraphFormatError(f"{path}:{k}: node id in {' '.join(tok[:2])!r} is larger than "
+                                   f"{2**63 - 1}, the largest id vcut reads")
+        ids.append(v)
+    if ids[0] < 0 or ids[1] < 0:
+        raise GraphFormatError(f"{path}:{k}: negative node id in {' '.join(tok[:2])!r}")
+    return ids
 
 
 def _is_number(tok):
@@ -338,20 +433,54 @@ def _write_edgelist(g, fh):
 # -- Matrix Market -----------------------------------------------------------------
 def _read_mtx(path, text):
     lines = _lines(text)
-    if not lines or not lines[0][1].lower().startswith("%%matrixmarket"):
+    field_, symmetry = _mtx_banner(path, lines[0][1] if lines else None)
+    body = [(k, ln) for k, ln in lines[1:] if ln and not ln.startswith("%")]
+    if not body:
+        raise GraphFormatError(_mtx_no_size(path))
+    sk, size = body[0]
+    rows, nnz = _mtx_size(path, sk, size)
+    entries = body[1:]
+    if len(entries) != nnz:
+        raise GraphFormatError(_mtx_count(path, nnz, len(entries)))
+    need = 2 if field_ == "pattern" else 3
+    src = np.empty(nnz, dtype=np.int64)
+    dst = np.empty(nnz, dtype=np.int64)
+    w = np.ones(nnz, dtype=np.float64)
+    for r, (k, ln) in enumerate(entries):
+        i, j, x = _mtx_entry(path, k, ln, need, rows)
+        src[r], dst[r] = i - 1, j - 1
+        if need == 3:
+            w[r] = x
+    idt = index_dtype(max(rows, nnz))
+    return Graph(n=rows, src=src.astype(idt), dst=dst.astype(idt), weight=w,
+                 directed=symmetry == "general", meta={"mtx": f"{field_} {symmetry}"})
+
+
+def _mtx_banner(path, first):
+    """``(field, symmetry)`` of the stripped first line ``first`` (None: no lines)."""
+    if first is None or not first.lower().startswith("%%matrixmarket"):
         raise GraphFormatError(f"{path}:1: missing '%%MatrixMarket matrix coordinate ...' banner")
-    banner = lines[0][1].lower().split()
+    banner = first.lower().split()
     if len(banner) < 5 or banner[1] != "matrix" or banner[2] != "coordinate":
-        raise GraphFormatError(f"{path}:1: only 'matrix coordinate' Matrix Market files are graphs, found {lines[0][1]!r}")
+        raise GraphFormatError(f"{path}:1: only 'matrix coordinate' Matrix Market files are graphs, found {first!r}")
     field_, symmetry = banner[3], banner[4]
     if field_ not in ("pattern", "real", "integer"):
         raise GraphFormatError(f"{path}:1: unsupported field {field_!r} (pattern, real or integer)")
     if symmetry not in ("general", "symmetric"):
         raise GraphFormatError(f"{path}:1: unsupported symmetry {symmetry!r} (general or symmetric)")
-    body = [(k, ln) for k, ln in lines[1:] if ln and not ln.startswith("%")]
-    if not body:
-        raise GraphFormatError(f"{path}: missing the 'rows cols entries' size line")
-    sk, size = body[0]
+    return field_, symmetry
+
+
+def _mtx_no_size(path):
+    return f"{path}: missing the 'rows cols entries' size line"
+
+
+def _mtx_count(path, nnz, found):
+    return f"{path}: size line says {nnz} entries, found {found}"
+
+
+def _mtx_size(path, sk, size):
+    """``(rows, entries)`` of the size line ``size`` (line ``sk``) of a square matrix."""
     dims = _ints(path, sk, size.split())
     if len(dims) != 3:
         raise GraphFormatError(f"{path}:{sk}: size line must be 'rows cols entries', found {size!r}")
@@ -359,26 +488,18 @@ def _read_mtx(path, text):
     if rows != cols:
         raise GraphFormatError(f"{path}:{sk}: a {rows} x {cols} matrix is not square, so it is not a graph")
     check_node_count(rows, f"{path}:{sk}")
-    entries = body[1:]
-    if len(entries) != nnz:
-        raise GraphFormatError(f"{path}: size line says {nnz} entries, found {len(entries)}")
-    need = 2 if field_ == "pattern" else 3
-    src = np.empty(nnz, dtype=np.int64)
-    dst = np.empty(nnz, dtype=np.int64)
-    w = np.ones(nnz, dtype=np.float64)
-    for r, (k, ln) in enumerate(entries):
-        tok = ln.split()
-        if len(tok) != need:
-            raise GraphFormatError(f"{path}:{k}: expected {need} values per entry, found {ln!r}")
-        i, j = _ints(path, k, tok[:2])
-        if not (1 <= i <= rows and 1 <= j <= cols):
-            raise GraphFormatError(f"{path}:{k}: entry ({i}, {j}) out of range 1..{rows}")
-        src[r], dst[r] = i - 1, j - 1
-        if need == 3:
-            w[r] = _number(path, k, tok[2], "entry value")
-    idt = index_dtype(max(rows, nnz))
-    return Graph(n=rows, src=src.astype(idt), dst=dst.astype(idt), weight=w,
-                 directed=symmetry == "general", meta={"mtx": f"{field_} {symmetry}"})
+    return rows, nnz
+
+
+def _mtx_entry(path, k, ln, need, rows):
+    """``(i, j, value)`` of entry line ``ln`` (line ``k``; value None for a pattern)."""
+    tok = ln.split()
+    if len(tok) != need:
+        raise GraphFormatError(f"{path}:{k}: expected {need} values per entry, found {ln!r}")
+    i, j = _ints(path, k, tok[:2])
+    if not (1 <= i <= rows and 1 <= j <= rows):
+        raise GraphFormatError(f"{path}:{k}: entry ({i}, {j}) out of range 1..{rows}")
+    return i, j, _number(path, k, tok[2], "entry value") if need == 3 else None
 
 
 def _write_mtx(g, fh):
@@ -401,29 +522,512 @@ def _write_mtx(g, fh):
 def _read_lg(path, text):
     lines = [(k, ln) for k, ln in _lines(text) if ln]
     if not lines:
-        raise GraphFormatError(f"{path}: empty file, expected an 'nv,ne,d|u,...' header")
+        raise GraphFormatError(_lg_empty(path))
     hk, header = lines[0]
+    nv, ne, directed = _lg_header(path, hk, header)
+    body = lines[1:]
+    if len(body) != ne:
+        raise GraphFormatError(_lg_count(path, ne, len(body)))
+    src = np.empty(ne, dtype=np.int64)
+    dst = np.empty(ne, dtype=np.int64)
+    for r, (k, ln) in enumerate(body):
+        a, b = _lg_edge(path, k, ln, nv)
+        src[r], dst[r] = a - 1, b - 1
+    idt = index_dtype(max(nv, ne))
+    return Graph(n=nv, src=src.astype(idt), dst=dst.astype(idt), weight=np.ones(ne),
+                 directed=directed)
+
+
+def _lg_empty(path):
+    return f"{path}: empty file, expected an 'nv,ne,d|u,...' header"
+
+
+def _lg_count(path, ne, found):
+    return f"{path}: header says {ne} edges, found {found}"
+
+
+def _lg_header(path, hk, header):
+    """``(nv, ne, directed)`` of the LG header line ``header`` (line ``hk``)."""
     parts = header.split(",")
     if len(parts) < 3 or parts[2] not in ("d", "u"):
         raise GraphFormatError(f"{path}:{hk}: LG header must be 'nv,ne,d|u,...', found {header!r}")
     nv, ne = _ints(path, hk, parts[:2])
     check_node_count(nv, f"{path}:{hk}")
-    body = lines[1:]
-    if len(body) != ne:
-        raise GraphFormatError(f"{path}: header says {ne} edges, found {len(body)}")
-    src = np.empty(ne, dtype=np.int64)
-    dst = np.empty(ne, dtype=np.int64)
-    for r, (k, ln) in enumerate(body):
-        tok = ln.split(",")
-        if len(tok) != 2:
-            raise GraphFormatError(f"{path}:{k}: expected 'src,dst', found {ln!r}")
-        a, b = _ints(path, k, tok)
-        if not (1 <= a <= nv and 1 <= b <= nv):
-            raise GraphFormatError(f"{path}:{k}: edge {a},{b} out of range 1..{nv}")
-        src[r], dst[r] = a - 1, b - 1
+    return nv, ne, parts[2] == "d"
+
+
+def _lg_edge(path, k, ln, nv):
+    """The 1-based ``(src, dst)`` of LG edge line ``ln`` (line ``k``)."""
+    tok = ln.split(",")
+    if len(tok) != 2:
+        raise GraphFormatError(f"{path}:{k}: expected 'src,dst', found {ln!r}")
+    a, b = _ints(path, k, tok)
+    if not (1 <= a <= nv and 1 <= b <= nv):
+        raise GraphFormatError(f"{path}:{k}: edge {a},{b} out of range 1..{nv}")
+    return a, b
+
+
+# -- compiled text readers ------------------------------------------------------------
+#: Bytes read from a text graph at a time (decompressed). Tests make it tiny to cut lines
+#: across chunks; a line longer than the buffer grows it.
+CHUNK_BYTES = 1 << 22
+
+#: Edge-list ids are stored as int32 until one exceeds this (then int64).
+_INT32_IDS = 2**31 - 1
+
+
+class _Unsupported(Exception):
+    """A kernel met bytes it does not decide exactly like the Python reader (non-ASCII)."""
+
+
+class _Chunks:
+    """The text of a graph file, chunk by chunk, in the buffer the line kernels read.
+
+    ``buf[:filled]`` holds data (``final``: up to the end of the file);
+    `refill` keeps the bytes from ``st[POS]`` on (an incomplete line) and
+    reads the next chunk after them. Made, it has checked the file like
+    `frontend.inputs.read_input` and refused binary data (a NUL among the
+    first 64 KiB).
+    """
+
+    def __init__(self, path, chunk):
+        self.path = path
+        self.chunk = max(int(chunk), 1)
+        self.broken = False
+        self.stream = InputStream(path, "graph file", GraphFormatError)
+        try:
+            head = np.empty(_BINARY_PREFIX, np.uint8)
+            self._head = head[:self._stream_read(head)]
+            self._hpos = 0
+            if np.any(self._head == 0):
+                self.drain()
+                raise GraphFormatError(_binary_message(path))
+            self.buf = np.empty(self.chunk + _BINARY_PREFIX, np.uint8)
+            self.filled = 0
+            self.final = False
+            self.scratch = np.empty(256, np.uint8)
+            self.text_bytes = self.stream.size * (4 if path.endswith(".gz") else 1)  # a guess for .gz
+        except BaseException:
+            self.stream.close()
+            raise
+
+    def close(self):
+        self.stream.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _stream_read(self, view):
+        try:
+            return self.stream.readinto(view)
+        except GraphFormatError:
+            self.broken = True
+            raise
+
+    def _read(self, view):
+        """Fill ``view`` from the first 64 KiB kept by the binary check, then the file."""
+        got = 0
+        if self._hpos < len(self._head):
+            got = min(len(view), len(self._head) - self._hpos)
+            view[:got] = self._head[self._hpos:self._hpos + got]
+            self._hpos += got
+        if got < len(view):
+            got += self._stream_read(view[got:])
+        return got
+
+    def refill(self, st):
+        """Drop the bytes before ``st[POS]``, read a chunk after the rest; ``st[POS]`` = 0."""
+        pos = int(st[P.POS])
+        tail = self.filled - pos
+        if len(self.buf) - tail < max(self.chunk // 2, 1):
+            size = max(tail + self.chunk, 2 * len(self.buf))
+            check_memory(size, f"{self.path}: a line of {tail:,} bytes",
+                         "the file is not a text graph, or use a machine with more memory",
+                         error=GraphFormatError)
+            buf = np.empty(size, np.uint8)
+            buf[:tail] = self.buf[pos:self.filled]
+            self.buf = buf
+        elif tail and pos:
+            self.buf[:tail] = self.buf[pos:self.filled]
+        st[P.POS] = 0
+        want = min(len(self.buf) - tail, self.chunk)
+        got = self._read(self.buf[tail:tail + want])
+        self.filled = tail + got
+        self.final = got < want
+
+    def drain(self):
+        """Read the rest of the file (read errors and the size bound come before parse errors)."""
+        if self.broken:
+            return
+        sink = np.empty(1 << 20, np.uint8)
+        while self._stream_read(sink):
+            pass
+
+    def line(self, st):
+        """The event line ``buf[st[A]:st[B]]`` as the Python readers see it (decoded, stripped)."""
+        return bytes(self.buf[st[P.A]:st[P.B]]).decode("utf-8", errors="replace").strip()
+
+
+def _state():
+    st = np.zeros(P.NSLOTS, np.int64)
+    st[P.LEVEL] = P.NO_ERROR
+    st[P.STOP] = -1
+    return st
+
+
+def _consume(st):
+    """Skip the event line."""
+    st[P.POS] = st[P.NEXT]
+    st[P.LINE] = st[P.EVLINE]
+
+
+def _capacity(c, hint=None):
+    """First length of entry arrays: ``hint`` (a header's count) bounded by the text's size / 4."""
+    est = c.text_bytes // 4 + 1024
+    return int(est if hint is None or hint < 0 else max(min(est, hint), 16))
+
+
+class _Array:
+    """A typed array that grows without copying and takes memory only where written.
+
+    It lives in an anonymous private memory map, moved by ``mremap`` when it
+    grows (`mmap.mmap.resize`); pages never written are never allocated, so
+    a generous length costs address space only. ``a`` is the current numpy
+    array: take it afresh after `grow` (a view kept across `grow` stops the
+    map from moving: ``BufferError``).
+    """
+
+    def __init__(self, path, dtype, n):
+        self.path = path
+        self.dtype = np.dtype(dtype)
+        self._mm = mmap.mmap(-1, max(int(n), 1) * self.dtype.itemsize, flags=mmap.MAP_PRIVATE)
+        if hasattr(mmap, "MADV_HUGEPAGE"):
+            self._mm.madvise(mmap.MADV_HUGEPAGE)  # fewer page faults, as numpy does for large arrays
+        self.a = np.frombuffer(self._mm, self.dtype)
+
+    def __len__(self):
+        return len(self.a)
+
+    def grow(self, need):
+        """Make room for at least ``need`` entries (twice the length, or more); contents kept."""
+        need = int(need)
+        check_memory((need - len(self.a)) * self.dtype.itemsize, f"{self.path}: reading {need:,} entries",
+                     "use a machine with more memory or a smaller graph", error=GraphFormatError)
+        self._resize(max(need, 2 * len(self.a)))
+
+    def _resize(self, n):
+        self.a = None
+        try:
+            self._mm.resize(n * self.dtype.itemsize)
+        except (OSError, SystemError):  # no mremap (not Linux): copy into a new map
+            old = self._mm
+            self._mm = mmap.mmap(-1, n * self.dtype.itemsize, flags=mmap.MAP_PRIVATE)
+            self._mm[:min(len(old), len(self._mm))] = old[:min(len(old), len(self._mm))]
+            old.close()
+        self.a = np.frombuffer(self._mm, self.dtype)
+
+    def done(self, count):
+        """The first ``count`` entries as an array; the rest of the map is given back."""
+        if not count:
+            self.a = None
+            return np.empty(0, self.dtype)
+        self._resize(int(count))
+        out, self.a = self.a, None
+        return out
+
+
+def _grow(need, *arrays):
+    """Grow each `_Array` of ``arrays`` shorter than ``need`` entries."""
+    for x in arrays:
+        if len(x) < need:
+            x.grow(need)
+
+
+def _read_fast(path, fmt, chunk=None):
+    """Read a text graph with the compiled line kernels, chunk by chunk.
+
+    Same result and same errors as the Python readers (`_read_python`).
+
+    Raises
+    ------
+    _Unsupported
+        A line holds bytes the kernels do not split as Python does (non-ASCII
+        in a data line); nothing is returned, read the file with
+        `_read_python`.
+    """
+    reader = {"metis": _fast_metis, "edgelist": _fast_edgelist, "mtx": _fast_mtx, "lg": _fast_lg}[fmt]
+    with _Chunks(path, CHUNK_BYTES if chunk is None else chunk) as c:
+        try:
+            return reader(path, c)
+        except GraphFormatError:
+            c.drain()  # an unreadable or oversized rest of the file is reported first
+            raise
+
+
+def _run(kernel, c, st, *args):
+    """Call ``kernel`` until it returns something other than `NEED` before the end."""
+    while True:
+        status = kernel(c.buf, c.filled, c.final, st, *args)
+        if status == P.NEED and not c.final:
+            c.refill(st)
+            continue
+        if status == P.UNSUPPORTED:
+            raise _Unsupported(c.path)
+        return status
+
+
+def _reraise(fn, *args):
+    """Call a Python line check that must refuse the line; `_Unsupported` if it accepts it."""
+    fn(*args)
+    raise _Unsupported("kernel and Python reader disagree")
+
+
+def _fast_edgelist(path, c, stop=-1):
+    """`_read_edgelist` by `_parse.edgelist_lines`.
+
+    With ``stop`` >= 0, returns the line number of edge ``stop`` instead
+    (the file was read once already without errors).
+    """
+    st = _state()
+    st[P.FIRST] = 1
+    st[P.STOP] = stop
+    cap = _capacity(c)
+    src, dst = _Array(path, np.int32, cap), _Array(path, np.int32, cap)
+    w = _Array(path, np.float64, 1)
+    maxid = _INT32_IDS
+    declared, directed, header = None, False, None
+    errors = {}
+    while True:
+        status = _run(P.edgelist_lines, c, st, src.a, dst.a, w.a, maxid, P.POW10, c.scratch)
+        if status == P.NEED:
+            break
+        if status == P.FULL:
+            _grow(st[P.REQ_E], src, dst)
+            if st[P.NCOL] == 3:
+                _grow(len(src), w)
+            continue
+        if status == P.WIDEN:
+            src, dst, maxid = _widen(src, st[P.COUNT]), _widen(dst, st[P.COUNT]), 2**63 - 1
+            continue
+        kind, k, ln = st[P.KIND], int(st[P.EVLINE]), c.line(st)
+        if kind == P.K_STOP:
+            return k
+        if kind == P.K_VCUT:
+            got = _edgelist_comment(path, k, ln) if stop < 0 else None
+            if got:
+                declared, directed = got
+        elif kind == P.K_FIRST:
+            st[P.FIRST] = 0
+            if not _is_column_names(ln.split()):
+                continue  # an edge line: read it again
+            header = ln
+        elif kind == P.K_COLS:
+            raise GraphFormatError(_edgelist_columns(path, k, ln))
+        else:  # the first error of a class: lines after it are checked for earlier classes only
+            errors[kind] = (k, ln)
+            st[P.LEVEL] = {P.K_MISMATCH: 3, P.K_IDS: 4, P.K_WEIGHT: 5}[kind]
+        _consume(st)
+    if stop >= 0:
+        raise _Unsupported("edge not found again")
+    count, ncol = int(st[P.COUNT]), int(st[P.NCOL])
+    if not ncol:
+        raise GraphFormatError(_edgelist_empty(path))
+    if P.K_MISMATCH in errors:
+        k, ln = errors[P.K_MISMATCH]
+        raise GraphFormatError(_edgelist_mismatch(path, k, len(ln.split()), ncol))
+    if P.K_IDS in errors:
+        _reraise(_edgelist_ids, path, errors[P.K_IDS][0], errors[P.K_IDS][1].split())
+    if P.K_WEIGHT in errors:
+        k, ln = errors[P.K_WEIGHT]
+        _reraise(_number, path, k, ln.split()[2], "edge weight")
+    src, dst = src.done(count), dst.done(count)
+    w = w.done(count) if ncol == 3 else np.ones(count)
+    if declared is not None:
+        # written by vcut: ids are 0..n-1 already, isolated nodes included
+        r = P.first_at_least(src, dst, count, declared)
+        if r >= 0:
+            node = int(max(src[r], dst[r]))
+            del src, dst, w
+            with _Chunks(path, c.chunk) as again:
+                k = _fast_edgelist(path, again, stop=r)
+            raise GraphFormatError(_edgelist_beyond(path, k, node, declared))
+        n, labels = declared, None
+    else:
+        n, labels = _renumber(path, src, dst, count)
+    idt = index_dtype(max(n, count))
+    if src.dtype != idt:
+        src, dst = src.astype(idt), dst.astype(idt)
+    meta = {"header": header} if header else {}
+    return Graph(n=n, src=src, dst=dst, weight=w, directed=directed, labels=labels, meta=meta)
+
+
+def _widen(x, count):
+    """`_Array` ``x`` as int64 (same length, first ``count`` entries copied)."""
+    out = _Array(x.path, np.int64, len(x))
+    out.a[:count] = x.a[:count]
+    return out
+
+
+def _renumber(path, src, dst, count):
+    """Ids renumbered in place to 0..n-1 in increasing order: ``(n, labels)``.
+
+    ``labels`` (int64, the original ids) is None when the ids are 0..n-1
+    already. Through a table over 0..max id when it is no larger than the id
+    arrays (or 64 MiB), else by sorting the ids.
+    """
+    top = int(max(src.max(), dst.max()))
+    rdt = np.int32 if top < 2**31 - 1 else np.int64
+    table = (top + 1) * np.dtype(rdt).itemsize
+    if table <= max(2 * count * src.itemsize, 1 << 26):
+        check_memory(table, f"{path}: renumbering node ids up to {top:,}",
+                     "use a machine with more memory", error=GraphFormatError)
+        n, labels = P.renumber_dense(src, dst, count, np.zeros(top + 1, rdt))
+        return n, (labels if n != top + 1 else None)
+    check_memory(4 * count * src.itemsize, f"{path}: renumbering {count:,} edges",
+                 "use a machine with more memory", error=GraphFormatError)
+    ids = np.concatenate([src, dst])
+    ids.sort()
+    keep = np.empty(len(ids), bool)
+    keep[0] = True
+    np.not_equal(ids[1:], ids[:-1], out=keep[1:])
+    labels = ids[keep].astype(np.int64)
+    del ids, keep
+    n = len(labels)
+    if labels[0] == 0 and labels[-1] == n - 1:
+        return n, None
+    P.renumber_sorted(src, dst, count, labels)
+    return n, labels
+
+
+def _fast_metis(path, c):
+    """`_read_metis` by `_parse.metis_lines`."""
+    st = _state()
+    none_i, none_f = np.empty(0, np.int32), np.empty(0)
+    status = _run(P.metis_lines, c, st, 0, False, False, False, 1, none_i, np.zeros(1, np.int64),
+                  none_f, none_i, none_i, none_f, P.POW10, c.scratch)
+    if status == P.NEED:
+        raise GraphFormatError(_metis_empty(path))
+    n, m, fmt, ncon = _metis_header(path, int(st[P.EVLINE]), c.line(st))
+    _consume(st)
+    st[P.PHASE] = 1
+    has_size, has_vw, has_ew = fmt[0] == "1", fmt[1] == "1", fmt[2] == "1"
+    idt = index_dtype(max(n, m))
+    adj = _Array(path, idt, _capacity(c, 2 * m))
+    cap = _capacity(c, m)
+    src, dst, w = _Array(path, idt, cap), _Array(path, idt, cap), _Array(path, np.float64, cap if has_ew else 1)
+    lines = _capacity(c, n + 2)
+    xadj, vw = _Array(path, np.int64, lines), _Array(path, np.float64, lines if has_vw else 1)
+    bad = None
+    while True:
+        status = _run(P.metis_lines, c, st, min(n, 2**62), has_size, has_vw, has_ew, min(ncon, 2**62),
+                      adj.a, xadj.a, vw.a, src.a, dst.a, w.a, P.POW10, c.scratch)
+        if status == P.NEED:
+            break
+        if status == P.FULL:
+            _grow(st[P.REQ_E], adj)
+            _grow(st[P.REQ_F], src, dst, *([w] if has_ew else []))
+            _grow(st[P.REQ_V], xadj, *([vw] if has_vw else []))
+            continue
+        k = int(st[P.EVLINE])
+        if st[P.KIND] == P.K_EXTRA:
+            raise GraphFormatError(_metis_extra(path, k, n))
+        bad = (k, c.line(st), int(st[P.VERTEX]))  # K_BAD: count the other vertex lines
+        st[P.LEVEL] = 1
+        _consume(st)
+        st[P.VERTEX] += 1
+    found = int(st[P.VERTEX])
+    if found < n:
+        raise GraphFormatError(_metis_few(path, n, found))
+    if bad:
+        k, ln, u = bad
+        _reraise(_metis_vertex, path, k, ln, u, n, has_size, has_vw, has_ew, ncon)
+    entries, f = int(st[P.COUNT]), int(st[P.FWD])
+    if entries != 2 * m:
+        raise GraphFormatError(_metis_count(path, m, entries))
+    if not P.metis_symmetric(adj.a, xadj.a, n):
+        raise GraphFormatError(_metis_asymmetric(path))
+    del adj, xadj
+    return Graph(n=n, src=src.done(f), dst=dst.done(f), weight=w.done(f) if has_ew else np.ones(f),
+                 directed=False, node_weight=vw.done(n) if has_vw else None, meta={"metis_fmt": fmt})
+
+
+def _fast_mtx(path, c):
+    """`_read_mtx` by `_parse.mtx_lines`."""
+    st = _state()
+    none_i, none_f = np.empty(0, np.int32), np.empty(0)
+    status = _run(P.mtx_lines, c, st, 0, 2, none_i, none_i, none_f, P.POW10, c.scratch)
+    field_, symmetry = _mtx_banner(path, c.line(st) if status == P.EVENT else None)
+    _consume(st)
+    st[P.PHASE] = 1
+    status = _run(P.mtx_lines, c, st, 0, 2, none_i, none_i, none_f, P.POW10, c.scratch)
+    if status == P.NEED:
+        raise GraphFormatError(_mtx_no_size(path))
+    rows, nnz = _mtx_size(path, int(st[P.EVLINE]), c.line(st))
+    _consume(st)
+    st[P.PHASE] = 2
+    need = 2 if field_ == "pattern" else 3
+    idt = index_dtype(max(rows, nnz))
+    cap = _capacity(c, nnz)
+    src, dst = _Array(path, idt, cap), _Array(path, idt, cap)
+    w = _Array(path, np.float64, cap if need == 3 else 1)
+    bad = None
+    while True:
+        status = _run(P.mtx_lines, c, st, rows, need, src.a, dst.a, w.a, P.POW10, c.scratch)
+        if status == P.NEED:
+            break
+        if status == P.FULL:
+            _grow(st[P.REQ_E], src, dst, *([w] if need == 3 else []))
+            continue
+        bad = (int(st[P.EVLINE]), c.line(st))  # K_BAD: count the other entry lines
+        st[P.LEVEL] = 1
+        _consume(st)
+        st[P.BODY] += 1
+    found = int(st[P.BODY])
+    if found != nnz:
+        raise GraphFormatError(_mtx_count(path, nnz, found))
+    if bad:
+        _reraise(_mtx_entry, path, *bad, need, rows)
+    count = int(st[P.COUNT])
+    return Graph(n=rows, src=src.done(count), dst=dst.done(count),
+                 weight=w.done(count) if need == 3 else np.ones(count),
+                 directed=symmetry == "general", meta={"mtx": f"{field_} {symmetry}"})
+
+
+def _fast_lg(path, c):
+    """`_read_lg` by `_parse.lg_lines`."""
+    st = _state()
+    none_i = np.empty(0, np.int32)
+    if _run(P.lg_lines, c, st, 0, none_i, none_i) == P.NEED:
+        raise GraphFormatError(_lg_empty(path))
+    nv, ne, directed = _lg_header(path, int(st[P.EVLINE]), c.line(st))
+    _consume(st)
+    st[P.PHASE] = 1
     idt = index_dtype(max(nv, ne))
-    return Graph(n=nv, src=src.astype(idt), dst=dst.astype(idt), weight=np.ones(ne),
-                 directed=parts[2] == "d")
+    cap = _capacity(c, ne)
+    src, dst = _Array(path, idt, cap), _Array(path, idt, cap)
+    bad = None
+    while True:
+        status = _run(P.lg_lines, c, st, nv, src.a, dst.a)
+        if status == P.NEED:
+            break
+        if status == P.FULL:
+            _grow(st[P.REQ_E], src, dst)
+            continue
+        bad = (int(st[P.EVLINE]), c.line(st))  # K_BAD: count the other edge lines
+        st[P.LEVEL] = 1
+        _consume(st)
+        st[P.BODY] += 1
+    found = int(st[P.BODY])
+    if found != ne:
+        raise GraphFormatError(_lg_count(path, ne, found))
+    if bad:
+        _reraise(_lg_edge, path, *bad, nv)
+    count = int(st[P.COUNT])
+    return Graph(n=nv, src=src.done(count), dst=dst.done(count), weight=np.ones(count),
+                 directed=directed)
 
 
 # -- own format ------------------------------------------------------------------------
