@@ -462,3 +462,18 @@ def bfs_distances(indptr, indices, source):
                 queue[tail] = v
                 tail += 1
     return dist
+
+
+@njit(cache=True)
+def edge_weights(e_src, e_dst, is_mem, cyc, out):
+    """The weight rule of `build_graph`: the destination's memory cycles if it
+    accesses memory, else the source's, else 1 (a register forward)."""
+    for k in range(len(e_src)):
+        d = e_dst[k]
+        s = e_src[k]
+        if is_mem[d]:
+            out[k] = cyc[d]
+        elif is_mem[s]:
+            out[k] = cyc[s]
+        else:
+            out[k] = 1.0

@@ -206,12 +206,13 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
     is_phi = np.asarray(st.ins_opcode == "phi", dtype=np.bool_)
     is_ret = np.asarray(st.ins_opcode == "ret", dtype=np.bool_)
     bound = _kernels.edge_bound(trace.dyn_sid, st.op_ptr, trace.mem_write, lo, hi, war, waw)
-    # edge buffers (17 bytes an edge) and the per-instruction state of the kernel
-    check_memory(17.0 * bound + 64.0 * n_dyn,
+    # edge buffers (9 or 17 bytes an edge) and the per-instruction state of the kernel
+    edt = index_dtype(max(n_dyn, bound))
+    check_memory((2 * np.dtype(edt).itemsize + 1.0) * bound + 64.0 * n_dyn,
                  f"the dependency graph of {n_dyn:,} instructions (up to {bound:,} edges)",
                  "trace a smaller region (--roi) or fewer instructions (--max-instructions)")
-    e_src = np.empty(bound, dtype=np.int64)
-    e_dst = np.empty(bound, dtype=np.int64)
+    e_src = np.empty(bound, dtype=edt)
+    e_dst = np.empty(bound, dtype=edt)
     e_kind = np.empty(bound, dtype=np.uint8)
     ne = _kernels.dependencies(
         trace.dyn_sid, trace.dyn_act, include, trace.bs_block, trace.bs_act, trace.bs_start,
@@ -219,7 +220,8 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
         st.op_ptr, st.op_kind, st.op_ref, st.op_block, is_phi, ins_defines, is_ret,
         st.ins_callee, acc_ptr, trace.mem_write, lo, hi, nseg, war, waw, e_src, e_dst, e_kind,
     )
-    e_src, e_dst, e_kind = e_src[:ne], e_dst[:ne], e_kind[:ne]
+    # trimmed copies: the buffers' unused tails go back to the system
+    e_src, e_dst, e_kind = e_src[:ne].copy(), e_dst[:ne].copy(), e_kind[:ne].copy()
 
     # per dynamic instruction: memory cycles
     is_mem = acc_ptr[1:] > acc_ptr[:-1]
@@ -230,22 +232,32 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
     else:
         lat, cache_counts = cache.latencies(trace.mem_addr, trace.mem_size)
         cyc = np.bincount(trace.mem_dyn, weights=lat, minlength=n_dyn).astype(np.float64)
-    w = np.where(is_mem[e_dst], cyc[e_dst], np.where(is_mem[e_src], cyc[e_src], 1.0))
+    w = np.empty(ne, dtype=np.float64)
+    _kernels.edge_weights(e_src, e_dst, is_mem, cyc, w)
+    del cyc
 
     # renumber: nodes are the included dynamic instructions
     keep = include[trace.dyn_sid]
-    node_of = np.cumsum(keep) - 1
-    n = int(keep.sum())
+    n = int(np.count_nonzero(keep))
     idt = index_dtype(max(n, ne))
+    if n == n_dyn:  # nothing excluded: the instruction ids are the node ids
+        src, dst = e_src.astype(idt, copy=False), e_dst.astype(idt, copy=False)
+    else:
+        node_of = (np.cumsum(keep) - 1).astype(idt)
+        src, dst = node_of[e_src], node_of[e_dst]
+        del node_of
+    del e_src, e_dst
     opclass = np.array([_OPCLASS_OF.get(str(o), 9) for o in st.ins_opcode], dtype=np.uint8)
     if st.n_instructions:
         call_mem = (st.ins_opcode == "call") & (st.ins_mem != MEM_NONE)
         opclass[call_mem] = 0
-    node_object = np.full(n_dyn, -1, dtype=np.int64)
+    n_objects = len(trace.obj_size) if trace.obj_size is not None else 0
+    node_object = np.full(n_dyn, -1, dtype=np.int32 if n_objects < 2**31 - 1 else np.int64)
     if len(trace.mem_addr):
         loc = trace.locate_accesses()
         first = acc_ptr[:-1][is_mem]
         node_object[is_mem] = loc[first]
+        del loc, first
     meta = {
         "kind": "ir",
         "program": trace.meta.get("program", []),
@@ -261,13 +273,13 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
                                 "memory": int(cache_counts[2])}
     return Graph(
         n=n,
-        src=node_of[e_src].astype(idt),
-        dst=node_of[e_dst].astype(idt),
+        src=src,
+        dst=dst,
         weight=w,
         directed=True,
-        node_sid=trace.dyn_sid[keep].astype(np.int32),
-        node_opclass=opclass[trace.dyn_sid[keep]],
-        node_object=node_object[keep],
+        node_sid=(trace.dyn_sid if n == n_dyn else trace.dyn_sid[keep]).astype(np.int32),
+        node_opclass=opclass[trace.dyn_sid if n == n_dyn else trace.dyn_sid[keep]],
+        node_object=node_object if n == n_dyn else node_object[keep],
         edge_kind=e_kind,
         meta=meta,
     )

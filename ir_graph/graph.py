@@ -90,7 +90,7 @@ class Graph:
         IR graphs: static instruction id of each node.
     node_opclass : ndarray of uint8, optional
         IR graphs: opcode class (index into `OPCLASSES`).
-    node_object : ndarray of int64, optional
+    node_object : ndarray of int32 (int64 beyond 2**31 objects), optional
         IR graphs: memory object touched (index into the trace's objects; -1).
     node_weight : ndarray of float64, optional
         Vertex weights (METIS files with vertex weights).

@@ -147,7 +147,12 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
     link_bytes = np.zeros(n_links)
     obj_node = np.full(max(n_obj, 1), -1, dtype=np.int64)
     stats = np.zeros(6)
-    cap = n + 2 * R + K + 16
+    # the event heap grows on demand: one event pushes at most a message per
+    # replica of a vertex and a task per core
+    burst = K + 2
+    for v in range(V):
+        burst = max(burst, rep_ptr[v + 1] - rep_ptr[v] + K + 2)
+    cap = 4 * burst + 4096
     ht = np.empty(cap)
     hs = np.empty(cap, dtype=np.int64)
     hk = np.empty(cap, dtype=np.int8)
@@ -158,6 +163,8 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
     ready_stack = np.empty(R + 1, dtype=np.int64)
     # vertices without in-tasks are final at time 0
     for v in range(V):
+        if size + burst > len(ht):
+            ht, hs, hk, hi = _grow(ht, hs, hk, hi, size)
         if home[v] >= 0 and parts_left[v] == 0:
             size, seq, _ = _publish(v, 0.0, home, core_of, rep_ptr, rep_out, rep_cluster, avail,
                                     ready_stack, 0, msg_bytes, cols, hop_cycles, ser, link_free,
@@ -168,6 +175,8 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
                                cl_tasks, started, window, rep_src, avail, t_w, t_obj, obj_node,
                                numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi, size, seq)
     while size > 0:
+        if size + burst > len(ht):
+            ht, hs, hk, hi = _grow(ht, hs, hk, hi, size)
         size = _pop(ht, hs, hk, hi, size)
         now = ht[size]
         kind = hk[size]
@@ -224,6 +233,21 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
                                    obj_node, numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi,
                                    size, seq)
     return finish, busy, link_bytes, stats, obj_node
+
+
+@njit(cache=True)
+def _grow(ht, hs, hk, hi, size):
+    """The heap's arrays at twice the capacity, the first ``size`` entries kept."""
+    cap = 2 * len(ht)
+    nt = np.empty(cap)
+    ns = np.empty(cap, dtype=np.int64)
+    nk = np.empty(cap, dtype=np.int8)
+    ni = np.empty(cap, dtype=np.int64)
+    nt[:size] = ht[:size]
+    ns[:size] = hs[:size]
+    nk[:size] = hk[:size]
+    ni[:size] = hi[:size]
+    return nt, ns, nk, ni
 
 
 @njit(cache=True)

@@ -145,11 +145,15 @@ def _count_replicas(ptr, inc, assign, n, p, rep_ptr):
 
 
 @njit(cache=True)
-def _fill_replicas(ptr, inc, assign, weight, n, p, rep_ptr, rep_cluster, rep_weight, rep_in,
+def _fill_replicas(ptr, inc, assign, weight, n, p, rep_ptr, rep_cluster, master, rep_in,
                    rep_out, rep_src, rep_dst):
+    """Replicas of every vertex (clusters sorted), their in/out edge counts, each
+    edge's two replicas, and each vertex's master: the replica of most edge
+    weight, ties to the lowest cluster."""
     mark = np.full(p, -1, dtype=np.int64)
     pos = np.empty(p, dtype=np.int64)
     buf = np.empty(p, dtype=np.int64)
+    wsum = np.zeros(p, dtype=np.float64)
     for v in range(n):
         cnt = 0
         for k in range(ptr[v], ptr[v + 1]):
@@ -159,6 +163,7 @@ def _fill_replicas(ptr, inc, assign, weight, n, p, rep_ptr, rep_cluster, rep_wei
                 buf[cnt] = c
                 cnt += 1
         if cnt == 0:
+            master[v] = -1
             continue
         if cnt > 32:
             buf[:cnt] = np.sort(buf[:cnt])
@@ -176,28 +181,22 @@ def _fill_replicas(ptr, inc, assign, weight, n, p, rep_ptr, rep_cluster, rep_wei
         for k in range(ptr[v], ptr[v + 1]):
             x = inc[k]
             e = x >> 1
-            r = pos[assign[e]]
-            rep_weight[r] += weight[e]
+            c = assign[e]
+            r = pos[c]
+            wsum[c] += weight[e]
             if x & 1:
                 rep_dst[e] = r
                 rep_in[r] += 1
             else:
                 rep_src[e] = r
                 rep_out[r] += 1
-
-
-@njit(cache=True)
-def _masters(rep_ptr, rep_cluster, rep_weight, n, master):
-    for v in range(n):
-        lo, hi = rep_ptr[v], rep_ptr[v + 1]
-        if lo == hi:
-            master[v] = -1
-            continue
-        best = lo
-        for r in range(lo + 1, hi):
-            if rep_weight[r] > rep_weight[best]:
-                best = r
-        master[v] = rep_cluster[best]
+        best = buf[0]
+        for j in range(1, cnt):
+            if wsum[buf[j]] > wsum[best]:
+                best = buf[j]
+        master[v] = best
+        for j in range(cnt):
+            wsum[buf[j]] = 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,9 +208,10 @@ class ReplicaTable:
     ptr : int64 (n + 1,)
         Replicas of vertex ``v``: ``ptr[v]:ptr[v + 1]``.
     cluster : int32 (R,)
-    weight : float64 (R,)
-        Edge weight of the vertex's edges in the cluster.
-    n_in, n_out : int64 (R,)
+    master : int32 (n,)
+        The cluster holding most of the vertex's edge weight (ties: the
+        lowest id); -1 for a vertex without edges.
+    n_in, n_out : int32 (R,) (int64 beyond 2**31 edges)
         Edges of the cluster that enter / leave the vertex (edge ``(u, v)``
         leaves ``u`` and enters ``v``).
     src, dst : int (m,)
@@ -220,7 +220,7 @@ class ReplicaTable:
 
     ptr: np.ndarray
     cluster: np.ndarray
-    weight: np.ndarray
+    master: np.ndarray
     n_in: np.ndarray
     n_out: np.ndarray
     src: np.ndarray
@@ -242,9 +242,7 @@ class ReplicaTable:
     def masters(self):
         """The cluster holding most of each vertex's edge weight (ties: the lowest
         id); -1 for a vertex without edges."""
-        out = np.empty(self.n, dtype=np.int32)
-        _masters(self.ptr, self.cluster, self.weight, self.n, out)
-        return out
+        return self.master
 
 
 def _incidence_of(src, dst, n, p, what):
@@ -277,14 +275,14 @@ def replica_table(src, dst, assign, weight, n, p):
     R = _count_replicas(ptr, inc, assign, n, int(p), rep_ptr)
     rdt = _index_dtype(R + 1)
     cluster = np.empty(R, dtype=np.int32)
-    rweight = np.zeros(R, dtype=np.float64)
-    n_in = np.zeros(R, dtype=np.int64)
-    n_out = np.zeros(R, dtype=np.int64)
+    master = np.empty(n, dtype=np.int32)
+    n_in = np.zeros(R, dtype=_index_dtype(m + 1))
+    n_out = np.zeros(R, dtype=_index_dtype(m + 1))
     rs = np.empty(m, dtype=rdt)
     rd = np.empty(m, dtype=rdt)
     _fill_replicas(ptr, inc, assign, np.asarray(weight, dtype=np.float64), n, int(p), rep_ptr,
-                   cluster, rweight, n_in, n_out, rs, rd)
-    return ReplicaTable(ptr=rep_ptr, cluster=cluster, weight=rweight, n_in=n_in, n_out=n_out,
+                   cluster, master, n_in, n_out, rs, rd)
+    return ReplicaTable(ptr=rep_ptr, cluster=cluster, master=master, n_in=n_in, n_out=n_out,
                         src=rs, dst=rd)
 
 
