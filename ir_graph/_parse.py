@@ -175,10 +175,12 @@ def _strip(buf, a, b):
 
 @njit(cache=True)
 def _unicode_break(buf, a, b):
-    """Whether ``buf[a:b]`` may hold U+0085, U+2028 or U+2029 (line breaks to Python)."""
-    for i in range(a, b):
+    """Whether ``buf[a:b]`` holds U+0085, U+2028 or U+2029 in UTF-8 (line breaks to Python)."""
+    for i in range(a + 1, b):
         c = buf[i]
-        if c == 0x85 or c == 0xA8 or c == 0xA9:
+        if c == 0x85 and buf[i - 1] == 0xC2:
+            return True
+        if (c == 0xA8 or c == 0xA9) and i >= a + 2 and buf[i - 1] == 0x80 and buf[i - 2] == 0xE2:
             return True
     return False
 
