@@ -22,6 +22,7 @@ __all__ = [
     "TraceFormatError",
     "OutputError",
     "GraphFormatError",
+    "OutOfMemory",
 ]
 
 
@@ -113,3 +114,9 @@ class GraphFormatError(VcutError):
     """A graph file or graph object is malformed (file, line and what is wrong)."""
 
     exit_code = 10
+
+
+class OutOfMemory(VcutError):
+    """A phase ran out of memory (``MemoryError``) after the budget check let it start."""
+
+    exit_code = 11

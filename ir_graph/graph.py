@@ -148,6 +148,53 @@ class Graph:
     def total_weight(self):
         return float(self.weight.sum())
 
+    def window(self, start, end):
+        """The subgraph of nodes ``start .. end - 1``, renumbered from 0.
+
+        For an IR graph the nodes are the executed instructions in execution
+        order, so this is a contiguous slice of the run. Edges with an end
+        outside the slice are dropped; their count is in
+        ``meta["window"]["edges_in"]`` (values the slice receives from before
+        it) and ``["edges_out"]`` (values it leaves to after it).
+
+        Raises
+        ------
+        InputError
+            ``start``/``end`` not ``0 <= start < end <= n``.
+        """
+        from frontend.errors import InputError
+
+        n = int(self.n)
+        if not (0 <= start < end <= n):
+            raise InputError(f"window {start}:{end} is not a slice of the {n:,} nodes; give "
+                             f"START:END with 0 <= START < END <= {n}")
+        s, d = self.src, self.dst
+        inside_s = (s >= start) & (s < end)
+        inside_d = (d >= start) & (d < end)
+        keep = inside_s & inside_d
+        edges_in = int(np.count_nonzero(inside_d & ~inside_s))
+        edges_out = int(np.count_nonzero(inside_s & ~inside_d))
+        del inside_s, inside_d
+        idx = np.flatnonzero(keep)
+        del keep
+        idt = index_dtype(max(end - start, len(idx)))
+        cut = slice(start, end)
+
+        def nodes(a):
+            return None if a is None else a[cut].copy()
+
+        meta = dict(self.meta)
+        meta["window"] = {"start": int(start), "end": int(end), "nodes_of_run": n,
+                          "edges_in": edges_in, "edges_out": edges_out}
+        return Graph(
+            n=end - start, src=(s[idx] - start).astype(idt), dst=(d[idx] - start).astype(idt),
+            weight=self.weight[idx], directed=self.directed, node_sid=nodes(self.node_sid),
+            node_opclass=nodes(self.node_opclass), node_object=nodes(self.node_object),
+            node_weight=nodes(self.node_weight),
+            edge_kind=None if self.edge_kind is None else self.edge_kind[idx],
+            labels=nodes(self.labels), meta=meta,
+        )
+
     def validate(self, where="graph"):
         """Check every array before any kernel sees it; raise `GraphFormatError`.
 

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'analysis_input', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
+__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'analysis_input', 'parse_window', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
 
 #: Largest ``--seed`` (seeds reach numba kernels as int64).
 MAX_SEED = 2**63 - 1
@@ -92,22 +92,68 @@ def add_analysis_options(p, algo=True):
                    "i.e. execution order for IR graphs)")
     p.add_argument("--seed", type=int_option("--seed", 0, MAX_SEED), default=0,
                    help="seed of random choices (default 0)")
+    p.add_argument("--window", metavar="START:END",
+                   help="analyse only nodes START..END-1 of the graph: for a program or trace, "
+                   "a contiguous slice of the run in execution order (edges into or out of "
+                   "the slice are dropped and counted)")
     p.add_argument("--weights", choices=["measured", "model"], default="model",
                    help="edge weights of a C program or trace: the cache model (deterministic, "
                    "default) or the cycles measured in the trace")
 
 
-def analysis_input(args, program_args):
-    """(graph, object sizes or None, description) of the command's input."""
+def parse_window(text):
+    """``--window START:END`` -> (start, end or None); either side may be empty."""
+    from frontend.errors import InputError
+
+    lo, sep, hi = text.partition(":")
+    try:
+        start = int(lo) if lo.strip() else 0
+        end = int(hi) if hi.strip() else None
+    except ValueError:
+        start = end = -1
+    if not sep or start < 0 or (end is not None and end <= start):
+        raise InputError(f"--window {text!r}: give START:END, node indices with "
+                         "0 <= START < END (either may be left out: 1000000: or :5000000)")
+    return start, end
+
+
+def analysis_input(args, program_args, budget=None, say=None):
+    """(graph, object sizes or None, description) of the command's input.
+
+    ``budget``: ``(p, baselines)`` of the analysis that follows: refuse a
+    trace whose estimate exceeds the memory before building its graph
+    (`mapping.budget`). ``args.window`` (``--window``) cuts the graph to a
+    slice of the run.
+    """
     from frontend import load_trace
     from frontend.errors import InputError
     from ir_graph import build_graph, read_graph
+
+    window = parse_window(args.window) if getattr(args, "window", None) else None
+
+    def from_trace(trace, source):
+        if budget is not None:
+            from mapping.budget import check_budget
+
+            n = trace.dynamic_instructions
+            size = None
+            if window is not None:
+                size = (n if window[1] is None else min(window[1], n)) - min(window[0], n)
+            check_budget(n, budget[0], budget[1], window=size, say=say)
+        g = build_graph(trace, weights=args.weights)
+        return _cut(g), trace.obj_size, source
+
+    def _cut(g):
+        if window is None:
+            return g
+        start, end = window
+        return g.window(start, g.n if end is None else end)
 
     inputs = args.inputs
     if all(p.lower().endswith(".c") for p in inputs):
         trace = run_trace(args, program_args)
         warn_about_run(trace)
-        return build_graph(trace, weights=args.weights), trace.obj_size, " ".join(inputs)
+        return from_trace(trace, " ".join(inputs))
     if len(inputs) != 1:
         raise InputError("give C sources, or one trace (.npz), or one graph file")
     path = inputs[0]
@@ -115,9 +161,8 @@ def analysis_input(args, program_args):
         raise InputError(f"input not found: {path}; give C sources (.c), a trace (.npz from "
                          "'vcut trace') or a graph file")
     if path.lower().endswith(".npz") and npz_format(path) == "vcut-trace":
-        trace = load_trace(path)
-        return build_graph(trace, weights=args.weights), trace.obj_size, path
-    return read_graph(path), None, path
+        return from_trace(load_trace(path), path)
+    return _cut(read_graph(path)), None, path
 
 
 #: A trace with fewer dynamic instructions than this is worth a warning before analysis.

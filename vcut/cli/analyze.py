@@ -69,7 +69,9 @@ def run(args, program_args):
     t0 = time.perf_counter()
     if say:
         say("tracing and building the graph")
-    graph, obj_bytes, source = analysis_input(args, program_args)
+    graph, obj_bytes, source = analysis_input(
+        args, program_args, budget=(args.p, not args.no_baselines),
+        say=say or (lambda line: print(line, file=sys.stderr)) if not args.json else None)
     front = time.perf_counter() - t0
     a = analyze_graph(graph, args.p, args.algo, machine, mapper=args.mapping,
                       threshold=args.threshold, seed=args.seed, lam=args.lam, order=args.order,
@@ -95,7 +97,8 @@ def run(args, program_args):
         doc = a.to_json(source)
         if methods:
             doc["methods"] = methods
-        doc["graph"] = {"nodes": graph.n, "edges": graph.m, "weights": graph.meta.get("weights")}
+        doc["graph"] = {"nodes": graph.n, "edges": graph.m, "weights": graph.meta.get("weights"),
+                        "window": graph.meta.get("window")}
         for name, text in (("mapping.json", json_text(doc, indent=1)), ("report.html", page)):
             path = os.path.join(args.output, name)
             with atomic_output(path, "w") as fh:
@@ -106,14 +109,21 @@ def run(args, program_args):
     summary["files"] = files
     if methods:
         summary["methods"] = methods
-    summary["graph"] = {"nodes": graph.n, "edges": graph.m}
+    summary["graph"] = {"nodes": graph.n, "edges": graph.m, "window": graph.meta.get("window")}
     if args.json:
         print_json(summary)
         return 0
     r = a.result
+    win = graph.meta.get("window")
     rows = [
         ("graph", f"{graph.n:,} nodes, {graph.m:,} edges, {graph.meta.get('weights', 'given')} "
                   f"weights ({source})"),
+    ]
+    if win:
+        rows.append(("window", f"nodes {win['start']:,}..{win['end'] - 1:,} of "
+                               f"{win['nodes_of_run']:,}; {win['edges_in']:,} edges into and "
+                               f"{win['edges_out']:,} out of the window dropped"))
+    rows += [
         ("partitioning", f"{a.method}, p = {a.p}: " + ", ".join(
             f"{k.replace('_', ' ')} {v:.4f}" if isinstance(v, float) else f"{k.replace('_', ' ')} {v}"
             for k, v in a.partition.items() if k != "kind")),

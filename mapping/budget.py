@@ -1,0 +1,63 @@
+"""The budget of an analysis: time and memory estimated from the trace size, before the work.
+
+The figures per node come from `bench/bench_scale.py` (whole ``vcut analyze``
+processes on MiBench-dijkstra-shaped traces of 10 M and 73 M nodes, this
+project's 2-core machine): the peak resident memory grows linearly with the
+dynamic instructions, plus the greedy vertex cuts' replica bitsets of
+``ceil(p / 64)`` words per node; the time grows linearly too. The estimate is
+a planning figure, not a bound: graphs of other programs have other edge and
+replica counts per node.
+"""
+
+from frontend.errors import InputError
+from frontend.memory import available_bytes, format_bytes
+
+__all__ = ["estimate", "check_budget", "BYTES_PER_NODE", "GRAPH_BYTES_PER_NODE",
+           "NODES_PER_SECOND"]
+
+#: Peak resident bytes per dynamic instruction of ``vcut analyze`` (trace,
+#: graph, partition, interactions, simulation), measured at p = 8.
+BYTES_PER_NODE = 210
+
+#: End-to-end analysis rate, nodes per second: without and with the baseline mappings.
+NODES_PER_SECOND = {False: 600_000, True: 220_000}
+
+
+#: Peak resident bytes per dynamic instruction of building the graph of a trace
+#: (trace and graph together): what a ``--window`` analysis needs for the whole run.
+GRAPH_BYTES_PER_NODE = 110
+
+
+def estimate(nodes, p, baselines=True, window=None):
+    """``(bytes, seconds)`` an analysis of ``nodes`` dynamic instructions into ``p``
+    clusters is expected to take; ``window`` (nodes in the analysed slice) when
+    only a slice of the run is analysed."""
+    words = (int(p) + 63) // 64
+    per_node = BYTES_PER_NODE + 8.0 * max(words - 1, 0)
+    if window is None:
+        need = float(nodes) * per_node
+        analysed = nodes
+    else:
+        need = max(float(nodes) * GRAPH_BYTES_PER_NODE, float(window) * per_node)
+        analysed = window
+    return need, float(analysed) / NODES_PER_SECOND[bool(baselines)]
+
+
+def check_budget(nodes, p, baselines=True, *, window=None, available=None, say=None):
+    """Refuse (`InputError`, exit 2) an analysis whose estimate exceeds the memory.
+
+    ``say`` (a callable taking a line) gets the estimate when the analysis
+    will take more than a few seconds.
+    """
+    need, seconds = estimate(nodes, p, baselines, window)
+    avail = available_bytes() if available is None else available
+    if need > avail:
+        raise InputError(
+            f"analysing {int(nodes):,} instructions into {int(p)} clusters needs about "
+            f"{format_bytes(need)} but {format_bytes(avail)} is available; analyse a slice "
+            "(--window START:END), trace fewer instructions (--max-instructions) or a region "
+            "(--roi FUNC), or use a machine with more memory")
+    if say is not None and seconds > 5:
+        say(f"estimate: about {seconds:,.0f} s and {format_bytes(need)} for {int(nodes):,} "
+            f"instructions (of {format_bytes(avail)} available)")
+    return need, seconds
