@@ -179,11 +179,18 @@ def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-c
         raise InputError(f"unknown mapping {mapper!r}; use one of {', '.join(MAPPERS)}")
     say = progress or (lambda line: None)
     phases = {}
+
+    def done(name, t, count=None, unit="nodes"):
+        phases[name] = time.perf_counter() - t
+        if phases[name] >= 1.0:  # the rate of a phase worth waiting for
+            count = graph.n if count is None else count
+            say(f"  {name}: {phases[name]:.1f} s, {count / phases[name]:,.0f} {unit}/s")
+
     t = time.perf_counter()
     say(f"partitioning {graph.m:,} edges into {p} clusters ({method})")
     cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, order=order,
                                 assignment=assignment)
-    phases["partition"] = time.perf_counter() - t
+    done("partition", t)
     # cluster-pair matrices (communication, interactions), then the machine's core pairs
     check_memory(BYTES_PER_CORE_PAIR * float(p) ** 2, f"mapping {int(p):,} clusters",
                  "use fewer clusters (-p)")
@@ -191,18 +198,22 @@ def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-c
     t = time.perf_counter()
     say("extracting cluster interactions")
     inter = interactions(cl, object_bytes)
-    phases["interactions"] = time.perf_counter() - t
+    done("interactions", t)
     t = time.perf_counter()
     say(f"mapping onto {machine.name} ({mapper})")
     pl = place(inter, machine, mapper, threshold=threshold, seed=seed)
-    phases["mapping"] = time.perf_counter() - t
+    done("mapping", t)
     t = time.perf_counter()
     say(f"simulating {len(cl.src):,} tasks")
     res = simulate(cl, pl.core, machine, inter.value_bytes)
-    phases["simulation"] = time.perf_counter() - t
+    done("simulation", t, len(cl.src) + res.messages, "events")
     rows = []
     if baselines:
         t = time.perf_counter()
+        eta = phases["simulation"] * (len(MAPPERS) - 1)
+        if eta >= 1.0:
+            say(f"simulating {len(MAPPERS) - 1} baseline mappings for comparison "
+                f"(about {eta:,.0f} s; --no-baselines skips them)")
         for other in MAPPERS:
             if other == mapper:
                 r, q = res, pl
@@ -213,7 +224,7 @@ def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-c
             rows.append({"mapping": other, "makespan": r.makespan, "hop_bytes": r.hop_bytes,
                          "network_bytes": r.network_bytes,
                          "mean_utilization": float(r.utilization.mean())})
-        phases["baselines"] = time.perf_counter() - t
+        done("baselines", t)
     return Analysis(method=method, p=int(p), machine=machine, clustering=cl, interactions=inter,
                     placement=pl, result=res, partition=metrics, phases=phases, mappers=rows)
 

@@ -32,7 +32,8 @@ def estimate(nodes, p, baselines=True, window=None):
     """``(bytes, seconds)`` an analysis of ``nodes`` dynamic instructions into ``p``
     clusters is expected to take; ``window`` (nodes in the analysed slice) when
     only a slice of the run is analysed."""
-    words = (int(p) + 63) // 64
+    # (a p beyond the node count fails later with its own message: p <= |E|)
+    words = (min(int(p), max(int(nodes), 1)) + 63) // 64
     per_node = BYTES_PER_NODE + 8.0 * max(words - 1, 0)
     if window is None:
         need = float(nodes) * per_node
