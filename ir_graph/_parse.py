@@ -202,6 +202,50 @@ def _is_digit(c):
 
 
 @njit(cache=True, inline="always")
+def _digit_run(buf, i, b):
+    """(end, value) of the digits from ``i`` (value meaningful for at most 18 digits)."""
+    v = 0
+    j = i
+    while j < b:
+        c = buf[j]
+        if c < 48 or c > 57:
+            break
+        v = v * 10 + (c - 48)
+        j += 1
+    return j, v
+
+
+@njit(cache=True, inline="always")
+def _plain_decimal(buf, i, b, pow10):
+    """(end, value) of a plain ``digits[.digits]`` number of at most 15 digits from ``i``.
+
+    ``end`` is -1 for anything else (the caller checks what follows it). The
+    value is exact: at most 15 digits over a power of ten up to 1e15, one
+    correctly rounded division, as ``float()`` gives.
+    """
+    w = 0
+    nd = 0
+    fd = 0
+    dot = False
+    j = i
+    while j < b:
+        c = buf[j]
+        if 48 <= c <= 57:
+            w = w * 10 + (c - 48)
+            nd += 1
+            if dot:
+                fd += 1
+        elif c == 46 and not dot:
+            dot = True
+        else:
+            break
+        j += 1
+    if nd == 0 or nd > 15:
+        return -1, 0.0
+    return j, float(w) / pow10[fd]
+
+
+@njit(cache=True, inline="always")
 def _parse_int(buf, a, b):
     """Python ``int(buf[a:b])`` on ASCII: (status, value).
 
@@ -445,7 +489,50 @@ def edgelist_lines(buf, filled, final, st, src, dst, w, maxid, pow10, scratch):
     count = st[COUNT]
     ncol = st[NCOL]
     level = st[LEVEL]
+    plain = level == NO_ERROR and st[FIRST] == 0
+    stop = st[STOP]
     while True:
+        if plain:
+            # the common line in one pass: 'u v' or 'u v w', plain digits, space or tab
+            # separated, ended by LF or CRLF in the buffer; anything else takes the full path
+            i = pos
+            while i < filled and (buf[i] == 32 or buf[i] == 9):
+                i += 1
+            j, v0 = _digit_run(buf, i, filled)
+            if i < j <= i + 18 and j < filled and (buf[j] == 32 or buf[j] == 9):
+                while j < filled and (buf[j] == 32 or buf[j] == 9):
+                    j += 1
+                k, v1 = _digit_run(buf, j, filled)
+                if j < k <= j + 18:
+                    nt = 2
+                    x = 1.0
+                    t = k
+                    while t < filled and (buf[t] == 32 or buf[t] == 9):
+                        t += 1
+                    if k < t < filled and (48 <= buf[t] <= 57 or buf[t] == 46):
+                        t, x = _plain_decimal(buf, t, filled, pow10)
+                        nt = 3
+                        while 0 <= t < filled and (buf[t] == 32 or buf[t] == 9):
+                            t += 1
+                    nxt = -1
+                    if 0 <= t < filled:
+                        if buf[t] == 10:
+                            nxt = t + 1
+                        elif buf[t] == 13 and t + 1 < filled and buf[t + 1] == 10:
+                            nxt = t + 2
+                    if (nxt > 0 and (ncol == nt or ncol == 0) and v0 <= maxid and v1 <= maxid
+                            and count < len(src) and (nt == 2 or count < len(w)) and count != stop):
+                        if ncol == 0:
+                            ncol = nt
+                            st[NCOL] = nt
+                        src[count] = v0
+                        dst[count] = v1
+                        if nt == 3:
+                            w[count] = x
+                        count += 1
+                        pos = nxt
+                        line += 1
+                        continue
         e, nxt, hi = _find_line(buf, pos, filled, final)
         if e < 0:
             break
@@ -521,7 +608,7 @@ def edgelist_lines(buf, filled, final, st, src, dst, w, maxid, pow10, scratch):
                     st[LINE] = line
                     st[COUNT] = count
                     return WIDEN
-                if count == st[STOP]:
+                if count == stop:
                     st[COUNT] = count
                     return _event(st, K_STOP, pos, a, b, nxt, line)
                 if count >= len(src) or (nt == 3 and count >= len(w)):
@@ -653,24 +740,35 @@ def metis_lines(buf, filled, final, st, n, has_size, has_vw, has_ew, ncon, adj, 
             start = cnt
             fstart = f
             while bad == 0:
-                ta, tb = _next_token(buf, i, b)
-                if ta == b:
+                while i < b and _is_space(buf[i]):
+                    i += 1
+                if i == b:
                     break
-                s, v = _parse_int(buf, ta, tb)
-                if s != 0 or v < 1 or v > n or v == u + 1:
+                j, v = _digit_run(buf, i, b)
+                if not (i < j <= i + 18 and (j == b or _is_space(buf[j]))):  # not plain digits
+                    ta, j = _next_token(buf, i, b)
+                    s, v = _parse_int(buf, ta, j)
+                    if s != 0:
+                        bad = 1
+                        break
+                if v < 1 or v > n or v == u + 1:
                     bad = 1
                     break
                 adj[cnt] = v - 1
-                i = tb
+                i = j
                 if has_ew:
-                    wa, wb = _next_token(buf, i, b)
-                    if wa == b:
+                    while i < b and _is_space(buf[i]):
+                        i += 1
+                    if i == b:
                         bad = 1
                         break
-                    bad, x = _number(buf, wa, wb, pow10, scratch)
-                    if bad:
-                        break
-                    i = wb
+                    j, x = _plain_decimal(buf, i, b, pow10)
+                    if not (j >= 0 and (j == b or _is_space(buf[j]))):
+                        wa, j = _next_token(buf, i, b)
+                        bad, x = _number(buf, wa, j, pow10, scratch)
+                        if bad:
+                            break
+                    i = j
                 if v - 1 > u:
                     src[f] = u
                     dst[f] = v - 1

@@ -314,7 +314,8 @@ def _spell_int(draw, v):
 
 def _spell_weight(draw):
     return draw(st.sampled_from(["1", "2", "0.5", "1e1", "2.50", "1_0", "0.1000000000000000055511151231257827",
-                                 "3E-2", ".5", "7."]))
+                                 "3E-2", ".5", "7.", "123456789012345", "1234567890.123456",
+                                 "0.000000000000001"]))
 
 
 @st.composite
@@ -329,7 +330,7 @@ def text_files(draw):
     sep = lambda: draw(st.sampled_from(_SEPARATORS))  # noqa: E731
     lines = []
     if fmt == "edgelist":
-        big = draw(st.sampled_from([1, 1, 10, 2**31, 2**40]))
+        big = draw(st.sampled_from([1, 1, 10, 2**31, 2**40, 10**17 + 1, 2**62]))
         edges = draw(_edges(6, 8))
         weighted = draw(st.booleans())
         if draw(st.booleans()):
