@@ -30,7 +30,7 @@ repeated edges are kept as given). Writers go through a temporary file.
 
 Text formats are read in chunks (`CHUNK_BYTES`) by compiled tokenizers
 (`ir_graph._parse`) that write the numbers straight into the graph's
-arrays, at 10-20 M edges/s and about 20 bytes per edge. They decide every
+arrays, at 8-40 M edges/s and 18-29 bytes per edge. They decide every
 line as the Python readers below do (``_read_metis``, ``_read_edgelist``,
 ...), which word the messages: a kernel reports the first bad line of each
 kind and the Python reader's check of that one line raises. A file with
@@ -50,7 +50,7 @@ import numpy as np
 from frontend.atomic import atomic_output
 from frontend.errors import GraphFormatError, InputError
 from frontend.inputs import InputStream, check_input_file, read_input
-from frontend.memory import check_memory
+from frontend.memory import check_memory, format_bytes
 from frontend.npzfile import read_versioned_npz
 
 from . import _parse as P
@@ -568,8 +568,9 @@ def _lg_edge(path, k, ln, nv):
 
 
 # -- compiled text readers ------------------------------------------------------------
-#: Bytes read from a text graph at a time (decompressed). Tests make it tiny to cut lines
-#: across chunks; a line longer than the buffer grows it.
+#: Bytes read from a text graph at a time (decompressed): 4 MiB (16 and 64 MiB measured no
+#: faster, and slower for gzip). Tests make it tiny to cut lines across chunks; a line longer
+#: than the buffer grows it.
 CHUNK_BYTES = 1 << 22
 
 #: Edge-list ids are stored as int32 until one exceeds this (then int64).
@@ -672,6 +673,7 @@ class _Chunks:
 
 
 def _state():
+    """A fresh kernel state (`ir_graph._parse` slots): nothing read, no error, no stop."""
     st = np.zeros(P.NSLOTS, np.int64)
     st[P.LEVEL] = P.NO_ERROR
     st[P.STOP] = -1
@@ -703,13 +705,23 @@ class _Array:
     def __init__(self, path, dtype, n):
         self.path = path
         self.dtype = np.dtype(dtype)
-        self._mm = mmap.mmap(-1, max(int(n), 1) * self.dtype.itemsize, flags=mmap.MAP_PRIVATE)
-        if hasattr(mmap, "MADV_HUGEPAGE"):
-            self._mm.madvise(mmap.MADV_HUGEPAGE)  # fewer page faults, as numpy does for large arrays
+        self._mm = self._map(max(int(n), 1))
         self.a = np.frombuffer(self._mm, self.dtype)
 
     def __len__(self):
         return len(self.a)
+
+    def _map(self, n):
+        size = n * self.dtype.itemsize
+        try:
+            mm = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)
+        except OSError:  # address space refused (strict overcommit, a ulimit)
+            raise GraphFormatError(f"{self.path}: reading {n:,} entries needs {format_bytes(size)} of "
+                                   "address space, more than this machine gives; use a machine with "
+                                   "more memory or a smaller graph") from None
+        if hasattr(mmap, "MADV_HUGEPAGE"):
+            mm.madvise(mmap.MADV_HUGEPAGE)  # fewer page faults, as numpy does for large arrays
+        return mm
 
     def grow(self, need):
         """Make room for at least ``need`` entries (twice the length, or more); contents kept."""
@@ -722,11 +734,12 @@ class _Array:
         self.a = None
         try:
             self._mm.resize(n * self.dtype.itemsize)
-        except (OSError, SystemError):  # no mremap (not Linux): copy into a new map
-            old = self._mm
-            self._mm = mmap.mmap(-1, n * self.dtype.itemsize, flags=mmap.MAP_PRIVATE)
-            self._mm[:min(len(old), len(self._mm))] = old[:min(len(old), len(self._mm))]
-            old.close()
+        except (OSError, SystemError):  # no mremap, or it failed: copy into a new map
+            new = self._map(n)
+            keep = min(len(self._mm), len(new))
+            new[:keep] = self._mm[:keep]
+            self._mm.close()
+            self._mm = new
         self.a = np.frombuffer(self._mm, self.dtype)
 
     def done(self, count):
