@@ -9,6 +9,8 @@ order, equal times in the order they were created.
 import numpy as np
 from numba import njit
 
+from vcut._replicas import sort_run
+
 EV_TASK, EV_GATHER, EV_SCATTER = 0, 1, 2
 
 
@@ -373,16 +375,7 @@ def object_clusters(obj, cluster, n_obj, p):
                 tasks[lo + m] = c
                 m += 1
             seen[c] += 1
-        if m > 32:
-            tasks[lo:lo + m] = np.sort(tasks[lo:lo + m])
-        else:
-            for a in range(1, m):  # insertion sort: few clusters share an object
-                x = tasks[lo + a]
-                b = a - 1
-                while b >= 0 and tasks[lo + b] > x:
-                    tasks[lo + b + 1] = tasks[lo + b]
-                    b -= 1
-                tasks[lo + b + 1] = x
+        sort_run(tasks, lo, lo + m)
         for a in range(m):
             c = tasks[lo + a]
             indices[nnz] = c

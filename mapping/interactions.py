@@ -96,6 +96,14 @@ class Clustering:
 
         return replica_table(self.src, self.dst, self.cluster, self.weight, self.n, self.p)
 
+    @cached_property
+    def order(self):
+        """The tasks' execution order (by destination, then source) as
+        `vcut._replicas.execution_order` gives it: None when they are in it."""
+        from vcut._replicas import execution_order
+
+        return execution_order(self.src, self.dst)
+
     def messages(self):
         """Every message: ``(vertex, from_cluster, to_cluster, is_gather)``.
 
@@ -277,12 +285,9 @@ def interactions(cl, object_bytes=None, value_bytes=VALUE_BYTES):
     p = cl.p
     work = np.bincount(cl.cluster, weights=cl.weight, minlength=p)
     tasks = np.bincount(cl.cluster, minlength=p).astype(np.int64)
-    from vcut._replicas import execution_order
-
     from ._kernels import first_positions, object_clusters
 
-    order = execution_order(cl.src, cl.dst)
-    first = first_positions(cl.cluster if order is None else cl.cluster[order], p)
+    first = first_positions(cl.cluster if cl.order is None else cl.cluster[cl.order], p)
     _, frm, to, _ = cl.messages()
     comm = (np.bincount(frm.astype(np.int64) * p + to, minlength=p * p)
             .reshape(p, p) * float(value_bytes))

@@ -148,10 +148,8 @@ def simulate(cl, core, machine, value_bytes=None):
 
 def _simulate(cl, core, machine, value_bytes, t0):
     """A vertex cut: one replica per (vertex, cluster), from the replica table."""
-    from vcut._replicas import execution_order
-
     t = cl.table
-    order = execution_order(cl.src, cl.dst)
+    order = cl.order
     if order is None:  # tasks in execution order already (IR graphs nearly are)
         c, w, obj, rs, rd = cl.cluster, cl.weight, cl.obj, t.src, t.dst
     else:

@@ -22,12 +22,26 @@ import numpy as np
 from numba import njit
 
 from frontend.memory import check_memory
+from ir_graph.graph import index_dtype
 
-__all__ = ["ReplicaTable", "replica_table", "replica_counts", "is_oriented", "simple_edges", "execution_order"]
+__all__ = ["ReplicaTable", "replica_table", "replica_counts", "is_oriented", "simple_edges",
+           "execution_order", "sort_run"]
 
 
-def _index_dtype(count):
-    return np.int32 if count < 2**31 - 1 else np.int64
+@njit(cache=True)
+def sort_run(a, lo, hi):
+    """Sort ``a[lo:hi]`` in place: insertion sort for the few entries a vertex's
+    or an object's cluster list usually has, ``numpy.sort`` beyond 32."""
+    if hi - lo > 32:
+        a[lo:hi] = np.sort(a[lo:hi])
+        return
+    for j in range(lo + 1, hi):
+        x = a[j]
+        i = j - 1
+        while i >= lo and a[i] > x:
+            a[i + 1] = a[i]
+            i -= 1
+        a[i + 1] = x
 
 
 @njit(cache=True)
@@ -91,7 +105,7 @@ def simple_edges(src, dst, weight, n):
     check_memory(8.0 * (2 * n + 1) + 16.0 * m, f"merging repeated edges of {m:,} edges",
                  "use a machine with more memory")
     ptr = np.zeros(n + 1, dtype=np.int64)
-    idx = np.empty(m, dtype=_index_dtype(m))
+    idx = np.empty(m, dtype=index_dtype(m))
     _group_by_max(src, dst, n, ptr, idx)
     rep = np.empty(m, dtype=np.int64)
     loops, repeats = _first_of_pair(src, dst, n, ptr, idx, rep)
@@ -165,15 +179,7 @@ def _fill_replicas(ptr, inc, assign, weight, n, p, rep_ptr, rep_cluster, master,
         if cnt == 0:
             master[v] = -1
             continue
-        if cnt > 32:
-            buf[:cnt] = np.sort(buf[:cnt])
-        for j in range(1, cnt):  # insertion sort: a vertex has few replicas (no-op after sort)
-            x = buf[j]
-            i = j - 1
-            while i >= 0 and buf[i] > x:
-                buf[i + 1] = buf[i]
-                i -= 1
-            buf[i + 1] = x
+        sort_run(buf, 0, cnt)
         base = rep_ptr[v]
         for j in range(cnt):
             rep_cluster[base + j] = buf[j]
@@ -247,7 +253,7 @@ class ReplicaTable:
 
 def _incidence_of(src, dst, n, p, what):
     m = len(src)
-    idt = _index_dtype(2 * m + 1)
+    idt = index_dtype(2 * m + 1)
     check_memory(8.0 * (n + 1) + np.dtype(idt).itemsize * 2.0 * m + 24.0 * m,
                  f"the {what} of {m:,} edges in {int(p)} clusters", "use a machine with more memory")
     ptr = np.zeros(n + 1, dtype=np.int64)
@@ -273,11 +279,11 @@ def replica_table(src, dst, assign, weight, n, p):
     assign = np.asarray(assign)
     rep_ptr = np.zeros(n + 1, dtype=np.int64)
     R = _count_replicas(ptr, inc, assign, n, int(p), rep_ptr)
-    rdt = _index_dtype(R + 1)
+    rdt = index_dtype(R + 1)
     cluster = np.empty(R, dtype=np.int32)
     master = np.empty(n, dtype=np.int32)
-    n_in = np.zeros(R, dtype=_index_dtype(m + 1))
-    n_out = np.zeros(R, dtype=_index_dtype(m + 1))
+    n_in = np.zeros(R, dtype=index_dtype(m + 1))
+    n_out = np.zeros(R, dtype=index_dtype(m + 1))
     rs = np.empty(m, dtype=rdt)
     rd = np.empty(m, dtype=rdt)
     _fill_replicas(ptr, inc, assign, np.asarray(weight, dtype=np.float64), n, int(p), rep_ptr,

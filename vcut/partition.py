@@ -99,8 +99,9 @@ class EdgePartition:
 
     def replicas(self):
         """``(ptr, clusters)``: the clusters of each vertex (CSR, sorted)."""
-        t = self.replica_table()
-        return t.ptr, t.cluster
+        from .metrics import replica_sets
+
+        return replica_sets(self.src, self.dst, self.simple_assignment, self.n)
 
     def replica_table(self):
         """The `vcut._replicas.ReplicaTable` of the simple graph's assignment."""
