@@ -90,18 +90,8 @@ def main(argv=None):
             print(f"error: {exc}", file=sys.stderr)
             _json_error(argv, str(exc), 2)
             return 2
-        except MemoryError:
-            from frontend.errors import OutOfMemory
-            from frontend.memory import available_bytes, format_bytes
-
-            exc = OutOfMemory(
-                f"out of memory ({format_bytes(available_bytes())} available now); analyse a "
-                "slice (--window START:END), trace fewer instructions (--max-instructions) or "
-                "a region (--roi FUNC), use fewer clusters (-p), or a machine with more memory")
-            print(f"error: {exc.message}", file=sys.stderr)
-            _json_error(argv, exc.message, exc.exit_code)
-            return exc.exit_code
-        except VcutError as exc:
+        except (VcutError, MemoryError) as caught:
+            exc = _out_of_memory() if isinstance(caught, MemoryError) else caught
             if exc.details:
                 print(exc.details, file=sys.stderr)
             if getattr(args, "verbose", False):
@@ -122,6 +112,17 @@ def main(argv=None):
             _settle(entry)
         elif previous is not None:
             _on_sigterm(previous)
+
+
+def _out_of_memory():
+    """The `OutOfMemory` error a ``MemoryError`` in any phase becomes."""
+    from frontend.errors import OutOfMemory
+    from frontend.memory import available_bytes, format_bytes
+
+    return OutOfMemory(
+        f"out of memory ({format_bytes(available_bytes())} available now); analyse a "
+        "slice (--window START:END), trace fewer instructions (--max-instructions) or "
+        "a region (--roi FUNC), use fewer clusters (-p), or a machine with more memory")
 
 
 def _json_error(argv, message, code):

@@ -69,9 +69,10 @@ def run(args, program_args):
     t0 = time.perf_counter()
     if say:
         say("tracing and building the graph")
+    # the budget's estimate is printed (stderr) whenever a result is not JSON
+    note = None if args.json else (say or (lambda line: print(line, file=sys.stderr)))
     graph, obj_bytes, source = analysis_input(
-        args, program_args, budget=(args.p, not args.no_baselines),
-        say=say or (lambda line: print(line, file=sys.stderr)) if not args.json else None)
+        args, program_args, budget=(args.p, not args.no_baselines), say=note)
     front = time.perf_counter() - t0
     a = analyze_graph(graph, args.p, args.algo, machine, mapper=args.mapping,
                       threshold=args.threshold, seed=args.seed, lam=args.lam, order=args.order,
