@@ -93,29 +93,8 @@ def read_input(path, what, error=InputError, *, limit=None, missing=InputError):
     error
         Unreadable, corrupt gzip data, or larger than ``limit`` (decompressed).
     """
-    path = os.fspath(path)
-    st = check_input_file(path, what, error, missing)
-    limit = text_limit() if limit is None else int(limit)
-    too_big = _too_big(path, what, limit)
-    try:
-        if not path.endswith(".gz"):
-            if st.st_size > limit:
-                raise error(too_big)
-            with open(path, "rb") as fh:
-                return fh.read(limit + 1)
-        chunks, total = [], 0
-        with gzip.open(path, "rb") as fh:
-            while True:
-                chunk = fh.read(1 << 20)
-                if not chunk:
-                    break
-                total += len(chunk)
-                if total > limit:
-                    raise error(too_big)
-                chunks.append(chunk)
-        return b"".join(chunks)
-    except _READ_ERRORS as exc:
-        raise error(_cannot_read(path, what, exc)) from None
+    with InputStream(path, what, error, limit=limit, missing=missing) as stream:
+        return stream.read()
 
 
 _READ_ERRORS = (OSError, EOFError, zlib.error)
@@ -210,6 +189,28 @@ class InputStream:
         if self._gz and self.total > self.limit:
             raise self.error(_too_big(self.path, self.what, self.limit))
         return got
+
+    def read(self):
+        """The rest of the data (a plain file: at most ``limit + 1`` bytes).
+
+        Raises
+        ------
+        error
+            Unreadable or corrupt data, or a ``.gz`` past ``limit``.
+        """
+        chunks = []
+        try:
+            while self._gz or self.total <= self.limit:
+                chunk = self._fh.read(1 << 20 if self._gz else self.limit + 1 - self.total)
+                if not chunk:
+                    break
+                self.total += len(chunk)
+                if self._gz and self.total > self.limit:
+                    raise self.error(_too_big(self.path, self.what, self.limit))
+                chunks.append(chunk)
+        except _READ_ERRORS as exc:
+            raise self.error(_cannot_read(self.path, self.what, exc)) from None
+        return b"".join(chunks)
 
     def close(self):
         """Close the file (idempotent)."""

@@ -449,6 +449,16 @@ def _event(st, kind, pos, a, b, nxt, line):
     return EVENT
 
 
+@njit(cache=True, inline="always")
+def _park(st, pos, line, count, body):
+    """Save a line kernel's place and counters in ``st``: where the next call
+    resumes, or what Python reads after an event."""
+    st[POS] = pos
+    st[LINE] = line
+    st[COUNT] = count
+    st[BODY] = body
+
+
 # -- edge list ---------------------------------------------------------------------
 @njit(cache=True)
 def edgelist_lines(buf, filled, final, st, src, dst, w, maxid, pow10, scratch):
@@ -875,23 +885,18 @@ def mtx_lines(buf, filled, final, st, rows, need, src, dst, w, pow10, scratch):
         a, b = _strip(buf, pos, e)
         if phase == 0:
             if hi and _unicode_break(buf, a, b):
-                st[POS] = pos
-                st[LINE] = line
+                _park(st, pos, line, count, body)
                 return UNSUPPORTED
             return _event(st, K_BANNER, pos, a, b, nxt, line)
         if a == b or buf[a] == 37:
             if hi and _unicode_break(buf, a, b):
-                st[POS] = pos
-                st[LINE] = line
+                _park(st, pos, line, count, body)
                 return UNSUPPORTED
             pos = nxt
             line += 1
             continue
         if hi:
-            st[POS] = pos
-            st[LINE] = line
-            st[COUNT] = count
-            st[BODY] = body
+            _park(st, pos, line, count, body)
             return UNSUPPORTED
         if phase == 1:
             return _event(st, K_HEADER, pos, a, b, nxt, line)
@@ -914,20 +919,13 @@ def mtx_lines(buf, filled, final, st, rows, need, src, dst, w, pow10, scratch):
                 elif need == 3:
                     bad, x = _number(buf, t2a, t2b, pow10, scratch)
             if bad == 2:
-                st[POS] = pos
-                st[LINE] = line
-                st[COUNT] = count
-                st[BODY] = body - 1
+                _park(st, pos, line, count, body - 1)
                 return UNSUPPORTED
             if bad:
-                st[COUNT] = count
-                st[BODY] = body - 1
+                _park(st, pos, line, count, body - 1)
                 return _event(st, K_BAD, pos, a, b, nxt, line)
             if count >= len(src) or (need == 3 and count >= len(w)):
-                st[POS] = pos
-                st[LINE] = line
-                st[COUNT] = count
-                st[BODY] = body - 1
+                _park(st, pos, line, count, body - 1)
                 st[REQ_E] = count + 1
                 return FULL
             src[count] = v0 - 1
@@ -937,10 +935,7 @@ def mtx_lines(buf, filled, final, st, rows, need, src, dst, w, pow10, scratch):
             count += 1
         pos = nxt
         line += 1
-    st[POS] = pos
-    st[LINE] = line
-    st[COUNT] = count
-    st[BODY] = body
+    _park(st, pos, line, count, body)
     return NEED
 
 
@@ -996,10 +991,7 @@ def lg_lines(buf, filled, final, st, nv, src, dst):
             break
         a, b = _strip(buf, pos, e)
         if hi:
-            st[POS] = pos
-            st[LINE] = line
-            st[COUNT] = count
-            st[BODY] = body
+            _park(st, pos, line, count, body)
             return UNSUPPORTED
         if a == b:
             pos = nxt
@@ -1023,14 +1015,10 @@ def lg_lines(buf, filled, final, st, nv, src, dst):
                 v0 = _lg_id(buf, a, comma, nv)
                 v1 = _lg_id(buf, comma + 1, b, nv)
             if v0 < 0 or v1 < 0:
-                st[COUNT] = count
-                st[BODY] = body - 1
+                _park(st, pos, line, count, body - 1)
                 return _event(st, K_BAD, pos, a, b, nxt, line)
             if count >= len(src):
-                st[POS] = pos
-                st[LINE] = line
-                st[COUNT] = count
-                st[BODY] = body - 1
+                _park(st, pos, line, count, body - 1)
                 st[REQ_E] = count + 1
                 return FULL
             src[count] = v0 - 1
@@ -1038,10 +1026,7 @@ def lg_lines(buf, filled, final, st, nv, src, dst):
             count += 1
         pos = nxt
         line += 1
-    st[POS] = pos
-    st[LINE] = line
-    st[COUNT] = count
-    st[BODY] = body
+    _park(st, pos, line, count, body)
     return NEED
 
 

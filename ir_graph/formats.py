@@ -967,6 +967,30 @@ def _fast_metis(path, c):
                  directed=False, node_weight=vw.done(n) if has_vw else None, meta={"metis_fmt": fmt})
 
 
+def _entry_lines(c, st, call, arrays):
+    """Run a body-line kernel (Matrix Market entries, LG edges) to the end of the file.
+
+    ``call()`` gives ``(kernel, *args)`` with the arrays as they are now
+    (they move when they grow); ``arrays`` grow together on `FULL`. After the
+    first bad line (a `K_BAD` event) the other lines are only counted in
+    ``st[BODY]``. Returns ``(line number, text)`` of that bad line, or None.
+    """
+    bad = None
+    while True:
+        kernel, *args = call()
+        status = _run(kernel, c, st, *args)
+        del args  # views of the arrays: a memory map cannot grow while they live
+        if status == P.NEED:
+            return bad
+        if status == P.FULL:
+            _grow(st[P.REQ_E], *arrays)
+            continue
+        bad = (int(st[P.EVLINE]), c.line(st))
+        st[P.LEVEL] = 1
+        _consume(st)
+        st[P.BODY] += 1
+
+
 def _fast_mtx(path, c):
     """`_read_mtx` by `_parse.mtx_lines`."""
     st = _state()
@@ -986,18 +1010,8 @@ def _fast_mtx(path, c):
     cap = _capacity(c, nnz)
     src, dst = _Array(path, idt, cap), _Array(path, idt, cap)
     w = _Array(path, np.float64, cap if need == 3 else 1)
-    bad = None
-    while True:
-        status = _run(P.mtx_lines, c, st, rows, need, src.a, dst.a, w.a, P.POW10, c.scratch)
-        if status == P.NEED:
-            break
-        if status == P.FULL:
-            _grow(st[P.REQ_E], src, dst, *([w] if need == 3 else []))
-            continue
-        bad = (int(st[P.EVLINE]), c.line(st))  # K_BAD: count the other entry lines
-        st[P.LEVEL] = 1
-        _consume(st)
-        st[P.BODY] += 1
+    bad = _entry_lines(c, st, lambda: (P.mtx_lines, rows, need, src.a, dst.a, w.a, P.POW10,
+                                       c.scratch), [src, dst, *([w] if need == 3 else [])])
     found = int(st[P.BODY])
     if found != nnz:
         raise GraphFormatError(_mtx_count(path, nnz, found))
@@ -1021,18 +1035,7 @@ def _fast_lg(path, c):
     idt = index_dtype(max(nv, ne))
     cap = _capacity(c, ne)
     src, dst = _Array(path, idt, cap), _Array(path, idt, cap)
-    bad = None
-    while True:
-        status = _run(P.lg_lines, c, st, nv, src.a, dst.a)
-        if status == P.NEED:
-            break
-        if status == P.FULL:
-            _grow(st[P.REQ_E], src, dst)
-            continue
-        bad = (int(st[P.EVLINE]), c.line(st))  # K_BAD: count the other edge lines
-        st[P.LEVEL] = 1
-        _consume(st)
-        st[P.BODY] += 1
+    bad = _entry_lines(c, st, lambda: (P.lg_lines, nv, src.a, dst.a), [src, dst])
     found = int(st[P.BODY])
     if found != ne:
         raise GraphFormatError(_lg_count(path, ne, found))

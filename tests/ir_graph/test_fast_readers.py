@@ -182,6 +182,18 @@ def test_arrays_grow_past_the_first_guess(tmp_path, chunk):
     assert g.dst.tolist() == [(k * 3) % 11 for k in range(m)]
 
 
+@pytest.mark.parametrize("name, head, line, message", [
+    ("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n", "2 1\n",
+     "g.mtx: size line says 1 entries, found 40"),
+    ("g.lg", "3,1,u,graph\n", "1,2\n", "g.lg: header says 1 edges, found 40"),
+])
+def test_more_entries_than_the_header_grow_the_arrays(tmp_path, name, head, line, message):
+    # the arrays start at 16 entries (the header's count, at least 16): 40 lines grow them
+    # while the kernel's arguments are dropped, and the count error follows
+    path = write(tmp_path, name, head + line * 40)
+    assert fast_error(path) == str(tmp_path / message)
+
+
 def test_a_line_longer_than_the_buffer(tmp_path):
     n = 30_000  # one METIS vertex line of ~170 KB, read in 1 KiB chunks
     text = f"{n + 1} {n}\n" + " ".join(str(v) for v in range(2, n + 2)) + "\n" + "1\n" * n
