@@ -112,3 +112,17 @@ def test_analyze_a_window_of_a_trace(tmp_path, strassen8, capsys):
     expect = strassen8[1].window(1000, n // 2)
     assert doc["graph"]["nodes"] == n // 2 - 1000 and doc["graph"]["edges"] == expect.m
     assert doc["graph"]["window"] == expect.meta["window"]
+
+
+def test_a_trace_cut_short_is_one_line_and_writes_nothing(tmp_path, strassen8, capsys):
+    path = _strassen_trace(tmp_path, strassen8)
+    with open(path, "rb") as fh:
+        data = fh.read()
+    with open(path, "wb") as fh:  # what a crash while writing it would leave
+        fh.write(data[: len(data) // 2])
+    out = tmp_path / "out"
+    code, stdout, err = run(capsys, "analyze", path, "-p", "4", "-o", str(out))
+    # not readable as a trace, so it is taken for a graph file, and refused as one
+    assert code == 10
+    assert err == f"error: {path} is not a readable vcut graph: File is not a zip file\n"
+    assert stdout == "" and not (out / "mapping.json").exists() and not (out / "report.html").exists()
