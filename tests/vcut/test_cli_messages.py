@@ -93,3 +93,40 @@ def test_analyze_shows_the_programs_output_and_warns_when_it_failed(capfd, tmp_p
             "arguments and input files\n") in err
     assert "warning: the trace has only " in err and "did the program find its input?" in err
     assert out.startswith("graph ")  # the analysis itself is on stdout
+
+
+def _failing_stats(monkeypatch, exc):
+    import vcut.cli.stats
+
+    def run(args, program_args):
+        raise exc
+
+    monkeypatch.setattr(vcut.cli.stats, "run", run)
+
+
+def _raised_from(exc, cause):
+    try:
+        raise exc from cause
+    except type(exc) as raised:
+        return raised
+
+
+def test_a_signal_inside_an_extension_import_is_still_one_line(capsys, monkeypatch, tmp_path):
+    from vcut.cli import Terminated
+
+    # SIGTERM / SIGINT during an extension module's initialisation (scipy's, say)
+    # comes out as an ImportError caused by the signal's exception
+    for cause, code, line in ((Terminated(), 143, "error: terminated\n"),
+                              (KeyboardInterrupt(), 130, "error: interrupted\n")):
+        _failing_stats(monkeypatch, _raised_from(ImportError("initialization failed"), cause))
+        assert main(["stats", str(tmp_path / "g.txt")]) == code
+        out, err = capsys.readouterr()
+        assert (out, err) == ("", line)
+
+
+def test_an_import_error_without_a_signal_is_not_taken_for_one(monkeypatch, tmp_path):
+    import pytest
+
+    _failing_stats(monkeypatch, ImportError("no module"))
+    with pytest.raises(ImportError, match="no module"):
+        main(["stats", str(tmp_path / "g.txt")])

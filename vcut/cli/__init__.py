@@ -99,12 +99,14 @@ def main(argv=None):
             print(f"error: {exc.message}", file=sys.stderr)
             _json_error(argv, exc.message, exc.exit_code)
             return exc.exit_code
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated, Exception) as exc:
+        stop = _interruption(exc)
+        if stop is None:
+            raise
         _settle(entry)
-        print("error: interrupted", file=sys.stderr)
-        return 130
-    except Terminated:
-        _settle(entry)
+        if isinstance(stop, KeyboardInterrupt):
+            print("error: interrupted", file=sys.stderr)
+            return 130
         print("error: terminated", file=sys.stderr)
         return 143
     finally:
@@ -112,6 +114,22 @@ def main(argv=None):
             _settle(entry)
         elif previous is not None:
             _on_sigterm(previous)
+
+
+def _interruption(exc):
+    """The SIGINT / SIGTERM behind ``exc``, or None.
+
+    The signal's exception is raised wherever the main thread is; inside the
+    initialisation of an extension module (an ``import`` of scipy, say) it
+    comes out as an ``ImportError`` whose cause is the signal's exception.
+    """
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, (KeyboardInterrupt, Terminated)):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def _out_of_memory():
