@@ -130,3 +130,35 @@ def test_an_import_error_without_a_signal_is_not_taken_for_one(monkeypatch, tmp_
     _failing_stats(monkeypatch, ImportError("no module"))
     with pytest.raises(ImportError, match="no module"):
         main(["stats", str(tmp_path / "g.txt")])
+
+
+_CALLBACK_RUN = """
+import ctypes, signal, sys, time
+import vcut.cli, vcut.cli.stats
+
+def run(args, program_args):
+    # the signal arrives inside a C callback (llvmlite's object cache calls
+    # Python this way): its exception cannot propagate from there
+    ctypes.CFUNCTYPE(None)(lambda: signal.raise_signal(signal.{sig}))()
+    time.sleep(20)
+    print("not interrupted")
+    return 0
+
+vcut.cli.stats.run = run
+sys.argv = ["vcut", "stats", "g.txt"]
+code = vcut.cli.main()
+signal.raise_signal(signal.{sig})  # after the command: ignored
+print("exit", code)
+sys.exit(code)
+"""
+
+
+def test_a_signal_inside_a_c_callback_still_ends_the_command(tmp_path):
+    import subprocess
+    import sys
+
+    for sig, code, line in (("SIGTERM", 143, "error: terminated\n"),
+                            ("SIGINT", 130, "error: interrupted\n")):
+        done = subprocess.run([sys.executable, "-c", _CALLBACK_RUN.format(sig=sig)],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=30)
+        assert (done.returncode, done.stdout, done.stderr) == (code, f"exit {code}\n", line)

@@ -17,7 +17,9 @@ Conventions shared by every subcommand:
 * long runs show progress on stderr when it is a terminal.
 """
 
+import _thread
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -66,13 +68,15 @@ def build_parser():
 def main(argv=None):
     """Run the ``vcut`` command line; returns the exit status.
 
-    With ``argv`` None (the ``vcut`` program itself) SIGINT and SIGTERM are
-    ignored once the command has finished, so a late signal cannot turn a
-    completed run into a traceback; a call with ``argv`` restores the
-    previous SIGTERM handler instead.
+    One SIGTERM (and, for the ``vcut`` program itself, one SIGINT) ends the
+    command with exit 143 (130); the handler disarms itself at the first
+    signal and when the command returns, so a late or second signal cannot
+    turn the exit into a traceback. With ``argv`` None (the program) the
+    signals stay ignored until the process ends; a call with ``argv``
+    restores the previous handlers instead.
     """
     entry = argv is None
-    previous = _on_sigterm(_raise_terminated)
+    previous = _install(entry)
     try:
         from frontend.errors import VcutError
 
@@ -103,17 +107,20 @@ def main(argv=None):
         stop = _interruption(exc)
         if stop is None:
             raise
-        _settle(entry)
+        _SIGNALS.armed = False
         if isinstance(stop, KeyboardInterrupt):
             print("error: interrupted", file=sys.stderr)
             return 130
         print("error: terminated", file=sys.stderr)
         return 143
     finally:
+        # First statement of every way out (no call before it, so no signal
+        # handler can run in between): from here on a signal is ignored.
+        _SIGNALS.armed = False
         if entry:
-            _settle(entry)
+            _ignore_late_signals()
         elif previous is not None:
-            _on_sigterm(previous)
+            _restore(previous)
 
 
 def _interruption(exc):
@@ -156,32 +163,83 @@ class Terminated(BaseException):
     """SIGTERM arrived: raised in the main thread, as SIGINT raises KeyboardInterrupt."""
 
 
-def _raise_terminated(signum, frame):
-    raise Terminated()
+class _Signals:
+    """Whether a SIGINT / SIGTERM still interrupts the command (`main` is running)."""
+
+    armed = False
+    resending = False  # inside `_unraisable`: a signal now is sent again
+    hook = staticmethod(sys.__unraisablehook__)  # the unraisablehook `_install` replaced
 
 
-def _on_sigterm(handler):
-    """Install ``handler`` for SIGTERM (main thread only); returns the previous one."""
+_SIGNALS = _Signals()
+
+
+def _on_signal(signum, frame):
+    """Interrupt the command once: the handler disarms itself, so a second signal
+    cannot interrupt the exit, and a signal after `main` has finished is ignored."""
+    if not _SIGNALS.armed:
+        return
+    if _SIGNALS.resending:
+        _send_again(signum)
+        return
+    _SIGNALS.armed = False
+    raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
+
+
+def _send_again(signum):
+    """Send ``signum`` to this process from a new thread (whose start is not
+    waited for), so its handler runs in the main thread's next Python code."""
+    _thread.start_new_thread(os.kill, (os.getpid(), signum))
+
+
+def _install(entry):
+    """Arm `_on_signal` for SIGTERM (and SIGINT for the ``vcut`` program itself),
+    with `_unraisable` as ``sys.unraisablehook``.
+
+    Returns what to put back when `main` returns: nothing for the program
+    itself (its disarmed handlers ignore late signals until the process ends),
+    nor outside the main thread."""
     if threading.current_thread() is not threading.main_thread():
         return None
-    old = signal.signal(signal.SIGTERM, handler)
-    return signal.SIG_DFL if old is None else old
+    signals = (signal.SIGINT, signal.SIGTERM) if entry else (signal.SIGTERM,)
+    previous = {sig: signal.getsignal(sig) for sig in signals}
+    previous["unraisablehook"] = _SIGNALS.hook = sys.unraisablehook
+    sys.unraisablehook = _unraisable
+    for sig in signals:
+        signal.signal(sig, _on_signal)
+    _SIGNALS.armed = True
+    return None if entry else previous
 
 
-def _settle(entry):
-    """The program is ending: a further SIGINT / SIGTERM must not interrupt its exit.
-
-    A signal can arrive while the handlers are being replaced (its Python handler
-    then raises here): try again until both are ignored."""
-    if not (entry and threading.current_thread() is threading.main_thread()):
+def _unraisable(unraisable):
+    """The signal's exception raised where it cannot propagate (inside a ctypes
+    callback of llvmlite's, say) is not printed but raised again: the signal is
+    sent once more, to arrive in the command's own code once this hook has
+    returned (a signal handled in here is sent again in turn)."""
+    kind = unraisable.exc_type
+    if kind is KeyboardInterrupt or kind is Terminated:
+        _SIGNALS.resending = True
+        _SIGNALS.armed = True
+        _send_again(signal.SIGINT if kind is KeyboardInterrupt else signal.SIGTERM)
+        _SIGNALS.resending = False
         return
-    while True:
-        try:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            return
-        except (KeyboardInterrupt, Terminated):
-            continue
+    _SIGNALS.hook(unraisable)
+
+
+def _ignore_late_signals():
+    """SIG_IGN for SIGINT / SIGTERM until the process ends: the interpreter's
+    finalisation puts back the default action, which would kill it with the
+    signal. `_on_signal` is disarmed here, so these calls cannot be interrupted."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _restore(previous):
+    """Put back the handlers and the hook `_install` replaced."""
+    sys.unraisablehook = previous.pop("unraisablehook")
+    for sig, handler in previous.items():
+        signal.signal(sig, signal.SIG_DFL if handler is None else handler)
 
 
 if __name__ == "__main__":
