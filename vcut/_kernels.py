@@ -1,16 +1,20 @@
 """Numba kernels of the edge partitioners.
 
-Replica sets ``A(v)`` are bitsets: ``A[v, w]`` holds clusters ``64 w .. 64 w + 63``
-(|V| * ceil(p / 64) words, i.e. |V| * p / 8 bytes). "Least loaded" compares
-``load / capacity``; ties go to the lowest cluster id. The least loaded of all
-clusters comes from a segment tree over the clusters (O(log p) per update),
-the least loaded of a set from its set bits.
+Replica sets ``A(v)`` (`replica_sets`): for up to `DENSE_WORDS` 64-bit words
+per vertex (p <= 128) dense bitsets, ``|V| * ceil(p / 64)`` words; above,
+`INLINE` cluster ids kept inline per vertex and a bitset row allocated from a
+growing pool only for the vertices with more replicas, so that p = 1024 on
+10^8 vertices does not need ``|V| * p / 8`` bytes. Both give the same
+partitions. "Least loaded" compares ``load / capacity``; ties go to the
+lowest cluster id. The least loaded of all clusters comes from a segment tree
+over the clusters (O(log p) per update), the least loaded of a set from its
+members.
 """
 
 import numpy as np
 from numba import njit
 
-__all__ = ["greedy_assign", "hdrf_assign", "dbh_assign", "stream_order", "RULE_PG", "RULE_LIBRA"]
+__all__ = ["greedy_assign", "hdrf_assign", "replica_sets", "replica_set_bytes", "dbh_assign", "stream_order", "RULE_PG", "RULE_LIBRA"]
 
 #: A cluster counts as full within this relative distance of its bound.
 FULL_TOLERANCE = 1e-12
@@ -27,28 +31,6 @@ def _lowbit(x):
         x >>= np.uint64(1)
         k += 1
     return k
-
-
-@njit(cache=True)
-def _ll_bits(words, load, cap):
-    """Least loaded cluster among the set bits of ``words`` (-1 if none).
-
-    A load over a tiny capacity may overflow to ``inf``; the first set bit is
-    still taken, so a non-empty set always yields a cluster.
-    """
-    best = -1
-    best_v = np.inf
-    for wi in range(words.shape[0]):
-        x = words[wi]
-        while x != np.uint64(0):
-            b = _lowbit(x)
-            c = wi * 64 + b
-            r = load[c] / cap[c]
-            if best < 0 or r < best_v:
-                best_v = r
-                best = c
-            x &= x - np.uint64(1)
-    return best
 
 
 @njit(cache=True)
@@ -82,8 +64,119 @@ def _tree_update(tree, c, size, load, cap):
         i //= 2
 
 
+#: Dense replica bitsets up to this many 64-bit words per vertex (p <= 128).
+DENSE_WORDS = 2
+#: Cluster ids kept inline per vertex by the compact replica sets.
+INLINE = 3
+
+
+def replica_sets(n, p, dense=None):
+    """Empty replica sets of ``n`` vertices over ``p`` clusters, for the kernels.
+
+    Returns ``(cnt, ids, ovf, pool)``: ``cnt[v]`` replicas of ``v``; up to
+    ``ids.shape[1]`` of them inline in ``ids[v]``, beyond that the bitset
+    ``pool[ovf[v]]`` (``pool[v]`` when ``ovf`` is empty: the dense form, no
+    inline ids). ``dense`` None chooses by `DENSE_WORDS`.
+    """
+    nw = (p + 63) // 64
+    if dense is None:
+        dense = nw <= DENSE_WORDS
+    cnt = np.zeros(n, dtype=np.int32)
+    if dense:
+        return (cnt, np.zeros((n, 0), dtype=np.int16), np.zeros(0, dtype=np.int32),
+                np.zeros((n, nw), dtype=np.uint64))
+    ids = np.zeros((n, INLINE), dtype=np.int16 if p <= np.iinfo(np.int16).max else np.int32)
+    return cnt, ids, np.full(n, -1, dtype=np.int32), np.zeros((max(64, n >> 10), nw), np.uint64)
+
+
+def replica_set_bytes(n, p, dense=None):
+    """Bytes of `replica_sets` before any overflow row (for the memory check)."""
+    nw = (p + 63) // 64
+    if dense is None:
+        dense = nw <= DENSE_WORDS
+    if dense:
+        return n * (4 + 8 * nw)
+    return n * (4 + 4 + INLINE * (2 if p <= np.iinfo(np.int16).max else 4))
+
+
 @njit(cache=True)
-def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out):
+def _members(v, cnt, ids, ovf, pool, buf):
+    """The clusters of A(v) into ``buf``; returns how many."""
+    k = cnt[v]
+    if k <= ids.shape[1]:
+        for i in range(k):
+            buf[i] = ids[v, i]
+        return k
+    row = v if ovf.shape[0] == 0 else ovf[v]
+    j = 0
+    for wi in range(pool.shape[1]):
+        x = pool[row, wi]
+        while x != np.uint64(0):
+            buf[j] = wi * 64 + _lowbit(x)
+            j += 1
+            x &= x - np.uint64(1)
+    return j
+
+
+@njit(cache=True)
+def _contains(v, c, cnt, ids, ovf, pool):
+    """Whether cluster ``c`` is in A(v)."""
+    k = cnt[v]
+    if k <= ids.shape[1]:
+        for i in range(k):
+            if ids[v, i] == c:
+                return True
+        return False
+    row = v if ovf.shape[0] == 0 else ovf[v]
+    return (pool[row, c // 64] >> np.uint64(c % 64)) & np.uint64(1) != np.uint64(0)
+
+
+@njit(cache=True)
+def _add(v, c, cnt, ids, ovf, pool, used):
+    """Put ``c`` into A(v); returns the pool (a larger one when it grew) and its
+    rows in use."""
+    if _contains(v, c, cnt, ids, ovf, pool):
+        return pool, used
+    k = cnt[v]
+    inline = ids.shape[1]
+    if k < inline:
+        ids[v, k] = c
+    else:
+        if ovf.shape[0] == 0:
+            row = v
+        elif k == inline:  # the inline ids move to an overflow row
+            if used == pool.shape[0]:
+                grown = np.zeros((2 * pool.shape[0], pool.shape[1]), dtype=np.uint64)
+                grown[:used] = pool
+                pool = grown
+            row = used
+            used += 1
+            ovf[v] = row
+            for i in range(inline):
+                d = ids[v, i]
+                pool[row, d // 64] |= np.uint64(1) << np.uint64(d % 64)
+        else:
+            row = ovf[v]
+        pool[row, c // 64] |= np.uint64(1) << np.uint64(c % 64)
+    cnt[v] = k + 1
+    return pool, used
+
+
+@njit(cache=True, inline="always")
+def _ll_list(buf, k, load, cap, best):
+    """Least loaded of ``buf[:k]`` and ``best`` (-1: none yet); ties: lowest id."""
+    best_v = np.inf if best < 0 else load[best] / cap[best]
+    for i in range(k):
+        c = buf[i]
+        r = load[c] / cap[c]
+        if best < 0 or r < best_v or (r == best_v and c < best):
+            best_v = r
+            best = c
+    return best
+
+
+@njit(cache=True)
+def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, sets):
     """The PowerGraph / Libra greedy family (spec §2, Algorithm 1).
 
     Parameters
@@ -108,14 +201,18 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out):
         `RULE_PG` or `RULE_LIBRA` (which endpoint case 2 keeps whole).
     out : int32[m]
         Written in place: the cluster of every edge.
+    sets : tuple
+        Empty replica sets (`replica_sets`).
 
     Returns
     -------
     load : float64[p]
         Weight assigned to each cluster.
+    pool : uint64[rows, ceil(p / 64)]
+        The sets' bitset rows at the end (a new array when the pool grew).
     """
-    nw = (p + 63) // 64
-    A = np.zeros((n, nw), dtype=np.uint64)
+    cnt, ids, ovf, pool = sets
+    used = 0
     load = np.zeros(p, dtype=np.float64)
     rem = degree.copy()
     limit = limit * (1.0 - FULL_TOLERANCE)
@@ -123,65 +220,69 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out):
     while size < p:
         size *= 2
     tree = _tree_build(load, cap, size)
-    tmp = np.empty(nw, dtype=np.uint64)
+    bu = np.empty(p, dtype=np.int64)
+    bv = np.empty(p, dtype=np.int64)
     for k in range(order.shape[0]):
         e = order[k]
         u = src[e]
         v = dst[e]
-        has_u = False
-        has_v = False
-        for wi in range(nw):
-            if A[u, wi] != np.uint64(0):
-                has_u = True
-            if A[v, wi] != np.uint64(0):
-                has_v = True
+        has_u = cnt[u] > 0
+        has_v = cnt[v] > 0
         if not has_u and not has_v:  # case 4
             c = tree[1]
         elif has_u and not has_v:  # case 3
-            c = _ll_bits(A[u], load, cap)
+            c = _ll_list(bu, _members(u, cnt, ids, ovf, pool, bu), load, cap, -1)
             if load[c] >= limit * cap[c]:
                 c = tree[1]
         elif has_v and not has_u:
-            c = _ll_bits(A[v], load, cap)
+            c = _ll_list(bv, _members(v, cnt, ids, ovf, pool, bv), load, cap, -1)
             if load[c] >= limit * cap[c]:
                 c = tree[1]
         else:
-            common = False
-            for wi in range(nw):
-                tmp[wi] = A[u, wi] & A[v, wi]
-                if tmp[wi] != np.uint64(0):
-                    common = True
-            if common:  # case 1
-                c = _ll_bits(tmp, load, cap)
+            ku = _members(u, cnt, ids, ovf, pool, bu)
+            kv = _members(v, cnt, ids, ovf, pool, bv)
+            c = -1
+            c_v = np.inf
+            for i in range(ku):  # case 1: the least loaded of A(u) & A(v)
+                d = bu[i]
+                if _contains(v, d, cnt, ids, ovf, pool):
+                    r = load[d] / cap[d]
+                    if c < 0 or r < c_v or (r == c_v and d < c):
+                        c_v = r
+                        c = d
+            if c >= 0:
                 if load[c] >= limit * cap[c]:
-                    for wi in range(nw):
-                        tmp[wi] = A[u, wi] | A[v, wi]
-                    c = _ll_bits(tmp, load, cap)
+                    c = _ll_list(bv, kv, load, cap, _ll_list(bu, ku, load, cap, -1))
                     if load[c] >= limit * cap[c]:
                         c = tree[1]
             else:  # case 2: keep one endpoint whole, cut the other
                 if rule == RULE_LIBRA:
-                    s = u if degree[u] <= degree[v] else v
+                    s_is_u = degree[u] <= degree[v]
                 else:
-                    s = u if rem[u] >= rem[v] else v
-                t = v if s == u else u
-                c = _ll_bits(A[s], load, cap)
+                    s_is_u = rem[u] >= rem[v]
+                if s_is_u:
+                    c = _ll_list(bu, ku, load, cap, -1)
+                else:
+                    c = _ll_list(bv, kv, load, cap, -1)
                 if load[c] >= limit * cap[c]:
-                    c = _ll_bits(A[t], load, cap)
+                    if s_is_u:
+                        c = _ll_list(bv, kv, load, cap, -1)
+                    else:
+                        c = _ll_list(bu, ku, load, cap, -1)
                     if load[c] >= limit * cap[c]:
                         c = tree[1]
         out[e] = c
         load[c] += weight[e]
         _tree_update(tree, c, size, load, cap)
-        A[u, c // 64] |= np.uint64(1) << np.uint64(c % 64)
-        A[v, c // 64] |= np.uint64(1) << np.uint64(c % 64)
+        pool, used = _add(u, c, cnt, ids, ovf, pool, used)
+        pool, used = _add(v, c, cnt, ids, ovf, pool, used)
         rem[u] -= 1
         rem[v] -= 1
-    return load
+    return load, pool
 
 
 @njit(cache=True)
-def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree, out):
+def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree, out, sets):
     """HDRF (Petroni et al., CIKM 2015) with partial degrees and edge-count loads.
 
     Score of cluster ``c`` for edge (u, v): ``g(u, c) + g(v, c) + lam * bal(c)``
@@ -191,10 +292,11 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
     minload`` when ``normalized`` (the paper's formula). Loads are divided by
     the capacity fraction times p (equal shares: unchanged). Only clusters in
     A(u) or A(v), and the least loaded cluster, can score highest; ties go to
-    the lowest id.
+    the lowest id. ``sets``: empty replica sets (`replica_sets`); returns their
+    bitset rows at the end (a new array when the pool grew).
     """
-    nw = (p + 63) // 64
-    A = np.zeros((n, nw), dtype=np.uint64)
+    cnt, ids, ovf, pool = sets
+    used = 0
     load = np.zeros(p, dtype=np.float64)
     scale = cap * p
     part = np.zeros(n, dtype=np.int64)
@@ -203,6 +305,7 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
         size *= 2
     tree = _tree_build(load, scale, size)
     maxload = 0.0
+    buf = np.empty(p, dtype=np.int64)
     for k in range(order.shape[0]):
         e = order[k]
         u = src[e]
@@ -222,29 +325,28 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
         best_s = lam * (maxload - minload) / denom
         for which in range(2):
             x = u if which == 0 else v
-            for wi in range(nw):
-                bits = A[x, wi]
-                while bits != np.uint64(0):
-                    b = _lowbit(bits)
-                    c = wi * 64 + b
-                    bits &= bits - np.uint64(1)
-                    if load[c] / scale[c] >= limit and c != c_min:
-                        continue
-                    s = lam * (maxload - load[c] / scale[c]) / denom
-                    if (A[u, c // 64] >> np.uint64(c % 64)) & np.uint64(1):
-                        s += 1.0 + (1.0 - th_u)
-                    if (A[v, c // 64] >> np.uint64(c % 64)) & np.uint64(1):
-                        s += 1.0 + (1.0 - th_v)
-                    if s > best_s or (s == best_s and c < best):
-                        best_s = s
-                        best = c
+            y = v if which == 0 else u
+            for i in range(_members(x, cnt, ids, ovf, pool, buf)):
+                c = buf[i]
+                if load[c] / scale[c] >= limit and c != c_min:
+                    continue
+                s = lam * (maxload - load[c] / scale[c]) / denom
+                in_y = _contains(y, c, cnt, ids, ovf, pool)
+                if which == 0 or in_y:  # c in A(u)
+                    s += 1.0 + (1.0 - th_u)
+                if which == 1 or in_y:  # c in A(v)
+                    s += 1.0 + (1.0 - th_v)
+                if s > best_s or (s == best_s and c < best):
+                    best_s = s
+                    best = c
         out[e] = best
         load[best] += 1.0
         if load[best] / scale[best] > maxload:
             maxload = load[best] / scale[best]
         _tree_update(tree, best, size, load, scale)
-        A[u, best // 64] |= np.uint64(1) << np.uint64(best % 64)
-        A[v, best // 64] |= np.uint64(1) << np.uint64(best % 64)
+        pool, used = _add(u, best, cnt, ids, ovf, pool, used)
+        pool, used = _add(v, best, cnt, ids, ovf, pool, used)
+    return pool
 
 
 @njit(cache=True)

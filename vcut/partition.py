@@ -225,19 +225,21 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     extra = {}
     out = np.empty(m, dtype=np.int32)
     streaming = algo in _GREEDY or algo == "hdrf"  # the others do not stream edges
-    if streaming:  # replica bitsets: n x ceil(p / 64) words
-        check_memory(8.0 * n * ((p + 63) // 64), f"{algo} with p = {p} on {n:,} vertices",
-                     "use fewer clusters")
+    if streaming:  # replica sets (the overflow rows of compact ones come on top)
+        check_memory(_kernels.replica_set_bytes(n, p),
+                     f"{algo} with p = {p} on {n:,} vertices", "use fewer clusters")
     stream = _order(order, src, dst, n, seed) if streaming else None
     if algo in _GREEDY:
         rule, weighted, bounded = _GREEDY[algo]
         w = weight if weighted else np.ones(m)
         limit = lam * float(w.sum()) if bounded else np.inf
-        _kernels.greedy_assign(src, dst, w, stream, n, p, deg, cap, limit, rule, out)
+        _kernels.greedy_assign(src, dst, w, stream, n, p, deg, cap, limit, rule, out,
+                               _kernels.replica_sets(n, p))
     elif algo == "hdrf":
         _kernels.hdrf_assign(src, dst, stream, n, p, cap, HDRF_LAMBDA, 1.0, HDRF_NORMALIZED,
                              HDRF_CAPACITY * np.ceil(m / p),
-                             deg if HDRF_FULL_DEGREES else np.zeros(0, np.int64), out)
+                             deg if HDRF_FULL_DEGREES else np.zeros(0, np.int64), out,
+                             _kernels.replica_sets(n, p))
     elif algo == "dbh":
         _kernels.dbh_assign(src, dst, deg, np.cumsum(cap)[:-1], seed, out)
     elif algo == "spac":
