@@ -35,7 +35,8 @@ from frontend.errors import InputError
 from frontend.inputs import check_input_file, text_limit
 from frontend.npzfile import read_versioned_npz
 
-__all__ = ["write_partition", "read_partition", "read_assignment", "PARTITION_FORMAT_VERSION"]
+__all__ = ["write_partition", "read_partition", "read_assignment", "int_lines",
+           "PARTITION_FORMAT_VERSION"]
 
 PARTITION_FORMAT_VERSION = 2
 REPLICAS_SUFFIX = ".replicas.npz"
@@ -46,27 +47,111 @@ def write_partition(part, path, details=True):
 
     With ``details`` the two files are replaced together (see the module
     docstring): a failure or SIGINT/SIGTERM leaves both as they were.
+
+    Raises
+    ------
+    OutputError
+        A file cannot be written (a full disk, ``ulimit -f``): nothing is
+        replaced and no temporary file is left.
     """
-    plain = ("\n".join(map(str, part.assignment.tolist())) + "\n").encode("ascii")
     if not details:
         with atomic_output(path, "wb") as fh:
-            fh.write(plain)
+            for chunk in int_lines(part.assignment):
+                fh.write(chunk)
         return [path]
     rich = path + REPLICAS_SUFFIX
-    ptr, clusters = part.replicas()
-    meta = {"format": "vcut-partition", "format_version": PARTITION_FORMAT_VERSION,
-            "plain_sha256": hashlib.sha256(plain).hexdigest(),
-            **part.info, "metrics": part.metrics.to_dict()}
+    table = part.replica_table()  # replicas and masters in one pass
     with atomic_outputs([(rich, "wb"), (path, "wb")]) as (fz, fh):
+        digest = hashlib.sha256()
+        for chunk in int_lines(part.assignment):
+            digest.update(chunk)
+            fh.write(chunk)
+        meta = {"format": "vcut-partition", "format_version": PARTITION_FORMAT_VERSION,
+                "plain_sha256": digest.hexdigest(),
+                **part.info, "metrics": part.metrics.to_dict()}
         np.savez(
             fz, assignment=part.assignment, src=part.src, dst=part.dst, weight=part.weight,
-            simple_assignment=part.simple_assignment, replica_ptr=ptr, replica_cluster=clusters,
-            master=part.masters(), loads=np.asarray(part.metrics.loads),
-            counts=np.asarray(part.metrics.counts), capacities=part.capacities,
-            meta=np.array(json.dumps(meta)),
+            simple_assignment=part.simple_assignment, replica_ptr=table.ptr,
+            replica_cluster=table.cluster, master=table.master,
+            loads=np.asarray(part.metrics.loads), counts=np.asarray(part.metrics.counts),
+            capacities=part.capacities, meta=np.array(json.dumps(meta)),
         )
-        fh.write(plain)
     return [path, rich]
+
+
+def int_lines(values, chunk=1 << 20):
+    """The text of ``values``, one decimal integer per line, in pieces.
+
+    The bytes are those of ``"\\n".join(map(str, values.tolist())) + "\\n"``
+    (a lone ``"\\n"`` for no values), made with array operations on
+    ``chunk`` values at a time.
+
+    Parameters
+    ----------
+    values : array_like of int
+        Any integer dtype, signed or unsigned.
+    chunk : int
+        Values per piece (bounds the scratch memory: about 8 bytes per value
+        and digit of a piece).
+
+    Yields
+    ------
+    bytes
+        Consecutive pieces of the text; their concatenation is the whole.
+
+    Examples
+    --------
+    >>> b"".join(int_lines(np.array([0, 7, -12, 300])))
+    b'0\\n7\\n-12\\n300\\n'
+
+    Notes
+    -----
+    A piece is a ``(values, width)`` byte matrix, right-aligned (one
+    ``numpy`` pass per decimal digit of the largest magnitude), from which
+    the leading zeros are dropped with one `numpy.compress`; when every
+    value has the same width nothing is dropped. Time O(values x digits).
+    """
+    a = np.asarray(values).reshape(-1)
+    if len(a) == 0:
+        yield b"\n"
+        return
+    for lo in range(0, len(a), chunk):
+        yield _int_lines(a[lo:lo + chunk])
+
+
+def _int_lines(a):
+    """The lines of the (non-empty, 1-D, integer) array ``a`` as bytes."""
+    m = len(a)
+    neg = a < 0
+    signed = bool(neg.any())
+    mag = a.astype(np.uint64)  # two's complement: -x of a negative is exact in uint64
+    if signed:
+        np.negative(mag, out=mag, where=neg)
+    top = int(mag.max())
+    digits = len(str(top))
+    if top < 2**32:
+        mag = mag.astype(np.uint32)  # faster division
+    cols = digits + signed + 1  # the widest line: sign, digits, newline
+    out = np.empty((m, cols), dtype=np.uint8)
+    out[:, -1] = ord("\n")
+    q = mag
+    for col in range(cols - 2, cols - 2 - digits, -1):
+        np.add(q % 10, ord("0"), out=out[:, col], casting="unsafe")
+        q = q // 10
+    if digits == 1 and not signed:
+        return out.tobytes()
+    width = np.ones(m, dtype=np.int8)  # sign and digits of each value
+    for k in range(1, digits):
+        width += mag >= 10**k
+    width += neg
+    if signed:
+        rows = np.flatnonzero(neg)
+        out[rows, (cols - 1) - width[rows]] = ord("-")
+    if int(width.min()) == cols - 1:
+        return out.tobytes()
+    # keep[w]: the bytes of a line of width w (right-aligned) and its newline
+    keep = np.arange(cols)[None, :] >= (cols - 1) - np.arange(cols)[:, None]
+    return np.compress(np.take(keep, width, axis=0).reshape(-1), out.reshape(-1)).tobytes()
 
 
 def read_partition(path):
