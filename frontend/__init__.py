@@ -7,13 +7,7 @@ The first stage of the vcut pipeline::
     trace.dynamic_instructions, trace.calls("fib")
 """
 
-from .api import run_program, trace_program
-from .compile import CompiledModule, compile_program
-from .errors import VcutError
-from .instrument import InstrumentedModule, instrument_module
-from .run import DEFAULT_LIMITS, RunLimits, RunResult
-from .static import StaticTable
-from .trace import FORMAT_VERSION, Trace, load_trace
+import importlib
 
 __all__ = [
     "trace_program",
@@ -31,3 +25,30 @@ __all__ = [
     "FORMAT_VERSION",
     "VcutError",
 ]
+
+#: Where each public name lives; a submodule is imported when one of its names
+#: is first used, so that ``frontend.errors`` or ``frontend.atomic`` (which
+#: every command needs) do not import the compiler and llvmlite.
+_HOMES = {
+    "api": ("run_program", "trace_program"),
+    "compile": ("CompiledModule", "compile_program"),
+    "errors": ("VcutError",),
+    "instrument": ("InstrumentedModule", "instrument_module"),
+    "run": ("DEFAULT_LIMITS", "RunLimits", "RunResult"),
+    "static": ("StaticTable",),
+    "trace": ("FORMAT_VERSION", "Trace", "load_trace"),
+}
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -9,10 +9,7 @@
     graph_stats(g).alpha
 """
 
-from .build import EXCLUDED_INTRINSICS, WEIGHT_MODELS, CacheModel, build_graph
-from .formats import FORMATS, read_graph, write_graph
-from .graph import OPCLASSES, Graph
-from .stats import GraphStats, PowerLawFit, degree_plot, fit_power_law, graph_stats
+import importlib
 
 __all__ = [
     "build_graph",
@@ -30,3 +27,27 @@ __all__ = [
     "PowerLawFit",
     "degree_plot",
 ]
+
+#: Where each public name lives; a submodule is imported when one of its names
+#: is first used, so that reading a graph file does not import scipy (stats)
+#: or the graph builder's kernels.
+_HOMES = {
+    "build": ("build_graph", "CacheModel", "WEIGHT_MODELS", "EXCLUDED_INTRINSICS"),
+    "graph": ("Graph", "OPCLASSES"),
+    "formats": ("read_graph", "write_graph", "FORMATS"),
+    "stats": ("graph_stats", "GraphStats", "fit_power_law", "PowerLawFit", "degree_plot"),
+}
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
