@@ -104,27 +104,56 @@ def _send(a, b, t, nbytes, cols, hop_cycles, ser, link_free, link_bytes, stats):
     return tl + ser
 
 
+@njit(cache=True, inline="always")
+def _task(order, pos):
+    """The task at position ``pos`` of the execution order."""
+    return pos if order.shape[0] == 0 else order[pos]
+
+
 @njit(cache=True)
-def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, rep_in, rep_out,
-                    rep_ptr, home, cl_ptr, cl_tasks, core_of, core_cl_ptr, core_cl, speed, numa,
-                    lat, mem_cycles, cols, hop_cycles, ser, msg_bytes, n_links, n_obj, window):
+def cluster_tasks(order, t_c, p, tasks):
+    """CSR of each cluster's tasks by position (ascending), in one counting pass:
+    returns ``ptr`` (int64[p + 1]); the positions are written to ``tasks`` (n,)."""
+    n = t_c.shape[0]
+    ptr = np.zeros(p + 1, dtype=np.int64)
+    for e in range(n):
+        ptr[t_c[e] + 1] += 1
+    for c in range(p):
+        ptr[c + 1] += ptr[c]
+    fill = ptr[:-1].copy()
+    for pos in range(n):
+        c = t_c[_task(order, pos)]
+        tasks[fill[c]] = pos
+        fill[c] += 1
+    return ptr
+
+
+@njit(cache=True)
+def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, rep_in,
+                    rep_out, rep_ptr, home, cl_ptr, cl_tasks, core_of, core_cl_ptr, core_cl, speed,
+                    numa, lat, mem_cycles, cols, hop_cycles, ser, msg_bytes, n_links, n_obj,
+                    window, ready_stack):
     """Run the simulation; see `mapping.simulate` for the model.
 
-    Parameters (n tasks in execution order, R replicas, V vertices, P clusters, K cores)
-    ------------------------------------------------------------------------------------
+    Parameters (n tasks, R replicas, V vertices, P clusters, K cores)
+    -----------------------------------------------------------------
+    order : (n,) the task at each position of the execution order (empty: the
+        identity); tasks are known by their positions inside the kernel
     t_c, t_w, t_obj : (n,) cluster, cycles, object (-1) of each task
     rep_src, rep_dst : (n,) replica of the task's source / destination vertex in its cluster
     rep_vertex, rep_cluster, rep_in, rep_out : (R,) replicas sorted by vertex; in-/out-task counts
     rep_ptr : (V + 1,) replicas of vertex v are rep_ptr[v]:rep_ptr[v+1]
     home : (V,) home cluster (-1: no edges)
-    cl_ptr, cl_tasks : CSR of each cluster's tasks (indices into the task arrays, ascending)
+    cl_ptr, cl_tasks : CSR of each cluster's tasks (positions, ascending; `cluster_tasks`)
     core_of : (P,) core of each cluster; core_cl_ptr, core_cl : CSR of each core's clusters
     speed, numa : (K,) core speed, NUMA node; lat : (nodes, nodes) memory latency
     window : a cluster may start any of its ``window`` oldest tasks not yet started
+    ready_stack : (R + K + 1,) scratch: replicas whose value became available,
+        then (in place) the cores to wake
 
     Returns
     -------
-    finish : (n,) finish time of every task
+    finish : (n,) finish time of every task (task order, not positions)
     busy : (K,) busy cycles per core
     link_bytes : (n_links,) bytes over each directed mesh link
     stats : float64 (6,) network bytes, hop-bytes, messages, message bytes,
@@ -136,7 +165,7 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
     K = len(speed)
     avail = np.full(R, np.inf)
     in_left = rep_in.copy()
-    parts_left = np.zeros(V, dtype=np.int64)
+    parts_left = np.zeros(V, dtype=np.int32)
     for r in range(R):
         if rep_in[r] > 0:
             parts_left[rep_vertex[r]] += 1
@@ -147,7 +176,7 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
     finish = np.zeros(n)
     link_free = np.zeros(n_links)
     link_bytes = np.zeros(n_links)
-    obj_node = np.full(max(n_obj, 1), -1, dtype=np.int64)
+    obj_node = np.full(max(n_obj, 1), -1, dtype=np.int32)
     stats = np.zeros(6)
     # the event heap grows on demand: one event pushes at most a message per
     # replica of a vertex and a task per core
@@ -161,8 +190,6 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
     hi = np.empty(cap, dtype=np.int64)
     size = 0
     seq = 0
-    # replicas whose value became available, then (in place) the cores to wake
-    ready_stack = np.empty(R + 1, dtype=np.int64)
     # vertices without in-tasks are final at time 0
     for v in range(V):
         if size + burst > len(ht):
@@ -174,7 +201,7 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
     now = 0.0
     for k in range(K):
         size, seq = _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr,
-                               cl_tasks, started, window, rep_src, avail, t_w, t_obj, obj_node,
+                               cl_tasks, order, started, window, rep_src, avail, t_w, t_obj, obj_node,
                                numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi, size, seq)
     while size > 0:
         if size + burst > len(ht):
@@ -186,7 +213,7 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
         nready = 0
         touched_core = -1
         if kind == EV_TASK:
-            e = ident
+            e = _task(order, ident)
             c = t_c[e]
             k = core_of[c]
             busy_flag[k] = False
@@ -231,7 +258,7 @@ def simulate_events(t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, 
             nready += 1
         for i in range(nready):
             size, seq = _try_start(ready_stack[i], now, busy_flag, busy, core_cl_ptr, core_cl, head,
-                                   cl_ptr, cl_tasks, started, window, rep_src, avail, t_w, t_obj,
+                                   cl_ptr, cl_tasks, order, started, window, rep_src, avail, t_w, t_obj,
                                    obj_node, numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi,
                                    size, seq)
     return finish, busy, link_bytes, stats, obj_node
@@ -276,9 +303,9 @@ def _publish(v, now, home, core_of, rep_ptr, rep_out, rep_cluster, avail, ready_
 
 
 @njit(cache=True)
-def _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr, cl_tasks, started,
-               window, rep_src, avail, t_w, t_obj, obj_node, numa, lat, mem_cycles, speed, stats,
-               ht, hs, hk, hi, size, seq):
+def _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr, cl_tasks, order,
+               started, window, rep_src, avail, t_w, t_obj, obj_node, numa, lat, mem_cycles, speed,
+               stats, ht, hs, hk, hi, size, seq):
     """If core k is idle, start the earliest ready task in the windows of its clusters.
 
     ``head[c]`` is the position of cluster c's oldest task not yet started;
@@ -298,7 +325,7 @@ def _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr, cl_t
             e = cl_tasks[pos]
             if best >= 0 and e > best:
                 break  # positions hold tasks in execution order
-            if avail[rep_src[e]] <= now:
+            if avail[rep_src[_task(order, e)]] <= now:
                 best = e
                 best_pos = pos
                 best_c = c
@@ -308,8 +335,9 @@ def _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr, cl_t
     started[best_pos] = True
     while head[best_c] < cl_ptr[best_c + 1] and started[head[best_c]]:
         head[best_c] += 1
-    w = t_w[best]
-    o = t_obj[best]
+    x = _task(order, best)
+    w = t_w[x]
+    o = t_obj[x]
     if o >= 0:
         a = numa[k]
         if obj_node[o] < 0:
@@ -317,7 +345,7 @@ def _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr, cl_t
         b = obj_node[o]
         if b != a:
             stats[4] += 1
-        w = w + min(1.0, t_w[best] / mem_cycles) * (lat[a, b] - lat[a, a])
+        w = w + min(1.0, t_w[x] / mem_cycles) * (lat[a, b] - lat[a, a])
     dur = w / speed[k]
     busy_flag[k] = True
     busy[k] += dur

@@ -46,6 +46,7 @@ import numpy as np
 
 from frontend.arrays import unique
 from frontend.errors import InputError, VcutError
+from ir_graph.graph import index_dtype
 
 from . import _kernels
 from .machine import MEMORY_CYCLES
@@ -142,58 +143,49 @@ def simulate(cl, core, machine, value_bytes=None):
     rep_out = np.bincount(rep_src, minlength=R).astype(np.int64)
     rep_ptr = np.zeros(cl.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rep_vertex, minlength=cl.n), out=rep_ptr[1:])
-    return _run(cl, core, machine, value_bytes, t0, order, c, cl.weight[order], cl.obj[order],
+    rep_src[order], rep_dst[order] = rep_src.copy(), rep_dst.copy()  # back in task order
+    return _run(cl, core, machine, value_bytes, t0, order, cl.cluster, cl.weight, cl.obj,
                 rep_src, rep_dst, rep_vertex, rep_cluster, rep_in, rep_out, rep_ptr, R)
 
 
 def _simulate(cl, core, machine, value_bytes, t0):
     """A vertex cut: one replica per (vertex, cluster), from the replica table."""
     t = cl.table
-    order = cl.order
-    if order is None:  # tasks in execution order already (IR graphs nearly are)
-        c, w, obj, rs, rd = cl.cluster, cl.weight, cl.obj, t.src, t.dst
-    else:
-        c, w, obj, rs, rd = (cl.cluster[order], cl.weight[order], cl.obj[order], t.src[order],
-                             t.dst[order])
-    return _run(cl, core, machine, value_bytes, t0, order, c, w, obj, rs, rd, t.vertex(),
-                t.cluster, t.n_in, t.n_out, t.ptr, len(t.cluster))
+    return _run(cl, core, machine, value_bytes, t0, cl.order, cl.cluster, cl.weight, cl.obj,
+                t.src, t.dst, t.vertex(), t.cluster, t.n_in, t.n_out, t.ptr, len(t.cluster))
 
 
 def _run(cl, core, machine, value_bytes, t0, order, c, weight, t_obj, rep_src, rep_dst,
          rep_vertex, rep_cluster, rep_in, rep_out, rep_ptr, R):
-    """Run the event kernel on tasks in execution order (``order``: None = as given)."""
+    """Run the event kernel; the task arrays are in task order, ``order`` (None:
+    the identity) lists the tasks in execution order."""
     m = len(c)
-    cl_ptr = np.zeros(cl.p + 1, dtype=np.int64)
-    np.cumsum(np.bincount(c, minlength=cl.p), out=cl_ptr[1:])
-    cl_tasks = np.argsort(c, kind="stable")
+    order = np.empty(0, dtype=np.int32) if order is None else order
+    cl_tasks = np.empty(m, dtype=index_dtype(m))
+    cl_ptr = _kernels.cluster_tasks(order, c, cl.p, cl_tasks)
     core_cl = np.argsort(core, kind="stable").astype(np.int64)
     core_cl_ptr = np.zeros(machine.cores + 1, dtype=np.int64)
     np.cumsum(np.bincount(core, minlength=machine.cores), out=core_cl_ptr[1:])
     n_obj = max(int(t_obj.max()) + 1, 0) if m else 0
     ser = value_bytes / machine.link_bytes_per_cycle
     finish, busy, link_bytes, stats, _ = _kernels.simulate_events(
-        c, np.asarray(weight, dtype=np.float64), t_obj, rep_src, rep_dst, rep_vertex,
-        rep_cluster, rep_in, rep_out, rep_ptr, cl.home.astype(np.int64), cl_ptr, cl_tasks,
+        order, c, np.asarray(weight, dtype=np.float64), t_obj, rep_src, rep_dst, rep_vertex,
+        rep_cluster, rep_in, rep_out, rep_ptr, cl.home, cl_ptr, cl_tasks,
         core, core_cl_ptr, core_cl, np.asarray(machine.core_speed, dtype=np.float64),
         np.asarray(machine.numa_of_core, dtype=np.int64),
         np.asarray(machine.numa_latency, dtype=np.float64), MEMORY_CYCLES, machine.mesh_cols,
         float(machine.hop_cycles), float(ser), float(value_bytes), machine.cores * 4, n_obj,
-        int(machine.issue_window),
+        int(machine.issue_window), np.empty(R + machine.cores + 1, dtype=index_dtype(R + 2**16)),
     )
     if int(stats[5]) != m:  # cannot happen for a DAG; guards the model itself
         raise VcutError(f"internal error: the simulation stalled after {int(stats[5])} of {m} tasks")
     makespan = float(finish.max()) if len(finish) else 0.0
-    if order is None:
-        out = finish
-    else:
-        out = np.empty_like(finish)
-        out[order] = finish
     return SimResult(
         makespan=makespan, seconds=makespan / (machine.clock_ghz * 1e9), busy=busy,
         utilization=busy / makespan if makespan > 0 else np.zeros_like(busy),
         link_bytes=link_bytes, messages=int(stats[2]), communication_bytes=float(stats[3]),
         network_bytes=float(stats[0]), hop_bytes=float(stats[1]),
-        remote_memory_tasks=int(stats[4]), finish=out,
+        remote_memory_tasks=int(stats[4]), finish=finish,
         info={"seconds_simulating": time.perf_counter() - t0, "value_bytes": value_bytes,
               "replicas": int(R)},
     )

@@ -242,8 +242,8 @@ class ReplicaTable:
         return np.diff(self.ptr)
 
     def vertex(self):
-        """The vertex of each replica (int64)."""
-        return np.repeat(np.arange(self.n, dtype=np.int64), self.counts)
+        """The vertex of each replica (int32 below 2**31 vertices)."""
+        return np.repeat(np.arange(self.n, dtype=index_dtype(self.n)), self.counts)
 
     def masters(self):
         """The cluster holding most of each vertex's edge weight (ties: the lowest
@@ -328,13 +328,14 @@ def _sort_groups(src, dst, order):
 
 
 def execution_order(src, dst):
-    """The permutation sorting edges by (dst, src), stable; None for the identity."""
+    """The permutation sorting edges by (dst, src), stable (int32 below 2**31
+    edges); None for the identity."""
     m = len(dst)
     if m == 0:
         return None
     if not _dst_sorted(dst):
-        return np.lexsort((src, dst))
-    order = np.arange(m, dtype=np.int64)
+        return np.lexsort((src, dst)).astype(index_dtype(m), copy=False)
+    order = np.arange(m, dtype=index_dtype(m))
     return order if _sort_groups(src, dst, order) else None
 
 

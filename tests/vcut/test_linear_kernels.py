@@ -190,7 +190,7 @@ def ref_simulation(cl, core, machine, value_bytes=32):
     np.cumsum(np.bincount(core, minlength=machine.cores), out=core_ptr[1:])
     t_obj = cl.obj[order].astype(np.int64)
     finish, busy, links, stats, _ = mk.simulate_events(
-        c, cl.weight[order], t_obj, rs, rd, rv, rc,
+        np.empty(0, np.int64), c, cl.weight[order], t_obj, rs, rd, rv, rc,
         np.bincount(rd, minlength=len(keys)).astype(np.int64),
         np.bincount(rs, minlength=len(keys)).astype(np.int64), ptr, cl.home.astype(np.int64),
         cl_ptr, np.argsort(c, kind="stable").astype(np.int64), core, core_ptr,
@@ -199,7 +199,8 @@ def ref_simulation(cl, core, machine, value_bytes=32):
         np.asarray(machine.numa_of_core, dtype=np.int64),
         np.asarray(machine.numa_latency, dtype=np.float64), MEMORY_CYCLES, machine.mesh_cols,
         float(machine.hop_cycles), value_bytes / machine.link_bytes_per_cycle,
-        float(value_bytes), machine.cores * 4, int(t_obj.max()) + 1, int(machine.issue_window))
+        float(value_bytes), machine.cores * 4, int(t_obj.max()) + 1, int(machine.issue_window),
+        np.empty(len(keys) + machine.cores + 1, dtype=np.int64))
     out = np.empty_like(finish)
     out[order] = finish
     return out, busy, links, stats
