@@ -153,6 +153,36 @@ class Trace:
         """Number of activations of ``function`` (by name)."""
         return int(np.count_nonzero(self.act_func == self.static.function_id(function)))
 
+    def roi_activation_starts(self):
+        """Where each activation of the region of interest begins (int64 dynamic indices).
+
+        With ``--roi`` the run is traced only inside the named functions, so
+        the trace is a sequence of their outermost activations (a call of an
+        ROI function from inside another, or a recursive one, is part of the
+        enclosing activation): the roots of the activation tree. Entry ``k``
+        is the index of the first dynamic instruction of the ``k``-th of
+        them; activation ``k`` runs to the start of ``k + 1`` (the last to the
+        end of the trace). Empty when the trace has no ROI (the whole program
+        was traced). O(executed blocks).
+        """
+        names = self.meta.get("roi") or []
+        fids = []
+        for name in names if isinstance(names, list) else []:
+            try:
+                fids.append(self.static.function_id(name))
+            except KeyError:
+                continue
+        if not fids:
+            return np.zeros(0, dtype=np.int64)
+        root = (self.act_parent < 0) & np.isin(self.act_func, fids)
+        blocks = np.flatnonzero(root[self.bs_act])
+        acts = self.bs_act[blocks]
+        # the blocks of one root activation come before those of the next
+        first = np.ones(len(acts), dtype=bool)
+        first[1:] = acts[1:] != acts[:-1]
+        starts = self.bs_start[blocks[first]].astype(np.int64)
+        return np.unique(starts[starts < self.dynamic_instructions])
+
     def max_recursion_depth(self, function):
         """Deepest nesting of ``function`` inside itself (1 = no recursion)."""
         fid = self.static.function_id(function)

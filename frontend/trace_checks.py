@@ -91,7 +91,7 @@ _DTYPES = {
 _META_TYPES = {"timing": (bool,), "truncated": (bool,), "exit_code": (int, type(None)),
                "program": (list,), "end_reason": (str,), "max_instructions": (int, type(None)),
                "stdout": (str,), "stderr": (str,), "sandbox": (str,), "sandbox_notes": (list,),
-               "written_files": (list,)}
+               "written_files": (list,), "roi": (list,)}
 
 
 class _Checker:

@@ -26,6 +26,9 @@ __all__ = [
     "fit_power_law",
     "PowerLawFit",
     "degree_plot",
+    "NodeWindow",
+    "RoiWindow",
+    "spaced_windows",
 ]
 
 #: Where each public name lives; a submodule is imported when one of its names
@@ -36,6 +39,7 @@ _HOMES = {
     "graph": ("Graph", "OPCLASSES"),
     "formats": ("read_graph", "write_graph", "FORMATS"),
     "stats": ("graph_stats", "GraphStats", "fit_power_law", "PowerLawFit", "degree_plot"),
+    "windows": ("NodeWindow", "RoiWindow", "spaced_windows"),
 }
 _MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
 

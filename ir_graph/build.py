@@ -169,7 +169,9 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
     -------
     Graph
         Directed; node ``k`` is the ``k``-th executed instruction that is a
-        node; every edge has ``src < dst``.
+        node; every edge has ``src < dst``. For a trace made with ``--roi``,
+        ``roi_starts`` holds the node where each activation of the region
+        of interest begins (`frontend.Trace.roi_activation_starts`).
 
     Raises
     ------
@@ -240,11 +242,15 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
     keep = include[trace.dyn_sid]
     n = int(np.count_nonzero(keep))
     idt = index_dtype(max(n, ne))
+    roi = trace.roi_activation_starts() if trace.meta.get("roi") else None
     if n == n_dyn:  # nothing excluded: the instruction ids are the node ids
         src, dst = e_src.astype(idt, copy=False), e_dst.astype(idt, copy=False)
     else:
         node_of = (np.cumsum(keep) - 1).astype(idt)
         src, dst = node_of[e_src], node_of[e_dst]
+        if roi is not None:  # an activation begins at its first node (one that is kept)
+            roi = np.unique(node_of[roi].astype(np.int64) + 1 - keep[roi])
+            roi = roi[roi < n]
         del node_of
     del e_src, e_dst
     opclass = np.array([_OPCLASS_OF.get(str(o), 9) for o in st.ins_opcode], dtype=np.uint8)
@@ -267,6 +273,8 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
         "dynamic_instructions": n_dyn,
         "truncated": trace.truncated,
     }
+    if roi is not None:
+        meta["roi"] = [str(f) for f in trace.meta["roi"]]
     if weights == "model":
         meta["cache_model"] = asdict(cache)
         meta["cache_blocks"] = {"l1_hits": int(cache_counts[0]), "l2_hits": int(cache_counts[1]),
@@ -281,5 +289,6 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
         node_opclass=opclass[trace.dyn_sid if n == n_dyn else trace.dyn_sid[keep]],
         node_object=node_object if n == n_dyn else node_object[keep],
         edge_kind=e_kind,
+        roi_starts=roi,
         meta=meta,
     )

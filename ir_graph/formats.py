@@ -1047,12 +1047,14 @@ def _fast_lg(path, c):
 
 
 # -- own format ------------------------------------------------------------------------
-_OPTIONAL = ("node_sid", "node_opclass", "node_object", "node_weight", "edge_kind", "labels")
+_OPTIONAL = ("node_sid", "node_opclass", "node_object", "node_weight", "edge_kind", "labels",
+             "roi_starts")
 
 
 #: dtype the arrays of a graph ``.npz`` that kernels read are given (after their
 #: kind and values are checked); the other node attributes keep theirs.
-_NPZ_DTYPES = {"weight": np.float64, "node_weight": np.float64, "node_object": np.int64}
+_NPZ_DTYPES = {"weight": np.float64, "node_weight": np.float64, "node_object": np.int64,
+               "roi_starts": np.int64}
 
 
 def _read_npz(path):

@@ -98,6 +98,11 @@ class Graph:
         IR graphs: dependency kinds (bits of ``ir_graph._kernels.KIND_*``).
     labels : ndarray of int64, optional
         Original ids of the nodes when a file's ids were renumbered.
+    roi_starts : ndarray of int64, optional
+        IR graphs of traces made with ``--roi``: the node where each
+        activation of the region of interest begins, strictly increasing
+        (activation ``k`` is nodes ``roi_starts[k] .. roi_starts[k + 1] - 1``,
+        the last runs to the end; `roi_window`). None: not recorded.
     meta : dict
         Provenance (source file, trace, weight model, ...).
     """
@@ -113,6 +118,7 @@ class Graph:
     node_weight: np.ndarray = None
     edge_kind: np.ndarray = None
     labels: np.ndarray = None
+    roi_starts: np.ndarray = None
     meta: dict = field(default_factory=dict)
 
     @property
@@ -155,7 +161,8 @@ class Graph:
         order, so this is a contiguous slice of the run. Edges with an end
         outside the slice are dropped; their count is in
         ``meta["window"]["edges_in"]`` (values the slice receives from before
-        it) and ``["edges_out"]`` (values it leaves to after it).
+        it) and ``["edges_out"]`` (values it leaves to after it). The ROI
+        activations that begin inside the slice are kept (``roi_starts``).
 
         Raises
         ------
@@ -186,14 +193,39 @@ class Graph:
         meta = dict(self.meta)
         meta["window"] = {"start": int(start), "end": int(end), "nodes_of_run": n,
                           "edges_in": edges_in, "edges_out": edges_out}
+        roi = self.roi_starts
+        if roi is not None:
+            roi = roi[(roi >= start) & (roi < end)].astype(np.int64) - start
         return Graph(
             n=end - start, src=(s[idx] - start).astype(idt), dst=(d[idx] - start).astype(idt),
             weight=self.weight[idx], directed=self.directed, node_sid=nodes(self.node_sid),
             node_opclass=nodes(self.node_opclass), node_object=nodes(self.node_object),
             node_weight=nodes(self.node_weight),
             edge_kind=None if self.edge_kind is None else self.edge_kind[idx],
-            labels=nodes(self.labels), meta=meta,
+            labels=nodes(self.labels), roi_starts=roi, meta=meta,
         )
+
+    def roi_window(self, first, stop=None):
+        """The subgraph of ROI activations ``first .. stop - 1`` (`window` of their nodes).
+
+        ``stop`` None: activation ``first`` alone. ``meta["window"]`` also
+        holds ``roi_activations``: ``{"first", "stop", "of"}`` (``of``: how
+        many the graph has).
+
+        Raises
+        ------
+        InputError
+            The graph records no ROI activations (``roi_starts``), or the
+            activations asked for are not among them.
+        """
+        from .windows import roi_bounds
+
+        stop = first + 1 if stop is None else stop
+        start, end = roi_bounds(self.roi_starts, self.n, first, stop)
+        g = self.window(start, end)
+        g.meta["window"]["roi_activations"] = {"first": int(first), "stop": int(stop),
+                                               "of": len(self.roi_starts)}
+        return g
 
     def validate(self, where="graph"):
         """Check every array before any kernel sees it; raise `GraphFormatError`.
@@ -239,6 +271,8 @@ class Graph:
             check_memory((hi + 1) * BYTES_PER_OBJECT, f"{where}: memory object ids up to {hi:,}",
                          "the graph file's node_object array is corrupt; rebuild it with "
                          "'vcut graph'", error=GraphFormatError)
+        if self.roi_starts is not None:
+            _check_roi_starts(self.roi_starts, n, where)
         if self.edge_kind is not None:
             _array(self.edge_kind, where, "edge_kind", "iu")
             if len(self.edge_kind) != m:
@@ -320,6 +354,23 @@ def _array(a, where, what, kinds):
         raise GraphFormatError(f"{where}: {what} must be a one-dimensional array of {need}, "
                                f"got {dtype} of shape {shape}")
     return a
+
+
+def _check_roi_starts(r, n, where):
+    """``r``: strictly increasing node indices in ``0..n-1``."""
+    _array(r, where, "roi_starts", "iu")
+    if len(r) == 0:
+        return
+    if int(r[0]) < 0 or int(r[-1]) >= n:
+        k = 0 if int(r[0]) < 0 else len(r) - 1
+        raise GraphFormatError(f"{where}: roi_starts[{k}] = {int(r[k])} is not a node "
+                               f"(0..{n - 1}); rebuild the file with 'vcut graph'")
+    step = np.diff(r.astype(np.int64))
+    if (step <= 0).any():
+        k = int(np.flatnonzero(step <= 0)[0]) + 1
+        raise GraphFormatError(f"{where}: roi_starts[{k}] = {int(r[k])} does not come after "
+                               f"roi_starts[{k - 1}] = {int(r[k - 1])} (ROI activations begin "
+                               "in execution order); rebuild the file with 'vcut graph'")
 
 
 def _check_weights(w, where, what):
