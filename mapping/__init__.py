@@ -12,11 +12,12 @@ from .interactions import (Clustering, ClusterInteractions, from_edge_partition,
                            from_vertex_partition, interactions)
 from .machine import Machine, host, load_machine, machine_from_dict, table2
 from .placement import MAPPERS, Placement, place
+from .sampling import WindowSample, analyze_windows
 from .simulate import SimResult, simulate
 
 __all__ = [
     "analyze_graph", "compare_methods", "cluster_graph", "Analysis", "METHODS",
     "Clustering", "ClusterInteractions", "from_edge_partition", "from_vertex_partition",
     "interactions", "Machine", "table2", "host", "load_machine", "machine_from_dict",
-    "MAPPERS", "Placement", "place", "SimResult", "simulate",
+    "MAPPERS", "Placement", "place", "SimResult", "simulate", "analyze_windows", "WindowSample",
 ]

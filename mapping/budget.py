@@ -28,10 +28,11 @@ NODES_PER_SECOND = {False: 600_000, True: 220_000}
 GRAPH_BYTES_PER_NODE = 110
 
 
-def estimate(nodes, p, baselines=True, window=None):
+def estimate(nodes, p, baselines=True, window=None, windows=1):
     """``(bytes, seconds)`` an analysis of ``nodes`` dynamic instructions into ``p``
     clusters is expected to take; ``window`` (nodes in the analysed slice) when
-    only a slice of the run is analysed."""
+    only a slice of the run is analysed, ``windows`` such slices one after
+    another (``--windows``: the memory of one, the time of all)."""
     # (a p beyond the node count fails later with its own message: p <= |E|)
     words = (min(int(p), max(int(nodes), 1)) + 63) // 64
     per_node = BYTES_PER_NODE + 8.0 * max(words - 1, 0)
@@ -41,16 +42,16 @@ def estimate(nodes, p, baselines=True, window=None):
     else:
         need = max(float(nodes) * GRAPH_BYTES_PER_NODE, float(window) * per_node)
         analysed = window
-    return need, float(analysed) / NODES_PER_SECOND[bool(baselines)]
+    return need, float(analysed) * int(windows) / NODES_PER_SECOND[bool(baselines)]
 
 
-def check_budget(nodes, p, baselines=True, *, window=None, available=None, say=None):
+def check_budget(nodes, p, baselines=True, *, window=None, windows=1, available=None, say=None):
     """Refuse (`InputError`, exit 2) an analysis whose estimate exceeds the memory.
 
     ``say`` (a callable taking a line) gets the estimate when the analysis
     will take more than a few seconds.
     """
-    need, seconds = estimate(nodes, p, baselines, window)
+    need, seconds = estimate(nodes, p, baselines, window, windows)
     avail = available_bytes() if available is None else available
     if need > avail:
         raise InputError(

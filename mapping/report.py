@@ -11,7 +11,7 @@ import io
 
 import numpy as np
 
-__all__ = ["analysis_html", "compare_figure", "compare_tables", "figure_png"]
+__all__ = ["analysis_html", "compare_figure", "compare_tables", "figure_png", "windows_tables"]
 
 
 def _plt():
@@ -223,3 +223,57 @@ def compare_figure(rows, methods, title):
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+#: Figures shown as ratios (four decimals) in the windows tables; the others are counts,
+#: bytes or cycles, except ``makespan_seconds`` (shown in s, ms, us or ns).
+_RATIOS = ("replication_factor", "work_imbalance", "speedup", "mean_utilization")
+
+#: Columns of the per-window table (when the analysis has them), besides its position.
+_WINDOW_COLUMNS = ("replication_factor", "cut_edges", "work_imbalance", "communication_bytes",
+                   "makespan", "makespan_seconds", "speedup")
+
+
+def _figure_text(key, v):
+    if v is None or (isinstance(v, float) and not np.isfinite(v)):
+        return "-"
+    if key == "makespan_seconds":
+        for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us")):
+            if v >= scale:
+                return f"{v / scale:.4g} {unit}"
+        return f"{v / 1e-9:.4g} ns"
+    if key in _RATIOS:
+        return f"{v:.4f}"
+    return f"{v:,.0f}"
+
+
+def _aligned(header, rows):
+    """Text lines of a table: the first column left-aligned, the others right-aligned."""
+    widths = [max(len(str(r[k])) for r in [header] + rows) for k in range(len(header))]
+    return ["  ".join(str(c).ljust(w) if k == 0 else str(c).rjust(w)
+                      for k, (c, w) in enumerate(zip(r, widths))).rstrip()
+            for r in [header] + rows]
+
+
+def windows_tables(sample):
+    """The tables ``vcut analyze --windows`` prints for a `mapping.sampling.WindowSample`:
+    each window's main figures, then every figure's min, median, max and coefficient of
+    variation over the windows. Returns a list of text lines."""
+    cols = [k for k in _WINDOW_COLUMNS if k in sample.figures]
+    header = ["window", "nodes", "edges", "edges in / out"] + [k.replace("_", " ") for k in cols]
+    if sample.unit == "roi":
+        header.insert(1, "activations")
+    rows = []
+    for r in sample.rows:
+        row = [str(r["index"]), f"{r['start']:,}..{r['end'] - 1:,}", f"{r['edges']:,}",
+               f"{r['edges_in']:,} / {r['edges_out']:,}"] + [_figure_text(k, r[k]) for k in cols]
+        if sample.unit == "roi":
+            row.insert(1, f"{r['roi_first']}..{r['roi_stop'] - 1}")
+        rows.append(row)
+    lines = _aligned(header, rows)
+    lines.append("")
+    stats = [[k.replace("_", " ")] + [_figure_text(k, st[q]) for q in ("min", "median", "max")]
+             + ["-" if st["cv"] is None else f"{st['cv']:.4f}"]
+             for k, st in sample.statistics.items()]
+    lines += _aligned(["figure", "min", "median", "max", "cv"], stats)
+    return lines

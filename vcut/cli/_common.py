@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'analysis_input', 'parse_window', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
+__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'analysis_input', 'parse_window', 'parse_window_size', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
 
 #: Largest ``--seed`` (seeds reach numba kernels as int64).
 MAX_SEED = 2**63 - 1
@@ -92,20 +92,41 @@ def add_analysis_options(p, algo=True):
                    "i.e. execution order for IR graphs)")
     p.add_argument("--seed", type=int_option("--seed", 0, MAX_SEED), default=0,
                    help="seed of random choices (default 0)")
-    p.add_argument("--window", metavar="START:END",
+    p.add_argument("--window", metavar="START:END|roi:K[:L]",
                    help="analyse only nodes START..END-1 of the graph: for a program or trace, "
                    "a contiguous slice of the run in execution order (edges into or out of "
-                   "the slice are dropped and counted)")
+                   "the slice are dropped and counted); roi:K is the K-th activation (from 0) "
+                   "of the --roi function(s), roi:K:L activations K..L-1")
     p.add_argument("--weights", choices=["measured", "model"], default="model",
                    help="edge weights of a C program or trace: the cache model (deterministic, "
                    "default) or the cycles measured in the trace")
 
 
 def parse_window(text):
-    """``--window START:END`` -> (start, end or None); either side may be empty."""
-    from frontend.errors import InputError
+    """``--window``: ``START:END`` nodes or ``roi:K``, ``roi:K:L`` ROI activations.
 
-    lo, sep, hi = text.partition(":")
+    Returns an `ir_graph.windows.NodeWindow` (a pair ``(start, end or None)``:
+    either side of ``START:END`` may be empty) or a ``RoiWindow`` (``roi:K``
+    is activation K alone; in ``roi:K:L`` either side may be empty: from the
+    first, to the last).
+    """
+    from frontend.errors import InputError
+    from ir_graph.windows import NodeWindow, RoiWindow
+
+    head, colon, rest = text.partition(":")
+    if colon and head.strip().lower() == "roi":
+        k, sep, l_ = rest.partition(":")
+        try:
+            first = int(k) if k.strip() or not sep else 0
+            stop = (int(l_) if l_.strip() else None) if sep else first + 1
+        except ValueError:
+            first = stop = -1
+        if first < 0 or (stop is not None and stop <= first):
+            raise InputError(f"--window {text!r}: give roi:K (activation K of the --roi "
+                             "function(s), from 0) or roi:K:L (activations K..L-1; either may "
+                             "be left out: roi:5: or roi::5)")
+        return RoiWindow(first, stop)
+    lo, sep, hi = head, colon, rest
     try:
         start = int(lo) if lo.strip() else 0
         end = int(hi) if hi.strip() else None
@@ -113,8 +134,25 @@ def parse_window(text):
         start = end = -1
     if not sep or start < 0 or (end is not None and end <= start):
         raise InputError(f"--window {text!r}: give START:END, node indices with "
-                         "0 <= START < END (either may be left out: 1000000: or :5000000)")
-    return start, end
+                         "0 <= START < END (either may be left out: 1000000: or :5000000), "
+                         "or roi:K for the K-th activation of the --roi function(s)")
+    return NodeWindow(start, end)
+
+
+def parse_window_size(text):
+    """``--window-size``: ``S`` nodes or ``roi:M`` ROI activations -> ``(unit, count)``."""
+    from frontend.errors import InputError
+
+    unit, value = ("roi", text.partition(":")[2]) if text.strip().lower().startswith("roi:") \
+        else ("nodes", text)
+    try:
+        size = int(value)
+    except ValueError:
+        size = 0
+    if size < 1:
+        raise InputError(f"--window-size {text!r}: give a positive number of nodes, or roi:M "
+                         "for M activations of the --roi function(s) per window")
+    return unit, size
 
 
 def analysis_input(args, program_args, budget=None, say=None):
@@ -123,34 +161,47 @@ def analysis_input(args, program_args, budget=None, say=None):
     ``budget``: ``(p, baselines)`` of the analysis that follows: refuse a
     trace whose estimate exceeds the memory before building its graph
     (`mapping.budget`). ``args.window`` (``--window``) cuts the graph to a
-    slice of the run.
+    slice of the run (an ROI window of a trace is checked against its
+    activations before the graph is built); ``args.windows`` and
+    ``args.window_size`` (``--windows N``, ``--window-size``) are the
+    sampling that follows, for the budget.
     """
     from frontend import load_trace
     from frontend.errors import InputError
     from ir_graph import build_graph, read_graph
+    from ir_graph.windows import RoiWindow
 
     window = parse_window(args.window) if getattr(args, "window", None) else None
+    count = getattr(args, "windows", None)
+    unit, size = parse_window_size(args.window_size) if getattr(args, "window_size", None) \
+        else ("nodes", None)
 
     def from_trace(trace, source):
+        n = trace.dynamic_instructions
+        roi = None
+        if isinstance(window, RoiWindow) or unit == "roi":
+            roi = trace.roi_activation_starts()
+        span = window.bounds(n, roi) if window is not None else (0, n)
         if budget is not None:
             from mapping.budget import check_budget
 
-            n = trace.dynamic_instructions
-            size = None
-            if window is not None:
-                size = (n if window[1] is None else min(window[1], n)) - min(window[0], n)
-            check_budget(n, budget[0], budget[1], window=size, say=say)
+            slice_size = span[1] - span[0] if window is not None else None
+            if count:
+                slice_size = _sample_size(span, count, unit, size, roi)
+            check_budget(n, budget[0], budget[1], window=slice_size, windows=count or 1,
+                         say=say)
         g = build_graph(trace, weights=args.weights)
         return _cut(g), trace.obj_size, source
 
     def _cut(g):
-        if window is None:
-            return g
-        start, end = window
-        return g.window(start, g.n if end is None else end)
+        return g if window is None else window.cut(g)
 
     inputs = args.inputs
     if all(p.lower().endswith(".c") for p in inputs):
+        if (isinstance(window, RoiWindow) or unit == "roi") and not getattr(args, "roi", None):
+            from ir_graph.windows import roi_bounds
+
+            roi_bounds(None, 0, 0, None)  # its message, before the program runs
         trace = run_trace(args, program_args)
         warn_about_run(trace)
         return from_trace(trace, " ".join(inputs))
@@ -163,6 +214,19 @@ def analysis_input(args, program_args, budget=None, say=None):
     if path.lower().endswith(".npz") and npz_format(path) == "vcut-trace":
         return from_trace(load_trace(path), path)
     return _cut(read_graph(path)), None, path
+
+
+def _sample_size(span, count, unit, size, roi):
+    """Instructions in the largest of ``count`` sampled windows of the slice ``span`` of a
+    trace whose ROI activations begin at ``roi`` (for the budget)."""
+    lo, hi = span
+    if unit == "nodes":
+        return min(size, hi - lo) if size else max((hi - lo) // count, 1)
+    if roi is None or len(roi) == 0:
+        return hi - lo  # the sampler names the problem once the graph is there
+    bounds = np.append(roi[(roi >= lo) & (roi < hi)], hi)
+    m = min(size, len(bounds) - 1)
+    return int((bounds[m:] - bounds[:-m]).max()) if m >= 1 else hi - lo
 
 
 #: A trace with fewer dynamic instructions than this is worth a warning before analysis.

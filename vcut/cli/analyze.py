@@ -43,7 +43,16 @@ def register(sub):
     an.add_argument("--methods", metavar="M1,M2,...",
                     default="compnet,metis,pg,w-pg,wb-pg,libra,w-libra,wb-libra",
                     help="the methods of --compare-methods (default: the eight of Tables 6-9)")
-    an.add_argument("-o", "--output", metavar="OUTDIR", help="directory for mapping.json and report.html")
+    an.add_argument("--windows", type=int_option("--windows", 1, 2**31 - 1), metavar="N",
+                    help="sample the run: analyse N evenly spaced windows of it, each on its own "
+                    "with the same options, and print each window's figures and how they vary "
+                    "(min, median, max, coefficient of variation); within --window when given")
+    an.add_argument("--window-size", metavar="S|roi:M",
+                    help="size of each --windows window: S nodes, or roi:M for M activations "
+                    "of the --roi function(s) (default: the run split into N equal parts)")
+    an.add_argument("-o", "--output", metavar="OUTDIR",
+                    help="directory for mapping.json and report.html (with --windows: "
+                    "windows.json)")
     add_trace_options(an)
     add_common(an)
     an.set_defaults(func=run)
@@ -56,6 +65,8 @@ def run(args, program_args):
     from mapping.report import analysis_html
     from vcut.output import read_assignment
 
+    if args.windows or args.window_size:
+        return _run_windows(args, program_args)
     if args.compare_methods and not args.output:
         from frontend.errors import InputError
 
@@ -121,7 +132,8 @@ def run(args, program_args):
                   f"weights ({source})"),
     ]
     if win:
-        rows.append(("window", f"nodes {win['start']:,}..{win['end'] - 1:,} of "
+        roi = _activations(win.get("roi_activations"))
+        rows.append(("window", f"{roi}nodes {win['start']:,}..{win['end'] - 1:,} of "
                                f"{win['nodes_of_run']:,}; {win['edges_in']:,} edges into and "
                                f"{win['edges_out']:,} out of the window dropped"))
     rows += [
@@ -150,4 +162,81 @@ def run(args, program_args):
     if files:
         rows.append(("written", ", ".join(files)))
     print_rows(rows, sys.stdout)
+    return 0
+
+
+def _activations(acts):
+    """``"ROI activations K..L-1 of C: "`` of a window's ``roi_activations`` ("" for None)."""
+    if acts is None:
+        return ""
+    first, last = acts["first"], acts["stop"] - 1
+    which = f"activation {first}" if first == last else f"activations {first}..{last}"
+    return f"ROI {which} of {acts['of']:,}: "
+
+
+def _run_windows(args, program_args):
+    """``--windows N``: the analysis of N evenly spaced windows (`mapping.sampling`)."""
+    from frontend.atomic import atomic_output
+    from frontend.errors import InputError
+    from mapping.machine import load_machine
+    from mapping.report import windows_tables
+    from mapping.sampling import analyze_windows
+
+    from ._common import parse_window_size
+
+    if not args.windows:
+        raise InputError("--window-size sets the size of the --windows sample; give --windows N")
+    for given, option, why in ((args.partition, "--partition", "a partition of the whole graph "
+                                "fits none of the windows"),
+                               (args.compare_methods, "--compare-methods", "it compares the "
+                                "methods on one analysis; run 'vcut compare --window ...' on a "
+                                "window")):
+        if given:
+            raise InputError(f"{option} does not combine with --windows: {why}")
+    unit, size = parse_window_size(args.window_size) if args.window_size else ("nodes", None)
+    if args.output:
+        output_directory(args, ["windows.json"])
+    machine = load_machine(args.machine) if args.machine else None
+    say = progress_lines(not args.json)
+    t0 = time.perf_counter()
+    note = None if args.json else (say or (lambda line: print(line, file=sys.stderr)))
+    graph, obj_bytes, source = analysis_input(
+        args, program_args, budget=(args.p, not args.no_baselines), say=note)
+    sample = analyze_windows(graph, args.p, args.windows, size, unit=unit, method=args.algo,
+                             machine=machine, mapper=args.mapping, threshold=args.threshold,
+                             seed=args.seed, lam=args.lam, order=args.order,
+                             object_bytes=obj_bytes, baselines=not args.no_baselines,
+                             progress=say)
+    doc = sample.summary()
+    doc["source"] = source
+    doc["graph"] = {"nodes": graph.n, "edges": graph.m, "weights": graph.meta.get("weights"),
+                    "window": graph.meta.get("window")}
+    doc["seconds"] = time.perf_counter() - t0
+    files = []
+    if args.output:
+        path = os.path.join(args.output, "windows.json")
+        with atomic_output(path, "w") as fh:
+            fh.write(json_text(doc, indent=1))
+        files.append(os.path.abspath(path))
+    doc["files"] = files
+    if args.json:
+        print_json(doc)
+        return 0
+    win = graph.meta.get("window")
+    rows = [("graph", f"{graph.n:,} nodes, {graph.m:,} edges, "
+                      f"{graph.meta.get('weights', 'given')} weights ({source})")]
+    if win:
+        rows.append(("window", f"nodes {win['start']:,}..{win['end'] - 1:,} of "
+                               f"{win['nodes_of_run']:,} (the windows below count from its "
+                               "first node)"))
+    rows += [("analysis", f"{sample.method}, p = {sample.p}, {sample.mapping} mapping on "
+                          f"{sample.machine}, seed {args.seed}"),
+             ("windows", f"{sample.count} of {sample.size:,} "
+                         f"{'nodes' if unit == 'nodes' else 'ROI activations'}, each centred "
+                         f"in one of {sample.count} equal parts of the run")]
+    print_rows(rows, sys.stdout)
+    print()
+    print("\n".join(windows_tables(sample)))
+    if files:
+        print("written: " + ", ".join(files), file=sys.stderr)
     return 0
