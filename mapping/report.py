@@ -268,7 +268,8 @@ def windows_tables(sample):
         row = [str(r["index"]), f"{r['start']:,}..{r['end'] - 1:,}", f"{r['edges']:,}",
                f"{r['edges_in']:,} / {r['edges_out']:,}"] + [_figure_text(k, r[k]) for k in cols]
         if sample.unit == "roi":
-            row.insert(1, f"{r['roi_first']}..{r['roi_stop'] - 1}")
+            last = r["roi_stop"] - 1
+            row.insert(1, str(last) if last == r["roi_first"] else f"{r['roi_first']}..{last}")
         rows.append(row)
     lines = _aligned(header, rows)
     lines.append("")

@@ -115,7 +115,7 @@ def test_table_on_stdout(strassen_trace, capsys):
                          "--window-size", 5000, "--no-baselines")
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[2].startswith("windows   2 of 5,000 nodes")
+    assert lines[2] == "windows   2 of 5,000 nodes each, centred in 2 equal parts of the run"
     head = lines.index("") + 1
     assert lines[head].split()[:4] == ["window", "nodes", "edges", "edges"]
     assert [ln.split()[0] for ln in lines[head + 1:head + 3]] == ["0", "1"]

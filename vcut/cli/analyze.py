@@ -232,8 +232,9 @@ def _run_windows(args, program_args):
     rows += [("analysis", f"{sample.method}, p = {sample.p}, {sample.mapping} mapping on "
                           f"{sample.machine}, seed {args.seed}"),
              ("windows", f"{sample.count} of {sample.size:,} "
-                         f"{'nodes' if unit == 'nodes' else 'ROI activations'}, each centred "
-                         f"in one of {sample.count} equal parts of the run")]
+                         f"{'node' if unit == 'nodes' else 'ROI activation'}"
+                         f"{'s' if sample.size > 1 else ''} each, centred in {sample.count} "
+                         "equal parts of the run")]
     print_rows(rows, sys.stdout)
     print()
     print("\n".join(windows_tables(sample)))
