@@ -18,9 +18,15 @@ What an output path may name (every ``-o`` of the command line follows this):
 `check_outputs` also refuses an output that is one of the command's inputs
 (the same file, through symbolic or hard links too) and two outputs that name
 one file, before any work is done.
+
+A write that fails (a full disk or quota, ``ulimit -f``, an I/O error) is one
+`OutputError` line naming the outputs, the system's reason and, for a full
+disk or a size limit, what to do (`write_failure`); the temporary files are
+removed and every target is left as it was.
 """
 
 import contextlib
+import errno
 import os
 import re
 import secrets
@@ -33,7 +39,7 @@ from .errors import OutputError
 from .scratch import process_alive
 
 __all__ = ["atomic_output", "atomic_outputs", "check_output_path", "check_outputs",
-           "output_kind", "remove_stale_temps", "TEMP_PATTERN"]
+           "output_kind", "remove_stale_temps", "write_failure", "TEMP_PATTERN"]
 
 #: Names of the temporary files vcut makes (and the only ones it removes).
 TEMP_PATTERN = re.compile(r"\.vcut-([0-9]+)-[0-9a-f]{12}\.tmp")
@@ -174,8 +180,10 @@ def atomic_outputs(items):
                         _refuse_special(real, names)
                         os.replace(tmp, real)
         except OSError as exc:
+            where = sorted({os.path.dirname(real) for _, tmp, real, _ in opened if tmp})
             raise OutputError(f"cannot write {names}: {exc.strerror or exc}; nothing was "
-                              "replaced") from None
+                              f"replaced{write_failure(exc, where, 'give another output path')}"
+                              ) from None
     finally:
         for fh, _, _, close in opened:
             if close:
@@ -183,6 +191,40 @@ def atomic_outputs(items):
                     fh.close()
         for tmp in temps:
             _remove(tmp)
+
+
+def write_failure(exc, where=(), elsewhere="write elsewhere"):
+    """What to do about a failed write, as ``"; ..."`` to end a message (or ``""``).
+
+    Parameters
+    ----------
+    exc : OSError
+        The failure.
+    where : sequence of str
+        The directories written to (named for a full disk).
+    elsewhere : str or None
+        The other way out, as the caller's user takes it (``"give another
+        output path"``); None when there is none.
+
+    Returns
+    -------
+    str
+        For ``ENOSPC`` / ``EDQUOT``: free space in ``where``; for ``EFBIG``:
+        raise the file size limit; nothing for other errors.
+
+    Examples
+    --------
+    >>> write_failure(OSError(errno.ENOSPC, "No space left on device"), ["/data"])
+    '; free space in /data or write elsewhere'
+    >>> write_failure(OSError(errno.EFBIG, "File too large"), elsewhere=None)
+    '; raise the file size limit (ulimit -f)'
+    """
+    other = f" or {elsewhere}" if elsewhere else ""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"; free space{' in ' + ', '.join(where) if where else ''}{other}"
+    if exc.errno == errno.EFBIG:
+        return f"; raise the file size limit (ulimit -f){other}"
+    return ""
 
 
 def _target(path):

@@ -16,6 +16,8 @@ process stays alive and gets a `RunResult` or one of the `ProgramError`
 subclasses.
 """
 
+import contextlib
+import errno
 import json
 import mmap
 import os
@@ -27,6 +29,7 @@ import stat
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -35,9 +38,11 @@ import numpy as np
 
 from ._runtime_ir import CHUNK_HEADER_WORDS
 from ._sandbox import LEVELS
+from .atomic import write_failure
 from .errors import (
     InputError,
     LinkError,
+    OutputError,
     ProgramCrashed,
     ProgramError,
     ProgramOutOfMemory,
@@ -203,8 +208,9 @@ class _Drain(threading.Thread):
 
     The bytes go to ``sink`` (a file descriptor; None: nowhere) unchanged and
     without a size cap; the first ``keep`` bytes are also kept (``head``) and
-    all are counted (``bytes``). A sink that fails (a closed pipe) is dropped
-    and the stream still drained, so the program never blocks on it.
+    all are counted (``bytes``). A sink that fails (a closed pipe, a full disk)
+    is dropped and the stream still drained, so the program never blocks on
+    it; the failure is kept in ``sink_error``.
     """
 
     def __init__(self, fd, sink=None, keep=OUTPUT_KEPT):
@@ -232,7 +238,7 @@ class _Drain(threading.Thread):
             while view:
                 view = view[os.write(self.sink, view):]
         except OSError as exc:
-            self.sink, self.sink_error = None, exc.strerror
+            self.sink, self.sink_error = None, exc
 
 
 class _Control(_Drain):
@@ -280,7 +286,9 @@ class _EventChannel(threading.Thread):
     memory and the chunk acknowledged (the program may reuse that buffer).
     Anything else (a wrong key or number, a cut token, a token after the
     final chunk) marks the channel ``tampered``; the pipe is then read to its
-    end and dropped, so the program never blocks.
+    end and dropped, so the program never blocks. A write to the events file
+    that fails (a full disk) is kept in ``failed`` and ends the channel the
+    same way.
     """
 
     def __init__(self, fd, ack_fd, shm_fd, path, key, capacity):
@@ -292,6 +300,7 @@ class _EventChannel(threading.Thread):
         self.words = 0
         self.final = False
         self.tampered = None
+        self.failed = None
 
     def _read_exact(self, n):
         got = 0
@@ -313,6 +322,8 @@ class _EventChannel(threading.Thread):
                     if got == 0:
                         break
                     self.tampered = self._take(got, raw, view, out)
+        except OSError as exc:  # the events file cannot grow: the run fails with it
+            self.failed = exc.with_traceback(None)  # whose frames hold views of the buffer
         finally:
             while os.read(self.fd, 1 << 16):
                 pass
@@ -355,12 +366,16 @@ def _shared_buffer(words):
     try:
         fd = os.memfd_create("vcut-events", os.MFD_CLOEXEC)
     except (AttributeError, OSError):  # no memfd: an unlinked file in /dev/shm or the tmpdir
-        import tempfile
-
         base = "/dev/shm" if os.path.isdir("/dev/shm") else None
         fd, path = tempfile.mkstemp(prefix="vcut-events-", dir=base)
         os.unlink(path)
-    os.ftruncate(fd, _shm_bytes(words))
+    try:
+        os.ftruncate(fd, _shm_bytes(words))
+    except OSError as exc:
+        os.close(fd)
+        raise OutputError(f"cannot make the {_shm_bytes(words):,}-byte event buffer shared "
+                          f"with the program: {exc.strerror}{write_failure(exc, elsewhere=None)}"
+                          ) from None
     return fd
 
 
@@ -399,10 +414,28 @@ def _written_files(upper, keep_files):
             rel = os.path.relpath(path, upper)
             found.append((rel, os.path.getsize(path)))
             if keep_files is not None:
-                dest = os.path.join(keep_files, rel)
-                os.makedirs(os.path.dirname(dest), exist_ok=True)
-                shutil.copyfile(path, dest)
+                _keep(path, os.path.join(keep_files, rel), keep_files)
     return sorted(found)
+
+
+def _keep(path, dest, keep_files):
+    """Copy ``path`` to ``dest``; a copy that fails (a full disk) is removed."""
+    try:
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copyfile(path, dest)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(dest)
+        advice = write_failure(exc, [keep_files], "give --keep-files another directory")
+        raise OutputError(f"cannot copy the program's file to {dest}: {exc.strerror or exc}"
+                          f"{advice}") from None
+
+
+def _scratch_failure(exc):
+    """The `OutputError` of a scratch file (the module, the events) that cannot be written."""
+    base = tempfile.gettempdir()
+    return OutputError(f"cannot write the run's scratch files in {base}: {exc.strerror or exc}"
+                       f"{write_failure(exc, [base], 'set TMPDIR to another directory')}")
 
 
 def _minimal_env():
@@ -528,12 +561,16 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
          cwd, limits, libs, optimize, codegen_opt, progress, sandbox, env, keep_files,
          stdout_sink, stderr_sink):
     paths = {k: os.path.join(tmp, k) for k in ("ir", "events", "stdin", "scratch")}
-    with open(paths["ir"], "w") as fh:
-        fh.write(ir)
-    os.mkdir(paths["scratch"])
+    try:
+        with open(paths["ir"], "w") as fh:
+            fh.write(ir)
+        os.mkdir(paths["scratch"])
+        if isinstance(stdin, (bytes, bytearray)):
+            with open(paths["stdin"], "wb") as fh:
+                fh.write(stdin)
+    except OSError as exc:
+        raise _scratch_failure(exc) from None
     if isinstance(stdin, (bytes, bytearray)):
-        with open(paths["stdin"], "wb") as fh:
-            fh.write(stdin)
         stdin_path = paths["stdin"]
     elif stdin is None:
         stdin_path = os.devnull
@@ -582,8 +619,11 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
         "file_bytes": int(limits.file_size),
     }
     spec_path = os.path.join(tmp, "spec.json")
-    with open(spec_path, "w") as fh:
-        json.dump(spec, fh)
+    try:
+        with open(spec_path, "w") as fh:
+            json.dump(spec, fh)
+    except OSError as exc:
+        raise _scratch_failure(exc) from None
     # the child is run as a plain script: it needs only llvmlite and the
     # standard library, not this package (numpy/numba would slow its start)
     child = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_child.py")
@@ -639,6 +679,11 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
     for r in readers:
         r.join(timeout=10.0)
     wall = time.perf_counter() - t0
+    if channel is not None and channel.failed is not None:
+        raise _scratch_failure(channel.failed)
+    for r in readers[1:3]:  # a sink that was not a closed pipe: its output is incomplete
+        if r.sink_error is not None and r.sink_error.errno != errno.EPIPE:
+            raise r.sink_error
     messages = readers[0].messages()
     out, err = bytes(readers[1].head), bytes(readers[2].head)
     if timed_out:

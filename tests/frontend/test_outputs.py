@@ -306,7 +306,8 @@ def test_file_size_limit_on_the_second_file_keeps_the_old_pair(medium, tmp_path)
                           preexec_fn=limit, capture_output=True, text=True, check=False)
     assert done.returncode == 9 and "Traceback" not in done.stderr
     assert done.stderr.splitlines()[-1] == (
-        f"error: cannot write {out}.replicas.npz, {out}: File too large; nothing was replaced")
+        f"error: cannot write {out}.replicas.npz, {out}: File too large; nothing was replaced; "
+        "raise the file size limit (ulimit -f) or give another output path")
     assert (out.read_bytes(), (tmp_path / "m.part.replicas.npz").read_bytes()) == old
     assert vcut_temps(tmp_path) == []
 

@@ -35,19 +35,21 @@ def run(args, program_args):
     check_command_outputs(args, [args.output, *([to_file] if to_file else [])],
                           None if args.json or to_file else "the program's output")
     t0 = time.perf_counter()
-    if to_file:
+    sink = to_file or (None if args.json else "-")  # where the program's stdout goes
+    if sink:  # a failed write to it (a full disk) is one OutputError line naming it
         failure = None
-        with atomic_output(to_file, "wb") as fh:
+        sys.stdout.flush()
+        with atomic_output(sink, "wb") as fh:
             fh.flush()
-            try:
-                trace = run_trace(args, program_args, stdout_sink=fh.fileno())
+            try:  # '-': our descriptor 1 (sys.stdout may be a test's capture)
+                fd = 1 if sink == "-" else fh.fileno()
+                trace = run_trace(args, program_args, stdout_sink=fd)
             except ProgramError as exc:  # what it wrote before failing is kept
                 failure = exc
         if failure is not None:
             raise failure
     else:
-        sys.stdout.flush()
-        trace = run_trace(args, program_args, stdout_sink=None if args.json else 1)
+        trace = run_trace(args, program_args, stdout_sink=None)
     trace.save(args.output)
     seconds = time.perf_counter() - t0
     summary = trace.summary()
