@@ -9,6 +9,7 @@ order, equal times in the order they were created.
 import numpy as np
 from numba import njit
 
+from vcut._kernels import TICK_MASK
 from vcut._replicas import sort_run
 
 EV_TASK, EV_GATHER, EV_SCATTER = 0, 1, 2
@@ -128,11 +129,11 @@ def cluster_tasks(order, t_c, p, tasks):
     return ptr
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, rep_in,
                     rep_out, rep_ptr, home, cl_ptr, cl_tasks, core_of, core_cl_ptr, core_cl, speed,
                     numa, lat, mem_cycles, cols, hop_cycles, ser, msg_bytes, n_links, n_obj,
-                    window, ready_stack):
+                    window, ready_stack, counter):
     """Run the simulation; see `mapping.simulate` for the model.
 
     Parameters (n tasks, R replicas, V vertices, P clusters, K cores)
@@ -150,6 +151,8 @@ def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cl
     window : a cluster may start any of its ``window`` oldest tasks not yet started
     ready_stack : (R + K + 1,) scratch: replicas whose value became available,
         then (in place) the cores to wake
+    counter : int64[2]; ``counter[0]``: tasks done (written every `TICK`
+        events); a non-zero ``counter[1]`` stops the run there
 
     Returns
     -------
@@ -203,7 +206,13 @@ def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cl
         size, seq = _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr,
                                cl_tasks, order, started, window, rep_src, avail, t_w, t_obj, obj_node,
                                numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi, size, seq)
+    events = 0
     while size > 0:
+        events += 1
+        if events & TICK_MASK == 0:
+            counter[0] = int(stats[5])
+            if counter[1] != 0:
+                break
         if size + burst > len(ht):
             ht, hs, hk, hi = _grow(ht, hs, hk, hi, size)
         size = _pop(ht, hs, hk, hi, size)
@@ -261,6 +270,7 @@ def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cl
                                    cl_ptr, cl_tasks, order, started, window, rep_src, avail, t_w, t_obj,
                                    obj_node, numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi,
                                    size, seq)
+    counter[0] = int(stats[5])
     return finish, busy, link_bytes, stats, obj_node
 
 

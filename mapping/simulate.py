@@ -46,6 +46,7 @@ import numpy as np
 
 from frontend.arrays import unique
 from frontend.errors import InputError, VcutError
+from frontend.progress import run_kernel
 from ir_graph.graph import index_dtype
 
 from . import _kernels
@@ -168,8 +169,8 @@ def _run(cl, core, machine, value_bytes, t0, order, c, weight, t_obj, rep_src, r
     np.cumsum(np.bincount(core, minlength=machine.cores), out=core_cl_ptr[1:])
     n_obj = max(int(t_obj.max()) + 1, 0) if m else 0
     ser = value_bytes / machine.link_bytes_per_cycle
-    finish, busy, link_bytes, stats, _ = _kernels.simulate_events(
-        order, c, np.asarray(weight, dtype=np.float64), t_obj, rep_src, rep_dst, rep_vertex,
+    finish, busy, link_bytes, stats, _ = run_kernel(
+        "simulation", "tasks", m, _kernels.simulate_events, order, c, np.asarray(weight, dtype=np.float64), t_obj, rep_src, rep_dst, rep_vertex,
         rep_cluster, rep_in, rep_out, rep_ptr, cl.home, cl_ptr, cl_tasks,
         core, core_cl_ptr, core_cl, np.asarray(machine.core_speed, dtype=np.float64),
         np.asarray(machine.numa_of_core, dtype=np.int64),

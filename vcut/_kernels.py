@@ -64,6 +64,11 @@ def _tree_update(tree, c, size, load, cap):
         i //= 2
 
 
+#: The streaming kernels publish their progress every TICK edges (and look
+#: whether they are asked to stop).
+TICK = 1 << 16
+TICK_MASK = TICK - 1
+
 #: Dense replica bitsets up to this many 64-bit words per vertex (p <= 128).
 DENSE_WORDS = 2
 #: Cluster ids kept inline per vertex by the compact replica sets.
@@ -175,8 +180,8 @@ def _ll_list(buf, k, load, cap, best):
     return best
 
 
-@njit(cache=True)
-def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, sets):
+@njit(cache=True, nogil=True)
+def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, sets, counter):
     """The PowerGraph / Libra greedy family (spec §2, Algorithm 1).
 
     Parameters
@@ -203,6 +208,9 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
         Written in place: the cluster of every edge.
     sets : tuple
         Empty replica sets (`replica_sets`).
+    counter : int64[2]
+        ``counter[0]``: edges assigned so far (written every `TICK` edges);
+        a non-zero ``counter[1]`` stops the kernel there (`frontend.progress`).
 
     Returns
     -------
@@ -223,6 +231,10 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
     bu = np.empty(p, dtype=np.int64)
     bv = np.empty(p, dtype=np.int64)
     for k in range(order.shape[0]):
+        if k & TICK_MASK == 0:
+            counter[0] = k
+            if counter[1] != 0:
+                break
         e = order[k]
         u = src[e]
         v = dst[e]
@@ -278,11 +290,14 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
         pool, used = _add(v, c, cnt, ids, ovf, pool, used)
         rem[u] -= 1
         rem[v] -= 1
+    if counter[1] == 0:
+        counter[0] = order.shape[0]
     return load, pool
 
 
-@njit(cache=True)
-def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree, out, sets):
+@njit(cache=True, nogil=True)
+def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree, out, sets,
+                counter):
     """HDRF (Petroni et al., CIKM 2015) with partial degrees and edge-count loads.
 
     Score of cluster ``c`` for edge (u, v): ``g(u, c) + g(v, c) + lam * bal(c)``
@@ -293,7 +308,8 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
     the capacity fraction times p (equal shares: unchanged). Only clusters in
     A(u) or A(v), and the least loaded cluster, can score highest; ties go to
     the lowest id. ``sets``: empty replica sets (`replica_sets`); returns their
-    bitset rows at the end (a new array when the pool grew).
+    bitset rows at the end (a new array when the pool grew). ``counter`` as
+    for `greedy_assign`.
     """
     cnt, ids, ovf, pool = sets
     used = 0
@@ -307,6 +323,10 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
     maxload = 0.0
     buf = np.empty(p, dtype=np.int64)
     for k in range(order.shape[0]):
+        if k & TICK_MASK == 0:
+            counter[0] = k
+            if counter[1] != 0:
+                break
         e = order[k]
         u = src[e]
         v = dst[e]
@@ -346,6 +366,8 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
         _tree_update(tree, best, size, load, scale)
         pool, used = _add(u, best, cnt, ids, ovf, pool, used)
         pool, used = _add(v, best, cnt, ids, ovf, pool, used)
+    if counter[1] == 0:
+        counter[0] = order.shape[0]
     return pool
 
 

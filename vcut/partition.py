@@ -32,6 +32,7 @@ import numpy as np
 
 from frontend.errors import InputError
 from frontend.memory import check_memory
+from frontend.progress import run_kernel
 
 from . import _kernels
 from .capacities import capacities_from_fractions, equal_capacities
@@ -233,13 +234,13 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         rule, weighted, bounded = _GREEDY[algo]
         w = weight if weighted else np.ones(m)
         limit = lam * float(w.sum()) if bounded else np.inf
-        _kernels.greedy_assign(src, dst, w, stream, n, p, deg, cap, limit, rule, out,
-                               _kernels.replica_sets(n, p))
+        run_kernel("partition", "edges", m, _kernels.greedy_assign, src, dst, w, stream, n, p,
+                   deg, cap, limit, rule, out, _kernels.replica_sets(n, p))
     elif algo == "hdrf":
-        _kernels.hdrf_assign(src, dst, stream, n, p, cap, HDRF_LAMBDA, 1.0, HDRF_NORMALIZED,
-                             HDRF_CAPACITY * np.ceil(m / p),
-                             deg if HDRF_FULL_DEGREES else np.zeros(0, np.int64), out,
-                             _kernels.replica_sets(n, p))
+        run_kernel("partition", "edges", m, _kernels.hdrf_assign, src, dst, stream, n, p, cap,
+                   HDRF_LAMBDA, 1.0, HDRF_NORMALIZED, HDRF_CAPACITY * np.ceil(m / p),
+                   deg if HDRF_FULL_DEGREES else np.zeros(0, np.int64), out,
+                   _kernels.replica_sets(n, p))
     elif algo == "dbh":
         _kernels.dbh_assign(src, dst, deg, np.cumsum(cap)[:-1], seed, out)
     elif algo == "spac":

@@ -200,7 +200,7 @@ def ref_simulation(cl, core, machine, value_bytes=32):
         np.asarray(machine.numa_latency, dtype=np.float64), MEMORY_CYCLES, machine.mesh_cols,
         float(machine.hop_cycles), value_bytes / machine.link_bytes_per_cycle,
         float(value_bytes), machine.cores * 4, int(t_obj.max()) + 1, int(machine.issue_window),
-        np.empty(len(keys) + machine.cores + 1, dtype=np.int64))
+        np.empty(len(keys) + machine.cores + 1, dtype=np.int64), np.zeros(2, np.int64))
     out = np.empty_like(finish)
     out[order] = finish
     return out, busy, links, stats

@@ -34,12 +34,14 @@ def _run(kind, src, dst, w, n, p, dense):
     sets = _kernels.replica_sets(n, p, dense=dense)
     if kind == "hdrf":
         pool = _kernels.hdrf_assign(src, dst, order, n, p, cap, 1.1, 1.0, True,
-                                    1.1 * len(src) / p, np.zeros(0, np.int64), out, sets)
+                                    1.1 * len(src) / p, np.zeros(0, np.int64), out, sets,
+                                    np.zeros(2, np.int64))
     else:
         _, pool = _kernels.greedy_assign(
             src, dst, w, order, n, p, deg.astype(np.int64), cap,
             1.0 * w.sum() if kind.startswith("wb") else np.inf,
-            _kernels.RULE_LIBRA if "libra" in kind else _kernels.RULE_PG, out, sets)
+            _kernels.RULE_LIBRA if "libra" in kind else _kernels.RULE_PG, out, sets,
+            np.zeros(2, np.int64))
     return out, sets[:3] + (pool,)
 
 

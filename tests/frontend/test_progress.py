@@ -1,0 +1,91 @@
+"""frontend.progress: compiled kernels in a worker thread, reporting how far
+they are, stopped by a signal's exception in the calling thread."""
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+from numba import njit
+
+from frontend import progress
+
+
+@njit(nogil=True)
+def _count(n, spin, fail_at, counter):
+    """Sum 0..n-1, ``spin`` busy steps per item, publishing every 1024 items."""
+    s = 0
+    for i in range(n):
+        if i & 1023 == 0:
+            counter[0] = i
+            if counter[1] != 0:
+                return -1
+        if i == fail_at:
+            raise ValueError("kernel failed")
+        for j in range(spin):
+            s += (i ^ j) & 1
+        s += i
+    counter[0] = n
+    return s
+
+
+def _expect(n, spin):
+    i = np.arange(n, dtype=np.int64)
+    extra = sum(int(((i ^ j) & 1).sum()) for j in range(spin))
+    return int(i.sum()) + extra
+
+
+def test_reports_reach_the_sink_in_order_and_end_with_the_total():
+    n = progress.THREAD_MIN * 4
+    seen = []
+    with progress.reporting(lambda *a: seen.append(a)):
+        out = progress.run_kernel("count", "items", n, _count, n, 200, -1)
+    assert out == _expect(n, 200)
+    names = {a[0] for a in seen}
+    assert names == {"count"} and all(a[2:4] == (n, "items") for a in seen)
+    done = [a[1] for a in seen]
+    assert done == sorted(done) and done[-1] == n
+    assert [a[5] for a in seen] == [False] * (len(seen) - 1) + [True]
+    elapsed = [a[4] for a in seen]
+    assert elapsed == sorted(elapsed)
+
+
+def test_without_a_sink_the_result_is_the_same_and_small_kernels_stay_in_this_thread():
+    n = progress.THREAD_MIN * 2
+    assert progress.run_kernel("count", "items", n, _count, n, 3, -1) == _expect(n, 3)
+    threads = []
+
+    @njit(nogil=True)
+    def small(counter):
+        counter[0] = 7
+        return 7
+
+    def probe(counter):
+        threads.append(threading.current_thread())
+        return small(counter)
+
+    seen = []
+    with progress.reporting(lambda *a: seen.append(a)):
+        assert progress.run_kernel("small", "steps", 10, probe) == 7
+    assert threads == [threading.main_thread()]
+    assert seen == [("small", 7, 10, "steps", seen[0][4], True)]
+
+
+def test_an_error_in_the_kernel_is_raised_in_the_caller():
+    n = progress.THREAD_MIN * 2
+    with pytest.raises(ValueError, match="kernel failed"):
+        progress.run_kernel("count", "items", n, _count, n, 0, n // 2)
+
+
+def test_a_signal_stops_the_kernel_and_is_raised_at_once():
+    n = progress.THREAD_MIN * 4
+    _count(10, 1, -1, np.zeros(2, np.int64))  # compiled before the clock starts
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        progress.run_kernel("count", "items", n, _count, n, 10**6, -1)  # hours of work
+    assert time.perf_counter() - t0 < 30
+    assert not [t for t in threading.enumerate() if t.name == "vcut-count" and t.is_alive()]
