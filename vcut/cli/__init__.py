@@ -79,6 +79,9 @@ def main(argv=None):
     previous = _install(entry)
     try:
         from frontend.errors import VcutError
+        from frontend.progress import reporting
+
+        from ._progress import progress_sink
 
         argv = list(sys.argv[1:] if argv is None else argv)
         program_args = []
@@ -89,7 +92,8 @@ def main(argv=None):
         args = None
         try:
             args = parser.parse_args(argv)  # option types raise InputError for bad numbers
-            return args.func(args, program_args)
+            with reporting(progress_sink(args)):
+                return args.func(args, program_args)
         except UsageError as exc:
             print(f"error: {exc}", file=sys.stderr)
             _json_error(argv, str(exc), 2)

@@ -16,6 +16,7 @@ from ._common import (
     progress_lines,
 )
 from ._outputs import output_directory
+from ._progress import add_progress_option
 
 __all__ = ["register", "run"]
 
@@ -54,6 +55,7 @@ def register(sub):
                     help="directory for mapping.json and report.html (with --windows: "
                     "windows.json)")
     add_trace_options(an)
+    add_progress_option(an)
     add_common(an)
     an.set_defaults(func=run)
 

@@ -13,6 +13,7 @@ from ._common import (
     progress_lines,
 )
 from ._outputs import output_directory
+from ._progress import add_progress_option
 
 __all__ = ["register", "run"]
 
@@ -34,6 +35,7 @@ def register(sub):
     add_analysis_options(co, algo=False)
     co.add_argument("-o", "--output", metavar="OUTDIR", help="directory for compare.json and compare.png")
     add_trace_options(co)
+    add_progress_option(co)
     add_common(co)
     co.set_defaults(func=run)
 

@@ -11,6 +11,7 @@ from ._common import (
     print_rows,
 )
 from ._outputs import check_command_outputs, summary_stream
+from ._progress import add_progress_option
 
 __all__ = ["register", "run"]
 
@@ -55,6 +56,7 @@ def register(sub):
     pa.add_argument("-o", "--output", metavar="OUT",
                     help="assignment file to write (with OUT.replicas.npz beside it; a FIFO, "
                     "a character device or - gets the assignment only)")
+    add_progress_option(pa)
     add_common(pa)
     pa.set_defaults(func=run)
 
