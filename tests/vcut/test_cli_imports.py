@@ -2,7 +2,8 @@
 
 Start-up is a good part of a whole ``vcut partition`` run, so the packages import
 their submodules when first used. numba itself imports llvmlite and, for its BLAS
-check, ``scipy.linalg``; the partitioner's Eq. 10 exponent needs ``scipy.special``.
+check, ``scipy.linalg``; the partitioner's Eq. 10 exponent needs ``scipy.special`` (its
+zeta function) but not ``scipy.optimize`` (`ir_graph.stats._fminbound`).
 """
 
 import json
@@ -11,7 +12,7 @@ import sys
 
 #: Imported by none of the steps of ``vcut partition GRAPH.edgelist -o OUT``.
 NOT_NEEDED = ("networkx", "matplotlib", "rich", "tqdm", "numba.cuda", "numba_cuda", "pymetis",
-              "kahip", "mtkahypar", "frontend.api", "frontend.compile",
+              "kahip", "mtkahypar", "scipy.optimize", "frontend.api", "frontend.compile",
               "frontend.instrument", "frontend.run", "frontend.trace", "ir_graph.build",
               "mapping")
 
