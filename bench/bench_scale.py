@@ -17,7 +17,8 @@ Targets (issue 13): the 74 M-node trace at -p 8 and -p 1024 in <= 12 GB
 
 Usage::
 
-    python bench/bench_scale.py [--pairs 4,30] [-p 8,1024] [--workdir DIR] [--keep]
+    python bench/bench_scale.py [--pairs 4,30] [-p 8,1024] [--workdir DIR]
+                                [--no-phases | --no-commands]
 """
 
 import argparse
@@ -116,6 +117,7 @@ def main(argv=None):
     ap.add_argument("-p", default="8,1024", help="cluster counts")
     ap.add_argument("--workdir", help="where traces go (default: a temporary directory)")
     ap.add_argument("--no-phases", action="store_true", help="only the whole-command runs")
+    ap.add_argument("--no-commands", action="store_true", help="only the per-phase runs")
     args = ap.parse_args(argv)
     workdir = args.workdir or tempfile.mkdtemp(prefix="vcut-bench-scale-")
     os.makedirs(workdir, exist_ok=True)
@@ -144,7 +146,7 @@ def main(argv=None):
                           f"{r['peak'] / 1e9:.2f} GB | {r['peak'] / n:.0f} |", flush=True)
             else:
                 n = None
-            for extra in (["--no-baselines"], []):
+            for extra in () if args.no_commands else (["--no-baselines"], []):
                 cmd = [sys.executable, "-m", "vcut.cli", "analyze", trace, "-p", str(p),
                        "--json", *extra]
                 try:

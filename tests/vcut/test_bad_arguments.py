@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-import frontend.memory
 from frontend.errors import InputError
 from ir_graph import Graph
 from vcut.partition import partition_graph
@@ -25,13 +24,25 @@ def test_largest_valid_seed_works():
     assert set(part.assignment.tolist()) <= {0, 1}
 
 
-def test_replica_bitsets_are_checked_before_allocating(monkeypatch):
-    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: 200_000)
-    m = 2000  # 2001 vertices x ceil(2000 / 64) = 32 words of 8 bytes = 512,256 bytes
-    with pytest.raises(InputError) as exc:
-        partition_graph(path_graph(m), m, "wb-libra")
-    assert str(exc.value) == ("wb-libra with p = 2000 on 2,001 vertices needs about 500.2 KiB of "
-                              "memory but 195.3 KiB are available; use fewer clusters")
+def test_replica_sets_are_checked_before_allocating(monkeypatch):
+    import vcut.partition
+
+    m = 2000
+    g = path_graph(m)
+    asked = []
+
+    def check_memory(need, what, hint):  # refuses, as when memory is short
+        asked.append((need, what, hint))
+        raise InputError("short")
+
+    monkeypatch.setattr(vcut.partition, "check_memory", check_memory)
+    # p = 2000 > 128: compact sets, 2001 vertices x (count 4 + overflow row 4 + 3 int16 ids)
+    # = 28,014 bytes; p = 100: dense bitsets, 2001 x (count 4 + 2 words of 8) = 40,020 bytes
+    for p, need in ((m, 28_014), (100, 40_020)):
+        with pytest.raises(InputError, match="short"):
+            partition_graph(g, p, "wb-libra")
+        assert asked.pop() == (need, f"wb-libra with p = {p} on 2,001 vertices",
+                               "use fewer clusters")
 
 
 def test_loads_that_overflow_against_tiny_capacities_still_pick_a_cluster():
