@@ -262,9 +262,90 @@ def _incidence_of(src, dst, n, p, what):
     return ptr, inc
 
 
+#: Up to this many clusters a vertex's replicas are one 64-bit mask: the
+#: table comes from passes over the edges, without the incidence CSR.
+MASK_CLUSTERS = 64
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@njit(cache=True)
+def _masks(src, dst, assign, n, rep_ptr):
+    """Each vertex's clusters as a bit mask; ``rep_ptr`` their running counts.
+    Returns the masks and the number of replicas."""
+    mask = np.zeros(n, dtype=np.uint64)
+    for e in range(len(src)):
+        b = np.uint64(1) << np.uint64(assign[e])
+        mask[src[e]] |= b
+        mask[dst[e]] |= b
+    total = 0
+    for v in range(n):
+        total += _popcount(mask[v])
+        rep_ptr[v + 1] = total
+    return mask, total
+
+
+@njit(cache=True, inline="always")
+def _rank(mask, rep_ptr, v, c):
+    """The replica of cluster ``c`` of vertex ``v``."""
+    below = mask[v] & ((np.uint64(1) << np.uint64(c)) - np.uint64(1))
+    return rep_ptr[v] + _popcount(below)
+
+
+@njit(cache=True)
+def _fill_from_masks(src, dst, assign, weight, mask, rep_ptr, rep_cluster, master, rep_in,
+                     rep_out, rep_src, rep_dst):
+    """`_fill_replicas` from the masks: a replica's weight sum adds its edges as
+    source, then as destination, each in edge order (the incidence order)."""
+    n = len(mask)
+    for v in range(n):
+        x = mask[v]
+        r = rep_ptr[v]
+        c = 0
+        while x != np.uint64(0):
+            if x & np.uint64(1):
+                rep_cluster[r] = c
+                r += 1
+            x >>= np.uint64(1)
+            c += 1
+    wsum = np.zeros(len(rep_cluster), dtype=np.float64)
+    for e in range(len(src)):
+        r = _rank(mask, rep_ptr, src[e], assign[e])
+        rep_src[e] = r
+        rep_out[r] += 1
+        wsum[r] += weight[e]
+    for e in range(len(src)):
+        r = _rank(mask, rep_ptr, dst[e], assign[e])
+        rep_dst[e] = r
+        rep_in[r] += 1
+        wsum[r] += weight[e]
+    for v in range(n):
+        lo = rep_ptr[v]
+        if lo == rep_ptr[v + 1]:
+            master[v] = -1
+            continue
+        best = lo
+        for r in range(lo + 1, rep_ptr[v + 1]):
+            if wsum[r] > wsum[best]:
+                best = r
+        master[v] = rep_cluster[best]
+
+
 def replica_counts(src, dst, assign, n, p):
     """|A(v)| for every vertex (int64): the clusters holding an edge of ``v``."""
     n = int(n)
+    if p <= MASK_CLUSTERS:
+        check_memory(16.0 * (n + 1), f"the replica counts of {n:,} vertices",
+                     "use a machine with more memory")
+        rep_ptr = np.zeros(n + 1, dtype=np.int64)
+        _masks(src, dst, np.asarray(assign), n, rep_ptr)
+        return np.diff(rep_ptr)
     ptr, inc = _incidence_of(src, dst, n, p, "replica counts")
     rep_ptr = np.zeros(n + 1, dtype=np.int64)
     _count_replicas(ptr, inc, np.asarray(assign), n, int(p), rep_ptr)
@@ -275,10 +356,19 @@ def replica_table(src, dst, assign, weight, n, p):
     """The `ReplicaTable` of edge partition ``assign`` (a cluster per edge)."""
     m = len(src)
     n = int(n)
-    ptr, inc = _incidence_of(src, dst, n, p, "replicas")
     assign = np.asarray(assign)
+    weight = np.asarray(weight, dtype=np.float64)
     rep_ptr = np.zeros(n + 1, dtype=np.int64)
-    R = _count_replicas(ptr, inc, assign, n, int(p), rep_ptr)
+    if p <= MASK_CLUSTERS:
+        check_memory(16.0 * (n + 1), f"the replicas of {n:,} vertices",
+                     "use a machine with more memory")
+        mask, R = _masks(src, dst, assign, n, rep_ptr)
+        check_memory(8.0 * R, f"the replicas of {m:,} edges in {int(p)} clusters",
+                     "use a machine with more memory")
+        ptr = inc = None
+    else:
+        ptr, inc = _incidence_of(src, dst, n, p, "replicas")
+        R = _count_replicas(ptr, inc, assign, n, int(p), rep_ptr)
     rdt = index_dtype(R + 1)
     cluster = np.empty(R, dtype=np.int32)
     master = np.empty(n, dtype=np.int32)
@@ -286,8 +376,12 @@ def replica_table(src, dst, assign, weight, n, p):
     n_out = np.zeros(R, dtype=index_dtype(m + 1))
     rs = np.empty(m, dtype=rdt)
     rd = np.empty(m, dtype=rdt)
-    _fill_replicas(ptr, inc, assign, np.asarray(weight, dtype=np.float64), n, int(p), rep_ptr,
-                   cluster, master, n_in, n_out, rs, rd)
+    if ptr is None:
+        _fill_from_masks(src, dst, assign, weight, mask, rep_ptr, cluster, master, n_in, n_out,
+                         rs, rd)
+    else:
+        _fill_replicas(ptr, inc, assign, weight, n, int(p), rep_ptr, cluster, master, n_in,
+                       n_out, rs, rd)
     return ReplicaTable(ptr=rep_ptr, cluster=cluster, master=master, n_in=n_in, n_out=n_out,
                         src=rs, dst=rd)
 

@@ -244,3 +244,28 @@ def test_graph_is_not_copied_by_the_clustering():
     g = Graph(n=4, src=src, dst=dst, weight=np.ones(4), directed=True)
     a = analyze_graph(g, 2, "wb-libra", baselines=False)
     assert a.clustering.src is src and a.clustering.dst is dst
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mask_replica_table_equals_the_incidence_one(seed, monkeypatch):
+    """p <= 64: the table from per-vertex cluster masks is the incidence CSR's, array
+    for array (integer weights: ties between clusters go to the lowest id in both)."""
+    import vcut._replicas as rep
+
+    rng = np.random.default_rng(300 + seed)
+    for _ in range(25):
+        n, p = int(rng.integers(2, 60)), int(rng.integers(1, rep.MASK_CLUSTERS + 1))
+        src, dst, w = random_graph(rng, n, int(rng.integers(1, 500)), loops=False)
+        if seed % 2:
+            w = rng.random(len(src))
+        assign = rng.integers(0, p, len(src)).astype(np.int32)
+        masks = replica_table(src, dst, assign, w, n, p)
+        counts = replica_counts(src, dst, assign, n, p)
+        monkeypatch.setattr(rep, "MASK_CLUSTERS", 0)
+        csr = replica_table(src, dst, assign, w, n, p)
+        np.testing.assert_array_equal(counts, replica_counts(src, dst, assign, n, p))
+        monkeypatch.undo()
+        for f in ("ptr", "cluster", "master", "n_in", "n_out", "src", "dst"):
+            a, b = getattr(masks, f), getattr(csr, f)
+            assert a.dtype == b.dtype, f
+            np.testing.assert_array_equal(a, b, err_msg=f)
