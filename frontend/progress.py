@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-__all__ = ["reporting", "run_kernel", "report_phase", "INTERVAL"]
+__all__ = ["reporting", "run_kernel", "run_parallel", "stop_all", "report_phase", "INTERVAL"]
 
 #: Seconds between two reports of a running phase.
 INTERVAL = 0.1
@@ -49,21 +49,88 @@ def report_phase(name, done, total, unit, elapsed, final=False):
         sink(name, done, total, unit, elapsed, final)
 
 
+_LIVE = {}  # id -> counter of every kernel running now in another thread
+_STOPPING = [False]  # set by stop_all until the next run_parallel: kernels start stopped
+
+
+def stop_all():
+    """Ask every kernel running in another thread than the main one, now or from
+    now until the next `run_parallel`, to stop at its next tick."""
+    _STOPPING[0] = True
+    for counter in list(_LIVE.values()):
+        counter[1] = 1
+
+
 def run_kernel(name, unit, total, kernel, *args):
     """``kernel(*args, counter)`` with progress reports; returns its result.
 
     ``total``: the steps the kernel counts in ``counter[0]`` (edges, tasks).
+    Called from another thread than the main one, the kernel runs in that
+    thread, unreported, and stops when `stop_all` is called.
     """
     counter = np.zeros(2, dtype=np.int64)
-    sink = _SINK[0]
     t0 = time.perf_counter()
-    if total < THREAD_MIN or threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread():
+        _LIVE[id(counter)] = counter
+        if _STOPPING[0]:
+            counter[1] = 1
+        try:
+            return kernel(*args, counter)
+        finally:
+            del _LIVE[id(counter)]
+    sink = _SINK[0]
+    if total < THREAD_MIN:
         out = kernel(*args, counter)
     else:
         out = _in_worker(name, unit, total, kernel, args, counter, sink, t0)
     if sink is not None:
         sink(name, int(counter[0]), total, unit, time.perf_counter() - t0, True)
     return out
+
+
+def run_parallel(jobs, workers):
+    """Run the callables ``jobs`` on ``workers`` threads; their results in order.
+
+    Meant for calls that spend their time in `run_kernel` kernels (which
+    release the GIL). On a signal's exception in the calling thread every
+    kernel is asked to stop and the exception is re-raised once the threads
+    have ended; the first job's exception is re-raised likewise.
+    """
+    jobs = list(jobs)
+    _STOPPING[0] = False
+    if workers <= 1 or len(jobs) <= 1:
+        return [job() for job in jobs]
+    results = [None] * len(jobs)
+    errors = []
+    todo = iter(range(len(jobs)))
+    lock = threading.Lock()
+
+    def worker():
+        while not errors:
+            with lock:
+                i = next(todo, None)
+            if i is None:
+                return
+            try:
+                results[i] = jobs[i]()
+            except BaseException as exc:  # re-raised in the calling thread
+                errors.append(exc)
+                stop_all()
+
+    ended = [_start(worker, f"vcut-job-{k}") for k in range(min(workers, len(jobs)))]
+    try:
+        for done in ended:
+            while not done.wait(INTERVAL):
+                pass
+    except BaseException:
+        errors.append(None)  # no further jobs start
+        stop_all()
+        for done in ended:
+            _wait_quietly(done)
+        raise
+    if errors:
+        raise errors[0]
+    return results
 
 
 def _in_worker(name, unit, total, kernel, args, counter, sink, t0):
@@ -75,23 +142,39 @@ def _in_worker(name, unit, total, kernel, args, counter, sink, t0):
         except BaseException as exc:  # re-raised in the calling thread
             result["error"] = exc
 
-    worker = threading.Thread(target=work, name=f"vcut-{name}", daemon=True)
-    worker.start()
+    done = _start(work, f"vcut-{name}")
     try:
-        while worker.is_alive():
-            worker.join(INTERVAL)
-            if sink is not None and worker.is_alive():
+        while not done.wait(INTERVAL):
+            if sink is not None:
                 sink(name, int(counter[0]), total, unit, time.perf_counter() - t0, False)
     except BaseException:
         counter[1] = 1  # the kernel stops at its next tick
-        _join_quietly(worker)
+        _wait_quietly(done)
         raise
     if "error" in result:
         raise result["error"]
     return result["out"]
 
 
-def _join_quietly(worker):
+def _start(target, name):
+    """Start ``target`` on a daemon thread; returns an Event set when it has ended.
+
+    (Waiting with ``Thread.join`` would not do: a join interrupted by a
+    signal's exception can leave ``join`` and ``is_alive`` reporting a running
+    thread as ended.)"""
+    done = threading.Event()
+
+    def run():
+        try:
+            target()
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return done
+
+
+def _wait_quietly(done):
     """Wait for a stopping kernel; a further signal meanwhile does not wait longer."""
     with contextlib.suppress(BaseException):
-        worker.join()
+        done.wait()

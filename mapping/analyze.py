@@ -24,15 +24,16 @@ import numpy as np
 
 from frontend.errors import InputError
 from frontend.memory import check_memory
+from frontend.progress import run_parallel
 
 from .interactions import from_edge_partition, from_vertex_partition, interactions
 from .machine import BYTES_PER_CORE_PAIR, table2
 from .memory_centric import THRESHOLD
 from .placement import MAPPERS, independent_time, place
-from .simulate import simulate
+from .simulate import simulate, simulation_bytes
 
-__all__ = ["METHODS", "Analysis", "analyze_graph", "cluster_graph", "compare_methods",
-           "MAPPING_FORMAT_VERSION"]
+__all__ = ["METHODS", "Analysis", "analyze_graph", "baseline_jobs", "cluster_graph",
+           "compare_methods", "MAPPING_FORMAT_VERSION"]
 
 METHODS = ("compnet", "metis", "pg", "w-pg", "wb-pg", "libra", "w-libra", "wb-libra")
 MAPPING_FORMAT_VERSION = 1
@@ -143,9 +144,22 @@ def _vertex_cut_metrics(part):
             "vertex_copies": m.vertex_copies, "work_imbalance": m.edge_weight_imbalance}
 
 
+def baseline_jobs(cl, count):
+    """How many baseline simulations of ``cl`` to run at once: the CPUs this
+    process may use, at most ``count``, and no more than half the available
+    memory holds (`simulation_bytes` each)."""
+    import os
+
+    from frontend.memory import available_bytes
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    fit = int(0.5 * available_bytes() // max(simulation_bytes(cl), 1))
+    return max(1, min(int(cpus or 1), int(count), fit))
+
+
 def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-centric",
                   threshold=THRESHOLD, seed=0, lam=1.0, order="given", object_bytes=None,
-                  assignment=None, baselines=True, progress=None):
+                  assignment=None, baselines=True, progress=None, jobs=None):
     """Partition, map and simulate ``graph``.
 
     Parameters
@@ -170,6 +184,10 @@ def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-c
         Also map and simulate with every other mapper (the report's comparison).
     progress : callable(str), optional
         Called with a line at the start of each phase.
+    jobs : int, optional
+        Baseline simulations run at once (threads; the figures do not depend
+        on it). Default: the CPUs this process may use, as far as the
+        available memory holds that many simulations (`baseline_jobs`).
 
     Returns
     -------
@@ -214,16 +232,26 @@ def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-c
         if eta >= 1.0:
             say(f"simulating {len(MAPPERS) - 1} baseline mappings for comparison "
                 f"(about {eta:,.0f} s; --no-baselines skips them)")
-        for other in MAPPERS:
-            if other == mapper:
-                r, q = res, pl
-            else:
-                say(f"simulating the {other} mapping for comparison")
-                q = place(inter, machine, other, threshold=threshold, seed=seed)
-                r = simulate(cl, q.core, machine, inter.value_bytes)
-            rows.append({"mapping": other, "makespan": r.makespan, "hop_bytes": r.hop_bytes,
-                         "network_bytes": r.network_bytes,
-                         "mean_utilization": float(r.utilization.mean())})
+        others = [other for other in MAPPERS if other != mapper]
+        cores = [place(inter, machine, other, threshold=threshold, seed=seed).core
+                 for other in others]
+        workers = baseline_jobs(cl, len(others)) if jobs is None else int(jobs)
+        say(f"simulating the {', '.join(others)} mappings for comparison"
+            + (f" ({workers} at a time)" if workers > 1 else ""))
+
+        def figures(core):
+            def job():
+                r = simulate(cl, core, machine, inter.value_bytes)
+                return {"makespan": r.makespan, "hop_bytes": r.hop_bytes,
+                        "network_bytes": r.network_bytes,
+                        "mean_utilization": float(r.utilization.mean())}
+            return job
+
+        got = dict(zip(others, run_parallel([figures(core) for core in cores], workers)))
+        got[mapper] = {"makespan": res.makespan, "hop_bytes": res.hop_bytes,
+                       "network_bytes": res.network_bytes,
+                       "mean_utilization": float(res.utilization.mean())}
+        rows = [{"mapping": other, **got[other]} for other in MAPPERS]
         done("baselines", t)
     return Analysis(method=method, p=int(p), machine=machine, clustering=cl, interactions=inter,
                     placement=pl, result=res, partition=metrics, phases=phases, mappers=rows)

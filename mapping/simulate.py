@@ -52,7 +52,7 @@ from ir_graph.graph import index_dtype
 from . import _kernels
 from .machine import MEMORY_CYCLES
 
-__all__ = ["SimResult", "simulate", "LINK_DIRECTIONS"]
+__all__ = ["SimResult", "simulate", "simulation_bytes", "LINK_DIRECTIONS"]
 
 #: Directed links leave router ``(r, c)`` with index ``(r * cols + c) * 4 + d``.
 LINK_DIRECTIONS = ("east", "west", "south", "north")
@@ -147,6 +147,16 @@ def simulate(cl, core, machine, value_bytes=None):
     rep_src[order], rep_dst[order] = rep_src.copy(), rep_dst.copy()  # back in task order
     return _run(cl, core, machine, value_bytes, t0, order, cl.cluster, cl.weight, cl.obj,
                 rep_src, rep_dst, rep_vertex, rep_cluster, rep_in, rep_out, rep_ptr, R)
+
+
+def simulation_bytes(cl):
+    """Bytes one `simulate` of ``cl`` allocates beyond the clustering (a vertex
+    cut's): per task the finish time, its cluster-list position and a flag;
+    per replica its time, counters, vertex and wake slot; per vertex a counter;
+    and the event heap, which holds about one event per replica at worst."""
+    m, n = len(cl.cluster), cl.n
+    replicas = len(cl.table.cluster) if cl.kind == "vertex-cut" else 2 * m
+    return 13.0 * m + (4 + 8 + 4 + 4 + 4 + 25) * float(replicas) + 4.0 * n
 
 
 def _simulate(cl, core, machine, value_bytes, t0):

@@ -89,3 +89,36 @@ def test_a_signal_stops_the_kernel_and_is_raised_at_once():
         progress.run_kernel("count", "items", n, _count, n, 10**6, -1)  # hours of work
     assert time.perf_counter() - t0 < 30
     assert not [t for t in threading.enumerate() if t.name == "vcut-count" and t.is_alive()]
+
+
+def _job(n, spin, fail_at=-1):
+    return lambda: progress.run_kernel("count", "items", n, _count, n, spin, fail_at)
+
+
+def test_parallel_jobs_give_their_results_in_order():
+    sizes = [1000, 5000, 300, 20000, 7]
+    got = progress.run_parallel([_job(k, 2) for k in sizes], 2)
+    assert got == [_expect(k, 2) for k in sizes]
+    assert progress.run_parallel([_job(k, 2) for k in sizes], 1) == got
+
+
+def test_a_failing_parallel_job_stops_the_others_and_is_raised():
+    n = progress.THREAD_MIN
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="kernel failed"):
+        progress.run_parallel([_job(n, 10**6), _job(n, 0, 5000)], 2)  # the first: hours
+    assert time.perf_counter() - t0 < 30
+    assert not progress._LIVE
+
+
+def test_a_signal_stops_parallel_jobs_at_once():
+    n = progress.THREAD_MIN
+    _count(10, 1, -1, np.zeros(2, np.int64))
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        progress.run_parallel([_job(n, 10**6) for _ in range(3)], 2)
+    assert time.perf_counter() - t0 < 30
+    assert not [t for t in threading.enumerate() if t.name.startswith("vcut-job") and t.is_alive()]
+    assert not progress._LIVE

@@ -6,6 +6,7 @@ import os
 import numpy as np
 import pytest
 
+from ir_graph import Graph
 from mapping.analyze import METHODS, analyze_graph, compare_methods
 from mapping.machine import load_machine
 from vcut.cli import main
@@ -190,3 +191,29 @@ def test_compare_methods_reach_the_terminal_and_json(tmp_path, capsys):
     assert main(argv + ["--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert [m["method"] for m in summary["methods"]] == ["wb-libra", "metis"]
+
+
+def test_baselines_run_at_once_give_the_same_figures(monkeypatch):
+    """The baseline simulations on threads (jobs=3) against one after another."""
+    import frontend.memory
+    from mapping.analyze import analyze_graph, baseline_jobs
+    from mapping.simulate import simulation_bytes
+
+    rng = np.random.default_rng(4)
+    n, m = 3000, 12000
+    src = rng.integers(0, n - 1, m)
+    dst = src + rng.integers(1, 50, m)
+    keep = dst < n
+    g = Graph(n=n, src=src[keep], dst=dst[keep], weight=rng.random(int(keep.sum())) + 0.5)
+    one = analyze_graph(g, 8, "wb-libra", jobs=1)
+    many = analyze_graph(g, 8, "wb-libra", jobs=3)
+    assert one.mappers == many.mappers and len(one.mappers) == 5
+    assert [r["mapping"] for r in one.mappers][0] != [r["mapping"] for r in one.mappers][1]
+    # as many at once as half the memory holds, at most the CPUs and the count
+    need = simulation_bytes(one.clustering)
+    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: int(2 * need * 1.5))
+    assert baseline_jobs(one.clustering, 4) == 1
+    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: int(2 * need * 9))
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2})
+    assert baseline_jobs(one.clustering, 4) == 3
+    assert baseline_jobs(one.clustering, 2) == 2
