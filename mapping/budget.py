@@ -3,8 +3,8 @@
 The figures per node come from `bench/bench_scale.py` (whole ``vcut analyze``
 processes on MiBench-dijkstra-shaped traces of 10 M and 73 M nodes, this
 project's 2-core machine): the peak resident memory grows linearly with the
-dynamic instructions, plus the greedy vertex cuts' replica bitsets of
-``ceil(p / 64)`` words per node; the time grows linearly too. The estimate is
+dynamic instructions, plus the greedy vertex cuts' replica sets beyond those
+of p = 8 (`vcut._kernels.replica_set_bytes`); the time grows linearly too. The estimate is
 a planning figure, not a bound: graphs of other programs have other edge and
 replica counts per node.
 """
@@ -33,9 +33,13 @@ def estimate(nodes, p, baselines=True, window=None, windows=1):
     clusters is expected to take; ``window`` (nodes in the analysed slice) when
     only a slice of the run is analysed, ``windows`` such slices one after
     another (``--windows``: the memory of one, the time of all)."""
-    # (a p beyond the node count fails later with its own message: p <= |E|)
-    words = (min(int(p), max(int(nodes), 1)) + 63) // 64
-    per_node = BYTES_PER_NODE + 8.0 * max(words - 1, 0)
+    # the streaming cuts' replica sets beyond those of p = 8 (dense bitsets up to
+    # p = 128, then compact sets; a p beyond the node count fails later with its
+    # own message: p <= |E|)
+    from vcut._kernels import replica_set_bytes
+
+    clusters = min(int(p), max(int(nodes), 1))
+    per_node = BYTES_PER_NODE + max(replica_set_bytes(1, clusters) - replica_set_bytes(1, 8), 0)
     if window is None:
         need = float(nodes) * per_node
         analysed = nodes

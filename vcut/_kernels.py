@@ -5,7 +5,9 @@ per vertex (p <= 128) dense bitsets, ``|V| * ceil(p / 64)`` words; above,
 `INLINE` cluster ids kept inline per vertex and a bitset row allocated from a
 growing pool only for the vertices with more replicas, so that p = 1024 on
 10^8 vertices does not need ``|V| * p / 8`` bytes. Both give the same
-partitions. "Least loaded" compares ``load / capacity``; ties go to the
+partitions; the dense form has kernels of its own (`_greedy_dense`,
+`_hdrf_dense`: word operations, twice as fast as going through the general
+set helpers). "Least loaded" compares ``load / capacity``; ties go to the
 lowest cluster id. The least loaded of all clusters comes from a segment tree
 over the clusters (O(log p) per update), the least loaded of a set from its
 members.
@@ -104,44 +106,37 @@ def replica_set_bytes(n, p, dense=None):
     return n * (4 + 4 + INLINE * (2 if p <= np.iinfo(np.int16).max else 4))
 
 
-@njit(cache=True)
-def _members(v, cnt, ids, ovf, pool, buf):
-    """The clusters of A(v) into ``buf``; returns how many."""
-    k = cnt[v]
-    if k <= ids.shape[1]:
-        for i in range(k):
-            buf[i] = ids[v, i]
-        return k
-    row = v if ovf.shape[0] == 0 else ovf[v]
-    j = 0
-    for wi in range(pool.shape[1]):
-        x = pool[row, wi]
-        while x != np.uint64(0):
-            buf[j] = wi * 64 + _lowbit(x)
-            j += 1
-            x &= x - np.uint64(1)
-    return j
+@njit(cache=True, inline="always")
+def _row(v, cnt, ids, ovf):
+    """The bitset row of A(v), or -1 while its ids are inline."""
+    if cnt[v] <= ids.shape[1]:
+        return -1
+    return v if ovf.shape[0] == 0 else ovf[v]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _contains(v, c, cnt, ids, ovf, pool):
     """Whether cluster ``c`` is in A(v)."""
-    k = cnt[v]
-    if k <= ids.shape[1]:
-        for i in range(k):
+    return _in_row(v, _row(v, cnt, ids, ovf), c, cnt, ids, pool)
+
+
+@njit(cache=True, inline="always")
+def _in_row(v, row, c, cnt, ids, pool):
+    """Whether cluster ``c`` is in A(v), whose bitset row is ``row`` (-1: inline)."""
+    if row < 0:
+        for i in range(cnt[v]):
             if ids[v, i] == c:
                 return True
         return False
-    row = v if ovf.shape[0] == 0 else ovf[v]
     return (pool[row, c // 64] >> np.uint64(c % 64)) & np.uint64(1) != np.uint64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add(v, c, cnt, ids, ovf, pool, used):
-    """Put ``c`` into A(v); returns the pool (a larger one when it grew) and its
-    rows in use."""
+    """Put ``c`` into A(v); returns the pool rows in use. The pool must have a
+    free row (`_room`)."""
     if _contains(v, c, cnt, ids, ovf, pool):
-        return pool, used
+        return used
     k = cnt[v]
     inline = ids.shape[1]
     if k < inline:
@@ -150,10 +145,6 @@ def _add(v, c, cnt, ids, ovf, pool, used):
         if ovf.shape[0] == 0:
             row = v
         elif k == inline:  # the inline ids move to an overflow row
-            if used == pool.shape[0]:
-                grown = np.zeros((2 * pool.shape[0], pool.shape[1]), dtype=np.uint64)
-                grown[:used] = pool
-                pool = grown
             row = used
             used += 1
             ovf[v] = row
@@ -164,20 +155,239 @@ def _add(v, c, cnt, ids, ovf, pool, used):
             row = ovf[v]
         pool[row, c // 64] |= np.uint64(1) << np.uint64(c % 64)
     cnt[v] = k + 1
-    return pool, used
+    return used
+
+
+@njit(cache=True)
+def _room(pool, used, ovf):
+    """The pool with at least two free rows (a copy twice as large when needed)."""
+    if ovf.shape[0] == 0 or used + 2 <= pool.shape[0]:
+        return pool
+    grown = np.zeros((2 * pool.shape[0], pool.shape[1]), dtype=np.uint64)
+    grown[:used] = pool[:used]
+    return grown
 
 
 @njit(cache=True, inline="always")
-def _ll_list(buf, k, load, cap, best):
-    """Least loaded of ``buf[:k]`` and ``best`` (-1: none yet); ties: lowest id."""
+def _pick(c, best, best_v, load, cap):
+    """``(best, best_v)`` after looking at cluster ``c``: the least loaded, ties
+    to the lowest id."""
+    r = load[c] / cap[c]
+    if best < 0 or r < best_v or (r == best_v and c < best):
+        return c, r
+    return best, best_v
+
+
+@njit(cache=True, inline="always")
+def _ll_set(v, cnt, ids, ovf, pool, load, cap, best):
+    """Least loaded of A(v) and ``best`` (-1: none yet)."""
     best_v = np.inf if best < 0 else load[best] / cap[best]
-    for i in range(k):
-        c = buf[i]
-        r = load[c] / cap[c]
-        if best < 0 or r < best_v or (r == best_v and c < best):
-            best_v = r
-            best = c
+    row = _row(v, cnt, ids, ovf)
+    if row < 0:
+        for i in range(cnt[v]):
+            best, best_v = _pick(np.int64(ids[v, i]), best, best_v, load, cap)
+        return best
+    for wi in range(pool.shape[1]):
+        x = pool[row, wi]
+        while x != np.uint64(0):
+            best, best_v = _pick(wi * 64 + _lowbit(x), best, best_v, load, cap)
+            x &= x - np.uint64(1)
     return best
+
+
+@njit(cache=True, inline="always")
+def _ll_common(u, v, cnt, ids, ovf, pool, load, cap):
+    """Least loaded of A(u) & A(v) (-1 if they share none)."""
+    best = -1
+    best_v = np.inf
+    ru = _row(u, cnt, ids, ovf)
+    rv = _row(v, cnt, ids, ovf)
+    if ru < 0 or rv < 0:
+        x, y = (u, v) if ru < 0 else (v, u)
+        for i in range(cnt[x]):
+            c = np.int64(ids[x, i])
+            if _contains(y, c, cnt, ids, ovf, pool):
+                best, best_v = _pick(c, best, best_v, load, cap)
+        return best
+    for wi in range(pool.shape[1]):
+        x = pool[ru, wi] & pool[rv, wi]
+        while x != np.uint64(0):
+            best, best_v = _pick(wi * 64 + _lowbit(x), best, best_v, load, cap)
+            x &= x - np.uint64(1)
+    return best
+
+
+@njit(cache=True)
+def _ll_bits(words, load, cap):
+    """Least loaded cluster among the set bits of ``words`` (-1 if none).
+
+    A load over a tiny capacity may overflow to ``inf``; the first set bit is
+    still taken, so a non-empty set always yields a cluster.
+    """
+    best = -1
+    best_v = np.inf
+    for wi in range(words.shape[0]):
+        x = words[wi]
+        while x != np.uint64(0):
+            b = _lowbit(x)
+            c = wi * 64 + b
+            r = load[c] / cap[c]
+            if best < 0 or r < best_v:
+                best_v = r
+                best = c
+            x &= x - np.uint64(1)
+    return best
+
+
+@njit(cache=True)
+def _count_rows(A, cnt):
+    """``cnt[v]``: the set bits of row ``v``."""
+    for v in range(A.shape[0]):
+        k = 0
+        for wi in range(A.shape[1]):
+            x = A[v, wi]
+            while x != np.uint64(0):
+                x &= x - np.uint64(1)
+                k += 1
+        cnt[v] = k
+
+
+@njit(cache=True, nogil=True)
+def _greedy_dense(src, dst, weight, order, n, p, degree, cap, limit, rule, out, A,
+                  counter):
+    """`greedy_assign` on dense bitsets ``A`` (n, ceil(p / 64)), the vertices' rows."""
+    nw = A.shape[1]
+    load = np.zeros(p, dtype=np.float64)
+    rem = degree.copy()
+    limit = limit * (1.0 - FULL_TOLERANCE)
+    size = 1
+    while size < p:
+        size *= 2
+    tree = _tree_build(load, cap, size)
+    tmp = np.empty(nw, dtype=np.uint64)
+    for k in range(order.shape[0]):
+        if k & TICK_MASK == 0:
+            counter[0] = k
+            if counter[1] != 0:
+                break
+        e = order[k]
+        u = src[e]
+        v = dst[e]
+        has_u = False
+        has_v = False
+        for wi in range(nw):
+            if A[u, wi] != np.uint64(0):
+                has_u = True
+            if A[v, wi] != np.uint64(0):
+                has_v = True
+        if not has_u and not has_v:  # case 4
+            c = tree[1]
+        elif has_u and not has_v:  # case 3
+            c = _ll_bits(A[u], load, cap)
+            if load[c] >= limit * cap[c]:
+                c = tree[1]
+        elif has_v and not has_u:
+            c = _ll_bits(A[v], load, cap)
+            if load[c] >= limit * cap[c]:
+                c = tree[1]
+        else:
+            common = False
+            for wi in range(nw):
+                tmp[wi] = A[u, wi] & A[v, wi]
+                if tmp[wi] != np.uint64(0):
+                    common = True
+            if common:  # case 1
+                c = _ll_bits(tmp, load, cap)
+                if load[c] >= limit * cap[c]:
+                    for wi in range(nw):
+                        tmp[wi] = A[u, wi] | A[v, wi]
+                    c = _ll_bits(tmp, load, cap)
+                    if load[c] >= limit * cap[c]:
+                        c = tree[1]
+            else:  # case 2: keep one endpoint whole, cut the other
+                if rule == RULE_LIBRA:
+                    s = u if degree[u] <= degree[v] else v
+                else:
+                    s = u if rem[u] >= rem[v] else v
+                t = v if s == u else u
+                c = _ll_bits(A[s], load, cap)
+                if load[c] >= limit * cap[c]:
+                    c = _ll_bits(A[t], load, cap)
+                    if load[c] >= limit * cap[c]:
+                        c = tree[1]
+        out[e] = c
+        load[c] += weight[e]
+        _tree_update(tree, c, size, load, cap)
+        A[u, c // 64] |= np.uint64(1) << np.uint64(c % 64)
+        A[v, c // 64] |= np.uint64(1) << np.uint64(c % 64)
+        rem[u] -= 1
+        rem[v] -= 1
+    if counter[1] == 0:
+        counter[0] = order.shape[0]
+    return load
+
+
+@njit(cache=True, nogil=True)
+def _hdrf_dense(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree, out, A,
+                counter):
+    """`hdrf_assign` on dense bitsets ``A`` (n, ceil(p / 64)), the vertices' rows."""
+    nw = A.shape[1]
+    load = np.zeros(p, dtype=np.float64)
+    scale = cap * p
+    part = np.zeros(n, dtype=np.int64)
+    size = 1
+    while size < p:
+        size *= 2
+    tree = _tree_build(load, scale, size)
+    maxload = 0.0
+    for k in range(order.shape[0]):
+        if k & TICK_MASK == 0:
+            counter[0] = k
+            if counter[1] != 0:
+                break
+        e = order[k]
+        u = src[e]
+        v = dst[e]
+        if degree.shape[0] > 0:
+            part[u] = degree[u]
+            part[v] = degree[v]
+        else:
+            part[u] += 1
+            part[v] += 1
+        th_u = part[u] / (part[u] + part[v])
+        th_v = 1.0 - th_u
+        c_min = tree[1]
+        minload = load[c_min] / scale[c_min]
+        denom = eps + maxload - minload if normalized else 1.0
+        best = c_min
+        best_s = lam * (maxload - minload) / denom
+        for which in range(2):
+            x = u if which == 0 else v
+            for wi in range(nw):
+                bits = A[x, wi]
+                while bits != np.uint64(0):
+                    b = _lowbit(bits)
+                    c = wi * 64 + b
+                    bits &= bits - np.uint64(1)
+                    if load[c] / scale[c] >= limit and c != c_min:
+                        continue
+                    s = lam * (maxload - load[c] / scale[c]) / denom
+                    if (A[u, c // 64] >> np.uint64(c % 64)) & np.uint64(1):
+                        s += 1.0 + (1.0 - th_u)
+                    if (A[v, c // 64] >> np.uint64(c % 64)) & np.uint64(1):
+                        s += 1.0 + (1.0 - th_v)
+                    if s > best_s or (s == best_s and c < best):
+                        best_s = s
+                        best = c
+        out[e] = best
+        load[best] += 1.0
+        if load[best] / scale[best] > maxload:
+            maxload = load[best] / scale[best]
+        _tree_update(tree, best, size, load, scale)
+        A[u, best // 64] |= np.uint64(1) << np.uint64(best % 64)
+        A[v, best // 64] |= np.uint64(1) << np.uint64(best % 64)
+    if counter[1] == 0:
+        counter[0] = order.shape[0]
 
 
 @njit(cache=True, nogil=True)
@@ -220,6 +430,11 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
         The sets' bitset rows at the end (a new array when the pool grew).
     """
     cnt, ids, ovf, pool = sets
+    if ids.shape[1] == 0:  # dense bitsets: the plain kernel
+        load = _greedy_dense(src, dst, weight, order, n, p, degree, cap, limit, rule, out, pool,
+                             counter)
+        _count_rows(pool, cnt)
+        return load, pool
     used = 0
     load = np.zeros(p, dtype=np.float64)
     rem = degree.copy()
@@ -228,8 +443,6 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
     while size < p:
         size *= 2
     tree = _tree_build(load, cap, size)
-    bu = np.empty(p, dtype=np.int64)
-    bv = np.empty(p, dtype=np.int64)
     for k in range(order.shape[0]):
         if k & TICK_MASK == 0:
             counter[0] = k
@@ -242,57 +455,57 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
         has_v = cnt[v] > 0
         if not has_u and not has_v:  # case 4
             c = tree[1]
-        elif has_u and not has_v:  # case 3
-            c = _ll_list(bu, _members(u, cnt, ids, ovf, pool, bu), load, cap, -1)
-            if load[c] >= limit * cap[c]:
-                c = tree[1]
-        elif has_v and not has_u:
-            c = _ll_list(bv, _members(v, cnt, ids, ovf, pool, bv), load, cap, -1)
+        elif has_u != has_v:  # case 3
+            c = _ll_set(u if has_u else v, cnt, ids, ovf, pool, load, cap, -1)
             if load[c] >= limit * cap[c]:
                 c = tree[1]
         else:
-            ku = _members(u, cnt, ids, ovf, pool, bu)
-            kv = _members(v, cnt, ids, ovf, pool, bv)
-            c = -1
-            c_v = np.inf
-            for i in range(ku):  # case 1: the least loaded of A(u) & A(v)
-                d = bu[i]
-                if _contains(v, d, cnt, ids, ovf, pool):
-                    r = load[d] / cap[d]
-                    if c < 0 or r < c_v or (r == c_v and d < c):
-                        c_v = r
-                        c = d
-            if c >= 0:
+            c = _ll_common(u, v, cnt, ids, ovf, pool, load, cap)
+            if c >= 0:  # case 1
                 if load[c] >= limit * cap[c]:
-                    c = _ll_list(bv, kv, load, cap, _ll_list(bu, ku, load, cap, -1))
+                    c = _ll_set(v, cnt, ids, ovf, pool, load, cap,
+                                _ll_set(u, cnt, ids, ovf, pool, load, cap, -1))
                     if load[c] >= limit * cap[c]:
                         c = tree[1]
             else:  # case 2: keep one endpoint whole, cut the other
                 if rule == RULE_LIBRA:
-                    s_is_u = degree[u] <= degree[v]
+                    s = u if degree[u] <= degree[v] else v
                 else:
-                    s_is_u = rem[u] >= rem[v]
-                if s_is_u:
-                    c = _ll_list(bu, ku, load, cap, -1)
-                else:
-                    c = _ll_list(bv, kv, load, cap, -1)
+                    s = u if rem[u] >= rem[v] else v
+                t = v if s == u else u
+                c = _ll_set(s, cnt, ids, ovf, pool, load, cap, -1)
                 if load[c] >= limit * cap[c]:
-                    if s_is_u:
-                        c = _ll_list(bv, kv, load, cap, -1)
-                    else:
-                        c = _ll_list(bu, ku, load, cap, -1)
+                    c = _ll_set(t, cnt, ids, ovf, pool, load, cap, -1)
                     if load[c] >= limit * cap[c]:
                         c = tree[1]
         out[e] = c
         load[c] += weight[e]
         _tree_update(tree, c, size, load, cap)
-        pool, used = _add(u, c, cnt, ids, ovf, pool, used)
-        pool, used = _add(v, c, cnt, ids, ovf, pool, used)
+        if ovf.shape[0] > 0 and used + 2 > pool.shape[0]:
+            pool = _room(pool, used, ovf)
+        used = _add(u, c, cnt, ids, ovf, pool, used)
+        used = _add(v, c, cnt, ids, ovf, pool, used)
         rem[u] -= 1
         rem[v] -= 1
     if counter[1] == 0:
         counter[0] = order.shape[0]
     return load, pool
+
+
+@njit(cache=True, inline="always")
+def _hdrf_score(c, in_u, in_v, load, scale, limit, c_min, lam, maxload, denom, th_u, th_v, best,
+                best_s):
+    """``(best, best_s)`` after scoring cluster ``c`` of A(u) or A(v)."""
+    if load[c] / scale[c] >= limit and c != c_min:
+        return best, best_s
+    s = lam * (maxload - load[c] / scale[c]) / denom
+    if in_u:
+        s += 1.0 + (1.0 - th_u)
+    if in_v:
+        s += 1.0 + (1.0 - th_v)
+    if s > best_s or (s == best_s and c < best):
+        return c, s
+    return best, best_s
 
 
 @njit(cache=True, nogil=True)
@@ -312,6 +525,11 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
     for `greedy_assign`.
     """
     cnt, ids, ovf, pool = sets
+    if ids.shape[1] == 0:  # dense bitsets: the plain kernel
+        _hdrf_dense(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree, out, pool,
+                    counter)
+        _count_rows(pool, cnt)
+        return pool
     used = 0
     load = np.zeros(p, dtype=np.float64)
     scale = cap * p
@@ -321,7 +539,6 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
         size *= 2
     tree = _tree_build(load, scale, size)
     maxload = 0.0
-    buf = np.empty(p, dtype=np.int64)
     for k in range(order.shape[0]):
         if k & TICK_MASK == 0:
             counter[0] = k
@@ -346,26 +563,34 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
         for which in range(2):
             x = u if which == 0 else v
             y = v if which == 0 else u
-            for i in range(_members(x, cnt, ids, ovf, pool, buf)):
-                c = buf[i]
-                if load[c] / scale[c] >= limit and c != c_min:
-                    continue
-                s = lam * (maxload - load[c] / scale[c]) / denom
-                in_y = _contains(y, c, cnt, ids, ovf, pool)
-                if which == 0 or in_y:  # c in A(u)
-                    s += 1.0 + (1.0 - th_u)
-                if which == 1 or in_y:  # c in A(v)
-                    s += 1.0 + (1.0 - th_v)
-                if s > best_s or (s == best_s and c < best):
-                    best_s = s
-                    best = c
+            row = _row(x, cnt, ids, ovf)
+            ry = _row(y, cnt, ids, ovf)
+            if row < 0:
+                for i in range(cnt[x]):
+                    c = np.int64(ids[x, i])
+                    in_y = _in_row(y, ry, c, cnt, ids, pool)
+                    best, best_s = _hdrf_score(c, which == 0 or in_y, which == 1 or in_y, load,
+                                               scale, limit, c_min, lam, maxload, denom, th_u,
+                                               th_v, best, best_s)
+            else:
+                for wi in range(pool.shape[1]):
+                    bits = pool[row, wi]
+                    while bits != np.uint64(0):
+                        c = wi * 64 + _lowbit(bits)
+                        bits &= bits - np.uint64(1)
+                        in_y = _in_row(y, ry, c, cnt, ids, pool)
+                        best, best_s = _hdrf_score(c, which == 0 or in_y, which == 1 or in_y,
+                                                   load, scale, limit, c_min, lam, maxload,
+                                                   denom, th_u, th_v, best, best_s)
         out[e] = best
         load[best] += 1.0
         if load[best] / scale[best] > maxload:
             maxload = load[best] / scale[best]
         _tree_update(tree, best, size, load, scale)
-        pool, used = _add(u, best, cnt, ids, ovf, pool, used)
-        pool, used = _add(v, best, cnt, ids, ovf, pool, used)
+        if ovf.shape[0] > 0 and used + 2 > pool.shape[0]:
+            pool = _room(pool, used, ovf)
+        used = _add(u, best, cnt, ids, ovf, pool, used)
+        used = _add(v, best, cnt, ids, ovf, pool, used)
     if counter[1] == 0:
         counter[0] = order.shape[0]
     return pool

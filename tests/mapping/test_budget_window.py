@@ -59,9 +59,11 @@ def test_budget_estimate_and_refusal():
     need, seconds = budget.estimate(1_000_000, 8, baselines=False)
     assert need == 1_000_000 * budget.BYTES_PER_NODE
     assert seconds == 1_000_000 / budget.NODES_PER_SECOND[False]
-    # p = 1024: 16 words of replica bits per node, 15 beyond the first
-    need, _ = budget.estimate(1_000_000, 1024)
-    assert need == 1_000_000 * (budget.BYTES_PER_NODE + 8 * 15)
+    # replica sets per node: p = 8 one word and a count (12 bytes); p = 128 two words
+    # (20); p = 1024 compact: count, overflow row and three int16 ids (14)
+    for p, extra in ((64, 0), (128, 8), (1024, 2)):
+        need, _ = budget.estimate(1_000_000, p)
+        assert need == 1_000_000 * (budget.BYTES_PER_NODE + extra)
     # a window needs the graph of the whole run, and the analysis of the slice
     need, _ = budget.estimate(10_000_000, 8, window=1000)
     assert need == 10_000_000 * budget.GRAPH_BYTES_PER_NODE
