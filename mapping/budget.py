@@ -16,11 +16,14 @@ __all__ = ["estimate", "check_budget", "BYTES_PER_NODE", "GRAPH_BYTES_PER_NODE",
            "NODES_PER_SECOND"]
 
 #: Peak resident bytes per dynamic instruction of ``vcut analyze`` (trace,
-#: graph, partition, interactions, simulation), measured at p = 8.
-BYTES_PER_NODE = 210
+#: graph, partition, interactions, simulation), measured at p = 8: 122 without
+#: and 133 with the baseline mappings at 73 M nodes (146 / 196 at 10 M, where
+#: the interpreter's own ~0.3 GB counts and the baselines run two at a time).
+BYTES_PER_NODE = 150
 
-#: End-to-end analysis rate, nodes per second: without and with the baseline mappings.
-NODES_PER_SECOND = {False: 600_000, True: 220_000}
+#: End-to-end analysis rate, nodes per second: without and with the baseline
+#: mappings (measured 0.58-0.68 M and 0.26-0.27 M at 10 M and 73 M nodes).
+NODES_PER_SECOND = {False: 600_000, True: 250_000}
 
 
 #: Peak resident bytes per dynamic instruction of building the graph of a trace
