@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-__all__ = ["reporting", "run_kernel", "run_parallel", "stop_all", "report_phase", "INTERVAL"]
+__all__ = ["reporting", "run_kernel", "run_parallel", "stop_all", "INTERVAL"]
 
 #: Seconds between two reports of a running phase.
 INTERVAL = 0.1
@@ -42,20 +42,14 @@ def reporting(sink):
         _SINK[0] = previous
 
 
-def report_phase(name, done, total, unit, elapsed, final=False):
-    """Tell the sink, if any, how far phase ``name`` is."""
-    sink = _SINK[0]
-    if sink is not None:
-        sink(name, done, total, unit, elapsed, final)
-
-
 _LIVE = {}  # id -> counter of every kernel running now in another thread
-_STOPPING = [False]  # set by stop_all until the next run_parallel: kernels start stopped
+_STOPPING = [False]  # set by stop_all while a run_parallel ends: kernels start stopped
 
 
 def stop_all():
-    """Ask every kernel running in another thread than the main one, now or from
-    now until the next `run_parallel`, to stop at its next tick."""
+    """Ask every kernel running in another thread than the main one, now or
+    starting before the `run_parallel` that called this has ended, to stop at
+    its next tick."""
     _STOPPING[0] = True
     for counter in list(_LIVE.values()):
         counter[1] = 1
@@ -128,6 +122,8 @@ def run_parallel(jobs, workers):
         for done in ended:
             _wait_quietly(done)
         raise
+    finally:
+        _STOPPING[0] = False  # every thread has ended: later kernels run in full
     if errors:
         raise errors[0]
     return results

@@ -122,3 +122,14 @@ def test_a_signal_stops_parallel_jobs_at_once():
     assert time.perf_counter() - t0 < 30
     assert not [t for t in threading.enumerate() if t.name.startswith("vcut-job") and t.is_alive()]
     assert not progress._LIVE
+
+
+def test_kernels_after_a_stopped_parallel_run_run_in_full():
+    n = progress.THREAD_MIN
+    with pytest.raises(ValueError):
+        progress.run_parallel([_job(n, 0, 5000), _job(n, 0, 5000)], 2)
+    got = []
+    th = threading.Thread(target=lambda: got.append(_job(5000, 1)()))
+    th.start()
+    th.join()
+    assert got == [_expect(5000, 1)]
