@@ -239,6 +239,60 @@ def _ll_bits(words, load, cap):
     return best
 
 
+@njit(cache=True, inline="always")
+def _stopped(k, counter):
+    """Every `TICK` edges: publish ``k`` in ``counter[0]``; whether ``counter[1]``
+    asks the kernel to stop."""
+    if k & TICK_MASK == 0:
+        counter[0] = k
+        return counter[1] != 0
+    return False
+
+
+@njit(cache=True, inline="always")
+def _done(counter, m):
+    """All ``m`` edges assigned, unless the kernel was stopped."""
+    if counter[1] == 0:
+        counter[0] = m
+
+
+@njit(cache=True, inline="always")
+def _loads(p, cap):
+    """Zero loads over ``p`` clusters and their segment tree: ``(load, size, tree)``."""
+    load = np.zeros(p, dtype=np.float64)
+    size = 1
+    while size < p:
+        size *= 2
+    return load, size, _tree_build(load, cap, size)
+
+
+@njit(cache=True, inline="always")
+def _hdrf_start(u, v, degree, part, load, scale, tree, lam, eps, normalized, maxload):
+    """HDRF's view of edge (u, v): ``(th_u, th_v, c_min, denom, best, best_s)``, the
+    least loaded cluster being the first candidate."""
+    if degree.shape[0] > 0:
+        part[u] = degree[u]
+        part[v] = degree[v]
+    else:
+        part[u] += 1
+        part[v] += 1
+    th_u = part[u] / (part[u] + part[v])
+    c_min = tree[1]
+    minload = load[c_min] / scale[c_min]
+    denom = eps + maxload - minload if normalized else 1.0
+    return th_u, 1.0 - th_u, c_min, denom, c_min, lam * (maxload - minload) / denom
+
+
+@njit(cache=True, inline="always")
+def _hdrf_commit(best, load, scale, tree, size, maxload):
+    """One more edge on cluster ``best``; returns the new largest load."""
+    load[best] += 1.0
+    if load[best] / scale[best] > maxload:
+        maxload = load[best] / scale[best]
+    _tree_update(tree, best, size, load, scale)
+    return maxload
+
+
 @njit(cache=True)
 def _count_rows(A, cnt):
     """``cnt[v]``: the set bits of row ``v``."""
@@ -257,19 +311,13 @@ def _greedy_dense(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
                   counter):
     """`greedy_assign` on dense bitsets ``A`` (n, ceil(p / 64)), the vertices' rows."""
     nw = A.shape[1]
-    load = np.zeros(p, dtype=np.float64)
+    load, size, tree = _loads(p, cap)
     rem = degree.copy()
     limit = limit * (1.0 - FULL_TOLERANCE)
-    size = 1
-    while size < p:
-        size *= 2
-    tree = _tree_build(load, cap, size)
     tmp = np.empty(nw, dtype=np.uint64)
     for k in range(order.shape[0]):
-        if k & TICK_MASK == 0:
-            counter[0] = k
-            if counter[1] != 0:
-                break
+        if _stopped(k, counter):
+            break
         e = order[k]
         u = src[e]
         v = dst[e]
@@ -322,8 +370,7 @@ def _greedy_dense(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
         A[v, c // 64] |= np.uint64(1) << np.uint64(c % 64)
         rem[u] -= 1
         rem[v] -= 1
-    if counter[1] == 0:
-        counter[0] = order.shape[0]
+    _done(counter, order.shape[0])
     return load
 
 
@@ -332,35 +379,18 @@ def _hdrf_dense(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
                 counter):
     """`hdrf_assign` on dense bitsets ``A`` (n, ceil(p / 64)), the vertices' rows."""
     nw = A.shape[1]
-    load = np.zeros(p, dtype=np.float64)
     scale = cap * p
+    load, size, tree = _loads(p, scale)
     part = np.zeros(n, dtype=np.int64)
-    size = 1
-    while size < p:
-        size *= 2
-    tree = _tree_build(load, scale, size)
     maxload = 0.0
     for k in range(order.shape[0]):
-        if k & TICK_MASK == 0:
-            counter[0] = k
-            if counter[1] != 0:
-                break
+        if _stopped(k, counter):
+            break
         e = order[k]
         u = src[e]
         v = dst[e]
-        if degree.shape[0] > 0:
-            part[u] = degree[u]
-            part[v] = degree[v]
-        else:
-            part[u] += 1
-            part[v] += 1
-        th_u = part[u] / (part[u] + part[v])
-        th_v = 1.0 - th_u
-        c_min = tree[1]
-        minload = load[c_min] / scale[c_min]
-        denom = eps + maxload - minload if normalized else 1.0
-        best = c_min
-        best_s = lam * (maxload - minload) / denom
+        th_u, th_v, c_min, denom, best, best_s = _hdrf_start(
+            u, v, degree, part, load, scale, tree, lam, eps, normalized, maxload)
         for which in range(2):
             x = u if which == 0 else v
             for wi in range(nw):
@@ -380,14 +410,10 @@ def _hdrf_dense(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
                         best_s = s
                         best = c
         out[e] = best
-        load[best] += 1.0
-        if load[best] / scale[best] > maxload:
-            maxload = load[best] / scale[best]
-        _tree_update(tree, best, size, load, scale)
+        maxload = _hdrf_commit(best, load, scale, tree, size, maxload)
         A[u, best // 64] |= np.uint64(1) << np.uint64(best % 64)
         A[v, best // 64] |= np.uint64(1) << np.uint64(best % 64)
-    if counter[1] == 0:
-        counter[0] = order.shape[0]
+    _done(counter, order.shape[0])
 
 
 @njit(cache=True, nogil=True)
@@ -436,18 +462,12 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
         _count_rows(pool, cnt)
         return load, pool
     used = 0
-    load = np.zeros(p, dtype=np.float64)
+    load, size, tree = _loads(p, cap)
     rem = degree.copy()
     limit = limit * (1.0 - FULL_TOLERANCE)
-    size = 1
-    while size < p:
-        size *= 2
-    tree = _tree_build(load, cap, size)
     for k in range(order.shape[0]):
-        if k & TICK_MASK == 0:
-            counter[0] = k
-            if counter[1] != 0:
-                break
+        if _stopped(k, counter):
+            break
         e = order[k]
         u = src[e]
         v = dst[e]
@@ -487,8 +507,7 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
         used = _add(v, c, cnt, ids, ovf, pool, used)
         rem[u] -= 1
         rem[v] -= 1
-    if counter[1] == 0:
-        counter[0] = order.shape[0]
+    _done(counter, order.shape[0])
     return load, pool
 
 
@@ -531,35 +550,18 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
         _count_rows(pool, cnt)
         return pool
     used = 0
-    load = np.zeros(p, dtype=np.float64)
     scale = cap * p
+    load, size, tree = _loads(p, scale)
     part = np.zeros(n, dtype=np.int64)
-    size = 1
-    while size < p:
-        size *= 2
-    tree = _tree_build(load, scale, size)
     maxload = 0.0
     for k in range(order.shape[0]):
-        if k & TICK_MASK == 0:
-            counter[0] = k
-            if counter[1] != 0:
-                break
+        if _stopped(k, counter):
+            break
         e = order[k]
         u = src[e]
         v = dst[e]
-        if degree.shape[0] > 0:
-            part[u] = degree[u]
-            part[v] = degree[v]
-        else:
-            part[u] += 1
-            part[v] += 1
-        th_u = part[u] / (part[u] + part[v])
-        th_v = 1.0 - th_u
-        c_min = tree[1]
-        minload = load[c_min] / scale[c_min]
-        denom = eps + maxload - minload if normalized else 1.0
-        best = c_min
-        best_s = lam * (maxload - minload) / denom
+        th_u, th_v, c_min, denom, best, best_s = _hdrf_start(
+            u, v, degree, part, load, scale, tree, lam, eps, normalized, maxload)
         for which in range(2):
             x = u if which == 0 else v
             y = v if which == 0 else u
@@ -583,16 +585,12 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
                                                    load, scale, limit, c_min, lam, maxload,
                                                    denom, th_u, th_v, best, best_s)
         out[e] = best
-        load[best] += 1.0
-        if load[best] / scale[best] > maxload:
-            maxload = load[best] / scale[best]
-        _tree_update(tree, best, size, load, scale)
+        maxload = _hdrf_commit(best, load, scale, tree, size, maxload)
         if ovf.shape[0] > 0 and used + 2 > pool.shape[0]:
             pool = _room(pool, used, ovf)
         used = _add(u, best, cnt, ids, ovf, pool, used)
         used = _add(v, best, cnt, ids, ovf, pool, used)
-    if counter[1] == 0:
-        counter[0] = order.shape[0]
+    _done(counter, order.shape[0])
     return pool
 
 
