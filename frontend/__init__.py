@@ -7,7 +7,7 @@ The first stage of the vcut pipeline::
     trace.dynamic_instructions, trace.calls("fib")
 """
 
-import importlib
+from ._lazy import lazy_names
 
 __all__ = [
     "trace_program",
@@ -38,17 +38,5 @@ _HOMES = {
     "static": ("StaticTable",),
     "trace": ("FORMAT_VERSION", "Trace", "load_trace"),
 }
-_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
 
-
-def __getattr__(name):
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(globals(), _HOMES)

@@ -9,7 +9,7 @@
     graph_stats(g).alpha
 """
 
-import importlib
+from frontend._lazy import lazy_names
 
 __all__ = [
     "build_graph",
@@ -41,17 +41,5 @@ _HOMES = {
     "stats": ("graph_stats", "GraphStats", "fit_power_law", "PowerLawFit", "degree_plot"),
     "windows": ("NodeWindow", "RoiWindow", "spaced_windows"),
 }
-_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
 
-
-def __getattr__(name):
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(globals(), _HOMES)
