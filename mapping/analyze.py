@@ -144,6 +144,12 @@ def _vertex_cut_metrics(part):
             "vertex_copies": m.vertex_copies, "work_imbalance": m.edge_weight_imbalance}
 
 
+def _mapping_figures(r):
+    """The comparison table's figures of one simulation (`SimResult`)."""
+    return {"makespan": r.makespan, "hop_bytes": r.hop_bytes, "network_bytes": r.network_bytes,
+            "mean_utilization": float(r.utilization.mean())}
+
+
 def baseline_jobs(cl, count):
     """How many baseline simulations of ``cl`` to run at once: the CPUs this
     process may use, at most ``count``, and no more than half the available
@@ -228,29 +234,20 @@ def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-c
     rows = []
     if baselines:
         t = time.perf_counter()
-        eta = phases["simulation"] * (len(MAPPERS) - 1)
-        if eta >= 1.0:
-            say(f"simulating {len(MAPPERS) - 1} baseline mappings for comparison "
-                f"(about {eta:,.0f} s; --no-baselines skips them)")
         others = [other for other in MAPPERS if other != mapper]
         cores = [place(inter, machine, other, threshold=threshold, seed=seed).core
                  for other in others]
         workers = baseline_jobs(cl, len(others)) if jobs is None else int(jobs)
+        eta = phases["simulation"] * -(-len(others) // workers)
         say(f"simulating the {', '.join(others)} mappings for comparison"
-            + (f" ({workers} at a time)" if workers > 1 else ""))
+            + (f", {workers} at a time" if workers > 1 else "")
+            + (f" (about {eta:,.0f} s; --no-baselines skips them)" if eta >= 1.0 else ""))
 
         def figures(core):
-            def job():
-                r = simulate(cl, core, machine, inter.value_bytes)
-                return {"makespan": r.makespan, "hop_bytes": r.hop_bytes,
-                        "network_bytes": r.network_bytes,
-                        "mean_utilization": float(r.utilization.mean())}
-            return job
+            return lambda: _mapping_figures(simulate(cl, core, machine, inter.value_bytes))
 
         got = dict(zip(others, run_parallel([figures(core) for core in cores], workers)))
-        got[mapper] = {"makespan": res.makespan, "hop_bytes": res.hop_bytes,
-                       "network_bytes": res.network_bytes,
-                       "mean_utilization": float(res.utilization.mean())}
+        got[mapper] = _mapping_figures(res)
         rows = [{"mapping": other, **got[other]} for other in MAPPERS]
         done("baselines", t)
     return Analysis(method=method, p=int(p), machine=machine, clustering=cl, interactions=inter,
