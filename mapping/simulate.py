@@ -179,14 +179,16 @@ def _run(cl, core, machine, value_bytes, t0, order, c, weight, t_obj, rep_src, r
     np.cumsum(np.bincount(core, minlength=machine.cores), out=core_cl_ptr[1:])
     n_obj = max(int(t_obj.max()) + 1, 0) if m else 0
     ser = value_bytes / machine.link_bytes_per_cycle
+    wake = R + machine.cores + 1  # the kernel's stack of replicas, then cores, to wake
     finish, busy, link_bytes, stats, _ = run_kernel(
-        "simulation", "tasks", m, _kernels.simulate_events, order, c, np.asarray(weight, dtype=np.float64), t_obj, rep_src, rep_dst, rep_vertex,
-        rep_cluster, rep_in, rep_out, rep_ptr, cl.home, cl_ptr, cl_tasks,
-        core, core_cl_ptr, core_cl, np.asarray(machine.core_speed, dtype=np.float64),
+        "simulation", "tasks", m, _kernels.simulate_events, order, c,
+        np.asarray(weight, dtype=np.float64), t_obj, rep_src, rep_dst, rep_vertex, rep_cluster,
+        rep_in, rep_out, rep_ptr, cl.home, cl_ptr, cl_tasks, core, core_cl_ptr, core_cl,
+        np.asarray(machine.core_speed, dtype=np.float64),
         np.asarray(machine.numa_of_core, dtype=np.int64),
         np.asarray(machine.numa_latency, dtype=np.float64), MEMORY_CYCLES, machine.mesh_cols,
         float(machine.hop_cycles), float(ser), float(value_bytes), machine.cores * 4, n_obj,
-        int(machine.issue_window), np.empty(R + machine.cores + 1, dtype=index_dtype(R + 2**16)),
+        int(machine.issue_window), np.empty(wake, dtype=index_dtype(wake)),
     )
     if int(stats[5]) != m:  # cannot happen for a DAG; guards the model itself
         raise VcutError(f"internal error: the simulation stalled after {int(stats[5])} of {m} tasks")
