@@ -450,6 +450,13 @@ def _event(st, kind, pos, a, b, nxt, line):
 
 
 @njit(cache=True, inline="always")
+def _resume(st):
+    """A line kernel's place and counters as `_park` left them, with its phase and
+    error level: ``(pos, line, count, body, phase, level)``."""
+    return st[POS], st[LINE], st[COUNT], st[BODY], st[PHASE], st[LEVEL]
+
+
+@njit(cache=True, inline="always")
 def _park(st, pos, line, count, body):
     """Save a line kernel's place and counters in ``st``: where the next call
     resumes, or what Python reads after an event."""
@@ -872,12 +879,7 @@ def mtx_lines(buf, filled, final, st, rows, need, src, dst, w, pow10, scratch):
     int
         A status (module docstring).
     """
-    pos = st[POS]
-    line = st[LINE]
-    count = st[COUNT]
-    body = st[BODY]
-    phase = st[PHASE]
-    level = st[LEVEL]
+    pos, line, count, body, phase, level = _resume(st)
     while True:
         e, nxt, hi = _find_line(buf, pos, filled, final)
         if e < 0:
@@ -979,12 +981,7 @@ def lg_lines(buf, filled, final, st, nv, src, dst):
     int
         A status (module docstring).
     """
-    pos = st[POS]
-    line = st[LINE]
-    count = st[COUNT]
-    body = st[BODY]
-    phase = st[PHASE]
-    level = st[LEVEL]
+    pos, line, count, body, phase, level = _resume(st)
     while True:
         e, nxt, hi = _find_line(buf, pos, filled, final)
         if e < 0:
