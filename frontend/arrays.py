@@ -1,8 +1,37 @@
-"""Small array helpers shared by every package."""
+"""Small array helpers shared by every package, and disk-backed arrays.
+
+Disk-backed (spilled) arrays
+----------------------------
+Inside ``with spilling(DIR):`` the pipeline's large long-lived arrays (the
+graph, the partition, the clustering and its replica table, the simulated
+finish times) live in memory-mapped scratch files in ``DIR`` instead of
+anonymous memory: `empty` allocates them there, `spill` moves a finished
+one there. The kernel writes their pages back and drops them under memory
+pressure, so an analysis can hold more than the machine's memory; what
+stays resident is the running phase's working arrays. Each file is unlinked
+as soon as it is mapped (nothing is left behind, even by ``kill -9``) and
+its blocks are reserved up front (``posix_fallocate``): a full disk is an
+`OutputError` (exit 9) at allocation, never a ``SIGBUS`` mid-kernel.
+Outside ``spilling`` both are plain numpy.
+"""
+
+import contextlib
+import mmap
+import os
+import tempfile
+import threading
 
 import numpy as np
 
-__all__ = ["unique"]
+__all__ = ["unique", "spilling", "spill_directory", "spilled_bytes", "empty", "spill", "head", "zeros",
+           "is_mapped",
+           "SPILL_MIN_BYTES"]
+
+#: Arrays smaller than this stay in memory even while spilling (16 MiB).
+SPILL_MIN_BYTES = 16 << 20
+
+_LOCK = threading.Lock()
+_SPILL = {"dir": None, "min": SPILL_MIN_BYTES, "bytes": 0}
 
 
 def unique(x):
@@ -19,3 +48,117 @@ def unique(x):
     keep[0] = True
     np.not_equal(s[1:], s[:-1], out=keep[1:])
     return s[keep]
+
+
+@contextlib.contextmanager
+def spilling(directory, min_bytes=SPILL_MIN_BYTES):
+    """Keep arrays of at least ``min_bytes`` made by `empty` / `spill` in files under
+    ``directory`` for the duration (process-wide: worker threads spill too).
+
+    Raises `frontend.errors.InputError` when ``directory`` is not a writable
+    directory. Nesting replaces the directory until the inner block ends.
+    """
+    from .errors import InputError
+
+    directory = os.fspath(directory)
+    if not os.path.isdir(directory):
+        raise InputError(f"spill directory {directory} does not exist or is not a directory; "
+                         "give an existing directory on a disk with free space")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise InputError(f"spill directory {directory} is not writable; give a directory you "
+                         "can write")
+    with _LOCK:
+        saved = dict(_SPILL)
+        _SPILL.update({"dir": directory, "min": int(min_bytes), "bytes": 0})
+    try:
+        yield directory
+    finally:
+        with _LOCK:
+            _SPILL.update(saved)
+
+
+def spill_directory():
+    """The directory arrays are spilled to now; None outside `spilling`."""
+    return _SPILL["dir"]
+
+
+def spilled_bytes():
+    """Bytes of spill files made in the current `spilling` block (0 outside)."""
+    return _SPILL["bytes"]
+
+
+def _mapped(shape, dtype):
+    """A zero-filled array of ``shape`` / ``dtype`` in a fresh, already unlinked
+    file of the spill directory; None when not spilling or the array is small."""
+    from .atomic import write_failure
+    from .errors import OutputError
+
+    directory, least = _SPILL["dir"], _SPILL["min"]
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if directory is None or size < least or size == 0:
+        return None
+    try:
+        fd, path = tempfile.mkstemp(prefix="vcut-spill-", dir=directory)
+    except OSError as exc:
+        raise OutputError(f"cannot make a spill file in {directory}: {exc.strerror or exc}"
+                          f"{write_failure(exc, [directory], 'give another --spill directory')}"
+                          ) from None
+    try:
+        os.unlink(path)
+        try:
+            os.posix_fallocate(fd, 0, size)
+        except OSError as exc:
+            raise OutputError(
+                f"cannot reserve {size / 2**30:.2f} GiB for a spill file in {directory}: "
+                f"{exc.strerror or exc}"
+                f"{write_failure(exc, [directory], 'give another --spill directory')}") from None
+        buf = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+    finally:
+        os.close(fd)
+    with _LOCK:
+        _SPILL["bytes"] += size
+    return np.frombuffer(buf, dtype=dtype).reshape(shape)
+
+
+def empty(shape, dtype):
+    """``numpy.empty(shape, dtype)``, in a spill file while `spilling` (then zero-filled)."""
+    out = _mapped(shape, dtype)
+    return np.empty(shape, dtype) if out is None else out
+
+
+def zeros(shape, dtype):
+    """``numpy.zeros(shape, dtype)``, in a spill file while `spilling`."""
+    out = _mapped(shape, dtype)
+    return np.zeros(shape, dtype) if out is None else out
+
+
+def spill(a):
+    """``a`` itself, or while `spilling` a copy of a large in-memory ``a`` in a
+    spill file (the caller drops ``a`` to free its memory). Arrays already in
+    a mapped file (spilled, or memory-mapped from a trace) are returned as they are."""
+    a = np.asarray(a)
+    if _SPILL["dir"] is None or is_mapped(a):
+        return a
+    out = _mapped(a.shape, a.dtype)
+    if out is None:
+        return a
+    out[...] = a
+    return out
+
+
+def head(a, k):
+    """The first ``k`` entries of ``a`` as an array of their own: a copy in
+    memory (so ``a`` can be freed), a view of a mapped ``a`` (its file is on disk)."""
+    return a[:k] if is_mapped(a) else a[:k].copy()
+
+
+def is_mapped(a):
+    """Whether ``a``'s memory is a memory-mapped file (a spill file, a mapped trace)."""
+    base = a
+    while base is not None:
+        if isinstance(base, mmap.mmap):
+            return True
+        base = getattr(base, "base", None) if isinstance(base, np.ndarray) else \
+            getattr(base, "obj", None) if isinstance(base, memoryview) else None
+    return False

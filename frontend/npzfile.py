@@ -1,6 +1,8 @@
 """vcut's own versioned ``.npz`` files (traces, graphs): one reader for all."""
 
 import json
+import struct
+import zipfile
 
 import numpy as np
 
@@ -10,7 +12,8 @@ from .memory import available_bytes, format_bytes
 __all__ = ["read_versioned_npz"]
 
 
-def read_versioned_npz(path, *, kind, version, error, remake, required=(), optional=()):
+def read_versioned_npz(path, *, kind, version, error, remake, required=(), optional=(),
+                       mmap=False):
     """Open a vcut ``.npz`` and check that its ``meta`` names ``kind`` and ``version``.
 
     Parameters
@@ -27,6 +30,10 @@ def read_versioned_npz(path, *, kind, version, error, remake, required=(), optio
         What to do about another version (``"re-create it with 'vcut trace'"``).
     required, optional : sequence of str
         Array names to return; a missing required one makes the file unreadable.
+    mmap : bool
+        Map the arrays stored uncompressed (all of those vcut writes) from the
+        file instead of reading them (copy-on-write: writing to one changes
+        only this process's copy); the others are read.
 
     Returns
     -------
@@ -44,7 +51,8 @@ def read_versioned_npz(path, *, kind, version, error, remake, required=(), optio
         with np.load(path, allow_pickle=False) as z:
             if "meta" not in z.files:
                 raise error(f"{path} is not a vcut {kind} (no 'meta' entry)")
-            size = sum(info.file_size for info in z.zip.infolist())
+            size = sum(info.file_size for info in z.zip.infolist()
+                       if not (mmap and info.compress_type == zipfile.ZIP_STORED))
             if size > available_bytes() // 2:
                 raise error(f"{path} declares {format_bytes(size)} of arrays, more than the memory "
                             f"available allows reading; it is corrupt or too large for this machine")
@@ -66,10 +74,41 @@ def read_versioned_npz(path, *, kind, version, error, remake, required=(), optio
             if missing:
                 raise error(f"{path} is not a complete vcut {kind}: array {missing[0]!r} is "
                             f"missing; {remake}")
-            arrays = {k: z[k] for k in required}
-            arrays.update({k: z[k] for k in optional if k in z.files})
+            names = list(required) + [k for k in optional if k in z.files]
+            arrays = {k: (_mapped_member(path, z.zip, k) if mmap else None) for k in names}
+            arrays = {k: z[k] if a is None else a for k, a in arrays.items()}
     except error:
         raise
     except Exception as exc:  # every zip / npy / json failure means the same to the user
         raise error(f"{path} is not a readable vcut {kind}: {exc}") from None
     return meta, arrays
+
+
+def _mapped_member(path, zf, name):
+    """Array ``name`` of the open archive ``zf`` mapped from ``path`` (copy-on-write);
+    None when it cannot be (compressed, object or Fortran-ordered, empty, npy v3)."""
+    info = zf.getinfo(name + ".npy")
+    if info.compress_type != zipfile.ZIP_STORED:
+        return None
+    with open(path, "rb") as fh:
+        fh.seek(info.header_offset)
+        head = fh.read(30)
+        if len(head) != 30 or head[:4] != b"PK\x03\x04":
+            raise ValueError(f"bad local header of {name}")
+        name_len, extra_len = struct.unpack("<HH", head[26:30])
+        start = info.header_offset + 30 + name_len + extra_len
+        fh.seek(start)
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            return None
+        offset = fh.tell()
+    count = int(np.prod(shape, dtype=np.int64))
+    if fortran or dtype.hasobject or count == 0 or len(shape) != 1:
+        return None
+    if offset - start + count * dtype.itemsize != info.file_size:
+        raise ValueError(f"array {name!r} does not fill its member of the archive")
+    return np.memmap(path, dtype=dtype, mode="c", offset=offset, shape=shape).view(np.ndarray)

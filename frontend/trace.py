@@ -122,6 +122,17 @@ class Trace:
         code = self.meta.get("exit_code")
         return None if code is None else int(code)
 
+    def spilled(self):
+        """This trace with its large arrays in spill files (`frontend.arrays.spill`)
+        while a ``--spill`` directory is in force; itself otherwise."""
+        from dataclasses import replace
+
+        from . import arrays
+
+        if arrays.spill_directory() is None:
+            return self
+        return replace(self, **{k: arrays.spill(getattr(self, k)) for k in _DYN_FIELDS})
+
     def summary(self):
         """The JSON-able summary ``vcut trace --json`` prints."""
         return {
@@ -242,8 +253,13 @@ def _to_saveable(a):
     return a
 
 
-def load_trace(path):
+def load_trace(path, *, mmap=False):
     """Read a trace written by `Trace.save`.
+
+    ``mmap``: map its arrays from the file instead of reading them into memory
+    (copy-on-write; the pages are the file's, which the kernel drops under
+    memory pressure): how a disk-backed analysis (``--spill``) reads a trace
+    larger than memory. The file must not change while the trace is in use.
 
     Raises
     ------
@@ -260,7 +276,7 @@ def load_trace(path):
     meta, arrays = read_versioned_npz(
         path, kind="trace", version=FORMAT_VERSION, error=TraceFormatError,
         remake="re-create it with 'vcut trace'",
-        required=[f"static__{k}" for k in fields] + list(_DYN_FIELDS),
+        required=[f"static__{k}" for k in fields] + list(_DYN_FIELDS), mmap=mmap,
     )
     static, dyn = check_trace_arrays({k: arrays[f"static__{k}"] for k in fields},
                                      {k: arrays[k] for k in _DYN_FIELDS}, meta, path)
