@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from frontend import arrays
 from frontend.arrays import unique
 from frontend.errors import InputError
 from frontend.memory import check_memory
@@ -81,6 +82,13 @@ for _op in ("br", "switch", "ret", "phi", "unreachable"):
 _OPCLASS_OF["call"] = 7
 _OPCLASS_OF["alloca"] = 8
 assert len(OPCLASSES) == 10
+
+
+#: Working memory of `build_graph` per dynamic instruction beyond the edge arrays
+#: (an upper bound), and what stays in memory when the graph's arrays are spill
+#: files (``--spill``).
+BUILD_BYTES_PER_NODE = 64.0
+SPILLED_BUILD_BYTES_PER_NODE = 40.0
 
 
 @dataclass(frozen=True)
@@ -210,12 +218,17 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
     bound = _kernels.edge_bound(trace.dyn_sid, st.op_ptr, trace.mem_write, lo, hi, war, waw)
     # edge buffers (9 or 17 bytes an edge) and the per-instruction state of the kernel
     edt = index_dtype(max(n_dyn, bound))
-    check_memory((2 * np.dtype(edt).itemsize + 1.0) * bound + 64.0 * n_dyn,
+    # the edge arrays (and the node arrays) are spill files under --spill; the rest
+    # is the kernels' working memory
+    spilled = arrays.spill_directory() is not None
+    check_memory((0.0 if spilled else (2 * np.dtype(edt).itemsize + 1.0) * bound)
+                 + (SPILLED_BUILD_BYTES_PER_NODE if spilled else BUILD_BYTES_PER_NODE) * n_dyn,
                  f"the dependency graph of {n_dyn:,} instructions (up to {bound:,} edges)",
                  "trace a smaller region (--roi) or fewer instructions (--max-instructions)")
-    e_src = np.empty(bound, dtype=edt)
-    e_dst = np.empty(bound, dtype=edt)
-    e_kind = np.empty(bound, dtype=np.uint8)
+    # the graph's arrays: in spill files under --spill (frontend.arrays)
+    e_src = arrays.empty(bound, edt)
+    e_dst = arrays.empty(bound, edt)
+    e_kind = arrays.empty(bound, np.uint8)
     ne = _kernels.dependencies(
         trace.dyn_sid, trace.dyn_act, include, trace.bs_block, trace.bs_act, trace.bs_start,
         trace.act_func, trace.act_parent, trace.act_call, act_last, act_arg_ptr, st.fn_nargs,
@@ -223,7 +236,7 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
         st.ins_callee, acc_ptr, trace.mem_write, lo, hi, nseg, war, waw, e_src, e_dst, e_kind,
     )
     # trimmed copies: the buffers' unused tails go back to the system
-    e_src, e_dst, e_kind = e_src[:ne].copy(), e_dst[:ne].copy(), e_kind[:ne].copy()
+    e_src, e_dst, e_kind = (arrays.head(a, ne) for a in (e_src, e_dst, e_kind))
 
     # per dynamic instruction: memory cycles
     is_mem = acc_ptr[1:] > acc_ptr[:-1]
@@ -234,7 +247,7 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
     else:
         lat, cache_counts = cache.latencies(trace.mem_addr, trace.mem_size)
         cyc = np.bincount(trace.mem_dyn, weights=lat, minlength=n_dyn).astype(np.float64)
-    w = np.empty(ne, dtype=np.float64)
+    w = arrays.empty(ne, np.float64)
     _kernels.edge_weights(e_src, e_dst, is_mem, cyc, w)
     del cyc
 
@@ -247,7 +260,7 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
         src, dst = e_src.astype(idt, copy=False), e_dst.astype(idt, copy=False)
     else:
         node_of = (np.cumsum(keep) - 1).astype(idt)
-        src, dst = node_of[e_src], node_of[e_dst]
+        src, dst = arrays.spill(node_of[e_src]), arrays.spill(node_of[e_dst])
         if roi is not None:  # an activation begins at its first node (one that is kept)
             roi = np.unique(node_of[roi].astype(np.int64) + 1 - keep[roi])
             roi = roi[roi < n]
@@ -258,7 +271,8 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
         call_mem = (st.ins_opcode == "call") & (st.ins_mem != MEM_NONE)
         opclass[call_mem] = 0
     n_objects = len(trace.obj_size) if trace.obj_size is not None else 0
-    node_object = np.full(n_dyn, -1, dtype=np.int32 if n_objects < 2**31 - 1 else np.int64)
+    node_object = arrays.empty(n_dyn, np.int32 if n_objects < 2**31 - 1 else np.int64)
+    node_object.fill(-1)
     if len(trace.mem_addr):
         loc = trace.locate_accesses()
         first = acc_ptr[:-1][is_mem]
@@ -285,9 +299,10 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
         dst=dst,
         weight=w,
         directed=True,
-        node_sid=(trace.dyn_sid if n == n_dyn else trace.dyn_sid[keep]).astype(np.int32),
-        node_opclass=opclass[trace.dyn_sid if n == n_dyn else trace.dyn_sid[keep]],
-        node_object=node_object if n == n_dyn else node_object[keep],
+        node_sid=arrays.spill(np.asarray(trace.dyn_sid if n == n_dyn else trace.dyn_sid[keep],
+                                         dtype=np.int32)),
+        node_opclass=arrays.spill(opclass[trace.dyn_sid if n == n_dyn else trace.dyn_sid[keep]]),
+        node_object=node_object if n == n_dyn else arrays.spill(node_object[keep]),
         edge_kind=e_kind,
         roi_starts=roi,
         meta=meta,

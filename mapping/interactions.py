@@ -34,6 +34,7 @@ from functools import cached_property
 
 import numpy as np
 
+from frontend import arrays
 from frontend.arrays import unique
 from frontend.errors import InputError
 
@@ -226,7 +227,7 @@ def _task_objects(u, v, node_object):
     out = obj[v].astype(dt)
     miss = np.flatnonzero(out < 0)
     out[miss] = obj[u[miss]]
-    return out
+    return arrays.spill(out)
 
 
 def from_edge_partition(part, node_object=None, method=None):

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from frontend import arrays
 from frontend.arrays import unique
 from frontend.errors import InputError, VcutError
 from frontend.progress import run_kernel
@@ -172,7 +173,7 @@ def _run(cl, core, machine, value_bytes, t0, order, c, weight, t_obj, rep_src, r
     the identity) lists the tasks in execution order."""
     m = len(c)
     order = np.empty(0, dtype=np.int32) if order is None else order
-    cl_tasks = np.empty(m, dtype=index_dtype(m))
+    cl_tasks = arrays.empty(m, index_dtype(m))
     cl_ptr = _kernels.cluster_tasks(order, c, cl.p, cl_tasks)
     core_cl = np.argsort(core, kind="stable").astype(np.int64)
     core_cl_ptr = np.zeros(machine.cores + 1, dtype=np.int64)
@@ -192,6 +193,7 @@ def _run(cl, core, machine, value_bytes, t0, order, c, weight, t_obj, rep_src, r
     )
     if int(stats[5]) != m:  # cannot happen for a DAG; guards the model itself
         raise VcutError(f"internal error: the simulation stalled after {int(stats[5])} of {m} tasks")
+    finish = arrays.spill(finish)
     makespan = float(finish.max()) if len(finish) else 0.0
     return SimResult(
         makespan=makespan, seconds=makespan / (machine.clock_ghz * 1e9), busy=busy,

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from frontend import arrays
 from frontend.memory import check_memory
 from ir_graph.graph import index_dtype
 
@@ -358,7 +359,7 @@ def replica_table(src, dst, assign, weight, n, p):
     n = int(n)
     assign = np.asarray(assign)
     weight = np.asarray(weight, dtype=np.float64)
-    rep_ptr = np.zeros(n + 1, dtype=np.int64)
+    rep_ptr = arrays.zeros(n + 1, np.int64)  # the table: in spill files under --spill
     if p <= MASK_CLUSTERS:
         check_memory(16.0 * (n + 1), f"the replicas of {n:,} vertices",
                      "use a machine with more memory")
@@ -370,12 +371,12 @@ def replica_table(src, dst, assign, weight, n, p):
         ptr, inc = _incidence_of(src, dst, n, p, "replicas")
         R = _count_replicas(ptr, inc, assign, n, int(p), rep_ptr)
     rdt = index_dtype(R + 1)
-    cluster = np.empty(R, dtype=np.int32)
-    master = np.empty(n, dtype=np.int32)
-    n_in = np.zeros(R, dtype=index_dtype(m + 1))
-    n_out = np.zeros(R, dtype=index_dtype(m + 1))
-    rs = np.empty(m, dtype=rdt)
-    rd = np.empty(m, dtype=rdt)
+    cluster = arrays.empty(R, np.int32)
+    master = arrays.empty(n, np.int32)
+    n_in = arrays.zeros(R, index_dtype(m + 1))
+    n_out = arrays.zeros(R, index_dtype(m + 1))
+    rs = arrays.empty(m, rdt)
+    rd = arrays.empty(m, rdt)
     if ptr is None:
         _fill_from_masks(src, dst, assign, weight, mask, rep_ptr, cluster, master, n_in, n_out,
                          rs, rd)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from frontend import arrays
 from frontend.errors import InputError
 from frontend.memory import check_memory
 from frontend.progress import run_kernel
@@ -139,7 +140,11 @@ def simplify(graph):
 def _order(kind, src, dst, n, seed):
     m = len(src)
     if kind == "given":
-        return np.arange(m, dtype=np.int64)
+        out = arrays.empty(m, np.int64)
+        for lo in range(0, m, 1 << 24):  # in pieces: no second m-sized array under --spill
+            hi = min(lo + (1 << 24), m)
+            out[lo:hi] = np.arange(lo, hi)
+        return out
     if kind == "random":
         return np.random.default_rng(seed).permutation(m).astype(np.int64)
     u = np.concatenate([src, dst]).astype(np.int64)
@@ -224,7 +229,7 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     deg = (np.bincount(src, minlength=n) + np.bincount(dst, minlength=n)).astype(np.int64)
     t0 = time.perf_counter()
     extra = {}
-    out = np.empty(m, dtype=np.int32)
+    out = arrays.empty(m, np.int32)
     streaming = algo in _GREEDY or algo == "hdrf"  # the others do not stream edges
     if streaming:  # replica sets (the overflow rows of compact ones come on top)
         check_memory(_kernels.replica_set_bytes(n, p),
