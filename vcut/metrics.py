@@ -88,11 +88,13 @@ def random_rf_bound(p, alpha, n):
     # in blocks of 2**20 degrees: O(1) memory for graphs of any size (one block,
     # the plain sums, below 2**20 vertices)
     h = s = 0.0
+    q = (p - 1) / p
     for lo in range(1, max(n, 2), _RF_BLOCK):
         d = np.arange(lo, min(lo + _RF_BLOCK, max(n, 2)), dtype=np.float64)
         w = d ** (-float(alpha))
         h += w.sum()
-        s += np.sum(((p - 1) / p) ** d * w)
+        if q ** float(lo) > 0.0:  # past it every term is 0.0: the sum is unchanged
+            s += np.sum(q ** d * w)
     return float(p - (p / h) * s)
 
 
