@@ -13,7 +13,7 @@ from frontend.errors import InputError
 from frontend.memory import available_bytes, format_bytes
 
 __all__ = ["estimate", "check_budget", "BYTES_PER_NODE", "GRAPH_BYTES_PER_NODE",
-           "NODES_PER_SECOND"]
+           "NODES_PER_SECOND", "SPILL_BYTES_PER_NODE", "SPILL_DISK_BYTES_PER_NODE"]
 
 #: Peak resident bytes per dynamic instruction of ``vcut analyze`` (trace,
 #: graph, partition, interactions, simulation), measured at p = 8: 122 without
@@ -31,18 +31,27 @@ NODES_PER_SECOND = {False: 600_000, True: 250_000}
 GRAPH_BYTES_PER_NODE = 110
 
 
-def estimate(nodes, p, baselines=True, window=None, windows=1):
+#: Disk-backed analyses (``--spill``): peak resident (anonymous) bytes per
+#: dynamic instruction, the running phase's working arrays (measured 44 at
+#: 304 M nodes, p = 8), and bytes of spill files per instruction (106 at p = 8,
+#: plus the finish times of the baseline simulations running at once).
+SPILL_BYTES_PER_NODE = 50
+SPILL_DISK_BYTES_PER_NODE = 120
+
+
+def estimate(nodes, p, baselines=True, window=None, windows=1, spill=False):
     """``(bytes, seconds)`` an analysis of ``nodes`` dynamic instructions into ``p``
     clusters is expected to take; ``window`` (nodes in the analysed slice) when
     only a slice of the run is analysed, ``windows`` such slices one after
-    another (``--windows``: the memory of one, the time of all)."""
+    another (``--windows``: the memory of one, the time of all); ``spill``:
+    a disk-backed analysis (the memory that stays resident)."""
     # the streaming cuts' replica sets beyond those of p = 8 (dense bitsets up to
     # p = 128, then compact sets; a p beyond the node count fails later with its
     # own message: p <= |E|)
     from vcut._kernels import replica_set_bytes
 
     clusters = min(int(p), max(int(nodes), 1))
-    per_node = BYTES_PER_NODE + max(replica_set_bytes(1, clusters) - replica_set_bytes(1, 8), 0)
+    per_node = (SPILL_BYTES_PER_NODE if spill else BYTES_PER_NODE) + max(replica_set_bytes(1, clusters) - replica_set_bytes(1, 8), 0)
     if window is None:
         need = float(nodes) * per_node
         analysed = nodes
@@ -52,20 +61,37 @@ def estimate(nodes, p, baselines=True, window=None, windows=1):
     return need, float(analysed) * int(windows) / NODES_PER_SECOND[bool(baselines)]
 
 
-def check_budget(nodes, p, baselines=True, *, window=None, windows=1, available=None, say=None):
-    """Refuse (`InputError`, exit 2) an analysis whose estimate exceeds the memory.
+def check_budget(nodes, p, baselines=True, *, window=None, windows=1, available=None, say=None,
+                 spill=None, disk=None):
+    """Refuse (`InputError`, exit 2) an analysis whose estimate exceeds the memory
+    (or, with ``spill`` a directory, the free space there: ``disk`` bytes, measured
+    when None).
 
     ``say`` (a callable taking a line) gets the estimate when the analysis
     will take more than a few seconds.
     """
-    need, seconds = estimate(nodes, p, baselines, window, windows)
+    need, seconds = estimate(nodes, p, baselines, window, windows, spill=bool(spill))
     avail = available_bytes() if available is None else available
     if need > avail:
         raise InputError(
             f"analysing {int(nodes):,} instructions into {int(p)} clusters needs about "
-            f"{format_bytes(need)} but {format_bytes(avail)} is available; analyse a slice "
-            "(--window START:END), trace fewer instructions (--max-instructions) or a region "
-            "(--roi FUNC), or use a machine with more memory")
+            f"{format_bytes(need)}{' with --spill' if spill else ''} but {format_bytes(avail)} "
+            "is available; analyse a slice (--window START:END), trace fewer instructions "
+            "(--max-instructions) or a region (--roi FUNC)"
+            + ("" if spill else ", keep the large arrays on disk (--spill DIR)")
+            + ", or use a machine with more memory")
+    if spill:
+        import shutil
+
+        analysed = nodes if window is None else window
+        on_disk = float(analysed) * SPILL_DISK_BYTES_PER_NODE
+        free = shutil.disk_usage(spill).free if disk is None else disk
+        if on_disk > free:
+            raise InputError(
+                f"a disk-backed analysis of {int(analysed):,} instructions needs about "
+                f"{format_bytes(on_disk)} in {spill} but {format_bytes(free)} is free there; "
+                "give --spill a directory on a disk with more free space, or analyse a slice "
+                "(--window START:END)")
     if say is not None and seconds > 5:
         say(f"estimate: about {seconds:,.0f} s and {format_bytes(need)} for {int(nodes):,} "
             f"instructions (of {format_bytes(avail)} available)")

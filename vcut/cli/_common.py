@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'analysis_input', 'parse_window', 'parse_window_size', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
+__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'spill_context', 'analysis_input', 'parse_window', 'parse_window_size', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
 
 #: Largest ``--seed`` (seeds reach numba kernels as int64).
 MAX_SEED = 2**63 - 1
@@ -100,6 +100,20 @@ def add_analysis_options(p, algo=True):
     p.add_argument("--weights", choices=["measured", "model"], default="model",
                    help="edge weights of a C program or trace: the cache model (deterministic, "
                    "default) or the cycles measured in the trace")
+    p.add_argument("--spill", metavar="DIR",
+                   help="disk-backed analysis: map a trace file instead of reading it and keep "
+                   "the large arrays (graph, partition, replicas, simulation) in memory-mapped "
+                   "scratch files in DIR (deleted as they are freed), so that a trace larger "
+                   "than memory can be analysed; slower when the memory runs short")
+
+
+def spill_context(args):
+    """``frontend.arrays.spilling(args.spill)`` for ``--spill DIR``; a no-op without it."""
+    import contextlib
+
+    from frontend.arrays import spilling
+
+    return spilling(args.spill) if getattr(args, "spill", None) else contextlib.nullcontext()
 
 
 def parse_window(text):
@@ -189,7 +203,7 @@ def analysis_input(args, program_args, budget=None, say=None):
             if count:
                 slice_size = _sample_size(span, count, unit, size, roi)
             check_budget(n, budget[0], budget[1], window=slice_size, windows=count or 1,
-                         say=say)
+                         say=say, spill=getattr(args, "spill", None))
         g = build_graph(trace, weights=args.weights)
         return _cut(g), trace.obj_size, source
 
@@ -202,7 +216,7 @@ def analysis_input(args, program_args, budget=None, say=None):
             from ir_graph.windows import roi_bounds
 
             roi_bounds(None, 0, 0, None)  # its message, before the program runs
-        trace = run_trace(args, program_args)
+        trace = run_trace(args, program_args).spilled()
         warn_about_run(trace)
         return from_trace(trace, " ".join(inputs))
     if len(inputs) != 1:
@@ -212,7 +226,9 @@ def analysis_input(args, program_args, budget=None, say=None):
         raise InputError(f"input not found: {path}; give C sources (.c), a trace (.npz from "
                          "'vcut trace') or a graph file")
     if path.lower().endswith(".npz") and npz_format(path) == "vcut-trace":
-        return from_trace(load_trace(path), path)
+        from frontend.arrays import spill_directory
+
+        return from_trace(load_trace(path, mmap=spill_directory() is not None), path)
     return _cut(read_graph(path)), None, path
 
 

@@ -14,6 +14,7 @@ from ._common import (
     print_json,
     print_rows,
     progress_lines,
+    spill_context,
 )
 from ._outputs import output_directory
 from ._progress import add_progress_option
@@ -61,6 +62,11 @@ def register(sub):
 
 
 def run(args, program_args):
+    with spill_context(args):
+        return _run(args, program_args)
+
+
+def _run(args, program_args):
     from frontend.atomic import atomic_output
     from mapping.analyze import analyze_graph
     from mapping.machine import load_machine

@@ -11,6 +11,7 @@ from ._common import (
     json_text,
     print_json,
     progress_lines,
+    spill_context,
 )
 from ._outputs import output_directory
 from ._progress import add_progress_option
@@ -41,6 +42,11 @@ def register(sub):
 
 
 def run(args, program_args):
+    with spill_context(args):
+        return _run(args, program_args)
+
+
+def _run(args, program_args):
     from frontend.atomic import atomic_output
     from frontend.errors import InputError
     from mapping.analyze import METHODS, compare_methods
