@@ -24,6 +24,7 @@ import threading
 import numpy as np
 
 __all__ = ["unique", "spilling", "spill_directory", "spilled_bytes", "empty", "spill", "head", "zeros",
+           "spill_file", "reserve",
            "is_mapped",
            "SPILL_MIN_BYTES"]
 
@@ -87,37 +88,56 @@ def spilled_bytes():
     return _SPILL["bytes"]
 
 
-def _mapped(shape, dtype):
-    """A zero-filled array of ``shape`` / ``dtype`` in a fresh, already unlinked
-    file of the spill directory; None when not spilling or the array is small."""
+def spill_file():
+    """An open descriptor of a fresh, already unlinked file in the spill directory
+    (the caller closes it); None when not spilling."""
     from .atomic import write_failure
     from .errors import OutputError
 
-    directory, least = _SPILL["dir"], _SPILL["min"]
-    dtype = np.dtype(dtype)
-    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    if directory is None or size < least or size == 0:
+    directory = _SPILL["dir"]
+    if directory is None:
         return None
     try:
         fd, path = tempfile.mkstemp(prefix="vcut-spill-", dir=directory)
+        os.unlink(path)
     except OSError as exc:
         raise OutputError(f"cannot make a spill file in {directory}: {exc.strerror or exc}"
                           f"{write_failure(exc, [directory], 'give another --spill directory')}"
                           ) from None
+    return fd
+
+
+def reserve(fd, size):
+    """Give spill file ``fd`` the blocks of ``size`` bytes now: a full disk is an
+    `OutputError` here, not a ``SIGBUS`` when a page of its map is first written."""
+    from .atomic import write_failure
+    from .errors import OutputError
+
     try:
-        os.unlink(path)
-        try:
-            os.posix_fallocate(fd, 0, size)
-        except OSError as exc:
-            raise OutputError(
-                f"cannot reserve {size / 2**30:.2f} GiB for a spill file in {directory}: "
-                f"{exc.strerror or exc}"
-                f"{write_failure(exc, [directory], 'give another --spill directory')}") from None
+        os.posix_fallocate(fd, 0, size)
+    except OSError as exc:
+        where = _SPILL["dir"] or "the spill directory"
+        raise OutputError(
+            f"cannot reserve {size / 2**30:.2f} GiB for a spill file in {where}: "
+            f"{exc.strerror or exc}"
+            f"{write_failure(exc, [where], 'give another --spill directory')}") from None
+    with _LOCK:
+        _SPILL["bytes"] += size
+
+
+def _mapped(shape, dtype):
+    """A zero-filled array of ``shape`` / ``dtype`` in a fresh, already unlinked
+    file of the spill directory; None when not spilling or the array is small."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if _SPILL["dir"] is None or size < _SPILL["min"] or size == 0:
+        return None
+    fd = spill_file()
+    try:
+        reserve(fd, size)
         buf = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
     finally:
         os.close(fd)
-    with _LOCK:
-        _SPILL["bytes"] += size
     return np.frombuffer(buf, dtype=dtype).reshape(shape)
 
 

@@ -703,16 +703,29 @@ class _Array:
     """
 
     def __init__(self, path, dtype, n):
+        from frontend.arrays import spill_file
+
         self.path = path
         self.dtype = np.dtype(dtype)
+        self._fd = spill_file()  # --spill: the array is a spill file (frontend.arrays)
         self._mm = self._map(max(int(n), 1))
         self.a = np.frombuffer(self._mm, self.dtype)
 
     def __len__(self):
         return len(self.a)
 
+    def __del__(self):
+        if getattr(self, "_fd", None) is not None:
+            os.close(self._fd)
+            self._fd = None
+
     def _map(self, n):
         size = n * self.dtype.itemsize
+        if self._fd is not None:
+            from frontend.arrays import reserve
+
+            reserve(self._fd, size)
+            return mmap.mmap(self._fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
         try:
             mm = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)
         except OSError:  # address space refused (strict overcommit, a ulimit)
@@ -726,12 +739,18 @@ class _Array:
     def grow(self, need):
         """Make room for at least ``need`` entries (twice the length, or more); contents kept."""
         need = int(need)
-        check_memory((need - len(self.a)) * self.dtype.itemsize, f"{self.path}: reading {need:,} entries",
-                     "use a machine with more memory or a smaller graph", error=GraphFormatError)
+        if self._fd is None:
+            check_memory((need - len(self.a)) * self.dtype.itemsize,
+                         f"{self.path}: reading {need:,} entries",
+                         "use a machine with more memory or a smaller graph", error=GraphFormatError)
         self._resize(max(need, 2 * len(self.a)))
 
     def _resize(self, n):
         self.a = None
+        if self._fd is not None and n * self.dtype.itemsize > len(self._mm):
+            from frontend.arrays import reserve
+
+            reserve(self._fd, n * self.dtype.itemsize)
         try:
             self._mm.resize(n * self.dtype.itemsize)
         except (OSError, SystemError):  # no mremap, or it failed: copy into a new map
@@ -1058,11 +1077,13 @@ _NPZ_DTYPES = {"weight": np.float64, "node_weight": np.float64, "node_object": n
 
 
 def _read_npz(path):
+    from frontend.arrays import spill, spill_directory
+
     check_input_file(path, "graph file", GraphFormatError)
     meta, arrays = read_versioned_npz(
         path, kind="graph", version=GRAPH_FORMAT_VERSION, error=GraphFormatError,
         remake="rebuild it with 'vcut graph'", required=("src", "dst", "weight"),
-        optional=_OPTIONAL,
+        optional=_OPTIONAL, mmap=spill_directory() is not None,  # --spill: mapped
     )
     info = meta.pop("graph", None)
     if not isinstance(info, dict) or not isinstance(info.get("n"), int) or \
@@ -1079,7 +1100,8 @@ def _read_npz(path):
     idt = index_dtype(max(n, g.m))
     conv = {"src": idt, "dst": idt, **_NPZ_DTYPES}
     return Graph(n=n, directed=info["directed"], meta=meta,
-                 **{k: np.ascontiguousarray(a, dtype=conv.get(k, a.dtype)) for k, a in arrays.items()})
+                 **{k: spill(np.ascontiguousarray(a, dtype=conv.get(k, a.dtype)))
+                    for k, a in arrays.items()})
 
 
 def _write_npz(g, fh):

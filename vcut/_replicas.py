@@ -103,12 +103,12 @@ def simple_edges(src, dst, weight, n):
     """
     m = len(src)
     n = max(int(n), 1)
-    check_memory(8.0 * (2 * n + 1) + 16.0 * m, f"merging repeated edges of {m:,} edges",
-                 "use a machine with more memory")
+    check_memory(8.0 * (2 * n + 1) + (0.0 if arrays.spill_directory() else 16.0 * m),
+                 f"merging repeated edges of {m:,} edges", "use a machine with more memory")
     ptr = np.zeros(n + 1, dtype=np.int64)
-    idx = np.empty(m, dtype=index_dtype(m))
+    idx = arrays.empty(m, index_dtype(m))  # spill files under --spill
     _group_by_max(src, dst, n, ptr, idx)
-    rep = np.empty(m, dtype=np.int64)
+    rep = arrays.empty(m, np.int64)
     loops, repeats = _first_of_pair(src, dst, n, ptr, idx, rep)
     del ptr, idx
     if loops == 0 and repeats == 0:
@@ -120,7 +120,8 @@ def simple_edges(src, dst, weight, n):
     sel = np.flatnonzero(is_first)
     w = np.bincount(input_edge[ok], weights=np.asarray(weight, dtype=np.float64)[ok],
                     minlength=len(sel))
-    return src[sel], dst[sel], w, input_edge, int(loops), int(repeats)
+    return (arrays.spill(src[sel]), arrays.spill(dst[sel]), arrays.spill(w),
+            arrays.spill(input_edge), int(loops), int(repeats))
 
 
 @njit(cache=True)
@@ -255,10 +256,11 @@ class ReplicaTable:
 def _incidence_of(src, dst, n, p, what):
     m = len(src)
     idt = index_dtype(2 * m + 1)
-    check_memory(8.0 * (n + 1) + np.dtype(idt).itemsize * 2.0 * m + 24.0 * m,
+    inc_bytes = 0.0 if arrays.spill_directory() else np.dtype(idt).itemsize * 2.0 * m
+    check_memory(8.0 * (n + 1) + inc_bytes + 24.0 * m,
                  f"the {what} of {m:,} edges in {int(p)} clusters", "use a machine with more memory")
     ptr = np.zeros(n + 1, dtype=np.int64)
-    inc = np.empty(2 * m, dtype=idt)
+    inc = arrays.empty(2 * m, idt)  # a spill file under --spill
     _incidence(src, dst, n, ptr, inc)
     return ptr, inc
 

@@ -162,3 +162,57 @@ def test_budget_with_spill():
         budget.check_budget(10_000_000, 8, available=10_000_000, spill="/scratch", disk=2**50)
     assert "--spill DIR" not in str(info.value)
     budget.check_budget(10_000_000, 8, available=2**40, spill="/scratch", disk=2**50)
+
+
+@pytest.mark.parametrize("name", ["email-Enron.txt.gz", "cit-HepPh.lg.gz", "finan512.graph.gz"])
+def test_text_graphs_read_straight_into_spill_files(tmp_path, name):
+    from ir_graph import read_graph
+    from tests.conftest import dataset
+
+    path = dataset(name)
+    plain = read_graph(path)
+    with spilling(tmp_path, min_bytes=1):
+        disk = read_graph(path)
+        assert is_mapped(disk.src) and is_mapped(disk.dst)
+        assert spilled_bytes() > 0
+    assert disk.n == plain.n
+    for key in ("src", "dst", "weight"):
+        a, b = getattr(plain, key), getattr(disk, key)
+        assert a.dtype == b.dtype and np.array_equal(a, b), key
+    assert os.listdir(tmp_path) == []
+
+
+def test_cli_partition_spill_writes_the_same_files(tmp_path, capsys):
+    from ir_graph import read_graph, write_graph
+    from tests.conftest import dataset
+
+    g = read_graph(dataset("email-Enron.txt.gz"))
+    npz = str(tmp_path / "g.npz")
+    write_graph(g, npz)
+    outs = {}
+    for label, extra in (("plain", []), ("disk", ["--spill", str(tmp_path)])):
+        out = str(tmp_path / f"{label}.part")
+        code, doc, _ = run(capsys, "partition", npz, "-p", "16", "--algo", "hdrf", "-o", out,
+                           "--json", *extra)
+        assert code == 0
+        outs[label] = (json.loads(doc), out)
+    (a, pa), (b, pb) = outs["plain"], outs["disk"]
+    assert a["replication_factor"] == b["replication_factor"] and a["loads"] == b["loads"]
+    assert open(pa, "rb").read() == open(pb, "rb").read()
+    za, zb = np.load(pa + ".replicas.npz"), np.load(pb + ".replicas.npz")
+    assert all(np.array_equal(za[k], zb[k]) for k in za.files if k != "meta")
+
+
+def test_cli_partition_spill_on_a_full_disk_is_exit_9(tmp_path, capsys, monkeypatch):
+    from tests.conftest import dataset
+
+    def full(fd, offset, size):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "posix_fallocate", full)
+    out = tmp_path / "a.part"
+    code, _, err = run(capsys, "partition", dataset("email-Enron.txt.gz"), "-p", "4",
+                       "-o", str(out), "--spill", str(tmp_path))
+    assert code == 9 and err.count("\n") == 1
+    assert err.startswith("error: cannot reserve") and f"free space in {tmp_path}" in err
+    assert not out.exists() and os.listdir(tmp_path) == []

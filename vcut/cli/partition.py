@@ -9,6 +9,7 @@ from ._common import (
     parse_numbers,
     print_json,
     print_rows,
+    spill_context,
 )
 from ._outputs import check_command_outputs, summary_stream
 from ._progress import add_progress_option
@@ -56,12 +57,22 @@ def register(sub):
     pa.add_argument("-o", "--output", metavar="OUT",
                     help="assignment file to write (with OUT.replicas.npz beside it; a FIFO, "
                     "a character device or - gets the assignment only)")
+    pa.add_argument("--spill", metavar="DIR",
+                    help="disk-backed: map a .npz graph instead of reading it, read text "
+                    "formats straight into scratch files, and keep the edge-sized arrays "
+                    "(assignment, stream order, merging and replica work) in memory-mapped "
+                    "scratch files in DIR, so that memory holds only the per-vertex state")
     add_progress_option(pa)
     add_common(pa)
     pa.set_defaults(func=run)
 
 
 def run(args, program_args):
+    with spill_context(args):
+        return _run(args, program_args)
+
+
+def _run(args, program_args):
     from frontend.atomic import output_kind
     from frontend.errors import InputError
     from ir_graph import read_graph
