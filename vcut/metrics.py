@@ -17,6 +17,7 @@ that have at least one edge:
 from dataclasses import asdict, dataclass
 
 import numpy as np
+from numba import njit
 
 from ._replicas import replica_counts
 
@@ -49,8 +50,22 @@ def replica_sets(src, dst, assign, n):
     return t.ptr, t.cluster
 
 
-def partition_metrics(src, dst, weight, assign, n, p, cap=None):
-    """Every metric of the module docstring for one assignment."""
+@njit(cache=True, nogil=True)
+def _cluster_sums(assign, weight, p):
+    """Edge weight and edge count of every cluster in one pass (the sums in edge
+    order: ``numpy.bincount``'s, bit for bit)."""
+    loads = np.zeros(p, np.float64)
+    counts = np.zeros(p, np.int64)
+    for e in range(len(assign)):
+        c = assign[e]
+        loads[c] += weight[e]
+        counts[c] += 1
+    return loads, counts
+
+
+def partition_metrics(src, dst, weight, assign, n, p, cap=None, deg=None):
+    """Every metric of the module docstring for one assignment (``deg``: the
+    vertex degrees when the caller has them)."""
     src = np.asarray(src)
     dst = np.asarray(dst)
     weight = np.asarray(weight, dtype=np.float64)
@@ -60,11 +75,11 @@ def partition_metrics(src, dst, weight, assign, n, p, cap=None):
     active = reps > 0
     total_reps = int(reps.sum())
     n_active = int(active.sum())
-    loads = np.bincount(assign, weights=weight, minlength=p)
-    counts = np.bincount(assign, minlength=p)
+    loads, counts = _cluster_sums(assign, weight, int(p))
     W = float(weight.sum())
     m = len(assign)
-    deg = np.bincount(src, minlength=n) + np.bincount(dst, minlength=n)
+    if deg is None:
+        deg = np.bincount(src, minlength=n) + np.bincount(dst, minlength=n)
     cut = reps > 1
     return PartitionMetrics(
         p=int(p),

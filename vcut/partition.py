@@ -271,7 +271,7 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     else:  # random
         out[:] = np.random.default_rng(seed).choice(p, size=m, p=cap)
     seconds = time.perf_counter() - t0
-    metrics = partition_metrics(src, dst, weight, out, n, p, cap)
+    metrics = partition_metrics(src, dst, weight, out, n, p, cap, deg=deg)
     part = EdgePartition(
         assignment=np.empty(0, dtype=np.int32), src=src, dst=dst, weight=weight,
         simple_assignment=out, n=n, metrics=metrics, capacities=cap,
