@@ -4,6 +4,11 @@ Arrays only; no globals. Event kinds: 0 a task finished (id = task), 1 a
 gather message arrived at a home (id = the sending replica), 2 a scatter
 message arrived (id = the receiving replica). Events are processed in time
 order, equal times in the order they were created.
+
+The event loop's helpers (heap, message routing, publishing a vertex, starting
+a task) are inlined into it: called, each passed some twenty arrays, they cost
+a fifth of the simulation (4.5 against 5.7 s at 13.5 M tasks), for a first
+compilation of about 10 s (then cached).
 """
 
 import numpy as np
@@ -15,12 +20,12 @@ from vcut._replicas import sort_run
 EV_TASK, EV_GATHER, EV_SCATTER = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _less(ht, hs, i, j):
     return ht[i] < ht[j] or (ht[i] == ht[j] and hs[i] < hs[j])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _swap(ht, hs, hk, hi, i, j):
     ht[i], ht[j] = ht[j], ht[i]
     hs[i], hs[j] = hs[j], hs[i]
@@ -28,7 +33,7 @@ def _swap(ht, hs, hk, hi, i, j):
     hi[i], hi[j] = hi[j], hi[i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push(ht, hs, hk, hi, size, t, seq, kind, ident):
     i = size
     ht[i] = t
@@ -45,7 +50,7 @@ def _push(ht, hs, hk, hi, size, t, seq, kind, ident):
     return size + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pop(ht, hs, hk, hi, size):
     """Move the smallest event to index ``size - 1``; returns the new size."""
     size -= 1
@@ -66,7 +71,7 @@ def _pop(ht, hs, hk, hi, size):
     return size
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _send(a, b, t, nbytes, cols, hop_cycles, ser, link_free, link_bytes, stats):
     """XY-route a message from core a to core b injected at t; returns its arrival.
 
@@ -289,7 +294,7 @@ def _grow(ht, hs, hk, hi, size):
     return nt, ns, nk, ni
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _publish(v, now, home, core_of, rep_ptr, rep_out, rep_cluster, avail, ready_stack, nready,
              msg_bytes, cols, hop_cycles, ser, link_free, link_bytes, stats, ht, hs, hk, hi, size,
              seq):
@@ -312,7 +317,7 @@ def _publish(v, now, home, core_of, rep_ptr, rep_out, rep_cluster, avail, ready_
     return size, seq, nready
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr, cl_tasks, order,
                started, window, rep_src, avail, t_w, t_obj, obj_node, numa, lat, mem_cycles, speed,
                stats, ht, hs, hk, hi, size, seq):
