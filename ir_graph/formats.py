@@ -595,7 +595,11 @@ class _Chunks:
         self.path = path
         self.chunk = max(int(chunk), 1)
         self.broken = False
-        self.stream = InputStream(path, "graph file", GraphFormatError)
+        from frontend.arrays import spill_directory
+
+        # under --spill the edges go to scratch files, not memory: no size bound
+        self.stream = InputStream(path, "graph file", GraphFormatError,
+                                  limit=(1 << 62) if spill_directory() else None)
         try:
             head = np.empty(_BINARY_PREFIX, np.uint8)
             self._head = head[:self._stream_read(head)]

@@ -284,8 +284,9 @@ def interactions(cl, object_bytes=None, value_bytes=VALUE_BYTES):
     from scipy import sparse
 
     p = cl.p
-    work = np.bincount(cl.cluster, weights=cl.weight, minlength=p)
-    tasks = np.bincount(cl.cluster, minlength=p).astype(np.int64)
+    from vcut.metrics import cluster_sums
+
+    work, tasks = cluster_sums(cl.cluster, np.asarray(cl.weight, dtype=np.float64), int(p))
     from ._kernels import first_positions, object_clusters
 
     first = first_positions(cl.cluster if cl.order is None else cl.cluster[cl.order], p)

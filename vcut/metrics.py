@@ -51,7 +51,22 @@ def replica_sets(src, dst, assign, n):
 
 
 @njit(cache=True, nogil=True)
-def _cluster_sums(assign, weight, p):
+def _degrees(src, dst, n):
+    deg = np.zeros(n, np.int64)
+    for e in range(len(src)):
+        deg[src[e]] += 1
+        deg[dst[e]] += 1
+    return deg
+
+
+def degrees(src, dst, n):
+    """Degree of every vertex (int64), in one compiled pass: no int64 copy of
+    the edge arrays as ``numpy.bincount`` makes of int32 ones."""
+    return _degrees(src, dst, int(n))
+
+
+@njit(cache=True, nogil=True)
+def cluster_sums(assign, weight, p):
     """Edge weight and edge count of every cluster in one pass (the sums in edge
     order: ``numpy.bincount``'s, bit for bit)."""
     loads = np.zeros(p, np.float64)
@@ -75,11 +90,11 @@ def partition_metrics(src, dst, weight, assign, n, p, cap=None, deg=None):
     active = reps > 0
     total_reps = int(reps.sum())
     n_active = int(active.sum())
-    loads, counts = _cluster_sums(assign, weight, int(p))
+    loads, counts = cluster_sums(assign, weight, int(p))
     W = float(weight.sum())
     m = len(assign)
     if deg is None:
-        deg = np.bincount(src, minlength=n) + np.bincount(dst, minlength=n)
+        deg = degrees(src, dst, n)
     cut = reps > 1
     return PartitionMetrics(
         p=int(p),

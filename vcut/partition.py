@@ -37,7 +37,7 @@ from frontend.progress import run_kernel
 
 from . import _kernels
 from .capacities import capacities_from_fractions, equal_capacities
-from .metrics import PartitionMetrics, partition_metrics, random_rf_bound
+from .metrics import PartitionMetrics, degrees, partition_metrics, random_rf_bound
 
 __all__ = ["ALGORITHMS", "ORDERS", "EdgePartition", "partition_graph", "simplify",
            "partition_from_assignment"]
@@ -226,7 +226,7 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         if len(cap) != p:
             raise InputError(f"{len(cap)} capacities given for {p} clusters")
     n = graph.n
-    deg = (np.bincount(src, minlength=n) + np.bincount(dst, minlength=n)).astype(np.int64)
+    deg = degrees(src, dst, n)
     t0 = time.perf_counter()
     extra = {}
     out = arrays.empty(m, np.int32)
