@@ -22,8 +22,9 @@ __all__ = ["estimate", "check_budget", "BYTES_PER_NODE", "GRAPH_BYTES_PER_NODE",
 BYTES_PER_NODE = 150
 
 #: End-to-end analysis rate, nodes per second: without and with the baseline
-#: mappings (measured 0.58-0.68 M and 0.26-0.27 M at 10 M and 73 M nodes).
-NODES_PER_SECOND = {False: 600_000, True: 250_000}
+#: mappings (measured at p = 8 0.77-0.86 M and 0.35-0.50 M, at p = 1024 0.57-0.60 M
+#: and 0.34 M, at 10 M and 73 M nodes; 0.59 M and 0.25 M disk-backed at 304 M).
+NODES_PER_SECOND = {False: 600_000, True: 300_000}
 
 
 #: Peak resident bytes per dynamic instruction of building the graph of a trace
