@@ -103,6 +103,38 @@ def test_simple_graph_is_returned_without_copies():
     assert input_edge.tolist() == [0, 0, -1, 1] and (loops, repeats) == (1, 1)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_graphs_sorted_by_destination_take_the_one_pass_check(seed):
+    """Edges sorted by dst with src < dst (IR graphs' order): the one-pass check
+    answers, and the result is the sorting formulation's, repeats or not."""
+    from vcut._replicas import _simple_by_dst
+
+    rng = np.random.default_rng(50 + seed)
+    n = int(rng.integers(3, 60))
+    dst = np.sort(rng.integers(1, n, int(rng.integers(1, 200))))
+    src = (rng.random(len(dst)) * dst).astype(np.int64)  # 0 <= src < dst
+    if seed % 2:  # distinct sources within each destination's run: simple
+        pairs = np.unique(np.stack([dst, src], axis=1), axis=0)
+        dst, src = pairs[:, 0], pairs[:, 1]
+    mix = rng.permutation(len(dst))  # sources in any order within a destination's run
+    keep = mix[np.argsort(dst[mix], kind="stable")]
+    src, dst = src[keep], dst[keep]
+    w = rng.integers(1, 5, len(src)).astype(np.float64)
+    src, dst = src.astype(np.int32), dst.astype(np.int32)
+    exp = ref_simplify(src, dst, w, n)
+    simple = exp[5] == 0
+    runs = np.diff(np.flatnonzero(np.r_[True, dst[1:] != dst[:-1], True]))
+    assert _simple_by_dst(src, dst) == (simple and runs.max() <= 16)
+    got = simple_edges(src, dst, w, n)
+    for g, e in zip(got[:3], exp[:3]):
+        np.testing.assert_array_equal(g, e)
+    assert got[4:] == exp[4:] and (got[3] is None) == simple
+    # a long run of one destination is simple but not for the one-pass check
+    long_src = np.arange(20, dtype=np.int32)
+    assert not _simple_by_dst(long_src, np.full(20, 25, np.int32))
+    assert simple_edges(long_src, np.full(20, 25, np.int32), np.ones(20), 26)[3] is None
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_replica_table_equals_the_sorting_formulation(seed):
     rng = np.random.default_rng(100 + seed)
