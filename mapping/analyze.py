@@ -55,6 +55,13 @@ class Analysis:
     mappers: list = field(default_factory=list)
 
     @cached_property
+    def bound(self):
+        """The `mapping.bounds.Bound` of the tasks on this machine: no mapping beats it."""
+        from .bounds import lower_bound
+
+        return lower_bound(self.clustering, self.machine)
+
+    @cached_property
     def independent_time(self):
         """`mapping.placement.independent_time` of this analysis (cycles)."""
         return independent_time(self.interactions, self.placement.core, self.machine,
@@ -73,6 +80,7 @@ class Analysis:
             "hop_bytes": r.hop_bytes, "messages": r.messages,
             "remote_memory_tasks": r.remote_memory_tasks,
             "mean_utilization": float(r.utilization.mean()),
+            **self.bound.figures(r.makespan),
             "partition": self.partition, "phases": self.phases,
             "mappers": self.mappers,
         }
@@ -103,7 +111,7 @@ class Analysis:
                "threshold": self.placement.info.get("threshold"),
                "machine": self.machine.to_dict(), "clusters": clusters, "cores": cores,
                "metrics": {**r.to_dict(), "independent_time_cycles": self.independent_time,
-                           "partition": self.partition},
+                           **self.bound.figures(r.makespan), "partition": self.partition},
                "phases": self.phases, "mappers": self.mappers}
         return out
 

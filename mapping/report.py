@@ -146,6 +146,7 @@ def analysis_html(a, graph, source, methods=None):
                         f"{a.machine.numa_nodes} NUMA nodes"),
             ("mapping", a.placement.method),
             ("makespan", f"{r.makespan:,.0f} cycles ({r.seconds * 1e3:.3f} ms)"),
+            ("lower bound", a.bound.text(r.makespan)),
             ("without dependency waits", f"{a.independent_time:,.0f} cycles"),
             ("communication", f"{r.communication_bytes:,.0f} bytes in {r.messages:,} messages"),
             ("network bytes / hop-bytes", f"{r.network_bytes:,.0f} / {r.hop_bytes:,.0f}"),

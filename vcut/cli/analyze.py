@@ -152,6 +152,7 @@ def _run(args, program_args):
                     f"{a.machine.mesh_cols} mesh, {a.machine.numa_nodes} NUMA nodes)"),
         ("mapping", a.placement.method),
         ("makespan", f"{r.makespan:,.0f} cycles = {r.seconds * 1e3:.3f} ms"),
+        ("lower bound", a.bound.text(r.makespan)),
         ("without dependency waits", f"{a.independent_time:,.0f} cycles (messages charged one "
                                      "after another: not a bound of the makespan)"),
         ("communication", f"{r.communication_bytes:,.0f} bytes ({r.messages:,} messages)"),
