@@ -24,7 +24,7 @@ import threading
 import numpy as np
 
 __all__ = ["unique", "spilling", "spill_directory", "spilled_bytes", "empty", "spill", "head", "zeros",
-           "spill_file", "reserve",
+           "spill_file", "map_reserved", "reserve", "resident",
            "is_mapped",
            "SPILL_MIN_BYTES"]
 
@@ -88,12 +88,27 @@ def spilled_bytes():
     return _SPILL["bytes"]
 
 
-def spill_file():
-    """An open descriptor of a fresh, already unlinked file in the spill directory
-    (the caller closes it); None when not spilling."""
+def resident(nbytes):
+    """The bytes of an array of ``nbytes`` that `empty` / `zeros` keep in memory:
+    all of them, or none while `spilling` puts such an array in a file (what a
+    memory check before allocating it counts)."""
+    spilled = _SPILL["dir"] is not None and nbytes >= _SPILL["min"]
+    return 0.0 if spilled else float(nbytes)
+
+
+def _failure(what, exc):
+    """The `OutputError` of a spill file that cannot be made or given its blocks."""
     from .atomic import write_failure
     from .errors import OutputError
 
+    where = _SPILL["dir"] or "the spill directory"
+    return OutputError(f"{what} in {where}: {exc.strerror or exc}"
+                       f"{write_failure(exc, [where], 'give another --spill directory')}")
+
+
+def spill_file():
+    """An open descriptor of a fresh, already unlinked file in the spill directory
+    (the caller closes it); None when not spilling."""
     directory = _SPILL["dir"]
     if directory is None:
         return None
@@ -101,26 +116,24 @@ def spill_file():
         fd, path = tempfile.mkstemp(prefix="vcut-spill-", dir=directory)
         os.unlink(path)
     except OSError as exc:
-        raise OutputError(f"cannot make a spill file in {directory}: {exc.strerror or exc}"
-                          f"{write_failure(exc, [directory], 'give another --spill directory')}"
-                          ) from None
+        raise _failure("cannot make a spill file", exc) from None
     return fd
 
 
-def reserve(fd, size):
-    """Give spill file ``fd`` the blocks of ``size`` bytes now: a full disk is an
-    `OutputError` here, not a ``SIGBUS`` when a page of its map is first written."""
-    from .atomic import write_failure
-    from .errors import OutputError
+def map_reserved(fd, size):
+    """A shared writable map of spill file ``fd`` at ``size`` bytes, its blocks given
+    now: a full disk is an `OutputError` here, not a ``SIGBUS`` when a page of the
+    map is first written."""
+    reserve(fd, size)
+    return mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
 
+
+def reserve(fd, size):
+    """Give spill file ``fd`` the blocks of ``size`` bytes now (see `map_reserved`)."""
     try:
         os.posix_fallocate(fd, 0, size)
     except OSError as exc:
-        where = _SPILL["dir"] or "the spill directory"
-        raise OutputError(
-            f"cannot reserve {size / 2**30:.2f} GiB for a spill file in {where}: "
-            f"{exc.strerror or exc}"
-            f"{write_failure(exc, [where], 'give another --spill directory')}") from None
+        raise _failure(f"cannot reserve {size / 2**30:.2f} GiB for a spill file", exc) from None
     with _LOCK:
         _SPILL["bytes"] += size
 
@@ -134,8 +147,7 @@ def _mapped(shape, dtype):
         return None
     fd = spill_file()
     try:
-        reserve(fd, size)
-        buf = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        buf = map_reserved(fd, size)
     finally:
         os.close(fd)
     return np.frombuffer(buf, dtype=dtype).reshape(shape)

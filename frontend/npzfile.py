@@ -74,9 +74,12 @@ def read_versioned_npz(path, *, kind, version, error, remake, required=(), optio
             if missing:
                 raise error(f"{path} is not a complete vcut {kind}: array {missing[0]!r} is "
                             f"missing; {remake}")
+            def member(k):  # mapped when asked and possible, else read
+                a = _mapped_member(path, z.zip, k) if mmap else None
+                return z[k] if a is None else a
+
             names = list(required) + [k for k in optional if k in z.files]
-            arrays = {k: (_mapped_member(path, z.zip, k) if mmap else None) for k in names}
-            arrays = {k: z[k] if a is None else a for k, a in arrays.items()}
+            arrays = {k: member(k) for k in names}
     except error:
         raise
     except Exception as exc:  # every zip / npy / json failure means the same to the user

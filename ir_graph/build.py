@@ -223,7 +223,7 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
     # the edge arrays (and the node arrays) are spill files under --spill; the rest
     # is the kernels' working memory
     spilled = arrays.spill_directory() is not None
-    check_memory((0.0 if spilled else (2 * np.dtype(edt).itemsize + 1.0) * bound)
+    check_memory(2 * arrays.resident(np.dtype(edt).itemsize * bound) + arrays.resident(bound)
                  + (SPILLED_BUILD_BYTES_PER_NODE if spilled else BUILD_BYTES_PER_NODE) * n_dyn,
                  f"the dependency graph of {n_dyn:,} instructions (up to {bound:,} edges)",
                  "trace a smaller region (--roi) or fewer instructions (--max-instructions)")

@@ -726,10 +726,9 @@ class _Array:
     def _map(self, n):
         size = n * self.dtype.itemsize
         if self._fd is not None:
-            from frontend.arrays import reserve
+            from frontend.arrays import map_reserved
 
-            reserve(self._fd, size)
-            return mmap.mmap(self._fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+            return map_reserved(self._fd, size)
         try:
             mm = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)
         except OSError:  # address space refused (strict overcommit, a ulimit)

@@ -261,8 +261,9 @@ def from_vertex_partition(src, dst, weight, parts, p, node_object=None, method="
     if len(parts) and (parts.min() < 0 or parts.max() >= p):
         raise InputError(f"a vertex partition into {p} parts has part ids outside 0..{p - 1}")
     n = len(parts)
-    deg = np.bincount(u, minlength=n) + np.bincount(v, minlength=n)
-    home = np.where(deg > 0, parts, -1).astype(np.int32)
+    from vcut.metrics import degrees
+
+    home = np.where(degrees(u, v, n) > 0, parts, -1).astype(np.int32)
     return Clustering(
         n=n, p=int(p), src=u, dst=v, weight=np.asarray(weight, dtype=np.float64),
         cluster=parts[v], home=home, obj=_task_objects(u, v, node_object), kind="edge-cut",

@@ -127,7 +127,7 @@ def simple_edges(src, dst, weight, n):
     n = max(int(n), 1)
     if _simple_by_dst(src, dst):  # simple already, known in one pass
         return src, dst, np.asarray(weight, dtype=np.float64), None, 0, 0
-    check_memory(8.0 * (2 * n + 1) + (0.0 if arrays.spill_directory() else 16.0 * m),
+    check_memory(8.0 * (2 * n + 1) + 2 * arrays.resident(8.0 * m),
                  f"merging repeated edges of {m:,} edges", "use a machine with more memory")
     ptr = np.zeros(n + 1, dtype=np.int64)
     idx = arrays.empty(m, index_dtype(m))  # spill files under --spill
@@ -280,8 +280,7 @@ class ReplicaTable:
 def _incidence_of(src, dst, n, p, what):
     m = len(src)
     idt = index_dtype(2 * m + 1)
-    inc_bytes = 0.0 if arrays.spill_directory() else np.dtype(idt).itemsize * 2.0 * m
-    check_memory(8.0 * (n + 1) + inc_bytes + 24.0 * m,
+    check_memory(8.0 * (n + 1) + arrays.resident(np.dtype(idt).itemsize * 2.0 * m) + 24.0 * m,
                  f"the {what} of {m:,} edges in {int(p)} clusters", "use a machine with more memory")
     ptr = np.zeros(n + 1, dtype=np.int64)
     inc = arrays.empty(2 * m, idt)  # a spill file under --spill

@@ -224,7 +224,9 @@ def _aux_cut(sg, parts):
 
 def wvp_assign(src, dst, weight, n, k, *, greedy, imbalance=1.03, targets=None, seed=0):
     """WVP baseline (Bourse et al.): degree-weighted vertex partition, then edges."""
-    deg = np.bincount(src, minlength=n) + np.bincount(dst, minlength=n)
+    from .metrics import degrees
+
+    deg = degrees(src, dst, n)
     u = np.concatenate([src, dst]).astype(np.int64)
     v = np.concatenate([dst, src]).astype(np.int64)
     idx = np.argsort(u, kind="stable")
