@@ -32,10 +32,13 @@ from .memory_centric import THRESHOLD
 from .placement import MAPPERS, independent_time, place
 from .simulate import simulate, simulation_bytes
 
-__all__ = ["METHODS", "Analysis", "analyze_graph", "baseline_jobs", "cluster_graph",
+__all__ = ["METHODS", "DEFAULT_METHOD", "Analysis", "analyze_graph", "baseline_jobs", "cluster_graph",
            "compare_methods", "MAPPING_FORMAT_VERSION"]
 
 METHODS = ("compnet", "metis", "pg", "w-pg", "wb-pg", "libra", "w-libra", "wb-libra")
+#: The partitioning of `analyze_graph` and ``vcut analyze`` by default: the
+#: parallelism-aware vertex cut (`vcut.parallel`).
+DEFAULT_METHOD = "par"
 MAPPING_FORMAT_VERSION = 1
 
 
@@ -116,11 +119,13 @@ class Analysis:
         return out
 
 
-def cluster_graph(graph, p, method="wb-libra", *, lam=1.0, seed=0, order="given", assignment=None):
+def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="given",
+                  assignment=None, latency=None):
     """The `Clustering` of ``graph`` into ``p`` clusters by ``method``.
 
     ``assignment`` (a cluster per input edge, e.g. from a partition file)
-    replaces the partitioner. Returns ``(clustering, metrics dict)``.
+    replaces the partitioner. ``latency``: the cycles a value takes between
+    two cores, for ``par`` (`vcut.parallel`). Returns ``(clustering, metrics dict)``.
     """
     from vcut.edge_cut import EDGE_CUTS, edge_cut
     from vcut.partition import ALGORITHMS, partition_from_assignment, partition_graph, simplify
@@ -142,7 +147,7 @@ def cluster_graph(graph, p, method="wb-libra", *, lam=1.0, seed=0, order="given"
     if method not in ALGORITHMS:
         raise InputError(f"unknown partitioning method {method!r}; use one of "
                          f"{', '.join(EDGE_CUTS + ALGORITHMS)}")
-    part = partition_graph(graph, p, method, lam=lam, seed=seed, order=order)
+    part = partition_graph(graph, p, method, lam=lam, seed=seed, order=order, latency=latency)
     return from_edge_partition(part, graph.node_object, method), _vertex_cut_metrics(part)
 
 
@@ -171,7 +176,7 @@ def baseline_jobs(cl, count):
     return max(1, min(int(cpus or 1), int(count), fit))
 
 
-def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-centric",
+def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time-aware",
                   threshold=THRESHOLD, seed=0, lam=1.0, order="given", object_bytes=None,
                   assignment=None, baselines=True, progress=None, jobs=None):
     """Partition, map and simulate ``graph``.
@@ -183,11 +188,12 @@ def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-c
         Number of clusters.
     method : str
         A vertex cut (`vcut.partition.ALGORITHMS`) or an edge cut
-        (``metis``, ``compnet``).
+        (``metis``, ``compnet``); default ``par``, the parallelism-aware
+        vertex cut, told the machine's mean message latency.
     machine : Machine, optional
         Default: the Table 2 machine with ``p`` cores.
     mapper : str
-        One of `mapping.placement.MAPPERS`.
+        One of `mapping.placement.MAPPERS` (default ``time-aware``).
     order : str
         Edge stream order of the streaming vertex cuts (`vcut.partition.ORDERS`).
     object_bytes : array, optional
@@ -218,22 +224,25 @@ def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-c
             count = graph.n if count is None else count
             say(f"  {name}: {phases[name]:.1f} s, {count / phases[name]:,.0f} {unit}/s")
 
-    t = time.perf_counter()
-    say(f"partitioning {graph.m:,} edges into {p} clusters ({method})")
-    cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, order=order,
-                                assignment=assignment)
-    done("partition", t)
     # cluster-pair matrices (communication, interactions), then the machine's core pairs
     check_memory(BYTES_PER_CORE_PAIR * float(p) ** 2, f"mapping {int(p):,} clusters",
                  "use fewer clusters (-p)")
     machine = machine if machine is not None else table2(int(p))
+    t = time.perf_counter()
+    say(f"partitioning {graph.m:,} edges into {p} clusters ({method})")
+    from .interactions import VALUE_BYTES
+
+    cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, order=order,
+                                assignment=assignment,
+                                latency=machine.mean_message_cycles(VALUE_BYTES))
+    done("partition", t)
     t = time.perf_counter()
     say("extracting cluster interactions")
     inter = interactions(cl, object_bytes)
     done("interactions", t)
     t = time.perf_counter()
     say(f"mapping onto {machine.name} ({mapper})")
-    pl = place(inter, machine, mapper, threshold=threshold, seed=seed)
+    pl = place(inter, machine, mapper, threshold=threshold, seed=seed, clustering=cl)
     done("mapping", t)
     t = time.perf_counter()
     say(f"simulating {len(cl.src):,} tasks")
@@ -243,7 +252,7 @@ def analyze_graph(graph, p, method="wb-libra", machine=None, *, mapper="memory-c
     if baselines:
         t = time.perf_counter()
         others = [other for other in MAPPERS if other != mapper]
-        cores = [place(inter, machine, other, threshold=threshold, seed=seed).core
+        cores = [place(inter, machine, other, threshold=threshold, seed=seed, clustering=cl).core
                  for other in others]
         workers = baseline_jobs(cl, len(others)) if jobs is None else int(jobs)
         eta = phases["simulation"] * -(-len(others) // workers)

@@ -72,6 +72,10 @@ class Clustering:
     per_edge_messages : bool
         Edge cuts: every task whose source is homed elsewhere receives its
         own message (one per cut edge) instead of one per (vertex, cluster).
+    schedule : int ndarray, optional
+        The tasks in the order the partitioner scheduled them (a topological
+        order; ``par``): each cluster runs its tasks in this order instead of
+        the execution order.
     """
 
     n: int
@@ -87,6 +91,7 @@ class Clustering:
     per_edge_messages: bool = False
     info: dict = field(default_factory=dict)
     replicas: object = None
+    schedule: np.ndarray = None
 
     @cached_property
     def table(self):
@@ -99,8 +104,12 @@ class Clustering:
 
     @cached_property
     def order(self):
-        """The tasks' execution order (by destination, then source) as
-        `vcut._replicas.execution_order` gives it: None when they are in it."""
+        """The order in which each cluster runs its tasks: `schedule` when the
+        partitioner made one, else the execution order (by destination, then
+        source) as `vcut._replicas.execution_order` gives it (None when the
+        tasks are in it)."""
+        if self.schedule is not None:
+            return self.schedule
         from vcut._replicas import execution_order
 
         return execution_order(self.src, self.dst)
@@ -238,15 +247,17 @@ def from_edge_partition(part, node_object=None, method=None):
     cluster = np.asarray(part.simple_assignment, dtype=np.int32)
     weight = np.asarray(part.weight, dtype=np.float64)
     p = int(part.info["p"])
-    # masters from the partition's own edge directions (their weight sums, bit for bit)
+    # masters from the partition's own edge directions (their weight sums, bit for bit),
+    # unless the partitioner chose the homes
     table = replica_table(part.src, part.dst, cluster, weight, part.n, p)
-    home = table.masters()
+    home = table.masters() if part.homes is None else np.asarray(part.homes, dtype=np.int32)
     if u is not part.src:  # re-oriented: the tasks' replica table is made when needed
         table = None
     return Clustering(
         n=int(part.n), p=p, src=u, dst=v, weight=weight, cluster=cluster,
         home=home, obj=_task_objects(u, v, node_object), kind="vertex-cut",
         method=method or part.info.get("algo", "?"), replicas=table,
+        schedule=getattr(part, "schedule", None),
     )
 
 

@@ -97,6 +97,20 @@ class Machine:
         r, k = c // self.mesh_cols, c % self.mesh_cols
         return (np.abs(r[:, None] - r[None, :]) + np.abs(k[:, None] - k[None, :])).astype(np.int32)
 
+    def mean_message_cycles(self, nbytes):
+        """Cycles a message of ``nbytes`` takes between two different cores
+        without contention, averaged over the pairs of cores: hops times
+        `hop_cycles` plus its serialisation on a link."""
+        k = self.cores
+        ser = float(nbytes) / self.link_bytes_per_cycle
+        if k < 2:
+            return ser
+        c = np.arange(k)
+        r, q = c // self.mesh_cols, c % self.mesh_cols
+        # sum over ordered pairs of |r_a - r_b| + |q_a - q_b| from the coordinate histograms
+        hops = _pair_distance_sum(r) + _pair_distance_sum(q)
+        return hops / (k * (k - 1)) * self.hop_cycles + ser
+
     def route(self, a, b):
         """Links ``((r, c), (r', c'))`` an XY-routed message from ``a`` to ``b`` crosses."""
         (r, c), (rb, cb) = self.coords(a), self.coords(b)
@@ -125,6 +139,13 @@ class Machine:
                                           if self.memory_bytes is not None else None),
                        "bandwidth_gbs": self.memory_bandwidth_gbs},
         }
+
+
+def _pair_distance_sum(x):
+    """``sum_{a, b} |x[a] - x[b]|`` over ordered pairs, by sorting (O(k log k))."""
+    x = np.sort(np.asarray(x, dtype=np.float64))
+    k = len(x)
+    return 2.0 * float(np.sum(x * (2 * np.arange(k) - k + 1)))
 
 
 def _check_cores(p):

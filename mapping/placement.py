@@ -6,6 +6,8 @@
 ``random``               seeded, balanced random mapping
 ``comm-greedy``          greedy by communication volume
 ``recursive-bisection``  dual recursive bisection of clusters and mesh
+``time-aware``           memory-centric, improved by simulated moves
+                         (`mapping.time_aware`; needs the clustering)
 =======================  ================================================
 """
 
@@ -20,7 +22,8 @@ from .memory_centric import THRESHOLD, memory_centric
 
 __all__ = ["MAPPERS", "Placement", "place", "check_memory", "hop_bytes", "independent_time"]
 
-MAPPERS = ("memory-centric", "round-robin", "random", "comm-greedy", "recursive-bisection")
+MAPPERS = ("time-aware", "memory-centric", "round-robin", "random", "comm-greedy",
+           "recursive-bisection")
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,20 +43,32 @@ class Placement:
         return out
 
 
-def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=0):
+def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=0,
+          clustering=None):
     """Map the clusters of ``inter`` (`ClusterInteractions`) onto ``machine``.
+
+    ``clustering`` (the `Clustering` ``inter`` summarises) is needed by
+    ``time-aware``, which simulates it.
 
     Raises
     ------
     InputError
         An unknown method; clusters whose data do not fit the machine's memory
-        (`check_memory`).
+        (`check_memory`); ``time-aware`` without the clustering.
     """
     if method not in MAPPERS:
         raise InputError(f"unknown mapping {method!r}; use one of {', '.join(MAPPERS)}")
     check_memory(inter, machine)
     rule = None
-    if method == "memory-centric":
+    extra = {}
+    if method == "time-aware":
+        if clustering is None:
+            raise InputError("the time-aware mapping simulates the clusters; give the clustering "
+                             "(or use memory-centric)")
+        from .time_aware import time_aware
+
+        core, extra = time_aware(clustering, inter, machine, threshold, seed)
+    elif method == "memory-centric":
         core, rule = memory_centric(inter, machine, threshold)
     elif method == "round-robin":
         core = baselines.round_robin(inter.p, machine)
@@ -66,7 +81,7 @@ def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=
     core = baselines.check_mapping(core, inter.p, machine)
     net, hb = hop_bytes(inter, core, machine)
     return Placement(core=core, method=method, rule=rule,
-                     info={"network_bytes": net, "hop_bytes": hb, "threshold": threshold})
+                     info={"network_bytes": net, "hop_bytes": hb, "threshold": threshold, **extra})
 
 
 def hop_bytes(inter, core, machine):

@@ -83,7 +83,7 @@ class WindowSample:
                 "statistics": self.statistics, "windows": self.rows}
 
 
-def analyze_windows(graph, p, count, size=None, *, unit="nodes", method="wb-libra",
+def analyze_windows(graph, p, count, size=None, *, unit="nodes", method="par",
                     machine=None, mapper="memory-centric", threshold=THRESHOLD, seed=0, lam=1.0,
                     order="given", object_bytes=None, baselines=True, progress=None):
     """Partition, map and simulate ``count`` evenly spaced windows of ``graph``.

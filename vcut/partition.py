@@ -16,6 +16,8 @@ Algorithms (kebab-case names, the same in the API, the CLI and reports):
 ``wvp-random`` WVP baseline, cut edges to a random endpoint part (`vcut.spac`)
 ``wvp-greedy`` WVP baseline, cut edges to the less loaded endpoint part
 ``hypergraph`` the hypergraph model with Mt-KaHyPar, connectivity - 1
+``par``        parallelism-aware: a list scheduler that cuts (`vcut.parallel`);
+               keeps its schedule (`EdgePartition.schedule`) and homes
 =============  ==============================================================
 
 The partitioners see the *simple* undirected graph: self-loops are left out
@@ -43,7 +45,7 @@ __all__ = ["ALGORITHMS", "ORDERS", "EdgePartition", "partition_graph", "simplify
            "partition_from_assignment"]
 
 ALGORITHMS = ("random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh", "hdrf",
-              "spac", "wvp-random", "wvp-greedy", "hypergraph")
+              "spac", "wvp-random", "wvp-greedy", "hypergraph", "par")
 SPAC_VARIANTS = ("contracted", "split")
 ORDERS = ("given", "random", "bfs", "dfs")
 
@@ -87,6 +89,13 @@ class EdgePartition:
     info : dict
         Algorithm, p, lambda, order, seed, seconds, self-loops and repeated
         edges of the input, alpha and the Eq. 10 bound.
+    homes : int32 ndarray, optional
+        The cluster where each vertex's value is final, when the partitioner
+        chose it (``par``); otherwise `masters` decides by weight.
+    schedule : int ndarray, optional
+        The simple graph's edges in the order the partitioner scheduled them
+        (``par``): each cluster runs its tasks in this order rather than in
+        the program's.
     """
 
     assignment: np.ndarray
@@ -98,6 +107,8 @@ class EdgePartition:
     metrics: PartitionMetrics
     capacities: np.ndarray
     info: dict = field(default_factory=dict)
+    homes: np.ndarray = None
+    schedule: np.ndarray = None
 
     def replicas(self):
         """``(ptr, clusters)``: the clusters of each vertex (CSR, sorted)."""
@@ -113,8 +124,11 @@ class EdgePartition:
                              int(self.info["p"]))
 
     def masters(self):
-        """Master copy of every vertex: the cluster holding most of its edge weight
-        (ties: the lowest id); -1 for vertices without edges."""
+        """Master copy of every vertex: `homes` when the partitioner chose them,
+        else the cluster holding most of its edge weight (ties: the lowest id);
+        -1 for vertices without edges."""
+        if self.homes is not None:
+            return self.homes
         return self.replica_table().masters()
 
 
@@ -157,7 +171,7 @@ def _order(kind, src, dst, n, seed):
 
 
 def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None,
-                    backend="metis", spac_variant="contracted", imbalance=1.03):
+                    backend="metis", spac_variant="contracted", imbalance=1.03, latency=None):
     """Partition the edges of ``graph`` into ``p`` clusters.
 
     Parameters
@@ -181,8 +195,11 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     spac_variant : {"contracted", "split"}
         Form of the split-and-connect graph.
     imbalance : float
-        Balance tolerance given to the vertex / hypergraph partitioners
-        (max part weight over the average; 1.03 = 3 %).
+        Balance tolerance given to the vertex / hypergraph partitioners and
+        to ``par`` (max part weight over the average; 1.03 = 3 %).
+    latency : float, optional
+        ``par``: cycles a value takes between two clusters (default: the mean
+        over the core pairs of the Table 2 machine with p cores).
 
     Returns
     -------
@@ -229,10 +246,13 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     deg = degrees(src, dst, n)
     t0 = time.perf_counter()
     extra = {}
-    out = arrays.empty(m, np.int32)
+    homes = schedule = None
+    out = arrays.empty(m, np.int32) if algo != "par" else None
     streaming = algo in _GREEDY or algo == "hdrf"  # the others do not stream edges
-    if streaming:  # replica sets (the overflow rows of compact ones come on top)
-        check_memory(_kernels.replica_set_bytes(n, p),
+    if streaming or algo == "par":  # replica sets (the overflow rows of compact ones come on top)
+        from .parallel import scratch_bytes
+
+        check_memory(_kernels.replica_set_bytes(n, p) + (scratch_bytes(n, m) if algo == "par" else 0),
                      f"{algo} with p = {p} on {n:,} vertices", "use fewer clusters")
     stream = _order(order, src, dst, n, seed) if streaming else None
     if algo in _GREEDY:
@@ -268,6 +288,13 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         if capacities is not None:
             raise InputError("the hypergraph baseline takes equal shares only; drop --capacities")
         out[:] = hypergraph_assign(src, dst, weight, n, p, imbalance=imbalance, seed=seed)
+    elif algo == "par":
+        from .parallel import par_assign
+
+        assigned, homes, schedule, par_info = par_assign(src, dst, weight, n, p, cap,
+                                                         imbalance=imbalance, latency=latency)
+        out = assigned
+        extra.update(par_info)
     else:  # random
         out[:] = np.random.default_rng(seed).choice(p, size=m, p=cap)
     seconds = time.perf_counter() - t0
@@ -278,6 +305,7 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         info={"algo": algo, "p": int(p), "lambda": float(lam), "order": order, "seed": int(seed),
               "seconds": seconds, "edges": int(graph.m), "simple_edges": int(m),
               "self_loops": loops, "repeated_edges": repeats, **extra},
+        homes=homes, schedule=schedule,
     )
     # map back to the input's edges; a self-loop goes with its vertex's master copy
     if input_edge is None:  # the graph is simple: its assignment is the simple one

@@ -73,16 +73,19 @@ def add_sandbox_options(t):
 
 def add_analysis_options(p, algo=True):
     if algo:
-        p.add_argument("--algo", default="wb-libra", metavar="METHOD",
-                       help="partitioning: a vertex cut (wb-libra, w-libra, libra, wb-pg, w-pg, pg, "
-                       "hdrf, dbh, spac, ...) or an edge cut (metis, compnet) (default wb-libra)")
+        p.add_argument("--algo", default="par", metavar="METHOD",
+                       help="partitioning: a vertex cut (par: parallelism-aware, wb-libra, w-libra, "
+                       "libra, wb-pg, w-pg, pg, hdrf, dbh, spac, ...) or an edge cut (metis, compnet) "
+                       "(default par)")
     p.add_argument("--machine", metavar="SPEC",
                    help="table2:P, mesh:RxC, host, hwloc:FILE.xml or a JSON machine file "
                    "(default: table2:P, one core per cluster)")
-    p.add_argument("--mapping", default="memory-centric",
-                   choices=["memory-centric", "round-robin", "random", "comm-greedy",
+    mapping = "time-aware" if algo else "memory-centric"  # compare: the source's tables
+    p.add_argument("--mapping", default=mapping,
+                   choices=["time-aware", "memory-centric", "round-robin", "random", "comm-greedy",
                             "recursive-bisection"],
-                   help="cluster-to-core mapping (default memory-centric)")
+                   help=f"cluster-to-core mapping (default {mapping}; time-aware: memory-centric "
+                   "improved by simulating moves)")
     p.add_argument("--threshold", type=int_option("--threshold", 1, 2**31 - 1), default=4,
                    help="most clusters the memory-centric mapping puts on one core (default 4)")
     p.add_argument("--lambda", dest="lam", type=float, default=1.0,

@@ -33,8 +33,11 @@ def register(sub):
                     help="number of clusters")
     pa.add_argument("--algo", default="wb-libra",
                     choices=["random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh",
-                             "hdrf", "spac", "wvp-random", "wvp-greedy", "hypergraph"],
+                             "hdrf", "spac", "wvp-random", "wvp-greedy", "hypergraph", "par"],
                     help="partitioner (default wb-libra)")
+    pa.add_argument("--latency", type=float, metavar="CYCLES",
+                    help="par: cycles a value takes between two clusters (default: the mean over "
+                    "the core pairs of the Table 2 machine with p cores)")
     pa.add_argument("--backend", default="metis", choices=["metis", "kahip", "multilevel"],
                     help="vertex partitioner of spac (default metis)")
     pa.add_argument("--variant", default="contracted", choices=["contracted", "split"],
@@ -98,7 +101,7 @@ def _run(args, program_args):
         caps = capacities_from_units(speeds, mems, 1.0)
     part = partition_graph(g, args.p, args.algo, lam=args.lam, order=args.order, seed=args.seed,
                            capacities=caps, backend=args.backend, spac_variant=args.variant,
-                           imbalance=args.imbalance)
+                           imbalance=args.imbalance, latency=args.latency)
     files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
     info = part.info

@@ -1,0 +1,116 @@
+"""The ``time-aware`` mapping: Algorithm 2's placement, improved by simulating it.
+
+The memory-centric mapping (`mapping.memory_centric`) minimises what its
+rules see: shared data and communication volume. Once the clusters really
+run in parallel (``par``), what decides the makespan is when values arrive:
+the latency of the messages on the critical chains and the NUMA distance of
+the memory tasks. ``time-aware`` starts from the memory-centric placement and
+improves it by local search with the simulator as the judge:
+
+* the search starts from the faster (simulated) of the memory-centric
+  placement and the *compact* one: clusters in id order on the cores taken
+  NUMA node by NUMA node, nearest the mesh's corner first, so that clusters
+  that all share the program's data use as few memory nodes as possible;
+* a move either swaps the cores of two clusters or moves a cluster to a free
+  core (when there are more cores than clusters);
+* half of the proposals are guided: the pair of clusters with the largest
+  ``messages x hops`` not yet tried is brought together (the second cluster
+  goes next to the first, swapping with whatever is there); the others are
+  drawn at random (seeded);
+* a move is kept when the simulated makespan drops, so the result is never
+  slower than the memory-centric placement.
+
+The number of simulations is deterministic: `MAX_EVALS`, fewer on large
+programs (at most `EVAL_TASKS` simulated tasks in all), none above that, so
+that the mapping never costs more than a few simulations.
+"""
+
+import numpy as np
+
+from .memory_centric import memory_centric
+from .simulate import simulate
+
+__all__ = ["time_aware", "MAX_EVALS", "EVAL_TASKS"]
+
+#: Most simulations of candidate placements (the two starts included).
+MAX_EVALS = 12
+#: The candidates' simulations cover at most this many tasks in all.
+EVAL_TASKS = 3e7
+
+
+def evaluations(tasks):
+    """How many candidate placements `time_aware` simulates for ``tasks`` tasks."""
+    return int(min(MAX_EVALS, EVAL_TASKS // max(int(tasks), 1)))
+
+
+def time_aware(cl, inter, machine, threshold, seed=0, evals=None):
+    """``(core, info)``: the placement of `Clustering` ``cl`` (see the module docstring).
+
+    ``info``: ``makespan_start`` and ``makespan`` (simulated, cycles) and
+    ``evaluations``, ``accepted`` (moves simulated and kept).
+    """
+    core, _ = memory_centric(inter, machine, threshold)
+    core = np.asarray(core, dtype=np.int64)
+    evals = evaluations(len(cl.src)) if evals is None else int(evals)
+    total = evals
+    vb = inter.value_bytes
+
+    def makespan(c):
+        return simulate(cl, c, machine, vb).makespan
+
+    best = makespan(core) if evals > 0 else None
+    start = best
+    if evals > 1:
+        packed = compact(inter.p, machine)
+        t = makespan(packed)
+        if t < best:
+            best, core = t, packed
+        evals -= 1
+    evals -= 1
+    rng = np.random.default_rng(seed)
+    p, k = inter.p, machine.cores
+    hops = machine.hop_matrix()
+    msgs = (inter.comm + inter.comm.T) / max(vb, 1)
+    tried = set()
+    accepted = 0
+    for i in range(max(evals, 0)):
+        cand = core.copy()
+        if i % 2 == 0:  # guided: bring the heaviest far-apart pair together
+            h = hops[np.ix_(core, core)]
+            score = np.triu(msgs * h, 1)
+            for a, b in tried:
+                score[a, b] = 0.0
+            a, b = np.unravel_index(int(np.argmax(score)), score.shape)
+            if score[a, b] <= 0.0:
+                continue
+            tried.add((int(a), int(b)))
+            near = np.argsort(hops[core[a]], kind="stable")
+            target = int(next(c for c in near if c != core[a] and c != core[b]))
+            _move(cand, int(b), target)
+        else:  # random: swap two clusters or move one to a free core
+            a = int(rng.integers(p))
+            target = int(rng.integers(k))
+            if target == cand[a]:
+                continue
+            _move(cand, a, target)
+        t = makespan(cand)
+        if t < best:
+            best, core = t, cand
+            accepted += 1
+    return core, {"makespan_start": start, "makespan": best, "evaluations": int(total),
+                  "accepted": accepted}
+
+
+def compact(p, machine):
+    """Clusters ``0..p-1`` on the cores ordered by NUMA node, then by mesh
+    position (row, column); beyond the cores, around again."""
+    r, c = np.divmod(np.arange(machine.cores), machine.mesh_cols)
+    cores = np.lexsort((c, r, np.asarray(machine.numa_of_core)))
+    return cores[np.arange(p) % machine.cores].astype(np.int64)
+
+
+def _move(core, a, target):
+    """Put cluster ``a`` on core ``target``; the clusters there take its old core."""
+    here = np.flatnonzero(core == target)
+    core[here] = core[a]
+    core[a] = target

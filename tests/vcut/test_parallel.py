@@ -1,0 +1,148 @@
+"""The parallelism-aware vertex cut ``par`` (vcut.parallel): a list scheduler that cuts."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from frontend.errors import InputError
+from ir_graph.graph import Graph
+from vcut import _timed
+from vcut.parallel import par_assign
+from vcut.partition import partition_graph
+
+
+def _graph(n, edges, weight=None):
+    e = np.array(edges, dtype=np.int64)
+    w = np.ones(len(e)) if weight is None else np.asarray(weight, dtype=np.float64)
+    return Graph(n=n, src=e[:, 0].copy(), dst=e[:, 1].copy(), weight=w, directed=True)
+
+
+def test_two_chains_go_to_two_clusters_by_hand():
+    # a0 -> b1 -> c2 and d3 -> e4 -> f5, weights 1, no latency: b and e are ready
+    # at 0 (bottom levels 1, tie to the lower id): b to cluster 0 (free first,
+    # lowest id), e to cluster 1 (now free first); c and f are released at 1:
+    # c to its input's home 0, f to 1. Every vertex's in-edges on its home.
+    g = _graph(6, [(0, 1), (1, 2), (3, 4), (4, 5)])
+    cap = np.full(2, 0.5)
+    out, home, schedule, info = par_assign(g.src, g.dst, g.weight, 6, 2, cap, latency=0.0)
+    assert out.tolist() == [0, 0, 1, 1]
+    assert home.tolist() == [0, 0, 0, 1, 1, 1]
+    assert schedule.tolist() == [0, 2, 1, 3]
+    assert info["model_makespan"] == 2.0
+
+
+def test_the_longest_path_goes_first():
+    # x0 feeds a long chain 1 -> 2 -> 3 -> 4 (bottom level of 1: 3) and a short
+    # leaf 5 (bottom 0); both are ready at 0 and the chain's head goes first,
+    # taking cluster 0; the leaf takes the cluster free first, 1. Without a
+    # binding work bound the chain stays on cluster 0.
+    g = _graph(6, [(0, 1), (1, 2), (2, 3), (3, 4), (0, 5)])
+    cap = np.full(2, 0.5)
+    out, home, schedule, _ = par_assign(g.src, g.dst, g.weight, 6, 2, cap, imbalance=2.0,
+                                        latency=0.0)
+    assert schedule[:2].tolist() == [0, 4]
+    assert out.tolist() == [0, 0, 0, 0, 1]
+    assert home[5] == 1 and home[4] == 0
+    # with the 3 % bound a cluster takes at most 1.03 * 5 / 2 = 2.575: vertex 3
+    # would put cluster 0 at 3, so it goes to cluster 1 (free first among those
+    # with room); vertex 4 fits neither (3 > 2.575 on both), so it goes to the
+    # least loaded, cluster 0 (2 against 2)... ties to the lowest id
+    out, home, _, _ = par_assign(g.src, g.dst, g.weight, 6, 2, cap, latency=0.0)
+    assert out.tolist() == [0, 0, 1, 0, 1]
+
+
+def test_latency_decides_whether_to_spread():
+    # u0 -> v1 (weight 4), u0 -> w2 (1), v1 -> z3 (1), w2 -> z3 (1); no binding
+    # work bound, no replica price. v1 goes first (bottom levels tie, lower id)
+    # to cluster 0, which homes u0.
+    g = _graph(4, [(0, 1), (0, 2), (1, 3), (2, 3)], [4.0, 1.0, 1.0, 1.0])
+    cap = np.full(2, 0.5)
+    # no latency: w2 starts at 0 on the idle cluster 1 (at 4 on cluster 0);
+    # z3 finishes at 6 on either (cluster 0: 4 + 1, then max(5, 1) + 1; cluster
+    # 1: max(1, 4) + 1, then + 1): the tie goes to the first candidate, the
+    # home of its first input, 0
+    _, home, _, info = par_assign(g.src, g.dst, g.weight, 4, 2, cap, imbalance=2.0, latency=0.0,
+                                  beta=0.0)
+    assert home.tolist() == [0, 0, 1, 0]
+    assert info["model_makespan"] == 6.0
+    # latency 100 (the model charges 100 * LATENCY_SHARE = 50): w2 on cluster 1
+    # would start at 50, on cluster 0 at 4; everything stays on cluster 0 and
+    # finishes at 4 + 1 + 1 + 1 = 7
+    from vcut.parallel import LATENCY_SHARE
+
+    assert LATENCY_SHARE == 0.5
+    _, home, _, info = par_assign(g.src, g.dst, g.weight, 4, 2, cap, imbalance=2.0, latency=100.0,
+                                  beta=0.0)
+    assert home.tolist() == [0, 0, 0, 0]
+    assert info["model_makespan"] == 7.0
+
+
+def _random_dag(n, m, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, n, m)
+    b = rng.integers(0, n, m)
+    keep = a != b
+    e = np.unique(np.stack([np.minimum(a, b), np.maximum(a, b)], 1)[keep], axis=0)
+    w = rng.integers(1, 20, len(e)).astype(np.float64)
+    return Graph(n=n, src=e[:, 0].copy(), dst=e[:, 1].copy(), weight=w, directed=True)
+
+
+@pytest.mark.parametrize("p", [1, 3, 16, 130])
+def test_invariants_on_a_random_dag(p):
+    g = _random_dag(400, 3000, p)
+    part = partition_graph(g, p, "par", latency=6.0)
+    out, sched, homes = part.simple_assignment, part.schedule, part.homes
+    src, dst = part.src, part.dst
+    assert out.min() >= 0 and out.max() < p
+    assert sorted(sched.tolist()) == list(range(len(src)))
+    # topological: an edge comes after every in-edge of its source
+    pos = np.empty(len(src), dtype=np.int64)
+    pos[sched] = np.arange(len(src))
+    lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+    last_in = np.full(g.n, -1)
+    np.maximum.at(last_in, hi, pos)
+    assert np.all(pos > last_in[lo])
+    # a vertex's in-edges (fewer than CHUNK here) are all on its home
+    assert np.all(out == homes[hi])
+    # a vertex without edges has no home, every other one has
+    deg = np.bincount(np.concatenate([src, dst]), minlength=g.n)
+    assert np.all((homes >= 0) == (deg > 0))
+    # the work bound: no cluster above imbalance * W / p by more than one group
+    load = np.bincount(out, weights=part.weight, minlength=p)
+    group = np.bincount(hi, weights=part.weight, minlength=g.n).max()
+    assert load.max() <= 1.03 * part.weight.sum() / p + group + 1e-9
+    again = partition_graph(g, p, "par", latency=6.0)
+    assert np.array_equal(again.simple_assignment, out)
+    assert np.array_equal(again.schedule, sched)
+
+
+def test_levels_by_hand():
+    g = _graph(5, [(0, 1), (1, 2), (0, 2), (2, 4), (3, 4)], [2.0, 3.0, 1.0, 4.0, 1.0])
+    top, bottom = _timed.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), 5)
+    assert top.tolist() == [0.0, 2.0, 5.0, 0.0, 9.0]
+    assert bottom.tolist() == [9.0, 7.0, 4.0, 1.0, 0.0]
+
+
+def test_bad_latency_and_beta():
+    g = _graph(3, [(0, 1), (1, 2)])
+    with pytest.raises(InputError, match="latency"):
+        partition_graph(g, 2, "par", latency=-1.0)
+    with pytest.raises(InputError, match="beta"):
+        par_assign(g.src, g.dst, g.weight, 3, 2, np.full(2, 0.5), latency=1.0, beta=-1.0)
+
+
+def test_cli_partition_par(tmp_path):
+    g = _random_dag(200, 900, 7)
+    path = tmp_path / "g.edgelist"
+    path.write_text("".join(f"{a} {b} {w:g}\n" for a, b, w in zip(g.src, g.dst, g.weight)))
+    out = tmp_path / "out"
+    res = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
+                          "--algo", "par", "--latency", "5", "-o", str(out)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    bad = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
+                          "--algo", "par", "--latency", "-3"], capture_output=True, text=True)
+    assert bad.returncode != 0
+    assert "latency" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

@@ -1,0 +1,318 @@
+"""Numba kernels of the parallelism-aware vertex cut ``par`` (`vcut.parallel`).
+
+`timed_assign` is a list scheduler over the vertices of a DAG whose tasks are
+its edges (oriented from the lower to the higher node id): a vertex's
+in-edges are scheduled together (at most `CHUNK` at a time) on one cluster.
+A vertex is *pending* once every vertex it reads is scheduled, with a
+release time (when its last input is final at its home); it becomes *ready*
+when the first cluster falls idle at or after that time (or when nothing
+else is ready), and the ready vertex with the highest priority (its bottom
+level, `levels`) goes first. Its cluster: the one where it finishes first
+under the timing model, plus ``beta * latency`` per new replica of an input.
+
+The timing model: cluster ``c`` runs its tasks in order at ``cap[c] * p``
+(``free[c]``: when its last task finishes); task ``(u, v)`` of weight ``w``
+starts at ``max(free[c], when u's value is in c)``; ``u``'s value is at its
+home cluster at ``avail[u]`` (0 for a vertex without in-edges, homed where
+it is first used) and anywhere else ``latency`` cycles later. The candidates
+are the homes of the group's inputs (at most `CANDIDATES`) and the cluster
+free first among those below their work bound; a cluster over its bound
+(``limit * cap[c]``) takes a group only when no cluster has room.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._kernels import _add, _contains, _done, _room, _stopped, _tree_build, _tree_update
+
+#: In-edges of one vertex decided together, at most this many at a time.
+CHUNK = 64
+#: A cluster within this fraction of its work bound takes no more groups
+#: unless no cluster has room.
+FULL = 1e-3
+#: Clusters scored per group: the first homes of its sources, then the freest.
+CANDIDATES = 8
+
+
+@njit(cache=True, inline="always")
+def _edge(order, k):
+    return k if order.shape[0] == 0 else order[k]
+
+
+@njit(cache=True, nogil=True)
+def levels(src, dst, weight, order, n):
+    """``(top, bottom)`` of every vertex: the longest path of task weights from a
+    vertex without in-edges to it, and from it to a vertex without out-edges.
+
+    ``order`` lists the edges by (max endpoint, min endpoint) (empty: already).
+    """
+    top = np.zeros(n)
+    bottom = np.zeros(n)
+    m = src.shape[0]
+    for k in range(m):
+        e = _edge(order, k)
+        u = min(src[e], dst[e])
+        v = max(src[e], dst[e])
+        top[v] = max(top[v], top[u] + weight[e])
+    for k in range(m - 1, -1, -1):
+        e = _edge(order, k)
+        u = min(src[e], dst[e])
+        v = max(src[e], dst[e])
+        bottom[u] = max(bottom[u], weight[e] + bottom[v])
+    return top, bottom
+
+
+@njit(cache=True, inline="always")
+def _finish(k, end, order, src, dst, weight, home, avail, c, start, latency, speed):
+    """When edges ``order[k:end]`` finish on cluster ``c`` from ``start``."""
+    t = start
+    for j in range(k, end):
+        e = _edge(order, j)
+        u = min(src[e], dst[e])
+        hu = home[u]
+        a = 0.0
+        if hu >= 0:
+            a = avail[u] if hu == c else avail[u] + latency
+        t = max(t, a) + weight[e] / speed[c]
+    return t
+
+
+@njit(cache=True, inline="always")
+def _hless(key, ids, i, j):
+    return key[i] < key[j] or (key[i] == key[j] and ids[i] < ids[j])
+
+
+@njit(cache=True, inline="always")
+def _hpush(key, ids, size, k, x):
+    i = size
+    key[i] = k
+    ids[i] = x
+    while i > 0:
+        parent = (i - 1) // 2
+        if _hless(key, ids, i, parent):
+            key[i], key[parent] = key[parent], key[i]
+            ids[i], ids[parent] = ids[parent], ids[i]
+            i = parent
+        else:
+            break
+    return size + 1
+
+
+@njit(cache=True, inline="always")
+def _hpop(key, ids, size):
+    """Remove the smallest entry (returned as ``ids[size - 1]``); the new size."""
+    size -= 1
+    key[0], key[size] = key[size], key[0]
+    ids[0], ids[size] = ids[size], ids[0]
+    i = 0
+    while True:
+        a = 2 * i + 1
+        b = a + 1
+        m = i
+        if a < size and _hless(key, ids, a, m):
+            m = a
+        if b < size and _hless(key, ids, b, m):
+            m = b
+        if m == i:
+            break
+        key[i], key[m] = key[m], key[i]
+        ids[i], ids[m] = ids[m], ids[i]
+        i = m
+    return size
+
+
+@njit(cache=True, nogil=True)
+def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, n, p, cap, limit,
+                 latency, beta, out, sets, home, avail, schedule, counter):
+    """Assign every edge (see the module docstring).
+
+    Parameters
+    ----------
+    src, dst : int[m]; weight : float64[m]
+        A simple graph (no self-loops, no repeated pairs).
+    order : int[m] or empty
+        Edges by (max endpoint, min endpoint) (empty: already in that order).
+    ptr : int64[n + 1]
+        The in-edges of vertex ``v`` are ``order[ptr[v]:ptr[v + 1]]``.
+    out_ptr, out_v : int64[n + 1], int[m]
+        The out-neighbours of vertex ``u`` are ``out_v[out_ptr[u]:out_ptr[u + 1]]``.
+    priority : float64[n]
+        Among the vertices whose inputs are available when the first cluster
+        falls idle, the highest priority goes first (ties: the lowest id).
+    cap : float64[p]
+        Capacity fractions (sum 1): cluster ``c`` runs at ``cap[c] * p``.
+    limit : float
+        Work bound: cluster ``c`` takes no group that would put its work above
+        ``limit * cap[c]`` while a candidate has room.
+    latency : float
+        Cycles a value takes to reach another cluster.
+    beta : float
+        Price of a new replica in units of ``latency``.
+    out : int32[m]
+        Written: the cluster of every edge.
+    sets : tuple
+        Empty replica sets (`vcut._kernels.replica_sets`).
+    home : int32[n]
+        Written: the cluster where each vertex's value is final (-1: no edges).
+    avail : float64[n]
+        Written: when each vertex's value is final there (model cycles).
+    schedule : int[m]
+        Written: the edges in the order they were scheduled (each cluster runs
+        its tasks in this order).
+    counter : int64[2]
+        Progress (edges) and stop flag (`frontend.progress`).
+
+    Returns
+    -------
+    free : float64[p]
+        When each cluster finishes its last task (model cycles).
+    load : float64[p]
+        Work of each cluster.
+    """
+    cnt, ids, ovf, pool = sets
+    used = 0
+    free = np.zeros(p)
+    load = np.zeros(p)
+    speed = cap * p
+    ones = np.ones(p)
+    size = 1
+    while size < p:
+        size *= 2
+    key = np.zeros(p)  # the tree's key: free time, inf once the cluster is full
+    tree = _tree_build(key, ones, size)
+    cand = np.empty(CANDIDATES + 1, dtype=np.int64)
+    home[:] = -1
+    avail[:] = 0.0
+    done = 0
+    # vertices whose in-neighbours are all scheduled wait in `pend` by release
+    # time, then in `ready` by priority once a cluster could start them
+    need = np.zeros(n, dtype=np.int64)
+    for v in range(n):
+        need[v] = ptr[v + 1] - ptr[v]
+    pk = np.empty(n)
+    pi = np.empty(n, dtype=np.int64)
+    rk = np.empty(n)
+    ri = np.empty(n, dtype=np.int64)
+    n_pend = 0
+    n_ready = 0
+    for u in range(n):
+        if ptr[u + 1] == ptr[u]:  # no in-edges: its value is there from the start
+            for j in range(out_ptr[u], out_ptr[u + 1]):
+                x = out_v[j]
+                need[x] -= 1
+                if need[x] == 0:
+                    n_pend = _hpush(pk, pi, n_pend, 0.0, x)
+    floor = 0.0  # no cluster can start a vertex before: none is ready earlier
+    while n_pend > 0 or n_ready > 0:
+        if n_ready == 0 and pk[0] > floor:
+            floor = pk[0]
+        now = max(key[tree[1]], floor)
+        while n_pend > 0 and pk[0] <= now:
+            n_pend = _hpop(pk, pi, n_pend)
+            x = pi[n_pend]
+            n_ready = _hpush(rk, ri, n_ready, -priority[x], x)
+        n_ready = _hpop(rk, ri, n_ready)
+        v = ri[n_ready]
+        lo = ptr[v]
+        while lo < ptr[v + 1]:
+            if _stopped(done, counter):
+                return free, load
+            end = min(lo + CHUNK, ptr[v + 1])
+            group_w = 0.0
+            nc = 0
+            for j in range(lo, end):
+                e = _edge(order, j)
+                group_w += weight[e]
+                h = home[min(src[e], dst[e])]
+                if h >= 0 and nc < CANDIDATES:
+                    seen = False
+                    for i in range(nc):
+                        seen = seen or cand[i] == h
+                    if not seen:
+                        cand[nc] = h
+                        nc += 1
+            h = tree[1]
+            seen = key[h] == np.inf
+            for i in range(nc):
+                seen = seen or cand[i] == h
+            if not seen:
+                cand[nc] = h
+                nc += 1
+            best = -1
+            best_s = np.inf
+            best_f = 0.0
+            for i in range(nc):
+                c = cand[i]
+                if load[c] + group_w > limit * cap[c] and load[c] > 0.0:
+                    continue
+                t = _finish(lo, end, order, src, dst, weight, home, avail, c, free[c], latency,
+                            speed)
+                new = 0
+                for j in range(lo, end):
+                    e = _edge(order, j)
+                    u = min(src[e], dst[e])
+                    if home[u] >= 0 and not _contains(u, c, cnt, ids, ovf, pool):
+                        new += 1
+                s = t + beta * latency * new
+                if s < best_s:
+                    best, best_s, best_f = c, s, t
+            if best < 0:  # every candidate is full: the first to finish among those with room
+                for c in range(p):
+                    if load[c] + group_w <= limit * cap[c] or load[c] == 0.0:
+                        t = _finish(lo, end, order, src, dst, weight, home, avail, c, free[c],
+                                    latency, speed)
+                        if t < best_s:
+                            best, best_s, best_f = c, t, t
+            if best < 0:  # no cluster has room: the least loaded one
+                best = 0
+                for c in range(1, p):
+                    if load[c] / cap[c] < load[best] / cap[best]:
+                        best = c
+                best_f = _finish(lo, end, order, src, dst, weight, home, avail, best, free[best],
+                                 latency, speed)
+            for j in range(lo, end):
+                e = _edge(order, j)
+                u = min(src[e], dst[e])
+                out[e] = best
+                schedule[done] = e
+                done += 1
+                if home[u] < 0:  # a vertex without in-edges: homed where it is first used
+                    home[u] = best
+                if ovf.shape[0] > 0 and used + 2 > pool.shape[0]:
+                    pool = _room(pool, used, ovf)
+                used = _add(u, best, cnt, ids, ovf, pool, used)
+                used = _add(v, best, cnt, ids, ovf, pool, used)
+            if home[v] < 0:
+                home[v] = best
+                avail[v] = best_f
+            elif home[v] != best:  # a later piece of a large group: its partial result goes home
+                avail[v] = max(avail[v], best_f + latency)
+            else:
+                avail[v] = max(avail[v], best_f)
+            free[best] = best_f
+            load[best] += group_w
+            key[best] = np.inf if load[best] >= limit * cap[best] * (1.0 - FULL) else best_f
+            _tree_update(tree, best, size, key, ones)
+            lo = end
+        for j in range(out_ptr[v], out_ptr[v + 1]):
+            x = out_v[j]
+            need[x] -= 1
+            if need[x] == 0:
+                release = 0.0
+                for i in range(ptr[x], ptr[x + 1]):
+                    e = _edge(order, i)
+                    release = max(release, avail[min(src[e], dst[e])])
+                n_pend = _hpush(pk, pi, n_pend, release, x)
+    _done(counter, done)
+    return free, load
+
+
+@njit(cache=True)
+def successors(lo, hi, out_ptr, out_v):
+    """``out_v[out_ptr[u]:out_ptr[u + 1]]``: the higher endpoints of the edges
+    whose lower endpoint is ``u`` (a counting sort)."""
+    fill = out_ptr[:-1].copy()
+    for e in range(lo.shape[0]):
+        u = lo[e]
+        out_v[fill[u]] = hi[e]
+        fill[u] += 1
