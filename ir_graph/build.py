@@ -39,6 +39,7 @@ from frontend import arrays
 from frontend.arrays import unique
 from frontend.errors import InputError
 from frontend.memory import check_memory
+from frontend.source import SourceMap
 from frontend.static import MEM_NONE
 
 from . import _kernels
@@ -308,4 +309,5 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
         edge_kind=e_kind,
         roi_starts=roi,
         meta=meta,
+        source=SourceMap.from_trace(trace),
     )

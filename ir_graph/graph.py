@@ -105,6 +105,10 @@ class Graph:
         the last runs to the end; `roi_window`). None: not recorded.
     meta : dict
         Provenance (source file, trace, weight model, ...).
+    source : frontend.source.SourceMap, optional
+        IR graphs built from a trace in this process: the names of its
+        functions, lines and memory objects (`frontend.source`). Not written
+        to graph files; windows keep it.
     """
 
     n: int
@@ -120,6 +124,7 @@ class Graph:
     labels: np.ndarray = None
     roi_starts: np.ndarray = None
     meta: dict = field(default_factory=dict)
+    source: object = None
 
     @property
     def m(self):
@@ -202,7 +207,7 @@ class Graph:
             node_opclass=nodes(self.node_opclass), node_object=nodes(self.node_object),
             node_weight=nodes(self.node_weight),
             edge_kind=None if self.edge_kind is None else self.edge_kind[idx],
-            labels=nodes(self.labels), roi_starts=roi, meta=meta,
+            labels=nodes(self.labels), roi_starts=roi, meta=meta, source=self.source,
         )
 
     def roi_window(self, first, stop=None):
