@@ -2,7 +2,10 @@
 
 The HTML report is one self-contained file (plots embedded as PNG): the
 degree distribution, the load of every cluster, a heat map of the mesh's
-traffic and of core utilisation, and the comparison of mappings.
+traffic and of core utilisation, the comparison of mappings, and what it
+means for the program (`mapping.insight`): a paragraph, the cores'
+timeline, the critical path on the source and per cluster its lines,
+objects and partners.
 """
 
 import base64
@@ -11,7 +14,8 @@ import io
 
 import numpy as np
 
-__all__ = ["analysis_html", "compare_figure", "compare_tables", "figure_png", "windows_tables"]
+__all__ = ["analysis_html", "compare_figure", "compare_tables", "figure_png", "insight_html",
+           "timeline_figure", "windows_tables"]
 
 
 def _plt():
@@ -122,13 +126,18 @@ def _mappers_figure(a):
     return fig
 
 
-def analysis_html(a, graph, source, methods=None):
+def analysis_html(a, graph, source, methods=None, insight=None):
     """The text of ``report.html`` for an `Analysis` of ``graph``.
 
     ``methods``: optional rows of `compare_methods` at the analysis' p, shown
-    as the partitioning-method comparison.
+    as the partitioning-method comparison. ``insight``: the analysis'
+    `mapping.insight.Insight` (made here when not given).
     """
     from ir_graph.stats import degree_figure
+
+    from .insight import insight as make_insight
+
+    insight = make_insight(a, graph) if insight is None else insight
 
     figs = [("Degree distribution", degree_figure(graph)), ("Cluster loads", _loads_figure(a)),
             ("Mesh traffic and utilisation", _mesh_figure(a))]
@@ -172,9 +181,13 @@ def analysis_html(a, graph, source, methods=None):
 <html><head><meta charset="utf-8"><title>vcut analysis: {html.escape(str(source))}</title>
 <style>body{{font-family:sans-serif;max-width:960px;margin:2em auto}}
 table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}}
-img{{max-width:100%}}</style></head><body>
+img{{max-width:100%}}.insight td,.insight th{{font-size:13px;vertical-align:top}}
+.insight td{{overflow-wrap:anywhere}}.insight td.n,.insight span{{white-space:nowrap}}
+.insight small{{color:#777}}.insight .row{{display:flex;gap:1.5em;align-items:flex-start;
+flex-wrap:wrap}}.insight table{{margin:0.4em 0}}</style></head><body>
 <h1>vcut analysis</h1>
 <table>{table}</table>
+{insight_html(a, insight)}
 {mappers}
 {images}
 </body></html>
@@ -279,3 +292,125 @@ def windows_tables(sample):
              for k, st in sample.statistics.items()]
     lines += _aligned(["figure", "min", "median", "max", "cv"], stats)
     return lines
+
+
+#: Clusters listed in the report's cluster table (all are in mapping.json).
+REPORT_CLUSTERS = 64
+#: Cores labelled one by one on the timeline (more: the axis is numbered).
+LABELLED_CORES = 32
+
+
+def timeline_figure(a, ins):
+    """The cores' timeline: the busy share of every core holding clusters in each
+    of `Insight.timeline` bins, with the lower bound marked."""
+    plt = _plt()
+    cores = ins.timeline["cores"]
+    rows = max(len(cores), 1)
+    fig, ax = plt.subplots(figsize=(9.0, min(1.6 + 0.22 * rows, 7.0)), dpi=110,
+                           layout="constrained")
+    end = a.result.makespan if a.result.makespan > 0 else 1.0
+    im = ax.imshow(ins.occupancy, aspect="auto", interpolation="nearest", cmap="Blues",
+                   vmin=0.0, vmax=1.0, extent=(0.0, end, rows - 0.5, -0.5))
+    ax.axvline(a.bound.lower_bound, color="#cc3311", lw=1.2, ls="--")
+    if rows <= LABELLED_CORES:
+        ax.set_yticks(range(len(cores)))
+        ax.set_yticklabels([f"core {k}" for k in cores], fontsize=7)
+        ax.set_ylabel("core")
+    else:
+        ax.set_ylabel(f"the {rows} cores holding clusters (row order)")
+    ax.set_xlabel("time (cycles)")
+    ax.set_title(f"busy share per core, {ins.timeline['bins']} bins of "
+                 f"{ins.timeline['bin_cycles']:,.0f} cycles (idle "
+                 f"{100 * ins.timeline['idle_share']:.0f}%); dashed: the lower bound "
+                 f"{a.bound.lower_bound:,.0f}", fontsize=10)
+    fig.colorbar(im, ax=ax, label="busy share", shrink=0.9)
+    return fig
+
+
+def insight_html(a, ins):
+    """The report's section on what the analysis means for the program (`mapping.insight`)."""
+    from .insight import _list as _ids
+
+    esc = html.escape
+    note = f"<p><em>{esc(ins.note)}</em></p>" if ins.note else ""
+    cp = ins.critical_path
+    gantt = base64.b64encode(figure_png(timeline_figure(a, ins))).decode()
+    path_rows = [(f"<code>{esc(r['name'])}</code>", f"{r['cycles']:,.0f}",
+                  f"{100 * r['share']:.1f}%") for r in cp["lines"]]
+    path_fns = [(f"<code>{esc(r['name'])}</code>", f"{r['cycles']:,.0f}",
+                 f"{100 * r['share']:.1f}%") for r in cp["functions"]]
+    path_cl = [(str(r["cluster"]), f"{r['cycles']:,.0f}", f"{100 * r['share']:.1f}%")
+               for r in cp["clusters"]]
+    hand = [(f"{h['clusters'][0]} &harr; {h['clusters'][1]}", f"{h['count']:,}",
+             esc(h["object"] or "-"), esc(h["line"] or "-")) for h in cp["handoffs"]]
+    shared = [(_object(o), f"{o['bytes']:,.0f}", f"{o['tasks']:,}",
+               esc(_ids(o["clusters"]))) for o in ins.shared_objects]
+    clusters = sorted(ins.clusters, key=lambda c: -c["work_cycles"])[:REPORT_CLUSTERS]
+    rows = [(str(c["id"]), str(c["core"]), f"{c['work_cycles']:,.0f}",
+             _items(c["lines"]), _items(c["functions"]),
+             "<br>".join(f"{_object(o)} {o['bytes']:,.0f} B, {o['tasks']:,} "
+                         f"tasks" + (f"; also {_others(o)}" if o["shared_with"] else "")
+                         for o in c["objects"]),
+             "<br>".join(f"{m['cluster']}: {m['bytes']:,.0f} B" for m in c["partners"]))
+            for c in clusters]
+    more = "" if len(ins.clusters) <= REPORT_CLUSTERS else \
+        f"<p>The {REPORT_CLUSTERS} clusters with the most work; all {len(ins.clusters)} are " \
+        "in mapping.json (<code>insights.clusters</code>).</p>"
+    return f"""<section class="insight" id="insight">
+<h2>Reading the analysis</h2>
+<p id="reading">{_code(ins.reading)}</p>
+{note}
+<h3>Core timeline</h3>
+<img id="timeline" alt="core timeline" src="data:image/png;base64,{gantt}">
+<h3>Critical path on the source</h3>
+<p>The longest dependency chain: {cp['cycles']:,.0f} cycles over {cp['tasks']:,} tasks,
+{100 * cp['share_of_makespan']:.1f}% of the makespan.</p>
+<div class="row">
+{_table(("line", "cycles", "share"), path_rows)}
+{_table(("function", "cycles", "share"), path_fns)}
+{_table(("cluster", "cycles on the path", "share"), path_cl)}
+</div>
+{_table(("clusters handing over", "times", "object", "line"), hand, (0, 1))}
+<h3>Objects shared by the most clusters</h3>
+{_table(("object", "bytes", "memory tasks", "clusters"), shared)}
+<h3>Clusters</h3>
+{more}
+{_table(("cluster", "core", "work", "lines (share of its work)", "functions",
+         "objects (other clusters touching them)", "partners (bytes both ways)"), rows,
+        (0, 1, 2))}
+</section>"""
+
+
+def _items(ranked):
+    return "<br>".join(f"<span><code>{html.escape(r['name'])}</code> {100 * r['share']:.0f}%"
+                       "</span>" for r in ranked) or "-"
+
+
+def _others(o):
+    """The other clusters touching object entry ``o``: those listed, and how many in all."""
+    ids = ", ".join(str(c) for c in o["shared_with"])
+    more = o["clusters"] - 1 - len(o["shared_with"])
+    return f"{ids}, ... ({o['clusters'] - 1} others)" if more > 0 else ids
+
+
+def _object(o):
+    """An object's name and id (several dynamic objects share one allocation site)."""
+    return f"<code>{html.escape(o['name'])}</code> <small>#{o['id']}</small>"
+
+
+def _code(text):
+    """``text`` escaped, its `quoted` names as code."""
+    import re
+
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
+def _table(header, rows, numeric=(1, 2)):
+    """An HTML table; its cells are HTML already (escaped by the caller); the
+    ``numeric`` columns do not wrap."""
+    if not rows:
+        return ""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td class='n'>{c}</td>" if k in numeric else f"<td>{c}</td>"
+                                    for k, c in enumerate(r)) + "</tr>" for r in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"

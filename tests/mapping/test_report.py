@@ -51,3 +51,31 @@ def test_mesh_figure_labels_fit(mesh):
 def test_short_numbers():
     assert [_short(v) for v in (0, 7, 0.3125, 999, 12_345, 3_400_000, 1.25e9)] == [
         "0", "7", "0.31", "999", "12k", "3.4M", "1.2G"]
+
+
+@pytest.mark.parametrize("mesh", ["4x4", "32x32"])
+def test_timeline_figure_labels_fit(mesh):
+    """The core timeline: every label on the canvas, the occupancy drawn (not blank)."""
+    from mapping.insight import insight
+    from mapping.report import timeline_figure
+
+    machine = load_machine(f"mesh:{mesh}")
+    g = _dag()
+    a = analyze_graph(g, 16 if mesh == "4x4" else 64, "wb-libra", machine, baselines=False)
+    ins = insight(a, g)
+    fig = timeline_figure(a, ins)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    width, height = fig.canvas.get_width_height()
+    ax = fig.axes[0]
+    lo, hi = sorted(ax.get_ylim())
+    texts = [ax.title, ax.xaxis.label, ax.yaxis.label] + [
+        t for t in ax.get_yticklabels() if lo <= t.get_position()[1] <= hi]
+    for text in texts:
+        if text.get_text():
+            box = _extent(text, renderer)
+            assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height, text
+    # one row per core holding clusters; the busiest bins are drawn dark
+    assert ins.occupancy.shape[0] == len(np.unique(a.placement.core))
+    rgb = np.asarray(fig.canvas.buffer_rgba())[..., :3]
+    assert (rgb.min(axis=2) < 128).mean() > 0.02

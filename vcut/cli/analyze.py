@@ -69,6 +69,7 @@ def run(args, program_args):
 def _run(args, program_args):
     from frontend.atomic import atomic_output
     from mapping.analyze import analyze_graph
+    from mapping.insight import insight
     from mapping.machine import load_machine
     from mapping.report import analysis_html
     from vcut.output import read_assignment
@@ -98,6 +99,7 @@ def _run(args, program_args):
                       object_bytes=obj_bytes, assignment=assignment,
                       baselines=not args.no_baselines, progress=say)
     a.phases["trace_and_graph"] = front
+    ins = insight(a, graph)  # lines and object names from graph.source (a traced program)
     files = []
     methods = None
     if args.output:
@@ -111,10 +113,11 @@ def _run(args, program_args):
             methods = compare_methods(graph, [args.p], names, machine, mapper=args.mapping,
                                       threshold=args.threshold, seed=args.seed, lam=args.lam,
                                       order=args.order, object_bytes=obj_bytes, progress=say)
-        page = analysis_html(a, graph, source, methods)
+        page = analysis_html(a, graph, source, methods, ins)
         a.phases["report"] = time.perf_counter() - t
         a.phases["total"] = time.perf_counter() - t0
         doc = a.to_json(source)
+        doc["insights"] = ins.to_json()
         if methods:
             doc["methods"] = methods
         doc["graph"] = {"nodes": graph.n, "edges": graph.m, "weights": graph.meta.get("weights"),
@@ -127,6 +130,7 @@ def _run(args, program_args):
     a.phases.setdefault("total", time.perf_counter() - t0)
     summary = a.summary()
     summary["files"] = files
+    summary["insights"] = ins.to_json()
     if methods:
         summary["methods"] = methods
     summary["graph"] = {"nodes": graph.n, "edges": graph.m, "window": graph.meta.get("window")}
@@ -158,6 +162,7 @@ def _run(args, program_args):
         ("communication", f"{r.communication_bytes:,.0f} bytes ({r.messages:,} messages)"),
         ("network bytes / hop-bytes", f"{r.network_bytes:,.0f} / {r.hop_bytes:,.0f}"),
         ("mean core utilisation", f"{r.utilization.mean():.3f}"),
+        ("reading", ins.reading),
     ]
     for m in a.mappers:
         if m["mapping"] != a.placement.method:

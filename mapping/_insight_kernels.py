@@ -1,0 +1,93 @@
+"""Numba kernels of `mapping.insight`: one linear pass each, arrays only.
+
+(Beside `mapping._kernels`, the simulator's, so that the report's passes and
+the event loop compile and change apart.)
+"""
+
+import numpy as np
+from numba import njit
+
+__all__ = ["first_touch", "longest_path", "occupancy"]
+
+
+@njit(cache=True, nogil=True)
+def first_touch(t_obj, start, node, n_obj):
+    """The NUMA node of the task that starts first on each object.
+
+    t_obj : int (m,) object of each task (-1: none); start : float64 (m,)
+    start times; node : int64 (m,) NUMA node of each task's core. Returns
+    int32 (n_obj,), -1 for objects no task touches; ties go to the earlier
+    task in task order.
+    """
+    out = np.full(max(n_obj, 1), -1, dtype=np.int32)
+    best = np.full(max(n_obj, 1), np.inf)
+    for e in range(t_obj.shape[0]):
+        o = t_obj[e]
+        if o >= 0 and start[e] < best[o]:
+            best[o] = start[e]
+            out[o] = node[e]
+    return out[:n_obj]
+
+
+@njit(cache=True, nogil=True)
+def longest_path(order, src, dst, d, n, pred):
+    """The longest chain of task durations through the task DAG.
+
+    order : int (m,) tasks in execution order (empty: the arrays are in it);
+    src, dst : int (m,) with ``src < dst``; d : float64 (m,) durations;
+    ``pred`` (n,), filled with -1 by the caller, receives the task that last
+    raised each node's ready time. Returns ``(length, path)``: the path's
+    tasks (int64) from its first to its last; ties go to the earlier task in
+    execution order.
+    """
+    ready = np.zeros(n)
+    length = 0.0
+    last = -1
+    for k in range(src.shape[0]):
+        e = k if order.shape[0] == 0 else order[k]
+        f = ready[src[e]] + d[e]
+        if f > ready[dst[e]]:
+            ready[dst[e]] = f
+            pred[dst[e]] = e
+        if f > length:
+            length = f
+            last = e
+    count = 0
+    e = last
+    while e >= 0:
+        count += 1
+        e = pred[src[e]]
+    path = np.empty(count, dtype=np.int64)
+    e = last
+    for i in range(count - 1, -1, -1):
+        path[i] = e
+        e = pred[src[e]]
+    return length, path
+
+
+@njit(cache=True, nogil=True)
+def occupancy(start, finish, row, rows, width, bins):
+    """Busy share of every (row, time bin): interval ``[start, finish)`` of
+    each task on row ``row[e]`` (-1: not drawn), bins ``[b * width, (b + 1) *
+    width)``. Returns float64 (rows, bins); O(tasks + rows * bins)."""
+    busy = np.zeros((rows, bins))
+    full = np.zeros((rows, bins + 1))
+    for e in range(start.shape[0]):
+        r = row[e]
+        if r < 0 or finish[e] <= start[e]:
+            continue
+        b0 = min(int(start[e] / width), bins - 1)
+        b1 = min(int(finish[e] / width), bins - 1)
+        if b0 == b1:
+            busy[r, b0] += finish[e] - start[e]
+            continue
+        busy[r, b0] += (b0 + 1) * width - start[e]
+        busy[r, b1] += finish[e] - b1 * width
+        full[r, b0 + 1] += 1.0
+        full[r, b1] -= 1.0
+    for r in range(rows):
+        run = 0.0
+        for b in range(bins):
+            run += full[r, b]
+            busy[r, b] = (busy[r, b] + run * width) / width
+    return busy

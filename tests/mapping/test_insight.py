@@ -1,0 +1,196 @@
+"""mapping.insight: known answers on a 6-node DAG worked out by hand, and one traced sample."""
+
+import json
+import os
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from frontend.source import SourceMap
+from ir_graph import Graph
+from mapping.analyze import Analysis
+from mapping.bounds import lower_bound
+from mapping.insight import critical_path, insight, task_intervals, task_labels
+from mapping.interactions import Clustering, interactions
+from mapping.machine import machine_from_dict
+from mapping.simulate import SimResult
+from tests.conftest import ROOT
+
+# The DAG (task = edge, src < dst), its clusters and the node each task is charged to
+# (dst if dst accesses memory or src does not, else src; nodes 2 and 5 access memory):
+#   task  edge  weight  cluster  charged node  line         object
+#   e0    0->1    10      0        1           prog.c:11    -
+#   e1    0->2   200      0        2           prog.c:20    0 (buf)
+#   e2    1->3    30      1        3           prog.c:21    -
+#   e3    2->3     5      1        2           prog.c:20    0 (buf, from node 2)
+#   e4    3->4    50      1        4           prog.c:21    -
+#   e5    1->5   100      0        5           prog.c:11    1 (heap)
+#   e6    4->5     1      1        5           prog.c:11    1 (heap)
+SRC = np.array([0, 0, 1, 2, 3, 1, 4])
+DST = np.array([1, 2, 3, 3, 4, 5, 5])
+W = np.array([10.0, 200.0, 30.0, 5.0, 50.0, 100.0, 1.0])
+CLUSTER = np.array([0, 0, 1, 1, 1, 0, 1], dtype=np.int32)
+HOME = np.array([0, 0, 0, 1, 1, 0], dtype=np.int32)
+NODE_SID = np.array([0, 1, 2, 3, 4, 1], dtype=np.int32)
+OPCLASS = np.array([1, 1, 0, 1, 1, 0], dtype=np.uint8)
+NODE_OBJECT = np.array([-1, -1, 0, -1, -1, 1], dtype=np.int32)
+TASK_OBJ = np.array([-1, 0, -1, 0, -1, 1, 1], dtype=np.int32)
+
+# A hand-made schedule on a two-core machine (core 0: NUMA node 0, speed 1; core 1: node 1,
+# speed 2; latency 100 local, 150 remote), cluster c on core c. buf is touched first by e1
+# (core 0, start 10), the heap object by e5 (core 0, start 210), so e3 and e6 on core 1 pay
+# min(1, w / 100) * 50 remote cycles: e3 (5 + 0.05 * 50) / 2 = 3.75, e6 (1 + 0.01 * 50) / 2 = 0.75.
+START = np.array([0.0, 10.0, 20.0, 220.0, 223.75, 210.0, 248.75])
+FINISH = np.array([10.0, 210.0, 35.0, 223.75, 248.75, 310.0, 249.5])
+
+
+def _source():
+    static = SimpleNamespace(
+        n_instructions=5, files=np.array(["/src/prog.c"]), fn_file=np.array([0, 0]),
+        fn_name=np.array(["main", "kern"]), ins_func=np.array([0, 0, 1, 1, 1]),
+        ins_line=np.array([10, 11, 20, 21, 21]), ins_result=np.array(["%p", "", "", "", ""]),
+        gv_name=np.array(["buf"]))
+    return SourceMap(static=static, obj_kind=np.array([0, 2], dtype=np.uint8),
+                     obj_sid=np.array([-1, 0], dtype=np.int32),
+                     obj_global=np.array([0, -1], dtype=np.int32))
+
+
+def _machine():
+    return machine_from_dict({"cores": 2, "mesh": [1, 2], "core_speed": [1.0, 2.0],
+                              "numa": {"node_of_core": [0, 1],
+                                       "latency_cycles": [[100, 150], [150, 100]]}})
+
+
+def _analysis(graph_source=True):
+    g = Graph(n=6, src=SRC, dst=DST, weight=W, directed=True, node_sid=NODE_SID,
+              node_opclass=OPCLASS, node_object=NODE_OBJECT,
+              source=_source() if graph_source else None)
+    cl = Clustering(n=6, p=2, src=SRC, dst=DST, weight=W, cluster=CLUSTER, home=HOME,
+                    obj=TASK_OBJ, kind="vertex-cut", method="given")
+    m = _machine()
+    busy = np.array([310.0, 44.5])
+    res = SimResult(makespan=310.0, seconds=310.0 / 2.4e9, busy=busy, utilization=busy / 310.0,
+                    link_bytes=np.zeros(8), messages=3, communication_bytes=96.0,
+                    network_bytes=96.0, hop_bytes=96.0, remote_memory_tasks=2, finish=FINISH)
+    a = Analysis(method="given", p=2, machine=m, clustering=cl,
+                 interactions=interactions(cl, np.array([64.0, 32.0])),
+                 placement=SimpleNamespace(core=np.array([0, 1]), method="given", rule=None),
+                 result=res, partition={}, phases={})
+    return a, g
+
+
+def test_task_labels_charge_the_weights_instruction():
+    a, g = _analysis()
+    line_of, fn_of, lines, fns = task_labels(a.clustering, g, g.source)
+    assert [lines[k] for k in line_of] == ["prog.c:11", "prog.c:20", "prog.c:21", "prog.c:20",
+                                           "prog.c:21", "prog.c:11", "prog.c:11"]
+    assert [fns[k] for k in fn_of] == ["main", "kern", "kern", "kern", "kern", "main", "main"]
+
+
+def test_intervals_follow_the_simulators_durations():
+    a, _ = _analysis()
+    start, finish, core = task_intervals(a)
+    assert core.tolist() == [0, 0, 1, 1, 1, 0, 1]
+    np.testing.assert_allclose(start, START)
+    np.testing.assert_array_equal(finish, FINISH)
+    # per core, the durations add up to the busy time
+    np.testing.assert_allclose(np.bincount(core, weights=finish - start), a.result.busy)
+
+
+def test_critical_path_by_hand():
+    a, _ = _analysis()
+    # longest chain: 0 -e1-> 2 -e3-> 3 -e4-> 4 -e6-> 5, 200 + 5 + 50 + 1 = 256 cycles,
+    # at the fastest core's speed (2): 128; node 5 via e5 would be 10 + 100 = 110
+    cycles, path = critical_path(a)
+    assert path.tolist() == [1, 3, 4, 6]
+    assert cycles == 128.0 == lower_bound(a.clustering, a.machine).critical_path
+
+
+def test_insight_by_hand():
+    a, g = _analysis()
+    ins = insight(a, g, bins=2)
+    c0, c1 = ins.clusters
+    # cluster 0: e0 + e5 on line 11 (110), e1 on line 20 (200) of 310 cycles
+    assert [(x["name"], x["cycles"]) for x in c0["lines"]] == [("prog.c:20", 200.0),
+                                                              ("prog.c:11", 110.0)]
+    assert c0["lines"][0]["share"] == pytest.approx(200 / 310)
+    assert [(x["name"], x["cycles"]) for x in c1["lines"]] == [
+        ("prog.c:21", 80.0), ("prog.c:20", 5.0), ("prog.c:11", 1.0)]
+    assert [(x["name"], x["cycles"]) for x in c1["functions"]] == [("kern", 85.0), ("main", 1.0)]
+    # both objects are touched once by each cluster: each shares them with the other
+    assert [(o["id"], o["name"], o["bytes"], o["tasks"], o["shared_with"])
+            for o in c0["objects"]] == [(0, "buf", 64.0, 1, [1]),
+                                        (1, "heap block from prog.c:10 (main)", 32.0, 1, [1])]
+    assert [o["clusters"] for o in ins.shared_objects] == [[0, 1], [0, 1]]
+    # messages: vertices 1 and 2 scatter 0 -> 1, vertex 5 gathers 1 -> 0 (32 bytes each)
+    assert c0["partners"] == [{"cluster": 1, "sent_bytes": 64.0, "received_bytes": 32.0,
+                               "bytes": 96.0}]
+    cp = ins.critical_path
+    assert (cp["cycles"], cp["tasks"]) == (128.0, 4)
+    assert [(x["name"], x["cycles"]) for x in cp["lines"]] == [
+        ("prog.c:20", 102.5), ("prog.c:21", 25.0), ("prog.c:11", 0.5)]
+    assert [(x["cluster"], x["cycles"]) for x in cp["clusters"]] == [(0, 100.0), (1, 28.0)]
+    # the path passes from cluster 0 (e1) to cluster 1 (e3, on buf at line 20) once
+    assert cp["handoffs"] == [{"clusters": [0, 1], "count": 1, "object": "buf",
+                               "line": "prog.c:20"}]
+    # two bins of 155 cycles: core 0 busy throughout, core 1 for 15 then 29.5 cycles
+    np.testing.assert_allclose(ins.occupancy, [[1.0, 1.0], [15 / 155, 29.5 / 155]])
+    assert ins.timeline["idle_share"] == pytest.approx(1 - 354.5 / 620)
+    assert "clusters 0 and 1 pass values to each other once, most often on `buf` at " \
+           "prog.c:20" in ins.reading
+    json.dumps(ins.to_json())
+
+
+def test_without_trace_no_lines():
+    a, g = _analysis(graph_source=False)
+    ins = insight(a, g)
+    assert not ins.source and "no trace" in ins.note
+    assert ins.clusters[0]["lines"] == [] and ins.critical_path["lines"] == []
+    assert ins.clusters[0]["objects"][0]["name"] == "object 0"
+    assert ins.critical_path["cycles"] == 128.0
+
+
+def test_analyze_strassen_insights(tmp_path):
+    """The command end to end: the insights in --json and mapping.json, the section in
+    report.html, and the timeline's durations against the simulator's busy cycles."""
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [sys.executable, "-m", "vcut.cli", "analyze", os.path.join(ROOT, "samples", "strassen.c"),
+         "-D", "N=8", "-p", "8", "--machine", "mesh:4x4", "--no-baselines", "-o", str(out),
+         "--json"], capture_output=True, text=True, check=True, cwd=ROOT)
+    summary = json.loads(run.stdout)
+    doc = json.loads((out / "mapping.json").read_text())
+    for ins in (summary["insights"], doc["insights"]):
+        assert set(ins) == {"source", "note", "reading", "clusters", "shared_objects",
+                            "critical_path", "timeline"}
+        assert ins["source"] and len(ins["clusters"]) == 8
+        assert ins["critical_path"]["cycles"] == pytest.approx(summary["critical_path"])
+        assert any(x["name"].startswith("strassen.c:") for x in ins["critical_path"]["lines"])
+        for c in ins["clusters"]:
+            assert c["lines"] and sum(x["share"] for x in c["lines"]) <= 1 + 1e-9
+    page = (out / "report.html").read_text()
+    assert 'id="insight"' in page and "Reading the analysis" in page
+    assert 'id="timeline"' in page and "data:image/png;base64," in page
+
+
+def test_strassen_intervals_match_busy(strassen8):
+    from mapping.analyze import analyze_graph
+    from mapping.machine import load_machine
+
+    trace, g = strassen8
+    a = analyze_graph(g, 8, "wb-libra", load_machine("mesh:4x4"), object_bytes=trace.obj_size,
+                      baselines=False)
+    start, finish, core = task_intervals(a)
+    np.testing.assert_allclose(np.bincount(core, weights=finish - start, minlength=16),
+                               a.result.busy, rtol=1e-9, atol=1e-6)
+    # one task at a time on a core
+    for k in np.unique(core):
+        o = np.argsort(start[core == k], kind="stable")
+        s, f = start[core == k][o], finish[core == k][o]
+        assert np.all(s[1:] >= f[:-1] - 1e-6)
+    ins = insight(a, g)
+    assert ins.source and ins.occupancy.shape == (len(np.unique(core)), 1000)
+    assert ins.occupancy.min() >= 0 and ins.occupancy.max() <= 1 + 1e-9
