@@ -247,7 +247,8 @@ def reading(a, ins):
         what = "they serialise" if cp["share_of_makespan"] >= 0.5 \
             else "the chain crosses between them"
         chain += (f" Along it, clusters {h['clusters'][0]} and {h['clusters'][1]} pass values "
-                  f"to each other {_times(h['count'])}, most often{on}{at}: {what}.")
+                  f"to each other {_times(h['count'])}"
+                  + (f", most often{on}{at}" if on or at else "") + f": {what}.")
     reasons.append((cp["share_of_makespan"], chain))
     idle = ins.timeline["idle_share"]
     if idle > 0.005:
