@@ -16,7 +16,19 @@ weights, so every figure is deterministic):
 3. ``vcut analyze`` of the largest sample end to end with its phase times.
    Target: <= 120 s.
 
+4. ``--parallel`` (issue 14): the default analysis (``par`` + ``time-aware``)
+   of every sample at p = 8 on mesh:4x4 and p = 64 on table2:64 against its
+   baselines: makespan / lower bound (target <= 1.25), its makespan against
+   CompNet-style and METIS (memory-centric mapping) and against the
+   round-robin, random, comm-greedy and recursive-bisection mappings of its
+   own clusters (target: lower on >= 9 of 10 samples at each p), and its
+   communication against CompNet's (target <= 0.7). Then the designs
+   compared: WB-Libra in execution order, WB-Libra with its bound per window
+   of the execution order (``--window`` tasks per cluster), and ``par``.
+   ``--extra`` adds the programs of samples/extra.json.
+
 Usage: python bench/bench_mapping.py [--p 8,1024] [--samples fft,md] [--skip-random]
+       python bench/bench_mapping.py --parallel [--samples ...] [--extra]
 """
 
 import argparse
@@ -78,10 +90,102 @@ TABLE9 = {"Dijkstra": [100, 142, 53, 34, 47, 39, 46, 47], "FFT": [100, 163, 55, 
 VERTEX_CUTS = ("pg", "w-pg", "wb-pg", "libra", "w-libra", "wb-libra")
 
 
-def samples(only):
-    with open(os.path.join(ROOT, "samples", "manifest.json")) as fh:
-        entries = json.load(fh)["samples"]
+def samples(only, extra=False):
+    entries = []
+    for name in ("manifest.json",) + (("extra.json",) if extra else ()):
+        with open(os.path.join(ROOT, "samples", name)) as fh:
+            entries += json.load(fh)["samples"]
     return [s for s in entries if not only or s["name"] in only]
+
+
+def windowed_wb_libra(graph, p, window):
+    """Design B of issue 14: WB-Libra with its bound applied per window of
+    ``window * p`` tasks of the execution order (replica sets carried over)."""
+    from vcut import _kernels
+    from vcut._replicas import execution_order
+    from vcut.metrics import degrees
+    from vcut.partition import partition_from_assignment, simplify
+
+    src, dst, w, input_edge, _, _ = simplify(graph)
+    order = execution_order(np.minimum(src, dst), np.maximum(src, dst))
+    order = np.arange(len(src)) if order is None else order.astype(np.int64)
+    out = np.empty(len(src), np.int32)
+    sets = _kernels.replica_sets(graph.n, p)
+    deg, cap = degrees(src, dst, graph.n), np.full(p, 1.0 / p)
+    for lo in range(0, len(src), window * p):
+        o = order[lo:lo + window * p]
+        _, pool = _kernels.greedy_assign(src, dst, w, o, graph.n, p, deg, cap, float(w[o].sum()),
+                                         _kernels.RULE_LIBRA, out, sets, np.zeros(2, np.int64))
+        sets = sets[:3] + (pool,)
+    full = out if input_edge is None else out[np.maximum(input_edge, 0)]
+    return partition_from_assignment(graph, full, p, algo="wb-libra-window")
+
+
+def parallel_tables(only, extra, window):
+    """Section 4 (issue 14): the default analysis against its lower bound and baselines."""
+    from mapping.analyze import analyze_graph
+    from mapping.bounds import lower_bound
+    from mapping.machine import load_machine
+    from mapping.simulate import simulate
+
+    setups = ((8, "mesh:4x4"), (64, "table2:64"))
+    rows = {p: [] for p, _ in setups}
+    designs = {p: [] for p, _ in setups}
+    for s in samples(only, extra):
+        trace, g = load(s)
+        for p, spec in setups:
+            mach = load_machine(spec)
+            t0 = time.perf_counter()
+            a = analyze_graph(g, p, machine=mach, object_bytes=trace.obj_size)
+            secs = time.perf_counter() - t0
+            lb = a.bound.lower_bound
+            base = {m["mapping"]: m["makespan"] for m in a.mappers}
+            for method in ("compnet", "metis"):
+                b = analyze_graph(g, p, method, mach, mapper="memory-centric",
+                                  object_bytes=trace.obj_size, baselines=False)
+                base[method] = b.result.makespan
+                if method == "compnet":
+                    compnet_comm = b.result.communication_bytes
+            rows[p].append((s["name"], lb, a.result.makespan, base,
+                            a.result.communication_bytes / compnet_comm, secs))
+            wb = analyze_graph(g, p, "wb-libra", mach, mapper="memory-centric",
+                               object_bytes=trace.obj_size, baselines=False)
+            cl = from_edge_partition(windowed_wb_libra(g, p, window), g.node_object, "window")
+            inter = interactions(cl, trace.obj_size)
+            win = simulate(cl, place(inter, mach, "memory-centric").core, mach, inter.value_bytes)
+            designs[p].append((s["name"], lower_bound(cl, mach).lower_bound,
+                               wb.result.makespan / wb.bound.lower_bound,
+                               win.makespan / lower_bound(cl, mach).lower_bound,
+                               a.result.makespan / lb,
+                               wb.result.communication_bytes / compnet_comm,
+                               inter.communication_bytes / compnet_comm,
+                               a.result.communication_bytes / compnet_comm))
+        print(f"{s['name']}: {g.n:,} nodes, {g.m:,} edges", file=sys.stderr, flush=True)
+    others = ("compnet", "metis", "round-robin", "random", "comm-greedy", "recursive-bisection")
+    for p, spec in setups:
+        print(f"\n### Default analysis (par + time-aware), p = {p}, {spec}\n")
+        print("| program | lower bound | makespan | / bound (<= 1.25) | "
+              + " | ".join(others) + " | comm / CompNet (<= 0.7) | seconds |")
+        print("|---" * (len(others) + 6) + "|")
+        wins = {o: 0 for o in others}
+        for name, lb, mk, base, comm, secs in rows[p]:
+            cells = []
+            for o in others:
+                wins[o] += mk < base[o]
+                cells.append(f"{base[o] / mk:.2f}")
+            print(f"| {name} | {lb:,.0f} | {mk:,.0f} | {mk / lb:.2f} | " + " | ".join(cells)
+                  + f" | {comm:.2f} | {secs:.1f} |")
+        n = len(rows[p])
+        print(f"\nbaseline makespans relative to the default's (> 1: the default is faster); "
+              f"default faster in: " + ", ".join(f"{o} {wins[o]}/{n}" for o in others)
+              + f"; makespan / bound <= 1.25 in {sum(r[2] / r[1] <= 1.25 for r in rows[p])}/{n}"
+              + f"; comm <= 0.7 x CompNet in {sum(r[4] <= 0.7 for r in rows[p])}/{n}")
+        print(f"\n### Designs, p = {p}: makespan / bound and communication / CompNet\n")
+        print("| program | wb-libra | wb-libra per window | par | wb-libra comm | window comm "
+              "| par comm |\n|---|---:|---:|---:|---:|---:|---:|")
+        for name, _, r_wb, r_win, r_par, c_wb, c_win, c_par in designs[p]:
+            print(f"| {name} | {r_wb:.2f} | {r_win:.2f} | {r_par:.2f} | {c_wb:.2f} | {c_win:.2f} "
+                  f"| {c_par:.2f} |")
 
 
 def load(sample):
@@ -117,7 +221,15 @@ def main():
     ap.add_argument("--samples", default="")
     ap.add_argument("--skip-random", action="store_true")
     ap.add_argument("--skip-analyze", action="store_true")
+    ap.add_argument("--parallel", action="store_true",
+                    help="issue 14's tables: the default analysis against its bound and baselines")
+    ap.add_argument("--extra", action="store_true", help="with --parallel: also samples/extra.json")
+    ap.add_argument("--window", type=int, default=64,
+                    help="tasks per cluster in a window of the windowed WB-Libra design (64)")
     args = ap.parse_args()
+    if args.parallel:
+        parallel_tables([s for s in args.samples.split(",") if s], args.extra, args.window)
+        return
     ps = [int(x) for x in args.p.split(",")]
     only = [s for s in args.samples.split(",") if s]
     results = {}

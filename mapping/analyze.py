@@ -224,18 +224,19 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
             count = graph.n if count is None else count
             say(f"  {name}: {phases[name]:.1f} s, {count / phases[name]:,.0f} {unit}/s")
 
-    # cluster-pair matrices (communication, interactions), then the machine's core pairs
-    check_memory(BYTES_PER_CORE_PAIR * float(p) ** 2, f"mapping {int(p):,} clusters",
-                 "use fewer clusters (-p)")
-    machine = machine if machine is not None else table2(int(p))
     t = time.perf_counter()
     say(f"partitioning {graph.m:,} edges into {p} clusters ({method})")
     from .interactions import VALUE_BYTES
 
+    # par's message latency: the machine's (default: the Table 2 machine of p cores)
+    latency = machine.mean_message_cycles(VALUE_BYTES) if machine is not None else None
     cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, order=order,
-                                assignment=assignment,
-                                latency=machine.mean_message_cycles(VALUE_BYTES))
+                                assignment=assignment, latency=latency)
     done("partition", t)
+    # cluster-pair matrices (communication, interactions), then the machine's core pairs
+    check_memory(BYTES_PER_CORE_PAIR * float(p) ** 2, f"mapping {int(p):,} clusters",
+                 "use fewer clusters (-p)")
+    machine = machine if machine is not None else table2(int(p))
     t = time.perf_counter()
     say("extracting cluster interactions")
     inter = interactions(cl, object_bytes)

@@ -84,9 +84,11 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None):
             if score[a, b] <= 0.0:
                 continue
             tried.add((int(a), int(b)))
-            near = np.argsort(hops[core[a]], kind="stable")
-            target = int(next(c for c in near if c != core[a] and c != core[b]))
-            _move(cand, int(b), target)
+            near = [c for c in np.argsort(hops[core[a]], kind="stable").tolist()
+                    if c != core[a] and c != core[b]]
+            if not near or hops[core[a], near[0]] >= hops[core[a], core[b]]:
+                continue  # nothing nearer to a than b already is
+            _move(cand, int(b), near[0])
         else:  # random: swap two clusters or move one to a free core
             a = int(rng.integers(p))
             target = int(rng.integers(k))

@@ -44,7 +44,7 @@ from . import _kernels, _timed
 __all__ = ["par_assign", "BETA", "LATENCY_SHARE", "default_latency", "scratch_bytes"]
 
 #: Price of a new replica (one more message) in message latencies.
-BETA = 0.5
+BETA = 1.5
 #: Share of a message's latency the timing model charges: the simulated
 #: cores issue out of order over 64 tasks and hide the rest (measured on the
 #: ten samples: 0.5 gives the lowest makespans at p = 8 and 64).

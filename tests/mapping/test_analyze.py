@@ -37,12 +37,12 @@ def test_analyze_writes_mapping_and_report(trace_file, strassen8, tmp_path, caps
     assert len(s["core_of_cluster"]) == 8 and set(s["core_of_cluster"]) <= {0, 1, 2, 3}
     assert s["network_bytes"] <= s["communication_bytes"]
     assert s["network_bytes"] <= s["hop_bytes"] <= 2 * s["network_bytes"]  # 2 x 2 mesh: 1-2 hops
-    assert [m["mapping"] for m in s["mappers"]] == ["memory-centric", "round-robin", "random",
-                                                    "comm-greedy", "recursive-bisection"]
+    assert [m["mapping"] for m in s["mappers"]] == ["time-aware", "memory-centric", "round-robin",
+                                                    "random", "comm-greedy", "recursive-bisection"]
     assert sorted(os.listdir(out)) == ["mapping.json", "report.html"]
     doc = json.load(open(os.path.join(out, "mapping.json")))
     assert doc["format"] == "vcut-mapping" and doc["format_version"] == 1
-    assert doc["p"] == 8 and doc["method"] == "wb-libra" and doc["mapping"] == "memory-centric"
+    assert doc["p"] == 8 and doc["method"] == "wb-libra" and doc["mapping"] == "time-aware"
     assert doc["machine"]["mesh"] == [2, 2]
     g = strassen8[1]
     assert len(doc["clusters"]) == 8
@@ -60,7 +60,8 @@ def test_analyze_writes_mapping_and_report(trace_file, strassen8, tmp_path, caps
     assert doc["metrics"]["partition"]["kind"] == "vertex-cut"
     assert {"partition", "interactions", "mapping", "simulation", "total"} <= set(doc["phases"])
     html = open(os.path.join(out, "report.html")).read()
-    assert html.count("<img") == 4 and "data:image/png;base64," in html and "wb-libra" in html
+    # degrees, loads, mesh, core timeline, mapping comparison
+    assert html.count("<img") == 5 and "data:image/png;base64," in html and "wb-libra" in html
 
 
 def test_analyze_summary_on_stdout_and_an_edge_cut(trace_file, tmp_path, capsys):
@@ -71,15 +72,15 @@ def test_analyze_summary_on_stdout_and_an_edge_cut(trace_file, tmp_path, capsys)
     code, stdout, _ = run(capsys, "analyze", trace_file, "-p", "4", "--no-baselines", "-o", out,
                           "--json")
     assert code == 0 and json.loads(stdout)["mappers"] == []
-    assert open(os.path.join(out, "report.html")).read().count("<img") == 3
+    assert open(os.path.join(out, "report.html")).read().count("<img") == 4
     # the partitioning-method comparison in the report and mapping.json
     code, _, _ = run(capsys, "analyze", trace_file, "-p", "4", "--no-baselines", "-o", out,
-                     "--compare-methods", "--methods", "metis,wb-libra")
+                     "--compare-methods", "--methods", "metis,par")
     assert code == 0
     html = open(os.path.join(out, "report.html")).read()
-    assert html.count("<img") == 4 and "Partitioning-method comparison" in html
+    assert html.count("<img") == 5 and "Partitioning-method comparison" in html
     doc = json.load(open(os.path.join(out, "mapping.json")))
-    assert [r["method"] for r in doc["methods"]] == ["metis", "wb-libra"]
+    assert [r["method"] for r in doc["methods"]] == ["metis", "par"]
     assert doc["methods"][1]["makespan"] == doc["metrics"]["makespan_cycles"]  # the same run
 
 
@@ -207,7 +208,7 @@ def test_baselines_run_at_once_give_the_same_figures(monkeypatch):
     g = Graph(n=n, src=src[keep], dst=dst[keep], weight=rng.random(int(keep.sum())) + 0.5)
     one = analyze_graph(g, 8, "wb-libra", jobs=1)
     many = analyze_graph(g, 8, "wb-libra", jobs=3)
-    assert one.mappers == many.mappers and len(one.mappers) == 5
+    assert one.mappers == many.mappers and len(one.mappers) == 6
     assert [r["mapping"] for r in one.mappers][0] != [r["mapping"] for r in one.mappers][1]
     # as many at once as half the memory holds, at most the CPUs and the count
     need = simulation_bytes(one.clustering)

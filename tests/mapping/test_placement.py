@@ -7,7 +7,7 @@ from scipy import sparse
 from frontend.errors import InputError
 from mapping.baselines import comm_greedy, random_mapping, recursive_bisection, round_robin
 from mapping.interactions import ClusterInteractions, from_edge_partition, interactions
-from mapping.machine import machine_from_dict, table2
+from mapping.machine import load_machine, machine_from_dict, table2
 from mapping.memory_centric import (architecture_decomposition, cluster_comm, cluster_from_mem,
                                     diff_region, memory_centric, nearby, run_queue)
 from mapping.placement import MAPPERS, check_memory, hop_bytes, place
@@ -176,14 +176,49 @@ def test_every_mapper_on_a_sample(strassen8):
 
     trace, g = strassen8
     part = partition_graph(g, 16, "wb-libra")
-    inter = interactions(from_edge_partition(part, g.node_object), trace.obj_size)
+    cl = from_edge_partition(part, g.node_object)
+    inter = interactions(cl, trace.obj_size)
     assert inter.work.sum() == pytest.approx(g.weight.sum())
     assert inter.footprint.max() > 0 and inter.messages > 0
     m = table2(16)
     hb = {}
     for method in MAPPERS:
-        pl = place(inter, m, method)
+        pl = place(inter, m, method, clustering=cl)
         assert pl.core.shape == (16,) and sorted(np.bincount(pl.core, minlength=16)) == [1] * 16
         hb[method] = pl.info["hop_bytes"]
     assert hb["memory-centric"] < hb["round-robin"]
     assert hb["comm-greedy"] < hb["round-robin"]
+
+
+def test_time_aware_is_never_slower_than_memory_centric(strassen8):
+    from mapping.interactions import from_edge_partition, interactions
+    from mapping.memory_centric import memory_centric
+    from mapping.simulate import simulate
+    from mapping.time_aware import compact, time_aware
+    from vcut.partition import partition_graph
+
+    trace, g = strassen8
+    m = load_machine("mesh:4x4")
+    part = partition_graph(g, 8, "par", latency=m.mean_message_cycles(32))
+    cl = from_edge_partition(part, g.node_object)
+    inter = interactions(cl, trace.obj_size)
+    start, _ = memory_centric(inter, m, 4)
+    t_start = simulate(cl, start, m).makespan
+    core, info = time_aware(cl, inter, m, 4, seed=0, evals=6)
+    assert info["makespan_start"] == t_start and info["evaluations"] == 6
+    assert info["makespan"] == simulate(cl, core, m).makespan <= t_start
+    assert info["makespan"] <= simulate(cl, compact(8, m), m).makespan
+    again, _ = time_aware(cl, inter, m, 4, seed=0, evals=6)
+    assert np.array_equal(again, core)
+    none, info = time_aware(cl, inter, m, 4, seed=0, evals=0)
+    assert np.array_equal(none, start) and info["makespan"] is None
+    with pytest.raises(InputError, match="clustering"):
+        place(inter, m, "time-aware")
+
+
+def test_compact_fills_numa_nodes_first():
+    from mapping.time_aware import compact
+
+    # mesh:4x4 has four 2 x 2 NUMA quadrants: node 0 = cores 0, 1, 4, 5
+    assert compact(8, load_machine("mesh:4x4")).tolist() == [0, 1, 4, 5, 2, 3, 6, 7]
+    assert compact(18, load_machine("mesh:4x4")).tolist()[16:] == [0, 1]

@@ -43,8 +43,8 @@ def register(sub):
                     help="also partition, map and simulate with other methods at the same p and "
                     "show them in the report and mapping.json (needs -o)")
     an.add_argument("--methods", metavar="M1,M2,...",
-                    default="compnet,metis,pg,w-pg,wb-pg,libra,w-libra,wb-libra",
-                    help="the methods of --compare-methods (default: the eight of Tables 6-9)")
+                    default="compnet,metis,pg,w-pg,wb-pg,libra,w-libra,wb-libra,par",
+                    help="the methods of --compare-methods (default: the eight of Tables 6-9 and par)")
     an.add_argument("--windows", type=int_option("--windows", 1, 2**31 - 1), metavar="N",
                     help="sample the run: analyse N evenly spaced windows of it, each on its own "
                     "with the same options, and print each window's figures and how they vary "
