@@ -14,9 +14,10 @@ if os.environ.get("VCUT_REAL_GPU") != "1":
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def samples_manifest():
-    """The bundled samples (samples/manifest.json), each with its source path."""
-    with open(os.path.join(ROOT, "samples", "manifest.json")) as fh:
+def samples_manifest(name="manifest.json"):
+    """The bundled samples (samples/manifest.json; extra.json: our own programs), each
+    with its source path."""
+    with open(os.path.join(ROOT, "samples", name)) as fh:
         samples = json.load(fh)["samples"]
     for s in samples:
         s["path"] = os.path.join(ROOT, "samples", s["source"])

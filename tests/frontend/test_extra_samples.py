@@ -1,17 +1,11 @@
 """Our own programs (samples/extra.json, issue 14) trace correctly: same output as a native gcc build."""
 
-import json
-import os
-
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import samples_manifest
 from tests.frontend import test_samples
 
-with open(os.path.join(ROOT, "samples", "extra.json")) as fh:
-    EXTRA = json.load(fh)["samples"]
-for _s in EXTRA:
-    _s["path"] = os.path.join(ROOT, "samples", _s["source"])
+EXTRA = samples_manifest("extra.json")
 
 
 @pytest.mark.parametrize("sample", EXTRA, ids=[s["name"] for s in EXTRA])
