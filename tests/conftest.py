@@ -25,6 +25,7 @@ def _session_signal_handlers():
     for sig, handler in _SIGNALS.items():
         if handler is not None and signal.getsignal(sig) is not handler:
             signal.signal(sig, handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, set(_SIGNALS))  # and not blocked
     yield
 
 
