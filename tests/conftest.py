@@ -2,7 +2,6 @@
 
 import json
 import os
-import signal
 import textwrap
 
 import pytest
@@ -13,20 +12,6 @@ if os.environ.get("VCUT_REAL_GPU") != "1":
     os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-#: The SIGINT / SIGTERM handlers the session starts with: every test starts with
-#: them again, so that a handler an earlier test left behind (the vcut program's
-#: own, armed by an in-process ``main()``) cannot change what a signal does later.
-_SIGNALS = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-
-
-@pytest.fixture(autouse=True)
-def _session_signal_handlers():
-    for sig, handler in _SIGNALS.items():
-        if handler is not None and signal.getsignal(sig) is not handler:
-            signal.signal(sig, handler)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, set(_SIGNALS))  # and not blocked
-    yield
 
 
 def samples_manifest(name="manifest.json"):
