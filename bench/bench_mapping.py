@@ -176,8 +176,8 @@ def parallel_tables(only, extra, window):
             print(f"| {name} | {lb:,.0f} | {mk:,.0f} | {mk / lb:.2f} | " + " | ".join(cells)
                   + f" | {comm:.2f} | {secs:.1f} |")
         n = len(rows[p])
-        print(f"\nbaseline makespans relative to the default's (> 1: the default is faster); "
-              f"default faster in: " + ", ".join(f"{o} {wins[o]}/{n}" for o in others)
+        print("\nbaseline makespans relative to the default's (> 1: the default is faster); "
+              "default faster in: " + ", ".join(f"{o} {wins[o]}/{n}" for o in others)
               + f"; makespan / bound <= 1.25 in {sum(r[2] / r[1] <= 1.25 for r in rows[p])}/{n}"
               + f"; comm <= 0.7 x CompNet in {sum(r[4] <= 0.7 for r in rows[p])}/{n}")
         print(f"\n### Designs, p = {p}: makespan / bound and communication / CompNet\n")

@@ -26,7 +26,7 @@ from frontend.errors import InputError
 from frontend.memory import check_memory
 from frontend.progress import run_parallel
 
-from .interactions import from_edge_partition, from_vertex_partition, interactions
+from .interactions import VALUE_BYTES, from_edge_partition, from_vertex_partition, interactions
 from .machine import BYTES_PER_CORE_PAIR, table2
 from .memory_centric import THRESHOLD
 from .placement import MAPPERS, independent_time, place
@@ -226,8 +226,6 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
 
     t = time.perf_counter()
     say(f"partitioning {graph.m:,} edges into {p} clusters ({method})")
-    from .interactions import VALUE_BYTES
-
     # par's message latency: the machine's (default: the Table 2 machine of p cores)
     latency = machine.mean_message_cycles(VALUE_BYTES) if machine is not None else None
     cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, order=order,

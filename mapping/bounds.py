@@ -27,7 +27,7 @@ from numba import njit
 
 from .machine import MEMORY_CYCLES
 
-__all__ = ["Bound", "lower_bound"]
+__all__ = ["Bound", "lower_bound", "memory_delta"]
 
 
 @dataclass(frozen=True)
@@ -78,10 +78,16 @@ def _chain(order, src, dst, weight, obj, n, delta, mem_cycles, speed):
     return cp, work
 
 
+def memory_delta(machine):
+    """The most favourable memory latency's difference from the local one
+    (cycles, <= 0): what a memory task gains at best on ``machine``."""
+    lat = np.asarray(machine.numa_latency, dtype=np.float64)
+    return float(min(0.0, (lat - np.diag(lat)[:, None]).min())) if lat.size else 0.0
+
+
 def lower_bound(cl, machine):
     """The `Bound` of `Clustering` ``cl`` on ``machine`` (see the module docstring)."""
-    lat = np.asarray(machine.numa_latency, dtype=np.float64)
-    delta = float(min(0.0, (lat - np.diag(lat)[:, None]).min())) if lat.size else 0.0
+    delta = memory_delta(machine)
     speed = float(np.max(machine.core_speed))
     order = cl.order
     order = np.empty(0, dtype=np.int32) if order is None else order

@@ -35,7 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ir_graph.graph import index_dtype
+
 from . import _insight_kernels as _k
+from .bounds import memory_delta
 from .machine import MEMORY_CYCLES
 
 __all__ = ["Insight", "insight", "task_intervals", "critical_path", "task_labels", "TOP", "BINS"]
@@ -204,14 +207,13 @@ def _critical(a):
     """`critical_path` and the durations of the path's tasks."""
     cl, m = a.clustering, a.machine
     w = np.asarray(cl.weight, dtype=np.float64)
-    lat = np.asarray(m.numa_latency, dtype=np.float64)
-    delta = float(min(0.0, (lat - np.diag(lat)[:, None]).min())) if lat.size else 0.0
+    delta = memory_delta(m)
     if delta:
         w = w + np.where(cl.obj >= 0, np.minimum(1.0, w / MEMORY_CYCLES) * delta, 0.0)
     d = w / float(np.max(m.core_speed))
     order = cl.order
     order = np.empty(0, dtype=np.int64) if order is None else order
-    pred = np.full(int(cl.n), -1, dtype=np.int64 if len(w) >= 2**31 else np.int32)
+    pred = np.full(int(cl.n), -1, dtype=index_dtype(len(w)))
     length, path = _k.longest_path(order, cl.src, cl.dst, d, int(cl.n), pred)
     return float(length), path, d[path]
 

@@ -257,7 +257,7 @@ def from_edge_partition(part, node_object=None, method=None):
         n=int(part.n), p=p, src=u, dst=v, weight=weight, cluster=cluster,
         home=home, obj=_task_objects(u, v, node_object), kind="vertex-cut",
         method=method or part.info.get("algo", "?"), replicas=table,
-        schedule=getattr(part, "schedule", None),
+        schedule=part.schedule,
     )
 
 

@@ -107,7 +107,7 @@ class Machine:
             return ser
         c = np.arange(k)
         r, q = c // self.mesh_cols, c % self.mesh_cols
-        # sum over ordered pairs of |r_a - r_b| + |q_a - q_b| from the coordinate histograms
+        # sum over ordered pairs of |r_a - r_b| + |q_a - q_b|, one coordinate at a time
         hops = _pair_distance_sum(r) + _pair_distance_sum(q)
         return hops / (k * (k - 1)) * self.hop_cycles + ser
 

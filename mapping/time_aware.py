@@ -52,28 +52,26 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None):
     core, _ = memory_centric(inter, machine, threshold)
     core = np.asarray(core, dtype=np.int64)
     evals = evaluations(len(cl.src)) if evals is None else int(evals)
-    total = evals
+    if evals <= 0:
+        return core, {"makespan_start": None, "makespan": None, "evaluations": 0, "accepted": 0}
     vb = inter.value_bytes
 
     def makespan(c):
         return simulate(cl, c, machine, vb).makespan
 
-    best = makespan(core) if evals > 0 else None
-    start = best
+    best = start = makespan(core)
     if evals > 1:
         packed = compact(inter.p, machine)
         t = makespan(packed)
         if t < best:
             best, core = t, packed
-        evals -= 1
-    evals -= 1
     rng = np.random.default_rng(seed)
     p, k = inter.p, machine.cores
     hops = machine.hop_matrix()
     msgs = (inter.comm + inter.comm.T) / max(vb, 1)
     tried = set()
     accepted = 0
-    for i in range(max(evals, 0)):
+    for i in range(evals - 2):  # the two starts are simulated
         cand = core.copy()
         if i % 2 == 0:  # guided: bring the heaviest far-apart pair together
             h = hops[np.ix_(core, core)]
@@ -99,7 +97,7 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None):
         if t < best:
             best, core = t, cand
             accepted += 1
-    return core, {"makespan_start": start, "makespan": best, "evaluations": int(total),
+    return core, {"makespan_start": start, "makespan": best, "evaluations": evals,
                   "accepted": accepted}
 
 
