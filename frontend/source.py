@@ -19,12 +19,13 @@ from functools import cached_property
 
 import numpy as np
 
+from .trace import OBJECT_KINDS
+
 __all__ = ["SourceMap", "NO_LINE"]
 
 #: Label suffix of the instructions without a line (allocas, compiler-made code).
 NO_LINE = "(no line)"
 
-_KINDS = ("global", "stack", "heap", "argv")  # frontend.trace.OBJECT_KINDS
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,7 +77,8 @@ class SourceMap:
         if not 0 <= o < self.n_objects:
             return f"object {o}"
         st = self.static
-        kind = _KINDS[int(self.obj_kind[o])] if int(self.obj_kind[o]) < len(_KINDS) else "object"
+        k = int(self.obj_kind[o])
+        kind = OBJECT_KINDS[k] if k < len(OBJECT_KINDS) else "object"
         g = int(self.obj_global[o])
         if g >= 0:
             return str(st.gv_name[g])

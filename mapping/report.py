@@ -335,12 +335,16 @@ def insight_html(a, ins):
     note = f"<p><em>{esc(ins.note)}</em></p>" if ins.note else ""
     cp = ins.critical_path
     gantt = base64.b64encode(figure_png(timeline_figure(a, ins))).decode()
-    path_rows = [(f"<code>{esc(r['name'])}</code>", f"{r['cycles']:,.0f}",
-                  f"{100 * r['share']:.1f}%") for r in cp["lines"]]
-    path_fns = [(f"<code>{esc(r['name'])}</code>", f"{r['cycles']:,.0f}",
-                 f"{100 * r['share']:.1f}%") for r in cp["functions"]]
-    path_cl = [(str(r["cluster"]), f"{r['cycles']:,.0f}", f"{100 * r['share']:.1f}%")
-               for r in cp["clusters"]]
+
+    def on_path(ranked, label):
+        return [(label(r), f"{r['cycles']:,.0f}", f"{100 * r['share']:.1f}%") for r in ranked]
+
+    def named(r):
+        return f"<code>{esc(r['name'])}</code>"
+
+    path_rows = on_path(cp["lines"], named)
+    path_fns = on_path(cp["functions"], named)
+    path_cl = on_path(cp["clusters"], lambda r: str(r["cluster"]))
     hand = [(f"{h['clusters'][0]} &harr; {h['clusters'][1]}", f"{h['count']:,}",
              esc(h["object"] or "-"), esc(h["line"] or "-")) for h in cp["handoffs"]]
     shared = [(_object(o), f"{o['bytes']:,.0f}", f"{o['tasks']:,}",
