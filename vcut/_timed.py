@@ -308,11 +308,23 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, n, p, c
 
 
 @njit(cache=True)
-def successors(lo, hi, out_ptr, out_v):
-    """``out_v[out_ptr[u]:out_ptr[u + 1]]``: the higher endpoints of the edges
-    whose lower endpoint is ``u`` (a counting sort)."""
+def successors(src, dst, n, out_v):
+    """Both sides of the DAG (edges oriented from the lower to the higher
+    endpoint) by counting: returns ``(ptr, out_ptr)``, int64 (n + 1,): vertex
+    ``v`` has ``ptr[v + 1] - ptr[v]`` in-edges, and ``out_v[out_ptr[u]:out_ptr[u
+    + 1]]`` is written with the higher endpoints of the edges whose lower one is
+    ``u``, in edge order."""
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    out_ptr = np.zeros(n + 1, dtype=np.int64)
+    for e in range(src.shape[0]):
+        ptr[max(src[e], dst[e]) + 1] += 1
+        out_ptr[min(src[e], dst[e]) + 1] += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+        out_ptr[v + 1] += out_ptr[v]
     fill = out_ptr[:-1].copy()
-    for e in range(lo.shape[0]):
-        u = lo[e]
-        out_v[fill[u]] = hi[e]
+    for e in range(src.shape[0]):
+        u = min(src[e], dst[e])
+        out_v[fill[u]] = max(src[e], dst[e])
         fill[u] += 1
+    return ptr, out_ptr

@@ -111,18 +111,11 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
     from ir_graph.graph import index_dtype
 
     m = len(src)
-    lo = np.minimum(src, dst)
-    hi = np.maximum(src, dst)
-    order = execution_order(lo, hi)
+    order = execution_order(np.minimum(src, dst), np.maximum(src, dst))
     order = np.empty(0, dtype=np.int64) if order is None else order
     _, bottom = _timed.levels(src, dst, weight, order, n)
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(hi, minlength=n), out=ptr[1:])
-    out_ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(lo, minlength=n), out=out_ptr[1:])
     out_v = arrays.empty(m, index_dtype(n))
-    _timed.successors(lo, hi, out_ptr, out_v)
-    del lo, hi
+    ptr, out_ptr = _timed.successors(src, dst, n, out_v)
     out = arrays.empty(m, np.int32)
     home = np.empty(n, dtype=np.int32)
     avail = np.empty(n)
