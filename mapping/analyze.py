@@ -153,8 +153,12 @@ def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="gi
 
 def _vertex_cut_metrics(part):
     m = part.metrics
-    return {"kind": "vertex-cut", "replication_factor": m.replication_factor,
-            "vertex_copies": m.vertex_copies, "work_imbalance": m.edge_weight_imbalance}
+    out = {"kind": "vertex-cut", "replication_factor": m.replication_factor,
+           "vertex_copies": m.vertex_copies, "work_imbalance": m.edge_weight_imbalance}
+    if "beta" in part.info:  # par: the replica price it kept and the ones it tried
+        out.update(replica_price=part.info["beta"], model_makespan=part.info["model_makespan"],
+                   prices=part.info["prices"])
+    return out
 
 
 def _mapping_figures(r):

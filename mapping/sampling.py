@@ -36,6 +36,7 @@ UNITS = {"nodes": "nodes", "roi": "ROI activations"}
 #: the partitioner's own (``replication_factor``, ``vertex_copies``, ``work_imbalance`` of a
 #: vertex cut; ``cut_edges``, ``work_imbalance`` of an edge cut). ``speedup``: the tasks'
 #: total cycles (their time one after another on one core) over the makespan.
+PARTITION_FIGURES = ("replication_factor", "vertex_copies", "cut_edges", "work_imbalance")
 FIGURES = ("communication_bytes", "messages", "network_bytes", "hop_bytes", "makespan",
            "makespan_seconds", "independent_time", "speedup", "mean_utilization")
 
@@ -198,8 +199,7 @@ def _figures(a):
     """The figures of one window's `Analysis`, the partitioner's first."""
     r = a.result
     work = float(a.clustering.weight.sum())
-    out = {k: v for k, v in a.partition.items()
-           if k != "kind" and isinstance(v, (int, float)) and not isinstance(v, bool)}
+    out = {k: v for k, v in a.partition.items() if k in PARTITION_FIGURES}
     values = {"communication_bytes": r.communication_bytes, "messages": r.messages,
               "network_bytes": r.network_bytes, "hop_bytes": r.hop_bytes,
               "makespan": r.makespan, "makespan_seconds": r.seconds,

@@ -78,6 +78,14 @@ def _finish(k, end, order, src, dst, weight, home, avail, c, start, latency, spe
 
 
 @njit(cache=True, inline="always")
+def _delay(c, rc, rt, t, crit):
+    """How long a group finishing at ``t`` on cluster ``c`` holds up the critical
+    chain, whose next vertex could start on cluster ``rc`` at ``rt``: every
+    cycle of it is a cycle more of makespan while the chain bounds it."""
+    return t - rt if c == rc and not crit and t > rt else 0.0
+
+
+@njit(cache=True, inline="always")
 def _hless(key, ids, i, j):
     return key[i] < key[j] or (key[i] == key[j] and ids[i] < ids[j])
 
@@ -122,8 +130,8 @@ def _hpop(key, ids, size):
 
 
 @njit(cache=True, nogil=True)
-def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, n, p, cap, limit,
-                 latency, beta, out, sets, home, avail, schedule, counter):
+def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critical, hold, n, p,
+                 cap, limit, latency, beta, out, sets, home, avail, schedule, counter):
     """Assign every edge (see the module docstring).
 
     Parameters
@@ -139,6 +147,12 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, n, p, c
     priority : float64[n]
         Among the vertices whose inputs are available when the first cluster
         falls idle, the highest priority goes first (ties: the lowest id).
+    critical : bool[n] or empty
+        Vertices on a chain that bounds the makespan: once one is placed on a
+        cluster and has a critical successor, that cluster is reserved for the
+        chain until the successor is placed: it is not offered as the cluster
+        free first, and a vertex placed there that finishes after the chain's
+        value is final pays ``hold`` times the delay it causes (`_delay`).
     cap : float64[p]
         Capacity fractions (sum 1): cluster ``c`` runs at ``cap[c] * p``.
     limit : float
@@ -184,6 +198,8 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, n, p, c
     home[:] = -1
     avail[:] = 0.0
     done = 0
+    rc = -1  # the cluster reserved for the critical chain, and from when
+    rt = 0.0
     # vertices whose in-neighbours are all scheduled wait in `pend` by release
     # time, then in `ready` by priority once a cluster could start them
     need = np.zeros(n, dtype=np.int64)
@@ -213,6 +229,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, n, p, c
             n_ready = _hpush(rk, ri, n_ready, -priority[x], x)
         n_ready = _hpop(rk, ri, n_ready)
         v = ri[n_ready]
+        crit = critical.shape[0] > 0 and critical[v]
         lo = ptr[v]
         while lo < ptr[v + 1]:
             if _stopped(done, counter):
@@ -253,7 +270,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, n, p, c
                     u = min(src[e], dst[e])
                     if home[u] >= 0 and not _contains(u, c, cnt, ids, ovf, pool):
                         new += 1
-                s = t + beta * latency * new
+                s = t + beta * latency * new + hold * _delay(c, rc, rt, t, crit)
                 if s < best_s:
                     best, best_s, best_f = c, s, t
             if best < 0:  # every candidate is full: the first to finish among those with room
@@ -261,8 +278,9 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, n, p, c
                     if load[c] + group_w <= limit * cap[c] or load[c] == 0.0:
                         t = _finish(lo, end, order, src, dst, weight, home, avail, c, free[c],
                                     latency, speed)
-                        if t < best_s:
-                            best, best_s, best_f = c, t, t
+                        s = t + hold * _delay(c, rc, rt, t, crit)
+                        if s < best_s:
+                            best, best_s, best_f = c, s, t
             if best < 0:  # no cluster has room: the least loaded one
                 best = 0
                 for c in range(1, p):
@@ -291,9 +309,22 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, n, p, c
                 avail[v] = max(avail[v], best_f)
             free[best] = best_f
             load[best] += group_w
-            key[best] = np.inf if load[best] >= limit * cap[best] * (1.0 - FULL) else best_f
+            key[best] = np.inf if load[best] >= limit * cap[best] * (1.0 - FULL) or best == rc \
+                else best_f
             _tree_update(tree, best, size, key, ones)
             lo = end
+        if crit:  # the chain moves on: reserve the cluster of v while it has a critical successor
+            if rc >= 0:
+                key[rc] = np.inf if load[rc] >= limit * cap[rc] * (1.0 - FULL) else free[rc]
+                _tree_update(tree, rc, size, key, ones)
+                rc = -1
+            for j in range(out_ptr[v], out_ptr[v + 1]):
+                if critical[out_v[j]]:
+                    rc = home[v]
+                    rt = avail[v]
+            if rc >= 0:
+                key[rc] = np.inf
+                _tree_update(tree, rc, size, key, ones)
         for j in range(out_ptr[v], out_ptr[v + 1]):
             x = out_v[j]
             need[x] -= 1

@@ -13,12 +13,31 @@ cuts the same edges while scheduling them:
   when the vertices it reads are scheduled; among the ready ones whose inputs
   exist by the time the first cluster falls idle, the one with the longest
   path to the end of the program (bottom level) goes first;
+* the critical chain is protected where it bounds the makespan (longest path
+  at least `CRITICAL` of max(longest path, work / p)): while a vertex on a
+  longest path waits for its successor on the chain, its cluster is not
+  offered as the cluster free first, and a vertex placed there that would
+  hold the chain up pays `HOLD` cycles per cycle of delay;
 * it goes to the cluster where, under a timing model, it finishes first plus
   ``beta * latency`` per new replica of an input (a message): candidates are
   the homes of its inputs and the cluster free first. A cluster runs its tasks
   in order; an input homed elsewhere arrives ``latency`` cycles after it is
   final; no cluster takes more than ``imbalance`` times its share of the work
   while another has room (the weighted balance of the WB variants);
+* the price of a replica is chosen per graph: without one given, `PRICES`
+  are tried in increasing order and the highest whose model makespan stays
+  within `TOLERANCE` of the lowest seen is kept (after the first price that
+  costs more, the geometric mean of it and the last kept one is tried; the
+  highest is tried first and kept at once when the model puts it within
+  `TOLERANCE` of its own bound, max(longest path, work / p)). At a
+  few clusters with work to spare every price runs as fast and the highest
+  communicates least (fft at p = 8: price 96 sends 0.55× CompNet's bytes,
+  1.5 sends 0.93×, at the same makespan); at many clusters a high price
+  serialises the program (fft at p = 64: 1.5× the bound at price 1.5, 6.7× at
+  24), so the low one stays. The timing model is not trusted below `BETA`: it
+  charges half a latency per message and nothing for the bandwidth, and at
+  price 0 it promises makespans the simulator never gives (dijkstra, p = 64:
+  1.01× the bound in the model, 2.2× simulated, twice the communication);
 * the order in which tasks were scheduled is kept (`EdgePartition.schedule`):
   each cluster runs its tasks in that order, which the simulator and the
   mapping use instead of the program's order.
@@ -30,7 +49,11 @@ work, but it cuts the dependency chains that run through a window, and every
 cut costs a message's latency on the critical path (docs/mapping.md has the
 comparison).
 
-Cost: O(m log n) time (two heaps of vertices), O(n + m) memory.
+Cost: O(m log n) time per price tried (two heaps of vertices; the bottom
+levels and the successor lists are computed once): one run where the highest
+price meets the model's bound (every sample at p = 8), at most
+``len(PRICES) + 2`` otherwise; O(n + m) memory (two results: the kept one
+and the next price's).
 """
 
 import numpy as np
@@ -41,14 +64,34 @@ from frontend.progress import run_kernel
 
 from . import _kernels, _timed
 
-__all__ = ["par_assign", "BETA", "LATENCY_SHARE", "default_latency", "scratch_bytes"]
+__all__ = ["par_assign", "BETA", "PRICES", "TOLERANCE", "LATENCY_SHARE", "CRITICAL", "HOLD",
+           "default_latency", "scratch_bytes"]
 
-#: Price of a new replica (one more message) in message latencies.
+#: Price of a new replica (one more message) in message latencies: the lowest
+#: `par_assign` tries, and the one it keeps when every higher price costs time.
 BETA = 1.5
+#: The replica prices `par_assign` tries when none is given, in increasing
+#: order (fewer replicas, i.e. less communication, at each step).
+PRICES = (BETA, 6.0, 24.0, 96.0)
+#: A higher price is kept while its model makespan stays within this fraction
+#: of the lowest one seen: up to 2 % more time for less communication.
+TOLERANCE = 0.02
 #: Share of a message's latency the timing model charges: the simulated
 #: cores issue out of order over 64 tasks and hide the rest (measured on the
 #: ten samples: 0.5 gives the lowest makespans at p = 8 and 64).
 LATENCY_SHARE = 0.5
+#: The critical chain (the vertices on a longest path) is protected only when
+#: it is at least this share of max(longest path, work / p): when it is not,
+#: there is time to spare around it and a cluster held for it is wasted
+#: (at p = 8, where the chain is 5-13 % of the work per cluster, holding one
+#: makes every sample 1.4-1.7x slower in the model; at p = 64, dijkstra at
+#: 0.39 runs 1.46x the model's bound without, 1.01x with).
+CRITICAL = 0.3
+#: What a cycle of delay to the critical chain costs a vertex placed on the
+#: chain's cluster, in cycles of its own finish time: more than one, since a
+#: delay to the chain delays everything after it (measured at p = 64: nn
+#: 2.4x the model's bound at 2, 1.24x at 16 and above; neuron 2.0 / 1.11).
+HOLD = 16.0
 
 
 def default_latency(p):
@@ -63,12 +106,14 @@ def default_latency(p):
 
 def scratch_bytes(n, m):
     """Bytes `par_assign` allocates besides the replica sets: per vertex two
-    CSR pointers, the bottom level, home, availability, the count of inputs
-    left and two heaps (key and id); per edge the successor list, the
-    schedule and the assignment (memory-resident unless spilled), and the
-    execution order."""
-    per_edge = arrays.resident(8.0 * m) + arrays.resident(4.0 * m) * 2 + 8.0 * m
-    return 8.0 * 2 * n + 8.0 * n + 4.0 * n + 8.0 * n + 8.0 * n + 4 * 16.0 * n + per_edge
+    CSR pointers, the bottom level, availability, the count of inputs left and
+    two heaps (key and id); per edge the successor list and the execution
+    order; and two results (the kept one and the next price's: per vertex the
+    home, per edge the assignment and the schedule, memory-resident unless
+    spilled)."""
+    result = 4.0 * n + arrays.resident(4.0 * m) + arrays.resident(8.0 * m)
+    per_vertex = 8.0 * 2 + 8.0 + 8.0 + 8.0 + 4 * 16.0
+    return per_vertex * n + arrays.resident(4.0 * m) + 8.0 * m + 2 * result
 
 
 def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=None):
@@ -87,7 +132,8 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
     latency : float, optional
         Cycles a value takes to reach another cluster (default `default_latency`).
     beta : float, optional
-        Price of a new replica in latencies (default `BETA`).
+        Price of a new replica in latencies (default: chosen among `PRICES`,
+        see the module docstring).
 
     Returns
     -------
@@ -98,14 +144,15 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
     schedule : int (m,)
         The edges in the order they were scheduled.
     info : dict
-        ``latency``, ``beta``, ``model_makespan`` (cycles, under the timing model).
+        ``latency``, ``beta`` (the price kept), ``model_makespan`` (cycles,
+        under the timing model), ``prices`` (``[price, model makespan]`` of
+        every run, in the order run).
     """
     if latency is None:
         latency = default_latency(p)
-    beta = BETA if beta is None else beta
     if not np.isfinite(latency) or latency < 0:
         raise InputError(f"the message latency must be a number of cycles >= 0, got {latency}")
-    if not np.isfinite(beta) or beta < 0:
+    if beta is not None and (not np.isfinite(beta) or beta < 0):
         raise InputError(f"the replica price beta must be >= 0, got {beta}")
     from ._replicas import execution_order
     from ir_graph.graph import index_dtype
@@ -113,18 +160,75 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
     m = len(src)
     order = execution_order(np.minimum(src, dst), np.maximum(src, dst))
     order = np.empty(0, dtype=np.int64) if order is None else order
-    _, bottom = _timed.levels(src, dst, weight, order, n)
+    top, bottom = _timed.levels(src, dst, weight, order, n)
     out_v = arrays.empty(m, index_dtype(n))
     ptr, out_ptr = _timed.successors(src, dst, n, out_v)
-    out = arrays.empty(m, np.int32)
-    home = np.empty(n, dtype=np.int32)
     avail = np.empty(n)
-    schedule = arrays.empty(m, index_dtype(m))
-    free, _ = run_kernel(
-        "partition", "edges", m, _timed.timed_assign, src, dst, np.asarray(weight, np.float64),
-        order, ptr, out_ptr, out_v, bottom, n, p, np.asarray(cap, np.float64),
-        float(imbalance) * float(np.sum(weight)), float(latency) * LATENCY_SHARE, float(beta),
-        out, _kernels.replica_sets(n, p), home, avail, schedule,
-    )
-    return out, home, schedule, {"latency": float(latency), "beta": float(beta),
-                                 "model_makespan": float(free.max()) if p else 0.0}
+    weight = np.asarray(weight, np.float64)
+    cap = np.asarray(cap, np.float64)
+    total = float(np.sum(weight))
+    limit = float(imbalance) * total
+    # the model's own bound: the longest path at the fastest cluster's speed, the work shared
+    cp = float(bottom.max(initial=0.0))
+    chain = cp / (p * float(cap.max()))
+    bound = max(chain, total / p)
+    critical = (top + bottom) >= cp * (1 - 1e-9) if chain >= CRITICAL * bound \
+        else np.zeros(0, dtype=np.bool_)
+    del top
+    # two result buffers: a run writes into the spare one, which becomes the
+    # kept one when its price is kept
+    bufs = [(arrays.empty(m, np.int32), np.empty(n, dtype=np.int32),
+             arrays.empty(m, index_dtype(m))) for _ in range(1 if beta is not None else 2)]
+    spans = {}
+
+    def run(price):
+        out, home, schedule = bufs[-1]
+        free, _ = run_kernel(
+            "partition", "edges", m, _timed.timed_assign, src, dst, weight, order, ptr, out_ptr,
+            out_v, bottom, critical, HOLD, n, p, cap, limit, float(latency) * LATENCY_SHARE,
+            float(price), out, _kernels.replica_sets(n, p), home, avail, schedule,
+        )
+        spans[float(price)] = float(free.max()) if p else 0.0
+        return spans[float(price)]
+
+    def keep():
+        bufs.reverse()
+
+    if beta is not None:
+        run(beta)
+        kept = float(beta)
+    else:
+        kept = _choose_price(run, keep, bound)
+    out, home, schedule = bufs[0]
+    return out, home, schedule, {"latency": float(latency), "beta": kept,
+                                 "model_makespan": spans[kept],
+                                 "prices": [[b, s] for b, s in spans.items()]}
+
+
+def _choose_price(run, keep, bound):
+    """The replica price to keep (see the module docstring): ``run(price)``
+    partitions and returns the model makespan, ``keep()`` keeps the last run's
+    result. The highest price goes first and is kept at once when it is
+    within `TOLERANCE` of the model's ``bound``; otherwise `PRICES` are run in
+    increasing order while each stays within `TOLERANCE` of the lowest model
+    makespan so far, and after the first that does not, the geometric mean of
+    it and the last one kept is tried."""
+    top = run(PRICES[-1])
+    if top <= (1.0 + TOLERANCE) * bound:
+        keep()
+        return float(PRICES[-1])
+    best, kept = np.inf, None
+    for price in PRICES:
+        span = top if price == PRICES[-1] else run(price)
+        if span > (1.0 + TOLERANCE) * best:
+            mid = float(np.sqrt(kept * price))
+            span = run(mid)
+            if span <= (1.0 + TOLERANCE) * best:
+                keep()
+                kept = mid
+            break
+        if price == PRICES[-1]:
+            run(price)  # its first result was overwritten by the lower prices'
+        keep()
+        kept, best = float(price), min(best, span)
+    return kept

@@ -171,7 +171,8 @@ def _order(kind, src, dst, n, seed):
 
 
 def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None,
-                    backend="metis", spac_variant="contracted", imbalance=1.03, latency=None):
+                    backend="metis", spac_variant="contracted", imbalance=1.03, latency=None,
+                    beta=None):
     """Partition the edges of ``graph`` into ``p`` clusters.
 
     Parameters
@@ -200,6 +201,9 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     latency : float, optional
         ``par``: cycles a value takes between two clusters (default: the mean
         over the core pairs of the Table 2 machine with p cores).
+    beta : float, optional
+        ``par``: price of a new replica in message latencies (default: chosen
+        per graph among `vcut.parallel.PRICES`).
 
     Returns
     -------
@@ -292,7 +296,8 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         from .parallel import par_assign
 
         assigned, homes, schedule, par_info = par_assign(src, dst, weight, n, p, cap,
-                                                         imbalance=imbalance, latency=latency)
+                                                         imbalance=imbalance, latency=latency,
+                                                         beta=beta)
         out = assigned
         extra.update(par_info)
     else:  # random

@@ -1,5 +1,6 @@
 """The parallelism-aware vertex cut ``par`` (vcut.parallel): a list scheduler that cuts."""
 
+import json
 import subprocess
 import sys
 
@@ -79,6 +80,85 @@ def test_latency_decides_whether_to_spread():
     assert info["model_makespan"] == 7.0
 
 
+def test_the_critical_chain_keeps_its_cluster():
+    # chain 0 -> 1 -> 2 -> 3 (weights 10) and a leaf 0 -> 4 (5); p = 2,
+    # latency 4 (the model charges 2), price 5, no binding work bound. The
+    # chain is the longest path (30) and bounds the makespan (work / p =
+    # 17.5), so it is protected. 1 goes first, to cluster 0 (done at 10), which
+    # is then held for the chain. The leaf: on cluster 0 it would finish at
+    # 15, holding the chain up 5 cycles: 15 + HOLD * 5 = 95; on cluster 1 it
+    # finishes at 2 + 5 = 7 plus one replica of 0 (5 * 2): 17. It goes to 1;
+    # the chain stays on 0 (2 finishes at 20 there against 12 + 10 + 10 = 32
+    # on 1) and ends at 30.
+    from vcut import parallel
+
+    assert parallel.HOLD == 16.0 and parallel.CRITICAL == 0.3
+    g = _graph(5, [(0, 1), (1, 2), (2, 3), (0, 4)], [10.0, 10.0, 10.0, 5.0])
+    cap = np.full(2, 0.5)
+    out, home, _, info = par_assign(g.src, g.dst, g.weight, 5, 2, cap, imbalance=2.0,
+                                    latency=4.0, beta=5.0)
+    assert out.tolist() == [0, 0, 0, 1]
+    assert home.tolist() == [0, 0, 0, 0, 1]
+    assert info["model_makespan"] == 30.0
+
+
+def test_an_unprotected_chain_is_held_up(monkeypatch):
+    # the same graph with the protection off (the chain below CRITICAL of the
+    # bound): the leaf scores 15 on cluster 0 against 17 on cluster 1 and
+    # goes to 0; the chain waits for it: 2 finishes at 25, 3 at 35
+    from vcut import parallel
+
+    monkeypatch.setattr(parallel, "CRITICAL", 1.5)
+    g = _graph(5, [(0, 1), (1, 2), (2, 3), (0, 4)], [10.0, 10.0, 10.0, 5.0])
+    out, home, _, info = par_assign(g.src, g.dst, g.weight, 5, 2, np.full(2, 0.5),
+                                    imbalance=2.0, latency=4.0, beta=5.0)
+    assert out.tolist() == [0, 0, 0, 0]
+    assert info["model_makespan"] == 35.0
+
+
+def _expected_price(spans, bound):
+    """The replica price `par_assign` keeps, by its documented rule, from the
+    model makespans of explicit runs."""
+    from vcut.parallel import PRICES, TOLERANCE
+
+    if spans[PRICES[-1]] <= (1 + TOLERANCE) * bound:
+        return PRICES[-1]
+    best, kept = np.inf, None
+    for price in PRICES:
+        if spans[price] > (1 + TOLERANCE) * best:
+            mid = float(np.sqrt(kept * price))
+            return mid if spans[mid] <= (1 + TOLERANCE) * best else kept
+        kept, best = price, min(best, spans[price])
+    return kept
+
+
+# every branch of the rule: the highest price kept at once; kept at the end
+# of the walk; the geometric mean between the last kept and the first that
+# lost kept; the mean losing too (at 1.5 and at 24)
+@pytest.mark.parametrize("p, latency, walk", [
+    (2, 6.0, [96.0]), (4, 6.0, [96.0, 1.5, 6.0, 24.0]), (4, 40.0, [96.0, 1.5, 6.0, 24.0, 12.0]),
+    (24, 40.0, [96.0, 1.5, 6.0, 3.0]), (24, 1.0, [96.0, 1.5, 6.0, 24.0, 48.0]),
+])
+def test_the_replica_price_kept(p, latency, walk):
+    from vcut.parallel import PRICES
+
+    g = _random_dag(400, 3000, p)
+    cap = np.full(p, 1.0 / p)
+    out, home, schedule, info = par_assign(g.src, g.dst, g.weight, g.n, p, cap, latency=latency)
+    tried = [price for price, _ in info["prices"]]
+    assert tried == walk and tried[0] == PRICES[-1]
+    runs = {b: par_assign(g.src, g.dst, g.weight, g.n, p, cap, latency=latency, beta=b)
+            for b in tried}
+    spans = {b: r[3]["model_makespan"] for b, r in runs.items()}
+    assert info["prices"] == [[b, spans[b]] for b in tried]
+    _, bottom = _timed.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), g.n)
+    kept = _expected_price(spans, max(bottom.max(), g.weight.sum() / p))
+    assert info["beta"] == kept and info["model_makespan"] == spans[kept]
+    ref = runs[kept]
+    assert np.array_equal(out, ref[0]) and np.array_equal(home, ref[1])
+    assert np.array_equal(schedule, ref[2])
+
+
 def _random_dag(n, m, seed):
     rng = np.random.default_rng(seed)
     a = rng.integers(0, n, m)
@@ -147,3 +227,15 @@ def test_cli_partition_par(tmp_path):
     assert bad.returncode == 2
     assert bad.stderr.strip() == ("error: the message latency must be a number of cycles >= 0, "
                                   "got -3.0")
+    res = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
+                          "--algo", "par", "--latency", "5", "--beta", "6", "--json"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    ref = partition_graph(g, 4, "par", latency=5.0, beta=6.0).info
+    assert doc["beta"] == 6.0 and doc["latency"] == 5.0
+    assert doc["prices"] == [[6.0, ref["model_makespan"]]]
+    bad = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
+                          "--algo", "par", "--beta", "-1"], capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == "error: the replica price beta must be >= 0, got -1.0"
