@@ -106,13 +106,13 @@ def default_latency(p):
 
 def scratch_bytes(n, m):
     """Bytes `par_assign` allocates besides the replica sets: per vertex two
-    CSR pointers, the bottom level, availability, the count of inputs left and
-    two heaps (key and id); per edge the successor list and the execution
-    order; and two results (the kept one and the next price's: per vertex the
-    home, per edge the assignment and the schedule, memory-resident unless
-    spilled)."""
+    CSR pointers, the bottom level, availability, the count of inputs left,
+    two heaps (key and id) and the critical flags; per edge the successor list
+    and the execution order; and two results (the kept one and the next
+    price's: per vertex the home, per edge the assignment and the schedule,
+    memory-resident unless spilled)."""
     result = 4.0 * n + arrays.resident(4.0 * m) + arrays.resident(8.0 * m)
-    per_vertex = 8.0 * 2 + 8.0 + 8.0 + 8.0 + 4 * 16.0
+    per_vertex = 8.0 * 2 + 8.0 + 8.0 + 8.0 + 4 * 16.0 + 1.0
     return per_vertex * n + arrays.resident(4.0 * m) + 8.0 * m + 2 * result
 
 
