@@ -7,18 +7,19 @@ the latency of the messages on the critical chains and the NUMA distance of
 the memory tasks. ``time-aware`` starts from the memory-centric placement and
 improves it by local search with the simulator as the judge:
 
-* the search starts from the faster (simulated) of the memory-centric
-  placement and the *compact* one: clusters in id order on the cores taken
-  NUMA node by NUMA node, nearest the mesh's corner first, so that clusters
-  that all share the program's data use as few memory nodes as possible;
+* the search starts from the fastest (simulated) of the memory-centric
+  placement, the *compact* one (clusters in id order on the cores taken NUMA
+  node by NUMA node, nearest the mesh's corner first, so that clusters that
+  all share the program's data use as few memory nodes as possible), and the
+  comm-greedy and round-robin baselines (`STARTS`, as many as the budget
+  allows, in that order): the result is never slower than any of them;
 * a move either swaps the cores of two clusters or moves a cluster to a free
   core (when there are more cores than clusters);
 * half of the proposals are guided: the pair of clusters with the largest
   ``messages x hops`` not yet tried is brought together (the second cluster
   goes next to the first, swapping with whatever is there); the others are
   drawn at random (seeded);
-* a move is kept when the simulated makespan drops, so the result is never
-  slower than the memory-centric placement.
+* a move is kept when the simulated makespan drops.
 
 The number of simulations is deterministic: `MAX_EVALS`, fewer on large
 programs (at most `EVAL_TASKS` simulated tasks in all), none above that, so
@@ -27,12 +28,15 @@ that the mapping never costs more than a few simulations.
 
 import numpy as np
 
+from . import baselines
 from .memory_centric import memory_centric
 from .simulate import simulate
 
-__all__ = ["time_aware", "MAX_EVALS", "EVAL_TASKS"]
+__all__ = ["time_aware", "compact", "STARTS", "MAX_EVALS", "EVAL_TASKS"]
 
-#: Most simulations of candidate placements (the two starts included).
+#: The placements the search may start from, after the memory-centric one.
+STARTS = ("compact", "comm-greedy", "round-robin")
+#: Most simulations of candidate placements (the starts included).
 MAX_EVALS = 12
 #: The candidates' simulations cover at most this many tasks in all.
 EVAL_TASKS = 3e7
@@ -60,18 +64,22 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None):
         return simulate(cl, c, machine, vb).makespan
 
     best = start = makespan(core)
-    if evals > 1:
-        packed = compact(inter.p, machine)
-        t = makespan(packed)
+    others = {"compact": lambda: compact(inter.p, machine),
+              "comm-greedy": lambda: baselines.comm_greedy(inter, machine),
+              "round-robin": lambda: baselines.round_robin(inter.p, machine)}
+    starts = 1 + min(len(STARTS), evals - 1)
+    for name in STARTS[:starts - 1]:
+        other = np.asarray(others[name](), dtype=np.int64)
+        t = makespan(other)
         if t < best:
-            best, core = t, packed
+            best, core = t, other
     rng = np.random.default_rng(seed)
     p, k = inter.p, machine.cores
     hops = machine.hop_matrix()
     msgs = (inter.comm + inter.comm.T) / max(vb, 1)
     tried = set()
     accepted = 0
-    for i in range(evals - 2):  # the two starts are simulated
+    for i in range(evals - starts):  # the starts are simulated
         cand = core.copy()
         if i % 2 == 0:  # guided: bring the heaviest far-apart pair together
             h = hops[np.ix_(core, core)]
