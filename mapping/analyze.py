@@ -32,8 +32,8 @@ from .memory_centric import THRESHOLD
 from .placement import MAPPERS, independent_time, place
 from .simulate import simulate, simulation_bytes
 
-__all__ = ["METHODS", "DEFAULT_METHOD", "Analysis", "analyze_graph", "baseline_jobs", "cluster_graph",
-           "compare_methods", "MAPPING_FORMAT_VERSION"]
+__all__ = ["METHODS", "DEFAULT_METHOD", "Analysis", "analyze_graph", "baseline_jobs",
+           "cluster_graph", "compare_methods", "MAPPING_FORMAT_VERSION"]
 
 METHODS = ("compnet", "metis", "pg", "w-pg", "wb-pg", "libra", "w-libra", "wb-libra")
 #: The partitioning of `analyze_graph` and ``vcut analyze`` by default: the
@@ -161,6 +161,13 @@ def _vertex_cut_metrics(part):
     return out
 
 
+def _reused(sims, name, core):
+    """The `SimResult` the mapping left in ``sims`` for mapping ``name`` when it
+    simulated placement ``core``, else None."""
+    have = sims.get(name)
+    return have[1] if have is not None and np.array_equal(have[0], core) else None
+
+
 def _mapping_figures(r):
     """The comparison table's figures of one simulation (`SimResult`)."""
     return {"makespan": r.makespan, "hop_bytes": r.hop_bytes, "network_bytes": r.network_bytes,
@@ -245,11 +252,16 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     done("interactions", t)
     t = time.perf_counter()
     say(f"mapping onto {machine.name} ({mapper})")
-    pl = place(inter, machine, mapper, threshold=threshold, seed=seed, clustering=cl)
+    sims = {}  # the time-aware mapping's simulations: (core, SimResult) by mapping
+    pl = place(inter, machine, mapper, threshold=threshold, seed=seed, clustering=cl,
+               simulations=sims)
     done("mapping", t)
     t = time.perf_counter()
-    say(f"simulating {len(cl.src):,} tasks")
-    res = simulate(cl, pl.core, machine, inter.value_bytes)
+    res = _reused(sims, mapper, pl.core)
+    fresh = res is None  # else the mapping's own simulation of its result
+    if fresh:
+        say(f"simulating {len(cl.src):,} tasks")
+        res = simulate(cl, pl.core, machine, inter.value_bytes)
     done("simulation", t, len(cl.src) + res.messages, "events")
     rows = []
     if baselines:
@@ -257,16 +269,23 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         others = [other for other in MAPPERS if other != mapper]
         cores = [place(inter, machine, other, threshold=threshold, seed=seed, clustering=cl).core
                  for other in others]
-        workers = baseline_jobs(cl, len(others)) if jobs is None else int(jobs)
-        eta = phases["simulation"] * -(-len(others) // workers)
-        say(f"simulating the {', '.join(others)} mappings for comparison"
-            + (f", {workers} at a time" if workers > 1 else "")
-            + (f" (about {eta:,.0f} s; --no-baselines skips them)" if eta >= 1.0 else ""))
+        reused = {o: _reused(sims, o, core) for o, core in zip(others, cores)}
+        todo = [(o, core) for o, core in zip(others, cores) if reused[o] is None]
+        workers = baseline_jobs(cl, len(todo)) if jobs is None else int(jobs)
+        # one simulation's time: the last phase's, or the mapping's per simulation it ran
+        one = phases["simulation"] if fresh \
+            else phases["mapping"] / max(pl.info.get("evaluations", 1), 1)
+        eta = one * -(-len(todo) // max(workers, 1))
+        if todo:
+            say(f"simulating the {', '.join(o for o, _ in todo)} mappings for comparison"
+                + (f", {workers} at a time" if workers > 1 else "")
+                + (f" (about {eta:,.0f} s; --no-baselines skips them)" if eta >= 1.0 else ""))
 
         def figures(core):
             return lambda: _mapping_figures(simulate(cl, core, machine, inter.value_bytes))
 
-        got = dict(zip(others, run_parallel([figures(core) for core in cores], workers)))
+        got = dict(zip([o for o, _ in todo], run_parallel([figures(c) for _, c in todo], workers)))
+        got.update((o, _mapping_figures(r)) for o, r in reused.items() if r is not None)
         got[mapper] = _mapping_figures(res)
         rows = [{"mapping": other, **got[other]} for other in MAPPERS]
         done("baselines", t)

@@ -44,11 +44,12 @@ class Placement:
 
 
 def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=0,
-          clustering=None):
+          clustering=None, simulations=None):
     """Map the clusters of ``inter`` (`ClusterInteractions`) onto ``machine``.
 
     ``clustering`` (the `Clustering` ``inter`` summarises) is needed by
-    ``time-aware``, which simulates it.
+    ``time-aware``, which simulates it; ``simulations`` (a dict) receives the
+    simulations it ran that a caller may want again (see `time_aware`).
 
     Raises
     ------
@@ -67,7 +68,8 @@ def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=
                              "(or use memory-centric)")
         from .time_aware import time_aware
 
-        core, extra = time_aware(clustering, inter, machine, threshold, seed)
+        core, extra = time_aware(clustering, inter, machine, threshold, seed,
+                                 simulations=simulations)
     elif method == "memory-centric":
         core, rule = memory_centric(inter, machine, threshold)
     elif method == "round-robin":

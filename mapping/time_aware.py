@@ -47,11 +47,15 @@ def evaluations(tasks):
     return int(min(MAX_EVALS, EVAL_TASKS // max(int(tasks), 1)))
 
 
-def time_aware(cl, inter, machine, threshold, seed=0, evals=None):
+def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=None):
     """``(core, info)``: the placement of `Clustering` ``cl`` (see the module docstring).
 
     ``info``: ``makespan_start`` and ``makespan`` (simulated, cycles) and
-    ``evaluations``, ``accepted`` (moves simulated and kept).
+    ``evaluations``, ``accepted`` (moves simulated and kept). ``simulations``
+    (a dict), when given, receives ``name: (core, SimResult)`` for every start
+    simulated (``memory-centric`` and `STARTS`) and for the result
+    (``time-aware``), so that a caller comparing mappings need not simulate
+    them again.
     """
     core, _ = memory_centric(inter, machine, threshold)
     core = np.asarray(core, dtype=np.int64)
@@ -60,19 +64,26 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None):
         return core, {"makespan_start": None, "makespan": None, "evaluations": 0, "accepted": 0}
     vb = inter.value_bytes
 
-    def makespan(c):
-        return simulate(cl, c, machine, vb).makespan
+    def judge(c, name=None):
+        """Simulate placement ``c`` (recorded as ``name``); True when it is the fastest yet."""
+        nonlocal best, best_res, core
+        res = simulate(cl, c, machine, vb)
+        if name is not None and simulations is not None:
+            simulations[name] = (c, res)
+        if res.makespan < best:
+            best, best_res, core = res.makespan, res, c
+            return True
+        return False
 
-    best = start = makespan(core)
+    best, best_res = np.inf, None
+    judge(core, "memory-centric")
+    start = best
     others = {"compact": lambda: compact(inter.p, machine),
               "comm-greedy": lambda: baselines.comm_greedy(inter, machine),
               "round-robin": lambda: baselines.round_robin(inter.p, machine)}
     starts = 1 + min(len(STARTS), evals - 1)
     for name in STARTS[:starts - 1]:
-        other = np.asarray(others[name](), dtype=np.int64)
-        t = makespan(other)
-        if t < best:
-            best, core = t, other
+        judge(np.asarray(others[name](), dtype=np.int64), name)
     rng = np.random.default_rng(seed)
     p, k = inter.p, machine.cores
     hops = machine.hop_matrix()
@@ -101,10 +112,9 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None):
             if target == cand[a]:
                 continue
             _move(cand, a, target)
-        t = makespan(cand)
-        if t < best:
-            best, core = t, cand
-            accepted += 1
+        accepted += judge(cand)
+    if simulations is not None:
+        simulations["time-aware"] = (core, best_res)
     return core, {"makespan_start": start, "makespan": best, "evaluations": evals,
                   "accepted": accepted}
 

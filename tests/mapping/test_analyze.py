@@ -219,3 +219,26 @@ def test_baselines_run_at_once_give_the_same_figures(monkeypatch):
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2})
     assert baseline_jobs(one.clustering, 4) == 3
     assert baseline_jobs(one.clustering, 2) == 2
+
+
+def test_the_comparison_reuses_the_mappings_own_simulations_exactly(strassen8):
+    # the time-aware mapping simulates its result and its starts (memory-centric,
+    # comm-greedy, round-robin); the comparison takes those instead of simulating
+    # them again, and every row must equal a fresh simulation of that placement
+    from mapping.placement import place
+    from mapping.simulate import simulate
+
+    trace, g = strassen8
+    m = load_machine("mesh:4x4")
+    a = analyze_graph(g, 8, "par", m, object_bytes=trace.obj_size, jobs=1)
+    assert a.placement.info["evaluations"] == 12  # every start simulated
+    for row in a.mappers:
+        core = (a.placement if row["mapping"] == "time-aware" else
+                place(a.interactions, m, row["mapping"], clustering=a.clustering)).core
+        fresh = simulate(a.clustering, core, m, a.interactions.value_bytes)
+        assert row["makespan"] == fresh.makespan and row["hop_bytes"] == fresh.hop_bytes
+        assert row["network_bytes"] == fresh.network_bytes
+        assert row["mean_utilization"] == float(fresh.utilization.mean())
+    again = simulate(a.clustering, a.placement.core, m, a.interactions.value_bytes)
+    assert a.result.makespan == again.makespan
+    assert np.array_equal(a.result.finish, again.finish)
