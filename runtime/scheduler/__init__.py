@@ -1,0 +1,140 @@
+"""Job scheduling over the CPU and GPUs: HASS and its baselines (seed 004, Chapter 3).
+
+``schedule(job, devices="auto", policy="hass")`` runs a divisible job (a
+`runtime.scheduler.jobs.Job`, or a job kind name) in rounds over the devices and
+returns a `ScheduleResult`: the job's result, the makespan, the per-round
+ratios, each device's busy time, the sub-loads stolen, the faults survived and
+the timeline of every call. Modules: `pool` (rounds of sub-loads), `devices`
+(CPU, CUDA GPUs, simulated devices), `engine` (the event loop), `profiler`
+(round-0 rates, the ideal split), `bundler`, `hass`, `baselines` (min-min,
+greedy, Qilin), `report` (plots), `jobs` (the job kinds).
+"""
+
+from dataclasses import dataclass, field
+
+from frontend.errors import InputError
+
+from .devices import CpuDevice, CudaDevice, Device, DeviceFault, SimDevice, parse_devices
+from .engine import Engine, Fault, SchedulingError, Span
+from .pool import WorkPool
+
+__all__ = ["schedule", "ScheduleResult", "POLICIES", "SchedulingError", "Device", "CpuDevice",
+           "CudaDevice", "SimDevice", "DeviceFault", "parse_devices", "Span", "Fault"]
+
+POLICIES = ("hass", "min-min", "greedy", "qilin")
+
+
+@dataclass(frozen=True, eq=False)
+class ScheduleResult:
+    policy: str
+    job: dict
+    devices: tuple
+    makespan: float
+    rounds: tuple
+    busy: dict
+    units: dict
+    stolen: int
+    spans: tuple
+    faults: tuple
+    excluded: dict
+    virtual: bool
+    result: object = None
+    final_round: object = None
+    profiling_seconds: float = 0.0
+    training_seconds: float = 0.0
+    ideal: object = None
+    info: dict = field(default_factory=dict)
+
+    def summary(self):
+        """JSON-able figures (everything but the job's result and the timeline)."""
+        return {
+            "policy": self.policy, "job": self.job, "devices": list(self.devices),
+            "makespan": self.makespan, "ideal": self.ideal,
+            "makespan_over_ideal": self.makespan / self.ideal if self.ideal else None,
+            "busy": self.busy, "units": self.units, "stolen": self.stolen,
+            "final_round": self.final_round, "profiling_seconds": self.profiling_seconds,
+            "training_seconds": self.training_seconds, "rounds": list(self.rounds),
+            "faults": [vars(f) for f in self.faults], "excluded": self.excluded,
+            "clock": "virtual" if self.virtual else "wall", **self.info,
+        }
+
+
+def _devices(devices):
+    if isinstance(devices, str):
+        return parse_devices(devices)
+    devices = list(devices)
+    if not devices or not all(isinstance(d, Device) for d in devices):
+        raise InputError("devices: give a spec string (e.g. 'cpu,gpu:0') or Device objects")
+    return devices
+
+
+def schedule(job, devices="auto", policy="hass", seed=0, *, rounds=10, profile_units=None,
+             training=0.3, slack=0.02):
+    """Run ``job`` over ``devices`` under ``policy``; return a `ScheduleResult`.
+
+    ``job``: a `Job` or a kind name (``string-search``, ``matmul``, ``bfs-batch``,
+    ``partition-batch``; built with its defaults and ``seed``). ``rounds``: loads the
+    pool deals the job into. ``profile_units``: HASS's profiling sample per device
+    (default a tenth of a round's share). ``training``: Qilin's training fraction.
+    ``slack``: HASS's idle-CPU threshold for the rate correction (see `hass`).
+    """
+    from . import baselines, hass
+    from .jobs.base import Job
+    from .profiler import ideal_split
+
+    if policy not in POLICIES:
+        raise InputError(f"--policy {policy!r}: use one of {', '.join(POLICIES)}")
+    if isinstance(job, str):
+        from .jobs import make_job
+
+        job = make_job(job, seed=seed)
+    if not isinstance(job, Job):
+        raise InputError("job: give a Job or a job kind name")
+    devices = _devices(devices)
+    excluded = {}
+    for d in devices:
+        if d.kind == "gpu" and not job.gpu_capable:
+            excluded[d.name] = f"{job.kind} has no GPU implementation"
+        elif not d.can_run(job):
+            excluded[d.name] = (f"one sub-load needs {job.setup_bytes() + job.unit_bytes():,} "
+                                f"bytes, the device has {int(d.memory()):,}")
+    usable = [d for d in devices if d.name not in excluded]
+    if not usable:
+        raise SchedulingError(f"{job.kind} fits none of the devices: " +
+                              "; ".join(f"{k}: {v}" for k, v in excluded.items()))
+    pool = WorkPool(job, rounds)
+    engine = Engine(usable, job)
+    try:
+        if policy == "hass":
+            out = hass.run_hass(engine, pool, profile_units=profile_units, slack=slack)
+        elif policy == "min-min":
+            out = baselines.run_min_min(engine, pool)
+        elif policy == "greedy":
+            out = baselines.run_greedy(engine, pool)
+        else:
+            out = baselines.run_qilin(engine, pool, training=training)
+        makespan = engine.now()
+    finally:
+        engine.close()
+    missing = job.n_units - len(engine.results)
+    if missing:
+        raise SchedulingError(f"{missing} sub-loads of {job.kind} were not run (policy bug)")
+    busy = {d.name: 0.0 for d in usable}
+    units = {d.name: 0 for d in usable}
+    for s in engine.spans:
+        if s.what != "training":
+            busy[s.device] += s.end - s.start
+            units[s.device] += s.units
+    stolen = sum(s.units for s in engine.spans if s.what == "steal")
+    ideal = None
+    if engine.virtual:
+        ideal = sum(ideal_split(usable, job, len(load))[0] for _, load in pool)
+    extra = {k: v for k, v in out.items()
+             if k not in ("rounds", "final_round", "profiling_seconds", "training_seconds")}
+    return ScheduleResult(
+        policy=policy, job=job.describe(), devices=tuple(d.describe() for d in usable),
+        makespan=makespan, rounds=tuple(out["rounds"]), busy=busy, units=units, stolen=stolen,
+        spans=tuple(engine.spans), faults=tuple(engine.faults), excluded=excluded,
+        virtual=engine.virtual, result=job.combine(engine.results),
+        final_round=out.get("final_round"), profiling_seconds=out.get("profiling_seconds", 0.0),
+        training_seconds=out.get("training_seconds", 0.0), ideal=ideal, info=extra)

@@ -1,0 +1,282 @@
+"""The devices a schedule runs on: the CPU, CUDA GPUs, and simulated devices.
+
+A device runs one *call* at a time: an array of sub-load ids of one job. The
+CPU runs its calls with the job's CPU implementation (numba / BLAS, all
+cores); a GPU runs a call as one bundle (one transfer, one launch; see
+`runtime.scheduler.bundler`). A simulated device computes the call's results
+with the job's CPU implementation, so that they can be checked, but charges
+the time of its model instead of the time it took:
+
+- a simulated CPU: ``overhead`` seconds per sub-load + work / rate;
+- a simulated GPU: ``latency`` (message start-up) + bytes / ``bandwidth`` +
+  ``launch`` (kernel start-up) + max(work, ``saturation``) / rate. A call with
+  less than ``saturation`` work leaves cores idle and costs as much as one
+  with ``saturation`` work (the under-utilisation the source's bundler
+  exists for). The job's setup bytes cross once, before the device's first call;
+  ``memory`` bytes bound what one call may hold.
+
+``rate`` = ``speed`` x 1e9 work units per second. ``fail=N`` makes the N-th call
+(counting from 1) raise `DeviceFault`, for fault-injection tests and studies.
+
+Spec strings (``--devices``): ``cpu``, ``gpu:0`` (CUDA device 0), and
+``sim:cpu`` / ``sim:gpu`` followed by ``:key=value`` parameters, e.g.
+``sim:gpu:speed=5:launch=2e-4:bandwidth=12e9``.
+"""
+
+import math
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+from frontend.errors import InputError
+
+__all__ = ["Device", "CpuDevice", "CudaDevice", "SimDevice", "DeviceFault", "parse_devices",
+           "BASE_RATE"]
+
+#: work units per second of a simulated device of speed 1
+BASE_RATE = 1e9
+
+SIM_DEFAULTS = {
+    "cpu": dict(speed=1.0, overhead=2e-5, latency=0.0, bandwidth=math.inf, launch=0.0,
+                saturation=0.0, memory=math.inf),
+    "gpu": dict(speed=4.0, overhead=0.0, latency=1e-5, bandwidth=12e9, launch=5e-5,
+                saturation=2e6, memory=16e9),
+}
+
+
+class DeviceFault(RuntimeError):
+    """A device failed while running a call (injected, or raised by the device)."""
+
+
+class Device:
+    """Common interface. ``execute(job, units)`` runs one call and returns
+    ``(results, seconds)``: the per-unit results in the order of ``units`` and
+    the call's duration (measured, or modelled for a simulated device)."""
+
+    kind = "cpu"          # "cpu" or "gpu": the role the device plays in the policies
+    simulated = False
+
+    def __init__(self, name):
+        self.name = name
+        self.calls = 0
+        self.transfers = 0   # host -> device transfers (GPU calls)
+        self.launches = 0    # kernel launches (GPU calls)
+
+    def can_run(self, job):
+        return (self.kind == "cpu" or job.gpu_capable) and self.capacity(job) >= 1
+
+    def saturation_units(self, job):
+        """Sub-loads of ``job`` that fill the device (None: unknown)."""
+        return None
+
+    def memory(self):
+        """Bytes a call may occupy on the device (None: the job's data is in host memory)."""
+        return None
+
+    def capacity(self, job):
+        """Most sub-loads of ``job`` one call can hold in the device's memory."""
+        mem = self.memory()
+        if mem is None:
+            return sys.maxsize
+        room = mem - job.setup_bytes()
+        if room < job.unit_bytes():
+            return 0
+        return sys.maxsize if job.unit_bytes() == 0 else int(room // job.unit_bytes())
+
+    def execute(self, job, units):
+        raise NotImplementedError
+
+    def describe(self):
+        return {"name": self.name, "kind": self.kind, "simulated": self.simulated}
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name}>"
+
+
+class CpuDevice(Device):
+    """The host CPU: the job's CPU implementation, timed with a wall clock."""
+
+    def __init__(self, name="cpu"):
+        super().__init__(name)
+
+    def execute(self, job, units):
+        self.calls += 1
+        t0 = time.perf_counter()
+        results = job.run_cpu(units)
+        return results, time.perf_counter() - t0
+
+
+class CudaDevice(Device):
+    """One CUDA GPU through numba.cuda, with its own stream and a cache of the data
+    a job keeps on the device between calls."""
+
+    kind = "gpu"
+
+    def __init__(self, index=0):
+        super().__init__(f"gpu:{index}")
+        from runtime._gpu import require_gpu
+
+        self.cuda = require_gpu()
+        if index >= len(self.cuda.gpus):
+            raise InputError(f"--devices gpu:{index}: there are {len(self.cuda.gpus)} CUDA "
+                             f"device(s) here; use gpu:0 .. gpu:{len(self.cuda.gpus) - 1}")
+        self.index = index
+        self.cache = {}
+        self._lock = threading.Lock()
+        with self.cuda.gpus[index]:
+            self.stream = self.cuda.stream()
+
+    def memory(self):
+        from runtime._gpu import device_memory
+
+        with self.cuda.gpus[self.index]:
+            return device_memory()
+
+    def execute(self, job, units):
+        self.calls += 1
+        self.transfers += 1
+        self.launches += 1
+        with self._lock, self.cuda.gpus[self.index]:
+            t0 = time.perf_counter()
+            results = job.run_gpu(units, self)
+            self.stream.synchronize()
+            return results, time.perf_counter() - t0
+
+
+@dataclass
+class SimModel:
+    speed: float
+    overhead: float
+    latency: float
+    bandwidth: float
+    launch: float
+    saturation: float
+    memory: float
+    fail: int = 0
+
+
+class SimDevice(Device):
+    """A device that runs the CPU implementation and charges modelled time."""
+
+    simulated = True
+
+    def __init__(self, kind="gpu", name=None, **params):
+        if kind not in SIM_DEFAULTS:
+            raise InputError(f"simulated device kind {kind!r}: use sim:cpu or sim:gpu")
+        super().__init__(name or f"sim:{kind}")
+        self.kind = kind
+        values = dict(SIM_DEFAULTS[kind])
+        fail = int(params.pop("fail", 0))
+        for key, value in params.items():
+            if key not in values:
+                raise InputError(f"simulated device {self.name}: unknown parameter {key!r}; "
+                                 f"use {', '.join(sorted(values))} or fail")
+            values[key] = float(value)
+        for key, value in values.items():
+            if not value >= 0 or (key == "speed" and not value > 0) or \
+                    (key == "bandwidth" and not value > 0):
+                raise InputError(f"simulated device {self.name}: {key}={value} must be "
+                                 f"{'positive' if key in ('speed', 'bandwidth') else '>= 0'}")
+        if fail < 0:
+            raise InputError(f"simulated device {self.name}: fail={fail} must be >= 0")
+        self.model = SimModel(fail=fail, **values)
+        self._setup_done = set()
+
+    def memory(self):
+        return None if self.model.memory == math.inf else self.model.memory
+
+    def saturation_units(self, job):
+        if self.kind != "gpu" or not self.model.saturation:
+            return None
+        return max(1, math.ceil(self.model.saturation / job.unit_work()))
+
+    @property
+    def rate(self):
+        return self.model.speed * BASE_RATE
+
+    def call_seconds(self, job, n, first=False):
+        """Modelled duration of a call of ``n`` sub-loads of ``job``."""
+        m = self.model
+        work = n * job.unit_work()
+        if self.kind == "cpu":
+            return n * m.overhead + work / self.rate
+        moved = n * job.unit_bytes() + (job.setup_bytes() if first else 0)
+        return m.latency + moved / m.bandwidth + m.launch + max(work, m.saturation) / self.rate
+
+    def execute(self, job, units):
+        self.calls += 1
+        if self.model.fail and self.calls == self.model.fail:
+            raise DeviceFault(f"{self.name}: injected fault on call {self.calls}")
+        first = id(job) not in self._setup_done
+        self._setup_done.add(id(job))
+        if self.kind == "gpu":
+            self.transfers += 1
+            self.launches += 1
+        results = job.run_cpu(units)
+        return results, self.call_seconds(job, len(units), first)
+
+    def units_by(self, job, seconds):
+        """Largest (fractional) number of sub-loads one call finishes within
+        ``seconds`` (setup excluded): the inverse of `call_seconds`, for the ideal split."""
+        if self.call_seconds(job, 1e-12) > seconds:
+            return 0.0
+        lo, hi = 0.0, 1.0
+        while self.call_seconds(job, hi) <= seconds:
+            lo, hi = hi, hi * 2
+        for _ in range(100):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if self.call_seconds(job, mid) <= seconds else (lo, mid)
+        return lo
+
+    def describe(self):
+        d = super().describe()
+        d.update({k: v for k, v in vars(self.model).items()})
+        return d
+
+
+def parse_devices(spec):
+    """Devices from a comma-separated spec: ``auto``, ``cpu``, ``gpu:N``, ``sim:...``.
+
+    ``auto`` is the CPU plus every CUDA GPU numba finds."""
+    from runtime._gpu import gpu_available
+
+    if not spec or not spec.strip():
+        raise InputError("--devices: empty; use e.g. cpu,gpu:0 or cpu,sim:gpu:speed=4")
+    devices = []
+    for item in (s.strip() for s in spec.split(",")):
+        if item == "auto":
+            devices.append(CpuDevice())
+            if gpu_available():
+                from numba import cuda
+                devices.extend(CudaDevice(i) for i in range(len(cuda.gpus)))
+        elif item == "cpu":
+            devices.append(CpuDevice())
+        elif item == "gpu" or item.startswith("gpu:"):
+            idx = item[4:] or "0"
+            if not idx.isdigit():
+                raise InputError(f"--devices {item!r}: a GPU is gpu:N with N a device number")
+            devices.append(CudaDevice(int(idx)))
+        elif item.startswith("sim:"):
+            parts = item.split(":")
+            kind, params = parts[1], {}
+            for p in parts[2:]:
+                key, eq, value = p.partition("=")
+                if not eq:
+                    raise InputError(f"--devices {item!r}: parameter {p!r} is not key=value")
+                try:
+                    params[key] = float(value) if key != "fail" else int(value)
+                except ValueError:
+                    raise InputError(f"--devices {item!r}: {key}={value!r} is not a number")
+            devices.append(SimDevice(kind, **params))
+        else:
+            raise InputError(f"--devices: unknown device {item!r}; use cpu, gpu:N, "
+                             f"sim:cpu[:key=value...], sim:gpu[:key=value...] or auto")
+    names = {}
+    for d in devices:  # unique names: sim:gpu, sim:gpu#2 ...
+        names[d.name] = names.get(d.name, 0) + 1
+        if names[d.name] > 1:
+            d.name = f"{d.name}#{names[d.name]}"
+    if len([d for d in devices if isinstance(d, CpuDevice)]) > 1:
+        raise InputError("--devices: the host CPU appears twice; name it once")
+    return devices

@@ -1,0 +1,238 @@
+"""The scheduler (HASS, min-min, greedy, Qilin) on simulated devices with a toy job.
+
+Simulated devices charge the time of a known model, so the expectations below
+(true shares, ideal makespans) are derived by hand from that model.
+"""
+
+import numpy as np
+import pytest
+
+from frontend.errors import InputError
+from runtime.scheduler import (CpuDevice, SchedulingError, SimDevice, parse_devices, schedule)
+from runtime.scheduler.hass import distribute
+from runtime.scheduler.jobs.base import Job
+from runtime.scheduler.profiler import ideal_split
+
+W = 1e6  # work per sub-load: 1 ms on a speed-1 device (rate 1e9)
+
+
+class Toy(Job):
+    """Sub-load u computes u * u + 1; nothing moves but what the model says."""
+    kind = "toy"
+
+    def __init__(self, n, gpu=True, nbytes=0.0, setup=0):
+        self.n_units, self.gpu_capable, self.nbytes, self.setup = n, gpu, nbytes, setup
+
+    def unit_work(self):
+        return W
+
+    def unit_bytes(self):
+        return self.nbytes
+
+    def setup_bytes(self):
+        return self.setup
+
+    def run_cpu(self, units):
+        return [u * u + 1 for u in units.tolist()]
+
+    def combine(self, results):
+        return [results[u] for u in range(self.n_units)]
+
+    def reference(self):
+        return [u * u + 1 for u in range(self.n_units)]
+
+
+def clean(kind, name, speed, **kw):
+    """A simulated device with no costs but those given."""
+    base = dict(overhead=0, latency=0, launch=0, saturation=0, bandwidth=1e30) \
+        if kind == "gpu" else dict(overhead=0)
+    base.update(kw)
+    return SimDevice(kind, name=name, speed=speed, **base)
+
+
+def devices_135(launch=0.0):
+    return [clean("cpu", "cpu", 1), clean("gpu", "g3", 3, launch=launch),
+            clean("gpu", "g5", 5, launch=launch)]
+
+
+def test_distribute_largest_remainder():
+    # shares 0.5, 0.3, 0.2 of 7: 3.5, 2.1, 1.4 -> floors 3, 2, 1; the one left goes to 0.5
+    assert distribute({"a": 0.5, "b": 0.3, "c": 0.2}, 7) == {"a": 4, "b": 2, "c": 1}
+    assert distribute({"a": 0.5, "b": 0.5}, 9, {"a": 2}) == {"a": 2, "b": 4}
+
+
+def test_ideal_split_matches_the_closed_form():
+    # x_c = T r_c / W, x_k = (T - L) r_k / W, sum m  =>  T = (m W + L (r3 + r5)) / (r1 + r3 + r5)
+    L, m, r = 2e-3, 90, 1e9
+    T = (m * W + L * 8 * r) / (9 * r)
+    t, shares = ideal_split(devices_135(L), Toy(m), m)
+    assert t == pytest.approx(T, rel=1e-9)
+    assert shares["cpu"] == pytest.approx(T * r / W / m, rel=1e-6)
+    assert shares["g5"] == pytest.approx((T - L) * 5 * r / W / m, rel=1e-6)
+
+
+def test_hass_converges_to_the_true_shares_by_round_6():
+    # the profile of one sub-load per device pays the GPUs' 2 ms launch whole, so the
+    # GPUs start underestimated (rates 1 : 1.8 : 2.1 instead of 1 : 3 : 5) and steal
+    L, m, r = 2e-3, 300, 1e9
+    job = Toy(12 * m)
+    res = schedule(job, devices_135(L), "hass", rounds=12, profile_units=1)
+    assert res.result == job.reference()
+    T = (m * W + L * 8 * r) / (9 * r)
+    true = {"cpu": T * r / W / m, "g3": (T - L) * 3 * r / W / m, "g5": (T - L) * 5 * r / W / m}
+    first = res.rounds[0]["assigned"]
+    assert first["g5"] < true["g5"] - 0.1          # it did start far off
+    for rnd in res.rounds[5:]:                     # round 6 onwards
+        for d, share in true.items():
+            assert abs(rnd["executed"][d] - share) <= 0.02
+        assert rnd["makespan"] <= 1.05 * T
+    assert res.final_round is not None and res.final_round <= 5
+
+
+def test_stealing_is_gpu_from_cpu_buffer_and_one_bundle_per_gpu_per_round():
+    job = Toy(1200)
+    devs = devices_135(2e-3)
+    res = schedule(job, devs, "hass", rounds=6, profile_units=1)
+    assert res.stolen > 0
+    kinds = {d.name: d.kind for d in devs}
+    for s in res.spans:
+        if s.what == "steal":
+            assert kinds[s.device] == "gpu" and s.units == 1
+        if kinds[s.device] == "cpu":
+            assert s.what in ("profile", "unit") and s.units == 1
+    for rnd in range(6):
+        for g in ("g3", "g5"):
+            bundles = [s for s in res.spans if s.round == rnd and s.device == g
+                       and s.what == "bundle"]
+            assert len(bundles) == 1
+            assert res.rounds[rnd]["bundles"][g] == 1
+    for d in devs[1:]:  # every GPU call is one transfer and one launch
+        calls = [s for s in res.spans if s.device == d.name]
+        assert d.launches == d.transfers == len(calls)
+
+
+def launchy():
+    """CPU 1 + GPUs 3 and 5 with launch, transfer and under-utilisation costs."""
+    return [SimDevice("cpu", name="cpu", speed=1),
+            SimDevice("gpu", name="g3", speed=3, saturation=4e6, launch=1e-3),
+            SimDevice("gpu", name="g5", speed=5, saturation=4e6, launch=1e-3)]
+
+
+def test_hass_beats_min_min_and_greedy():
+    job = Toy(3000)
+    runs = {p: schedule(job, launchy(), p, rounds=10) for p in ("hass", "min-min", "greedy")}
+    for p, res in runs.items():
+        assert res.result == job.reference()
+        assert sum(res.units.values()) == job.n_units
+    assert runs["hass"].makespan < runs["min-min"].makespan
+    assert runs["hass"].makespan < runs["greedy"].makespan
+    assert runs["hass"].makespan <= 1.1 * runs["hass"].ideal
+
+
+def qilin_pair():
+    # the GPU is only full from 20 sub-loads (2e7 work) on: Qilin's smaller training run
+    # (f N / 6 = f * 400 / 6 sub-loads) measures it right only for f >= 0.3
+    return [clean("cpu", "cpu", 1), clean("gpu", "gpu", 5, saturation=2e7)]
+
+
+def test_qilin_matches_hass_at_30_percent_and_loses_below():
+    job = Toy(400)
+    hass = schedule(job, qilin_pair(), "hass", rounds=8)
+    last = hass.rounds[-1]["makespan"]
+    ideal_round = ideal_split(qilin_pair(), job, 50)[0]     # 400 / 8 per round
+    assert last <= 1.02 * ideal_round
+    q30 = schedule(job, qilin_pair(), "qilin", rounds=8, training=0.3)
+    assert q30.result == job.reference()
+    assert q30.rounds[-1]["makespan"] == pytest.approx(last, rel=0.02)
+    assert q30.training_seconds > 0 and q30.info["training_units"] == [20, 40]
+    for f in (0.1, 0.2):
+        q = schedule(job, qilin_pair(), "qilin", rounds=8, training=f)
+        assert q.rounds[-1]["makespan"] > 1.02 * last
+
+
+def test_qilin_refuses_two_gpus_and_hass_runs_two_and_four():
+    job = Toy(400)
+    with pytest.raises(SchedulingError, match="one CPU and one GPU.*1 CPU.*2 GPU"):
+        schedule(job, devices_135(), "qilin", rounds=4)
+    four = [clean("cpu", "cpu", 1)] + [clean("gpu", f"g{i}", 2 + i) for i in range(4)]
+    for devs in (devices_135(), four):
+        res = schedule(job, devs, "hass", rounds=4)
+        assert res.result == job.reference()
+        assert all(res.units[d.name] > 0 for d in devs)
+
+
+@pytest.mark.parametrize("policy", ["hass", "min-min", "greedy", "qilin"])
+def test_a_failing_device_loses_nothing(policy):
+    job = Toy(600)
+    gpu = SimDevice("gpu", name="bad", speed=4, fail=2)   # its 2nd call raises
+    devs = [SimDevice("cpu", name="cpu", speed=1), gpu]
+    res = schedule(job, devs, policy, rounds=5)
+    assert res.result == job.reference()
+    assert len(res.faults) == 1 and res.faults[0].device == "bad"
+    assert "injected fault on call 2" in res.faults[0].error
+    assert res.units["cpu"] + res.units["bad"] == job.n_units
+
+
+def test_every_device_failing_is_an_error():
+    devs = [SimDevice("gpu", name="a", fail=1), SimDevice("gpu", name="b", fail=1)]
+    with pytest.raises(SchedulingError, match="every device failed"):
+        schedule(Toy(40), devs, "greedy", rounds=2)
+
+
+def test_jobs_that_fit_no_device_are_refused_up_front():
+    small = [SimDevice("gpu", name="g", memory=1000)]
+    with pytest.raises(SchedulingError, match="fits none of the devices: g: one sub-load needs "
+                                              "1,600 bytes, the device has 1,000"):
+        schedule(Toy(10, nbytes=100, setup=1500), small, "hass", rounds=2)
+    with pytest.raises(SchedulingError, match="g: toy has no GPU implementation"):
+        schedule(Toy(10, gpu=False), [SimDevice("gpu", name="g")], "hass", rounds=2)
+    # with a CPU beside it the GPU is left out and said so
+    res = schedule(Toy(10, gpu=False), [SimDevice("cpu", name="c"), SimDevice("gpu", name="g")],
+                   "hass", rounds=2)
+    assert res.excluded == {"g": "toy has no GPU implementation"}
+    assert res.units == {"c": 10}
+
+
+def test_a_gpu_bundle_never_exceeds_its_memory():
+    # 100 bytes a sub-load, 2,000 bytes of memory: at most 20 sub-loads a call
+    devs = [clean("cpu", "cpu", 1), clean("gpu", "g", 50, memory=2000)]
+    res = schedule(Toy(400, nbytes=100), devs, "hass", rounds=4)
+    assert max(s.units for s in res.spans if s.device == "g") <= 20
+    assert res.result == Toy(400).reference()
+
+
+def test_real_cpu_with_simulated_gpu_on_the_wall_clock():
+    job = Toy(60)
+    res = schedule(job, [CpuDevice(), SimDevice("gpu", speed=2, saturation=0)], "hass", rounds=3)
+    assert not res.virtual and res.result == job.reference()
+    assert res.makespan > 0 and sum(res.units.values()) == 60
+
+
+def test_device_specs():
+    devs = parse_devices("cpu,sim:gpu:speed=5:launch=2e-4,sim:gpu")
+    assert [d.name for d in devs] == ["cpu", "sim:gpu", "sim:gpu#2"]
+    assert devs[1].model.speed == 5 and devs[1].model.launch == 2e-4
+    bad = {"": "empty", "tpu": "unknown device 'tpu'", "sim:fpga": "sim:cpu or sim:gpu",
+           "sim:gpu:speed": "not key=value", "sim:gpu:speed=x": "is not a number",
+           "sim:gpu:colour=1": "unknown parameter 'colour'", "sim:gpu:speed=0": "positive",
+           "gpu:x": "gpu:N", "cpu,cpu": "appears twice"}
+    for spec, msg in bad.items():
+        with pytest.raises(InputError, match=msg):
+            parse_devices(spec)
+
+
+def test_bad_policy_and_rounds():
+    with pytest.raises(InputError, match="--policy 'fifo'"):
+        schedule(Toy(10), "sim:cpu", "fifo")
+    with pytest.raises(InputError, match="only 10 sub-loads"):
+        schedule(Toy(10), "sim:cpu", "hass", rounds=11)
+    with pytest.raises(InputError, match="at least 1 round"):
+        schedule(Toy(10), "sim:cpu", "hass", rounds=0)
+
+
+def test_summary_is_json():
+    import json
+    res = schedule(Toy(100), devices_135(), "hass", rounds=2)
+    s = json.loads(json.dumps(res.summary()))
+    assert s["policy"] == "hass" and s["clock"] == "virtual"
+    assert np.isclose(sum(s["units"].values()), 100)
