@@ -1,0 +1,133 @@
+"""A batch of BFS queries over one graph: hop distances from many sources.
+
+Sub-load u is the u-th group of consecutive sources. The CPU runs a queue BFS
+per source (numba); a GPU call runs one thread per source of the bundle, each a
+whole BFS with its own queue in device memory: one transfer (the sources), one
+launch, one copy back; the CSR crosses to the device once. Distances are int32,
+-1 where a vertex is not reached.
+"""
+
+import numpy as np
+from numba import njit
+
+from frontend.errors import InputError
+from runtime import config
+
+from .base import Job
+
+__all__ = ["BfsBatch"]
+
+
+@njit(cache=True, nogil=True)
+def _bfs_many(indptr, indices, sources, n):
+    dist = np.full((len(sources), n), -1, np.int32)
+    queue = np.empty(n, np.int64)
+    for s in range(len(sources)):
+        d = dist[s]
+        d[sources[s]] = 0
+        queue[0] = sources[s]
+        head, tail = 0, 1
+        while head < tail:
+            v = queue[head]
+            head += 1
+            for j in range(indptr[v], indptr[v + 1]):
+                w = indices[j]
+                if d[w] < 0:
+                    d[w] = d[v] + 1
+                    queue[tail] = w
+                    tail += 1
+    return dist
+
+
+class BfsBatch(Job):
+    kind = "bfs-batch"
+
+    def __init__(self, graph, sources, n_units):
+        from runtime.traversal import csr_out
+
+        sources = np.asarray(sources, dtype=np.int64)
+        if sources.ndim != 1 or not len(sources):
+            raise ValueError("bfs batch: give at least one source")
+        if sources.min() < 0 or sources.max() >= graph.n:
+            raise ValueError(f"bfs batch: sources must lie in 0 .. {graph.n - 1}")
+        n_units = int(n_units)
+        if not 1 <= n_units <= len(sources):
+            raise ValueError(f"bfs batch: {n_units} sub-loads for {len(sources)} sources; use "
+                             f"1 .. {len(sources)}")
+        indptr, indices, _ = csr_out(graph)
+        self.graph, self.sources = graph, sources
+        self.indptr, self.indices = indptr.astype(np.int64), indices.astype(np.int64)
+        self.group = -(-len(sources) // n_units)
+        self.n_units = -(-len(sources) // self.group)
+
+    @classmethod
+    def generate(cls, scale, edge_factor=8, n_sources=256, n_units=64, seed=0):
+        from runtime.generators import rmat
+
+        scale = int(scale)
+        if not 1 <= scale <= 26:
+            raise InputError(f"--size {scale}: the RMAT scale of bfs-batch must be 1 .. 26")
+        g = rmat(scale, edge_factor, seed=seed)
+        rng = np.random.default_rng(seed)
+        return cls(g, rng.integers(0, g.n, n_sources), n_units)
+
+    def _group(self, u):
+        return self.sources[u * self.group:(u + 1) * self.group]
+
+    def unit_work(self):
+        return float(self.group * len(self.indices))
+
+    def unit_bytes(self):
+        return self.group * 8
+
+    def setup_bytes(self):
+        return int(self.indptr.nbytes + self.indices.nbytes)
+
+    def run_cpu(self, units):
+        return [_bfs_many(self.indptr, self.indices, self._group(u), self.graph.n)
+                for u in units.tolist()]
+
+    def run_gpu(self, units, gpu):
+        cuda = gpu.cuda
+        key = ("csr", id(self))
+        if key not in gpu.cache:
+            gpu.cache[key] = (cuda.to_device(self.indptr, stream=gpu.stream),
+                              cuda.to_device(self.indices, stream=gpu.stream))
+        groups = [self._group(u) for u in units.tolist()]
+        src = np.concatenate(groups)
+        d_src = cuda.to_device(src, stream=gpu.stream)                # one transfer
+        n = self.graph.n
+        d_dist = cuda.device_array((len(src), n), np.int32, stream=gpu.stream)
+        d_queue = cuda.device_array((len(src), n), np.int64, stream=gpu.stream)
+        tpb = config.THREADS_PER_BLOCK
+        _kernels().bfs[(len(src) + tpb - 1) // tpb, tpb, gpu.stream](
+            *gpu.cache[key], d_src, d_dist, d_queue)                    # one launch
+        dist = d_dist.copy_to_host(stream=gpu.stream)
+        gpu.stream.synchronize()
+        out, pos = [], 0
+        for g in groups:
+            out.append(dist[pos:pos + len(g)])
+            pos += len(g)
+        return out
+
+    def combine(self, results):
+        return np.vstack([results[u] for u in range(self.n_units)])
+
+    def reference(self):
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import shortest_path
+
+        n = self.graph.n
+        m = csr_matrix((np.ones(len(self.indices)), self.indices, self.indptr), shape=(n, n))
+        d = shortest_path(m, directed=True, unweighted=True, indices=self.sources)
+        return np.where(np.isinf(d), -1, d).astype(np.int32)
+
+    def describe(self):
+        return {"kind": self.kind, "units": self.n_units, "vertices": int(self.graph.n),
+                "edges": int(len(self.indices)), "sources": int(len(self.sources))}
+
+
+def _kernels():
+    from . import _gpu_kernels
+
+    return _gpu_kernels

@@ -1,0 +1,82 @@
+"""Dense matrix multiplication by row tiles (the source's second workload).
+
+C = A B with A, B of order n holding integers 0..7 as float64, so every dot
+product (at most 49 n) is exact whatever the summation order: CPU (BLAS), GPU
+(shared-memory tiles) and the reference agree bit for bit. Sub-load u is the
+u-th tile of ceil(n / n_units) rows of A; B crosses to a GPU once.
+"""
+
+import numpy as np
+
+
+from .base import Job
+
+__all__ = ["Matmul"]
+
+
+
+class Matmul(Job):
+    kind = "matmul"
+
+    def __init__(self, n, n_units, seed=0):
+        n, n_units = int(n), int(n_units)
+        if n < 1:
+            raise ValueError(f"matmul: order {n}; use n >= 1")
+        if not 1 <= n_units <= n:
+            raise ValueError(f"matmul: {n_units} sub-loads for {n} rows; use 1 .. {n}")
+        rng = np.random.default_rng(seed)
+        self.a = rng.integers(0, 8, (n, n)).astype(np.float64)
+        self.b = rng.integers(0, 8, (n, n)).astype(np.float64)
+        self.n, self.n_units, self.seed = n, n_units, seed
+        self.rows = -(-n // n_units)
+        self.n_units = -(-n // self.rows)   # no empty tiles
+
+    def _range(self, u):
+        return u * self.rows, min((u + 1) * self.rows, self.n)
+
+    def unit_work(self):
+        return 2.0 * self.rows * self.n * self.n
+
+    def unit_bytes(self):
+        return self.rows * self.n * 8
+
+    def setup_bytes(self):
+        return self.n * self.n * 8
+
+    def run_cpu(self, units):
+        return [self.a[slice(*self._range(u))] @ self.b for u in units.tolist()]
+
+    def run_gpu(self, units, gpu):
+        cuda = gpu.cuda
+        key = ("b", id(self))
+        if key not in gpu.cache:
+            gpu.cache[key] = cuda.to_device(self.b, stream=gpu.stream)
+        spans = [self._range(u) for u in units.tolist()]
+        a = np.ascontiguousarray(np.concatenate([self.a[lo:hi] for lo, hi in spans]))
+        d_a = cuda.to_device(a, stream=gpu.stream)                   # one transfer
+        d_c = cuda.device_array(a.shape, np.float64, stream=gpu.stream)
+        k = _kernels()
+        grid = ((self.n + k.TILE - 1) // k.TILE, (a.shape[0] + k.TILE - 1) // k.TILE)
+        k.mm[grid, (k.TILE, k.TILE), gpu.stream](d_a, gpu.cache[key], d_c)   # one launch
+        c = d_c.copy_to_host(stream=gpu.stream)
+        gpu.stream.synchronize()
+        out, pos = [], 0
+        for lo, hi in spans:
+            out.append(c[pos:pos + hi - lo])
+            pos += hi - lo
+        return out
+
+    def combine(self, results):
+        return np.vstack([results[u] for u in range(self.n_units)])
+
+    def reference(self):
+        return (self.a.astype(np.int64) @ self.b.astype(np.int64)).astype(np.float64)
+
+    def describe(self):
+        return {"kind": self.kind, "units": self.n_units, "n": self.n, "rows_per_unit": self.rows}
+
+
+def _kernels():
+    from . import _gpu_kernels
+
+    return _gpu_kernels

@@ -1,0 +1,71 @@
+"""A batch of vertex cuts: one edge partition per (graph, k).
+
+Sub-load u is one (graph, k) pair, run by vcut's CPU partitioner; its result is
+the cluster of every edge. No GPU implementation yet (the GPU partitioner is
+issue 15's), so GPU devices are left out of this job. Sub-loads are equal when
+the graphs are (the generator makes RMAT graphs of one scale).
+"""
+
+import numpy as np
+
+from frontend.errors import InputError
+
+from .base import Job
+
+__all__ = ["PartitionBatch"]
+
+
+class PartitionBatch(Job):
+    kind = "partition-batch"
+    gpu_capable = False
+
+    def __init__(self, graphs, ks, algo="wb-libra", seed=0):
+        graphs, ks = list(graphs), [int(k) for k in ks]
+        if not graphs or not ks:
+            raise ValueError("partition batch: give at least one graph and one k")
+        if min(ks) < 2:
+            raise ValueError(f"partition batch: k = {min(ks)}; use k >= 2")
+        self.graphs, self.ks, self.algo, self.seed = graphs, ks, algo, seed
+        self.pairs = [(g, k) for g in range(len(graphs)) for k in ks]
+        self.n_units = len(self.pairs)
+
+    @classmethod
+    def generate(cls, n_graphs=8, scale=12, ks=(8,), seed=0, algo="wb-libra"):
+        from runtime.generators import rmat
+
+        n_graphs = int(n_graphs)
+        if n_graphs < 1:
+            raise InputError(f"--size {n_graphs}: partition-batch needs at least one graph")
+        return cls([rmat(scale, 8, seed=seed + i) for i in range(n_graphs)], ks, algo, seed)
+
+    def _one(self, u):
+        from vcut.partition import partition_graph
+
+        g, k = self.pairs[u]
+        return partition_graph(self.graphs[g], k, self.algo, seed=self.seed).assignment
+
+    def unit_work(self):
+        return float(np.mean([len(g.src) for g in self.graphs]))
+
+    def unit_bytes(self):
+        return int(16 * self.unit_work())
+
+    def run_cpu(self, units):
+        return [self._one(u) for u in units.tolist()]
+
+    def run_gpu(self, units, gpu):
+        raise NotImplementedError("partition-batch has no GPU implementation yet (the GPU "
+                                  "multilevel partitioner is issue 15's)")
+
+    def combine(self, results):
+        return [results[u] for u in range(self.n_units)]
+
+    def reference(self):
+        from vcut.partition import partition_graph
+
+        return [partition_graph(self.graphs[g], k, self.algo, seed=self.seed).assignment
+                for g, k in self.pairs]
+
+    def describe(self):
+        return {"kind": self.kind, "units": self.n_units, "graphs": len(self.graphs),
+                "ks": self.ks, "algo": self.algo}
