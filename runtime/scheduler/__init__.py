@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from frontend.errors import InputError
 
 from .devices import CpuDevice, CudaDevice, Device, DeviceFault, SimDevice, parse_devices
-from .engine import Engine, Fault, SchedulingError, Span
+from .engine import DevicesRefused, Engine, Fault, SchedulingError, Span
 from .pool import WorkPool
 
-__all__ = ["schedule", "ScheduleResult", "POLICIES", "SchedulingError", "Device", "CpuDevice",
-           "CudaDevice", "SimDevice", "DeviceFault", "parse_devices", "Span", "Fault"]
+__all__ = ["schedule", "ScheduleResult", "POLICIES", "SchedulingError", "DevicesRefused", "Device",
+           "CpuDevice", "CudaDevice", "SimDevice", "DeviceFault", "parse_devices", "Span", "Fault"]
 
 POLICIES = ("hass", "min-min", "greedy", "qilin")
 
@@ -100,7 +100,7 @@ def schedule(job, devices="auto", policy="hass", seed=0, *, rounds=10, profile_u
                                 f"bytes, the device has {int(d.memory()):,}")
     usable = [d for d in devices if d.name not in excluded]
     if not usable:
-        raise SchedulingError(f"{job.kind} fits none of the devices: " +
+        raise DevicesRefused(f"{job.kind} fits none of the devices: " +
                               "; ".join(f"{k}: {v}" for k, v in excluded.items()))
     pool = WorkPool(job, rounds)
     engine = Engine(usable, job)

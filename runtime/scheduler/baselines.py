@@ -21,7 +21,7 @@ from collections import deque
 
 import numpy as np
 
-from .engine import Engine, SchedulingError
+from .engine import DevicesRefused, Engine
 from .profiler import profile
 
 __all__ = ["run_min_min", "run_greedy", "run_qilin", "qilin_devices"]
@@ -104,7 +104,7 @@ def qilin_devices(engine):
     cpus = [d for d in devices if d.kind != "gpu"]
     gpus = [d for d in devices if d.kind == "gpu"]
     if len(cpus) != 1 or len(gpus) != 1:
-        raise SchedulingError(
+        raise DevicesRefused(
             f"qilin splits a load between one CPU and one GPU; these devices give "
             f"{len(cpus)} CPU(s) and {len(gpus)} GPU(s) able to run {job.kind}: "
             f"use --policy hass, min-min or greedy")
@@ -115,11 +115,11 @@ def run_qilin(engine, pool, *, training=0.3):
     job = engine.job
     cpu, gpu = qilin_devices(engine)
     if not 0 < training < 1:
-        raise SchedulingError(f"--training {training}: use a fraction in (0, 1)")
+        raise DevicesRefused(f"--training {training}: use a fraction in (0, 1)")
     n1 = max(1, round(training * job.n_units / 6))
     n2 = max(n1 + 1, round(training * job.n_units / 3))
     if n2 > job.n_units:
-        raise SchedulingError(f"qilin: the job has {job.n_units} sub-loads, too few to train "
+        raise DevicesRefused(f"qilin: the job has {job.n_units} sub-loads, too few to train "
                               f"on {training:.0%} of them; use more --units")
     trainer = Engine([cpu, gpu], job)   # offline: its own clock, results discarded
     todo = {cpu: deque([n1, n2]), gpu: deque([n1, n2])}

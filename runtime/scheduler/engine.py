@@ -22,11 +22,16 @@ from dataclasses import dataclass
 
 from frontend.errors import VcutError
 
-__all__ = ["Engine", "Span", "Fault", "SchedulingError"]
+__all__ = ["Engine", "Span", "Fault", "SchedulingError", "DevicesRefused"]
 
 
 class SchedulingError(VcutError):
-    """A job cannot be scheduled on the given devices (or every device failed)."""
+    """A schedule could not complete (every device failed)."""
+
+
+class DevicesRefused(SchedulingError):
+    """Refused before anything runs: the devices cannot run the job under the policy."""
+    exit_code = 2
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ def _rate(d, executed, busy, bulk):
     return executed[d] / busy[d] if busy[d] > 0 else 0.0
 
 
-def run_hass(engine, pool, *, profile_units=None, slack=0.02):
+def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
     job = engine.job
     bundler = Bundler()
     ratios, final, final_round, steady = None, False, None, 0
@@ -124,9 +124,10 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02):
         cpu_end = max((finish[d] for d in cpus if d in engine.alive), default=last)
         idle_cpu = cpus and any(finish[g] >= last for g in gpus) and \
             last - cpu_end > max(slack * (end - t0), longest[0])
+        unbalanced = idle_cpu or (steal_rates and sum(stolen.values()) > 0)
         if final:
             new = ratios
-        elif idle_cpu:
+        elif unbalanced:
             new = ratios_from_rates({d: _rate(d, executed, busy, bulk) for d in alive})
         else:
             new = ratios_from_rates(shares)
@@ -141,7 +142,7 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02):
             "executed": {d.name: executed[d] / m if m else 0.0 for d in devices},
             "stolen": {d.name: stolen[d] for d in devices},
             "bundles": {d.name: bundler.count[(rnd, d.name)] for d in gpus},
-            "rate_correction": bool(idle_cpu) and not final,
+            "rate_correction": bool(unbalanced) and not final,
         })
         ratios = {d: new.get(d, 0.0) for d in alive}
     return {"rounds": rounds, "final_round": final_round, "profiling_seconds": profiling,

@@ -236,3 +236,41 @@ def test_summary_is_json():
     s = json.loads(json.dumps(res.summary()))
     assert s["policy"] == "hass" and s["clock"] == "virtual"
     assert np.isclose(sum(s["units"].values()), 100)
+
+
+def test_cli_schedule_json_report_and_check(tmp_path, capsys):
+    import json
+
+    from vcut.cli import main
+
+    report = tmp_path / "s.html"
+    assert main(["schedule", "--job", "matmul", "--size", "64", "--units", "32", "--rounds", "4",
+                 "--devices", "sim:cpu,sim:gpu:speed=4", "--policy", "all", "--check",
+                 "--json", "--report", str(report)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["matches_reference"] is True
+    assert [r["policy"] for r in out["results"]] == ["hass", "min-min", "greedy", "qilin"]
+    assert all(sum(r["units"].values()) == 32 for r in out["results"])
+    page = report.read_text()
+    assert page.startswith("<!doctype html>") and "data:image/png;base64," in page
+    # two GPUs: 'all' leaves Qilin out; asking for it is refused
+    assert main(["schedule", "--job", "matmul", "--size", "64", "--units", "32", "--rounds", "4",
+                 "--devices", "sim:cpu,sim:gpu,sim:gpu", "--policy", "all"]) == 0
+    assert "qilin" not in capsys.readouterr().out
+    assert main(["schedule", "--job", "matmul", "--size", "64", "--rounds", "4",
+                 "--devices", "sim:cpu,sim:gpu,sim:gpu", "--policy", "qilin"]) == 2
+    assert "one CPU and one GPU" in capsys.readouterr().err
+
+
+def test_cli_schedule_bad_input(capsys):
+    from vcut.cli import main
+
+    cases = [(["--devices", "sim:tpu"], "sim:cpu or sim:gpu"),
+             (["--size", "-3"], "--size -3: matmul takes a whole number"),
+             (["--units", "0"], "--units 0: use at least 1 sub-load"),
+             (["--rounds", "0"], "--rounds 0: use at least 1 round")]
+    for extra, msg in cases:
+        assert main(["schedule", "--job", "matmul", "--size", "16", "--devices", "sim:cpu"]
+                    + extra) == 2
+        err = capsys.readouterr().err
+        assert msg in err and len(err.strip().splitlines()) == 1

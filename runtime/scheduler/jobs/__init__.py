@@ -26,10 +26,12 @@ def make_job(kind, *, size=None, units=None, seed=0):
         raise InputError(f"--job {kind!r}: use one of {', '.join(JOB_KINDS)}")
     d_size, d_units = DEFAULTS[kind]
     size = d_size if size is None else size
-    units = d_units if units is None else int(units)
     lo, hi = LIMITS[kind]
     if not (lo <= size <= hi) or size != int(size):
         raise InputError(f"--size {size:g}: {kind} takes a whole number in {lo:,} .. {hi:,}")
+    if units is None:  # the default, but never more sub-loads than rows or bytes
+        units = min(d_units, int(size)) if kind in ("matmul", "string-search") else d_units
+    units = int(units)
     try:
         if kind == "string-search":
             return StringSearch.generate(int(size), n_units=units, seed=seed)

@@ -1,0 +1,161 @@
+"""HASS against min-min, greedy and Qilin (seed 004, Chapter 3).
+
+    python bench/bench_schedule.py                 # simulated devices, the four job kinds
+    python bench/bench_schedule.py --gpu           # also the host CPU + CUDA GPU 0 (real)
+    python bench/bench_schedule.py --report DIR    # HTML report per job kind
+
+Simulated machines (every device computes its sub-loads' real results with the
+CPU implementation; time is the device model's, see runtime/scheduler/devices.py):
+
+- ``cpu2gpu``: sim:cpu (speed 1) + two GPUs of speed 4 and 2, 0.1 ms launch, 10 us
+  transfer start-up, 12 GB/s; a GPU call is full from one sub-load on (the
+  source sizes sub-loads to at least the GPU's core count);
+- ``cpu1gpu``: sim:cpu + the speed-4 GPU, for Qilin (one CPU and one GPU only).
+
+Tables: makespan of each policy / the ideal equal-finish split (solved exactly
+for the model), and HASS / each baseline. Qilin's training is offline (not in
+its makespan); the "Qilin + training" column adds it. A last table sweeps
+Qilin's training fraction on a GPU that fills only from 20 % of a round: the
+steady-state round makespan (last round) of HASS and Qilin.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from runtime.scheduler import SimDevice, schedule  # noqa: E402
+from runtime.scheduler.jobs import make_job  # noqa: E402
+from runtime.scheduler.profiler import ideal_split  # noqa: E402
+
+JOBS = {  # kind: (size, units): 64 MB of text, order 2048, 4096 BFS sources on RMAT 14, 64 graphs
+    "string-search": (64e6, 4096),
+    "matmul": (2048, 2048),
+    "bfs-batch": (14, 4096),
+    "partition-batch": (64, 64),
+}
+
+
+def machine(job, gpus=(4.0, 2.0), saturation_units=1.0):
+    sat = saturation_units * job.unit_work()
+    devs = [SimDevice("cpu", name="cpu", speed=1.0)]
+    for i, s in enumerate(gpus):
+        devs.append(SimDevice("gpu", name=f"gpu{i}", speed=s, launch=1e-4, latency=1e-5,
+                              bandwidth=12e9, saturation=sat))
+    return devs
+
+
+def row(cells, widths):
+    return "  ".join(str(c).rjust(w) for c, w in zip(cells, widths))
+
+
+def simulated(kinds, rounds, report):
+    from runtime.scheduler.report import write_report
+
+    print("## Simulated CPU + 2 GPUs (speeds 1 : 4 : 2)\n")
+    head = ["job", "hass/ideal", "last round/ideal", "min-min/ideal", "greedy/ideal",
+            "hass/min-min", "hass/greedy", "final round", "stolen", "check"]
+    w = [16, 10, 16, 13, 12, 12, 11, 11, 7, 6]
+    print(row(head, w))
+    for kind in kinds:
+        size, units = JOBS[kind]
+        job = make_job(kind, size=size, units=units, seed=1)
+        ref = job.reference()
+        res = {p: schedule(job, machine(job), p, rounds=rounds) for p in ("hass", "min-min", "greedy")}
+        ok = all(job.same(r.result, ref) for r in res.values())
+        h = res["hass"]
+        last = h.rounds[-1]
+        ideal_last = ideal_split(machine(job), job, last["units"])[0]
+        print(row([kind, f"{h.makespan / h.ideal:.3f}", f"{last['makespan'] / ideal_last:.3f}",
+                   f"{res['min-min'].makespan / h.ideal:.3f}",
+                   f"{res['greedy'].makespan / h.ideal:.3f}",
+                   f"{h.makespan / res['min-min'].makespan:.3f}",
+                   f"{h.makespan / res['greedy'].makespan:.3f}",
+                   "-" if h.final_round is None else h.final_round, h.stolen,
+                   "ok" if ok else "DIFF"], w))
+        if h.excluded:
+            print(f"{'':16}  ({'; '.join(f'{k}: {v}' for k, v in h.excluded.items())})")
+        if report:
+            write_report(list(res.values()), os.path.join(report, f"{kind}-cpu2gpu.html"))
+    print("\n## Simulated CPU + 1 GPU (speeds 1 : 4), with Qilin (training 30 %)\n")
+    head = ["job", "hass/ideal", "qilin/ideal", "qilin+train/ideal", "hass/qilin",
+            "hass/(qilin+train)", "last round hass/qilin"]
+    w = [16, 10, 11, 17, 10, 18, 21]
+    print(row(head, w))
+    for kind in kinds:
+        size, units = JOBS[kind]
+        job = make_job(kind, size=size, units=units, seed=1)
+        if not job.gpu_capable:
+            print(f"{kind:>16}  (no GPU implementation: Qilin has no GPU to split with)")
+            continue
+        h = schedule(job, machine(job, (4.0,)), "hass", rounds=rounds)
+        q = schedule(job, machine(job, (4.0,)), "qilin", rounds=rounds, training=0.3)
+        print(row([kind, f"{h.makespan / h.ideal:.3f}", f"{q.makespan / h.ideal:.3f}",
+                   f"{(q.makespan + q.training_seconds) / h.ideal:.3f}",
+                   f"{h.makespan / q.makespan:.3f}",
+                   f"{h.makespan / (q.makespan + q.training_seconds):.3f}",
+                   f"{h.rounds[-1]['makespan'] / q.rounds[-1]['makespan']:.3f}"], w))
+    print("\n## Qilin's training fraction (matmul, CPU + 1 GPU full from 20 % of a round's "
+          "sub-loads)\n")
+    size, units = JOBS["matmul"]
+    job = make_job("matmul", size=size, units=units, seed=1)
+    sat = 0.2 * units / rounds
+    h = schedule(job, machine(job, (4.0,), sat), "hass", rounds=rounds)
+    print(row(["training", "qilin last round / hass last round"], [9, 34]))
+    for f in (0.05, 0.1, 0.2, 0.3, 0.4):
+        q = schedule(job, machine(job, (4.0,), sat), "qilin", rounds=rounds, training=f)
+        print(row([f"{f:.0%}", f"{q.rounds[-1]['makespan'] / h.rounds[-1]['makespan']:.3f}"], [9, 34]))
+
+
+def real(rounds, report):
+    """The host CPU and CUDA GPU 0: measured makespans, the source's two workloads."""
+    from runtime.scheduler import CpuDevice, CudaDevice
+    from runtime.scheduler.report import write_report
+
+    print("\n## Host CPU + CUDA GPU 0 (wall clock)\n")
+    head = ["job", "cpu only", "gpu only", "hass", "min-min", "greedy", "qilin",
+            "best single / hass", "check"]
+    w = [16, 9, 9, 9, 9, 9, 9, 18, 6]
+    print(row(head, w))
+    for kind, size, units in (("string-search", 50e6, 500), ("matmul", 6000, 375)):
+        job = make_job(kind, size=size, units=units, seed=1)
+        ref = job.reference()
+        cpu, gpu = CpuDevice(), CudaDevice(0)
+        job.run_gpu(np.arange(1), gpu)  # compile the kernels and cache the setup data first
+        job.run_cpu(np.arange(1))
+        t = {}
+        for name, devs in (("cpu only", [cpu]), ("gpu only", [gpu])):
+            t[name] = schedule(job, devs, "greedy" if name == "cpu only" else "hass",
+                               rounds=rounds).makespan
+        res = {p: schedule(job, [cpu, gpu], p, rounds=rounds)
+               for p in ("hass", "min-min", "greedy", "qilin")}
+        ok = all(job.same(r.result, ref) for r in res.values())
+        print(row([kind, f"{t['cpu only']:.3f}", f"{t['gpu only']:.3f}"]
+                  + [f"{res[p].makespan:.3f}" for p in ("hass", "min-min", "greedy", "qilin")]
+                  + [f"{min(t.values()) / res['hass'].makespan:.2f}", "ok" if ok else "DIFF"], w))
+        if report:
+            write_report(list(res.values()), os.path.join(report, f"{kind}-real.html"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--jobs", default=",".join(JOBS), help="comma-separated job kinds")
+    ap.add_argument("--rounds", type=int, default=32)
+    ap.add_argument("--gpu", action="store_true", help="also run on the host CPU + CUDA GPU 0")
+    ap.add_argument("--report", metavar="DIR", help="write an HTML report per job here")
+    args = ap.parse_args()
+    if args.report:
+        os.makedirs(args.report, exist_ok=True)
+    t0 = time.perf_counter()
+    simulated(args.jobs.split(","), args.rounds, args.report)
+    if args.gpu:
+        real(args.rounds, args.report)
+    print(f"\n({time.perf_counter() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""``vcut schedule``: run a divisible job over the CPU and GPUs under HASS or a baseline."""
+
+from ._common import add_common, print_json, print_rows
+from ._outputs import check_command_outputs
+
+__all__ = ["register", "run"]
+
+JOBS = ("string-search", "matmul", "bfs-batch", "partition-batch")
+
+
+def register(sub):
+    """Add the subcommand's parser to ``sub``."""
+    p = sub.add_parser(
+        "schedule",
+        help="run a divisible job over the CPU and GPUs with HASS, min-min, greedy or Qilin",
+        description="Split a job into equal independent sub-loads, deal them in rounds, and "
+        "schedule each round over the devices: HASS (profiling, one bundled call per GPU, "
+        "stealing from the CPU buffer, adaptation; seed 004 Chapter 3) or a baseline. "
+        "Devices: cpu, gpu:N (CUDA), sim:cpu / sim:gpu with :key=value model parameters "
+        "(speed, overhead, latency, bandwidth, launch, saturation, memory, fail), or auto.",
+    )
+    p.add_argument("--job", required=True, choices=JOBS, help="the job kind")
+    p.add_argument("--size", type=float,
+                   help="job size: text bytes (string-search), matrix order (matmul), RMAT "
+                   "scale (bfs-batch), number of graphs (partition-batch); default per kind")
+    p.add_argument("--units", type=int, help="sub-loads the job is split into (default per kind)")
+    p.add_argument("--rounds", type=int, default=10, help="rounds the load is dealt in (default 10)")
+    p.add_argument("--policy", default="hass", choices=["hass", "min-min", "greedy", "qilin", "all"],
+                   help="scheduling policy, or all to compare them (default hass)")
+    p.add_argument("--devices", default="auto",
+                   help="comma-separated devices, e.g. cpu,gpu:0 or cpu,sim:gpu:speed=4,"
+                   "sim:gpu:speed=2 (default auto: the CPU and every CUDA GPU)")
+    p.add_argument("--training", type=float, default=0.3,
+                   help="Qilin's training fraction of the input (default 0.3)")
+    p.add_argument("--profile-units", type=int,
+                   help="HASS's profiling sample per device, in sub-loads (default: what fills "
+                   "the largest GPU, or a tenth of a round's even share)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated job (default 0)")
+    p.add_argument("--check", action="store_true",
+                   help="also compute the job's plain CPU reference and compare")
+    p.add_argument("--report", metavar="PATH",
+                   help="plots of the shares per round, round makespans and device timelines "
+                   "(.png, else HTML)")
+    add_common(p)
+    p.set_defaults(func=run)
+
+
+def run(args, program_args):
+    from frontend.errors import InputError
+    from runtime.scheduler import POLICIES, schedule
+    from runtime.scheduler.devices import parse_devices
+    from runtime.scheduler.jobs import make_job
+    from runtime.scheduler.report import write_report
+
+    check_command_outputs(args, [args.report])
+    if args.units is not None and args.units < 1:
+        raise InputError(f"--units {args.units}: use at least 1 sub-load")
+    parse_devices(args.devices)     # a bad device spec is refused before the job is built
+    if args.rounds < 1:
+        raise InputError(f"--rounds {args.rounds}: use at least 1 round")
+    job = make_job(args.job, size=args.size, units=args.units, seed=args.seed)
+    policies = POLICIES if args.policy == "all" else (args.policy,)
+    if args.policy == "all":
+        devices = parse_devices(args.devices)
+        kinds = [d.kind for d in devices if d.can_run(job)]
+        if kinds.count("gpu") != 1 or kinds.count("cpu") != 1:
+            policies = tuple(p for p in POLICIES if p != "qilin")
+    results = []
+    for policy in policies:
+        results.append(schedule(job, parse_devices(args.devices), policy, rounds=args.rounds,
+                                profile_units=args.profile_units, training=args.training))
+    checked = None
+    if args.check:
+        ref = job.reference()
+        checked = all(job.same(r.result, ref) for r in results)
+    if args.report:
+        write_report(results, args.report)
+    if args.json:
+        out = {"job": job.describe(), "results": [r.summary() for r in results]}
+        if checked is not None:
+            out["matches_reference"] = checked
+        print_json(out)
+    else:
+        for r in results:
+            rows = [("policy", r.policy),
+                    ("devices", ", ".join(d["name"] for d in r.devices)
+                     + (f" (left out: {'; '.join(f'{k}: {v}' for k, v in r.excluded.items())})"
+                        if r.excluded else "")),
+                    ("makespan", f"{r.makespan:.6g} s" + (" (simulated)" if r.virtual else "")
+                     + (f", {r.makespan / r.ideal:.3f}x the ideal split" if r.ideal else "")),
+                    ("last round", f"{r.rounds[-1]['makespan']:.6g} s"),
+                    ("sub-loads", ", ".join(f"{k} {v:,}" for k, v in r.units.items())),
+                    ("busy", ", ".join(f"{k} {v:.4g} s" for k, v in r.busy.items())),
+                    ("stolen", f"{r.stolen:,}")]
+            if r.policy == "hass":
+                rows.append(("ratios final", "not yet" if r.final_round is None
+                             else f"after round {r.final_round}"))
+                rows.append(("profiling", f"{r.profiling_seconds:.4g} s"))
+            if r.policy == "qilin":
+                rows.append(("training (offline)", f"{r.training_seconds:.4g} s"))
+            for f in r.faults:
+                rows.append(("fault", f"{f.device} in round {f.round}: {f.error} "
+                             f"({f.units} sub-loads run again elsewhere)"))
+            print_rows(rows)
+            print()
+        if checked is not None:
+            print("result matches the CPU reference" if checked
+                  else "RESULT DIFFERS FROM THE CPU REFERENCE")
+    return 0 if checked in (None, True) else 1
