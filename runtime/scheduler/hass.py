@@ -9,11 +9,17 @@ Per round, with the ratios of the previous round (round 0: profiling):
 - adaptation: the next round's ratios are the shares each device actually ran.
   When they move by at most one sub-load two rounds in a row they are final.
 
-One addition to the source: stealing only ever moves work *to* the GPUs, so a
-round in which the GPUs got too much (the CPU empties its buffer and idles while
-a GPU is still busy) cannot show it in the executed shares. When the CPU idles
-at the end of a round for more than ``slack`` of the round, the next ratios are
-the rates the round measured (sub-loads / busy seconds) instead.
+One addition to the source: the executed shares are the next ratios only after
+a balanced round. Stealing only moves work *to* the GPUs, so a round in which the
+GPUs got too much (the CPU empties its buffer and idles, for longer than its
+longest call and ``slack`` of the round, while a GPU is still busy) does not show
+in the shares; and after a round in which GPUs stole, the shares understate them
+(each stolen sub-load paid a whole launch). After such rounds the next ratios are
+the rates the round measured (a GPU's sub-loads / seconds of its bundle, the
+CPU's over its busy time), whose fixed point is the equal-finish split.
+The profiling sample per device defaults to what fills the largest GPU (simulated
+GPUs: their saturation; the source: "the number of SPs"), or a tenth of a
+round's even share when that is more.
 Devices that fail are retired; their sub-loads go back to the CPU buffer.
 """
 
