@@ -274,3 +274,12 @@ def test_cli_schedule_bad_input(capsys):
                     + extra) == 2
         err = capsys.readouterr().err
         assert msg in err and len(err.strip().splitlines()) == 1
+
+
+def test_runtime_schedule_is_the_scheduler():
+    import runtime
+
+    job = Toy(50)
+    a = runtime.schedule(job, devices_135(), "greedy", rounds=5)
+    b = schedule(job, devices_135(), "greedy", rounds=5)
+    assert a.result == job.reference() and a.makespan == b.makespan and a.units == b.units
