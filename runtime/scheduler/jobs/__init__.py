@@ -1,5 +1,7 @@
 """The job kinds of `runtime.scheduler` and `make_job`, their command-line defaults."""
 
+import numpy as np
+
 from frontend.errors import InputError
 
 from .base import Job
@@ -20,26 +22,40 @@ LIMITS = {"string-search": (1, 2**34), "matmul": (1, 65536), "bfs-batch": (1, 26
           "partition-batch": (1, 4096)}
 
 
-def make_job(kind, *, size=None, units=None, seed=0):
-    """A generated job of ``kind`` (sizes as `DEFAULTS`), split into ``units`` sub-loads."""
+def make_job(kind, *, size=None, units=None, seed=0, **kw):
+    """A generated job of ``kind`` (sizes as `DEFAULTS`), split into ``units`` sub-loads.
+
+    ``kw`` goes to the kind's generator: ``pattern`` (string-search), ``edge_factor``,
+    ``n_sources`` (bfs-batch), ``scale``, ``ks``, ``algo`` (partition-batch). A
+    partition batch has one sub-load per graph and k, so ``units`` (when given)
+    must be ``size x len(ks)``.
+    """
     if kind not in JOB_KINDS:
         raise InputError(f"--job {kind!r}: use one of {', '.join(JOB_KINDS)}")
     d_size, d_units = DEFAULTS[kind]
     size = d_size if size is None else size
     lo, hi = LIMITS[kind]
-    if not (lo <= size <= hi) or size != int(size):
-        raise InputError(f"--size {size:g}: {kind} takes a whole number in {lo:,} .. {hi:,}")
+    number = isinstance(size, (int, float, np.integer, np.floating)) and not isinstance(size, bool)
+    if not number or not (lo <= size <= hi) or size != int(size):
+        shown = f"{size:g}" if number else repr(size)
+        raise InputError(f"--size {shown}: {kind} takes a whole number in {lo:,} .. {hi:,}")
+    size = int(size)
+    given = units is not None
     if units is None:  # the default, but never more sub-loads than rows or bytes
-        units = min(d_units, int(size)) if kind in ("matmul", "string-search") else d_units
+        units = min(d_units, size) if kind in ("matmul", "string-search") else d_units
     units = int(units)
     try:
         if kind == "string-search":
-            return StringSearch.generate(int(size), n_units=units, seed=seed)
+            return StringSearch.generate(size, n_units=units, seed=seed, **kw)
         if kind == "matmul":
-            return Matmul(int(size), units, seed=seed)
+            return Matmul(size, units, seed=seed, **kw)
         if kind == "bfs-batch":
-            return BfsBatch.generate(int(size), n_sources=max(256, units), n_units=units,
-                                     seed=seed)
-        return PartitionBatch.generate(int(size), ks=(8,), seed=seed)
+            kw.setdefault("n_sources", max(256, units))
+            return BfsBatch.generate(size, n_units=units, seed=seed, **kw)
+        kw.setdefault("ks", (8,))
+        if given and units != size * len(kw["ks"]):
+            raise InputError(f"--units {units}: a partition batch has one sub-load per graph "
+                             f"and k, here {size * len(kw['ks'])}; set --size (graphs) instead")
+        return PartitionBatch.generate(size, seed=seed, **kw)
     except ValueError as exc:
         raise InputError(str(exc)) from None

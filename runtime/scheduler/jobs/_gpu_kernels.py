@@ -1,6 +1,9 @@
-"""numba.cuda kernels of the job kinds (imported only when a GPU call runs)."""
+"""numba.cuda kernels of the job kinds and their device cache (imported only when a
+GPU call runs)."""
 
-from numba import cuda, float64
+import weakref
+
+from numba import cuda, float64, int32
 
 TILE = 16  # matmul tile edge (a compile-time constant of the shared arrays)
 
@@ -44,22 +47,52 @@ def mm(a, b, c):
 
 
 @cuda.jit
-def bfs(indptr, indices, sources, dist, queue):
-    s = cuda.grid(1)
-    if s >= sources.shape[0]:
-        return
+def bfs(indptr, indices, sources, dist):
+    # one block per source, level-synchronous: at each level the block's threads sweep
+    # the vertices (one thread per (source, vertex) pair), expand those at the level,
+    # and stop after a level that reached nothing (a shared flag). Concurrent writers
+    # of dist[s, w] all write the same level + 1, and only -1 entries change, so
+    # the sweep never sees a vertex move into the level it is expanding.
+    s = cuda.blockIdx.x
+    t, nt = cuda.threadIdx.x, cuda.blockDim.x
     n = dist.shape[1]
-    for v in range(n):
+    more = cuda.shared.array(1, int32)
+    for v in range(t, n, nt):
         dist[s, v] = -1
-    dist[s, sources[s]] = 0
-    queue[s, 0] = sources[s]
-    head, tail = 0, 1
-    while head < tail:
-        v = queue[s, head]
-        head += 1
-        for j in range(indptr[v], indptr[v + 1]):
-            w = indices[j]
-            if dist[s, w] < 0:
-                dist[s, w] = dist[s, v] + 1
-                queue[s, tail] = w
-                tail += 1
+    cuda.syncthreads()
+    if t == 0:
+        dist[s, sources[s]] = 0
+    level = 0
+    while True:
+        if t == 0:
+            more[0] = 0
+        cuda.syncthreads()
+        for v in range(t, n, nt):
+            if dist[s, v] == level:
+                for j in range(indptr[v], indptr[v + 1]):
+                    w = indices[j]
+                    if dist[s, w] < 0:
+                        dist[s, w] = level + 1
+                        more[0] = 1
+        cuda.syncthreads()
+        if more[0] == 0:
+            return
+        level += 1
+        cuda.syncthreads()  # every thread has read the flag before thread 0 clears it
+
+
+def on_device(gpu, job, name, make):
+    """``make()``'s device arrays for ``job``, made once per device and kept in
+    ``gpu.cache`` (the setup transfer). Entries hold the job by weak reference: a
+    new job that reuses a dead job's ``id`` never gets its data, and dead jobs'
+    entries are dropped (freeing their device memory) when a new entry is made."""
+    key = ("job", id(job), name)
+    hit = gpu.cache.get(key)
+    if hit is not None and hit[0]() is job:
+        return hit[1]
+    for k in [k for k, v in gpu.cache.items()
+              if isinstance(k, tuple) and k[:1] == ("job",) and v[0]() is None]:
+        del gpu.cache[k]
+    data = make()
+    gpu.cache[key] = (weakref.ref(job), data)
+    return data

@@ -1,10 +1,13 @@
 """A batch of BFS queries over one graph: hop distances from many sources.
 
-Sub-load u is the u-th group of consecutive sources. The CPU runs a queue BFS
-per source (numba); a GPU call runs one thread per source of the bundle, each a
-whole BFS with its own queue in device memory: one transfer (the sources), one
-launch, one copy back; the CSR crosses to the device once. Distances are int32,
--1 where a vertex is not reached.
+Sub-load u is the u-th group of ceil(len(sources) / n_units) consecutive sources
+(``n_units`` is lowered when the last groups would be empty). The CPU runs a
+queue BFS per source (numba); a GPU call runs one block per source of the
+bundle, level-synchronous (each level one sweep of the block's threads over the
+vertices, so a source costs levels x n / threads-per-block steps: fine on
+small-world graphs, slow on long paths): one transfer (the sources), one
+launch, one copy back; the CSR crosses to the device once. Undirected graphs
+are traversed both ways. Distances are int32, -1 where a vertex is not reached.
 """
 
 import numpy as np
@@ -89,19 +92,19 @@ class BfsBatch(Job):
 
     def run_gpu(self, units, gpu):
         cuda = gpu.cuda
-        key = ("csr", id(self))
-        if key not in gpu.cache:
-            gpu.cache[key] = (cuda.to_device(self.indptr, stream=gpu.stream),
-                              cuda.to_device(self.indices, stream=gpu.stream))
+        if not len(units):
+            return []
+        k = _kernels()
+        csr = k.on_device(gpu, self, "csr", lambda: (
+            cuda.to_device(self.indptr, stream=gpu.stream),
+            cuda.to_device(self.indices, stream=gpu.stream)))
         groups = [self._group(u) for u in units.tolist()]
         src = np.concatenate(groups)
         d_src = cuda.to_device(src, stream=gpu.stream)                # one transfer
         n = self.graph.n
         d_dist = cuda.device_array((len(src), n), np.int32, stream=gpu.stream)
-        d_queue = cuda.device_array((len(src), n), np.int64, stream=gpu.stream)
-        tpb = config.THREADS_PER_BLOCK
-        _kernels().bfs[(len(src) + tpb - 1) // tpb, tpb, gpu.stream](
-            *gpu.cache[key], d_src, d_dist, d_queue)                    # one launch
+        k.bfs[len(src), config.THREADS_PER_BLOCK, gpu.stream](
+            *csr, d_src, d_dist)                                        # one launch
         dist = d_dist.copy_to_host(stream=gpu.stream)
         gpu.stream.synchronize()
         out, pos = [], 0
@@ -117,9 +120,11 @@ class BfsBatch(Job):
         from scipy.sparse import csr_matrix
         from scipy.sparse.csgraph import shortest_path
 
-        n = self.graph.n
-        m = csr_matrix((np.ones(len(self.indices)), self.indices, self.indptr), shape=(n, n))
-        d = shortest_path(m, directed=True, unweighted=True, indices=self.sources)
+        # from the edge list, not the CSR the kernels use
+        g, n = self.graph, self.graph.n
+        m = csr_matrix((np.ones(len(g.src)), (np.asarray(g.src), np.asarray(g.dst))),
+                       shape=(n, n))
+        d = shortest_path(m, directed=bool(g.directed), unweighted=True, indices=self.sources)
         return np.where(np.isinf(d), -1, d).astype(np.int32)
 
     def describe(self):

@@ -3,16 +3,16 @@
 C = A B with A, B of order n holding integers 0..7 as float64, so every dot
 product (at most 49 n) is exact whatever the summation order: CPU (BLAS), GPU
 (shared-memory tiles) and the reference agree bit for bit. Sub-load u is the
-u-th tile of ceil(n / n_units) rows of A; B crosses to a GPU once.
+u-th tile of ceil(n / n_units) rows of A (the last may be shorter; ``n_units``
+is lowered when the last tiles would be empty, e.g. 10 rows in 6 units are 5
+tiles of 2); B crosses to a GPU once.
 """
 
 import numpy as np
 
-
 from .base import Job
 
 __all__ = ["Matmul"]
-
 
 
 class Matmul(Job):
@@ -48,16 +48,16 @@ class Matmul(Job):
 
     def run_gpu(self, units, gpu):
         cuda = gpu.cuda
-        key = ("b", id(self))
-        if key not in gpu.cache:
-            gpu.cache[key] = cuda.to_device(self.b, stream=gpu.stream)
+        if not len(units):
+            return []
+        k = _kernels()
+        d_b = k.on_device(gpu, self, "b", lambda: cuda.to_device(self.b, stream=gpu.stream))
         spans = [self._range(u) for u in units.tolist()]
         a = np.ascontiguousarray(np.concatenate([self.a[lo:hi] for lo, hi in spans]))
         d_a = cuda.to_device(a, stream=gpu.stream)                   # one transfer
         d_c = cuda.device_array(a.shape, np.float64, stream=gpu.stream)
-        k = _kernels()
         grid = ((self.n + k.TILE - 1) // k.TILE, (a.shape[0] + k.TILE - 1) // k.TILE)
-        k.mm[grid, (k.TILE, k.TILE), gpu.stream](d_a, gpu.cache[key], d_c)   # one launch
+        k.mm[grid, (k.TILE, k.TILE), gpu.stream](d_a, d_b, d_c)   # one launch
         c = d_c.copy_to_host(stream=gpu.stream)
         gpu.stream.synchronize()
         out, pos = [], 0

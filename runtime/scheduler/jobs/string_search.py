@@ -1,9 +1,11 @@
 """String search: every occurrence of a pattern in a large text (the source's first workload).
 
-Sub-load u is the u-th of ``n_units`` equal chunks of the text and finds the
-matches that *start* in its chunk (it reads len(pattern) - 1 bytes past the
-chunk's end). A GPU call ships its chunks (with their overlaps) in one array,
-runs one thread per position in one launch and copies one flag per position back.
+Sub-load u is the u-th chunk of ceil(len / n_units) bytes of the text (the last
+may be shorter; ``n_units`` is lowered when the last chunks would be empty, e.g.
+10 bytes in 6 units are 5 chunks of 2) and finds the matches that *start* in its
+chunk (it reads len(pattern) - 1 bytes past the chunk's end). A GPU call ships
+its chunks (with their overlaps) in one array, runs one thread per position in
+one launch and copies one flag per position back.
 """
 
 import numpy as np
@@ -49,8 +51,9 @@ class StringSearch(Job):
         if not 1 <= n_units <= len(text):
             raise ValueError(f"string search: {n_units} sub-loads for {len(text)} bytes; use "
                              f"1 .. {len(text)}")
-        self.text, self.pattern, self.n_units = text, pattern, n_units
+        self.text, self.pattern = text, pattern
         self.chunk = -(-len(text) // n_units)
+        self.n_units = -(-len(text) // self.chunk)   # no empty chunks: may be < n_units
 
     @classmethod
     def generate(cls, size_bytes, pattern=b"vcut", n_units=256, seed=0):
@@ -93,15 +96,15 @@ class StringSearch(Job):
             own.append(hi - lo)
             offsets.append(offsets[-1] + len(piece))
         buf = np.concatenate(pieces) if pieces else np.zeros(0, np.uint8)
-        key = ("pattern", id(self))
-        if key not in gpu.cache:
-            gpu.cache[key] = cuda.to_device(self.pattern, stream=gpu.stream)
+        k = _kernels()
+        d_pat = k.on_device(gpu, self, "pattern",
+                            lambda: cuda.to_device(self.pattern, stream=gpu.stream))
         d_buf = cuda.to_device(buf, stream=gpu.stream)           # the bundle: one transfer
         d_flags = cuda.device_array(len(buf), np.uint8, stream=gpu.stream)
         tpb = config.THREADS_PER_BLOCK
         if len(buf):
-            _kernels().search[(len(buf) + tpb - 1) // tpb, tpb, gpu.stream](
-                d_buf, gpu.cache[key], d_flags)                   # one launch
+            k.search[(len(buf) + tpb - 1) // tpb, tpb, gpu.stream](
+                d_buf, d_pat, d_flags)                            # one launch
         flags = d_flags.copy_to_host(stream=gpu.stream)
         gpu.stream.synchronize()
         out = []
