@@ -18,7 +18,14 @@ Algorithms (kebab-case names, the same in the API, the CLI and reports):
 ``hypergraph`` the hypergraph model with Mt-KaHyPar, connectivity - 1
 ``par``        parallelism-aware: a list scheduler that cuts (`vcut.parallel`);
                keeps its schedule (`EdgePartition.schedule`) and homes
+``ne``         neighbour expansion (Zhang et al., KDD 2017; `vcut.quality`)
+``hep``        HEP (Mayer & Jacobsen, SIGMOD 2021): NE++ below the degree
+               threshold ``tau`` times the mean degree, HDRF above it
+``best``       the quality mode: neighbour expansion and replica refinement
 =============  ==============================================================
+
+``refine=True`` runs the replica refinement of `vcut.quality` on the result
+of any algorithm but ``par`` (whose schedule a move would invalidate).
 
 The partitioners see the *simple* undirected graph: self-loops are left out
 and an edge repeated (in either direction) is one edge whose weight is the
@@ -45,7 +52,7 @@ __all__ = ["ALGORITHMS", "ORDERS", "EdgePartition", "partition_graph", "simplify
            "partition_from_assignment"]
 
 ALGORITHMS = ("random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh", "hdrf",
-              "spac", "wvp-random", "wvp-greedy", "hypergraph", "par")
+              "spac", "wvp-random", "wvp-greedy", "hypergraph", "par", "ne", "hep", "best")
 SPAC_VARIANTS = ("contracted", "split")
 ORDERS = ("given", "random", "bfs", "dfs")
 
@@ -172,7 +179,7 @@ def _order(kind, src, dst, n, seed):
 
 def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None,
                     backend="metis", spac_variant="contracted", imbalance=1.03, latency=None,
-                    beta=None):
+                    beta=None, tau=None, refine=False):
     """Partition the edges of ``graph`` into ``p`` clusters.
 
     Parameters
@@ -204,6 +211,12 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     beta : float, optional
         ``par``: price of a new replica in message latencies (default: chosen
         per graph among `vcut.parallel.PRICES`).
+    tau : float, optional
+        ``hep``: degree threshold in mean degrees (default
+        `vcut.quality.DEFAULT_TAU`).
+    refine : bool
+        Refine the result (replica-lowering moves within ``imbalance``);
+        ``best`` always does.
 
     Returns
     -------
@@ -233,6 +246,10 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         raise InputError(f"unknown SPAC variant {spac_variant!r}; use contracted or split")
     if not np.isfinite(imbalance) or imbalance < 1:
         raise InputError(f"imbalance must be at least 1 (1.03 = 3 %), got {imbalance}")
+    if tau is not None and algo != "hep":
+        raise InputError(f"tau is HEP's degree threshold; it does not apply to {algo}")
+    if refine and algo == "par":
+        raise InputError("par keeps a schedule that refinement would break; drop --refine")
     graph.validate()
     src, dst, weight, input_edge, loops, repeats = simplify(graph)
     m = len(src)
@@ -300,8 +317,30 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
                                                          beta=beta)
         out = assigned
         extra.update(par_info)
+    elif algo == "ne":
+        from .quality import ne_assign
+
+        out[:] = ne_assign(src, dst, weight, n, cap, seed=seed)
+    elif algo == "hep":
+        from .quality import DEFAULT_TAU, hep_assign
+
+        out[:], hep_info = hep_assign(src, dst, weight, n, cap, deg,
+                                      tau=DEFAULT_TAU if tau is None else tau, seed=seed)
+        extra.update(hep_info)
+    elif algo == "best":
+        from .quality import best_assign
+
+        out[:], best_info = best_assign(src, dst, weight, n, cap, deg, imbalance=imbalance,
+                                        seed=seed)
+        extra.update(best_info)
     else:  # random
         out[:] = np.random.default_rng(seed).choice(p, size=m, p=cap)
+    if refine and algo != "best":
+        from .quality import refine_assignment
+
+        out[:], refine_info = refine_assignment(src, dst, weight, n, out, cap,
+                                                imbalance=imbalance, seed=seed)
+        extra.update(refine_info)
     seconds = time.perf_counter() - t0
     metrics = partition_metrics(src, dst, weight, out, n, p, cap, deg=deg)
     part = EdgePartition(

@@ -33,8 +33,15 @@ def register(sub):
                     help="number of clusters")
     pa.add_argument("--algo", default="wb-libra",
                     choices=["random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh",
-                             "hdrf", "spac", "wvp-random", "wvp-greedy", "hypergraph", "par"],
-                    help="partitioner (default wb-libra)")
+                             "hdrf", "spac", "wvp-random", "wvp-greedy", "hypergraph", "par", "ne",
+                             "hep", "best"],
+                    help="partitioner (default wb-libra; best: the quality mode, neighbour "
+                    "expansion and refinement)")
+    pa.add_argument("--tau", type=float, metavar="T",
+                    help="hep: degree threshold in mean degrees (default 10)")
+    pa.add_argument("--refine", action="store_true",
+                    help="refine the result: moves that lower the replication factor within "
+                    "--imbalance (best always refines)")
     pa.add_argument("--latency", type=float, metavar="CYCLES",
                     help="par: cycles a value takes between two clusters (default: the mean over "
                     "the core pairs of the Table 2 machine with p cores)")
@@ -46,7 +53,8 @@ def register(sub):
     pa.add_argument("--variant", default="contracted", choices=["contracted", "split"],
                     help="split-and-connect form for spac (default contracted)")
     pa.add_argument("--imbalance", type=float, default=1.03,
-                    help="balance tolerance of spac / wvp / hypergraph (default 1.03)")
+                    help="balance tolerance of spac / wvp / hypergraph / best / --refine "
+                    "(default 1.03)")
     pa.add_argument("--lambda", dest="lam", type=float, default=1.0,
                     help="balance bound of the WB variants, >= 1 (default 1)")
     pa.add_argument("--order", default="given", choices=["given", "random", "bfs", "dfs"],
@@ -104,7 +112,8 @@ def _run(args, program_args):
         caps = capacities_from_units(speeds, mems, 1.0)
     part = partition_graph(g, args.p, args.algo, lam=args.lam, order=args.order, seed=args.seed,
                            capacities=caps, backend=args.backend, spac_variant=args.variant,
-                           imbalance=args.imbalance, latency=args.latency, beta=args.beta)
+                           imbalance=args.imbalance, latency=args.latency, beta=args.beta,
+                           tau=args.tau, refine=args.refine)
     files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
     info = part.info
@@ -119,6 +128,9 @@ def _run(args, program_args):
     }
     if args.algo == "par":
         result.update({k: info[k] for k in ("latency", "beta", "model_makespan", "prices")})
+    extra = [k for k in ("tau", "high_degree_vertices", "streamed_edges", "refine_moves",
+                         "refine_passes", "replicas_before", "replicas_after") if k in info]
+    result.update({k: info[k] for k in extra})
     if args.json:
         if args.p <= 64:
             result["loads"] = m.loads
@@ -141,6 +153,13 @@ def _run(args, program_args):
                          f"{info['beta']:g} latencies of {info['latency']:g} cycles "
                          f"({info['model_makespan']:,.0f} cycles; tried "
                          + ", ".join(f"{b:g}" for b, _ in info["prices"]) + ")"))
+    if "tau" in info:
+        rows.insert(-1, ("HEP threshold", f"tau = {info['tau']:g}: {info['high_degree_vertices']:,} "
+                         f"high-degree vertices, {info['streamed_edges']:,} edges streamed"))
+    if "refine_moves" in info:
+        rows.insert(-1, ("refinement", f"{info['refine_moves']:,} moves in {info['refine_passes']} "
+                         f"passes: {info['replicas_before']:,} -> {info['replicas_after']:,} "
+                         "vertex copies"))
     if files:
         rows.append(("written", ", ".join(files)))
     print_rows(rows, summary_stream(args.output))

@@ -1,0 +1,374 @@
+"""Quality mode: NE, HEP and the replica refinement against hand cases and a
+literal Python transcription of the published pseudo-code."""
+
+import heapq
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from frontend.errors import InputError
+from tests.vcut.test_greedy import graph, weighted_graphs
+from vcut import quality
+from vcut.capacities import capacities_from_fractions, equal_capacities
+from vcut.metrics import degrees
+from vcut.partition import partition_graph
+
+
+# -- the literal transcription ------------------------------------------------------------
+class _Full(Exception):
+    pass
+
+
+def ne_literal(src, dst, w, n, frac, seeds, high=None, keep=None):
+    """Neighbour expansion as Zhang et al. (KDD 2017) write it, with the
+    boundary's min-heap keyed by (unassigned edges, vertex), a capacity check
+    after every edge, and HEP's NE++ rule for ``high`` vertices (they join the
+    boundary, are never scanned or expanded)."""
+    m, k = len(src), len(frac)
+    high = [False] * n if high is None else list(high)
+    keep = [True] * m if keep is None else list(keep)
+    out = [-1 if keep[e] else -2 for e in range(m)]
+    adj = [[] for _ in range(n)]
+    for e in range(m):
+        if keep[e]:
+            adj[src[e]].append(e)
+            adj[dst[e]].append(e)
+    rem = [len(a) for a in adj]
+    total = sum(w[e] for e in range(m) if keep[e])
+    load = [0.0] * k
+    other = lambda e, v: dst[e] if src[e] == v else src[e]  # noqa: E731
+    sp = 0
+    for i in range(k - 1):
+        cap = frac[i] * total
+        S, heap, waiting = set(), [], set()
+
+        def alloc(e):
+            out[e] = i
+            load[i] += w[e]
+            for x in (src[e], dst[e]):
+                rem[x] -= 1
+                if x in waiting:
+                    heapq.heappush(heap, (rem[x], x))
+            if load[i] >= cap:
+                raise _Full
+
+        def join(y, push):
+            S.add(y)
+            if high[y]:
+                return
+            for e in adj[y]:
+                if out[e] == -1 and other(e, y) in S:
+                    alloc(e)
+            if push and rem[y] > 0:
+                waiting.add(y)
+                heapq.heappush(heap, (rem[y], y))
+
+        try:
+            if load[i] >= cap:
+                raise _Full
+            while True:
+                if not waiting:
+                    while sp < n and (rem[seeds[sp]] == 0 or high[seeds[sp]]):
+                        sp += 1
+                    if sp == n:
+                        break
+                    x = seeds[sp]
+                    join(x, False)
+                else:
+                    while True:
+                        key, x = heapq.heappop(heap)
+                        if x in waiting and key == rem[x]:
+                            waiting.discard(x)
+                            break
+                for e in adj[x]:  # x into the core: all its edges to cluster i
+                    if out[e] != -1:
+                        continue
+                    y = other(e, x)
+                    if y not in S:
+                        join(y, True)
+                    if out[e] == -1:
+                        alloc(e)
+        except _Full:
+            pass
+    for e in range(m):
+        if out[e] == -1:
+            out[e] = k - 1
+    return out
+
+
+def hep_literal(src, dst, w, n, frac, seeds, tau):
+    """HEP: NE++ on the edges with a low-degree endpoint, then HDRF (HEP's
+    scoring, hard capacity share * W + max w) on the others in edge order."""
+    m, k = len(src), len(frac)
+    deg = [0] * n
+    for e in range(m):
+        deg[src[e]] += 1
+        deg[dst[e]] += 1
+    act = [d for d in deg if d > 0]
+    mean = sum(act) / len(act)
+    high = [d > tau * mean for d in deg]
+    keep = [not (high[src[e]] and high[dst[e]]) for e in range(m)]
+    out = ne_literal(src, dst, w, n, frac, seeds, high, keep)
+    load = [0.0] * k
+    held = {}
+    for e in range(m):
+        if keep[e]:
+            load[out[e]] += w[e]
+            for x in (src[e], dst[e]):
+                held.setdefault(x, set()).add(out[e])
+    hard = [frac[c] * sum(w) + max(w) for c in range(k)]
+    for e in range(m):
+        if keep[e]:
+            continue
+        u, v = src[e], dst[e]
+        th_u = deg[u] / (deg[u] + deg[v])
+        th_v = 1.0 - th_u
+        rel = [load[c] / frac[c] for c in range(k)]
+        mx, mn = max(rel), min(rel)
+        best, best_s = -1, -np.inf
+        for c in range(k):
+            if load[c] + w[e] > hard[c]:
+                continue
+            s = 1.1 * (mx - load[c] / frac[c]) / (1.0 + mx - mn)
+            if c in held.get(u, ()):
+                s += 2.0 - th_u
+            if c in held.get(v, ()):
+                s += 2.0 - th_v
+            if s > best_s:
+                best, best_s = c, s
+        out[e] = best
+        load[best] += w[e]
+        held.setdefault(u, set()).add(best)
+        held.setdefault(v, set()).add(best)
+    return out
+
+
+def _arrays(edges, weights=None):
+    g = graph(edges, weights)
+    return g.src.astype(np.int64), g.dst.astype(np.int64), g.weight, g.n
+
+
+def replicas(src, dst, out, n):
+    return len({(int(v), int(c)) for e, c in enumerate(out) for v in (src[e], dst[e])})
+
+
+def rf(src, dst, out, n):
+    active = len(set(np.concatenate([src, dst]).tolist()))
+    return replicas(src, dst, out, n) / active
+
+
+# -- hand cases -----------------------------------------------------------------------------
+STAR = [(0, leaf) for leaf in range(1, 9)]
+# two 4-cliques {0..3} and {4..7} joined by the bridge (3, 4)
+CLIQUES = [(a, b) for a in range(4) for b in range(a + 1, 4)] + [(3, 4)] + \
+    [(a, b) for a in range(4, 8) for b in range(a + 1, 8)]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_star_splits_at_the_centre_only(seed):
+    # whatever the seed, each cluster takes 4 leaves: the centre has 2 copies,
+    # every leaf 1, RF = (2 + 8) / 9
+    for algo in ("ne", "hep"):
+        part = partition_graph(graph(STAR), 2, algo, seed=seed)
+        assert np.bincount(part.assignment).tolist() == [4, 4]
+        assert part.metrics.replication_factor == pytest.approx(10 / 9)
+
+
+def test_hep_star_with_a_high_degree_centre():
+    # the centre's degree 8 exceeds 2 x the mean degree 16/9: HEP never expands
+    # it; the leaves are seeds one by one, each allocating its edge: RF 10/9
+    part = partition_graph(graph(STAR), 2, "hep", tau=2.0)
+    assert part.info["high_degree_vertices"] == 1 and part.info["streamed_edges"] == 0
+    assert part.metrics.replication_factor == pytest.approx(10 / 9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_two_cliques_cut_at_the_bridge(seed):
+    # capacity 6.5 per cluster: the first cluster takes its whole clique (6
+    # edges), then the bridge is the 7th; the other clique is the second
+    # cluster. One bridge end has two copies: RF = 9 / 8.
+    part = partition_graph(graph(CLIQUES), 2, "ne", seed=seed)
+    a = part.assignment
+    first, second = set(a[:6].tolist()), set(a[7:].tolist())
+    assert len(first) == 1 and len(second) == 1 and first != second
+    assert a[6] in first | second
+    assert sorted(np.bincount(a).tolist()) == [6, 7]
+    assert part.metrics.replication_factor == pytest.approx(9 / 8)
+
+
+def test_cliques_hand_trace_from_vertex_0():
+    # seeds start at vertex 0: 0 expands, 1, 2, 3 join (the clique's 6 edges in
+    # the order (0,1), (0,2), (1,2), (0,3), (1,3), (2,3)), 3 expands: 4 joins and
+    # the bridge fills cluster 0; cluster 1 takes the rest
+    src, dst, w, n = _arrays(CLIQUES)
+    seeds = np.array([0, 1, 2, 3, 4, 5, 6, 7])
+    out = quality._expand.expand(src, dst, w, *quality._expand.incidence(
+        src, dst, n, np.ones(len(src), bool)), n, np.array([6.5, 6.5]), np.zeros(n, bool), seeds,
+        np.full(len(src), -1, np.int64), np.zeros(2, np.int64))
+    assert out.tolist() == [7.0, 6.0]
+
+
+# -- equality with the transcription ----------------------------------------------------------
+@settings(max_examples=150, deadline=None)
+@given(weighted_graphs(), st.integers(1, 5), st.integers(0, 2**32), st.booleans())
+def test_ne_equals_the_literal_transcription(gw, k, seed, weighted):
+    edges, weights = gw
+    src, dst, w, n = _arrays(edges, weights if weighted else None)
+    k = min(k, len(src))
+    cap = equal_capacities(k) if seed % 3 else capacities_from_fractions(
+        np.arange(1, k + 1, dtype=float))
+    ours = quality.ne_assign(src, dst, w, n, cap, seed=seed)
+    seeds = np.random.default_rng(seed).permutation(n)
+    assert ours.tolist() == ne_literal(src.tolist(), dst.tolist(), w.tolist(), n, cap.tolist(),
+                                       seeds.tolist())
+
+
+@settings(max_examples=150, deadline=None)
+@given(weighted_graphs(), st.integers(1, 5), st.integers(0, 2**32),
+       st.sampled_from([0.5, 1.0, 1.5, 3.0]))
+def test_hep_equals_the_literal_transcription(gw, k, seed, tau):
+    edges, weights = gw
+    src, dst, w, n = _arrays(edges, weights)
+    k = min(k, len(src))
+    cap = equal_capacities(k)
+    ours, info = quality.hep_assign(src, dst, w, n, cap, degrees(src, dst, n), tau=tau, seed=seed)
+    seeds = np.random.default_rng(seed).permutation(n)
+    assert ours.tolist() == hep_literal(src.tolist(), dst.tolist(), w.tolist(), n, cap.tolist(),
+                                        seeds.tolist(), tau)
+
+
+@settings(max_examples=100, deadline=None)
+@given(weighted_graphs(), st.integers(1, 6), st.integers(0, 1000),
+       st.sampled_from(["ne", "hep", "best"]))
+def test_every_edge_once_and_capacity_respected(gw, k, seed, algo):
+    edges, weights = gw
+    g = graph(edges, weights)
+    k = min(k, g.m)
+    part = partition_graph(g, k, algo, seed=seed)
+    a = part.assignment
+    assert a.shape == (g.m,) and a.min() >= 0 and a.max() < k
+    load = np.bincount(a, weights=g.weight, minlength=k)
+    assert load.sum() == pytest.approx(g.weight.sum())
+    share = g.weight.sum() / k
+    if algo == "best":  # refinement keeps the bound, or a load that was above it already
+        ne = partition_graph(g, k, "ne", seed=seed).metrics.loads
+        assert np.all(load <= np.maximum(1.03 * share, ne) + 1e-9)
+    elif algo == "ne":  # every cluster stops at the first edge that fills it
+        assert np.all(load[:-1] < share + g.weight.max() + 1e-9)
+        assert load[-1] <= share + 1e-9 or k == 1
+
+
+# -- refinement -------------------------------------------------------------------------------
+def test_refine_path_hand_case():
+    # path 0-1-2 cut at vertex 1: 4 copies; moving (1, 2) next to (0, 1) leaves
+    # 3 copies, but needs a load of 2 in one cluster: allowed at imbalance 2 only
+    src, dst, w, n = _arrays([(0, 1), (1, 2)])
+    cap = equal_capacities(2)
+    same, info = quality.refine_assignment(src, dst, w, n, [0, 1], cap, imbalance=1.03)
+    assert same.tolist() == [0, 1] and info["refine_moves"] == 0
+    moved, info = quality.refine_assignment(src, dst, w, n, [0, 1], cap, imbalance=2.0)
+    assert info == {"refine_moves": 1, "refine_passes": 2, "replicas_before": 4,
+                    "replicas_after": 3}
+    assert len(set(moved.tolist())) == 1
+
+
+def test_refine_dissolves_a_replica_into_two_clusters():
+    # vertex 0 holds (0,1) in cluster 0, (0,2) in 1 and (0,3), (0,4) in 2; 3 is
+    # in cluster 0 through (3,5), 4 in cluster 1 through (4,6); 1 and 2 have a
+    # second edge where they are. Dissolving 0's copy in 2 sends (0,3) to 0 and
+    # (0,4) to 1: gain 1 + 1 + 1 (0, 3 and 4 leave cluster 2), where moving the
+    # group to one cluster gains 2; 0's copies in 0 and 1 gain nothing.
+    edges = [(0, 1), (0, 2), (0, 3), (0, 4), (3, 5), (4, 6), (1, 7), (2, 8)]
+    src, dst, w, n = _arrays(edges)
+    out = np.array([0, 1, 2, 2, 0, 1, 0, 1])
+    ptr, adj = quality._expand.incidence(src, dst, n, np.ones(len(src), bool))
+    res = quality._expand.refine(src, dst, w, ptr, adj, n, 3, out, np.full(3, 10.0),
+                                 np.array([0]), 1, 2, np.zeros(2, np.int64))
+    assert out.tolist() == [0, 1, 0, 1, 0, 1, 0, 1]
+    assert tuple(res) == (1, 1, 13, 10)
+
+
+@settings(max_examples=150, deadline=None)
+@given(weighted_graphs(), st.integers(2, 5), st.integers(0, 1000),
+       st.sampled_from([1.0, 1.03, 1.2, 2.0]))
+def test_refine_never_raises_rf_never_breaks_the_bound_and_is_idempotent(gw, k, seed, imb):
+    edges, weights = gw
+    src, dst, w, n = _arrays(edges, weights)
+    k = min(k, len(src))
+    start = np.random.default_rng(seed).integers(0, k, len(src))
+    cap = equal_capacities(k)
+    out, info = quality.refine_assignment(src, dst, w, n, start, cap, imbalance=imb, seed=seed,
+                                          passes=1000)
+    assert info["replicas_before"] == replicas(src, dst, start, n)
+    assert info["replicas_after"] == replicas(src, dst, out, n) <= info["replicas_before"]
+    load0 = np.bincount(start, weights=w, minlength=k)
+    load = np.bincount(out, weights=w, minlength=k)
+    bound = np.maximum(imb * w.sum() / k, load0)
+    assert np.all(load <= bound + 1e-9)
+    again, info2 = quality.refine_assignment(src, dst, w, n, out, cap, imbalance=imb, seed=seed)
+    if not np.any(load > imb * w.sum() / k + 1e-9):  # the bound is the same: a fixed point
+        assert again.tolist() == out.tolist() and info2["refine_moves"] == 0
+
+
+def test_refine_after_any_algorithm_and_best_is_deterministic():
+    g = graph(CLIQUES + [(8, 9), (9, 10), (10, 8), (8, 0)])
+    for algo in ("wb-libra", "hdrf", "dbh", "ne"):
+        plain = partition_graph(g, 3, algo)
+        ref = partition_graph(g, 3, algo, refine=True)
+        assert ref.metrics.replication_factor <= plain.metrics.replication_factor
+        assert ref.info["replicas_after"] <= ref.info["replicas_before"]
+    a = partition_graph(g, 3, "best", seed=7).assignment
+    b = partition_graph(g, 3, "best", seed=7).assignment
+    assert a.tolist() == b.tolist()
+
+
+def test_best_on_a_real_graph_is_balanced_and_beats_wb_libra(request):
+    from tests.conftest import dataset
+    from ir_graph import read_graph
+
+    g = read_graph(dataset("ca-HepPh.txt.gz"))
+    for k in (8, 32):
+        best = partition_graph(g, k, "best")
+        assert best.metrics.edge_weight_imbalance <= 1.03 + 1e-9
+        ne = partition_graph(g, k, "ne")
+        assert best.metrics.replication_factor <= ne.metrics.replication_factor
+        assert best.metrics.replication_factor < partition_graph(g, k, "wb-libra") \
+            .metrics.replication_factor
+
+
+# -- bad input --------------------------------------------------------------------------------
+def test_bad_arguments():
+    g = graph(STAR)
+    for tau in (0.0, -1.0, float("nan")):
+        with pytest.raises(InputError, match="tau must be a positive number"):
+            partition_graph(g, 2, "hep", tau=tau)
+    with pytest.raises(InputError, match="does not apply to ne"):
+        partition_graph(g, 2, "ne", tau=3.0)
+    with pytest.raises(InputError, match="drop --refine"):
+        partition_graph(g, 2, "par", refine=True)
+    src, dst, w, n = _arrays(STAR)
+    for bad in ([0] * 7, [0, 1, 2, 0, 0, 0, 0, 0], [-1] + [0] * 7):
+        with pytest.raises(InputError, match="must give each of the 8 edges a cluster in 0..1"):
+            quality.refine_assignment(src, dst, w, n, bad, equal_capacities(2))
+
+
+def test_cli(tmp_path):
+    path = tmp_path / "g.txt"
+    path.write_text("".join(f"{a} {b}\n" for a, b in CLIQUES))
+    run = lambda *a: subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), *a],  # noqa: E731
+                                    capture_output=True, text=True)
+    r = run("-p", "2", "--algo", "best", "--json")
+    assert r.returncode == 0, r.stderr
+    import json
+
+    out = json.loads(r.stdout)
+    assert out["replication_factor"] == pytest.approx(9 / 8) and out["refine_moves"] == 0
+    r = run("-p", "2", "--algo", "hep", "--tau", "-1")
+    assert r.returncode == 2 and r.stderr.strip().splitlines() == [
+        "error: tau must be a positive number (HEP's degree threshold), got -1.0"]
+    r = run("-p", "2", "--algo", "par", "--refine")
+    assert r.returncode == 2 and "drop --refine" in r.stderr

@@ -1,0 +1,454 @@
+"""Numba kernels of neighbour expansion (NE, NE++ of HEP), HEP's HDRF phase and
+the replica refinement (`vcut.quality` holds the API and the documentation).
+
+Shared conventions: ``src``/``dst``/``weight`` describe the simple graph,
+``out[e]`` is the cluster of edge ``e`` (-1 while unassigned), ``ptr``/``adj``
+is the incidence CSR of `incidence` (each vertex's edges in edge order) and
+``counter`` is the progress counter of `frontend.progress.run_kernel`.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._kernels import TICK_MASK
+
+UNASSIGNED = -1
+
+
+@njit(cache=True, nogil=True)
+def incidence(src, dst, n, keep):
+    """``(ptr, adj)``: every vertex's incident edges with ``keep[e]``, in edge order."""
+    m = src.shape[0]
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for e in range(m):
+        if keep[e]:
+            ptr[src[e] + 1] += 1
+            ptr[dst[e] + 1] += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    pos = ptr[:-1].copy()
+    adj = np.empty(ptr[n], dtype=np.int64)
+    for e in range(m):
+        if keep[e]:
+            adj[pos[src[e]]] = e
+            pos[src[e]] += 1
+            adj[pos[dst[e]]] = e
+            pos[dst[e]] += 1
+    return ptr, adj
+
+
+# --- an indexed binary min-heap of vertices keyed by (rem[v], v) -------------
+
+@njit(cache=True, inline="always")
+def _less(a, b, rem):
+    return rem[a] < rem[b] or (rem[a] == rem[b] and a < b)
+
+
+@njit(cache=True)
+def _sift_up(heap, hpos, rem, i):
+    v = heap[i]
+    while i > 0:
+        parent = (i - 1) >> 1
+        pv = heap[parent]
+        if not _less(v, pv, rem):
+            break
+        heap[i] = pv
+        hpos[pv] = i
+        i = parent
+    heap[i] = v
+    hpos[v] = i
+
+
+@njit(cache=True)
+def _sift_down(heap, hpos, rem, i, size):
+    v = heap[i]
+    while True:
+        c = 2 * i + 1
+        if c >= size:
+            break
+        if c + 1 < size and _less(heap[c + 1], heap[c], rem):
+            c += 1
+        if not _less(heap[c], v, rem):
+            break
+        heap[i] = heap[c]
+        hpos[heap[i]] = i
+        i = c
+    heap[i] = v
+    hpos[v] = i
+
+
+# --- neighbour expansion ------------------------------------------------------
+
+@njit(cache=True)
+def _allocate(e, i, cap, src, dst, weight, out, load, rem, heap, hpos, state, counter):
+    """Edge ``e`` into cluster ``i`` of capacity ``cap``; whether the cluster is
+    full now (or the kernel is asked to stop). ``state``: heap size, edges
+    assigned, stopped."""
+    out[e] = i
+    load[i] += weight[e]
+    for x in (src[e], dst[e]):
+        rem[x] -= 1
+        if hpos[x] >= 0:
+            _sift_up(heap, hpos, rem, hpos[x])
+    state[1] += 1
+    if state[1] & TICK_MASK == 0:
+        counter[0] = state[1]
+        if counter[1] != 0:
+            state[2] = 1
+            return True
+    return load[i] >= cap
+
+
+@njit(cache=True)
+def _live(v, ptr, adj, live, out):
+    """Drop ``v``'s assigned edges from the front of its list (order kept); the live count."""
+    w = ptr[v]
+    for j in range(ptr[v], ptr[v] + live[v]):
+        e = adj[j]
+        if out[e] == UNASSIGNED:
+            adj[w] = e
+            w += 1
+    live[v] = w - ptr[v]
+    return live[v]
+
+
+@njit(cache=True)
+def _join(y, i, cap, push, src, dst, weight, ptr, adj, live, high, out, load, rem, in_s, heap,
+          hpos, state, counter):
+    """``y`` joins the boundary S of cluster ``i``: its unassigned edges to S are
+    allocated (not scanned for a high-degree ``y``: they come from the low
+    side); then ``y`` waits in the heap if ``push``. Whether the cluster is full."""
+    in_s[y] = i
+    if high[y]:
+        return False
+    _live(y, ptr, adj, live, out)
+    for j in range(ptr[y], ptr[y] + live[y]):
+        e = adj[j]
+        if out[e] != UNASSIGNED:
+            continue
+        z = dst[e] if src[e] == y else src[e]
+        if in_s[z] == i:
+            if _allocate(e, i, cap, src, dst, weight, out, load, rem, heap, hpos, state, counter):
+                return True
+    if push and rem[y] > 0:
+        size = state[0]
+        heap[size] = y
+        state[0] = size + 1
+        _sift_up(heap, hpos, rem, size)
+    return False
+
+
+@njit(cache=True, nogil=True)
+def expand(src, dst, weight, ptr, adj, n, caps, high, seeds, out, counter):
+    """Neighbour expansion of the edges with ``out[e] == -1`` into clusters
+    0..k-2 of capacity ``caps[i]`` (edge weight); the rest goes to k-1.
+
+    Per cluster: while it is below capacity, the boundary vertex with the
+    fewest unassigned edges (ties: lowest id) moves into the core and its
+    neighbours join the boundary, taking every unassigned edge between
+    boundary vertices; with an empty boundary the next vertex of ``seeds``
+    that still has edges (and is not ``high``) starts a new core. High-degree
+    vertices join the boundary but are never expanded (HEP's NE++).
+    Returns the cluster loads.
+    """
+    k = caps.shape[0]
+    m = src.shape[0]
+    load = np.zeros(k)
+    live = ptr[1:] - ptr[:-1]
+    rem = live.copy()
+    in_s = np.full(n, -1, dtype=np.int64)
+    heap = np.empty(n, dtype=np.int64)
+    hpos = np.full(n, -1, dtype=np.int64)
+    state = np.zeros(3, dtype=np.int64)  # heap size, edges assigned, stopped
+    sp = 0
+    for i in range(k - 1):
+        state[0] = 0
+        cap = caps[i]
+        full = load[i] >= caps[i]
+        while not full:
+            if state[0] == 0:
+                while sp < n and (rem[seeds[sp]] == 0 or high[seeds[sp]]):
+                    sp += 1
+                if sp == n:
+                    break
+                x = seeds[sp]
+                full = _join(x, i, cap, False, src, dst, weight, ptr, adj, live, high, out, load,
+                             rem, in_s, heap, hpos, state, counter)
+                if full:
+                    break
+            else:
+                x = heap[0]
+                hpos[x] = -1
+                state[0] -= 1
+                if state[0] > 0:
+                    heap[0] = heap[state[0]]
+                    _sift_down(heap, hpos, rem, 0, state[0])
+            # x into the core: all its unassigned edges go to cluster i
+            _live(x, ptr, adj, live, out)
+            for j in range(ptr[x], ptr[x] + live[x]):
+                e = adj[j]
+                if out[e] != UNASSIGNED:
+                    continue
+                y = dst[e] if src[e] == x else src[e]
+                if in_s[y] != i:
+                    full = _join(y, i, cap, True, src, dst, weight, ptr, adj, live, high, out,
+                                 load, rem, in_s, heap, hpos, state, counter)
+                    if full:
+                        break
+                if out[e] == UNASSIGNED:  # y is high-degree: not scanned when it joined
+                    full = _allocate(e, i, cap, src, dst, weight, out, load, rem, heap, hpos,
+                                     state, counter)
+                    if full:
+                        break
+        for t in range(state[0]):
+            hpos[heap[t]] = -1
+        if state[2]:
+            return load
+    for e in range(m):
+        if out[e] == UNASSIGNED:
+            out[e] = k - 1
+            load[k - 1] += weight[e]
+    counter[0] = m
+    return load
+
+
+# --- HEP: the edges between two high-degree vertices, streamed with HDRF -----
+
+@njit(cache=True, nogil=True)
+def hdrf_rest(src, dst, weight, order, hid, nh, degree, share, hard, lam, eps, out, load,
+              counter):
+    """HDRF (HEP's form: full degrees, normalised balance term, hard capacity
+    ``hard[c]``) for the edges ``order`` (both endpoints high), in that order,
+    starting from the replicas that the clusters in ``out`` already give the
+    high-degree vertices (``hid[v]``: their index, -1 for the others).
+
+    Score of cluster c: g(u, c) + g(v, c) + lam (maxrel - rel_c) / (eps +
+    maxrel - minrel) with g(x, c) = 2 - theta(x) when c already holds x,
+    theta(u) = d(u) / (d(u) + d(v)), rel_c = load_c / share_c; only clusters
+    with room for the edge compete; ties go to the lowest id.
+    """
+    k = load.shape[0]
+    m = src.shape[0]
+    held = np.zeros((nh, k), dtype=np.bool_)
+    for e in range(m):
+        c = out[e]
+        if c >= 0:
+            if hid[src[e]] >= 0:
+                held[hid[src[e]], c] = True
+            if hid[dst[e]] >= 0:
+                held[hid[dst[e]], c] = True
+    for t in range(order.shape[0]):
+        if t & TICK_MASK == 0:
+            counter[0] = t
+            if counter[1] != 0:
+                return
+        e = order[t]
+        u = src[e]
+        v = dst[e]
+        du = float(degree[u])
+        dv = float(degree[v])
+        th_u = du / (du + dv)
+        th_v = 1.0 - th_u
+        maxrel = -np.inf
+        minrel = np.inf
+        for c in range(k):
+            r = load[c] / share[c]
+            maxrel = max(maxrel, r)
+            minrel = min(minrel, r)
+        best = -1
+        best_s = -np.inf
+        hu = hid[u]
+        hv = hid[v]
+        for c in range(k):
+            if load[c] + weight[e] > hard[c]:
+                continue
+            s = lam * (maxrel - load[c] / share[c]) / (eps + maxrel - minrel)
+            if held[hu, c]:
+                s += 2.0 - th_u
+            if held[hv, c]:
+                s += 2.0 - th_v
+            if s > best_s:
+                best_s = s
+                best = c
+        if best < 0:  # no room anywhere (cannot happen with hard >= share W + max w)
+            best = 0
+            for c in range(1, k):
+                if load[c] / share[c] < load[best] / share[best]:
+                    best = c
+        out[e] = best
+        load[best] += weight[e]
+        held[hu, best] = True
+        held[hv, best] = True
+    counter[0] = order.shape[0]
+
+
+# --- replica refinement -------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _slot(v, c, sptr, spart):
+    for s in range(sptr[v], sptr[v + 1]):
+        if spart[s] == c:
+            return s
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, counter):
+    """Moves that dissolve a replica: all edges of vertex v in cluster a leave
+    a, each (v, u) for a cluster of v that u holds already when one has room
+    (else for another cluster of v, which gives u a new replica), when that
+    lowers the number of replicas, sum_v |A(v)|, and keeps every receiving
+    cluster's load within ``bound``; in place on ``out``.
+
+    Gain: 1 (v leaves a) + sum over the edges (v, u) of [this is u's only
+    edge in a] - [no cluster of v other than a holds u]. Among the clusters an
+    edge may take, the least relatively loaded one with room wins (ties: the
+    lowest id); the first replica of v with a positive gain is dissolved.
+    Visits the replicated vertices in ``order``, ``passes`` times at most
+    (it stops after a pass without a move). A vertex holds at most |A(v)| +
+    ``slack`` replicas (its slots): a move that needs more is not made.
+    Returns (moves, passes run, replicas before, replicas after).
+    """
+    m = src.shape[0]
+    load = np.zeros(k)
+    for e in range(m):
+        load[out[e]] += weight[e]
+    # slots: the clusters of each vertex with its edge count in each
+    mark = np.full(k, -1, dtype=np.int64)
+    sptr = np.zeros(n + 1, dtype=np.int64)
+    for v in range(n):
+        d = ptr[v + 1] - ptr[v]
+        a = 0
+        for j in range(ptr[v], ptr[v + 1]):
+            c = out[adj[j]]
+            if mark[c] != v:
+                mark[c] = v
+                a += 1
+        sptr[v + 1] = sptr[v] + min(d, a + slack)
+    spart = np.full(sptr[n], -1, dtype=np.int64)
+    scnt = np.zeros(sptr[n], dtype=np.int64)
+    before = 0
+    for v in range(n):
+        for j in range(ptr[v], ptr[v + 1]):
+            c = out[adj[j]]
+            s = _slot(v, c, sptr, spart)
+            if s < 0:
+                s = _slot(v, -1, sptr, spart)
+                spart[s] = c
+                before += 1
+            scnt[s] += 1
+    replicas = before
+    own = np.zeros(k, dtype=np.bool_)
+    vown = np.empty(k, dtype=np.int64)
+    delta = np.zeros(k)
+    dmax = 0
+    for v in range(n):
+        dmax = max(dmax, ptr[v + 1] - ptr[v])
+    gp = np.empty(dmax, dtype=np.int64)
+    ge = np.empty(dmax, dtype=np.int64)
+    dest = np.empty(dmax, dtype=np.int64)
+    moves = 0
+    run = 0
+    step = 0
+    for _ in range(passes):
+        run += 1
+        moved = 0
+        for v in order:
+            step += 1
+            if step & TICK_MASK == 0:
+                counter[0] = step
+                if counter[1] != 0:
+                    return moves, run, before, replicas
+            d = ptr[v + 1] - ptr[v]
+            na = 0
+            for s in range(sptr[v], sptr[v + 1]):
+                if spart[s] >= 0:
+                    vown[na] = spart[s]
+                    na += 1
+            if na < 2:
+                continue
+            for t in range(na):
+                own[vown[t]] = True
+            for t in range(d):
+                ge[t] = adj[ptr[v] + t]
+                gp[t] = out[ge[t]]
+            idx = np.argsort(gp[:d], kind="mergesort")
+            lo = 0
+            while lo < d:
+                a = gp[idx[lo]]
+                hi = lo
+                while hi < d and gp[idx[hi]] == a:
+                    hi += 1
+                gain = 1
+                ok = True
+                for t in range(lo, hi):
+                    e = ge[idx[t]]
+                    w = weight[e]
+                    u = dst[e] if src[e] == v else src[e]
+                    leave = scnt[_slot(u, a, sptr, spart)] == 1
+                    best = -1
+                    for s in range(sptr[u], sptr[u + 1]):  # a cluster of v that u holds
+                        c = spart[s]
+                        if c >= 0 and c != a and own[c] and load[c] + delta[c] + w <= bound[c]:
+                            if best < 0 or (load[c] + delta[c]) / bound[c] < \
+                                    (load[best] + delta[best]) / bound[best] or \
+                                    ((load[c] + delta[c]) / bound[c] ==
+                                     (load[best] + delta[best]) / bound[best] and c < best):
+                                best = c
+                    if best < 0:  # u gets a new replica in a cluster of v
+                        gain -= 1
+                        if not leave and _slot(u, -1, sptr, spart) < 0:
+                            ok = False
+                        for r in range(na):
+                            c = vown[r]
+                            if c != a and load[c] + delta[c] + w <= bound[c]:
+                                if best < 0 or (load[c] + delta[c]) / bound[c] < \
+                                        (load[best] + delta[best]) / bound[best] or \
+                                        ((load[c] + delta[c]) / bound[c] ==
+                                         (load[best] + delta[best]) / bound[best] and c < best):
+                                    best = c
+                    if leave:
+                        gain += 1
+                    if best < 0:
+                        ok = False
+                    if not ok or gain + (hi - t - 1) <= 0:  # cannot reach a positive gain
+                        ok = False
+                        break
+                    dest[t] = best
+                    delta[best] += w
+                for r in range(na):
+                    delta[vown[r]] = 0.0
+                if ok and gain > 0:
+                    for t in range(lo, hi):  # out of a first, so slots free up
+                        e = ge[idx[t]]
+                        u = dst[e] if src[e] == v else src[e]
+                        for x in (np.int64(u), np.int64(v)):
+                            s = _slot(x, a, sptr, spart)
+                            scnt[s] -= 1
+                            if scnt[s] == 0:
+                                spart[s] = -1
+                                replicas -= 1
+                    for t in range(lo, hi):
+                        e = ge[idx[t]]
+                        u = dst[e] if src[e] == v else src[e]
+                        b = dest[t]
+                        for x in (np.int64(u), np.int64(v)):
+                            s = _slot(x, b, sptr, spart)
+                            if s < 0:
+                                s = _slot(x, -1, sptr, spart)
+                                spart[s] = b
+                                replicas += 1
+                            scnt[s] += 1
+                        out[e] = b
+                        load[a] -= weight[e]
+                        load[b] += weight[e]
+                    moves += 1
+                    moved += 1
+                    break  # v's clusters changed: on to the next vertex
+                lo = hi
+            for t in range(na):
+                own[vown[t]] = False
+        if moved == 0:
+            break
+    counter[0] = step
+    return moves, run, before, replicas

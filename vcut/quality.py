@@ -1,0 +1,143 @@
+"""Quality mode: neighbour expansion, HEP and replica refinement.
+
+``ne``
+    Neighbour expansion (Zhang et al., KDD 2017). Clusters are grown one at a
+    time: the boundary vertex with the fewest unassigned edges moves into the
+    core, its neighbours join the boundary and every unassigned edge between
+    two boundary vertices goes to the cluster, until the cluster holds its
+    share of the edge weight (its capacity fraction times the total); a new
+    random seed vertex (``seed``) starts when the boundary runs dry; the last
+    cluster takes the rest. The capacity is checked after every edge, so each
+    cluster ends within one edge weight of its share: balance is strict, where
+    the reference NE overshoots at high k.
+``hep``
+    HEP (Mayer & Jacobsen, SIGMOD 2021): a vertex is *high-degree* when its
+    degree exceeds ``tau`` times the mean degree. The edges with a low-degree
+    endpoint are partitioned in memory by NE++ (neighbour expansion in which
+    high-degree vertices join boundaries but are never expanded or scanned);
+    the edges between two high-degree vertices are then streamed, in edge
+    order, with HDRF (`hdrf_rest`) starting from the replicas NE++ made.
+``refine``
+    Any edge partition: moves of a vertex's edge group (its edges in one
+    cluster) to another cluster when that lowers the number of replicas (the
+    hypergraph connectivity - 1), never past the balance bound ``imbalance``
+    times each cluster's share; label-propagation passes over the replicated
+    vertices in a seeded random order until a pass moves nothing. Each pass
+    is linear in sum_v sum_{u in N(v)} |A(u)|.
+``best``
+    The quality mode: HEP (tau = `BEST_TAU`) followed by `refine`.
+"""
+
+import numpy as np
+
+from frontend.errors import InputError
+from frontend.memory import check_memory
+from frontend.progress import run_kernel
+
+from . import _expand
+
+__all__ = ["ne_assign", "hep_assign", "refine_assignment", "best_assign", "DEFAULT_TAU",
+           "BEST_TAU", "REFINE_PASSES", "REFINE_SLACK"]
+
+DEFAULT_TAU = 10.0
+BEST_TAU = 10.0
+REFINE_PASSES = 16
+REFINE_SLACK = 2
+HEP_LAMBDA = 1.1
+HEP_EPS = 1.0
+
+
+def _seeds(n, seed):
+    return np.random.default_rng(seed).permutation(n).astype(np.int64)
+
+
+def _check(n, m, extra=0):
+    # incidence (2m int64), out (m), per-vertex: live, rem, in_s, heap, hpos, seeds, ptr
+    check_memory(16 * m + 8 * m + 56 * n + extra, f"neighbour expansion on {n:,} vertices and "
+                 f"{m:,} edges", "use a streaming partitioner (hdrf, wb-libra)")
+
+
+def ne_assign(src, dst, weight, n, cap, *, seed=0, high=None, keep=None):
+    """Neighbour expansion; returns the cluster of every edge (int32).
+
+    ``cap``: capacity fractions (sum 1), one per cluster. ``high`` (bool per
+    vertex): vertices never expanded (NE++); ``keep`` (bool per edge): the
+    edges to partition (the others stay -1).
+    """
+    m = len(src)
+    _check(n, m)
+    k = len(cap)
+    keep = np.ones(m, dtype=np.bool_) if keep is None else keep
+    high = np.zeros(n, dtype=np.bool_) if high is None else high
+    out = np.where(keep, -1, -2).astype(np.int64)
+    ptr, adj = _expand.incidence(src, dst, n, keep)
+    total = float(weight[keep].sum())
+    caps = np.asarray(cap, dtype=np.float64) * total
+    run_kernel("expansion", "edges", int(keep.sum()), _expand.expand, src, dst, weight, ptr, adj,
+               n, caps, high, _seeds(n, seed), out)
+    out[out == -2] = -1
+    return out
+
+
+def high_degree(deg, tau):
+    """Vertices whose degree exceeds ``tau`` times the mean degree (of vertices with edges)."""
+    active = deg > 0
+    mean = deg[active].mean() if active.any() else 0.0
+    return deg > tau * mean
+
+
+def hep_assign(src, dst, weight, n, cap, deg, *, tau=DEFAULT_TAU, seed=0):
+    """HEP with threshold ``tau``; returns ``(assignment int32, info)``."""
+    if not np.isfinite(tau) or tau <= 0:
+        raise InputError(f"tau must be a positive number (HEP's degree threshold), got {tau}")
+    high = high_degree(deg, tau)
+    h2h = high[src] & high[dst]
+    out = ne_assign(src, dst, weight, n, cap, seed=seed, high=high, keep=~h2h)
+    rest = np.flatnonzero(h2h).astype(np.int64)
+    hid = np.full(n, -1, dtype=np.int64)
+    hid[high] = np.arange(int(high.sum()))
+    nh = int(high.sum())
+    check_memory(nh * len(cap), f"HEP's replica table of {nh:,} high-degree vertices",
+                 "raise --tau")
+    share = np.asarray(cap, dtype=np.float64)
+    load = np.zeros(len(cap))
+    np.add.at(load, out[~h2h], weight[~h2h])
+    hard = share * float(weight.sum()) + float(weight.max())
+    if len(rest):
+        run_kernel("hdrf", "edges", len(rest), _expand.hdrf_rest, src, dst, weight, rest, hid, nh,
+                   deg, share, hard, HEP_LAMBDA, HEP_EPS, out, load)
+    return out.astype(np.int32), {"tau": float(tau), "high_degree_vertices": nh,
+                                  "streamed_edges": int(len(rest))}
+
+
+def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, seed=0,
+                      passes=REFINE_PASSES):
+    """`refine` on a copy of ``assignment``; returns ``(assignment int32, info)``.
+
+    The bound of cluster c is ``imbalance * cap[c] * W``, or its load when
+    that is higher already (a cluster over the bound may only lose weight).
+    """
+    m = len(src)
+    k = len(cap)
+    out = np.asarray(assignment).astype(np.int64)
+    if out.shape != (m,) or (m and (out.min() < 0 or out.max() >= k)):
+        raise InputError(f"a partition to refine must give each of the {m:,} edges a cluster "
+                         f"in 0..{k - 1}")
+    check_memory(16 * m + 8 * m + (16 * 2 + 8) * n + 24 * m, f"refinement on {n:,} vertices",
+                 "skip --refine")
+    ptr, adj = _expand.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
+    load = np.bincount(out, weights=weight, minlength=k)
+    bound = np.maximum(imbalance * np.asarray(cap) * float(weight.sum()), load)
+    order = np.random.default_rng(seed).permutation(n).astype(np.int64)
+    moves, run, before, after = run_kernel(
+        "refinement", "vertex visits", passes * n, _expand.refine, src, dst, weight, ptr, adj, n, k,
+        out, bound, order, int(passes), REFINE_SLACK)
+    return out.astype(np.int32), {"refine_moves": int(moves), "refine_passes": int(run),
+                                  "replicas_before": int(before), "replicas_after": int(after)}
+
+
+def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0):
+    """The quality mode: NE and `refine`."""
+    out, info = ne_assign(src, dst, weight, n, cap, seed=seed).astype(np.int32), {}
+    out, rinfo = refine_assignment(src, dst, weight, n, out, cap, imbalance=imbalance, seed=seed)
+    return out, {**info, **rinfo}
