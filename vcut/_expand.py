@@ -37,20 +37,20 @@ def incidence(src, dst, n, keep):
     return ptr, adj
 
 
-# --- an indexed binary min-heap of vertices keyed by (rem[v], v) -------------
+# --- an indexed binary min-heap of vertices keyed by (rem[v], -stamp[v]) -----
 
 @njit(cache=True, inline="always")
-def _less(a, b, rem):
-    return rem[a] < rem[b] or (rem[a] == rem[b] and a < b)
+def _less(a, b, rem, stamp):
+    return rem[a] < rem[b] or (rem[a] == rem[b] and stamp[a] > stamp[b])
 
 
 @njit(cache=True)
-def _sift_up(heap, hpos, rem, i):
+def _sift_up(heap, hpos, rem, stamp, i):
     v = heap[i]
     while i > 0:
         parent = (i - 1) >> 1
         pv = heap[parent]
-        if not _less(v, pv, rem):
+        if not _less(v, pv, rem, stamp):
             break
         heap[i] = pv
         hpos[pv] = i
@@ -60,15 +60,15 @@ def _sift_up(heap, hpos, rem, i):
 
 
 @njit(cache=True)
-def _sift_down(heap, hpos, rem, i, size):
+def _sift_down(heap, hpos, rem, stamp, i, size):
     v = heap[i]
     while True:
         c = 2 * i + 1
         if c >= size:
             break
-        if c + 1 < size and _less(heap[c + 1], heap[c], rem):
+        if c + 1 < size and _less(heap[c + 1], heap[c], rem, stamp):
             c += 1
-        if not _less(heap[c], v, rem):
+        if not _less(heap[c], v, rem, stamp):
             break
         heap[i] = heap[c]
         hpos[heap[i]] = i
@@ -80,7 +80,7 @@ def _sift_down(heap, hpos, rem, i, size):
 # --- neighbour expansion ------------------------------------------------------
 
 @njit(cache=True)
-def _allocate(e, i, cap, src, dst, weight, out, load, rem, heap, hpos, state, counter):
+def _allocate(e, i, cap, src, dst, weight, out, load, rem, heap, hpos, stamp, state, counter):
     """Edge ``e`` into cluster ``i`` of capacity ``cap``; whether the cluster is
     full now (or the kernel is asked to stop). ``state``: heap size, edges
     assigned, stopped."""
@@ -89,7 +89,7 @@ def _allocate(e, i, cap, src, dst, weight, out, load, rem, heap, hpos, state, co
     for x in (src[e], dst[e]):
         rem[x] -= 1
         if hpos[x] >= 0:
-            _sift_up(heap, hpos, rem, hpos[x])
+            _sift_up(heap, hpos, rem, stamp, hpos[x])
     state[1] += 1
     if state[1] & TICK_MASK == 0:
         counter[0] = state[1]
@@ -114,7 +114,7 @@ def _live(v, ptr, adj, live, out):
 
 @njit(cache=True)
 def _join(y, i, cap, push, src, dst, weight, ptr, adj, live, high, out, load, rem, in_s, heap,
-          hpos, state, counter):
+          hpos, stamp, state, counter):
     """``y`` joins the boundary S of cluster ``i``: its unassigned edges to S are
     allocated (not scanned for a high-degree ``y``: they come from the low
     side); then ``y`` waits in the heap if ``push``. Whether the cluster is full."""
@@ -128,13 +128,16 @@ def _join(y, i, cap, push, src, dst, weight, ptr, adj, live, high, out, load, re
             continue
         z = dst[e] if src[e] == y else src[e]
         if in_s[z] == i:
-            if _allocate(e, i, cap, src, dst, weight, out, load, rem, heap, hpos, state, counter):
+            if _allocate(e, i, cap, src, dst, weight, out, load, rem, heap, hpos, stamp, state,
+                         counter):
                 return True
     if push and rem[y] > 0:
         size = state[0]
         heap[size] = y
         state[0] = size + 1
-        _sift_up(heap, hpos, rem, size)
+        state[3] += 1
+        stamp[y] = state[3]
+        _sift_up(heap, hpos, rem, stamp, size)
     return False
 
 
@@ -144,8 +147,8 @@ def expand(src, dst, weight, ptr, adj, n, caps, high, seeds, out, counter):
     0..k-2 of capacity ``caps[i]`` (edge weight); the rest goes to k-1.
 
     Per cluster: while it is below capacity, the boundary vertex with the
-    fewest unassigned edges (ties: lowest id) moves into the core and its
-    neighbours join the boundary, taking every unassigned edge between
+    fewest unassigned edges (ties: the one that joined the boundary last)
+    moves into the core and its neighbours join the boundary, taking every unassigned edge between
     boundary vertices; with an empty boundary the next vertex of ``seeds``
     that still has edges (and is not ``high``) starts a new core. High-degree
     vertices join the boundary but are never expanded (HEP's NE++).
@@ -159,7 +162,8 @@ def expand(src, dst, weight, ptr, adj, n, caps, high, seeds, out, counter):
     in_s = np.full(n, -1, dtype=np.int64)
     heap = np.empty(n, dtype=np.int64)
     hpos = np.full(n, -1, dtype=np.int64)
-    state = np.zeros(3, dtype=np.int64)  # heap size, edges assigned, stopped
+    state = np.zeros(4, dtype=np.int64)  # heap size, edges assigned, stopped, pushes
+    stamp = np.zeros(n, dtype=np.int64)
     sp = 0
     for i in range(k - 1):
         state[0] = 0
@@ -173,7 +177,7 @@ def expand(src, dst, weight, ptr, adj, n, caps, high, seeds, out, counter):
                     break
                 x = seeds[sp]
                 full = _join(x, i, cap, False, src, dst, weight, ptr, adj, live, high, out, load,
-                             rem, in_s, heap, hpos, state, counter)
+                             rem, in_s, heap, hpos, stamp, state, counter)
                 if full:
                     break
             else:
@@ -182,7 +186,7 @@ def expand(src, dst, weight, ptr, adj, n, caps, high, seeds, out, counter):
                 state[0] -= 1
                 if state[0] > 0:
                     heap[0] = heap[state[0]]
-                    _sift_down(heap, hpos, rem, 0, state[0])
+                    _sift_down(heap, hpos, rem, stamp, 0, state[0])
             # x into the core: all its unassigned edges go to cluster i
             _live(x, ptr, adj, live, out)
             for j in range(ptr[x], ptr[x] + live[x]):
@@ -192,12 +196,12 @@ def expand(src, dst, weight, ptr, adj, n, caps, high, seeds, out, counter):
                 y = dst[e] if src[e] == x else src[e]
                 if in_s[y] != i:
                     full = _join(y, i, cap, True, src, dst, weight, ptr, adj, live, high, out,
-                                 load, rem, in_s, heap, hpos, state, counter)
+                                 load, rem, in_s, heap, hpos, stamp, state, counter)
                     if full:
                         break
                 if out[e] == UNASSIGNED:  # y is high-degree: not scanned when it joined
                     full = _allocate(e, i, cap, src, dst, weight, out, load, rem, heap, hpos,
-                                     state, counter)
+                                     stamp, state, counter)
                     if full:
                         break
         for t in range(state[0]):

@@ -25,7 +25,8 @@ class _Full(Exception):
 
 def ne_literal(src, dst, w, n, frac, seeds, high=None, keep=None):
     """Neighbour expansion as Zhang et al. (KDD 2017) write it, with the
-    boundary's min-heap keyed by (unassigned edges, vertex), a capacity check
+    boundary's min-heap keyed by unassigned edges (ties: the vertex that joined
+    the boundary last), a capacity check
     after every edge, and HEP's NE++ rule for ``high`` vertices (they join the
     boundary, are never scanned or expanded)."""
     m, k = len(src), len(frac)
@@ -42,6 +43,8 @@ def ne_literal(src, dst, w, n, frac, seeds, high=None, keep=None):
     load = [0.0] * k
     other = lambda e, v: dst[e] if src[e] == v else src[e]  # noqa: E731
     sp = 0
+    joined = [0] * n
+    pushes = [0]
     for i in range(k - 1):
         cap = frac[i] * total
         S, heap, waiting = set(), [], set()
@@ -52,7 +55,7 @@ def ne_literal(src, dst, w, n, frac, seeds, high=None, keep=None):
             for x in (src[e], dst[e]):
                 rem[x] -= 1
                 if x in waiting:
-                    heapq.heappush(heap, (rem[x], x))
+                    heapq.heappush(heap, (rem[x], -joined[x], x))
             if load[i] >= cap:
                 raise _Full
 
@@ -65,7 +68,9 @@ def ne_literal(src, dst, w, n, frac, seeds, high=None, keep=None):
                     alloc(e)
             if push and rem[y] > 0:
                 waiting.add(y)
-                heapq.heappush(heap, (rem[y], y))
+                pushes[0] += 1
+                joined[y] = pushes[0]
+                heapq.heappush(heap, (rem[y], -joined[y], y))
 
         try:
             if load[i] >= cap:
@@ -80,7 +85,7 @@ def ne_literal(src, dst, w, n, frac, seeds, high=None, keep=None):
                     join(x, False)
                 else:
                     while True:
-                        key, x = heapq.heappop(heap)
+                        key, _, x = heapq.heappop(heap)
                         if x in waiting and key == rem[x]:
                             waiting.discard(x)
                             break
