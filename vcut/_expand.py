@@ -308,8 +308,10 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
     edge in a] - [no cluster of v other than a holds u]. Among the clusters an
     edge may take, the least relatively loaded one with room wins (ties: the
     lowest id); the first replica of v with a positive gain is dissolved.
-    Visits the replicated vertices in ``order``, ``passes`` times at most
-    (it stops after a pass without a move). A vertex holds at most |A(v)| +
+    Passes visit the replicated vertices in ``order``: the first all of them,
+    the next only those next to a move, until one moves nothing; then a pass
+    over all of them again, and it stops after a pass over all of them that
+    moves nothing (a fixed point), or after ``passes`` passes. A vertex holds at most |A(v)| +
     ``slack`` replicas (its slots): a move that needs more is not made.
     Returns (moves, passes run, replicas before, replicas after).
     """
@@ -344,20 +346,26 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
     replicas = before
     own = np.zeros(k, dtype=np.bool_)
     vown = np.empty(k, dtype=np.int64)
+    slot_of = np.full(k, -1, dtype=np.int64)
+    gstart = np.zeros(k + 1, dtype=np.int64)
     delta = np.zeros(k)
     dmax = 0
     for v in range(n):
         dmax = max(dmax, ptr[v + 1] - ptr[v])
-    gp = np.empty(dmax, dtype=np.int64)
     ge = np.empty(dmax, dtype=np.int64)
     dest = np.empty(dmax, dtype=np.int64)
+    active = np.ones(n, dtype=np.bool_)
+    full = True  # a pass over every vertex; the others visit the active ones
     moves = 0
     run = 0
     step = 0
-    for _ in range(passes):
+    while run < passes:
         run += 1
         moved = 0
         for v in order:
+            if not full and not active[v]:
+                continue
+            active[v] = False
             step += 1
             if step & TICK_MASK == 0:
                 counter[0] = step
@@ -367,26 +375,40 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
             na = 0
             for s in range(sptr[v], sptr[v + 1]):
                 if spart[s] >= 0:
-                    vown[na] = spart[s]
+                    c = spart[s]
+                    t = na  # insertion sort: v's clusters in increasing order
+                    while t > 0 and vown[t - 1] > c:
+                        vown[t] = vown[t - 1]
+                        t -= 1
+                    vown[t] = c
                     na += 1
             if na < 2:
                 continue
             for t in range(na):
                 own[vown[t]] = True
-            for t in range(d):
-                ge[t] = adj[ptr[v] + t]
-                gp[t] = out[ge[t]]
-            idx = np.argsort(gp[:d], kind="mergesort")
-            lo = 0
-            while lo < d:
-                a = gp[idx[lo]]
-                hi = lo
-                while hi < d and gp[idx[hi]] == a:
-                    hi += 1
+                slot_of[vown[t]] = t
+                gstart[t + 1] = 0
+            for j in range(ptr[v], ptr[v + 1]):  # v's edges grouped by cluster
+                gstart[slot_of[out[adj[j]]] + 1] += 1
+            for t in range(na):
+                gstart[t + 1] += gstart[t]
+            for j in range(ptr[v], ptr[v + 1]):
+                t = slot_of[out[adj[j]]]
+                ge[gstart[t]] = adj[j]
+                gstart[t] += 1
+            for t in range(na - 1, -1, -1):
+                gstart[t + 1] = gstart[t]
+            gstart[0] = 0
+            for t in range(na):
+                slot_of[vown[t]] = -1
+            for g in range(na):
+                a = vown[g]
+                lo = gstart[g]
+                hi = gstart[g + 1]
                 gain = 1
                 ok = True
                 for t in range(lo, hi):
-                    e = ge[idx[t]]
+                    e = ge[t]
                     w = weight[e]
                     u = dst[e] if src[e] == v else src[e]
                     leave = scnt[_slot(u, a, sptr, spart)] == 1
@@ -424,7 +446,7 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
                     delta[vown[r]] = 0.0
                 if ok and gain > 0:
                     for t in range(lo, hi):  # out of a first, so slots free up
-                        e = ge[idx[t]]
+                        e = ge[t]
                         u = dst[e] if src[e] == v else src[e]
                         for x in (np.int64(u), np.int64(v)):
                             s = _slot(x, a, sptr, spart)
@@ -433,7 +455,7 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
                                 spart[s] = -1
                                 replicas -= 1
                     for t in range(lo, hi):
-                        e = ge[idx[t]]
+                        e = ge[t]
                         u = dst[e] if src[e] == v else src[e]
                         b = dest[t]
                         for x in (np.int64(u), np.int64(v)):
@@ -448,11 +470,32 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
                         load[b] += weight[e]
                     moves += 1
                     moved += 1
+                    active[v] = True
+                    for t in range(lo, hi):
+                        e = ge[t]
+                        active[dst[e] if src[e] == v else src[e]] = True
                     break  # v's clusters changed: on to the next vertex
-                lo = hi
             for t in range(na):
                 own[vown[t]] = False
         if moved == 0:
-            break
+            if full:
+                break
+            full = True  # confirm the fixed point with a pass over every vertex
+        else:
+            full = False
     counter[0] = step
     return moves, run, before, replicas
+
+
+@njit(cache=True, nogil=True)
+def replica_count(ptr, adj, out, n, k):
+    """sum_v |A(v)| of the assignment ``out`` (``ptr``/``adj``: `incidence`)."""
+    mark = np.full(k, -1, dtype=np.int64)
+    total = 0
+    for v in range(n):
+        for j in range(ptr[v], ptr[v + 1]):
+            c = out[adj[j]]
+            if mark[c] != v:
+                mark[c] = v
+                total += 1
+    return total

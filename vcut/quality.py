@@ -41,8 +41,9 @@ __all__ = ["ne_assign", "hep_assign", "refine_assignment", "best_assign", "DEFAU
 
 DEFAULT_TAU = 10.0
 BEST_TAU = 10.0
-REFINE_PASSES = 16
+REFINE_PASSES = 32
 REFINE_SLACK = 2
+BEST_STARTS = 2
 HEP_LAMBDA = 1.1
 HEP_EPS = 1.0
 
@@ -57,20 +58,23 @@ def _check(n, m, extra=0):
                  f"{m:,} edges", "use a streaming partitioner (hdrf, wb-libra)")
 
 
-def ne_assign(src, dst, weight, n, cap, *, seed=0, high=None, keep=None):
-    """Neighbour expansion; returns the cluster of every edge (int32).
+def ne_assign(src, dst, weight, n, cap, *, seed=0, high=None, keep=None, incidence=None):
+    """Neighbour expansion; returns the cluster of every edge (int64).
 
     ``cap``: capacity fractions (sum 1), one per cluster. ``high`` (bool per
     vertex): vertices never expanded (NE++); ``keep`` (bool per edge): the
-    edges to partition (the others stay -1).
+    edges to partition (the others stay -1). ``incidence``: the ``(ptr,
+    adj)`` of `_expand.incidence` for ``keep``, to reuse (``adj`` is copied).
     """
     m = len(src)
     _check(n, m)
-    k = len(cap)
     keep = np.ones(m, dtype=np.bool_) if keep is None else keep
     high = np.zeros(n, dtype=np.bool_) if high is None else high
     out = np.where(keep, -1, -2).astype(np.int64)
-    ptr, adj = _expand.incidence(src, dst, n, keep)
+    if incidence is None:
+        ptr, adj = _expand.incidence(src, dst, n, keep)
+    else:  # the expansion reorders each vertex's list as it goes
+        ptr, adj = incidence[0], incidence[1].copy()
     total = float(weight[keep].sum())
     caps = np.asarray(cap, dtype=np.float64) * total
     run_kernel("expansion", "edges", int(keep.sum()), _expand.expand, src, dst, weight, ptr, adj,
@@ -111,7 +115,7 @@ def hep_assign(src, dst, weight, n, cap, deg, *, tau=DEFAULT_TAU, seed=0):
 
 
 def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, seed=0,
-                      passes=REFINE_PASSES):
+                      passes=REFINE_PASSES, incidence=None):
     """`refine` on a copy of ``assignment``; returns ``(assignment int32, info)``.
 
     The bound of cluster c is ``imbalance * cap[c] * W``, or its load when
@@ -125,7 +129,7 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
                          f"in 0..{k - 1}")
     check_memory(16 * m + 8 * m + (16 * 2 + 8) * n + 24 * m, f"refinement on {n:,} vertices",
                  "skip --refine")
-    ptr, adj = _expand.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
+    ptr, adj = incidence or _expand.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
     load = np.bincount(out, weights=weight, minlength=k)
     bound = np.maximum(imbalance * np.asarray(cap) * float(weight.sum()), load)
     order = np.random.default_rng(seed).permutation(n).astype(np.int64)
@@ -136,8 +140,20 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
                                   "replicas_before": int(before), "replicas_after": int(after)}
 
 
-def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0):
-    """The quality mode: NE and `refine`."""
-    out, info = ne_assign(src, dst, weight, n, cap, seed=seed).astype(np.int32), {}
-    out, rinfo = refine_assignment(src, dst, weight, n, out, cap, imbalance=imbalance, seed=seed)
+def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts=None):
+    """The quality mode: the best of ``starts`` neighbour expansions (seeds
+    ``seed``, ``seed + 1``, ...; the fewest replicas, ties: the first) and
+    `refine`."""
+    starts = BEST_STARTS if starts is None else starts
+    k = len(cap)
+    inc = _expand.incidence(src, dst, n, np.ones(len(src), dtype=np.bool_))
+    out, fewest = None, None
+    for s in range(starts):
+        a = ne_assign(src, dst, weight, n, cap, seed=(seed + s) % 2**63, incidence=inc)
+        r = _expand.replica_count(inc[0], inc[1], a, n, k)
+        if fewest is None or r < fewest:
+            out, fewest = a, r
+    info = {"starts": int(starts)}
+    out, rinfo = refine_assignment(src, dst, weight, n, out, cap, imbalance=imbalance, seed=seed,
+                                   incidence=inc)
     return out, {**info, **rinfo}

@@ -260,8 +260,9 @@ def test_every_edge_once_and_capacity_respected(gw, k, seed, algo):
     assert load.sum() == pytest.approx(g.weight.sum())
     share = g.weight.sum() / k
     if algo == "best":  # refinement keeps the bound, or a load that was above it already
-        ne = partition_graph(g, k, "ne", seed=seed).metrics.loads
-        assert np.all(load <= np.maximum(1.03 * share, ne) + 1e-9)
+        starts = [partition_graph(g, k, "ne", seed=seed + s).metrics.loads
+                  for s in range(quality.BEST_STARTS)]
+        assert np.all(load <= np.maximum(1.03 * share, np.max(starts, axis=0)) + 1e-9)
     elif algo == "ne":  # every cluster stops at the first edge that fills it
         assert np.all(load[:-1] < share + g.weight.max() + 1e-9)
         assert load[-1] <= share + 1e-9 or k == 1
@@ -276,7 +277,7 @@ def test_refine_path_hand_case():
     same, info = quality.refine_assignment(src, dst, w, n, [0, 1], cap, imbalance=1.03)
     assert same.tolist() == [0, 1] and info["refine_moves"] == 0
     moved, info = quality.refine_assignment(src, dst, w, n, [0, 1], cap, imbalance=2.0)
-    assert info == {"refine_moves": 1, "refine_passes": 2, "replicas_before": 4,
+    assert info == {"refine_moves": 1, "refine_passes": 3, "replicas_before": 4,
                     "replicas_after": 3}
     assert len(set(moved.tolist())) == 1
 
