@@ -279,7 +279,12 @@ def _hdrf_start(u, v, degree, part, load, scale, tree, lam, eps, normalized, max
     th_u = part[u] / (part[u] + part[v])
     c_min = tree[1]
     minload = load[c_min] / scale[c_min]
-    denom = eps + maxload - minload if normalized else 1.0
+    if normalized == 1:  # the paper's formula
+        denom = eps + maxload - minload
+    elif normalized == 2:  # the HDRF reference code: its smallest size stays 0
+        denom = eps + maxload
+    else:
+        denom = 1.0
     return th_u, 1.0 - th_u, c_min, denom, c_min, lam * (maxload - minload) / denom
 
 
@@ -536,7 +541,9 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
     with ``g(x, c) = 1 + (1 - theta(x))`` if ``c`` in A(x) else 0 and
     ``theta(u) = d(u) / (d(u) + d(v))`` over the degrees seen so far (this edge
     included), or over ``degree`` when it is given (non-empty). ``bal(c) = maxload - load_c``, divided by ``eps + maxload -
-    minload`` when ``normalized`` (the paper's formula). Loads are divided by
+    minload`` when ``normalized`` is 1 (the paper's formula), by ``eps + maxload``
+    when it is 2 (the reference implementation, whose running minimum size
+    never leaves 0: `vcut.partition.HDRF_NORMALIZED`). Loads are divided by
     the capacity fraction times p (equal shares: unchanged). Only clusters in
     A(u) or A(v), and the least loaded cluster, can score highest; ties go to
     the lowest id. ``sets``: empty replica sets (`replica_sets`); returns their

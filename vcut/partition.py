@@ -56,16 +56,27 @@ ALGORITHMS = ("random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "
 SPAC_VARIANTS = ("contracted", "split")
 ORDERS = ("given", "random", "bfs", "dfs")
 
-#: HDRF scored as HEP's implementation does (Mayer & Jacobsen, SIGMOD 2021):
-#: the paper's score with epsilon = 1 and the balance term normalised by
-#: eps + maxload - minload, lambda = 1.1, full vertex degrees (the graph is in
-#: memory) rather than the partial degrees of a pure stream, and a hard
-#: capacity of ceil(|E| / p) edges per cluster (times its capacity share).
+#: HDRF scored as the reference implementation does (the one HEP, Mayer &
+#: Jacobsen, SIGMOD 2021, ships): the paper's score with epsilon = 1, lambda =
+#: 1.1, full vertex degrees (the graph is in memory) rather than the partial
+#: degrees of a pure stream, and a hard capacity of ceil(|E| / p) edges per
+#: cluster (times its capacity share). The balance term is normalised by
+#: eps + maxload (HDRF_NORMALIZED = 2), not by the paper's eps + maxload -
+#: minload (1): the reference code updates its smallest size only when a
+#: cluster it fills *equals* it after the increment, which never happens, so
+#: its minimum stays 0. That weaker balance term lets replicas weigh more
+#: (the capacity still holds the balance) and is what its published numbers
+#: come from: on facebook_combined k = 8 the paper's form gives RF 3.712, the
+#: reference's 2.535, as its results file; over the 78 cells of
+#: REFERENCE_RESULTS.md, 74 % are within 5 % of the reference HDRF and the
+#: geometric mean of ours / reference is 1.014 (68 % and 1.027 with the
+#: paper's form). Six graphs still differ by 5-20 % (ca-CondMat, ca-HepPh,
+#: cit-HepPh, data, fe_4elt2, uk) for a reason not traced.
 #: Without the capacity the balance term never exceeds lambda, so it cannot
 #: outweigh a replica and a stream that follows the graph's structure
 #: collapses into one cluster.
 HDRF_LAMBDA = 1.1
-HDRF_NORMALIZED = True
+HDRF_NORMALIZED = 2
 HDRF_CAPACITY = 1.0
 HDRF_FULL_DEGREES = True
 
