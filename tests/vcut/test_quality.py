@@ -378,3 +378,22 @@ def test_cli(tmp_path):
         "error: tau must be a positive number (HEP's degree threshold), got -1.0"]
     r = run("-p", "2", "--algo", "par", "--refine")
     assert r.returncode == 2 and "drop --refine" in r.stderr
+
+
+def test_hypergraph_baseline_is_reproducible_across_processes(tmp_path):
+    # Mt-KaHyPar on one thread with the seed: the same assignment in separate
+    # processes (its state is per process)
+    pytest.importorskip("mtkahypar")
+    rng = np.random.default_rng(3)
+    edges = {(int(a), int(b)) for a, b in rng.integers(0, 300, (1500, 2)) if a != b}
+    path = tmp_path / "g.txt"
+    path.write_text("".join(f"{a} {b}\n" for a, b in sorted(edges)))
+    runs = []
+    for _ in range(2):
+        out = tmp_path / f"a{len(runs)}.txt"
+        r = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "16",
+                            "--algo", "hypergraph", "--seed", "5", "-o", str(out)],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        runs.append(out.read_text())
+    assert runs[0] == runs[1] and len(runs[0].split()) == len(edges)
