@@ -25,7 +25,6 @@ Usage: python bench/bench_quality.py [--datasets DIR] [--graphs a,b] [--ks 8,32,
 import argparse
 import math
 import os
-import re
 import sys
 import time
 
@@ -33,44 +32,13 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from _reference import graph_file, read_reference, row  # noqa: E402
 from ir_graph import read_graph  # noqa: E402
 from vcut.partition import partition_graph  # noqa: E402
 
 OURS = ("ne", "hep", "best")
-
-
-def reference(datasets):
-    """{graph: {partitioner: [(rf, balance, seconds) or None] * 3}}."""
-    text = open(os.path.join(datasets, "REFERENCE_RESULTS.md")).read()
-    out = {}
-    for sec in re.split(r"\n## ", text)[1:]:
-        name = sec.split(" (")[0].strip()
-        rows = {}
-        for line in sec.splitlines():
-            if line.startswith("| ") and "/" in line and not line.startswith("| partitioner"):
-                cells = [c.strip() for c in line.strip().strip("|").split("|")]
-                vals = []
-                for c in cells[1:4]:
-                    parts = [x.strip() for x in c.split("/")]
-                    vals.append(tuple(float(x) for x in parts) if parts[0][0].isdigit() else None)
-                key = cells[0]
-                if key.startswith("hypergraph"):
-                    key = "MtK"
-                elif key.startswith("HEP τ=10 ") or key == "HEP τ=10":
-                    key = "HEP10"
-                elif key.startswith("HEP τ=100"):
-                    key = "HEP100"
-                rows[key] = vals
-        out[name] = rows
-    return out
-
-
-def graph_file(datasets, name):
-    for f in sorted(os.listdir(datasets)):
-        if f.endswith(".gz") and (f.split(".")[0] == name):
-            return os.path.join(datasets, f)
-    return None
 
 
 def timed(g, k, algo, repeat):
@@ -92,7 +60,9 @@ def main():
     ap.add_argument("--csv", help="write every cell to this CSV file")
     args = ap.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
-    ref = reference(args.datasets)
+    ref = {name: {"NE": row(rows, "NE"), "HEP10": row(rows, "HEP τ=10"),
+                  "HEP100": row(rows, "HEP τ=100"), "MtK": row(rows, "hypergraph")}
+           for name, rows in read_reference(args.datasets).items()}
     names = [n for n in args.graphs.split(",") if n] or list(ref)
     from ir_graph import Graph
 

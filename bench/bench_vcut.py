@@ -17,7 +17,6 @@ Usage: python bench/bench_vcut.py [--skip-table5] [--skip-speed] [--skip-referen
 
 import argparse
 import os
-import re
 import sys
 import time
 
@@ -25,8 +24,10 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from frontend import compile_program, trace_program  # noqa: E402
+from _reference import graph_file, read_reference  # noqa: E402
 from ir_graph import build_graph, read_graph  # noqa: E402
 from vcut.partition import partition_graph  # noqa: E402
 
@@ -97,26 +98,19 @@ def speed(graph_name, g):
 
 
 def reference_rows(datasets, names):
-    ref_text = open(os.path.join(datasets, "REFERENCE_RESULTS.md")).read()
-    sections = re.split(r"\n## ", ref_text)
-    files = {os.path.basename(f).split(".")[0]: f for f in os.listdir(datasets) if f.endswith(".gz")}
+    reference = read_reference(datasets)
     print("\n### Replication factor beside REFERENCE_RESULTS.md (k = 8 / 32 / 128; ours / reference, ratio)\n")
     print("| graph | dbh (ref DBH) | hdrf (ref HDRF) | wb-libra | wb-pg | NE | HEP τ=10 | SPAC (KaHIP) | hypergraph |")
     print("|---|---|---|---|---|---|---|---|---|")
     ratios = {"dbh": [], "hdrf": []}
-    for sec in sections[1:]:
-        name = sec.split(" (")[0].strip()
+    for name, cells in reference.items():
         if names and name not in names:
             continue
-        key = next((k for k in files if k == name or k.startswith(name)), None)
-        if key is None:
+        path = graph_file(datasets, name)
+        if path is None:
             continue
-        rows = {}
-        for line in sec.splitlines():
-            if line.startswith("| ") and "/" in line:
-                cells = [c.strip() for c in line.strip("|").split("|")]
-                rows[cells[0]] = [float(c.split("/")[0]) if c[0].isdigit() else None for c in cells[1:4]]
-        g = read_graph(os.path.join(datasets, files[key]))
+        rows = {key: [c[0] if c else None for c in vals] for key, vals in cells.items()}
+        g = read_graph(path)
         ours = {a: [partition_graph(g, k, a).metrics.replication_factor for k in (8, 32, 128)]
                 for a in ("dbh", "hdrf", "wb-libra", "wb-pg")}
 

@@ -149,8 +149,9 @@ def expand(src, dst, weight, ptr, adj, n, caps, high, seeds, out, counter):
     Per cluster: while it is below capacity, the boundary vertex with the
     fewest unassigned edges (ties: the one that joined the boundary last)
     moves into the core and its neighbours join the boundary, taking every
-    unassigned edge between boundary vertices; with an empty boundary the next vertex of ``seeds``
-    that still has edges (and is not ``high``) starts a new core. High-degree
+    unassigned edge between boundary vertices; with an empty boundary the
+    next vertex of ``seeds`` that still has edges (and is not ``high``)
+    starts a new core. High-degree
     vertices join the boundary but are never expanded (HEP's NE++).
     Returns the cluster loads.
     """

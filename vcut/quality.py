@@ -98,14 +98,13 @@ def hep_assign(src, dst, weight, n, cap, deg, *, tau=DEFAULT_TAU, seed=0):
     h2h = high[src] & high[dst]
     out = ne_assign(src, dst, weight, n, cap, seed=seed, high=high, keep=~h2h)
     rest = np.flatnonzero(h2h).astype(np.int64)
-    hid = np.full(n, -1, dtype=np.int64)
-    hid[high] = np.arange(int(high.sum()))
     nh = int(high.sum())
+    hid = np.full(n, -1, dtype=np.int64)
+    hid[high] = np.arange(nh)
     check_memory(nh * len(cap), f"HEP's replica table of {nh:,} high-degree vertices",
                  "raise --tau")
     share = np.asarray(cap, dtype=np.float64)
-    load = np.zeros(len(cap))
-    np.add.at(load, out[~h2h], weight[~h2h])
+    load = np.bincount(out[~h2h], weights=weight[~h2h], minlength=len(cap))
     hard = share * float(weight.sum()) + float(weight.max())
     if len(rest):
         run_kernel("hdrf", "edges", len(rest), _expand.hdrf_rest, src, dst, weight, rest, hid, nh,
@@ -129,7 +128,10 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
                          f"in 0..{k - 1}")
     check_memory(16 * m + 8 * m + (16 * 2 + 8) * n + 24 * m, f"refinement on {n:,} vertices",
                  "skip --refine")
-    ptr, adj = incidence or _expand.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
+    if incidence is None:
+        ptr, adj = _expand.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
+    else:
+        ptr, adj = incidence
     load = np.bincount(out, weights=weight, minlength=k)
     bound = np.maximum(imbalance * np.asarray(cap) * float(weight.sum()), load)
     order = np.random.default_rng(seed).permutation(n).astype(np.int64)

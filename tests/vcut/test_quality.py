@@ -365,8 +365,11 @@ def test_bad_arguments():
 def test_cli(tmp_path):
     path = tmp_path / "g.txt"
     path.write_text("".join(f"{a} {b}\n" for a, b in CLIQUES))
-    run = lambda *a: subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), *a],  # noqa: E731
-                                    capture_output=True, text=True)
+
+    def run(*a):
+        return subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), *a],
+                              capture_output=True, text=True)
+
     r = run("-p", "2", "--algo", "best", "--json")
     assert r.returncode == 0, r.stderr
     import json

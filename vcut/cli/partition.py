@@ -154,8 +154,9 @@ def _run(args, program_args):
                          f"({info['model_makespan']:,.0f} cycles; tried "
                          + ", ".join(f"{b:g}" for b, _ in info["prices"]) + ")"))
     if "tau" in info:
-        rows.insert(-1, ("HEP threshold", f"tau = {info['tau']:g}: {info['high_degree_vertices']:,} "
-                         f"high-degree vertices, {info['streamed_edges']:,} edges streamed"))
+        rows.insert(-1, ("HEP threshold", f"tau = {info['tau']:g}: "
+                         f"{info['high_degree_vertices']:,} high-degree vertices, "
+                         f"{info['streamed_edges']:,} edges streamed"))
     if "refine_moves" in info:
         rows.insert(-1, ("refinement", f"{info['refine_moves']:,} moves in {info['refine_passes']} "
                          f"passes: {info['replicas_before']:,} -> {info['replicas_after']:,} "

@@ -1,0 +1,36 @@
+"""REFERENCE_RESULTS.md of the datasets folder, read for the benchmarks."""
+
+import os
+import re
+
+
+def read_reference(datasets):
+    """{graph: {partitioner row name: [(rf, balance, seconds) or None] * 3}}
+    (k = 8, 32, 128; None where the file has '—')."""
+    text = open(os.path.join(datasets, "REFERENCE_RESULTS.md")).read()
+    out = {}
+    for sec in re.split(r"\n## ", text)[1:]:
+        name = sec.split(" (")[0].strip()
+        rows = {}
+        for line in sec.splitlines():
+            if line.startswith("| ") and "/" in line:
+                cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                rows[cells[0]] = [tuple(float(x) for x in c.split("/")) if c[0].isdigit() else None
+                                  for c in cells[1:4]]
+        out[name] = rows
+    return out
+
+
+def row(rows, prefix):
+    """The row named ``prefix``, else the first whose name starts with it (None if none)."""
+    if prefix in rows:
+        return rows[prefix]
+    return next((v for k, v in rows.items() if k.startswith(prefix)), None)
+
+
+def graph_file(datasets, name):
+    """The dataset file of graph ``name`` (its name before the first dot), or None."""
+    for f in sorted(os.listdir(datasets)):
+        if f.endswith(".gz") and f.split(".")[0] == name:
+            return os.path.join(datasets, f)
+    return None
