@@ -27,6 +27,7 @@ import mmap
 import os
 import signal
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -175,7 +176,16 @@ def _arguments(spec, objects, keep):
 
 
 def _program(spec, ee, libc, arguments, finish, level, parent):
-    """Body of P: confine this process, call main, leave with its status."""
+    """Body of P: confine this process, call main on a thread of its own, leave with its status.
+
+    main runs on a new thread because glibc gives a new thread a malloc arena of its
+    own: the program's heap then starts empty, at an address that does not depend on
+    what this Python process allocated while it set the run up (which varies with the
+    environment, the paths, the messages), so heap addresses, and with them the
+    cache-model weights, repeat exactly run after run. The thread is created before
+    the limits (``RLIMIT_NPROC``) and the seccomp filter (which refuses ``clone``); the
+    filter is then installed on both threads at once (``TSYNC``).
+    """
     _sandbox.die_with_parent(parent)
     for fd in (spec["ctl_fd"], spec["status_fd"]):
         try:
@@ -187,6 +197,35 @@ def _program(spec, ee, libc, arguments, finish, level, parent):
     for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL)
     argc, argv, env, envp = arguments
+    main_ns = ctypes.c_uint64.from_buffer(spec["_shm"], 8)
+    ret = ctypes.c_int32 if not spec["main_void"] else None
+    go = threading.Lock()
+    go.acquire()
+    result = []
+
+    def body():
+        go.acquire()  # released once the process is confined
+        ee.run_static_constructors()  # __attribute__((constructor)), confined
+        # destructors run at exit, after the atexit handlers registered later (as in C)
+        destructors = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(
+            lambda _: ee.run_static_destructors())
+        spec["_keep_destructors"] = destructors
+        libc.__cxa_atexit(destructors, None, None)
+        address = ee.get_function_address("main")
+        if int(spec["main_nargs"]) == 0:
+            cmain = ctypes.CFUNCTYPE(ret)(address)
+            t0 = time.perf_counter_ns()
+            result.append(cmain())
+        else:
+            cmain = ctypes.CFUNCTYPE(ret, ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p)(
+                address)
+            t0 = time.perf_counter_ns()
+            result.append(cmain(argc, ctypes.addressof(argv), ctypes.addressof(envp)))
+        main_ns.value = max(1, time.perf_counter_ns() - t0)
+
+    threading.stack_size(_main_stack_bytes())
+    runner = threading.Thread(target=body, name="main", daemon=True)
+    runner.start()
     if level != "none":
         _sandbox.apply_rlimits(cpu_seconds=spec["cpu_seconds"], file_bytes=spec["file_bytes"])
         libc.clearenv()
@@ -196,31 +235,35 @@ def _program(spec, ee, libc, arguments, finish, level, parent):
     # a process the program manages to create (no filter at the lower levels) gets no
     # event buffer: it dies at its first event instead of writing into ours
     spec["_shm"].madvise(mmap.MADV_DONTFORK)
-    main_ns = ctypes.c_uint64.from_buffer(spec["_shm"], 8)
     if level in ("namespaces", "seccomp"):
-        _sandbox.install_seccomp(os.getpid())
-    ret = ctypes.c_int32 if not spec["main_void"] else None
-    ee.run_static_constructors()  # __attribute__((constructor)), in the confined process
-    # destructors run at exit, after the atexit handlers registered later (as in C)
-    destructors = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda _: ee.run_static_destructors())
-    spec["_keep_destructors"] = destructors
-    libc.__cxa_atexit(destructors, None, None)
-    if int(spec["main_nargs"]) == 0:
-        cmain = ctypes.CFUNCTYPE(ret)(ee.get_function_address("main"))
-        t0 = time.perf_counter_ns()
-        code = cmain()
-    else:
-        cmain = ctypes.CFUNCTYPE(ret, ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p)(
-            ee.get_function_address("main"))
-        t0 = time.perf_counter_ns()
-        code = cmain(argc, ctypes.addressof(argv), ctypes.addressof(envp))
-    main_ns.value = max(1, time.perf_counter_ns() - t0)
+        _sandbox.install_seccomp(os.getpid(), all_threads=True)
+    go.release()
+    runner.join()
+    if not result:  # the thread ended without main returning (e.g. pthread_exit)
+        libc.exit(0)
+    code = result[0]
     if finish is not None:
         ctypes.c_int64.from_address(ee.get_global_value_address("__vcut_end_reason")).value = 0
     # as C does after main returns: exit(), which runs the program's atexit handlers, then
     # the destructors, then the tracer's own handler (registered first, so run last), and
     # flushes stdio
     libc.exit((0 if code is None else int(code)) & 0xFF)
+
+
+#: The stack of main's thread when the stack limit is unlimited (glibc's default too).
+DEFAULT_STACK_BYTES = 8 << 20
+#: The most reserved for main's thread, whatever the stack limit says.
+MAX_STACK_BYTES = 1 << 30
+
+
+def _main_stack_bytes():
+    """The size of main's stack: the soft stack limit, as a native main thread would get."""
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return DEFAULT_STACK_BYTES
+    return int(min(max(soft, 1 << 20), MAX_STACK_BYTES))
 
 
 def _kill_descendants():

@@ -62,6 +62,8 @@ PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 PR_SET_CHILD_SUBREAPER = 36
 SECCOMP_MODE_FILTER = 2
+SECCOMP_SET_MODE_FILTER = 1
+SECCOMP_FILTER_FLAG_TSYNC = 1
 
 SECCOMP_RET_KILL_PROCESS = 0x80000000
 SECCOMP_RET_ERRNO = 0x00050000
@@ -77,7 +79,7 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 # the numbers of kill / tkill / tgkill / ioctl, and whether x32 numbers exist.
 _ARCH = {
     "x86_64": dict(
-        audit=0xC000003E, pivot_root=155, kill=62, tkill=200, tgkill=234, ioctl=16, x32=True,
+        audit=0xC000003E, pivot_root=155, seccomp=317, kill=62, tkill=200, tgkill=234, ioctl=16, x32=True,
         denied={
             "fork": 57, "vfork": 58, "clone": 56, "clone3": 435, "execve": 59, "execveat": 322,
             "socket": 41, "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
@@ -90,7 +92,7 @@ _ARCH = {
         },
     ),
     "aarch64": dict(
-        audit=0xC00000B7, pivot_root=41, kill=129, tkill=130, tgkill=131, ioctl=29, x32=False,
+        audit=0xC00000B7, pivot_root=41, seccomp=277, kill=129, tkill=130, tgkill=131, ioctl=29, x32=False,
         denied={
             "clone": 220, "clone3": 435, "execve": 221, "execveat": 281, "socket": 198,
             "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271, "unshare": 97,
@@ -324,13 +326,16 @@ def _filter(self_pid):
     return [(op, offset(jt, i), offset(jf, i), k) for i, (op, jt, jf, k) in enumerate(code)]
 
 
-def install_seccomp(self_pid):
+def install_seccomp(self_pid, all_threads=False):
     """Install the filter on this process (and whatever it would create).
 
     Parameters
     ----------
     self_pid : int
         This process's pid as it sees it: the only target signals may have.
+    all_threads : bool
+        Install it on every thread of the process at once (``seccomp(2)`` with
+        ``SECCOMP_FILTER_FLAG_TSYNC``), not only on the calling one.
 
     Raises
     ------
@@ -347,8 +352,15 @@ def install_seccomp(self_pid):
 
     fprog = SockFprog(len(prog), ctypes.addressof(buf))
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
-    _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0),
-           "prctl(SECCOMP)")
+    if all_threads:
+        ret = _libc.syscall(_arch()["seccomp"], SECCOMP_SET_MODE_FILTER,
+                            SECCOMP_FILTER_FLAG_TSYNC, ctypes.c_void_p(ctypes.addressof(fprog)))
+        if ret != 0:  # -1: an error; a thread id: the thread that could not be synchronised
+            raise SandboxError("seccomp(TSYNC): " + (os.strerror(ctypes.get_errno()) if ret < 0
+                                                      else f"thread {ret} not synchronised"))
+    else:
+        _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0),
+               "prctl(SECCOMP)")
 
 
 def apply_rlimits(*, cpu_seconds, file_bytes, open_files=256):

@@ -516,3 +516,11 @@ def test_addresses_are_the_same_run_after_run(cfile):
     a = trace_program(path, timing=False)
     b = trace_program(path, timing=False)
     assert np.array_equal(a.mem_addr, b.mem_addr) and np.array_equal(a.obj_base, b.obj_base)
+    # nor do they depend on what the tracing process allocated before main: a large
+    # environment (copied by the tracer) once moved every heap address
+    for env in (["A=" + "x" * 1000], ["A=" + "x" * 300_000]):
+        c = trace_program(path, timing=False, env=env)
+        heap = c.obj_kind == 2
+        assert heap.sum() == 1 and c.obj_size[heap][0] == 400
+        assert np.array_equal(a.mem_addr, c.mem_addr)
+        assert np.array_equal(a.obj_base[a.obj_kind != 3], c.obj_base[c.obj_kind != 3])
