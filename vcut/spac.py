@@ -20,7 +20,8 @@ of about 100), so the backend balances weight, as the framework requires.
 Ω (`reconstruct`): edge ``e`` goes to the part of its vertex (contracted) or
 of its ``u`` clone (split; the rare cut dominant edges are counted).
 
-Backends (one interface, `vertex_partition`): ``metis`` (pymetis), ``kahip``
+Backends (one interface, `vertex_partition`): ``multilevel`` (the runtime's
+own, `runtime.multilevel`), ``metis`` (pymetis), ``kahip``
 (kaffpa, eco preset). Per-part targets (heterogeneous capacities) go to METIS
 as ``tpwgts``; KaHIP cannot take them and says so.
 
@@ -178,11 +179,17 @@ def vertex_partition(xadj, adjncy, adjwgt, vwgt, k, *, backend="metis", imbalanc
                                  int(k), float(imbalance - 1.0), True, int(seed), kahip.ECO)
         return np.asarray(blocks, dtype=np.int32)
     if backend == "multilevel":
-        raise VcutError(
-            "the 'multilevel' backend is the runtime's own multilevel partitioner, which this "
-            "version does not have yet; use --backend metis or kahip"
-        )
-    raise InputError(f"unknown SPAC backend {backend!r}; use one of metis, kahip")
+        from runtime.multilevel import csr_from_edges, partition_graph
+
+        xadj = np.asarray(xadj, dtype=np.int64)
+        adjncy = np.asarray(adjncy, dtype=np.int64)
+        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(xadj))
+        upper = rows < adjncy  # each undirected edge once
+        level = csr_from_edges(rows[upper], adjncy[upper], np.asarray(adjwgt)[upper], n, vwgt)
+        res = partition_graph(level, k, device="cpu", imbalance=imbalance - 1.0, seed=seed,
+                              targets=targets)
+        return res.part.astype(np.int32)
+    raise InputError(f"unknown SPAC backend {backend!r}; use one of metis, kahip, multilevel")
 
 
 def reconstruct(parts, m, contracted):

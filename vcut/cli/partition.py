@@ -34,9 +34,12 @@ def register(sub):
     pa.add_argument("--algo", default="wb-libra",
                     choices=["random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh",
                              "hdrf", "spac", "wvp-random", "wvp-greedy", "hypergraph", "par", "ne",
-                             "hep", "best"],
+                             "hep", "best", "multilevel"],
                     help="partitioner (default wb-libra; best: the quality mode, neighbour "
-                    "expansion and refinement)")
+                    "expansion and refinement; multilevel: an edge cut instead, one part per "
+                    "vertex, written as a METIS .part file)")
+    pa.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
+                    help="multilevel: where it runs (default cpu)")
     pa.add_argument("--tau", type=float, metavar="T",
                     help="hep: degree threshold in mean degrees (default 10)")
     pa.add_argument("--refine", action="store_true",
@@ -95,7 +98,8 @@ def _run(args, program_args):
     from vcut.partition import partition_graph
 
     # OUT.replicas.npz goes beside a regular OUT; a stream (FIFO, device, -) gets OUT only
-    details = bool(args.output) and output_kind(args.output) == "file"
+    details = (bool(args.output) and output_kind(args.output) == "file"
+               and args.algo != "multilevel")
     check_command_outputs(args, [args.output, args.output + ".replicas.npz" if details else None])
     g = read_graph(args.graph, args.format)
     caps = None
@@ -110,6 +114,10 @@ def _run(args, program_args):
         speeds = parse_numbers(",".join(pr[0] for pr in pairs), "unit speeds")
         mems = parse_numbers(",".join(pr[1] for pr in pairs), "unit memories")
         caps = capacities_from_units(speeds, mems, 1.0)
+    if args.algo == "multilevel":
+        from .multilevel import run_multilevel
+
+        return run_multilevel(args, g, caps)
     part = partition_graph(g, args.p, args.algo, lam=args.lam, order=args.order, seed=args.seed,
                            capacities=caps, backend=args.backend, spac_variant=args.variant,
                            imbalance=args.imbalance, latency=args.latency, beta=args.beta,

@@ -1,0 +1,603 @@
+"""Numba kernels of the multilevel partitioner's CPU twin (one function per phase step).
+
+Every array here has been validated by `runtime.multilevel.graph` before it
+arrives: CSR offsets ``indptr`` (int64, non-decreasing, ``indptr[0] == 0``),
+neighbours ``indices`` (int64 in ``[0, n)``, no self-loops, symmetric), edge
+weights ``ewgt`` and vertex weights ``vwgt`` (int64, > 0). Parts are int64 in
+``[0, k)``. Random choices come from seeded integer hashes or permutations
+made by the caller from ``numpy.random.default_rng(seed)``, so a run is
+deterministic for a seed.
+"""
+
+import numpy as np
+from numba import njit
+
+_M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def _mix(x):
+    """splitmix64 finaliser: a well-spread 64-bit hash of ``x``."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _edge_hash(seed, a, b, r):
+    """A tie-breaking key of the undirected edge {a, b} in round r (the same from both ends)."""
+    lo = min(a, b)
+    hi = max(a, b)
+    h = _mix(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15))
+    h = _mix(h ^ np.uint64(lo))
+    h = _mix(h ^ (np.uint64(hi) << np.uint64(1)))
+    return _mix(h ^ np.uint64(r))
+
+
+# ----------------------------------------------------------------------------- coarsening
+
+
+@njit(cache=True)
+def heavy_edge_matching(indptr, indices, ewgt, vwgt, max_vw, seed, rounds):
+    """Heavy-edge matching by mutual proposals, then two-hop pairing of leftovers.
+
+    Each round every unmatched vertex proposes to its unmatched neighbour of
+    heaviest edge (ties by a seeded hash of the edge, the same from both
+    ends) whose combined weight stays within ``max_vw``; two vertices that
+    propose to each other are matched. The heaviest unmatched edge is always
+    mutual, so every round with a candidate edge matches at least one pair.
+    This is the GPU kernel's cross-examination run in one thread. Vertices
+    still unmatched are then paired two hops apart: those whose heaviest
+    neighbour is the same vertex are matched in pairs (as METIS does for the
+    leaves of a star, which heavy-edge matching cannot shrink).
+
+    Returns
+    -------
+    match : int64 array, ``match[match[v]] == v``; ``match[v] == v`` unmatched
+    rounds_used : int
+    """
+    n = len(vwgt)
+    match = np.full(n, -1, np.int64)
+    prop = np.full(n, -1, np.int64)
+    used = 0
+    for r in range(rounds):
+        used = r + 1
+        for u in range(n):
+            prop[u] = -1
+            if match[u] >= 0:
+                continue
+            bw = -1
+            bh = np.uint64(0)
+            bv = -1
+            for e in range(indptr[u], indptr[u + 1]):
+                v = indices[e]
+                if match[v] >= 0 or vwgt[u] + vwgt[v] > max_vw:
+                    continue
+                w = ewgt[e]
+                if w < bw:
+                    continue
+                h = _edge_hash(seed, u, v, r)
+                if w > bw or h > bh:
+                    bw = w
+                    bh = h
+                    bv = v
+            prop[u] = bv
+        made = 0
+        for u in range(n):
+            v = prop[u]
+            if v > u and prop[v] == u:
+                match[u] = v
+                match[v] = u
+                made += 1
+        if made == 0:
+            break
+    # two hops: unmatched vertices grouped by their heaviest neighbour
+    key = np.full(n, -1, np.int64)
+    left = 0
+    for u in range(n):
+        if match[u] >= 0:
+            continue
+        left += 1
+        bw = -1
+        bv = -1
+        for e in range(indptr[u], indptr[u + 1]):
+            if ewgt[e] > bw:
+                bw = ewgt[e]
+                bv = indices[e]
+        key[u] = bv
+    if left > n // 10:
+        last = np.full(n, -1, np.int64)  # per neighbour: an unmatched vertex waiting for a mate
+        for u in range(n):
+            c = key[u]
+            if match[u] >= 0 or c < 0:
+                continue
+            w = last[c]
+            if w >= 0 and vwgt[u] + vwgt[w] <= max_vw:
+                match[u] = w
+                match[w] = u
+                last[c] = -1
+            else:
+                last[c] = u
+    for u in range(n):
+        if match[u] < 0:
+            match[u] = u
+    return match, used
+
+
+@njit(cache=True)
+def coarse_map(match):
+    """Cmap: the rank of min(v, match[v]) among the vertices with v <= match[v]."""
+    n = len(match)
+    cmap = np.empty(n, np.int64)
+    c = 0
+    for v in range(n):  # flag + exclusive scan
+        if v <= match[v]:
+            cmap[v] = c
+            c += 1
+    for v in range(n):
+        if v > match[v]:
+            cmap[v] = cmap[match[v]]
+    return cmap, c
+
+
+@njit(cache=True)
+def contract(indptr, indices, ewgt, vwgt, match, cmap, nc):
+    """The coarse graph: matched pairs merged, parallel edges added, self-loops dropped."""
+    n = len(vwgt)
+    cvw = np.zeros(nc, np.int64)
+    for v in range(n):
+        cvw[cmap[v]] += vwgt[v]
+    cptr = np.zeros(nc + 1, np.int64)
+    cidx = np.empty(len(indices), np.int64)
+    cw = np.empty(len(indices), np.int64)
+    slot = np.full(nc, -1, np.int64)  # where coarse neighbour c sits in the current list
+    m = 0
+    for v in range(n):
+        if v > match[v]:
+            continue
+        c = cmap[v]
+        start = m
+        u = v
+        for _ in range(2):
+            for e in range(indptr[u], indptr[u + 1]):
+                t = cmap[indices[e]]
+                if t == c:
+                    continue
+                s = slot[t]
+                if s >= start:
+                    cw[s] += ewgt[e]
+                else:
+                    slot[t] = m
+                    cidx[m] = t
+                    cw[m] = ewgt[e]
+                    m += 1
+            if match[v] == v:
+                break
+            u = match[v]
+        cptr[c + 1] = m
+    return cptr, cidx[:m].copy(), cw[:m].copy(), cvw
+
+
+# ------------------------------------------------------------------- initial partitioning
+
+
+@njit(cache=True)
+def induced(indptr, indices, ewgt, vwgt, verts, local):
+    """The subgraph induced by ``verts``; ``local`` (all -1 on entry, restored) maps ids."""
+    nv = len(verts)
+    for i in range(nv):
+        local[verts[i]] = i
+    ptr = np.zeros(nv + 1, np.int64)
+    for i in range(nv):
+        v = verts[i]
+        d = 0
+        for e in range(indptr[v], indptr[v + 1]):
+            if local[indices[e]] >= 0:
+                d += 1
+        ptr[i + 1] = ptr[i] + d
+    idx = np.empty(ptr[nv], np.int64)
+    w = np.empty(ptr[nv], np.int64)
+    vw = np.empty(nv, np.int64)
+    for i in range(nv):
+        v = verts[i]
+        vw[i] = vwgt[v]
+        p = ptr[i]
+        for e in range(indptr[v], indptr[v + 1]):
+            t = local[indices[e]]
+            if t >= 0:
+                idx[p] = t
+                w[p] = ewgt[e]
+                p += 1
+    for i in range(nv):
+        local[verts[i]] = -1
+    return ptr, idx, w, vw
+
+
+@njit(cache=True)
+def _heap_push(hk, hv, size, key, val):
+    i = size
+    hk[i] = key
+    hv[i] = val
+    while i > 0:
+        p = (i - 1) >> 1
+        if hk[p] >= hk[i]:
+            break
+        hk[p], hk[i] = hk[i], hk[p]
+        hv[p], hv[i] = hv[i], hv[p]
+        i = p
+    return size + 1
+
+
+@njit(cache=True)
+def _heap_pop(hk, hv, size):
+    key = hk[0]
+    val = hv[0]
+    size -= 1
+    hk[0] = hk[size]
+    hv[0] = hv[size]
+    i = 0
+    while True:
+        a = 2 * i + 1
+        if a >= size:
+            break
+        b = a + 1
+        c = a if b >= size or hk[a] >= hk[b] else b
+        if hk[i] >= hk[c]:
+            break
+        hk[c], hk[i] = hk[i], hk[c]
+        hv[c], hv[i] = hv[i], hv[c]
+        i = c
+    return key, val, size
+
+
+@njit(cache=True)
+def _grow(indptr, indices, ewgt, vwgt, start, order, target0):
+    """Side 0 grown greedily from ``start`` until it holds ``target0`` weight (GGGP).
+
+    The next vertex is always the outside one whose move lowers the cut most
+    (edge weight into side 0 minus edge weight elsewhere). When no outside
+    vertex touches side 0, growth restarts from the next vertex of ``order``
+    (a seeded permutation) not yet inside.
+    """
+    n = len(vwgt)
+    side = np.ones(n, np.int64)
+    gain = np.zeros(n, np.int64)
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            gain[v] -= ewgt[e]
+    hk = np.empty(len(indices) + n + 1, np.int64)
+    hv = np.empty(len(indices) + n + 1, np.int64)
+    size = _heap_push(hk, hv, 0, gain[start], start)
+    w0 = 0
+    nxt = 0
+    skipped = np.zeros(n, np.bool_)
+    while w0 < target0:
+        v = -1
+        while size > 0:
+            g, u, size = _heap_pop(hk, hv, size)
+            if side[u] == 1 and not skipped[u] and g == gain[u]:
+                v = u
+                break
+        if v < 0:
+            while nxt < n and (side[order[nxt]] == 0 or skipped[order[nxt]]):
+                nxt += 1
+            if nxt == n:
+                break
+            v = order[nxt]
+        if w0 + vwgt[v] > target0 and w0 > 0 and 2 * (w0 + vwgt[v] - target0) > vwgt[v]:
+            skipped[v] = True  # would overshoot by more than half its weight
+            continue
+        side[v] = 0
+        w0 += vwgt[v]
+        for e in range(indptr[v], indptr[v + 1]):
+            t = indices[e]
+            if side[t] == 1:
+                gain[t] += 2 * ewgt[e]
+                size = _heap_push(hk, hv, size, gain[t], t)
+    return side
+
+
+@njit(cache=True)
+def fm_bisection(indptr, indices, ewgt, vwgt, side, max0, max1, passes):
+    """Fiduccia-Mattheyses refinement of a bisection, with rollback to the best prefix.
+
+    A pass moves each vertex at most once, always the best-gain move that keeps
+    the destination within its bound (negative gains included, so the search
+    can climb out of local minima), and stops after ``50 + n / 100`` moves
+    without a better cut; the moves after the best point are undone. A state
+    that breaks a bound counts as better only by lowering the excess. Passes
+    repeat until one finds nothing better.
+    """
+    n = len(vwgt)
+    gain = np.zeros(n, np.int64)
+    load = np.zeros(2, np.int64)
+    cut = 0
+    for v in range(n):
+        load[side[v]] += vwgt[v]
+        for e in range(indptr[v], indptr[v + 1]):
+            if side[indices[e]] != side[v]:
+                gain[v] += ewgt[e]
+                cut += ewgt[e]
+            else:
+                gain[v] -= ewgt[e]
+    cut //= 2
+    bound = np.empty(2, np.int64)
+    bound[0] = max0
+    bound[1] = max1
+    cap = len(indices) + n + 1  # a pass pushes n entries, then one per edge of a moved vertex
+    hk = np.empty(cap, np.int64)
+    hv = np.empty(cap, np.int64)
+    locked = np.zeros(n, np.bool_)
+    moved = np.empty(n, np.int64)
+    limit = 50 + n // 100
+    for _ in range(passes):
+        size = 0
+        for v in range(n):
+            locked[v] = False
+            size = _heap_push(hk, hv, size, gain[v], v)
+        excess = max(load[0] - bound[0], 0) + max(load[1] - bound[1], 0)
+        best_cut = cut
+        best_excess = excess
+        best_at = 0
+        nm = 0
+        since = 0
+        while size > 0 and since < limit:
+            g, v, size = _heap_pop(hk, hv, size)
+            if locked[v] or g != gain[v]:
+                continue  # stale entry
+            a = side[v]
+            b = 1 - a
+            if load[b] + vwgt[v] > bound[b] and load[a] <= bound[a]:
+                continue  # would break b's bound without relieving a
+            locked[v] = True
+            side[v] = b
+            load[a] -= vwgt[v]
+            load[b] += vwgt[v]
+            cut -= gain[v]
+            gain[v] = -gain[v]
+            for e in range(indptr[v], indptr[v + 1]):
+                t = indices[e]
+                if side[t] == b:
+                    gain[t] -= 2 * ewgt[e]
+                else:
+                    gain[t] += 2 * ewgt[e]
+                if not locked[t]:
+                    size = _heap_push(hk, hv, size, gain[t], t)
+            moved[nm] = v
+            nm += 1
+            since += 1
+            excess = max(load[0] - bound[0], 0) + max(load[1] - bound[1], 0)
+            if excess < best_excess or (excess == best_excess and cut < best_cut):
+                best_cut = cut
+                best_excess = excess
+                best_at = nm
+                since = 0
+        for i in range(nm - 1, best_at - 1, -1):  # roll back
+            v = moved[i]
+            a = side[v]
+            b = 1 - a
+            side[v] = b
+            load[a] -= vwgt[v]
+            load[b] += vwgt[v]
+            cut -= gain[v]
+            gain[v] = -gain[v]
+            for e in range(indptr[v], indptr[v + 1]):
+                t = indices[e]
+                if side[t] == b:
+                    gain[t] -= 2 * ewgt[e]
+                else:
+                    gain[t] += 2 * ewgt[e]
+        if best_at == 0:
+            break
+    return cut
+
+
+@njit(cache=True)
+def grow_bisection(indptr, indices, ewgt, vwgt, starts, order, target0, max0, max1, passes):
+    """The best of several grown-and-refined bisections (one per start vertex)."""
+    n = len(vwgt)
+    best = np.zeros(n, np.int64)
+    best_key0 = np.int64(-1)
+    best_key1 = np.int64(0)
+    total = vwgt.sum()
+    for s in starts:
+        side = _grow(indptr, indices, ewgt, vwgt, s, order, target0)
+        cut = fm_bisection(indptr, indices, ewgt, vwgt, side, max0, max1, passes)
+        w0 = 0
+        for v in range(n):
+            if side[v] == 0:
+                w0 += vwgt[v]
+        excess = max(w0 - max0, 0) + max(total - w0 - max1, 0)
+        if best_key0 < 0 or excess < best_key0 or (excess == best_key0 and cut < best_key1):
+            best_key0 = excess
+            best_key1 = cut
+            best[:] = side
+    return best
+
+
+# ---------------------------------------------------------------------------- refinement
+
+
+@njit(cache=True)
+def part_loads(part, vwgt, k):
+    load = np.zeros(k, np.int64)
+    for v in range(len(part)):
+        load[part[v]] += vwgt[v]
+    return load
+
+
+@njit(cache=True)
+def edge_cut(indptr, indices, ewgt, part):
+    cut = 0
+    for v in range(len(part)):
+        for e in range(indptr[v], indptr[v + 1]):
+            if part[indices[e]] != part[v]:
+                cut += ewgt[e]
+    return cut // 2
+
+
+@njit(cache=True)
+def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passes):
+    """k-way greedy refinement: boundary vertices move to their best-connected part.
+
+    A vertex moves when the move lowers the cut, or keeps it and leaves the
+    two parts' loads closer (relative to their bounds); the destination must
+    stay within its bound. The first pass visits every vertex in the seeded
+    ``order``; later passes only the neighbours of moved vertices, until a
+    pass moves nothing. Never raises the cut; never breaks a bound that held.
+
+    Returns
+    -------
+    moves, passes_used
+    """
+    n = len(part)
+    k = len(load)
+    conn = np.zeros(k, np.int64)
+    touched = np.empty(k, np.int64)
+    active = np.ones(n, np.bool_)
+    nxt = np.zeros(n, np.bool_)
+    total = 0
+    used = 0
+    for _ in range(passes):
+        used += 1
+        moves = 0
+        for i in range(n):
+            v = order[i]
+            if not active[v]:
+                continue
+            active[v] = False
+            a = part[v]
+            nt = 0
+            boundary = False
+            for e in range(indptr[v], indptr[v + 1]):
+                p = part[indices[e]]
+                if p != a:
+                    boundary = True
+                if conn[p] == 0:
+                    touched[nt] = p
+                    nt += 1
+                conn[p] += ewgt[e]
+            if boundary:
+                wv = vwgt[v]
+                best = -1
+                bgain = np.int64(0)
+                for j in range(nt):
+                    b = touched[j]
+                    if b == a or load[b] + wv > maxload[b]:
+                        continue
+                    g = conn[b] - conn[a]
+                    if g < 0:
+                        continue
+                    if g == 0:
+                        # a tie only evens the loads: b after the move lighter than a now
+                        if (load[b] + wv) * maxload[a] >= load[a] * maxload[b]:
+                            continue
+                    if best < 0 or g > bgain or (g == bgain and load[b] * maxload[best]
+                                                  < load[best] * maxload[b]):
+                        best = b
+                        bgain = g
+                if best >= 0:
+                    part[v] = best
+                    load[a] -= wv
+                    load[best] += wv
+                    moves += 1
+                    for e in range(indptr[v], indptr[v + 1]):
+                        nxt[indices[e]] = True
+            for j in range(nt):
+                conn[touched[j]] = 0
+        total += moves
+        if moves == 0:
+            break
+        for v in range(n):
+            active[v] = nxt[v]
+            nxt[v] = False
+    return total, used
+
+
+@njit(cache=True)
+def repair_balance(indptr, indices, ewgt, vwgt, part, load, maxload, order):
+    """Move vertices out of overloaded parts until every part is within its bound.
+
+    Each round visits the vertices of overloaded parts (seeded ``order``) and
+    moves a vertex to the feasible part it is best connected to (the lightest
+    relative to its bound among equals; any feasible part when it has no
+    neighbour with room), preferring vertices whose move costs the least cut:
+    first moves that cost nothing, then rounds that allow ever larger losses.
+    Stops when no part is over its bound or no vertex can move.
+
+    Returns
+    -------
+    moves
+    """
+    n = len(part)
+    k = len(load)
+    conn = np.zeros(k, np.int64)
+    touched = np.empty(k, np.int64)
+    moves = 0
+    allowance = np.int64(0)
+    while True:
+        over = False
+        for p in range(k):
+            if load[p] > maxload[p]:
+                over = True
+        if not over:
+            break
+        lightest = 0
+        for p in range(k):
+            if load[p] * maxload[lightest] < load[lightest] * maxload[p]:
+                lightest = p
+        made = 0
+        loss_seen = np.int64(-1)
+        for i in range(n):
+            v = order[i]
+            a = part[v]
+            if load[a] <= maxload[a]:
+                continue
+            wv = vwgt[v]
+            nt = 0
+            for e in range(indptr[v], indptr[v + 1]):
+                p = part[indices[e]]
+                if conn[p] == 0:
+                    touched[nt] = p
+                    nt += 1
+                conn[p] += ewgt[e]
+            best = -1
+            bgain = np.int64(0)
+            for j in range(nt):
+                b = touched[j]
+                if b == a or load[b] + wv > maxload[b]:
+                    continue
+                g = conn[b] - conn[a]
+                if best < 0 or g > bgain:
+                    best = b
+                    bgain = g
+            if best < 0 and load[lightest] + wv <= maxload[lightest] and lightest != a:
+                best = lightest
+                bgain = -conn[a]
+            for j in range(nt):
+                conn[touched[j]] = 0
+            if best < 0:
+                continue
+            if -bgain > allowance:
+                if loss_seen < 0 or -bgain < loss_seen:
+                    loss_seen = -bgain
+                continue
+            part[v] = best
+            load[a] -= wv
+            load[best] += wv
+            moves += 1
+            made += 1
+        if made == 0:
+            if loss_seen < 0:
+                break  # nothing can move: a vertex heavier than every bound's room
+            allowance = loss_seen
+    return moves
+
+
+@njit(cache=True)
+def project(part_coarse, cmap):
+    n = len(cmap)
+    part = np.empty(n, np.int64)
+    for v in range(n):
+        part[v] = part_coarse[cmap[v]]
+    return part

@@ -1,0 +1,60 @@
+"""Coarsening: heavy-edge matching, Cmap, contraction, and the stop rule of the source.
+
+Interface: ``coarsen(level, k, seed) -> (levels, maps)`` where ``levels[0]``
+is the input, ``levels[i + 1]`` the contraction of ``levels[i]`` and
+``maps[i]`` the fine-to-coarse map (Cmap) of that step.
+"""
+
+import math
+
+import numpy as np
+
+from . import _cpu as K
+from .graph import Level
+
+__all__ = ["coarsen", "coarsen_to", "MATCH_ROUNDS", "SHRINK_STOP"]
+
+#: Proposal rounds of the matching (each matches at least the heaviest free edge).
+MATCH_ROUNDS = 8
+#: Stop when a level keeps more than this share of its vertices (the source: 0.85).
+SHRINK_STOP = 0.85
+#: A coarse vertex may weigh at most this times the mean weight at the stop size (METIS).
+MAX_VERTEX_FACTOR = 1.5
+
+
+def coarsen_to(n, k):
+    """Vertices at which coarsening stops: max(n / (20 log2 k), 30 k) (as METIS's kway)."""
+    return max(int(n / (20 * max(1.0, math.log2(k)))), 30 * k)
+
+
+def match(level, max_vw, seed):
+    """The heavy-edge matching of ``level`` (``match[v]``: v's mate, or v)."""
+    m, _ = K.heavy_edge_matching(level.indptr, level.indices, level.ewgt, level.vwgt,
+                                 np.int64(max_vw), np.uint64(seed), MATCH_ROUNDS)
+    return m
+
+
+def contract(level, mate):
+    """``(coarse level, cmap)``: matched pairs merged into one vertex each."""
+    cmap, nc = K.coarse_map(mate)
+    ptr, idx, w, vw = K.contract(level.indptr, level.indices, level.ewgt, level.vwgt, mate,
+                                 cmap, nc)
+    return Level(ptr, idx, w, vw), cmap
+
+
+def coarsen(level, k, seed):
+    """Contract ``level`` until `coarsen_to` or until a level shrinks by less than 15 %."""
+    stop = coarsen_to(level.n, k)
+    max_vw = max(1, int(MAX_VERTEX_FACTOR * level.vwgt.sum() / stop))
+    levels, maps = [level], []
+    while levels[-1].n > stop:
+        fine = levels[-1]
+        mate = match(fine, max_vw, seed + len(maps))
+        coarse, cmap = contract(fine, mate)
+        if coarse.n == fine.n:
+            break
+        levels.append(coarse)
+        maps.append(cmap)
+        if coarse.n > SHRINK_STOP * fine.n:
+            break
+    return levels, maps

@@ -1,0 +1,72 @@
+"""Initial partitioning: recursive bisection by graph growing and FM refinement.
+
+Interface: ``initial_partition(level, fractions, imbalance, rng) -> part``.
+Each bisection is itself multilevel (as METIS's recursive bisection): the
+subgraph is coarsened further (`coarsening.coarsen` with k = 2), side 0 is
+grown greedily (GGGP: the vertex that lowers the cut most joins next) from
+`TRIES` seeded start vertices of the coarsest graph until it holds its share of the weight (the parts' target fractions summed),
+each growth is refined with Fiduccia-Mattheyses and the lowest cut within the
+bounds kept, and the bisection is projected back with an FM pass per level.
+The two sides are bisected in turn, ceil(log2 k) levels in all. Each
+bisection gets the tolerance (1 + imbalance) ** (1 / levels) - 1, so that the
+products stay within the k-way bound.
+"""
+
+import math
+
+import numpy as np
+
+from . import _cpu as K
+from .coarsening import coarsen
+from .graph import Level
+
+__all__ = ["initial_partition", "TRIES", "FM_PASSES"]
+
+#: Start vertices tried per bisection.
+TRIES = 8
+#: FM passes per bisection (stops earlier at a pass without improvement).
+FM_PASSES = 8
+
+
+def initial_partition(level, fractions, imbalance, rng):
+    k = len(fractions)
+    n = level.n
+    part = np.zeros(n, dtype=np.int64)
+    depth = max(1, math.ceil(math.log2(k)))
+    tol = (1.0 + imbalance) ** (1.0 / depth) - 1.0
+    local = np.full(n, -1, dtype=np.int64)
+    stack = [(np.arange(n, dtype=np.int64), 0, k)]
+    while stack:
+        verts, lo, hi = stack.pop()
+        if hi - lo == 1 or len(verts) == 0:
+            part[verts] = lo
+            continue
+        mid = (lo + hi) // 2
+        ptr, idx, w, vw = K.induced(level.indptr, level.indices, level.ewgt, level.vwgt, verts,
+                                    local)
+        total = int(vw.sum())
+        f0 = float(fractions[lo:mid].sum() / fractions[lo:hi].sum())
+        target0 = int(round(total * f0))
+        max0 = int(math.floor((1.0 + tol) * total * f0))
+        max1 = int(math.floor((1.0 + tol) * total * (1.0 - f0)))
+        side = _bisect(Level(ptr, idx, w, vw), target0, max0, max1, rng)
+        stack.append((verts[side == 1], mid, hi))
+        stack.append((verts[side == 0], lo, mid))
+    return part
+
+
+def _bisect(sub, target0, max0, max1, rng):
+    """Multilevel bisection of ``sub``: side (0/1) per vertex."""
+    levels, maps = coarsen(sub, 2, int(rng.integers(1 << 62)))
+    c = levels[-1]
+    starts = rng.choice(c.n, size=min(TRIES, c.n), replace=False).astype(np.int64)
+    order = rng.permutation(c.n).astype(np.int64)
+    bounds = (np.int64(target0), np.int64(max0), np.int64(max1))
+    side = K.grow_bisection(c.indptr, c.indices, c.ewgt, c.vwgt, starts, order, *bounds,
+                            FM_PASSES)
+    for i in range(len(maps) - 1, -1, -1):
+        side = K.project(side, maps[i])
+        lv = levels[i]
+        K.fm_bisection(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, side, bounds[1], bounds[2],
+                       FM_PASSES)
+    return side
