@@ -1,0 +1,310 @@
+"""The multilevel partitioner's CPU twin: each phase against a plain reference, the whole
+against exact hand cases, its invariants, and its bad inputs."""
+
+import json
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from frontend.errors import InputError
+from ir_graph import Graph, write_graph
+from runtime.generators import erdos_renyi, grid, rmat
+from runtime.multilevel import Level, csr_from_edges, partition_graph
+from runtime.multilevel import _cpu as K
+from runtime.multilevel.coarsening import contract
+
+M64 = (1 << 64) - 1
+
+
+def random_level(seed, n=60, m=200, wmax=9, vmax=4):
+    rng = np.random.default_rng(seed)
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    return csr_from_edges(src, dst, rng.integers(1, wmax + 1, m), n, rng.integers(1, vmax + 1, n))
+
+
+def edges_of(level):
+    """{(u, v): w} for u < v."""
+    out = {}
+    for u in range(level.n):
+        for e in range(level.indptr[u], level.indptr[u + 1]):
+            v = int(level.indices[e])
+            if u < v:
+                out[(u, v)] = int(level.ewgt[e])
+    return out
+
+
+def cut_of(level, part):
+    return sum(w for (u, v), w in edges_of(level).items() if part[u] != part[v])
+
+
+# --------------------------------------------------------------------------- references
+
+
+def mix(x):
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M64
+    return x ^ (x >> 31)
+
+
+def edge_hash(seed, a, b, r):
+    lo, hi = min(a, b), max(a, b)
+    h = mix((seed + 0x9E3779B97F4A7C15) & M64)
+    h = mix(h ^ lo)
+    h = mix(h ^ ((hi << 1) & M64))
+    return mix(h ^ r)
+
+
+def reference_matching(level, max_vw, seed, rounds):
+    """The matching rule written out plainly: mutual proposals, then two-hop pairs."""
+    n, adj = level.n, {}
+    for (u, v), w in edges_of(level).items():
+        adj.setdefault(u, []).append((v, w))
+        adj.setdefault(v, []).append((u, w))
+    vw = level.vwgt.tolist()
+    mate = [-1] * n
+    for r in range(rounds):
+        prop = {}
+        for u in range(n):
+            if mate[u] >= 0:
+                continue
+            cands = [(w, edge_hash(seed, u, v, r), v) for v, w in adj.get(u, [])
+                     if mate[v] < 0 and vw[u] + vw[v] <= max_vw]
+            if cands:
+                prop[u] = max(cands)[2]
+        pairs = [(u, v) for u, v in prop.items() if u < v and prop.get(v) == u]
+        for u, v in pairs:
+            mate[u], mate[v] = v, u
+        if not pairs:
+            break
+    left = [u for u in range(n) if mate[u] < 0]
+    if len(left) > n // 10:
+        waiting = {}
+        for u in left:
+            if not adj.get(u):
+                continue
+            # heaviest neighbour: the first of the largest weight in CSR (neighbour id) order
+            heaviest = max(w for _, w in adj[u])
+            c = [v for v, w in sorted(adj[u]) if w == heaviest][0]
+            w_ = waiting.get(c)
+            if w_ is not None and vw[u] + vw[w_] <= max_vw:
+                mate[u], mate[w_] = w_, u
+                waiting[c] = None
+            else:
+                waiting[c] = u
+    return [u if m < 0 else m for u, m in enumerate(mate)]
+
+
+# ------------------------------------------------------------------------------ phases
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_matching_equals_the_rule_written_out(seed):
+    lv = random_level(seed, n=50, m=120 if seed % 2 else 40)
+    max_vw = 6
+    mate, _ = K.heavy_edge_matching(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, np.int64(max_vw),
+                                    np.uint64(seed), 8)
+    assert mate.tolist() == reference_matching(lv, max_vw, seed, 8)
+    for u, v in enumerate(mate.tolist()):
+        assert mate[v] == u  # symmetric
+        if v != u:
+            assert lv.vwgt[u] + lv.vwgt[v] <= max_vw
+
+
+def test_matching_takes_the_heavy_edge_and_pairs_star_leaves():
+    # path 0-1-2-3, weights 1, 5, 1: only the heavy middle edge is matched
+    lv = csr_from_edges([0, 1, 2], [1, 2, 3], [1, 5, 1], 4)
+    mate, _ = K.heavy_edge_matching(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, np.int64(9),
+                                    np.uint64(0), 8)
+    assert mate.tolist() == [0, 2, 1, 3]
+    # a star with 7 leaves: one leaf matches the centre, the other six pair up two hops apart
+    lv = csr_from_edges([0] * 7, list(range(1, 8)), None, 8)
+    mate, _ = K.heavy_edge_matching(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, np.int64(9),
+                                    np.uint64(3), 8)
+    assert sum(1 for u, v in enumerate(mate) if u != v) == 8
+    assert mate[0] != 0
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_cmap_and_contraction_keep_the_weights(seed):
+    lv = random_level(seed)
+    mate, _ = K.heavy_edge_matching(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, np.int64(8),
+                                    np.uint64(seed), 8)
+    coarse, cmap = contract(lv, mate)
+    pairs = sum(1 for u, v in enumerate(mate) if u < v)
+    assert coarse.n == lv.n - pairs
+    # Cmap: a bijection of matched pairs onto 0..nc-1, in the order of the pairs' lower ids
+    reps = [v for v in range(lv.n) if v <= mate[v]]
+    assert [cmap[v] for v in reps] == list(range(coarse.n))
+    assert all(cmap[v] == cmap[mate[v]] for v in range(lv.n))
+    assert coarse.vwgt.sum() == lv.vwgt.sum()
+    expect = {}
+    for (u, v), w in edges_of(lv).items():
+        a, b = sorted((int(cmap[u]), int(cmap[v])))
+        if a != b:
+            expect[(a, b)] = expect.get((a, b), 0) + w
+    assert edges_of(coarse) == expect
+    inner = sum(w for (u, v), w in edges_of(lv).items() if mate[u] == v)
+    assert coarse.ewgt.sum() // 2 == lv.ewgt.sum() // 2 - inner
+    for c in range(coarse.n):  # no self-loops, no repeats
+        row = coarse.indices[coarse.indptr[c]:coarse.indptr[c + 1]]
+        assert c not in row and len(set(row.tolist())) == len(row)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_fm_never_raises_the_cut_nor_breaks_a_bound(seed):
+    lv = random_level(seed, n=80, m=300)
+    rng = np.random.default_rng(seed)
+    total = int(lv.vwgt.sum())
+    bound = int(0.55 * total)
+    side = (rng.permutation(lv.n) % 2).astype(np.int64)
+    while lv.vwgt[side == 0].sum() > bound:  # a feasible start
+        side[np.flatnonzero(side == 0)[0]] = 1
+    while lv.vwgt[side == 1].sum() > bound:
+        side[np.flatnonzero(side == 1)[0]] = 0
+    before = cut_of(lv, side)
+    cut = K.fm_bisection(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, side, bound, bound, 8)
+    assert cut == cut_of(lv, side) <= before
+    assert lv.vwgt[side == 0].sum() <= bound and lv.vwgt[side == 1].sum() <= bound
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_greedy_refinement_and_repair(seed):
+    lv = random_level(seed, n=90, m=400, vmax=1)
+    rng = np.random.default_rng(seed)
+    k = 4
+    part = rng.integers(0, k, lv.n).astype(np.int64)
+    maxload = np.full(k, 26, np.int64)  # 90 unit vertices, 22.5 each
+    load = K.part_loads(part, lv.vwgt, k)
+    was_over = load > maxload
+    before = cut_of(lv, part)
+    K.greedy_refine(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, maxload,
+                    rng.permutation(lv.n), 10)
+    assert cut_of(lv, part) <= before
+    assert np.array_equal(load, K.part_loads(part, lv.vwgt, k))
+    assert (load[~was_over] <= maxload[~was_over]).all()
+    K.repair_balance(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, maxload,
+                     rng.permutation(lv.n))
+    assert (K.part_loads(part, lv.vwgt, k) <= maxload).all()
+
+
+# ---------------------------------------------------------------------------- the whole
+
+
+def test_two_cliques_joined_by_one_edge_are_cut_there():
+    g = nx.disjoint_union(nx.complete_graph(10), nx.complete_graph(10))
+    g.add_edge(3, 15)
+    e = np.array(g.edges())
+    for seed in range(5):
+        r = partition_graph(Graph(n=20, src=e[:, 0], dst=e[:, 1], weight=np.ones(len(e))), 2,
+                            seed=seed)
+        assert r.cut == 1 and sorted(r.loads.tolist()) == [10, 10]
+        assert len(set(r.part[:10].tolist())) == 1 and r.part[0] != r.part[10]
+
+
+def test_four_disjoint_grids_into_four_parts_cut_nothing():
+    g = grid(6, 6, seed=0)
+    src = np.concatenate([g.src + 36 * i for i in range(4)])
+    dst = np.concatenate([g.dst + 36 * i for i in range(4)])
+    r = partition_graph(Graph(n=144, src=src, dst=dst, weight=np.ones(len(src))), 4, seed=1)
+    assert r.cut == 0 and r.loads.tolist() == [36] * 4 and r.balance == 1.0
+
+
+@pytest.mark.parametrize("make", [lambda: grid(40, 50, seed=1), lambda: rmat(11, 8, seed=2),
+                                  lambda: erdos_renyi(3000, 12000, seed=3)])
+@pytest.mark.parametrize("k", [2, 7, 32])
+def test_valid_balanced_deterministic(make, k):
+    g = make()
+    r = partition_graph(g, k, seed=5)
+    lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
+    assert r.part.shape == (g.n,) and r.part.min() >= 0 and r.part.max() < k
+    assert r.cut == cut_of(lv, r.part)
+    assert np.array_equal(r.loads, np.bincount(r.part, minlength=k))
+    assert r.balance <= 1.03 + 1e-12
+    assert r.level_sizes[0] == (lv.n, lv.m) and r.level_sizes[-1][0] < lv.n
+    again = partition_graph(g, k, seed=5)
+    assert np.array_equal(r.part, again.part)
+
+
+def test_heterogeneous_targets_and_vertex_weights():
+    g = grid(30, 30, seed=4)
+    vw = np.random.default_rng(0).integers(1, 5, g.n)
+    g = Graph(n=g.n, src=g.src, dst=g.dst, weight=g.weight, node_weight=vw.astype(float))
+    targets = [1, 2, 3, 2]
+    r = partition_graph(g, 4, targets=targets, seed=0)
+    share = vw.sum() * np.array(targets) / 8
+    assert np.array_equal(r.loads, np.bincount(r.part, weights=vw, minlength=4).astype(int))
+    assert (r.loads <= np.floor(1.03 * share)).all()
+
+
+def test_inputs_scipy_and_csr_agree():
+    from scipy.sparse import coo_matrix
+
+    g = grid(10, 10, seed=0)
+    lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
+    mat = coo_matrix((np.ones(len(g.src)), (g.src, g.dst)), shape=(100, 100))
+    a = partition_graph(mat, 4, seed=2)
+    b = partition_graph((lv.indptr, lv.indices), 4, seed=2)
+    assert np.array_equal(a.part, b.part) and a.cut == b.cut
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda g: partition_graph(g, 1), "k must be"),
+    (lambda g: partition_graph(g, 101), "k must be"),
+    (lambda g: partition_graph(g, 4, imbalance=0), "imbalance must be"),
+    (lambda g: partition_graph(g, 4, imbalance=float("nan")), "imbalance must be"),
+    (lambda g: partition_graph(g, 4, seed=-1), "seed must be"),
+    (lambda g: partition_graph(g, 4, device="gpu"), "GPU phases are not built"),
+    (lambda g: partition_graph(g, 4, device="tpu"), "unknown device"),
+    (lambda g: partition_graph(g, 4, targets=[1, 2]), "targets must be 4"),
+    (lambda g: partition_graph(g, 4, targets=[1, 2, 0, 1]), "targets must be 4"),
+    (lambda g: partition_graph(Graph(n=g.n, src=g.src, dst=g.dst, weight=-g.weight), 4),
+     "must be >= 0"),
+    (lambda g: partition_graph((np.array([0, 1, 1, 1]), np.array([1])), 2), "not symmetric"),
+    (lambda g: partition_graph((np.array([0, 1, 2]), np.array([0, 0])), 2), "self-loops"),
+    (lambda g: partition_graph((np.array([0, 1, 2]), np.array([1, 5])), 2), "must lie in"),
+    (lambda g: partition_graph((np.array([0, 2, 1]), np.array([1, 0])), 2), "never decrease"),
+    (lambda g: partition_graph("graph.txt", 2), "takes an ir_graph.Graph"),
+])
+def test_bad_input(call, message):
+    with pytest.raises(InputError, match=message):
+        call(grid(10, 10, seed=0))
+
+
+def test_cli_writes_a_part_file_and_refuses_bad_input(tmp_path, capsys):
+    from vcut.cli import main
+
+    g = grid(20, 20, seed=0)
+    path = tmp_path / "g.npz"
+    write_graph(g, path)
+    out = tmp_path / "g.part"
+    assert main(["partition", str(path), "-p", "4", "--algo", "multilevel", "-o", str(out),
+                 "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    part = np.array([int(x) for x in out.read_text().split()])
+    assert len(part) == 400 and set(part.tolist()) == {0, 1, 2, 3}
+    lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
+    assert res["edge_cut"] == cut_of(lv, part) and res["balance"] <= 1.03
+    assert res["levels"][0] == [400, 760] and res["device"] == "cpu"
+    for argv, message in ((["-p", "1"], "k must be"), (["-p", "4", "--device", "gpu"], "GPU"),
+                          (["-p", "4", "--imbalance", "0.9"], "--imbalance must be > 1")):
+        assert main(["partition", str(path), "--algo", "multilevel", *argv]) == 2
+        assert message in capsys.readouterr().err
+    assert out.read_text().split() == [str(x) for x in part]  # untouched by the refusals
+
+
+def test_spac_with_the_multilevel_backend():
+    from vcut.partition import partition_graph as vertex_cut
+
+    g = rmat(10, 8, seed=3)
+    res = vertex_cut(g, 8, "spac", backend="multilevel")
+    a = res.simple_assignment
+    assert len(a) == res.info["simple_edges"] and a.min() >= 0 and a.max() < 8
+    assert len(res.src) == len(res.weight) == len(a)
+    loads = np.bincount(a, weights=res.weight, minlength=8)
+    assert loads.max() / loads.mean() == pytest.approx(res.metrics.edge_weight_imbalance)
+    assert res.metrics.edge_weight_imbalance <= 1.03 + 1e-9
+    # the replication factor counts each vertex once per part holding one of its edges
+    ends = np.concatenate([res.src, res.dst])
+    copies = len(set(zip(ends.tolist(), np.concatenate([a, a]).tolist())))
+    assert res.metrics.replication_factor == pytest.approx(copies / len(np.unique(ends)))
