@@ -1,0 +1,169 @@
+"""Benchmark the multilevel partitioner's CPU twin against METIS and KaMinPar.
+
+For each graph (meshes and power-law graphs of ../shared/datasets, plus
+generated RMAT and grid graphs) and each k: edge cut and balance of
+``runtime.multilevel.partition_graph`` (3 % imbalance), of METIS (pymetis,
+ufactor 30, one core) and of KaMinPar (``pip install kaminpar``, default
+context, one thread) where installed; times are the best of ``--repeat``
+runs after an untimed warm-up (numba compilation excluded) and exclude
+reading the graph.
+
+Targets (issue: GPU partitioning, CPU twin), printed with the figures:
+
+* cut / METIS cut: geometric mean <= 1.05;
+* time / METIS time: geometric mean <= 1.0 (one core each);
+* balance <= 1.03 in every cell.
+
+Usage: python bench/bench_multilevel.py [--datasets DIR] [--graphs a,b] [--ks 8,32,64,128]
+       [--repeat 2] [--generated rmat18,grid1024] [--csv FILE]
+"""
+
+import argparse
+import math
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from ir_graph import read_graph  # noqa: E402
+from runtime.generators import grid, rmat  # noqa: E402
+from runtime.multilevel import csr_from_edges, partition_graph  # noqa: E402
+from runtime.multilevel import _cpu as K  # noqa: E402
+
+MESHES = ["delaunay_n15.graph.gz", "delaunay_n16.edges.gz", "fe_body.graph.gz",
+          "fe_sphere.graph.gz", "4elt.graph.gz", "finan512.graph.gz", "rgg_n_2_16_s0.mtx.gz",
+          "luxembourg_osm.mtx.gz"]
+POWER_LAW = ["email-Enron.txt.gz", "ca-HepPh.txt.gz", "cit-HepPh.lg.gz",
+             "as-caida20071105.lg.gz", "PGPgiantcompo.graph.gz", "cnr-2000.arcs.txt.gz"]
+GENERATED = {"rmat18": lambda: rmat(18, 8, seed=1), "grid1024": lambda: grid(1024, 1024, seed=1)}
+
+
+def best_time(fn, repeat):
+    fn()  # warm-up (compilation, caches)
+    best, out = math.inf, None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def balance(part, vwgt, k):
+    loads = np.bincount(part, weights=vwgt, minlength=k)
+    return float(loads.max() / (vwgt.sum() / k))
+
+
+def run_metis(lv, k):
+    import pymetis
+
+    opts = pymetis.Options(ufactor=30, seed=0)
+    _, parts = pymetis.part_graph(k, pymetis.CSRAdjacency(lv.indptr, lv.indices),
+                                  vweights=lv.vwgt, eweights=lv.ewgt, options=opts)
+    return np.asarray(parts, dtype=np.int64)
+
+
+def kaminpar_graph(lv, tmp):
+    """KaMinPar reads graphs from files: the level as a METIS file."""
+    try:
+        import kaminpar
+    except ImportError:
+        return None
+    path = os.path.join(tmp, "g.metis")
+    with open(path, "w") as fh:
+        fh.write(f"{lv.n} {lv.m} 011\n")
+        for v in range(lv.n):
+            lo, hi = lv.indptr[v], lv.indptr[v + 1]
+            pairs = np.empty(2 * (hi - lo), dtype=np.int64)
+            pairs[0::2] = lv.indices[lo:hi] + 1
+            pairs[1::2] = lv.ewgt[lo:hi]
+            fh.write(f"{lv.vwgt[v]} " + " ".join(map(str, pairs.tolist())) + "\n")
+    return kaminpar.load_graph(path, kaminpar.GraphFileFormat.METIS)
+
+
+def run_kaminpar(kg, k):
+    import kaminpar
+
+    kaminpar.seed = 0
+    return np.asarray(kaminpar.KaMinPar(1, kaminpar.default_context()).compute_partition(
+        kg, k, 0.03), dtype=np.int64)
+
+
+def gmean(xs):
+    xs = [x for x in xs if x > 0 and math.isfinite(x)]
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", default=os.path.join(ROOT, "..", "shared", "datasets"))
+    ap.add_argument("--graphs", help="comma-separated dataset file names (default: all listed)")
+    ap.add_argument("--generated", default="rmat18,grid1024")
+    ap.add_argument("--ks", default="8,32,64,128")
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--csv")
+    a = ap.parse_args()
+    ks = [int(x) for x in a.ks.split(",")]
+    names = a.graphs.split(",") if a.graphs else MESHES + POWER_LAW
+    graphs = [(n, lambda n=n: read_graph(os.path.join(a.datasets, n), None)) for n in names
+              if os.path.exists(os.path.join(a.datasets, n))]
+    graphs += [(n, GENERATED[n]) for n in a.generated.split(",") if n in GENERATED]
+    rows = []
+    head = (f"{'graph':28s} {'n':>9s} {'m':>10s} {'k':>4s} | {'cut':>9s} {'bal':>6s} {'s':>7s} | "
+            f"{'METIS cut':>9s} {'bal':>6s} {'s':>7s} | {'KaMinPar':>9s} {'bal':>6s} {'s':>7s} | "
+            f"{'cut/M':>6s} {'t/M':>6s}")
+    print(head)
+    print("-" * len(head))
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, load in graphs:
+            g = load()
+            lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
+            kg = kaminpar_graph(lv, tmp)
+            for k in ks:
+                if k > lv.n:
+                    continue
+                t_o, r = best_time(lambda: partition_graph(lv, k, seed=0), a.repeat)
+                t_m, pm = best_time(lambda: run_metis(lv, k), a.repeat)
+                cut_m = int(K.edge_cut(lv.indptr, lv.indices, lv.ewgt, pm))
+                cut_k = bal_k = t_k = float("nan")
+                if kg is not None:
+                    t_k, pk = best_time(lambda: run_kaminpar(kg, k), a.repeat)
+                    cut_k = int(K.edge_cut(lv.indptr, lv.indices, lv.ewgt, pk))
+                    bal_k = balance(pk, lv.vwgt, k)
+                row = dict(graph=name.split(".")[0], n=lv.n, m=lv.m, k=k, cut=r.cut,
+                           bal=r.balance, t=t_o, cut_metis=cut_m,
+                           bal_metis=balance(pm, lv.vwgt, k), t_metis=t_m, cut_kaminpar=cut_k,
+                           bal_kaminpar=bal_k, t_kaminpar=t_k)
+                rows.append(row)
+                print(f"{row['graph'][:28]:28s} {lv.n:9d} {lv.m:10d} {k:4d} | {r.cut:9d} "
+                      f"{r.balance:6.3f} {t_o:7.3f} | {cut_m:9d} {row['bal_metis']:6.3f} "
+                      f"{t_m:7.3f} | {cut_k:9.0f} {bal_k:6.3f} {t_k:7.3f} | "
+                      f"{r.cut / max(cut_m, 1):6.3f} {t_o / t_m:6.2f}", flush=True)
+    cut_r = [r["cut"] / max(r["cut_metis"], 1) for r in rows]
+    t_r = [r["t"] / r["t_metis"] for r in rows]
+    kp = [r["cut_kaminpar"] / max(r["cut_metis"], 1) for r in rows]
+    print()
+    print(f"cells {len(rows)}")
+    print(f"cut / METIS, geometric mean   {gmean(cut_r):.3f}   (target <= 1.05)")
+    groups = [{n.split(".")[0] for n in MESHES}, {n.split(".")[0] for n in POWER_LAW},
+              set(GENERATED)]
+    print("  meshes / power-law / generated: " + " / ".join(
+        f"{gmean([c for c, r in zip(cut_r, rows) if r['graph'] in grp]):.3f}" for grp in groups))
+    print(f"time / METIS, geometric mean  {gmean(t_r):.2f}    (target <= 1.0)")
+    print(f"balance <= 1.03: {sum(r['bal'] <= 1.03 + 1e-9 for r in rows)}/{len(rows)}")
+    print(f"KaMinPar cut / METIS, geometric mean {gmean(kp):.3f}")
+    if a.csv:
+        import csv
+
+        with open(a.csv, "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
