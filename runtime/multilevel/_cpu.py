@@ -297,6 +297,25 @@ def _grow(indptr, indices, ewgt, vwgt, start, order, target0):
     return side
 
 
+@njit(cache=True, inline="always")
+def _flip(indptr, indices, ewgt, vwgt, side, load, gain, v):
+    """Move v to the other side, updating loads and gains; the cut's decrease (v's gain)."""
+    a = side[v]
+    b = 1 - a
+    side[v] = b
+    load[a] -= vwgt[v]
+    load[b] += vwgt[v]
+    g = gain[v]
+    gain[v] = -g
+    for e in range(indptr[v], indptr[v + 1]):
+        t = indices[e]
+        if side[t] == b:
+            gain[t] -= 2 * ewgt[e]
+        else:
+            gain[t] += 2 * ewgt[e]
+    return g
+
+
 @njit(cache=True)
 def fm_bisection(indptr, indices, ewgt, vwgt, side, max0, max1, passes):
     """Fiduccia-Mattheyses refinement of a bisection, with rollback to the best prefix.
@@ -350,17 +369,9 @@ def fm_bisection(indptr, indices, ewgt, vwgt, side, max0, max1, passes):
             if load[b] + vwgt[v] > bound[b] and load[a] <= bound[a]:
                 continue  # would break b's bound without relieving a
             locked[v] = True
-            side[v] = b
-            load[a] -= vwgt[v]
-            load[b] += vwgt[v]
-            cut -= gain[v]
-            gain[v] = -gain[v]
+            cut -= _flip(indptr, indices, ewgt, vwgt, side, load, gain, v)
             for e in range(indptr[v], indptr[v + 1]):
                 t = indices[e]
-                if side[t] == b:
-                    gain[t] -= 2 * ewgt[e]
-                else:
-                    gain[t] += 2 * ewgt[e]
                 if not locked[t]:
                     size = _heap_push(hk, hv, size, gain[t], t)
             moved[nm] = v
@@ -373,20 +384,7 @@ def fm_bisection(indptr, indices, ewgt, vwgt, side, max0, max1, passes):
                 best_at = nm
                 since = 0
         for i in range(nm - 1, best_at - 1, -1):  # roll back
-            v = moved[i]
-            a = side[v]
-            b = 1 - a
-            side[v] = b
-            load[a] -= vwgt[v]
-            load[b] += vwgt[v]
-            cut -= gain[v]
-            gain[v] = -gain[v]
-            for e in range(indptr[v], indptr[v + 1]):
-                t = indices[e]
-                if side[t] == b:
-                    gain[t] -= 2 * ewgt[e]
-                else:
-                    gain[t] += 2 * ewgt[e]
+            cut -= _flip(indptr, indices, ewgt, vwgt, side, load, gain, moved[i])
         if best_at == 0:
             break
     return cut
@@ -437,6 +435,33 @@ def edge_cut(indptr, indices, ewgt, part):
 
 
 @njit(cache=True)
+def _touched_size(indptr, k):
+    """Room for `_gather`'s parts: k, or more when zero-weight edges list a part twice."""
+    most = k
+    for v in range(len(indptr) - 1):
+        most = max(most, indptr[v + 1] - indptr[v])
+    return most
+
+
+@njit(cache=True, inline="always")
+def _gather(indptr, indices, ewgt, part, v, conn, touched):
+    """Add v's edge weight per adjacent part into ``conn``; the parts go to ``touched``.
+
+    Returns how many entries of ``touched`` were written (a part reached only by
+    zero-weight edges can appear more than once, hence `_touched_size`); the
+    caller resets ``conn`` at those entries.
+    """
+    nt = 0
+    for e in range(indptr[v], indptr[v + 1]):
+        p = part[indices[e]]
+        if conn[p] == 0:
+            touched[nt] = p
+            nt += 1
+        conn[p] += ewgt[e]
+    return nt
+
+
+@njit(cache=True)
 def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passes):
     """k-way greedy refinement: boundary vertices move to their best-connected part.
 
@@ -453,7 +478,7 @@ def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passe
     n = len(part)
     k = len(load)
     conn = np.zeros(k, np.int64)
-    touched = np.empty(k, np.int64)
+    touched = np.empty(_touched_size(indptr, k), np.int64)
     active = np.ones(n, np.bool_)
     nxt = np.zeros(n, np.bool_)
     total = 0
@@ -467,16 +492,11 @@ def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passe
                 continue
             active[v] = False
             a = part[v]
-            nt = 0
+            nt = _gather(indptr, indices, ewgt, part, v, conn, touched)
             boundary = False
-            for e in range(indptr[v], indptr[v + 1]):
-                p = part[indices[e]]
-                if p != a:
+            for j in range(nt):  # every neighbour's part is among the touched ones
+                if touched[j] != a:
                     boundary = True
-                if conn[p] == 0:
-                    touched[nt] = p
-                    nt += 1
-                conn[p] += ewgt[e]
             if boundary:
                 wv = vwgt[v]
                 best = -1
@@ -532,7 +552,7 @@ def repair_balance(indptr, indices, ewgt, vwgt, part, load, maxload, order):
     n = len(part)
     k = len(load)
     conn = np.zeros(k, np.int64)
-    touched = np.empty(k, np.int64)
+    touched = np.empty(_touched_size(indptr, k), np.int64)
     moves = 0
     allowance = np.int64(0)
     while True:
@@ -554,13 +574,7 @@ def repair_balance(indptr, indices, ewgt, vwgt, part, load, maxload, order):
             if load[a] <= maxload[a]:
                 continue
             wv = vwgt[v]
-            nt = 0
-            for e in range(indptr[v], indptr[v + 1]):
-                p = part[indices[e]]
-                if conn[p] == 0:
-                    touched[nt] = p
-                    nt += 1
-                conn[p] += ewgt[e]
+            nt = _gather(indptr, indices, ewgt, part, v, conn, touched)
             best = -1
             bgain = np.int64(0)
             for j in range(nt):

@@ -308,3 +308,11 @@ def test_spac_with_the_multilevel_backend():
     ends = np.concatenate([res.src, res.dst])
     copies = len(set(zip(ends.tolist(), np.concatenate([a, a]).tolist())))
     assert res.metrics.replication_factor == pytest.approx(copies / len(np.unique(ends)))
+
+
+def test_zero_weight_edges_to_many_neighbours():
+    # a centre with 50 zero-weight edges lists one part many times while refining
+    src = np.r_[np.zeros(50, int), 1]
+    dst = np.r_[np.arange(1, 51), 2]
+    r = partition_graph(csr_from_edges(src, dst, np.r_[np.zeros(50), 1.0], 51), 2, seed=0)
+    assert r.cut == 0 and sorted(r.loads.tolist()) == [25, 26]
