@@ -81,3 +81,13 @@ def cfile(tmp_path):
         return write_c(str(tmp_path), name, code)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """One LocalCluster of 2 worker processes (1 thread each) for the whole session:
+    the configuration the scale-out tests are specified on."""
+    from runtime.cluster import dask_client as connect
+
+    with connect(workers=2) as client:
+        yield client

@@ -257,13 +257,20 @@ def _done(counter, m):
 
 
 @njit(cache=True, inline="always")
+def _tree_of(load, cap):
+    """The segment tree of the least loaded cluster over ``load``: ``(size, tree)``."""
+    size = 1
+    while size < load.shape[0]:
+        size *= 2
+    return size, _tree_build(load, cap, size)
+
+
+@njit(cache=True, inline="always")
 def _loads(p, cap):
     """Zero loads over ``p`` clusters and their segment tree: ``(load, size, tree)``."""
     load = np.zeros(p, dtype=np.float64)
-    size = 1
-    while size < p:
-        size *= 2
-    return load, size, _tree_build(load, cap, size)
+    size, tree = _tree_of(load, cap)
+    return load, size, tree
 
 
 @njit(cache=True, inline="always")
@@ -312,13 +319,16 @@ def _count_rows(A, cnt):
 
 
 @njit(cache=True, nogil=True)
-def _greedy_dense(src, dst, weight, order, n, p, degree, cap, limit, rule, out, A,
+def _greedy_dense(src, dst, weight, order, degree, rem, cap, full, rule, out, A, load,
                   counter):
-    """`greedy_assign` on dense bitsets ``A`` (n, ceil(p / 64)), the vertices' rows."""
+    """`greedy_assign` on dense bitsets ``A`` (n, ceil(p / 64)), the vertices' rows,
+    from the loads ``load`` and the unassigned-edge counts ``rem`` (both updated
+    in place): a whole stream from empty sets, or one step of a distributed one
+    (`vcut.distributed`) from the state merged so far. Cluster ``c`` is full when
+    ``load[c] >= full[c]`` (the bound times its capacity, `greedy_assign`; a
+    distributed step is given its share of the room left)."""
     nw = A.shape[1]
-    load, size, tree = _loads(p, cap)
-    rem = degree.copy()
-    limit = limit * (1.0 - FULL_TOLERANCE)
+    size, tree = _tree_of(load, cap)
     tmp = np.empty(nw, dtype=np.uint64)
     for k in range(order.shape[0]):
         if _stopped(k, counter):
@@ -337,11 +347,11 @@ def _greedy_dense(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
             c = tree[1]
         elif has_u and not has_v:  # case 3
             c = _ll_bits(A[u], load, cap)
-            if load[c] >= limit * cap[c]:
+            if load[c] >= full[c]:
                 c = tree[1]
         elif has_v and not has_u:
             c = _ll_bits(A[v], load, cap)
-            if load[c] >= limit * cap[c]:
+            if load[c] >= full[c]:
                 c = tree[1]
         else:
             common = False
@@ -351,11 +361,11 @@ def _greedy_dense(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
                     common = True
             if common:  # case 1
                 c = _ll_bits(tmp, load, cap)
-                if load[c] >= limit * cap[c]:
+                if load[c] >= full[c]:
                     for wi in range(nw):
                         tmp[wi] = A[u, wi] | A[v, wi]
                     c = _ll_bits(tmp, load, cap)
-                    if load[c] >= limit * cap[c]:
+                    if load[c] >= full[c]:
                         c = tree[1]
             else:  # case 2: keep one endpoint whole, cut the other
                 if rule == RULE_LIBRA:
@@ -364,9 +374,9 @@ def _greedy_dense(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
                     s = u if rem[u] >= rem[v] else v
                 t = v if s == u else u
                 c = _ll_bits(A[s], load, cap)
-                if load[c] >= limit * cap[c]:
+                if load[c] >= full[c]:
                     c = _ll_bits(A[t], load, cap)
-                    if load[c] >= limit * cap[c]:
+                    if load[c] >= full[c]:
                         c = tree[1]
         out[e] = c
         load[c] += weight[e]
@@ -380,14 +390,16 @@ def _greedy_dense(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
 
 
 @njit(cache=True, nogil=True)
-def _hdrf_dense(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree, out, A,
-                counter):
-    """`hdrf_assign` on dense bitsets ``A`` (n, ceil(p / 64)), the vertices' rows."""
+def _hdrf_dense(src, dst, order, cap, lam, eps, normalized, limit, degree, part, out, A, load,
+                maxload, counter):
+    """`hdrf_assign` on dense bitsets ``A`` (n, ceil(p / 64)), the vertices' rows,
+    from the edge counts ``load`` (updated in place), their largest scaled value
+    ``maxload`` and the partial degrees ``part``; returns the new ``maxload``.
+    Cluster ``c`` is full when ``load[c] / scale[c] >= limit[c]`` (one bound for
+    all in a whole stream; a distributed step is given its share of the room)."""
     nw = A.shape[1]
-    scale = cap * p
-    load, size, tree = _loads(p, scale)
-    part = np.zeros(n, dtype=np.int64)
-    maxload = 0.0
+    scale = cap * cap.shape[0]
+    size, tree = _tree_of(load, scale)
     for k in range(order.shape[0]):
         if _stopped(k, counter):
             break
@@ -404,7 +416,7 @@ def _hdrf_dense(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
                     b = _lowbit(bits)
                     c = wi * 64 + b
                     bits &= bits - np.uint64(1)
-                    if load[c] / scale[c] >= limit and c != c_min:
+                    if load[c] / scale[c] >= limit[c] and c != c_min:
                         continue
                     s = lam * (maxload - load[c] / scale[c]) / denom
                     if (A[u, c // 64] >> np.uint64(c % 64)) & np.uint64(1):
@@ -419,6 +431,7 @@ def _hdrf_dense(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
         A[u, best // 64] |= np.uint64(1) << np.uint64(best % 64)
         A[v, best // 64] |= np.uint64(1) << np.uint64(best % 64)
     _done(counter, order.shape[0])
+    return maxload
 
 
 @njit(cache=True, nogil=True)
@@ -462,8 +475,9 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
     """
     cnt, ids, ovf, pool = sets
     if ids.shape[1] == 0:  # dense bitsets: the plain kernel
-        load = _greedy_dense(src, dst, weight, order, n, p, degree, cap, limit, rule, out, pool,
-                             counter)
+        load = _greedy_dense(src, dst, weight, order, degree, degree.copy(), cap,
+                             limit * (1.0 - FULL_TOLERANCE) * cap, rule, out, pool,
+                             np.zeros(p, dtype=np.float64), counter)
         _count_rows(pool, cnt)
         return load, pool
     used = 0
@@ -552,7 +566,8 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
     """
     cnt, ids, ovf, pool = sets
     if ids.shape[1] == 0:  # dense bitsets: the plain kernel
-        _hdrf_dense(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree, out, pool,
+        _hdrf_dense(src, dst, order, cap, lam, eps, normalized, np.full(p, limit), degree,
+                    np.zeros(n, dtype=np.int64), out, pool, np.zeros(p, dtype=np.float64), 0.0,
                     counter)
         _count_rows(pool, cnt)
         return pool
@@ -615,12 +630,85 @@ def dbh_assign(src, dst, degree, cum_cap, seed, out):
     degree (ties: the lower id) to a cluster; ``cum_cap`` maps the hash to
     clusters in proportion to their capacities."""
     for e in range(src.shape[0]):
+        out[e] = _dbh_one(src[e], dst[e], degree[src[e]], degree[dst[e]], cum_cap, seed)
+
+
+@njit(cache=True)
+def dbh_pairs(src, dst, du, dv, cum_cap, seed, out):
+    """`dbh_assign` with the endpoints' degrees given per edge (``du[e]``, ``dv[e]``):
+    a piece of the stream without the whole degree array (`vcut.distributed`)."""
+    for e in range(src.shape[0]):
+        out[e] = _dbh_one(src[e], dst[e], du[e], dv[e], cum_cap, seed)
+
+
+@njit(cache=True, inline="always")
+def _dbh_one(u, v, du, dv, cum_cap, seed):
+    x = u if (du < dv or (du == dv and u < v)) else v
+    h = _mix(np.uint64(x) + np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15))
+    r = (h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    return np.searchsorted(cum_cap, r, side="right")
+
+
+#: GraphX's partition strategies (org.apache.spark.graphx.PartitionStrategy).
+GRAPHX_1D = 0
+GRAPHX_2D = 1
+GRAPHX_CRVC = 2
+#: The multiplier GraphX mixes vertex ids with.
+GRAPHX_PRIME = 1125899906842597
+
+
+@njit(cache=True, inline="always")
+def _graphx_hash(x):
+    """``|x * GRAPHX_PRIME|`` on a wrapping 64-bit integer, as GraphX computes it on a
+    Long, as an unsigned value (the product -2**63 counts as 2**63, where Scala's
+    ``math.abs`` would leave it negative)."""
+    y = np.int64(x) * np.int64(GRAPHX_PRIME)
+    if y < 0:
+        return np.uint64(0) - np.uint64(y)
+    return np.uint64(y)
+
+
+@njit(cache=True)
+def graphx_assign(src, dst, p, rule, seed, out):
+    """GraphX's hash partitioning of edges into ``p`` parts (equal shares).
+
+    ``GRAPHX_1D`` (EdgePartition1D): the source's hash; ``GRAPHX_2D``
+    (EdgePartition2D): a ceil(sqrt(p))-wide grid, the source's hash picks the
+    column and the destination's the row (GraphX's rule for a p that is not a
+    square: columns of ``ceil(p / side)`` parts, the last one shorter), so a
+    vertex has at most 2 ceil(sqrt(p)) replicas; ``GRAPHX_CRVC``
+    (CanonicalRandomVertexCut): a hash of the pair ordered (min, max), with
+    `_mix` and ``seed`` for Scala's tuple hash.
+    """
+    side = np.int64(np.ceil(np.sqrt(p)))
+    while side * side < p:  # floating-point square roots of large squares
+        side += 1
+    while (side - 1) * (side - 1) >= p:
+        side -= 1
+    up = np.uint64(p)
+    us = np.uint64(side)
+    rows = (p + side - 1) // side
+    last = p - rows * (side - 1)
+    for e in range(src.shape[0]):
         u = src[e]
         v = dst[e]
-        x = u if (degree[u] < degree[v] or (degree[u] == degree[v] and u < v)) else v
-        h = _mix(np.uint64(x) + np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15))
-        r = (h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-        out[e] = np.searchsorted(cum_cap, r, side="right")
+        if rule == GRAPHX_1D:
+            out[e] = np.int64(_graphx_hash(u) % up)
+        elif rule == GRAPHX_2D:
+            if side * side == p:
+                col = np.int64(_graphx_hash(u) % us)
+                row = np.int64(_graphx_hash(v) % us)
+                out[e] = (col * side + row) % p
+            else:
+                col = np.int64(_graphx_hash(u) % up) // rows
+                inner = rows if col < side - 1 else last
+                out[e] = col * rows + np.int64(_graphx_hash(v) % np.uint64(inner))
+        else:
+            a = min(u, v)
+            b = max(u, v)
+            h = _mix(np.uint64(a) * np.uint64(0x9E3779B97F4A7C15) ^
+                     _mix(np.uint64(b) + np.uint64(seed) * np.uint64(0xD1B54A32D192ED03)))
+            out[e] = np.int64(h % up)
 
 
 @njit(cache=True)

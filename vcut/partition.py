@@ -49,10 +49,15 @@ from .capacities import capacities_from_fractions, equal_capacities
 from .metrics import PartitionMetrics, degrees, partition_metrics, random_rf_bound
 
 __all__ = ["ALGORITHMS", "ORDERS", "EdgePartition", "partition_graph", "simplify",
-           "partition_from_assignment"]
+           "partition_from_assignment", "finish_partition"]
 
 ALGORITHMS = ("random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh", "hdrf",
-              "spac", "wvp-random", "wvp-greedy", "hypergraph", "par", "ne", "hep", "best")
+              "spac", "wvp-random", "wvp-greedy", "hypergraph", "par", "ne", "hep", "best",
+              "graphx-1d", "graphx-2d", "graphx-crvc")
+#: Spark GraphX's hash partitionings (`vcut._kernels.graphx_assign`): baselines
+#: of the distributed runs, equal shares only.
+GRAPHX = {"graphx-1d": _kernels.GRAPHX_1D, "graphx-2d": _kernels.GRAPHX_2D,
+          "graphx-crvc": _kernels.GRAPHX_CRVC}
 SPAC_VARIANTS = ("contracted", "split")
 ORDERS = ("given", "random", "bfs", "dfs")
 
@@ -300,6 +305,10 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
                    _kernels.replica_sets(n, p))
     elif algo == "dbh":
         _kernels.dbh_assign(src, dst, deg, np.cumsum(cap)[:-1], seed, out)
+    elif algo in GRAPHX:
+        if capacities is not None:
+            raise InputError(f"{algo} hashes to equal shares only; drop --capacities")
+        _kernels.graphx_assign(src, dst, p, GRAPHX[algo], seed, out)
     elif algo == "spac":
         from .spac import spac_assign
 
@@ -353,13 +362,25 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
                                                 imbalance=imbalance, seed=seed)
         extra.update(refine_info)
     seconds = time.perf_counter() - t0
+    info = {"algo": algo, "p": int(p), "lambda": float(lam), "order": order, "seed": int(seed),
+            "seconds": seconds, **extra}
+    return finish_partition(graph, (src, dst, weight, input_edge, loops, repeats), out, cap, deg,
+                            info, homes=homes, schedule=schedule)
+
+
+def finish_partition(graph, simple, out, cap, deg, info, homes=None, schedule=None):
+    """The `EdgePartition` of ``graph`` from the assignment ``out`` of its simple
+    graph ``simple`` (what `simplify` returned): metrics, the input's edges'
+    clusters (a self-loop with its vertex's master copy), the Zipf fit and
+    Eq. 10's bound. ``info`` has at least ``p``."""
+    src, dst, weight, input_edge, loops, repeats = simple
+    n, p, m = graph.n, int(info["p"]), len(src)
     metrics = partition_metrics(src, dst, weight, out, n, p, cap, deg=deg)
     part = EdgePartition(
         assignment=np.empty(0, dtype=np.int32), src=src, dst=dst, weight=weight,
         simple_assignment=out, n=n, metrics=metrics, capacities=cap,
-        info={"algo": algo, "p": int(p), "lambda": float(lam), "order": order, "seed": int(seed),
-              "seconds": seconds, "edges": int(graph.m), "simple_edges": int(m),
-              "self_loops": loops, "repeated_edges": repeats, **extra},
+        info={**info, "edges": int(graph.m), "simple_edges": int(m), "self_loops": loops,
+              "repeated_edges": repeats},
         homes=homes, schedule=schedule,
     )
     # map back to the input's edges; a self-loop goes with its vertex's master copy

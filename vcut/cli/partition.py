@@ -11,6 +11,7 @@ from ._common import (
     print_rows,
     spill_context,
 )
+from ._cluster import add_cluster_options, client_for
 from ._outputs import check_command_outputs, summary_stream
 from ._progress import add_progress_option
 
@@ -34,7 +35,8 @@ def register(sub):
     pa.add_argument("--algo", default="wb-libra",
                     choices=["random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh",
                              "hdrf", "spac", "wvp-random", "wvp-greedy", "hypergraph", "par", "ne",
-                             "hep", "best", "multilevel"],
+                             "hep", "best", "graphx-1d", "graphx-2d", "graphx-crvc",
+                             "multilevel"],
                     help="partitioner (default wb-libra; best: the quality mode, neighbour "
                     "expansion and refinement; multilevel: an edge cut instead, one part per "
                     "vertex, written as a METIS .part file)")
@@ -79,6 +81,12 @@ def register(sub):
                     "formats straight into scratch files, and keep the edge-sized arrays "
                     "(assignment, stream order, merging and replica work) in memory-mapped "
                     "scratch files in DIR, so that memory holds only the per-vertex state")
+    add_cluster_options(pa, "partition on a Dask cluster of N workers, the edge stream cut "
+                        "into N chunks (hash cuts: the same result; greedy cuts and hdrf: "
+                        "coordinated ingress, see --batch)")
+    pa.add_argument("--batch", type=int_option("--batch", 1, 2**31 - 1), metavar="EDGES",
+                    help="with --workers / --scheduler, greedy cuts: edges each worker places "
+                    "between two merges of the shared state (default 8192)")
     add_progress_option(pa)
     add_common(pa)
     pa.set_defaults(func=run)
@@ -118,10 +126,17 @@ def _run(args, program_args):
         from .multilevel import run_multilevel
 
         return run_multilevel(args, g, caps)
-    part = partition_graph(g, args.p, args.algo, lam=args.lam, order=args.order, seed=args.seed,
-                           capacities=caps, backend=args.backend, spac_variant=args.variant,
-                           imbalance=args.imbalance, latency=args.latency, beta=args.beta,
-                           tau=args.tau, refine=args.refine)
+    if args.workers or args.scheduler:
+        part = _distributed(args, g, caps)
+    else:
+        if args.batch:
+            raise InputError("--batch is the merge interval of a distributed run; give "
+                             "--workers N (or --scheduler) with it, or drop it")
+        part = partition_graph(g, args.p, args.algo, lam=args.lam, order=args.order,
+                               seed=args.seed, capacities=caps, backend=args.backend,
+                               spac_variant=args.variant, imbalance=args.imbalance,
+                               latency=args.latency, beta=args.beta, tau=args.tau,
+                               refine=args.refine)
     files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
     info = part.info
@@ -136,6 +151,8 @@ def _run(args, program_args):
     }
     if args.algo == "par":
         result.update({k: info[k] for k in ("latency", "beta", "model_makespan", "prices")})
+    if info.get("distributed"):
+        result.update({k: info[k] for k in ("workers", "batch", "rounds")})
     extra = [k for k in ("tau", "high_degree_vertices", "streamed_edges", "refine_moves",
                          "refine_passes", "replicas_before", "replicas_after") if k in info]
     result.update({k: info[k] for k in extra})
@@ -169,6 +186,10 @@ def _run(args, program_args):
         rows.insert(-1, ("refinement", f"{info['refine_moves']:,} moves in {info['refine_passes']} "
                          f"passes: {info['replicas_before']:,} -> {info['replicas_after']:,} "
                          "vertex copies"))
+    if info.get("distributed"):
+        rows.insert(-1, ("distributed", f"{info['workers']} workers" + (
+            f", {info['rounds']} rounds of {info['batch']:,} edges each"
+            if info["batch"] else " (hash: the sequential result)")))
     if files:
         rows.append(("written", ", ".join(files)))
     print_rows(rows, summary_stream(args.output))
@@ -176,3 +197,20 @@ def _run(args, program_args):
         print(f"note: merged {info['repeated_edges']:,} repeated edges and set aside "
               f"{info['self_loops']:,} self-loops before partitioning", file=sys.stderr)
     return 0
+
+
+def _distributed(args, g, caps):
+    """The partition of ``g`` on a Dask cluster (`vcut.distributed`)."""
+    from frontend.errors import InputError
+    from vcut.distributed import DEFAULT_BATCH, partition_distributed
+
+    from ._common import progress_lines
+
+    if args.order != "given" or args.refine or args.tau is not None:
+        raise InputError("a distributed run streams the edges as given, without refinement; "
+                         "drop --order / --refine / --tau or --workers")
+    say = progress_lines(not args.json)
+    with client_for(args) as client:
+        return partition_distributed(g, args.p, args.algo, client=client, workers=args.workers,
+                                     batch=args.batch or DEFAULT_BATCH, lam=args.lam,
+                                     seed=args.seed, capacities=caps, progress=say)

@@ -1,0 +1,331 @@
+"""Vertex cuts over a Dask cluster: the edge stream split among workers.
+
+::
+
+    from runtime.cluster import dask_client
+    from vcut.distributed import partition_distributed
+    with dask_client(workers=4) as client:
+        part = partition_distributed(graph, 64, "wb-libra", client=client)
+
+The simple graph's edge stream (the order ``given``, as `vcut.partition`
+streams it) is cut into one contiguous chunk per worker.
+
+* **Hash cuts** (``random``, ``dbh``, ``graphx-1d``, ``graphx-2d``,
+  ``graphx-crvc``) decide every edge alone, so pieces of the stream go to the
+  workers and the result is *identical* to `vcut.partition.partition_graph`:
+  ``random`` jumps its PCG64 generator to the piece's first edge
+  (``PCG64.advance``), ``dbh`` is given the endpoints' full degrees.
+* **Greedy cuts** (the PowerGraph / Libra family and HDRF) follow PowerGraph's
+  *coordinated ingress* (Gonzalez et al., OSDI 2012, §5.1): every worker
+  streams its own chunk against a copy of the shared state (the replica sets
+  and the cluster loads; PG's unassigned-edge counts) and the copies are merged
+  every ``batch`` edges per worker. Round ``r`` has each worker place edges
+  ``r * batch .. (r + 1) * batch`` of its chunk, all from the state merged
+  after round ``r - 1``; their new replicas (a union) and loads (a sum) are
+  merged in chunk order. The result depends on the worker count and the
+  batch, never on which worker ran what or when: the same seed, workers and
+  batch give the same partition. With one worker it is the sequential stream
+  exactly. Staleness costs replicas: within a round a worker does not see the
+  others' new replicas, so ``workers * batch`` edges are placed on a state
+  that lags by up to that many. docs/vcut.md, "Distributed partitioning",
+  has the measured replication factors against the sequential run.
+
+Each task carries its own input (a piece of the stream, or the slice of a
+round with the state rows of the vertices it touches) and returns its result:
+a pure function, so a worker that dies has its tasks re-run elsewhere by Dask
+with the same result; a round whose tasks fail for a lost worker more often
+than Dask allows is resubmitted (`RETRIES`).
+
+The driver (this process) holds the graph, the merged replica sets
+(``n * ceil(p / 64)`` words) and the assignment; it cuts each round's slices
+and merges their results, O(batch log batch) per task.
+"""
+
+import time
+
+import numpy as np
+
+from frontend.errors import InputError, VcutError
+from frontend.memory import check_memory
+
+from . import _kernels
+from .capacities import capacities_from_fractions, equal_capacities
+from .metrics import degrees
+from .partition import (GRAPHX, HDRF_CAPACITY, HDRF_FULL_DEGREES, HDRF_LAMBDA, HDRF_NORMALIZED,
+                        _GREEDY, finish_partition, simplify)
+
+__all__ = ["HASH_CUTS", "GREEDY_CUTS", "DISTRIBUTED_ALGORITHMS", "DEFAULT_BATCH", "PIECE",
+           "partition_distributed"]
+
+HASH_CUTS = ("random", "dbh", "graphx-1d", "graphx-2d", "graphx-crvc")
+GREEDY_CUTS = tuple(_GREEDY) + ("hdrf",)
+DISTRIBUTED_ALGORITHMS = HASH_CUTS + GREEDY_CUTS
+#: Edges each worker places between two merges of the shared state.
+DEFAULT_BATCH = 8192
+#: Edges per task of a hash cut (a task's input stays a few MB: Dask warns
+#: about larger task graphs).
+PIECE = 1 << 18
+#: Resubmissions of a round whose tasks fail for lost workers.
+RETRIES = 3
+
+
+def partition_distributed(graph, p, algo="wb-libra", *, client, workers=None, batch=DEFAULT_BATCH,
+                          lam=1.0, seed=0, capacities=None, progress=None):
+    """Partition the edges of ``graph`` into ``p`` clusters on a Dask cluster.
+
+    Parameters
+    ----------
+    graph : ir_graph.Graph
+    p : int
+    algo : str
+        One of `DISTRIBUTED_ALGORITHMS`.
+    client : distributed.Client
+        The cluster (`runtime.cluster.dask_client`).
+    workers : int, optional
+        Chunks of the stream, one per worker (default: the client's workers).
+        The result depends on it (greedy cuts); give it for reproducible runs
+        across clusters.
+    batch : int
+        Greedy cuts: edges each worker places between two merges.
+    lam, seed, capacities
+        As `vcut.partition.partition_graph`.
+    progress : callable(str), optional
+        Called with a line per round (greedy) or once (hash).
+
+    Returns
+    -------
+    vcut.partition.EdgePartition
+        ``info`` adds ``workers``, ``batch``, ``rounds`` and ``distributed``.
+
+    Raises
+    ------
+    InputError
+        An algorithm that does not distribute, bad p, batch, workers, lambda,
+        seed or capacities, an empty graph.
+    VcutError
+        A round that keeps failing on the cluster.
+    """
+    if algo not in DISTRIBUTED_ALGORITHMS:
+        raise InputError(f"{algo!r} does not run distributed; use one of "
+                         f"{', '.join(DISTRIBUTED_ALGORITHMS)} (or drop --workers)")
+    if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p < 1:
+        raise InputError(f"the number of clusters must be a positive integer, got {p!r}")
+    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+        raise InputError(f"the batch must be a positive number of edges, got {batch!r}")
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or \
+            not 0 <= seed < 2**63:
+        raise InputError(f"the seed must be an integer in 0..{2**63 - 1}, got {seed!r}")
+    if not np.isfinite(lam) or lam < 1:
+        raise InputError(f"lambda must be at least 1 (1 = tightest balance), got {lam}")
+    nworkers = len(client.nthreads()) if workers is None else workers
+    if isinstance(nworkers, bool) or not isinstance(nworkers, (int, np.integer)) or nworkers < 1:
+        raise InputError(f"the number of workers must be a positive integer, got {workers!r}")
+    if nworkers == 0:
+        raise VcutError("the Dask cluster has no workers; start some with 'dask worker ADDRESS'")
+    graph.validate()
+    simple = simplify(graph)
+    src, dst, weight = simple[:3]
+    m, n = len(src), graph.n
+    if m == 0:
+        raise InputError("the graph has no edges (other than self-loops); nothing to partition")
+    if p > m:
+        raise InputError(f"{p} clusters but the graph has only {m} edges; use p <= {m}")
+    if capacities is None:
+        cap = equal_capacities(p)
+    else:
+        if algo in GRAPHX:
+            raise InputError(f"{algo} hashes to equal shares only; drop --capacities")
+        cap = capacities_from_fractions(capacities)
+        if len(cap) != p:
+            raise InputError(f"{len(cap)} capacities given for {p} clusters")
+    say = progress or (lambda line: None)
+    deg = degrees(src, dst, n)
+    t0 = time.perf_counter()
+    if algo in HASH_CUTS:
+        out = _hash_cut(client, algo, src, dst, deg, p, cap, seed, say)
+        rounds = 1
+    else:
+        out, rounds, _, _ = _coordinated(client, algo, src, dst, weight, deg, n, p, cap, lam,
+                                         batch, int(nworkers), say)
+    info = {"algo": algo, "p": int(p), "lambda": float(lam), "order": "given", "seed": int(seed),
+            "seconds": time.perf_counter() - t0, "distributed": True, "workers": int(nworkers),
+            "batch": int(batch) if algo in GREEDY_CUTS else None, "rounds": rounds}
+    return finish_partition(graph, simple, out, cap, deg, info)
+
+
+# -- running tasks ------------------------------------------------------------
+def _lost_worker(exc):
+    """Whether ``exc`` is the cluster losing a worker (worth a resubmission)."""
+    from distributed import KilledWorker
+    from distributed.comm import CommClosedError
+
+    import concurrent.futures
+
+    return isinstance(exc, (KilledWorker, CommClosedError, concurrent.futures.CancelledError))
+
+
+def _run_tasks(client, calls, what):
+    """Results of ``calls`` (``(function, args)`` pairs) run on the cluster, in order.
+
+    Dask re-runs the tasks of a worker that dies; a call that still fails for a
+    lost worker is resubmitted up to `RETRIES` times. A task's own error
+    propagates.
+    """
+    results = [None] * len(calls)
+    todo = list(range(len(calls)))
+    for attempt in range(RETRIES + 1):
+        futures = {i: client.submit(calls[i][0], *calls[i][1], pure=False) for i in todo}
+        failed = []
+        for i, fut in futures.items():
+            try:
+                results[i] = fut.result()
+            except Exception as exc:  # noqa: BLE001 - sorted below
+                if not _lost_worker(exc):
+                    raise
+                failed.append(i)
+        if not failed:
+            return results
+        todo = failed
+    raise VcutError(f"{what}: tasks kept failing as Dask workers were lost ({RETRIES + 1} "
+                    "attempts); look at the workers' logs, or run with fewer workers")
+
+
+# -- hash cuts ----------------------------------------------------------------
+def _hash_piece(algo, s, d, du, dv, p, cap, seed, offset):
+    """The clusters of one piece of the stream (its first edge is ``offset``)."""
+    out = np.empty(len(s), dtype=np.int32)
+    if algo == "random":
+        bits = np.random.PCG64(seed)
+        bits.advance(offset)  # one draw per edge: the sequential generator at this edge
+        out[:] = np.random.Generator(bits).choice(p, size=len(s), p=cap)
+    elif algo == "dbh":
+        _kernels.dbh_pairs(s, d, du, dv, np.cumsum(cap)[:-1], seed, out)
+    else:
+        _kernels.graphx_assign(s, d, p, GRAPHX[algo], seed, out)
+    return out
+
+
+def _hash_cut(client, algo, src, dst, deg, p, cap, seed, say):
+    m = len(src)
+    starts = range(0, m, PIECE)
+    say(f"hashing {m:,} edges in {len(starts)} pieces")
+    calls = []
+    for a in starts:
+        b = min(a + PIECE, m)
+        s, d = src[a:b], dst[a:b]
+        du, dv = (deg[s], deg[d]) if algo == "dbh" else (None, None)
+        calls.append((_hash_piece, (algo, s, d, du, dv, p, cap, seed, a)))
+    return np.concatenate(_run_tasks(client, calls, f"{algo} on the cluster"))
+
+
+# -- coordinated greedy ingress -------------------------------------------------
+def _greedy_round(algo, s, d, w, deg, rem, rows, load, maxload, cap, full):
+    """One worker's round: place the slice (``s``, ``d``: local vertex ids) on its copy
+    of the state, a cluster being full for it at ``full`` (its share of the room
+    left); returns ``(clusters, rows, load, maxload)`` after it."""
+    k = len(s)
+    out = np.empty(k, dtype=np.int32)
+    order = np.arange(k, dtype=np.int64)
+    rows = rows.copy()  # what arrives may be read-only
+    load = load.copy()
+    counter = np.zeros(2, dtype=np.int64)
+    if algo == "hdrf":
+        part = np.zeros(len(rows), dtype=np.int64)
+        maxload = _kernels._hdrf_dense(s, d, order, cap, HDRF_LAMBDA, 1.0, HDRF_NORMALIZED,
+                                       full, deg, part, out, rows, load, maxload, counter)
+    else:
+        rule = _GREEDY[algo][0]
+        _kernels._greedy_dense(s, d, w, order, deg, rem.copy(), cap, full, rule, out, rows,
+                               load, counter)
+    return out, rows, load, maxload
+
+
+#: Smoothing of the shares of `_shares`: a worker's share of a cluster's room
+#: follows what it placed there in the last round plus this fraction of the
+#: mean placement, so that a cluster no worker used is shared evenly.
+SHARE_SMOOTHING = 2.0
+#: What a worker placed counts for its shares with a weight that halves
+#: (SHARE_MEMORY) every SHARE_EDGES edges it places after.
+SHARE_MEMORY = 0.5
+SHARE_EDGES = 8192
+
+
+def _shares(now, bound, used, active):
+    """Each active worker's view of the loads for a round: the bound less its share
+    of the room left (``bound - now``), so that it sees a cluster full when its
+    share is spent and the least loaded is the one with most share left.
+
+    A cluster's room is shared in proportion to what each worker placed there in
+    the last round (smoothed by `SHARE_SMOOTHING`): a worker whose part of the
+    stream keeps filling a cluster keeps most of it, as a sequential stream
+    would, instead of every worker spreading over every cluster.
+    """
+    room = bound - now  # negative where already over: every view sees it full
+    demand = used[active]
+    demand = demand + SHARE_SMOOTHING * demand.mean() + 1e-12
+    frac = demand / demand.sum(axis=0)
+    return {c: bound - room * frac[i] for i, c in enumerate(active)}
+
+
+def _coordinated(client, algo, src, dst, weight, deg, n, p, cap, lam, batch, workers, say):
+    """Coordinated ingress of ``workers`` chunks: ``(clusters, rounds, replica bitsets,
+    loads)`` (loads in edges for hdrf, in weight otherwise)."""
+    say = say or (lambda line: None)
+    m = len(src)
+    nw = (p + 63) // 64
+    check_memory(n * (8 * nw + 8) + 4 * m, f"the shared state of {algo} with p = {p} on "
+                 f"{n:,} vertices", "use fewer clusters")
+    bounds = np.linspace(0, m, workers + 1).astype(np.int64)
+    chunk = int((bounds[1:] - bounds[:-1]).max())
+    rounds = max(1, -(-chunk // batch))
+    scale = cap * p
+    if algo == "hdrf":  # the bound on load / (cap p), as hdrf_assign has it
+        w = np.ones(m)
+        bound = np.full(p, HDRF_CAPACITY * np.ceil(m / p))
+        kdeg = deg if HDRF_FULL_DEGREES else np.zeros(0, dtype=np.int64)
+    else:  # the bound on load, as greedy_assign has it
+        weighted, bounded = _GREEDY[algo][1:]
+        w = weight if weighted else np.ones(m)
+        limit = lam * float(w.sum()) if bounded else np.inf
+        bound = limit * (1.0 - _kernels.FULL_TOLERANCE) * cap
+        kdeg = deg
+    A = np.zeros((n, nw), dtype=np.uint64)  # the merged replica sets
+    load = np.zeros(p)
+    rem = deg.copy()  # PG's unassigned edges per vertex
+    out = np.empty(m, dtype=np.int32)
+    tick = time.perf_counter()
+    placed = 0
+    shared = len(np.unique(np.minimum(bounds[:-1], m))) > 1 and np.isfinite(bound).all()
+    units = scale if algo == "hdrf" else np.ones(p)  # the bound is on load / units
+    used = np.zeros((workers, p))  # what each worker placed per cluster lately, in units
+    for r in range(rounds):
+        calls, slices = [], []
+        spans = [(c, min(bounds[c] + r * batch, bounds[c + 1]),
+                  min(bounds[c] + (r + 1) * batch, bounds[c + 1])) for c in range(workers)]
+        spans = [(c, a, b) for c, a, b in spans if a < b]
+        if shared:
+            views = _shares(load / units, bound, used, [c for c, _, _ in spans])
+            views = {c: v * units for c, v in views.items()}
+        else:  # one stream: the loads as they are (the sequential run, bit for bit)
+            views = {c: load.copy() for c, _, _ in spans}
+        for c, a, b in spans:
+            verts, inv = np.unique(np.concatenate([src[a:b], dst[a:b]]), return_inverse=True)
+            s, d = inv[:b - a], inv[b - a:]
+            local_deg = kdeg[verts] if len(kdeg) else kdeg
+            view = views[c]
+            calls.append((_greedy_round, (algo, s, d, w[a:b], local_deg, rem[verts], A[verts],
+                                          view, float((view / scale).max()), cap, bound)))
+            slices.append((c, a, b, verts, inv, view))
+        results = _run_tasks(client, calls, f"{algo} round {r + 1}")
+        used *= SHARE_MEMORY ** (batch / SHARE_EDGES)
+        for (c, a, b, verts, inv, view), (got, rows, new_load, _) in zip(slices, results):
+            out[a:b] = got
+            A[verts] |= rows
+            load += new_load - view
+            used[c] += (new_load - view) / units
+            rem[verts] -= np.bincount(inv, minlength=len(verts))  # verts are unique
+            placed += b - a
+        if time.perf_counter() - tick >= 1.0 or r == rounds - 1:
+            say(f"  round {r + 1}/{rounds}: {placed:,} of {m:,} edges placed")
+            tick = time.perf_counter()
+    return out, rounds, A, load
