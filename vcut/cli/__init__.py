@@ -25,12 +25,14 @@ import sys
 import threading
 import traceback
 
-from . import analyze, compare, datasets, graph, partition, schedule, stats, trace, traverse
+from . import (analyze, batch, compare, datasets, graph, partition, schedule, stats, trace,
+               traverse)
 
 __all__ = ["main", "build_parser"]
 
 #: Subcommand modules in the order of ``vcut --help``.
-COMMANDS = (trace, graph, stats, partition, analyze, compare, traverse, schedule, datasets)
+COMMANDS = (trace, graph, stats, partition, analyze, batch, compare, traverse, schedule,
+            datasets)
 
 
 class UsageError(Exception):

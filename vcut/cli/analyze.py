@@ -67,6 +67,57 @@ def run(args, program_args):
 
 
 def _run(args, program_args):
+    if args.windows or args.window_size:
+        return _run_windows(args, program_args)
+    summary, a, graph, source, ins, methods, files = _analyse(args, program_args)
+    if args.json:
+        print_json(summary)
+        return 0
+    r = a.result
+    win = graph.meta.get("window")
+    rows = [
+        ("graph", f"{graph.n:,} nodes, {graph.m:,} edges, {graph.meta.get('weights', 'given')} "
+                  f"weights ({source})"),
+    ]
+    if win:
+        roi = _activations(win.get("roi_activations"))
+        rows.append(("window", f"{roi}nodes {win['start']:,}..{win['end'] - 1:,} of "
+                               f"{win['nodes_of_run']:,}; {win['edges_in']:,} edges into and "
+                               f"{win['edges_out']:,} out of the window dropped"))
+    rows += [
+        ("partitioning", f"{a.method}, p = {a.p}: " + ", ".join(
+            f"{k.replace('_', ' ')} {v:.4f}" if isinstance(v, float) else f"{k.replace('_', ' ')} {v}"
+            for k, v in a.partition.items() if k != "kind")),
+        ("machine", f"{a.machine.name} ({a.machine.cores} cores, {a.machine.mesh_rows} x "
+                    f"{a.machine.mesh_cols} mesh, {a.machine.numa_nodes} NUMA nodes)"),
+        ("mapping", a.placement.method),
+        ("makespan", f"{r.makespan:,.0f} cycles = {r.seconds * 1e3:.3f} ms"),
+        ("lower bound", a.bound.text(r.makespan)),
+        ("without dependency waits", f"{a.independent_time:,.0f} cycles (messages charged one "
+                                     "after another: not a bound of the makespan)"),
+        ("communication", f"{r.communication_bytes:,.0f} bytes ({r.messages:,} messages)"),
+        ("network bytes / hop-bytes", f"{r.network_bytes:,.0f} / {r.hop_bytes:,.0f}"),
+        ("mean core utilisation", f"{r.utilization.mean():.3f}"),
+        ("reading", ins.reading),
+    ]
+    for m in a.mappers:
+        if m["mapping"] != a.placement.method:
+            rows.append((f"  vs {m['mapping']}", f"makespan {m['makespan']:,.0f}, hop-bytes "
+                         f"{m['hop_bytes']:,.0f}"))
+    for m in methods or []:
+        rows.append((f"  method {m['method']}", f"makespan {m['makespan']:,.0f}, without waits "
+                     f"{m['independent_time']:,.0f}, communication "
+                     f"{m['communication_bytes']:,.0f} bytes"))
+    rows.append(("phases", ", ".join(f"{k} {v:.2f} s" for k, v in a.phases.items())))
+    if files:
+        rows.append(("written", ", ".join(files)))
+    print_rows(rows, sys.stdout)
+    return 0
+
+
+def _analyse(args, program_args):
+    """Run the analysis of the command line (writing -o's files): ``(summary, analysis,
+    graph, source, insights, methods, files)``."""
     from frontend.atomic import atomic_output
     from mapping.analyze import analyze_graph
     from mapping.insight import insight
@@ -74,8 +125,6 @@ def _run(args, program_args):
     from mapping.report import analysis_html
     from vcut.output import read_assignment
 
-    if args.windows or args.window_size:
-        return _run_windows(args, program_args)
     if args.compare_methods and not args.output:
         from frontend.errors import InputError
 
@@ -134,49 +183,31 @@ def _run(args, program_args):
     if methods:
         summary["methods"] = methods
     summary["graph"] = {"nodes": graph.n, "edges": graph.m, "window": graph.meta.get("window")}
-    if args.json:
-        print_json(summary)
-        return 0
-    r = a.result
-    win = graph.meta.get("window")
-    rows = [
-        ("graph", f"{graph.n:,} nodes, {graph.m:,} edges, {graph.meta.get('weights', 'given')} "
-                  f"weights ({source})"),
-    ]
-    if win:
-        roi = _activations(win.get("roi_activations"))
-        rows.append(("window", f"{roi}nodes {win['start']:,}..{win['end'] - 1:,} of "
-                               f"{win['nodes_of_run']:,}; {win['edges_in']:,} edges into and "
-                               f"{win['edges_out']:,} out of the window dropped"))
-    rows += [
-        ("partitioning", f"{a.method}, p = {a.p}: " + ", ".join(
-            f"{k.replace('_', ' ')} {v:.4f}" if isinstance(v, float) else f"{k.replace('_', ' ')} {v}"
-            for k, v in a.partition.items() if k != "kind")),
-        ("machine", f"{a.machine.name} ({a.machine.cores} cores, {a.machine.mesh_rows} x "
-                    f"{a.machine.mesh_cols} mesh, {a.machine.numa_nodes} NUMA nodes)"),
-        ("mapping", a.placement.method),
-        ("makespan", f"{r.makespan:,.0f} cycles = {r.seconds * 1e3:.3f} ms"),
-        ("lower bound", a.bound.text(r.makespan)),
-        ("without dependency waits", f"{a.independent_time:,.0f} cycles (messages charged one "
-                                     "after another: not a bound of the makespan)"),
-        ("communication", f"{r.communication_bytes:,.0f} bytes ({r.messages:,} messages)"),
-        ("network bytes / hop-bytes", f"{r.network_bytes:,.0f} / {r.hop_bytes:,.0f}"),
-        ("mean core utilisation", f"{r.utilization.mean():.3f}"),
-        ("reading", ins.reading),
-    ]
-    for m in a.mappers:
-        if m["mapping"] != a.placement.method:
-            rows.append((f"  vs {m['mapping']}", f"makespan {m['makespan']:,.0f}, hop-bytes "
-                         f"{m['hop_bytes']:,.0f}"))
-    for m in methods or []:
-        rows.append((f"  method {m['method']}", f"makespan {m['makespan']:,.0f}, without waits "
-                     f"{m['independent_time']:,.0f}, communication "
-                     f"{m['communication_bytes']:,.0f} bytes"))
-    rows.append(("phases", ", ".join(f"{k} {v:.2f} s" for k, v in a.phases.items())))
-    if files:
-        rows.append(("written", ", ".join(files)))
-    print_rows(rows, sys.stdout)
-    return 0
+    return summary, a, graph, source, ins, methods, files
+
+
+def summary_for(argv):
+    """The JSON summary ``vcut analyze ARGV --json`` prints, without printing it: one
+    row of a batch (`runtime.batch`). ``ARGV`` as on the command line (program
+    arguments after ``--``); raises what the command would report as an error."""
+    from frontend.errors import InputError
+
+    from . import UsageError, build_parser
+
+    argv = list(argv)
+    program_args = []
+    if "--" in argv:
+        k = argv.index("--")
+        argv, program_args = argv[:k], argv[k + 1:]
+    try:
+        args = build_parser().parse_args(["analyze", *argv])
+    except UsageError as exc:
+        raise InputError(str(exc)) from None
+    if args.windows or args.window_size:
+        raise InputError("a batch row is one whole analysis; drop --windows / --window-size")
+    args.json = True  # no progress lines
+    with spill_context(args):
+        return _analyse(args, program_args)[0]
 
 
 def _activations(acts):

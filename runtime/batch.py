@@ -1,0 +1,265 @@
+"""Batch analysis: many programs x inputs x cluster counts on a Dask cluster.
+
+A manifest (TOML or JSON) lists the runs::
+
+    p = [8, 64]                       # cluster counts of every job (default)
+    options = ["--no-baselines"]      # extra 'vcut analyze' options of every job
+
+    [[job]]
+    name = "fft"
+    sources = ["fft.c"]               # relative to the manifest's folder
+    args = [["1024"], ["4096"]]       # one run per argument list (default: one, none)
+    defines = ["N=64"]                # -D for the compiler (optional)
+    options = ["--machine", "mesh:4x4"]   # on top of the shared ones (optional)
+    p = [16]                          # instead of the shared p (optional)
+
+Every (job, argument list, p) is one row: the summary ``vcut analyze SOURCES -p P
+OPTIONS --json -- ARGS`` prints, computed on a worker (the traced program runs in
+its sandboxed child process there, as on this machine) and gathered in the
+manifest's order. A row that fails (a compile error, a crash of the traced
+program, a limit) carries its one-line error; the others complete. A worker lost
+mid-row has the row re-run elsewhere by Dask: rows are pure functions of their
+command lines, so nothing is lost and nothing changes.
+
+`write_results` writes ``batch.csv``, ``batch.json`` and ``report.html`` (the
+table and a plot of each row's speed-up against its lower bound).
+"""
+
+import csv
+import io
+import json
+import os
+import time
+from dataclasses import dataclass, field
+
+from frontend.errors import InputError
+
+__all__ = ["BatchJob", "COLUMNS", "load_manifest", "run_batch", "run_job", "write_results"]
+
+#: Columns of the table, in order (figures from ``vcut analyze --json``).
+COLUMNS = ("job", "args", "p", "status", "error", "nodes", "edges", "method", "machine",
+           "makespan", "lower_bound", "makespan_over_bound", "speedup", "mean_utilization",
+           "communication_bytes", "hop_bytes", "replication_factor", "seconds")
+
+_JOB_KEYS = {"name", "sources", "source", "args", "defines", "options", "p"}
+_TOP_KEYS = {"p", "options", "job"}
+
+
+@dataclass(frozen=True)
+class BatchJob:
+    """One row of a batch: ``vcut analyze`` of ``sources`` with ``args`` at ``p``."""
+
+    name: str
+    sources: tuple
+    args: tuple
+    p: int
+    options: tuple = field(default=())
+
+    def argv(self):
+        """The ``vcut analyze`` command line (after ``analyze``) of the row."""
+        cmd = [*self.sources, "-p", str(self.p), *self.options]
+        return cmd + (["--", *self.args] if self.args else [])
+
+
+def _strings(value, where):
+    if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) for v in value):
+        raise InputError(f"{where} must be a list of strings, got {value!r}")
+    return tuple(str(v) for v in value)
+
+
+def _ps(value, where):
+    values = value if isinstance(value, list) else [value]
+    if not values or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1
+                             for v in values):
+        raise InputError(f"{where} must be a positive integer or a list of them, got {value!r}")
+    return values
+
+
+def load_manifest(path):
+    """The rows of the manifest at ``path`` (``.toml`` or ``.json``), in order.
+
+    Raises
+    ------
+    InputError
+        A missing or unparsable file, an unknown key, a job without sources,
+        a source that does not exist, a p that is not a positive integer.
+    """
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise InputError(f"batch manifest not found: {path}; give a .toml or .json file "
+                         "(see 'vcut batch --help')")
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        if path.lower().endswith(".toml"):
+            import tomllib
+
+            doc = tomllib.loads(raw.decode("utf-8"))
+        elif path.lower().endswith(".json"):
+            doc = json.loads(raw)
+        else:
+            raise InputError(f"{path}: a batch manifest is .toml or .json")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not a valid manifest ({exc})".replace("\n", " ")) from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("job"), list) or not doc["job"]:
+        raise InputError(f"{path}: the manifest lists no runs; add [[job]] tables "
+                         "(TOML) or a \"job\" list (JSON)")
+    unknown = set(doc) - _TOP_KEYS
+    if unknown:
+        raise InputError(f"{path}: unknown key {sorted(unknown)[0]!r}; use p, options, job")
+    base = os.path.dirname(os.path.abspath(path))
+    shared_p = _ps(doc.get("p", [8]), f"{path}: p")
+    shared_opts = _strings(doc.get("options", []), f"{path}: options")
+    jobs = []
+    for k, item in enumerate(doc["job"], 1):
+        where = f"{path}: job {k}"
+        if not isinstance(item, dict):
+            raise InputError(f"{where} must be a table of name, sources, args, ...")
+        bad = set(item) - _JOB_KEYS
+        if bad:
+            raise InputError(f"{where}: unknown key {sorted(bad)[0]!r}; use "
+                             f"{', '.join(sorted(_JOB_KEYS))}")
+        sources = item.get("sources", [item["source"]] if "source" in item else None)
+        if not sources:
+            raise InputError(f"{where} has no sources; give sources = [\"prog.c\"]")
+        sources = tuple(os.path.join(base, s) for s in _strings(sources, f"{where}: sources"))
+        for s in sources:
+            if not os.path.isfile(s):
+                raise InputError(f"{where}: source not found: {s}")
+        name = str(item.get("name") or os.path.splitext(os.path.basename(sources[0]))[0])
+        arg_lists = item.get("args", [[]])
+        if not isinstance(arg_lists, list) or not all(isinstance(a, list) for a in arg_lists):
+            raise InputError(f"{where}: args must be a list of argument lists, e.g. [[\"64\"]]")
+        defines = _strings(item.get("defines", []), f"{where}: defines")
+        opts = shared_opts + tuple(o for d in defines for o in ("-D", d)) + \
+            _strings(item.get("options", []), f"{where}: options")
+        for args in arg_lists:
+            args = _strings(args, f"{where}: args")
+            for p in _ps(item.get("p", shared_p), f"{where}: p"):
+                jobs.append(BatchJob(name, sources, args, p, opts))
+    return jobs
+
+
+def run_job(job):
+    """The table row of ``job`` (runs where it is called: on a worker in a batch)."""
+    from frontend.errors import VcutError
+    from vcut.cli.analyze import summary_for
+
+    row = {"job": job.name, "args": " ".join(job.args), "p": job.p}
+    t0 = time.perf_counter()
+    try:
+        s = summary_for(job.argv())
+    except VcutError as exc:
+        return {**row, "status": "error", "error": exc.message,
+                "seconds": time.perf_counter() - t0}
+    except MemoryError:
+        return {**row, "status": "error", "error": "out of memory on the worker",
+                "seconds": time.perf_counter() - t0}
+    return {**row, "status": "ok", "error": "", "nodes": s["graph"]["nodes"],
+            "edges": s["graph"]["edges"], "method": s["method"], "machine": s["machine"],
+            "makespan": s["makespan"], "lower_bound": s["lower_bound"],
+            "makespan_over_bound": s["makespan_over_bound"], "speedup": s["speedup"],
+            "mean_utilization": s["mean_utilization"],
+            "communication_bytes": s["communication_bytes"], "hop_bytes": s["hop_bytes"],
+            "replication_factor": s["partition"].get("replication_factor"),
+            "seconds": time.perf_counter() - t0}
+
+
+def run_batch(jobs, client, progress=None):
+    """Rows of ``jobs`` computed on ``client``'s workers, in the jobs' order.
+
+    ``progress(done, total, row)`` is called as each row arrives.
+    """
+    from distributed import as_completed
+
+    futures = [client.submit(run_job, job, pure=False, key=f"vcut-batch-{k}-{job.name}")
+               for k, job in enumerate(jobs)]
+    index = {f.key: k for k, f in enumerate(futures)}
+    rows = [None] * len(jobs)
+    for done, fut in enumerate(as_completed(futures), 1):
+        try:
+            row = fut.result()
+        except Exception as exc:  # noqa: BLE001 - the worker's failure, reported in its row
+            job = jobs[index[fut.key]]
+            row = {"job": job.name, "args": " ".join(job.args), "p": job.p, "status": "error",
+                   "error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
+        rows[index[fut.key]] = row
+        if progress:
+            progress(done, len(jobs), row)
+    return rows
+
+
+def _csv(rows):
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=COLUMNS, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: r.get(k, "") for k in COLUMNS})
+    return buf.getvalue()
+
+
+def _plot_svg(rows):
+    """Speed-up over one core and the bound's speed-up (work / LB) of every good row."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    good = [r for r in rows if r.get("status") == "ok"]
+    if not good:
+        return ""
+    labels = [f"{r['job']} {r['args']} p={r['p']}".replace("  ", " ") for r in good]
+    fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(good)), 3.6))
+    x = range(len(good))
+    ax.bar([i - 0.2 for i in x], [r["speedup"] for r in good], 0.4, label="speed-up (work / makespan)")
+    ax.bar([i + 0.2 for i in x], [r["speedup"] * r["makespan_over_bound"] for r in good], 0.4,
+           label="bound (work / lower bound)")
+    ax.set_xticks(list(x), labels, rotation=60, ha="right", fontsize=7)
+    ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _html(rows, title):
+    from html import escape
+
+    def cell(v):
+        if isinstance(v, float):
+            return f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}"
+        return escape(str(v)) if v is not None else ""
+
+    head = "".join(f"<th>{escape(c)}</th>" for c in COLUMNS)
+    body = "".join(
+        "<tr class='{}'>{}</tr>".format(r.get("status"), "".join(
+            f"<td>{cell(r.get(c, ''))}</td>" for c in COLUMNS)) for r in rows)
+    failed = sum(r.get("status") != "ok" for r in rows)
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{escape(title)}</title>"
+            "<style>body{font-family:sans-serif}table{border-collapse:collapse;font-size:12px}"
+            "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+            "tr.error{background:#fdd}</style></head><body>"
+            f"<h1>{escape(title)}</h1><p>{len(rows)} runs, {failed} failed. Speed-up: work / "
+            "makespan of the simulated mapping; bound: work / max(critical path, work / "
+            "cores).</p>" + _plot_svg(rows) + f"<table><tr>{head}</tr>{body}</table></body></html>")
+
+
+def write_results(rows, outdir, title="vcut batch"):
+    """Write ``batch.csv``, ``batch.json`` and ``report.html`` into ``outdir``
+    (each through a temporary file and a rename); returns their paths."""
+    from frontend.atomic import atomic_output
+
+    os.makedirs(outdir, exist_ok=True)
+    files = []
+    for name, text in (("batch.csv", _csv(rows)),
+                       ("batch.json", json.dumps({"format": "vcut-batch", "format_version": 1,
+                                                  "columns": list(COLUMNS), "rows": rows},
+                                                 indent=1, default=float)),
+                       ("report.html", _html(rows, title))):
+        path = os.path.join(outdir, name)
+        with atomic_output(path, "w") as fh:
+            fh.write(text)
+        files.append(os.path.abspath(path))
+    return files
