@@ -177,3 +177,13 @@ def test_cli_bad_manifest_and_arguments(programs, capsys):
     assert rc != 0
     assert "args lists" in capsys.readouterr().err
     assert not (programs / "o" / "batch.csv").exists()
+
+
+def test_bundled_batch_is_the_ten_samples_at_8_and_64():
+    from tests.conftest import ROOT, samples_manifest
+
+    jobs = load_manifest(os.path.join(ROOT, "samples", "batch.toml"))
+    want = [(s["name"], p, tuple(o for d in s["defines"] for o in ("-D", d)))
+            for s in samples_manifest() for p in (8, 64)]
+    assert [(j.name, j.p, j.options[1:]) for j in jobs] == want
+    assert all(j.options[0] == "--no-baselines" and j.args == () for j in jobs)
