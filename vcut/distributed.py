@@ -49,10 +49,9 @@ from frontend.errors import InputError, VcutError
 from frontend.memory import check_memory
 
 from . import _kernels
-from .capacities import capacities_from_fractions, equal_capacities
 from .metrics import degrees
 from .partition import (GRAPHX, HDRF_CAPACITY, HDRF_FULL_DEGREES, HDRF_LAMBDA, HDRF_NORMALIZED,
-                        _GREEDY, finish_partition, simplify)
+                        _GREEDY, check_arguments, finish_partition, simple_input)
 
 __all__ = ["HASH_CUTS", "GREEDY_CUTS", "DISTRIBUTED_ALGORITHMS", "DEFAULT_BATCH", "PIECE",
            "partition_distributed"]
@@ -108,36 +107,21 @@ def partition_distributed(graph, p, algo="wb-libra", *, client, workers=None, ba
     if algo not in DISTRIBUTED_ALGORITHMS:
         raise InputError(f"{algo!r} does not run distributed; use one of "
                          f"{', '.join(DISTRIBUTED_ALGORITHMS)} (or drop --workers)")
-    if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p < 1:
+    if isinstance(p, bool):
         raise InputError(f"the number of clusters must be a positive integer, got {p!r}")
+    check_arguments(p, seed, lam)
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
         raise InputError(f"the batch must be a positive number of edges, got {batch!r}")
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or \
-            not 0 <= seed < 2**63:
-        raise InputError(f"the seed must be an integer in 0..{2**63 - 1}, got {seed!r}")
-    if not np.isfinite(lam) or lam < 1:
-        raise InputError(f"lambda must be at least 1 (1 = tightest balance), got {lam}")
-    nworkers = len(client.nthreads()) if workers is None else workers
-    if isinstance(nworkers, bool) or not isinstance(nworkers, (int, np.integer)) or nworkers < 1:
+    if workers is None:
+        workers = len(client.nthreads())
+        if workers == 0:
+            raise VcutError("the Dask cluster has no workers; start some with "
+                            "'dask worker ADDRESS'")
+    elif isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise InputError(f"the number of workers must be a positive integer, got {workers!r}")
-    if nworkers == 0:
-        raise VcutError("the Dask cluster has no workers; start some with 'dask worker ADDRESS'")
-    graph.validate()
-    simple = simplify(graph)
+    simple, cap = simple_input(graph, p, algo, capacities)
     src, dst, weight = simple[:3]
     m, n = len(src), graph.n
-    if m == 0:
-        raise InputError("the graph has no edges (other than self-loops); nothing to partition")
-    if p > m:
-        raise InputError(f"{p} clusters but the graph has only {m} edges; use p <= {m}")
-    if capacities is None:
-        cap = equal_capacities(p)
-    else:
-        if algo in GRAPHX:
-            raise InputError(f"{algo} hashes to equal shares only; drop --capacities")
-        cap = capacities_from_fractions(capacities)
-        if len(cap) != p:
-            raise InputError(f"{len(cap)} capacities given for {p} clusters")
     say = progress or (lambda line: None)
     deg = degrees(src, dst, n)
     t0 = time.perf_counter()
@@ -146,9 +130,9 @@ def partition_distributed(graph, p, algo="wb-libra", *, client, workers=None, ba
         rounds = 1
     else:
         out, rounds, _, _ = _coordinated(client, algo, src, dst, weight, deg, n, p, cap, lam,
-                                         batch, int(nworkers), say)
+                                         batch, int(workers), say)
     info = {"algo": algo, "p": int(p), "lambda": float(lam), "order": "given", "seed": int(seed),
-            "seconds": time.perf_counter() - t0, "distributed": True, "workers": int(nworkers),
+            "seconds": time.perf_counter() - t0, "distributed": True, "workers": int(workers),
             "batch": int(batch) if algo in GREEDY_CUTS else None, "rounds": rounds}
     return finish_partition(graph, simple, out, cap, deg, info)
 
@@ -295,7 +279,8 @@ def _coordinated(client, algo, src, dst, weight, deg, n, p, cap, lam, batch, wor
     out = np.empty(m, dtype=np.int32)
     tick = time.perf_counter()
     placed = 0
-    shared = len(np.unique(np.minimum(bounds[:-1], m))) > 1 and np.isfinite(bound).all()
+    # shares of the bound's room where more than one chunk streams and there is a bound
+    shared = int((np.diff(bounds) > 0).sum()) > 1 and np.isfinite(bound).all()
     units = scale if algo == "hdrf" else np.ones(p)  # the bound is on load / units
     used = np.zeros((workers, p))  # what each worker placed per cluster lately, in units
     for r in range(rounds):

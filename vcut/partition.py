@@ -49,7 +49,7 @@ from .capacities import capacities_from_fractions, equal_capacities
 from .metrics import PartitionMetrics, degrees, partition_metrics, random_rf_bound
 
 __all__ = ["ALGORITHMS", "ORDERS", "EdgePartition", "partition_graph", "simplify",
-           "partition_from_assignment", "finish_partition"]
+           "partition_from_assignment", "finish_partition", "check_arguments", "simple_input"]
 
 ALGORITHMS = ("random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh", "hdrf",
               "spac", "wvp-random", "wvp-greedy", "hypergraph", "par", "ne", "hep", "best",
@@ -193,6 +193,39 @@ def _order(kind, src, dst, n, seed):
     return _kernels.stream_order(indptr, e[idx], v[idx], n, m, kind == "dfs")
 
 
+def check_arguments(p, seed, lam):
+    """Refuse a cluster count, seed or lambda a partitioner cannot take (`InputError`)."""
+    if not isinstance(p, (int, np.integer)) or p < 1:
+        raise InputError(f"the number of clusters must be a positive integer, got {p!r}")
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or \
+            not 0 <= seed < 2**63:
+        raise InputError(f"the seed must be an integer in 0..{2**63 - 1}, got {seed!r}")
+    if not np.isfinite(lam) or lam < 1:
+        raise InputError(f"lambda must be at least 1 (1 = tightest balance), got {lam}")
+
+
+def simple_input(graph, p, algo, capacities):
+    """``(simplify(graph), capacity fractions)`` of a partitioning of ``graph`` into ``p``
+    clusters by ``algo``, after validating the graph; `InputError` for a graph without
+    edges, more clusters than edges, or capacities of the wrong length, not positive
+    or given to a GraphX hash (equal shares only)."""
+    graph.validate()
+    simple = simplify(graph)
+    m = len(simple[0])
+    if m == 0:
+        raise InputError("the graph has no edges (other than self-loops); nothing to partition")
+    if p > m:
+        raise InputError(f"{p} clusters but the graph has only {m} edges; use p <= {m}")
+    if capacities is None:
+        return simple, equal_capacities(p)
+    if algo in GRAPHX:
+        raise InputError(f"{algo} hashes to equal shares only; drop --capacities")
+    cap = capacities_from_fractions(capacities)
+    if len(cap) != p:
+        raise InputError(f"{len(cap)} capacities given for {p} clusters")
+    return simple, cap
+
+
 def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None,
                     backend="metis", spac_variant="contracted", imbalance=1.03, latency=None,
                     beta=None, tau=None, refine=False):
@@ -251,13 +284,7 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         raise InputError(f"unknown algorithm {algo!r}; use one of {', '.join(ALGORITHMS)}")
     if order not in ORDERS:
         raise InputError(f"unknown edge order {order!r}; use one of {', '.join(ORDERS)}")
-    if not isinstance(p, (int, np.integer)) or p < 1:
-        raise InputError(f"the number of clusters must be a positive integer, got {p!r}")
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or \
-            not 0 <= seed < 2**63:
-        raise InputError(f"the seed must be an integer in 0..{2**63 - 1}, got {seed!r}")
-    if not np.isfinite(lam) or lam < 1:
-        raise InputError(f"lambda must be at least 1 (1 = tightest balance), got {lam}")
+    check_arguments(p, seed, lam)
     if spac_variant not in SPAC_VARIANTS:
         raise InputError(f"unknown SPAC variant {spac_variant!r}; use contracted or split")
     if not np.isfinite(imbalance) or imbalance < 1:
@@ -266,19 +293,9 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         raise InputError(f"tau is HEP's degree threshold; it does not apply to {algo}")
     if refine and algo == "par":
         raise InputError("par keeps a schedule that refinement would break; drop --refine")
-    graph.validate()
-    src, dst, weight, input_edge, loops, repeats = simplify(graph)
+    simple, cap = simple_input(graph, p, algo, capacities)
+    src, dst, weight, input_edge, loops, repeats = simple
     m = len(src)
-    if m == 0:
-        raise InputError("the graph has no edges (other than self-loops); nothing to partition")
-    if p > m:
-        raise InputError(f"{p} clusters but the graph has only {m} edges; use p <= {m}")
-    if capacities is None:
-        cap = equal_capacities(p)
-    else:
-        cap = capacities_from_fractions(capacities)
-        if len(cap) != p:
-            raise InputError(f"{len(cap)} capacities given for {p} clusters")
     n = graph.n
     deg = degrees(src, dst, n)
     t0 = time.perf_counter()
@@ -306,8 +323,6 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     elif algo == "dbh":
         _kernels.dbh_assign(src, dst, deg, np.cumsum(cap)[:-1], seed, out)
     elif algo in GRAPHX:
-        if capacities is not None:
-            raise InputError(f"{algo} hashes to equal shares only; drop --capacities")
         _kernels.graphx_assign(src, dst, p, GRAPHX[algo], seed, out)
     elif algo == "spac":
         from .spac import spac_assign

@@ -17,8 +17,8 @@ from tests.conftest import dataset
 from vcut import _kernels
 from vcut import distributed as D
 from vcut.cli import main
-from vcut.metrics import replica_sets
-from vcut.partition import partition_graph
+from vcut.metrics import degrees, replica_sets
+from vcut.partition import partition_graph, simplify
 
 
 def _graph(seed=0, n=300, m=2500, weighted=True):
@@ -126,8 +126,8 @@ def test_one_worker_is_the_sequential_stream(dask_client, algo):
 @pytest.mark.parametrize("algo", ["wb-libra", "hdrf", "w-pg"])
 def test_merged_state_is_the_assignment_s_replica_sets(dask_client, algo):
     g = _graph(6)
-    src, dst, w = D.simplify(g)[:3]
-    deg = D.degrees(src, dst, g.n)
+    src, dst, w = simplify(g)[:3]
+    deg = degrees(src, dst, g.n)
     cap = np.full(5, 0.2)
     out, rounds, A, load = D._coordinated(dask_client, algo, src, dst, w, deg, g.n, 5, cap, 1.0,
                                           97, 3, None)
