@@ -15,8 +15,13 @@ Three tables, with the targets of the issue (Dask scale-out) beside them:
 3. **faults**: ``--faults`` runs of a distributed partition, each with one
    worker process killed (SIGKILL) at a random moment; results that differ
    from the undisturbed run (target: 0 lost).
+4. **hass**: the scheduler's jobs (string search, matrix product) under HASS,
+   greedy and min-min over the workers of a 2-process cluster (``--devices
+   dask``) beside the host CPU alone: makespans, each worker's share, whether
+   the result is the job's reference; then ``--faults`` HASS runs with one
+   worker killed at a random moment (target: 0 lost).
 
-Usage: python bench/bench_distributed.py [--datasets DIR] [--skip batch,partition,faults]
+Usage: python bench/bench_distributed.py [--datasets DIR] [--skip batch,partition,faults,hass]
        [--ps 8,64] [--faults 20] [--p 32] [--batch 8192]
 """
 
@@ -143,6 +148,65 @@ def bench_faults(datasets, faults):
           f"| {faults} | {lost} | 0 |")
 
 
+def _hass_run(job, devices, policy, client):
+    from runtime.scheduler import schedule
+
+    r = schedule(job, devices, policy, rounds=8, client=client)
+    return r, job.same(r.result, job.reference())
+
+
+def bench_hass(faults):
+    from runtime.scheduler.jobs import make_job
+
+    jobs = [make_job("string-search", size=64e6, units=256), make_job("matmul", size=1536,
+                                                                        units=256)]
+    print("\n## HASS over the workers of a 2-process cluster (this machine: 2 cores)\n")
+    print("| job | devices | policy | makespan s | sub-loads per device | result = reference |")
+    print("|---|---|---|---:|---|---|")
+    with dask_client(workers=2) as client:
+        for job in jobs:
+            for devices, policy in (("cpu", "hass"), ("dask", "hass"), ("dask", "greedy"),
+                                    ("dask", "min-min")):
+                r, same = _hass_run(job, devices, policy, client)
+                shares = ", ".join(f"{k} {v}" for k, v in r.units.items())
+                print(f"| {job.kind} {job.n_units} | {devices} | {policy} | {r.makespan:.3f} | "
+                      f"{shares} | {same} |")
+        job = make_job("string-search", size=16e6, units=256)
+        t = time.perf_counter()
+        _hass_run(job, "dask", "hass", client)
+        span = time.perf_counter() - t
+        rng = np.random.default_rng(1)
+        lost = survived = 0
+        for k in range(faults):
+            pids = []
+            while len(pids) < 2:  # both workers up (the nanny restarts a killed one)
+                time.sleep(0.1)
+                try:
+                    pids = list(client.run(os.getpid).values())
+                except OSError:  # a worker still leaving
+                    pids = []
+            got = {}
+
+            def run():
+                try:
+                    got["r"] = _hass_run(job, "dask", "hass", client)
+                except Exception as exc:  # noqa: BLE001 - counted as lost
+                    got["error"] = exc
+
+            th = threading.Thread(target=run, daemon=True)
+            th.start()
+            time.sleep(rng.uniform(0.2, 0.8) * span)
+            os.kill(pids[k % 2], signal.SIGKILL)
+            th.join(20 * span)  # a run still going by then counts as lost
+            if "r" not in got or not got["r"][1]:
+                lost += 1
+            elif got["r"][0].faults:
+                survived += 1
+    print(f"\n{faults} HASS runs of string-search 16 MB / 256 sub-loads ({span:.1f} s each), one "
+          f"worker killed in each: {survived} faults seen and survived, {lost} results lost or "
+          "wrong (target 0)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default=os.path.join(ROOT, "..", "shared", "datasets"))
@@ -159,6 +223,8 @@ def main():
         bench_partition(a.datasets, a.p, a.batch)
     if "faults" not in skip:
         bench_faults(a.datasets, a.faults)
+    if "hass" not in skip:
+        bench_hass(a.faults)
 
 
 if __name__ == "__main__":

@@ -27,8 +27,7 @@ def _cuda():
     return cuda
 
 
-def gpu_available():
-    """True when a CUDA device (or numba's CUDA simulator) can run the kernels."""
+def _device_present():
     cuda = _cuda()
     try:
         return bool(cuda is not None and cuda.is_available())
@@ -36,10 +35,78 @@ def gpu_available():
         return False
 
 
+def gpu_available():
+    """True when a CUDA device (or numba's CUDA simulator) can run the kernels: one
+    is present and numba-cuda can compile with this numpy (`stack_problem`), so
+    that ``auto`` falls back to the CPU where it cannot."""
+    return _device_present() and (_simulated() or stack_problem(*_installed_stack()) is None)
+
+
+#: Releases that cannot compile kernels together: numba-cuda up to the first
+#: version with numpy from the second. numba-cuda 0.30.4 (the newest) calls
+#: ``np.row_stack``, which numpy 2.5 removed: its first kernel compile fails.
+#: The ``gpu`` extra of pyproject.toml pins numpy below it (tested).
+BROKEN_STACKS = (((0, 30, 4), (2, 5)),)
+
+
+def _release(version):
+    """The leading numeric fields of a version string: ``"2.5.0rc1"`` -> (2, 5, 0)."""
+    out = []
+    for field in str(version).split("."):
+        digits = ""
+        for ch in field:
+            if not ch.isdigit():
+                break
+            digits += ch
+        if not digits:
+            break
+        out.append(int(digits))
+        if digits != field:
+            break
+    return tuple(out)
+
+
+def stack_problem(numpy_version, numba_cuda_version):
+    """A one-line error when numba-cuda ``numba_cuda_version`` cannot compile kernels
+    with numpy ``numpy_version`` (`BROKEN_STACKS`), else None. ``numba_cuda_version``
+    None: numba-cuda is not installed (numba's own numba.cuda is used)."""
+    if numba_cuda_version is None:
+        return None
+    cu, np_ = _release(numba_cuda_version), _release(numpy_version)
+    for last, first in BROKEN_STACKS:
+        if cu <= last and np_[:len(first)] >= first:
+            below = ".".join(map(str, first))
+            return (f"--device gpu: numba-cuda {numba_cuda_version} cannot compile kernels with "
+                    f"numpy {numpy_version}; install numpy<{below} (pip install 'numpy<{below}', "
+                    "or reinstall with the gpu extra: pip install -e '.[gpu]')")
+    return None
+
+
+def _installed_stack():
+    """(numpy version, numba-cuda version or None) of this environment."""
+    from importlib import metadata
+
+    try:
+        cuda_version = metadata.version("numba-cuda")
+    except metadata.PackageNotFoundError:
+        cuda_version = None
+    return np.__version__, cuda_version
+
+
+def _simulated():
+    from numba import config as numba_config
+
+    return bool(getattr(numba_config, "ENABLE_CUDASIM", False))
+
+
 def require_gpu():
-    if not gpu_available():
+    if not _device_present():
         raise InputError("--device gpu: no CUDA GPU is available here (numba.cuda found none); "
                          "use --device cpu, or --device auto to fall back to the CPU")
+    if not _simulated():  # the simulator compiles nothing
+        problem = stack_problem(*_installed_stack())
+        if problem:
+            raise InputError(problem)
     return _cuda()
 
 

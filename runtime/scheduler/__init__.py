@@ -61,9 +61,9 @@ class ScheduleResult:
         }
 
 
-def _devices(devices):
+def _devices(devices, client=None):
     if isinstance(devices, str):
-        return parse_devices(devices)
+        return parse_devices(devices, client)
     devices = list(devices)
     if not devices or not all(isinstance(d, Device) for d in devices):
         raise InputError("devices: give a spec string (e.g. 'cpu,gpu:0') or Device objects")
@@ -71,7 +71,7 @@ def _devices(devices):
 
 
 def schedule(job, devices="auto", policy="hass", seed=0, *, rounds=10, profile_units=None,
-             training=0.3, slack=0.02, warm_up=True):
+             training=0.3, slack=0.02, warm_up=True, client=None):
     """Run ``job`` over ``devices`` under ``policy``; return a `ScheduleResult`.
 
     ``job``: a `Job` or a kind name (``string-search``, ``matmul``, ``bfs-batch``,
@@ -81,6 +81,7 @@ def schedule(job, devices="auto", policy="hass", seed=0, *, rounds=10, profile_u
     ``slack``: HASS's idle-CPU threshold for the rate correction (see `hass`).
     ``warm_up``: run one sub-load on each real device first, untimed and discarded, so
     that kernel compilation and setup transfers are not in the makespan.
+    ``client``: the `distributed.Client` whose workers the spec ``dask`` names.
     """
     from . import baselines, hass
     from .jobs.base import Job
@@ -94,7 +95,7 @@ def schedule(job, devices="auto", policy="hass", seed=0, *, rounds=10, profile_u
         job = make_job(job, seed=seed)
     if not isinstance(job, Job):
         raise InputError("job: give a Job or a job kind name")
-    devices = _devices(devices)
+    devices = _devices(devices, client)
     excluded = {}
     for d in devices:
         if d.kind == "gpu" and not job.gpu_capable:

@@ -18,9 +18,10 @@ the time of its model instead of the time it took:
 ``rate`` = ``speed`` x 1e9 work units per second. ``fail=N`` makes the N-th call
 (counting from 1) raise `DeviceFault`, for fault-injection tests and studies.
 
-Spec strings (``--devices``): ``cpu``, ``gpu:0`` (CUDA device 0), and
+Spec strings (``--devices``): ``cpu``, ``gpu:0`` (CUDA device 0),
 ``sim:cpu`` / ``sim:gpu`` followed by ``:key=value`` parameters, e.g.
-``sim:gpu:speed=5:launch=2e-4:bandwidth=12e9``.
+``sim:gpu:speed=5:launch=2e-4:bandwidth=12e9``, and ``dask``: the CPU and GPUs
+of every worker of a Dask cluster (`runtime.scheduler.workers`).
 """
 
 import math
@@ -56,6 +57,7 @@ class Device:
 
     kind = "cpu"          # "cpu" or "gpu": the role the device plays in the policies
     simulated = False
+    remote = False        # a call costs a network round trip (a Dask worker's device)
 
     def __init__(self, name):
         self.name = name
@@ -235,10 +237,12 @@ class SimDevice(Device):
         return d
 
 
-def parse_devices(spec):
-    """Devices from a comma-separated spec: ``auto``, ``cpu``, ``gpu:N``, ``sim:...``.
+def parse_devices(spec, client=None):
+    """Devices from a comma-separated spec: ``auto``, ``cpu``, ``gpu:N``, ``sim:...``,
+    ``dask``.
 
-    ``auto`` is the CPU plus every CUDA GPU numba finds."""
+    ``auto`` is the CPU plus every CUDA GPU numba finds; ``dask`` the devices of
+    every worker of ``client``'s cluster (a `distributed.Client`)."""
     from runtime._gpu import gpu_available
 
     if not spec or not spec.strip():
@@ -252,6 +256,15 @@ def parse_devices(spec):
                 devices.extend(CudaDevice(i) for i in range(len(cuda.gpus)))
         elif item == "cpu":
             devices.append(CpuDevice())
+        elif item == "dask":
+            if client is None:
+                raise InputError("--devices dask: the workers of a Dask cluster; give "
+                                 "--workers N (a local cluster) or --scheduler tcp://HOST:PORT")
+            from .workers import WorkerDevice, worker_devices
+
+            if any(isinstance(d, WorkerDevice) for d in devices):
+                raise InputError("--devices: dask appears twice; name it once")
+            devices.extend(worker_devices(client))
         elif item == "gpu" or item.startswith("gpu:"):
             idx = item[4:] or "0"
             if not idx.isdigit():
@@ -271,7 +284,7 @@ def parse_devices(spec):
             devices.append(SimDevice(kind, **params))
         else:
             raise InputError(f"--devices: unknown device {item!r}; use cpu, gpu:N, "
-                             f"sim:cpu[:key=value...], sim:gpu[:key=value...] or auto")
+                             f"sim:cpu[:key=value...], sim:gpu[:key=value...], dask or auto")
     names = {}
     for d in devices:  # unique names: sim:gpu, sim:gpu#2 ...
         names[d.name] = names.get(d.name, 0) + 1

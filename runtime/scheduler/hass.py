@@ -21,6 +21,9 @@ The profiling sample per device defaults to what fills the largest GPU (simulate
 GPUs: their saturation; the source: "the number of SPs"), or a tenth of a
 round's even share when that is more.
 Devices that fail are retired; their sub-loads go back to the CPU buffer.
+A remote CPU (a Dask worker's, `runtime.scheduler.workers`) pays a round trip
+per call, so it takes guided self-scheduling chunks from the front of the
+buffer (ceil(left / (2 x CPUs)) sub-loads, down to one) instead of one at a time.
 """
 
 from collections import deque
@@ -108,7 +111,10 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
                     return np.array([buffer.pop()], np.int64), "steal"
                 return None
             if buffer:
-                return np.array([buffer.popleft()], np.int64), "unit"
+                k = 1
+                if d.remote:  # guided self-scheduling: a round trip per call, not per sub-load
+                    k = max(1, -(-len(buffer) // (2 * len(cpus))))
+                return np.array([buffer.popleft() for _ in range(k)], np.int64), "unit"
             return None
 
         def on_done(done):

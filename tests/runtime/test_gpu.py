@@ -142,7 +142,7 @@ def test_auto_rule():
 
 
 def test_gpu_absent(monkeypatch):
-    monkeypatch.setattr(_gpu, "gpu_available", lambda: False)
+    monkeypatch.setattr(_gpu, "_device_present", lambda: False)
     g = grid(3, 3)
     with pytest.raises(VcutError, match="no CUDA GPU is available here.*--device auto"):
         sssp(g, 0, device="gpu")
@@ -186,7 +186,7 @@ def test_cli_bad_inputs_exit_codes(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(config, "DEVICE_MEMORY", 10)
     assert main(["sssp", str(g), "--source", "0", "--strategy", "ep", "--device", "gpu"]) == 2
     assert "error: the ep traversal needs" in capsys.readouterr().err
-    monkeypatch.setattr(_gpu, "gpu_available", lambda: False)
+    monkeypatch.setattr(_gpu, "_device_present", lambda: False)
     assert main(["bfs", str(g), "--source", "0", "--device", "gpu"]) == 2
     assert capsys.readouterr().err.strip() == (
         "error: --device gpu: no CUDA GPU is available here (numba.cuda found none); "

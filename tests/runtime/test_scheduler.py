@@ -118,6 +118,25 @@ def launchy():
             SimDevice("gpu", name="g5", speed=5, saturation=4e6, launch=1e-3)]
 
 
+def test_remote_cpus_take_guided_self_scheduling_chunks():
+    devices = [clean("cpu", "w0", 1), clean("cpu", "w1", 2)]
+    for d in devices:
+        d.remote = True  # as a Dask worker's CPU: a round trip per call
+    job = Toy(202)
+    r = schedule(job, devices, "hass", rounds=1, profile_units=1)
+    assert r.result == job.reference()
+    calls = sorted((s for s in r.spans if s.what == "unit"), key=lambda s: (s.start, -s.units))
+    left = 200  # the round's load less the two profiling sub-loads
+    for s in calls:
+        assert s.units == max(1, -(-left // 4))  # ceil(left / (2 x 2 CPUs)), in issue order
+        left -= s.units
+    assert left == 0 and len(calls) < 40
+    # a local CPU still runs its buffer one sub-load at a time (Algorithm 3.1)
+    r = schedule(job, [clean("cpu", "c", 1), clean("cpu", "c2", 2)], "hass", rounds=1,
+                 profile_units=1)
+    assert {s.units for s in r.spans if s.what == "unit"} == {1}
+
+
 def test_hass_beats_min_min_and_greedy():
     job = Toy(3000)
     runs = {p: schedule(job, launchy(), p, rounds=10) for p in ("hass", "min-min", "greedy")}

@@ -1,5 +1,8 @@
 """``vcut schedule``: run a divisible job over the CPU and GPUs under HASS or a baseline."""
 
+import contextlib
+
+from ._cluster import add_cluster_options, client_for
 from ._common import add_common, print_json, print_rows
 from ._outputs import check_command_outputs
 
@@ -17,7 +20,8 @@ def register(sub):
         "schedule each round over the devices: HASS (profiling, one bundled call per GPU, "
         "stealing from the CPU buffer, adaptation; seed 004 Chapter 3) or a baseline. "
         "Devices: cpu, gpu:N (CUDA), sim:cpu / sim:gpu with :key=value model parameters "
-        "(speed, overhead, latency, bandwidth, launch, saturation, memory, fail), or auto.",
+        "(speed, overhead, latency, bandwidth, launch, saturation, memory, fail), auto, or "
+        "dask: the CPU and GPUs (the GPU resource) of every worker of a Dask cluster.",
     )
     p.add_argument("--job", required=True, choices=JOBS, help="the job kind")
     p.add_argument("--size", type=float,
@@ -29,7 +33,8 @@ def register(sub):
                    help="scheduling policy, or all to compare them (default hass)")
     p.add_argument("--devices", default="auto",
                    help="comma-separated devices, e.g. cpu,gpu:0 or cpu,sim:gpu:speed=4,"
-                   "sim:gpu:speed=2 (default auto: the CPU and every CUDA GPU)")
+                   "sim:gpu:speed=2 or dask (default auto: the CPU and every CUDA GPU; "
+                   "dask with --workers or --scheduler)")
     p.add_argument("--training", type=float, default=0.3,
                    help="Qilin's training fraction of the input (default 0.3)")
     p.add_argument("--profile-units", type=int,
@@ -41,33 +46,61 @@ def register(sub):
     p.add_argument("--report", metavar="PATH",
                    help="plots of the shares per round, round makespans and device timelines "
                    "(.png, else HTML)")
+    add_cluster_options(p, "with --devices dask (the default then): a local Dask cluster of N "
+                        "worker processes (default: the CPUs here)")
     add_common(p)
     p.set_defaults(func=run)
 
 
+def _cluster(args):
+    """The Dask client the ``dask`` devices need (or a null context)."""
+    from frontend.errors import InputError
+
+    from runtime.scheduler.devices import parse_devices
+
+    items = [s.strip() for s in args.devices.split(",")]
+    on_cluster = "dask" in items
+    if on_cluster and [s for s in items if s != "dask"]:  # the local part, before a cluster starts
+        parse_devices(",".join(s for s in items if s != "dask"))
+    if args.workers is not None or args.scheduler is not None:
+        if args.devices == "auto":
+            args.devices, on_cluster = "dask", True
+        elif not on_cluster:
+            raise InputError("--workers/--scheduler run on a Dask cluster's workers; add dask "
+                             f"to --devices {args.devices!r} or drop them")
+    return client_for(args) if on_cluster else contextlib.nullcontext()
+
+
 def run(args, program_args):
     from frontend.errors import InputError
-    from runtime.scheduler import POLICIES, schedule
     from runtime.scheduler.devices import parse_devices
-    from runtime.scheduler.jobs import make_job
-    from runtime.scheduler.report import write_report
 
     check_command_outputs(args, [args.report])
     if args.units is not None and args.units < 1:
         raise InputError(f"--units {args.units}: use at least 1 sub-load")
-    parse_devices(args.devices)     # a bad device spec is refused before the job is built
     if args.rounds < 1:
         raise InputError(f"--rounds {args.rounds}: use at least 1 round")
+    with _cluster(args) as client:
+        # a bad device spec is refused before the job is built
+        parse_devices(args.devices, client)
+        return _run(args, client)
+
+
+def _run(args, client):
+    from runtime.scheduler import POLICIES, schedule
+    from runtime.scheduler.devices import parse_devices
+    from runtime.scheduler.jobs import make_job
+    from runtime.scheduler.report import write_report
     job = make_job(args.job, size=args.size, units=args.units, seed=args.seed)
     policies = POLICIES if args.policy == "all" else (args.policy,)
     if args.policy == "all":
-        devices = parse_devices(args.devices)
+        devices = parse_devices(args.devices, client)
         kinds = [d.kind for d in devices if d.can_run(job)]
         if kinds.count("gpu") != 1 or kinds.count("cpu") != 1:
             policies = tuple(p for p in POLICIES if p != "qilin")
     results = []
     for policy in policies:
-        results.append(schedule(job, parse_devices(args.devices), policy, rounds=args.rounds,
+        results.append(schedule(job, parse_devices(args.devices, client), policy, rounds=args.rounds,
                                 profile_units=args.profile_units, training=args.training))
     checked = None
     if args.check:
