@@ -27,9 +27,10 @@ returned for reporting.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-__all__ = ["sssp_bs", "sssp_ep", "sssp_wd", "sssp_ns", "sssp_hp", "choose_mdt", "split_nodes"]
+__all__ = ["sssp_bs", "sssp_ep", "sssp_wd", "sssp_ns", "sssp_hp", "choose_mdt", "split_nodes",
+           "bfs_do"]
 
 
 @njit(cache=True)
@@ -419,3 +420,107 @@ def segmented_reduce(values, ptr, is_min):
                 acc += values[j]
         out[s] = acc
     return out
+
+
+# -- direction-optimising BFS (Beamer, Asanović and Patterson, SC 2012) -----------
+@njit(cache=True)
+def _bottom_up(rindptr, rindices, level, depth, lo, hi, flag):
+    """Each unvisited vertex of ``lo .. hi - 1`` looks for a parent at ``depth``; returns
+    (vertices found, edges examined). Found vertices get ``depth + 1`` and ``flag`` 1."""
+    found = 0
+    work = 0
+    for v in range(lo, hi):
+        if level[v] >= 0:
+            continue
+        for j in range(rindptr[v], rindptr[v + 1]):
+            work += 1
+            if level[rindices[j]] == depth:
+                level[v] = depth + 1
+                flag[v] = 1
+                found += 1
+                break
+    return found, work
+
+
+@njit(cache=True, parallel=True)
+def _bottom_up_parallel(rindptr, rindices, level, depth, flag, pieces):
+    """`_bottom_up` over ``pieces`` vertex ranges in parallel (each vertex writes only
+    its own entries, and reads levels of ``depth``, which no one writes in the step)."""
+    n = level.shape[0]
+    found = np.zeros(pieces, dtype=np.int64)
+    work = np.zeros(pieces, dtype=np.int64)
+    for t in prange(pieces):
+        lo = t * n // pieces
+        hi = (t + 1) * n // pieces
+        found[t], work[t] = _bottom_up(rindptr, rindices, level, depth, lo, hi, flag)
+    return found.sum(), work.sum()
+
+
+@njit(cache=True)
+def bfs_do(indptr, indices, rindptr, rindices, source, level, alpha, beta, pieces):
+    """Direction-optimising BFS: hop levels into ``level`` (int64, -1 unreached).
+
+    Top-down steps push from the frontier along out-edges (``indptr``);
+    bottom-up steps have every unvisited vertex scan its in-edges
+    (``rindptr``) for a parent in the frontier and stop at the first. The
+    switch rule is the paper's: go bottom-up when the frontier's out-edges
+    exceed the unexplored vertices' edges / ``alpha`` (14) and the frontier
+    is growing; come back top-down when the frontier falls below n / ``beta``
+    (24) and is shrinking. ``pieces`` > 1 runs bottom-up steps on that many
+    vertex ranges in parallel (numba threads). Returns (levels, edges
+    examined, bottom-up steps).
+    """
+    n = indptr.shape[0] - 1
+    front = np.empty(n, dtype=np.int64)
+    nxt = np.empty(n, dtype=np.int64)
+    flag = np.zeros(n, dtype=np.uint8)
+    level[:] = -1
+    level[source] = 0
+    front[0] = source
+    size = 1
+    m_unexplored = rindptr[n] - (rindptr[source + 1] - rindptr[source])
+    depth = 0
+    work = 0
+    bottom_steps = 0
+    bottom = False
+    prev = 0
+    while size > 0:
+        m_front = 0
+        for k in range(size):
+            u = front[k]
+            m_front += indptr[u + 1] - indptr[u]
+        if not bottom:
+            bottom = m_front > m_unexplored / alpha and size > prev
+        else:
+            bottom = not (size < n / beta and size < prev)
+        prev = size
+        nsize = 0
+        if bottom:
+            bottom_steps += 1
+            if pieces > 1:
+                found, w = _bottom_up_parallel(rindptr, rindices, level, depth, flag, pieces)
+            else:
+                found, w = _bottom_up(rindptr, rindices, level, depth, 0, n, flag)
+            work += w
+            for v in range(n):  # the new frontier from the flags, in vertex order
+                if flag[v]:
+                    flag[v] = 0
+                    nxt[nsize] = v
+                    nsize += 1
+        else:
+            for k in range(size):
+                u = front[k]
+                for j in range(indptr[u], indptr[u + 1]):
+                    work += 1
+                    v = indices[j]
+                    if level[v] < 0:
+                        level[v] = depth + 1
+                        nxt[nsize] = v
+                        nsize += 1
+        for k in range(nsize):
+            v = nxt[k]
+            m_unexplored -= rindptr[v + 1] - rindptr[v]
+        front, nxt = nxt, front
+        size = nsize
+        depth += 1
+    return depth, work, bottom_steps

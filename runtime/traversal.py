@@ -22,10 +22,13 @@ from frontend.errors import InputError
 from . import _cpu_kernels as K
 from .kernels import resolve_device
 
-__all__ = ["STRATEGIES", "TraversalResult", "sssp", "bfs", "csr_out", "memory_bytes",
+__all__ = ["STRATEGIES", "BFS_STRATEGIES", "TraversalResult", "sssp", "bfs", "csr_out", "memory_bytes",
            "choose_strategy"]
 
 STRATEGIES = ("bs", "ep", "ep-nochunk", "wd", "ns", "hp")
+#: BFS adds direction-optimising BFS (Beamer et al.; CPU only so far)
+BFS_STRATEGIES = STRATEGIES + ("do",)
+DO_ALPHA, DO_BETA = 14.0, 24.0  # the paper's switch parameters
 ROAD_MAX_DEGREE = 8  # graphs whose largest degree is at most this are road-like for `auto`
 MDT_BINS = 10  # histogram bins for the MDT choice (fits the published MDTs)
 HP_BLOCK = 32  # sub-worklists smaller than this switch to WD
@@ -70,7 +73,9 @@ def choose_strategy(n, m2, max_degree, device, memory=None):
 
     CPU: ``bs`` -- the fastest CPU strategy on every graph of
     `bench/bench_traversal.py` (the other strategies' bookkeeping costs more than
-    the imbalance they remove when one core walks every piece). GPU, after the
+    the imbalance they remove when one core walks every piece); `bfs` picks
+    ``do`` instead where the largest degree exceeds `ROAD_MAX_DEGREE` (5x faster
+    than ``bs`` on the power-law and random graphs there, 1.1x slower on roads). GPU, after the
     published directions (Raval et al.): ``ep`` when its edge worklists fit in
     ``memory``; else ``ns`` on road-like graphs (max degree <= 8); else ``wd``,
     then ``hp``, then ``bs``, the first that fits (the least hungry when none does).
@@ -213,5 +218,44 @@ def _sssp_gpu(indptr, indices, weights, source, strategy, deg, info):
 
 
 def bfs(graph, source, strategy="bs", *, device="cpu", directed=None):
-    """Breadth-first hop distances (SSSP with unit weights; ``inf`` unreachable)."""
-    return sssp(graph, source, strategy, device=device, directed=directed, _unit=True)
+    """Breadth-first hop distances (``inf`` unreachable): SSSP with unit weights under
+    one of `STRATEGIES`, or ``do``, direction-optimising BFS (`_cpu_kernels.bfs_do`:
+    top-down and bottom-up steps, bottom-up ones on every numba thread)."""
+    auto = strategy == "auto" and resolve_device(device) == "cpu"
+    if auto:  # the CPU's auto BFS: direction-optimising unless the graph is road-like
+        deg = np.bincount(graph.src, minlength=graph.n) + np.bincount(graph.dst, minlength=graph.n)
+        strategy = "do" if graph.n and int(deg.max()) > ROAD_MAX_DEGREE else "bs"
+    if strategy != "do":
+        r = sssp(graph, source, strategy, device=device, directed=directed, _unit=True)
+        if auto:
+            r.info["auto"] = True
+        return r
+    if resolve_device(device) == "gpu":
+        raise InputError("--strategy do runs on the CPU only (its GPU twin is not built yet); "
+                         "use --device cpu, or another strategy on the GPU")
+    graph.validate()
+    if not (0 <= int(source) < graph.n):
+        raise InputError(f"source {source} out of range: the graph has vertices 0..{graph.n - 1}")
+    directed = graph.directed if directed is None else directed
+    indptr, indices, _ = csr_out(graph, directed)
+    if directed:  # bottom-up steps read the in-edges
+        rindptr, rindices, _ = K.out_csr(graph.dst.astype(np.int64), graph.src.astype(np.int64),
+                                         np.zeros(graph.m), int(graph.n), False)
+    else:
+        rindptr, rindices = indptr, indices
+    from numba import get_num_threads
+
+    threads = get_num_threads()
+    level = np.empty(graph.n, dtype=np.int64)
+    t0 = time.perf_counter()
+    it, work, bottom = K.bfs_do(indptr, indices, rindptr, rindices, int(source), level, DO_ALPHA,
+                                DO_BETA, 8 * threads if threads > 1 else 1)
+    seconds = time.perf_counter() - t0
+    dist = np.where(level >= 0, level, np.inf).astype(np.float64)
+    need = memory_bytes(graph.n, len(indices), "bs") + (8 * (graph.n + 1) + 8 * len(indices)
+                                                        if directed else 0)
+    info = {"bottom_up_steps": int(bottom), "threads": int(threads), "memory_bytes": need}
+    if auto:
+        info["auto"] = True
+    return TraversalResult(dist=dist, strategy="do", device="cpu", seconds=seconds,
+                           edges_relaxed=int(work), iterations=int(it), info=info)

@@ -1,5 +1,8 @@
 """Every strategy agrees with scipy / networkx on graphs of several shapes."""
 
+import json
+import os
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -145,3 +148,69 @@ def test_cli_source_and_output_use_the_files_own_ids(tmp_path, capsys):
     metis.write_text("3 2\n2\n1 3\n2\n")
     assert main(["bfs", str(metis), "--source", "1", "-o", str(out)]) == 0
     assert out.read_text() == "1 0\n2 1\n3 2\n"
+
+
+# -- direction-optimising BFS ------------------------------------------------------
+@pytest.mark.parametrize("name", list(GRAPHS))
+def test_direction_optimising_bfs_matches_scipy(name):
+    g = GRAPHS[name]()
+    for source in sorted({0, g.n // 2, g.n - 1}):
+        assert np.array_equal(bfs(g, source, "do").dist, reference(g, source, True))
+        assert np.array_equal(bfs(g, source, "do", directed=True).dist,
+                              reference(g, source, True, directed=True))
+
+
+def test_direction_optimising_bfs_on_a_star_by_hand():
+    # hub 0 with 1000 leaves: step 0 has 1000 frontier edges > 1000 unexplored / 14, so it
+    # goes bottom-up: each leaf finds the hub at its first in-edge (1000 edges examined);
+    # step 1 (frontier 1000 >= n / 24) stays bottom-up and finds no one unvisited
+    leaves = np.arange(1, 1001)
+    g = Graph(n=1001, src=np.zeros(1000, np.int64), dst=leaves, weight=np.ones(1000))
+    r = bfs(g, 0, "do")
+    assert r.dist.tolist() == [0.0] + [1.0] * 1000
+    assert (r.edges_relaxed, r.info["bottom_up_steps"], r.iterations) == (1000, 2, 2)
+    # top-down all the way examines every edge both ways
+    assert bfs(g, 0, "bs").edges_relaxed == 2000
+    # from a leaf: top-down to the hub (1 edge), bottom-up from there
+    r = bfs(g, 5, "do")
+    assert r.dist[0] == 1 and r.dist[5] == 0 and (r.dist[leaves[leaves != 5]] == 2).all()
+
+
+def test_direction_optimising_parallel_steps_equal_serial():
+    g = rmat(12, 8, seed=9)
+    ip, ix, _ = csr_out(g, True)
+    rip, rix, _ = K.out_csr(g.dst.astype(np.int64), g.src.astype(np.int64), np.zeros(g.m), g.n,
+                            False)
+    source = int(np.argmax(np.diff(ip)))
+    one, many = np.empty(g.n, np.int64), np.empty(g.n, np.int64)
+    a = K.bfs_do(ip, ix, rip, rix, source, one, 14.0, 24.0, 1)
+    b = K.bfs_do(ip, ix, rip, rix, source, many, 14.0, 24.0, 7)
+    assert np.array_equal(one, many) and a == b and a[2] >= 1
+
+
+def test_direction_optimising_bad_input(capsys):
+    from vcut.cli import main
+
+    g = grid(3, 3)
+    with pytest.raises(InputError, match="source 9 out of range"):
+        bfs(g, 9, "do")
+    with pytest.raises(InputError, match="unknown strategy 'do'"):
+        sssp(g, 0, "do")
+    with pytest.raises(InputError, match="--strategy do runs on the CPU only"):
+        bfs(g, 0, "do", device="gpu")
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "3elt.graph.gz")
+    assert main(["sssp", path, "--source", "1", "--strategy", "do"]) == 2
+    assert "invalid choice: 'do'" in capsys.readouterr().err
+    assert main(["bfs", path, "--source", "1", "--strategy", "do", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["strategy"] == "do" and doc["reached"] == 4720
+
+
+def test_cpu_auto_bfs_is_direction_optimising_except_on_roads():
+    star = Graph(n=20, src=np.zeros(19, np.int64), dst=np.arange(1, 20), weight=np.ones(19))
+    r = bfs(star, 0, "auto")
+    assert r.strategy == "do" and r.info["auto"] and r.dist.tolist() == [0.0] + [1.0] * 19
+    road = grid(6, 7)  # largest degree 4
+    r = bfs(road, 0, "auto")
+    assert r.strategy == "bs" and r.info["auto"]
+    assert np.array_equal(r.dist, reference(road, 0, True))

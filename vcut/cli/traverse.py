@@ -17,7 +17,9 @@ def register(sub):
             "from a source, under a load-balancing strategy",
             description="Traverse GRAPH from --source with a load-balancing strategy (Raval et al.): "
             "bs node-based, ep edge-based (work chunking), ep-nochunk, wd workload decomposition, "
-            "ns node splitting, hp hierarchical processing. Edge lists are undirected unless "
+            "ns node splitting, hp hierarchical processing"
+            + ("; do direction-optimising BFS (top-down / bottom-up, CPU)" if kind == "bfs" else "")
+            + ". Edge lists are undirected unless "
             "--directed; unweighted graphs have unit weights.",
         )
         tr.add_argument("graph", metavar="GRAPH")
@@ -25,7 +27,8 @@ def register(sub):
                         help="source vertex, by its id in the graph file (METIS, .mtx, .lg: from 1; "
                         "edge lists: the ids as written)")
         tr.add_argument("--strategy", default="bs",
-                        choices=["bs", "ep", "ep-nochunk", "wd", "ns", "hp", "auto"],
+                        choices=["bs", "ep", "ep-nochunk", "wd", "ns", "hp"]
+                        + (["do"] if kind == "bfs" else []) + ["auto"],
                         help="load-balancing strategy, or auto (from the device and the graph; "
                         "default bs)")
         tr.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
