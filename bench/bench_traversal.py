@@ -6,7 +6,8 @@ validation), MTEPS on the kernel time (edges relaxed per second), working
 memory, the ratio to BS, and scipy.sparse.csgraph's time on the same ready CSR
 (target: the best CPU strategy's kernel within 2x of scipy). BFS on the CPU
 adds ``do``, direction-optimising BFS (target: within 1.5x of scipy on every
-graph; its bottom-up steps use every numba thread).
+graph; its bottom-up steps use every numba thread), SSSP on the CPU adds
+``delta``, delta-stepping with near/far worklists.
 Graphs: own RMAT / Erdos-Renyi / grid generators and real graphs from
 ../shared/datasets. ``--device gpu`` runs the numba.cuda kernels (kernel time
 = the iteration loop; overhead = uploads, preprocessing kernels, download;
@@ -31,7 +32,8 @@ sys.path.insert(0, ROOT)
 
 from ir_graph import read_graph  # noqa: E402
 from runtime.generators import erdos_renyi, grid, rmat  # noqa: E402
-from runtime.traversal import BFS_STRATEGIES, STRATEGIES, bfs, csr_out, sssp  # noqa: E402
+from runtime.traversal import (BFS_STRATEGIES, SSSP_STRATEGIES, STRATEGIES, bfs,  # noqa: E402
+                               csr_out, sssp)
 
 DATA = os.path.join(ROOT, "..", "shared", "datasets")
 
@@ -75,7 +77,8 @@ def main():
             ts, ref = best(lambda: shortest_path(mat, method="D", directed=True, indices=source,
                                                   unweighted=kind == "bfs"), args.repeat)
             base = None
-            kind_strategies = BFS_STRATEGIES if kind == "bfs" and dev == "cpu" else STRATEGIES
+            kind_strategies = STRATEGIES if dev != "cpu" else \
+                BFS_STRATEGIES if kind == "bfs" else SSSP_STRATEGIES
             for strat in kind_strategies:
                 run(g, source, strat, device=dev)  # warm-up (compilation, numba cache load)
                 runs = []

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit, prange
 
 __all__ = ["sssp_bs", "sssp_ep", "sssp_wd", "sssp_ns", "sssp_hp", "choose_mdt", "split_nodes",
-           "bfs_do"]
+           "bfs_do", "sssp_delta"]
 
 
 @njit(cache=True)
@@ -524,3 +524,89 @@ def bfs_do(indptr, indices, rindptr, rindices, source, level, alpha, beta, piece
         size = nsize
         depth += 1
     return depth, work, bottom_steps
+
+
+# -- delta-stepping SSSP, near/far form (Meyer and Sanders 2003; Davidson et al. 2014) --
+@njit(cache=True)
+def sssp_delta(indptr, indices, weights, source, dist, delta):
+    """Delta-stepping SSSP with a near worklist and a far pile.
+
+    The near worklist holds vertices whose distance is below the threshold;
+    relaxing them pushes improved vertices to the near worklist (below the
+    threshold) or to the far pile. When the near worklist empties, the
+    threshold moves up by ``delta`` (straight past empty buckets: to the
+    bucket of the smallest far distance) and the far pile is split: its live
+    entries under the new threshold become the near worklist, stale ones
+    (improved since, or already settled) are dropped. A vertex is processed
+    again only when its distance has dropped since it last was. Returns
+    (iterations, edges relaxed, threshold moves).
+    """
+    n = indptr.shape[0] - 1
+    near = np.empty(n, dtype=np.int64)
+    nxt = np.empty(n, dtype=np.int64)
+    far = np.empty(max(n, 16), dtype=np.int64)
+    stamp = np.full(n, -(1 << 62), dtype=np.int64)
+    done = np.full(n, np.inf)  # the distance each vertex was last processed at
+    dist[source] = 0.0
+    near[0] = source
+    size, nfar = 1, 0
+    threshold = delta
+    it = 0
+    work = 0
+    moves = 0
+    while size > 0 or nfar > 0:
+        while size > 0:
+            nsize = 0
+            for k in range(size):
+                u = near[k]
+                du = dist[u]
+                if du >= done[u]:
+                    continue  # processed at this distance already
+                done[u] = du
+                for j in range(indptr[u], indptr[u + 1]):
+                    work += 1
+                    v = indices[j]
+                    nd = du + weights[j]
+                    if nd < dist[v]:
+                        dist[v] = nd
+                        if nd < threshold:
+                            if stamp[v] != it:
+                                stamp[v] = it
+                                nxt[nsize] = v
+                                nsize += 1
+                        else:
+                            if nfar == far.shape[0]:
+                                grown = np.empty(2 * nfar, dtype=np.int64)
+                                grown[:nfar] = far[:nfar]
+                                far = grown
+                            far[nfar] = v
+                            nfar += 1
+            near, nxt = nxt, near
+            size = nsize
+            it += 1
+        if nfar == 0:
+            break
+        lowest = np.inf  # the smallest live far distance: skip empty buckets
+        for k in range(nfar):
+            v = far[k]
+            if dist[v] < done[v] and dist[v] < lowest:
+                lowest = dist[v]
+        if lowest == np.inf:
+            break  # every far entry was stale
+        threshold = max(threshold + delta, (np.floor(lowest / delta) + 1.0) * delta)
+        moves += 1
+        keep = 0
+        for k in range(nfar):
+            v = far[k]
+            if dist[v] >= done[v]:
+                continue  # settled at this distance already: stale
+            if dist[v] < threshold:
+                if stamp[v] != -1 - moves:  # split stamps are negative: the next
+                    stamp[v] = -1 - moves   # iteration's pushes (stamp it) still go through
+                    near[size] = v
+                    size += 1
+            else:
+                far[keep] = v
+                keep += 1
+        nfar = keep
+    return it, work, moves

@@ -214,3 +214,59 @@ def test_cpu_auto_bfs_is_direction_optimising_except_on_roads():
     r = bfs(road, 0, "auto")
     assert r.strategy == "bs" and r.info["auto"]
     assert np.array_equal(r.dist, reference(road, 0, True))
+
+
+# -- delta-stepping SSSP -------------------------------------------------------------
+@pytest.mark.parametrize("name", list(GRAPHS))
+def test_delta_stepping_matches_scipy(name):
+    g = GRAPHS[name]()
+    for source in sorted({0, g.n // 2, g.n - 1}):
+        want = reference(g, source, False)
+        for delta in (None, 0.05, 1e9):  # default, narrow buckets, one bucket
+            got = sssp(g, source, "delta", delta=delta).dist
+            assert np.array_equal(np.isinf(got), np.isinf(want)) and np.allclose(got, want)
+        got = sssp(g, source, "delta", directed=True).dist
+        assert np.allclose(got, reference(g, source, False, directed=True))
+
+
+def test_delta_stepping_by_hand():
+    # path 0 -1- 1 -1- 2 -1- 3 with delta 1: one bucket per vertex, three threshold moves;
+    # edges examined: 1 (from 0) + 2 + 2 + 1 (from 3)
+    g = Graph(n=4, src=np.array([0, 1, 2]), dst=np.array([1, 2, 3]), weight=np.ones(3))
+    r = sssp(g, 0, "delta", delta=1.0)
+    assert r.dist.tolist() == [0, 1, 2, 3]
+    assert (r.iterations, r.edges_relaxed, r.info["threshold_moves"]) == (4, 6, 3)
+    # zero weights and a far vertex improved before its bucket: 0 -5-> 3 first, then 0-0-1-0-2-1-3
+    g = Graph(n=4, src=np.array([0, 0, 1, 2]), dst=np.array([3, 1, 2, 3]),
+              weight=np.array([5.0, 0.0, 0.0, 1.0]), directed=True)
+    assert sssp(g, 0, "delta", delta=2.0).dist.tolist() == [0, 0, 0, 1]
+
+
+def test_delta_stepping_bad_input(capsys):
+    from vcut.cli import main
+
+    g = grid(3, 3, weights="uniform", seed=1)
+    for bad in (0, -1.0, float("nan"), "x"):
+        with pytest.raises(InputError, match="the bucket width must be a positive number"):
+            sssp(g, 0, "delta", delta=bad)
+    with pytest.raises(InputError, match="unknown strategy 'delta'"):
+        bfs(g, 0, "delta")
+    with pytest.raises(InputError, match="--strategy delta runs on the CPU only"):
+        sssp(g, 0, "delta", device="gpu")
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "3elt.graph.gz")
+    assert main(["sssp", path, "--source", "1", "--delta", "2"]) == 2
+    assert "--delta is the bucket width of --strategy delta" in capsys.readouterr().err
+    assert main(["sssp", path, "--source", "1", "--strategy", "delta", "--delta", "2",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["strategy"] == "delta" and doc["delta"] == 2.0 and doc["reached"] == 4720
+
+
+def test_cpu_auto_sssp_is_delta_stepping_on_roads_only():
+    road = grid(6, 7, weights="uniform", seed=2)
+    r = sssp(road, 0, "auto")
+    assert r.strategy == "delta" and r.info["auto"]
+    assert np.allclose(r.dist, reference(road, 0, False))
+    star = Graph(n=20, src=np.zeros(19, np.int64), dst=np.arange(1, 20), weight=np.ones(19))
+    assert sssp(star, 0, "auto").strategy == "bs"
+    assert bfs(road, 0, "auto").strategy == "bs"  # BFS keeps its own rule

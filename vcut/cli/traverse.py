@@ -18,7 +18,8 @@ def register(sub):
             description="Traverse GRAPH from --source with a load-balancing strategy (Raval et al.): "
             "bs node-based, ep edge-based (work chunking), ep-nochunk, wd workload decomposition, "
             "ns node splitting, hp hierarchical processing"
-            + ("; do direction-optimising BFS (top-down / bottom-up, CPU)" if kind == "bfs" else "")
+            + ("; do direction-optimising BFS (top-down / bottom-up, CPU)" if kind == "bfs"
+               else "; delta delta-stepping (near/far worklists, CPU)")
             + ". Edge lists are undirected unless "
             "--directed; unweighted graphs have unit weights.",
         )
@@ -28,9 +29,13 @@ def register(sub):
                         "edge lists: the ids as written)")
         tr.add_argument("--strategy", default="bs",
                         choices=["bs", "ep", "ep-nochunk", "wd", "ns", "hp"]
-                        + (["do"] if kind == "bfs" else []) + ["auto"],
+                        + (["do"] if kind == "bfs" else ["delta"]) + ["auto"],
                         help="load-balancing strategy, or auto (from the device and the graph; "
                         "default bs)")
+        if kind == "sssp":
+            tr.add_argument("--delta", type=float, metavar="W",
+                            help="bucket width of --strategy delta (default: 32 x the mean "
+                            "weight / the mean degree)")
         tr.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
                         help="cpu, gpu (numba.cuda), or auto: the GPU when there is one (default cpu)")
         tr.add_argument("--directed", action="store_true", help="follow edges in their direction only")
@@ -49,8 +54,13 @@ def run(args, program_args):
     check_command_outputs(args, [args.output])
     g = read_graph(args.graph, args.format)
     run = bfs if args.kind == "bfs" else sssp
+    extra = {"delta": args.delta} if args.kind == "sssp" else {}
+    if extra.get("delta") is not None and args.strategy != "delta":
+        from frontend.errors import InputError
+
+        raise InputError("--delta is the bucket width of --strategy delta; drop it or add that")
     r = run(g, g.index_of(args.source), args.strategy, device=args.device,
-            directed=True if args.directed else None)
+            directed=True if args.directed else None, **extra)
     if args.output:
         ids = g.vertex_ids().tolist()
         with atomic_output(args.output, "w") as fh:
