@@ -253,6 +253,8 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
     d_work = cuda.to_device(np.zeros(1, dtype=np.int64))
     d_count = cuda.to_device(np.zeros(1, dtype=np.int64))
     it = 0
+    syncs = 0      # blocking device -> host reads in the iteration loop
+    launches = 0   # launches of the level kernels (WD's and HP's helper kernels not counted)
     if strategy in ("ep", "ep-nochunk"):
         d_src = g.src
         wl0 = np.arange(indptr[source], indptr[source + 1], dtype=np.int64)
@@ -274,6 +276,8 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
                                      d_stamp, d_nxt, d_count, strategy == "ep", d_res)
             work += size
             size = int(d_count.copy_to_host()[0])
+            launches += 1
+            syncs += 1
             d_wl, d_nxt = d_nxt, d_wl
             it += 1
         cuda.synchronize()
@@ -292,10 +296,27 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
             d_sub = cuda.device_array(n_all, dtype=np.int64)
             d_sub2 = cuda.device_array(n_all, dtype=np.int64)
             d_count2 = cuda.to_device(np.zeros(1, dtype=np.int64))
+        d_state = cuda.to_device(np.zeros(2, dtype=np.int64))
+        small = 0
         cuda.synchronize()
         t1 = time.perf_counter()
         while size > 0:
+            if strategy != "ns" and size <= config.SMALL_FRONTIER:
+                # device-resident: one block runs levels until the frontier grows or empties
+                G.bs_levels_kernel[1, config.THREADS_PER_BLOCK](
+                    d_indptr, d_indices, d_weights, d_dist, d_wl, d_nxt, size, it,
+                    config.LEVELS_PER_LAUNCH, config.SMALL_FRONTIER, d_stamp, d_count, d_work,
+                    d_state)
+                launches += 1
+                size, levels = (int(x) for x in d_state.copy_to_host())
+                syncs += 1
+                small += levels
+                it += levels
+                if levels % 2:
+                    d_wl, d_nxt = d_nxt, d_wl
+                continue
             d_count[0] = 0
+            launches += 1
             if strategy == "bs":
                 G.bs_kernel[_blocks(size)](d_indptr, d_indices, d_weights, d_dist, d_wl, size, it,
                                            d_stamp, d_nxt, d_count, d_work)
@@ -305,6 +326,7 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
             elif strategy == "wd":
                 pieces += _wd_step(cuda, G, d_indptr, d_indices, d_weights, d_dist, d_wl, size,
                                    d_done, threads, it, d_stamp, d_nxt, d_count, d_work)
+                syncs += 1  # the step reads its scan's total
             else:  # hp
                 G.reset_done_kernel[_blocks(size)](d_wl, size, d_done)
                 d_sub[:size] = d_wl[:size]
@@ -314,23 +336,30 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
                     if ssize < hp_block:
                         _wd_step(cuda, G, d_indptr, d_indices, d_weights, d_dist, d_sub, ssize,
                                  d_done, threads, it, d_stamp, d_nxt, d_count, d_work)
+                        syncs += 1
                         break
                     d_count2[0] = 0
                     G.hp_kernel[_blocks(ssize)](d_indptr, d_indices, d_weights, d_dist, d_sub,
                                                 ssize, d_done, mdt, it, d_stamp, d_nxt, d_count,
                                                 d_sub2, d_count2, d_work)
                     ssize = int(d_count2.copy_to_host()[0])
+                    launches += 1
+                    syncs += 1
                     d_sub, d_sub2 = d_sub2, d_sub
             size = int(d_count.copy_to_host()[0])
+            syncs += 1
             d_wl, d_nxt = d_nxt, d_wl
             it += 1
         cuda.synchronize()
         t2 = time.perf_counter()
+        info["device_resident_levels"] = small
         work = int(d_work.copy_to_host()[0])
         if strategy == "wd":
             info["pieces"] = pieces
         if strategy == "hp":
             info["sub_iterations"] = subits
+    info["host_syncs"] = syncs
+    info["level_launches"] = launches
     out = d_dist.copy_to_host()[:n]
     t3 = time.perf_counter()
     info["kernel_seconds"] = t2 - t1

@@ -103,6 +103,51 @@ def bs_kernel(indptr, indices, weights, dist, wl, size, it, stamp, nxt, count, w
 
 
 @cuda.jit
+def bs_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, max_levels, cap, stamp,
+                     count, work, state):
+    """Up to ``max_levels`` BS iterations in one launch of ONE block, while the
+    frontier holds at most ``cap`` nodes: the device-resident loop for small
+    frontiers (a path, a road), where a launch and a host read per level cost
+    more than the level's work. The worklists alternate between ``wl`` and
+    ``nxt`` (the input is in ``wl``); ``state`` gets (frontier size, levels run):
+    after an odd number of levels the frontier is in ``nxt``. Same relaxation
+    and claims as `bs_kernel` (iteration ``it0 + level``), so the result is the
+    fixed point every strategy reaches."""
+    tid = cuda.threadIdx.x
+    nth = cuda.blockDim.x
+    size = size0
+    level = 0
+    while level < max_levels and size > 0 and size <= cap:
+        if tid == 0:
+            count[0] = 0
+        cuda.syncthreads()
+        it = it0 + level
+        odd = level % 2 == 1
+        k = tid
+        while k < size:
+            u = nxt[k] if odd else wl[k]
+            lo = indptr[u]
+            hi = indptr[u + 1]
+            cuda.atomic.add(work, 0, hi - lo)
+            for j in range(lo, hi):
+                v = _relax(u, j, indices, weights, dist)
+                if v >= 0 and _claim(v, it, stamp):
+                    p = cuda.atomic.add(count, 0, 1)
+                    if odd:
+                        wl[p] = v
+                    else:
+                        nxt[p] = v
+            k += nth
+        cuda.syncthreads()
+        size = count[0]
+        cuda.syncthreads()  # every thread has read the count before it is reset
+        level += 1
+    if tid == 0:
+        state[0] = size
+        state[1] = level
+
+
+@cuda.jit
 def ns_kernel(indptr2, indices2, weights2, child_ptr, children, n, dist2, wl, size, it, stamp,
               nxt, count, work):
     """NS: BS over the split graph; an improved parent hands its distance to

@@ -20,3 +20,8 @@ SCAN_SHARED = 1024
 RESIDENT_THREADS = None
 #: device memory to plan with, in bytes; None = ask the device (free memory)
 DEVICE_MEMORY = None
+#: frontiers of at most this many nodes run device-resident: one block iterates up to
+#: LEVELS_PER_LAUNCH levels per launch, the host reads the size once per launch (BS, WD, HP)
+SMALL_FRONTIER = 2048
+#: levels one device-resident launch may run before the host looks again
+LEVELS_PER_LAUNCH = 64

@@ -22,6 +22,8 @@ def small_launches(monkeypatch):
     monkeypatch.setattr(config, "THREADS_PER_BLOCK", 8)
     monkeypatch.setattr(config, "SCAN_BLOCK", 8)
     monkeypatch.setattr(config, "RESIDENT_THREADS", 24)
+    # the per-level kernels unless a test turns the device-resident loop on
+    monkeypatch.setattr(config, "SMALL_FRONTIER", 0)
 
 
 def test_scans():
@@ -193,3 +195,37 @@ def test_cli_bad_inputs_exit_codes(tmp_path, capsys, monkeypatch):
         "error: --device gpu: no CUDA GPU is available here (numba.cuda found none); "
         "use --device cpu, or --device auto to fall back to the CPU")
     assert main(["bfs", str(g), "--source", "0", "--device", "auto"]) == 0  # falls back
+
+
+# -- the device-resident loop for small frontiers ------------------------------------
+@pytest.mark.parametrize("strategy", ["bs", "wd", "hp"])
+def test_small_frontiers_stay_on_the_device(monkeypatch, strategy):
+    monkeypatch.setattr(config, "SMALL_FRONTIER", 64)
+    monkeypatch.setattr(config, "LEVELS_PER_LAUNCH", 32)
+    n = 100  # a path: 100 levels of one node
+    g = Graph(n=n, src=np.arange(n - 1), dst=np.arange(1, n), weight=np.ones(n - 1))
+    r = bfs(g, 0, strategy, device="gpu")
+    assert r.dist.tolist() == list(range(n)) and r.iterations == n
+    # one launch and one host read per 32 levels: ceil(100 / 32) = 4 (<= 1 per 16 levels)
+    assert r.info["host_syncs"] == r.info["level_launches"] == 4
+    assert r.info["device_resident_levels"] == n
+
+
+@pytest.mark.parametrize("strategy", ["bs", "wd", "hp"])
+def test_frontiers_move_between_the_device_and_host_loops(monkeypatch, strategy):
+    monkeypatch.setattr(config, "SMALL_FRONTIER", 5)
+    g = grid(6, 7, seed=4, weights="uniform")  # frontiers grow past 5 and shrink again
+    r = sssp(g, 0, strategy, device="gpu")
+    assert np.allclose(r.dist, reference(g, 0, False))
+    assert 0 < r.info["device_resident_levels"] < r.iterations
+    assert r.info["host_syncs"] < r.iterations + (r.iterations if strategy != "bs" else 0)
+
+
+def test_node_splitting_and_edge_worklists_read_back_every_level(monkeypatch):
+    monkeypatch.setattr(config, "SMALL_FRONTIER", 64)
+    n = 20
+    g = Graph(n=n, src=np.arange(n - 1), dst=np.arange(1, n), weight=np.ones(n - 1))
+    for strategy in ("ns", "ep"):
+        r = bfs(g, 0, strategy, device="gpu")
+        assert r.dist.tolist() == list(range(n))
+        assert r.info["host_syncs"] == r.info["level_launches"] == r.iterations == n
