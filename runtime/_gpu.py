@@ -19,11 +19,28 @@ __all__ = ["gpu_available", "device_memory", "resident_threads", "sssp_gpu", "in
            "histogram", "wd_offsets", "segmented_reduce", "DeviceCSR"]
 
 
+#: numba-cuda's warning for launches of few blocks. vcut launches small grids on
+#: purpose (a one-block device-resident loop, the last levels of a traversal, small
+#: scans); the warning would only print noise to the user, so it is filtered.
+UNDER_UTILIZATION = r".*Grid size \d+ will likely result in GPU under-utilization"  # after
+# numba's terminal highlighting codes
+
+
+def _quiet_launches():
+    import warnings
+
+    from numba.core.errors import NumbaPerformanceWarning
+
+    warnings.filterwarnings("ignore", message=UNDER_UTILIZATION,
+                            category=NumbaPerformanceWarning)
+
+
 def _cuda():
     try:
         from numba import cuda
     except ImportError:  # pragma: no cover - numba always ships numba.cuda or numba-cuda
         return None
+    _quiet_launches()
     return cuda
 
 

@@ -63,3 +63,16 @@ def test_the_gpu_extra_pins_a_working_pair():
     # the base dependency still admits what the extra asks for
     base = next(Requirement(r) for r in project["dependencies"] if r.startswith("numpy"))
     assert "2.4.6" in base.specifier
+
+
+def test_the_under_utilization_warning_is_filtered():
+    import warnings
+
+    from numba.core.errors import NumbaPerformanceWarning
+
+    G._cuda()  # every GPU path goes through it
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.warn(NumbaPerformanceWarning(
+            "Grid size 1 will likely result in GPU under-utilization due to low occupancy."))
+        warnings.warn(NumbaPerformanceWarning("some other performance note"))
+    assert len(seen) == 1 and "some other performance note" in str(seen[0].message)
