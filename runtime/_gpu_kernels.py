@@ -79,6 +79,16 @@ def _relax(u, j, indices, weights, dist):
     return -1
 
 
+@cuda.jit(device=True)
+def _relax_claim(u, j, indices, weights, dist, it, stamp):
+    """`_relax` edge ``j`` of ``u``; v when it improved and this is its first push of
+    iteration ``it`` (`_claim`), else -1: what enters the next worklist."""
+    v = _relax(u, j, indices, weights, dist)
+    if v >= 0 and _claim(v, it, stamp):
+        return v
+    return -1
+
+
 # --------------------------------------------------------------------------
 # BS / NS / HP (node-based)
 # --------------------------------------------------------------------------
@@ -96,8 +106,8 @@ def bs_kernel(indptr, indices, weights, dist, wl, size, it, stamp, nxt, count, w
         hi = indptr[u + 1]
         cuda.atomic.add(work, 0, hi - lo)
         for j in range(lo, hi):
-            v = _relax(u, j, indices, weights, dist)
-            if v >= 0 and _claim(v, it, stamp):
+            v = _relax_claim(u, j, indices, weights, dist, it, stamp)
+            if v >= 0:
                 _stage(v, sbuf, nxt, count)
     _flush(sbuf, nxt, count)
 
@@ -130,8 +140,8 @@ def bs_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, max_le
             hi = indptr[u + 1]
             cuda.atomic.add(work, 0, hi - lo)
             for j in range(lo, hi):
-                v = _relax(u, j, indices, weights, dist)
-                if v >= 0 and _claim(v, it, stamp):
+                v = _relax_claim(u, j, indices, weights, dist, it, stamp)
+                if v >= 0:
                     p = cuda.atomic.add(count, 0, 1)
                     if odd:
                         wl[p] = v
@@ -189,8 +199,8 @@ def hp_kernel(indptr, indices, weights, dist, sub, ssize, done, mdt, it, stamp, 
         hi = min(indptr[u + 1], lo + mdt)
         cuda.atomic.add(work, 0, hi - lo)
         for j in range(lo, hi):
-            v = _relax(u, j, indices, weights, dist)
-            if v >= 0 and _claim(v, it, stamp):
+            v = _relax_claim(u, j, indices, weights, dist, it, stamp)
+            if v >= 0:
                 _stage(v, sbuf, nxt, count)
         done[u] += hi - lo
         if hi < indptr[u + 1]:
@@ -221,8 +231,8 @@ def ep_kernel(indptr, indices, weights, src_of, dist, wl, size, it, stamp, nxt, 
     k = start
     while k < size:
         j = wl[k]
-        v = _relax(src_of[j], j, indices, weights, dist)
-        if v >= 0 and _claim(v, it, stamp):
+        v = _relax_claim(src_of[j], j, indices, weights, dist, it, stamp)
+        if v >= 0:
             lo = indptr[v]
             d = indptr[v + 1] - lo
             if chunking:
@@ -306,8 +316,8 @@ def wd_kernel(indptr, indices, weights, dist, wl, size, scan, done, per, total, 
             j = indptr[u] + done[u] + (e - base)
             upto = min(stop, scan[k])
             while e < upto:
-                v = _relax(u, j, indices, weights, dist)
-                if v >= 0 and _claim(v, it, stamp):
+                v = _relax_claim(u, j, indices, weights, dist, it, stamp)
+                if v >= 0:
                     _stage(v, sbuf, nxt, count)
                 e += 1
                 j += 1

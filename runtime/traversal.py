@@ -22,8 +22,8 @@ from frontend.errors import InputError
 from . import _cpu_kernels as K
 from .kernels import resolve_device
 
-__all__ = ["STRATEGIES", "BFS_STRATEGIES", "SSSP_STRATEGIES", "default_delta", "TraversalResult", "sssp", "bfs", "csr_out", "memory_bytes",
-           "choose_strategy"]
+__all__ = ["STRATEGIES", "BFS_STRATEGIES", "SSSP_STRATEGIES", "default_delta", "TraversalResult",
+           "sssp", "bfs", "csr_out", "memory_bytes", "choose_strategy"]
 
 STRATEGIES = ("bs", "ep", "ep-nochunk", "wd", "ns", "hp")
 #: SSSP adds delta-stepping (near/far worklists; CPU only so far)
@@ -31,6 +31,8 @@ SSSP_STRATEGIES = STRATEGIES + ("delta",)
 #: BFS adds direction-optimising BFS (Beamer et al.; CPU only so far)
 BFS_STRATEGIES = STRATEGIES + ("do",)
 DO_ALPHA, DO_BETA = 14.0, 24.0  # the paper's switch parameters
+#: strategies without a GPU twin yet
+CPU_ONLY = ("do", "delta")
 ROAD_MAX_DEGREE = 8  # graphs whose largest degree is at most this are road-like for `auto`
 MDT_BINS = 10  # histogram bins for the MDT choice (fits the published MDTs)
 HP_BLOCK = 32  # sub-worklists smaller than this switch to WD
@@ -66,7 +68,8 @@ def memory_bytes(n, m2, strategy):
     """
     csr = 8 * (n + 1) + 16 * m2 + 8 * n
     per = {"bs": 24 * n, "ep": 8 * n + 24 * m2, "ep-nochunk": 8 * n + 24 * m2,
-           "wd": 32 * n, "ns": 48 * n + 16 * m2, "hp": 56 * n}
+           "wd": 32 * n, "ns": 48 * n + 16 * m2, "hp": 56 * n,
+           "do": 24 * n, "delta": 40 * n}  # do: + an in-edge CSR on directed graphs
     return int(csr + per[strategy])
 
 
@@ -121,6 +124,27 @@ def default_delta(weights, indptr):
     return max(32.0 * mean_w / (m / max(n, 1)), float(positive.min()))
 
 
+def _bfs_do(graph, source, indptr, indices, directed, info):
+    if directed:  # bottom-up steps read the in-edges
+        rindptr, rindices, _ = K.out_csr(graph.dst.astype(np.int64), graph.src.astype(np.int64),
+                                         np.zeros(graph.m), int(graph.n), False)
+        info["memory_bytes"] += 8 * (graph.n + 1) + 8 * len(indices)
+    else:
+        rindptr, rindices = indptr, indices
+    from numba import get_num_threads
+
+    threads = get_num_threads()
+    level = np.empty(graph.n, dtype=np.int64)
+    t0 = time.perf_counter()
+    it, work, bottom = K.bfs_do(indptr, indices, rindptr, rindices, int(source), level, DO_ALPHA,
+                                DO_BETA, 8 * threads if threads > 1 else 1)
+    seconds = time.perf_counter() - t0
+    dist = np.where(level >= 0, level, np.inf).astype(np.float64)
+    info.update(bottom_up_steps=int(bottom), threads=int(threads))
+    return TraversalResult(dist=dist, strategy="do", device="cpu", seconds=seconds,
+                           edges_relaxed=int(work), iterations=int(it), info=info)
+
+
 def _sssp_delta(graph, source, indptr, indices, weights, delta, info):
     if delta is None:
         delta = default_delta(weights, indptr)
@@ -157,12 +181,12 @@ def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, delta=Non
         ``device="gpu"`` without a GPU; a traversal that would not fit in the
         device's memory (the message gives both sizes and a strategy that fits).
     """
-    allowed = STRATEGIES if _unit else SSSP_STRATEGIES
+    allowed = BFS_STRATEGIES if _unit else SSSP_STRATEGIES
     if strategy not in allowed + ("auto",):
         raise InputError(f"unknown strategy {strategy!r}; use one of {', '.join(allowed)}, auto")
     dev = resolve_device(device)
-    if strategy == "delta" and dev == "gpu":
-        raise InputError("--strategy delta runs on the CPU only (its GPU twin is not built "
+    if strategy in CPU_ONLY and dev == "gpu":
+        raise InputError(f"--strategy {strategy} runs on the CPU only (its GPU twin is not built "
                          "yet); use --device cpu, or another strategy on the GPU")
     # checked before the generic validation so the message says why SSSP needs it
     if not _unit and graph.m and graph.weight.min() < 0:
@@ -174,6 +198,7 @@ def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, delta=Non
     graph.validate()
     if not (0 <= int(source) < graph.n):
         raise InputError(f"source {source} out of range: the graph has vertices 0..{graph.n - 1}")
+    directed = graph.directed if directed is None else directed
     indptr, indices, weights = csr_out(graph, directed)
     if _unit:
         weights = np.ones_like(weights)
@@ -187,14 +212,18 @@ def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, delta=Non
     if strategy == "auto":
         max_degree = int(deg.max()) if len(deg) else 0
         strategy = choose_strategy(graph.n, len(indices), max_degree, dev, memory)
-        if dev == "cpu" and not _unit and max_degree <= ROAD_MAX_DEGREE:
+        if dev == "cpu" and _unit:  # direction-optimising unless road-like (in + out degree)
+            total = deg + np.bincount(graph.dst, minlength=graph.n) if directed else deg
+            strategy = "do" if graph.n and int(total.max()) > ROAD_MAX_DEGREE else "bs"
+        elif dev == "cpu" and max_degree <= ROAD_MAX_DEGREE:
             strategy = "delta"  # high-diameter weighted graphs: buckets, not rounds
         info["auto"] = True
-    if strategy == "delta":
-        info["memory_bytes"] = memory_bytes(graph.n, len(indices), "bs") + 16 * graph.n
-        return _sssp_delta(graph, source, indptr, indices, weights, delta, info)
     need = memory_bytes(graph.n, len(indices), strategy)
     info["memory_bytes"] = need
+    if strategy == "do":
+        return _bfs_do(graph, source, indptr, indices, directed, info)
+    if strategy == "delta":
+        return _sssp_delta(graph, source, indptr, indices, weights, delta, info)
     if dev == "gpu":
         _check_memory(graph.n, len(indices), strategy, need, memory)
         return _sssp_gpu(indptr, indices, weights, int(source), strategy, deg, info)
@@ -265,41 +294,4 @@ def bfs(graph, source, strategy="bs", *, device="cpu", directed=None):
     """Breadth-first hop distances (``inf`` unreachable): SSSP with unit weights under
     one of `STRATEGIES`, or ``do``, direction-optimising BFS (`_cpu_kernels.bfs_do`:
     top-down and bottom-up steps, bottom-up ones on every numba thread)."""
-    auto = strategy == "auto" and resolve_device(device) == "cpu"
-    if auto:  # the CPU's auto BFS: direction-optimising unless the graph is road-like
-        deg = np.bincount(graph.src, minlength=graph.n) + np.bincount(graph.dst, minlength=graph.n)
-        strategy = "do" if graph.n and int(deg.max()) > ROAD_MAX_DEGREE else "bs"
-    if strategy != "do":
-        r = sssp(graph, source, strategy, device=device, directed=directed, _unit=True)
-        if auto:
-            r.info["auto"] = True
-        return r
-    if resolve_device(device) == "gpu":
-        raise InputError("--strategy do runs on the CPU only (its GPU twin is not built yet); "
-                         "use --device cpu, or another strategy on the GPU")
-    graph.validate()
-    if not (0 <= int(source) < graph.n):
-        raise InputError(f"source {source} out of range: the graph has vertices 0..{graph.n - 1}")
-    directed = graph.directed if directed is None else directed
-    indptr, indices, _ = csr_out(graph, directed)
-    if directed:  # bottom-up steps read the in-edges
-        rindptr, rindices, _ = K.out_csr(graph.dst.astype(np.int64), graph.src.astype(np.int64),
-                                         np.zeros(graph.m), int(graph.n), False)
-    else:
-        rindptr, rindices = indptr, indices
-    from numba import get_num_threads
-
-    threads = get_num_threads()
-    level = np.empty(graph.n, dtype=np.int64)
-    t0 = time.perf_counter()
-    it, work, bottom = K.bfs_do(indptr, indices, rindptr, rindices, int(source), level, DO_ALPHA,
-                                DO_BETA, 8 * threads if threads > 1 else 1)
-    seconds = time.perf_counter() - t0
-    dist = np.where(level >= 0, level, np.inf).astype(np.float64)
-    need = memory_bytes(graph.n, len(indices), "bs") + (8 * (graph.n + 1) + 8 * len(indices)
-                                                        if directed else 0)
-    info = {"bottom_up_steps": int(bottom), "threads": int(threads), "memory_bytes": need}
-    if auto:
-        info["auto"] = True
-    return TraversalResult(dist=dist, strategy="do", device="cpu", seconds=seconds,
-                           edges_relaxed=int(work), iterations=int(it), info=info)
+    return sssp(graph, source, strategy, device=device, directed=directed, _unit=True)

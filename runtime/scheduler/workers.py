@@ -41,22 +41,23 @@ POLL = 0.25
 _GPUS = {}
 
 
+def _gpu_device(gpu):
+    """On the worker: the `CudaDevice` of CUDA index ``gpu``, made on first use."""
+    if gpu not in _GPUS:
+        _GPUS[gpu] = CudaDevice(gpu)
+    return _GPUS[gpu]
+
+
 def _run_call(job, units, gpu):
     """On the worker: run one call of ``job``; ``gpu`` is None (CPU) or a CUDA index."""
     if gpu is None:
         return job.run_cpu(units)
-    device = _GPUS.get(gpu)
-    if device is None:
-        device = _GPUS[gpu] = CudaDevice(gpu)
-    return device.execute(job, units)[0]
+    return _gpu_device(gpu).execute(job, units)[0]
 
 
 def _gpu_memory(gpu):
     """On the worker: the free bytes of CUDA device ``gpu``."""
-    device = _GPUS.get(gpu)
-    if device is None:
-        device = _GPUS[gpu] = CudaDevice(gpu)
-    return device.memory()
+    return _gpu_device(gpu).memory()
 
 
 class _Worker:

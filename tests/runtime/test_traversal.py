@@ -1,7 +1,6 @@
 """Every strategy agrees with scipy / networkx on graphs of several shapes."""
 
 import json
-import os
 
 import networkx as nx
 import numpy as np
@@ -14,6 +13,7 @@ from ir_graph import Graph
 from runtime import _cpu_kernels as K
 from runtime.generators import erdos_renyi, grid, rmat
 from runtime.traversal import STRATEGIES, bfs, csr_out, sssp
+from tests.conftest import dataset
 
 
 def two_components():
@@ -188,22 +188,24 @@ def test_direction_optimising_parallel_steps_equal_serial():
     assert np.array_equal(one, many) and a == b and a[2] >= 1
 
 
-def test_direction_optimising_bad_input(capsys):
+@pytest.mark.parametrize("run, strategy, other", [(bfs, "do", sssp), (sssp, "delta", bfs)])
+def test_cpu_only_strategies_bad_input_and_cli(capsys, run, strategy, other):
     from vcut.cli import main
 
-    g = grid(3, 3)
+    g = grid(3, 3, weights="uniform", seed=1)
+    with pytest.raises(InputError, match=f"unknown strategy '{strategy}'"):
+        other(g, 0, strategy)  # a BFS strategy is not an SSSP one, and back
+    with pytest.raises(InputError, match=f"--strategy {strategy} runs on the CPU only"):
+        run(g, 0, strategy, device="gpu")
     with pytest.raises(InputError, match="source 9 out of range"):
-        bfs(g, 9, "do")
-    with pytest.raises(InputError, match="unknown strategy 'do'"):
-        sssp(g, 0, "do")
-    with pytest.raises(InputError, match="--strategy do runs on the CPU only"):
-        bfs(g, 0, "do", device="gpu")
-    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "3elt.graph.gz")
-    assert main(["sssp", path, "--source", "1", "--strategy", "do"]) == 2
-    assert "invalid choice: 'do'" in capsys.readouterr().err
-    assert main(["bfs", path, "--source", "1", "--strategy", "do", "--json"]) == 0
+        run(g, 9, strategy)
+    path = dataset("3elt.graph.gz")
+    kind, wrong = ("bfs", "sssp") if run is bfs else ("sssp", "bfs")
+    assert main([wrong, path, "--source", "1", "--strategy", strategy]) == 2
+    assert f"invalid choice: '{strategy}'" in capsys.readouterr().err
+    assert main([kind, path, "--source", "1", "--strategy", strategy, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["strategy"] == "do" and doc["reached"] == 4720
+    assert doc["strategy"] == strategy and doc["reached"] == 4720
 
 
 def test_cpu_auto_bfs_is_direction_optimising_except_on_roads():
@@ -242,18 +244,14 @@ def test_delta_stepping_by_hand():
     assert sssp(g, 0, "delta", delta=2.0).dist.tolist() == [0, 0, 0, 1]
 
 
-def test_delta_stepping_bad_input(capsys):
+def test_delta_stepping_bad_width(capsys):
     from vcut.cli import main
 
     g = grid(3, 3, weights="uniform", seed=1)
     for bad in (0, -1.0, float("nan"), "x"):
         with pytest.raises(InputError, match="the bucket width must be a positive number"):
             sssp(g, 0, "delta", delta=bad)
-    with pytest.raises(InputError, match="unknown strategy 'delta'"):
-        bfs(g, 0, "delta")
-    with pytest.raises(InputError, match="--strategy delta runs on the CPU only"):
-        sssp(g, 0, "delta", device="gpu")
-    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "3elt.graph.gz")
+    path = dataset("3elt.graph.gz")
     assert main(["sssp", path, "--source", "1", "--delta", "2"]) == 2
     assert "--delta is the bucket width of --strategy delta" in capsys.readouterr().err
     assert main(["sssp", path, "--source", "1", "--strategy", "delta", "--delta", "2",
