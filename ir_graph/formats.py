@@ -820,14 +820,19 @@ def _reraise(fn, *args):
     raise _Unsupported("kernel and Python reader disagree")
 
 
-def _fast_edgelist(path, c, stop=-1):
+def _fast_edgelist(path, c, stop=-1, *, piece=None):
     """`_read_edgelist` by `_parse.edgelist_lines`.
 
     With ``stop`` >= 0, returns the line number of edge ``stop`` instead
-    (the file was read once already without errors).
+    (the file was read once already without errors). With ``piece`` = ``(first,
+    line0)`` ``c`` holds a piece of the file (`ir_graph.pieces`) whose first
+    line is line ``line0 + 1``, the file's first line when ``first``; the
+    piece's edges are returned as read: ``(src, dst, weight or None, columns,
+    declared node count or None, directed)``, ids not renumbered.
     """
     st = _state()
-    st[P.FIRST] = 1
+    st[P.FIRST] = 1 if piece is None or piece[0] else 0
+    st[P.LINE] = 0 if piece is None else piece[1]
     st[P.STOP] = stop
     cap = _capacity(c)
     src, dst = _Array(path, np.int32, cap), _Array(path, np.int32, cap)
@@ -868,7 +873,7 @@ def _fast_edgelist(path, c, stop=-1):
     if stop >= 0:
         raise _Unsupported("edge not found again")
     count, ncol = int(st[P.COUNT]), int(st[P.NCOL])
-    if not ncol:
+    if not ncol and piece is None:
         raise GraphFormatError(_edgelist_empty(path))
     if P.K_MISMATCH in errors:
         k, ln = errors[P.K_MISMATCH]
@@ -879,6 +884,8 @@ def _fast_edgelist(path, c, stop=-1):
         k, ln = errors[P.K_WEIGHT]
         _reraise(_number, path, k, ln.split()[2], "edge weight")
     src, dst = src.done(count), dst.done(count)
+    if piece is not None:
+        return src, dst, (w.done(count) if ncol == 3 else None), ncol, declared, directed
     w = w.done(count) if ncol == 3 else np.ones(count)
     if declared is not None:
         # written by vcut: ids are 0..n-1 already, isolated nodes included

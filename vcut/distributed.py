@@ -251,66 +251,99 @@ def _shares(now, bound, used, active):
     return {c: bound - room * frac[i] for i, c in enumerate(active)}
 
 
+class _Ingress:
+    """The driver's side of coordinated ingress: the merged state (replica sets,
+    loads, PG's unassigned-edge counts), the chunks and rounds, each round's
+    views of the loads, and the merge of the workers' results. ``total`` is the
+    stream's weight (the bound of the weighted rules)."""
+
+    def __init__(self, algo, m, total, deg, n, p, cap, lam, batch, workers):
+        self.algo, self.m, self.p, self.cap, self.batch = algo, m, p, cap, batch
+        nw = (p + 63) // 64
+        check_memory(n * (8 * nw + 8) + 4 * m, f"the shared state of {algo} with p = {p} on "
+                     f"{n:,} vertices", "use fewer clusters")
+        self.bounds = np.linspace(0, m, workers + 1).astype(np.int64)
+        chunk = int((self.bounds[1:] - self.bounds[:-1]).max())
+        self.rounds = max(1, -(-chunk // batch))
+        self.scale = cap * p
+        if algo == "hdrf":  # the bound on load / (cap p), as hdrf_assign has it
+            self.bound = np.full(p, HDRF_CAPACITY * np.ceil(m / p))
+            self.kdeg = deg if HDRF_FULL_DEGREES else np.zeros(0, dtype=np.int64)
+            self.weighted = False
+        else:  # the bound on load, as greedy_assign has it
+            self.weighted, bounded = _GREEDY[algo][1:]
+            limit = lam * (total if self.weighted else float(m)) if bounded else np.inf
+            self.bound = limit * (1.0 - _kernels.FULL_TOLERANCE) * cap
+            self.kdeg = deg
+        self.A = np.zeros((n, nw), dtype=np.uint64)  # the merged replica sets
+        self.load = np.zeros(p)
+        self.rem = deg.copy()  # PG's unassigned edges per vertex
+        # shares of the bound's room where more than one chunk streams and there is a bound
+        self.shared = int((np.diff(self.bounds) > 0).sum()) > 1 and np.isfinite(self.bound).all()
+        self.units = self.scale if algo == "hdrf" else np.ones(p)  # the bound is on load / units
+        self.used = np.zeros((workers, p))  # what each worker placed per cluster lately, in units
+        self.workers = workers
+
+    def spans(self, r):
+        """``(chunk, first edge, end)`` of every chunk with edges in round ``r``."""
+        b, k = self.bounds, self.batch
+        spans = [(c, min(b[c] + r * k, b[c + 1]), min(b[c] + (r + 1) * k, b[c + 1]))
+                 for c in range(self.workers)]
+        return [(c, a, e) for c, a, e in spans if a < e]
+
+    def views(self, spans):
+        """Each chunk's view of the loads in a round (`_shares`)."""
+        if self.shared:
+            views = _shares(self.load / self.units, self.bound, self.used, [c for c, _, _ in spans])
+            return {c: v * self.units for c, v in views.items()}
+        return {c: self.load.copy() for c, _, _ in spans}  # one stream: the sequential run
+
+    def arguments(self, verts, view):
+        """The state a worker's round needs after its edges and weights (`_greedy_round`)."""
+        local_deg = self.kdeg[verts] if len(self.kdeg) else self.kdeg
+        return (local_deg, self.rem[verts], self.A[verts], view,
+                float((view / self.scale).max()), self.cap, self.bound)
+
+    def decay(self):
+        """Age the shares' memory by a round."""
+        self.used *= SHARE_MEMORY ** (self.batch / SHARE_EDGES)
+
+    def merge(self, c, verts, counts, rows, new_load, view):
+        """Merge chunk ``c``'s round: its vertices, their edge counts in the round,
+        their replica rows and its loads after the round."""
+        self.A[verts] |= rows
+        self.load += new_load - view
+        self.used[c] += (new_load - view) / self.units
+        self.rem[verts] -= counts
+
+
 def _coordinated(client, algo, src, dst, weight, deg, n, p, cap, lam, batch, workers, say):
     """Coordinated ingress of ``workers`` chunks: ``(clusters, rounds, replica bitsets,
     loads)`` (loads in edges for hdrf, in weight otherwise)."""
     say = say or (lambda line: None)
     m = len(src)
-    nw = (p + 63) // 64
-    check_memory(n * (8 * nw + 8) + 4 * m, f"the shared state of {algo} with p = {p} on "
-                 f"{n:,} vertices", "use fewer clusters")
-    bounds = np.linspace(0, m, workers + 1).astype(np.int64)
-    chunk = int((bounds[1:] - bounds[:-1]).max())
-    rounds = max(1, -(-chunk // batch))
-    scale = cap * p
-    if algo == "hdrf":  # the bound on load / (cap p), as hdrf_assign has it
-        w = np.ones(m)
-        bound = np.full(p, HDRF_CAPACITY * np.ceil(m / p))
-        kdeg = deg if HDRF_FULL_DEGREES else np.zeros(0, dtype=np.int64)
-    else:  # the bound on load, as greedy_assign has it
-        weighted, bounded = _GREEDY[algo][1:]
-        w = weight if weighted else np.ones(m)
-        limit = lam * float(w.sum()) if bounded else np.inf
-        bound = limit * (1.0 - _kernels.FULL_TOLERANCE) * cap
-        kdeg = deg
-    A = np.zeros((n, nw), dtype=np.uint64)  # the merged replica sets
-    load = np.zeros(p)
-    rem = deg.copy()  # PG's unassigned edges per vertex
+    state = _Ingress(algo, m, float(weight.sum()), deg, n, p, cap, lam, batch, workers)
+    w = weight if state.weighted else np.ones(m)
     out = np.empty(m, dtype=np.int32)
     tick = time.perf_counter()
     placed = 0
-    # shares of the bound's room where more than one chunk streams and there is a bound
-    shared = int((np.diff(bounds) > 0).sum()) > 1 and np.isfinite(bound).all()
-    units = scale if algo == "hdrf" else np.ones(p)  # the bound is on load / units
-    used = np.zeros((workers, p))  # what each worker placed per cluster lately, in units
-    for r in range(rounds):
+    for r in range(state.rounds):
         calls, slices = [], []
-        spans = [(c, min(bounds[c] + r * batch, bounds[c + 1]),
-                  min(bounds[c] + (r + 1) * batch, bounds[c + 1])) for c in range(workers)]
-        spans = [(c, a, b) for c, a, b in spans if a < b]
-        if shared:
-            views = _shares(load / units, bound, used, [c for c, _, _ in spans])
-            views = {c: v * units for c, v in views.items()}
-        else:  # one stream: the loads as they are (the sequential run, bit for bit)
-            views = {c: load.copy() for c, _, _ in spans}
+        spans = state.spans(r)
+        views = state.views(spans)
         for c, a, b in spans:
             verts, inv = np.unique(np.concatenate([src[a:b], dst[a:b]]), return_inverse=True)
             s, d = inv[:b - a], inv[b - a:]
-            local_deg = kdeg[verts] if len(kdeg) else kdeg
-            view = views[c]
-            calls.append((_greedy_round, (algo, s, d, w[a:b], local_deg, rem[verts], A[verts],
-                                          view, float((view / scale).max()), cap, bound)))
-            slices.append((c, a, b, verts, inv, view))
+            calls.append((_greedy_round, (algo, s, d, w[a:b]) + state.arguments(verts, views[c])))
+            slices.append((c, a, b, verts, inv))
         results = _run_tasks(client, calls, f"{algo} round {r + 1}")
-        used *= SHARE_MEMORY ** (batch / SHARE_EDGES)
-        for (c, a, b, verts, inv, view), (got, rows, new_load, _) in zip(slices, results):
+        state.decay()
+        for (c, a, b, verts, inv), (got, rows, new_load, _) in zip(slices, results):
             out[a:b] = got
-            A[verts] |= rows
-            load += new_load - view
-            used[c] += (new_load - view) / units
-            rem[verts] -= np.bincount(inv, minlength=len(verts))  # verts are unique
+            counts = np.bincount(inv, minlength=len(verts))  # verts are unique
+            state.merge(c, verts, counts, rows, new_load, views[c])
             placed += b - a
-        if time.perf_counter() - tick >= 1.0 or r == rounds - 1:
-            say(f"  round {r + 1}/{rounds}: {placed:,} of {m:,} edges placed")
+        if time.perf_counter() - tick >= 1.0 or r == state.rounds - 1:
+            say(f"  round {r + 1}/{state.rounds}: {placed:,} of {m:,} edges placed")
             tick = time.perf_counter()
-    return out, rounds, A, load
+    return out, state.rounds, state.A, state.load

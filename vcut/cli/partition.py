@@ -87,6 +87,11 @@ def register(sub):
     pa.add_argument("--batch", type=int_option("--batch", 1, 2**31 - 1), metavar="EDGES",
                     help="with --workers / --scheduler, greedy cuts: edges each worker places "
                     "between two merges of the shared state (default 8192)")
+    pa.add_argument("--out-of-core", action="store_true",
+                    help="with --workers / --scheduler: the workers read GRAPH in pieces (an "
+                    "edge list or a .npz, on a path every worker sees) and hold its edges; "
+                    "this process keeps per-vertex state only. Writes OUT only (no "
+                    "OUT.replicas.npz)")
     add_progress_option(pa)
     add_common(pa)
     pa.set_defaults(func=run)
@@ -101,44 +106,43 @@ def _run(args, program_args):
     from frontend.atomic import output_kind
     from frontend.errors import InputError
     from ir_graph import read_graph
-    from vcut.capacities import capacities_from_units
     from vcut.output import write_partition
     from vcut.partition import partition_graph
 
     # OUT.replicas.npz goes beside a regular OUT; a stream (FIFO, device, -) gets OUT only
     details = (bool(args.output) and output_kind(args.output) == "file"
-               and args.algo != "multilevel")
+               and args.algo != "multilevel" and not args.out_of_core)
     check_command_outputs(args, [args.output, args.output + ".replicas.npz" if details else None])
-    g = read_graph(args.graph, args.format)
-    caps = None
-    if args.capacities and args.units:
-        raise InputError("give --capacities or --units, not both")
-    if args.capacities:
-        caps = parse_numbers(args.capacities, "--capacities")
-    elif args.units:
-        pairs = [u.split(":") for u in args.units.split(",") if u.strip()]
-        if any(len(pr) != 2 for pr in pairs):
-            raise InputError(f"--units must be speed:memory pairs, got {args.units!r}")
-        speeds = parse_numbers(",".join(pr[0] for pr in pairs), "unit speeds")
-        mems = parse_numbers(",".join(pr[1] for pr in pairs), "unit memories")
-        caps = capacities_from_units(speeds, mems, 1.0)
-    if args.algo == "multilevel":
-        from .multilevel import run_multilevel
-
-        return run_multilevel(args, g, caps)
-    if args.workers or args.scheduler:
-        part = _distributed(args, g, caps)
+    if args.out_of_core and not (args.workers or args.scheduler):
+        raise InputError("--out-of-core reads the graph on a Dask cluster; give --workers N "
+                         "or --scheduler ADDRESS with it")
+    caps = _capacities(args)
+    files = None
+    if args.out_of_core:  # the workers read the graph; the file is written as it comes
+        part = _distributed(args, None, caps)
+        n, files = part.n, [args.output] if args.output else []
     else:
-        if args.batch:
-            raise InputError("--batch is the merge interval of a distributed run; give "
-                             "--workers N (or --scheduler) with it, or drop it")
-        part = partition_graph(g, args.p, args.algo, lam=args.lam, order=args.order,
-                               seed=args.seed, capacities=caps, backend=args.backend,
-                               spac_variant=args.variant, imbalance=args.imbalance,
-                               latency=args.latency, beta=args.beta, tau=args.tau,
-                               refine=args.refine)
-    files = write_partition(part, args.output, details) if args.output else []
+        g = read_graph(args.graph, args.format)
+        n = g.n
+        if args.algo == "multilevel":
+            from .multilevel import run_multilevel
+
+            return run_multilevel(args, g, caps)
+        if args.workers or args.scheduler:
+            part = _distributed(args, g, caps)
+        else:
+            if args.batch:
+                raise InputError("--batch is the merge interval of a distributed run; give "
+                                 "--workers N (or --scheduler) with it, or drop it")
+            part = partition_graph(g, args.p, args.algo, lam=args.lam, order=args.order,
+                                   seed=args.seed, capacities=caps, backend=args.backend,
+                                   spac_variant=args.variant, imbalance=args.imbalance,
+                                   latency=args.latency, beta=args.beta, tau=args.tau,
+                                   refine=args.refine)
+    if files is None:
+        files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
+
     info = part.info
     result = {
         "algo": args.algo, "p": args.p, "lambda": args.lam, "order": args.order,
@@ -153,6 +157,8 @@ def _run(args, program_args):
         result.update({k: info[k] for k in ("latency", "beta", "model_makespan", "prices")})
     if info.get("distributed"):
         result.update({k: info[k] for k in ("workers", "batch", "rounds")})
+        if info.get("out_of_core"):
+            result["pieces"] = info["pieces"]
     extra = [k for k in ("tau", "high_degree_vertices", "streamed_edges", "refine_moves",
                          "refine_passes", "replicas_before", "replicas_after") if k in info]
     result.update({k: info[k] for k in extra})
@@ -163,7 +169,7 @@ def _run(args, program_args):
         return 0
     rows = [
         ("algorithm", f"{args.algo} (p = {args.p}, lambda = {args.lam:g}, order = {args.order})"),
-        ("edges / vertices", f"{info['simple_edges']:,} / {g.n:,}"),
+        ("edges / vertices", f"{info['simple_edges']:,} / {n:,}"),
         ("replication factor", f"{m.replication_factor:.4f}"),
         ("vertex copies", f"{m.vertex_copies:,}"),
         ("edge weight imbalance", f"{m.edge_weight_imbalance:.5f}"),
@@ -187,7 +193,8 @@ def _run(args, program_args):
                          f"passes: {info['replicas_before']:,} -> {info['replicas_after']:,} "
                          "vertex copies"))
     if info.get("distributed"):
-        rows.insert(-1, ("distributed", f"{info['workers']} workers" + (
+        rows.insert(-1, ("distributed", f"{info['workers']} workers"
+                         + (f", out of core ({info['pieces']} pieces)" if info.get("out_of_core") else "") + (
             f", {info['rounds']} rounds of {info['batch']:,} edges each"
             if info["batch"] else " (hash: the sequential result)")))
     if files:
@@ -199,8 +206,28 @@ def _run(args, program_args):
     return 0
 
 
+def _capacities(args):
+    """The capacities of ``--capacities`` or ``--units`` (None: equal shares)."""
+    from frontend.errors import InputError
+    from vcut.capacities import capacities_from_units
+
+    if args.capacities and args.units:
+        raise InputError("give --capacities or --units, not both")
+    if args.capacities:
+        return parse_numbers(args.capacities, "--capacities")
+    if args.units:
+        pairs = [u.split(":") for u in args.units.split(",") if u.strip()]
+        if any(len(pr) != 2 for pr in pairs):
+            raise InputError(f"--units must be speed:memory pairs, got {args.units!r}")
+        speeds = parse_numbers(",".join(pr[0] for pr in pairs), "unit speeds")
+        mems = parse_numbers(",".join(pr[1] for pr in pairs), "unit memories")
+        return capacities_from_units(speeds, mems, 1.0)
+    return None
+
+
 def _distributed(args, g, caps):
-    """The partition of ``g`` on a Dask cluster (`vcut.distributed`)."""
+    """The partition of ``g`` on a Dask cluster (`vcut.distributed`); with
+    --out-of-core (``g`` None) of the file, read by the workers (`vcut.outofcore`)."""
     from frontend.errors import InputError
     from vcut.distributed import DEFAULT_BATCH, partition_distributed
 
@@ -210,6 +237,17 @@ def _distributed(args, g, caps):
         raise InputError("a distributed run streams the edges as given, without refinement; "
                          "drop --order / --refine / --tau or --workers")
     say = progress_lines(not args.json)
+    if g is None:
+        from vcut.outofcore import partition_file
+
+        if args.algo == "multilevel":
+            raise InputError("--out-of-core runs the vertex cuts of --workers; multilevel reads "
+                             "the graph here: drop --out-of-core")
+        with client_for(args) as client:
+            return partition_file(args.graph, args.p, args.algo, client=client, fmt=args.format,
+                                  workers=args.workers, batch=args.batch or DEFAULT_BATCH,
+                                  lam=args.lam, seed=args.seed, capacities=caps,
+                                  output=args.output, progress=say)
     with client_for(args) as client:
         return partition_distributed(g, args.p, args.algo, client=client, workers=args.workers,
                                      batch=args.batch or DEFAULT_BATCH, lam=args.lam,

@@ -1,0 +1,173 @@
+"""Out-of-core vertex cuts on the Dask LocalCluster (2 worker processes): the workers
+read the file in pieces, and the assignment written is the one of the in-memory
+distributed run (the sequential one for hash cuts), repeats, self-loops, renumbered
+ids and weights included; bad input and a lost worker."""
+
+import gzip
+import json
+import os
+import shutil
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from frontend.errors import GraphFormatError, InputError
+from ir_graph import Graph, read_graph, write_graph
+from tests.conftest import dataset
+from vcut import distributed as D
+from vcut.cli import main
+from vcut.outofcore import partition_file
+from vcut.partition import partition_graph
+
+
+def _edge_list(path, seed=0, m=3000, weighted=False, loops=True):
+    """An edge list with a header, comments, ids 0, 7, 14, ..., repeats in both
+    directions and (with ``loops``) self-loops."""
+    rng = np.random.default_rng(seed)
+    lines = ["# made by a test", "u v" + (" w" if weighted else "")]
+    for e in range(m):
+        u = int(rng.zipf(1.7) % 150) * 7
+        v = int(rng.integers(0, 150)) * 7
+        if not loops and u == v:
+            v = (v + 7) % 1050
+        lines.append(f"{u}\t{v}" + (f" {rng.integers(1, 6)}" if weighted else ""))
+        if e % 500 == 0:
+            lines.append("% comment")
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def _written(path):
+    return np.loadtxt(path, dtype=np.int64, ndmin=1)
+
+
+@pytest.mark.parametrize("algo, weighted", [("random", True), ("dbh", False), ("graphx-2d", False),
+                                            ("hdrf", False), ("wb-libra", True), ("pg", False)])
+def test_the_file_partition_is_the_in_memory_one(dask_client, tmp_path, algo, weighted):
+    path = _edge_list(tmp_path / "g.txt", seed=len(algo), weighted=weighted)
+    g = read_graph(path)
+    out = str(tmp_path / "g.parts")
+    got = partition_file(path, 6, algo, client=dask_client, output=out, piece_bytes=2500,
+                         batch=400)
+    want = D.partition_distributed(g, 6, algo, client=dask_client, batch=400)
+    assert got.info["pieces"] > 5
+    assert got.info["self_loops"] == want.info["self_loops"] > 0
+    assert got.info["repeated_edges"] == want.info["repeated_edges"] > 0
+    assert np.array_equal(_written(out), want.assignment)
+    a, b = got.metrics, want.metrics
+    assert (a.replication_factor, a.vertex_copies, a.counts, a.cut_vertices) == \
+        (b.replication_factor, b.vertex_copies, b.counts, b.cut_vertices)
+    assert a.loads == pytest.approx(b.loads, rel=1e-12)
+    assert a.avg_cut_degree == pytest.approx(b.avg_cut_degree, rel=1e-12)
+    assert (got.n, got.edges, got.simple_edges) == (g.n, g.m, want.info["simple_edges"])
+    if algo in D.HASH_CUTS:  # exact: the sequential cut
+        seq = partition_graph(g, 6, algo)
+        assert np.array_equal(_written(out), seq.assignment)
+
+
+def test_npz_and_declared_nodes(dask_client, tmp_path):
+    rng = np.random.default_rng(5)
+    g = Graph(n=400, src=rng.integers(0, 300, 2000), dst=rng.integers(0, 300, 2000),
+              weight=rng.integers(1, 4, 2000).astype(float)).validate()
+    for name, kw in (("g.npz", {"piece_edges": 300}), ("g.edgelist", {"piece_bytes": 3000})):
+        path = str(tmp_path / name)
+        write_graph(g, path)  # the edge list gets vcut's header: 400 nodes, isolated ones kept
+        out = str(tmp_path / (name + ".parts"))
+        got = partition_file(path, 5, "hdrf", client=dask_client, output=out, batch=300, **kw)
+        want = D.partition_distributed(read_graph(path), 5, "hdrf", client=dask_client, batch=300)
+        assert got.n == 400 and got.info["pieces"] > 3
+        assert np.array_equal(_written(out), want.assignment)
+
+
+def test_one_worker_one_piece_is_the_sequential_stream(dask_client, tmp_path):
+    path = _edge_list(tmp_path / "g.txt", seed=9, loops=False)
+    out = str(tmp_path / "g.parts")
+    partition_file(path, 4, "wb-libra", client=dask_client, workers=1, output=out)
+    assert np.array_equal(_written(out), partition_graph(read_graph(path), 4, "wb-libra").assignment)
+
+
+def test_a_worker_killed_mid_run_changes_nothing(dask_client, tmp_path):
+    src = _edge_list(tmp_path / "g.txt", seed=4, m=16000)
+    kw = dict(client=dask_client, batch=100, piece_bytes=30_000)
+    partition_file(src, 8, "wb-libra", output=str(tmp_path / "want"), **kw)
+    pids = list(dask_client.run(os.getpid).values())
+    done = {}
+
+    def job():
+        done["r"] = partition_file(src, 8, "wb-libra", output=str(tmp_path / "got"), **kw)
+
+    t = threading.Thread(target=job)
+    t.start()
+    time.sleep(1.0)
+    assert t.is_alive(), "the run ended before the fault: give it more rounds"
+    os.kill(pids[0], signal.SIGKILL)
+    t.join(300)
+    assert np.array_equal(_written(tmp_path / "got"), _written(tmp_path / "want"))
+    deadline = time.time() + 60  # the nanny brings the worker back for the next tests
+    while len(dask_client.nthreads()) < 2 and time.time() < deadline:
+        time.sleep(0.2)
+
+
+def test_cli_out_of_core(tmp_path, capsys):
+    path = _edge_list(tmp_path / "g.txt", seed=3)
+    out = tmp_path / "g.parts"
+    rc = main(["partition", path, "-p", "4", "--algo", "dbh", "--workers", "2", "--out-of-core",
+               "-o", str(out), "--json"])
+    assert rc == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["pieces"] == 1 and doc["files"] == [str(out)]
+    assert not os.path.exists(str(out) + ".replicas.npz")
+    seq = partition_graph(read_graph(path), 4, "dbh")
+    assert np.array_equal(_written(out), seq.assignment)
+    assert doc["replication_factor"] == seq.metrics.replication_factor
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--out-of-core"], "give --workers N"),
+    (["--out-of-core", "--workers", "2", "--algo", "ne"], "does not run distributed"),
+    (["--out-of-core", "--workers", "2", "--algo", "multilevel"], "drop --out-of-core"),
+])
+def test_cli_bad_out_of_core_options(tmp_path, capsys, argv, message):
+    path = _edge_list(tmp_path / "g.txt", m=50)
+    rc = main(["partition", path, "-p", "4"] + argv)
+    assert rc != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+
+
+def test_bad_files(dask_client, tmp_path):
+    lines = ["0 1", "1 2"] * 125 + ["2 3 5"] * 200  # the columns change where piece 2 starts
+    bad = tmp_path / "cols.txt"
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(GraphFormatError, match="from about line 251 on have 3 columns where the first edge line has 2"):
+        partition_file(str(bad), 2, "dbh", client=dask_client, piece_bytes=1000)
+    word = tmp_path / "word.txt"
+    word.write_text("0 1\n" * 300 + "0 one\n" + "1 2\n" * 300)
+    with pytest.raises(GraphFormatError) as exc:
+        partition_file(str(word), 2, "dbh", client=dask_client, piece_bytes=500)
+    with pytest.raises(GraphFormatError) as direct:
+        read_graph(str(word))
+    assert str(exc.value) == str(direct.value) and ":301:" in str(exc.value)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing\n")
+    with pytest.raises(GraphFormatError, match="no edges"):
+        partition_file(str(empty), 2, "dbh", client=dask_client)
+    loops = tmp_path / "loops.txt"
+    loops.write_text("3 3\n4 4\n")
+    with pytest.raises(InputError, match="no edges"):
+        partition_file(str(loops), 2, "dbh", client=dask_client)
+    few = _edge_list(tmp_path / "few.txt", m=20, loops=False)
+    with pytest.raises(InputError, match="clusters but the graph has only"):
+        partition_file(few, 1000, "dbh", client=dask_client)
+    for kw, message in (({"batch": 0}, "batch"), ({"workers": 0}, "workers"),
+                        ({"capacities": [1, 2]}, "capacities given"),
+                        ({"seed": -1}, "seed")):
+        with pytest.raises(InputError, match=message):
+            partition_file(few, 3, "hdrf", client=dask_client, **kw)
+    with pytest.raises(InputError, match="gunzip"):
+        gz = tmp_path / "g.txt.gz"
+        gz.write_bytes(gzip.compress(b"0 1\n"))
+        partition_file(str(gz), 2, "dbh", client=dask_client)

@@ -1,0 +1,631 @@
+"""Vertex cuts of a graph file on a Dask cluster without any process holding its edges.
+
+::
+
+    from runtime.cluster import dask_client
+    from vcut.outofcore import partition_file
+    with dask_client(workers=4) as client:
+        result = partition_file("big.edgelist", 64, "hdrf", client=client, output="big.parts")
+
+`vcut.distributed` cuts a graph that the driver has read; this module cuts one
+that only the cluster as a whole can hold. The driver keeps per-vertex state
+only (degrees, the merged replica sets: ``n * (8 ceil(p / 64) + 24)`` bytes);
+every edge-sized array lives in the workers' memory, in pieces:
+
+1. **Read.** The file is cut into pieces (`ir_graph.pieces`: byte ranges of
+   an edge list split at line starts, edge ranges of a .npz) and each worker
+   task reads one, with the checks and messages of `ir_graph.read_graph`.
+   Edge-list ids are renumbered to ``0..n-1`` in increasing order exactly as
+   the reader does: the pieces' sorted ids are merged on the workers (a tree
+   of unions) and each piece maps its ids by binary search.
+2. **Simplify.** Self-loops are set aside and repeated edges merged as
+   `vcut.partition.simplify` does (the first appearance kept, the weights
+   summed) by a shuffle: every piece sends each edge's unordered pair, input
+   position and weight to the bucket of the pair's hash; a bucket finds each
+   pair's first appearance and total weight and tells the pieces which of
+   their edges are first.
+3. **Partition** the simple stream: hash cuts piece by piece (each edge alone:
+   the sequential result), greedy cuts by the coordinated ingress of
+   `vcut.distributed` on the same chunks, rounds and merges, each round's
+   slices cut from the pieces on the workers (the driver sees only the slice's
+   vertex list and the state rows it needs).
+4. **Write** one cluster per input edge, in input order: repeated edges get
+   their first appearance's cluster (the buckets pass it on), self-loops their
+   vertex's master cluster. The driver fetches the pieces' assignments one
+   after the other and streams them to a temporary file renamed into place.
+
+The result is the same as `vcut.distributed.partition_distributed` on the
+graph read into memory with the same workers and batch (the same as the
+sequential `vcut.partition.partition_graph` for hash cuts), and the tests
+check it assignment for assignment. The input file must be readable at the
+same path by every worker (a shared file system on a real cluster); the
+output is written by the driver.
+
+A worker that dies loses its pieces; Dask recomputes them from their task
+lineage (a piece is re-read from the file), so a run survives lost workers
+with the same result.
+"""
+
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from frontend.errors import GraphFormatError, InputError, VcutError
+from frontend.memory import check_memory
+
+from .capacities import capacities_from_fractions, equal_capacities
+from .distributed import (DEFAULT_BATCH, DISTRIBUTED_ALGORITHMS, GREEDY_CUTS, HASH_CUTS, RETRIES,
+                          _greedy_round, _hash_piece, _Ingress, _lost_worker)
+from .metrics import PartitionMetrics, random_rf_bound
+from .partition import GRAPHX, check_arguments
+
+__all__ = ["FilePartition", "partition_file"]
+
+#: Buckets of the shuffles per worker.
+BUCKETS_PER_WORKER = 2
+
+
+@dataclass(frozen=True)
+class FilePartition:
+    """What `partition_file` found (the assignment itself is in ``output``)."""
+
+    metrics: PartitionMetrics
+    info: dict
+    n: int
+    edges: int
+    simple_edges: int
+    capacities: np.ndarray
+    output: str = None
+
+
+def partition_file(path, p, algo="wb-libra", *, client, fmt=None, workers=None,
+                   batch=DEFAULT_BATCH, lam=1.0, seed=0, capacities=None, output=None,
+                   piece_bytes=None, piece_edges=None, progress=None):
+    """Partition the edges of the graph file ``path`` into ``p`` clusters on a Dask
+    cluster, the workers reading the file in pieces.
+
+    Parameters
+    ----------
+    path : str
+        An edge list (plain text) or a vcut ``.npz`` graph, readable by every worker.
+    p, algo, workers, batch, lam, seed, capacities
+        As `vcut.distributed.partition_distributed`.
+    client : distributed.Client
+    fmt : str, optional
+        ``"edgelist"`` or ``"npz"`` (default: from the suffix).
+    output : str, optional
+        File to write, one cluster id per input edge in input order (as
+        `vcut.output.write_partition` writes its plain file).
+    piece_bytes, piece_edges : int, optional
+        Size of the pieces (`ir_graph.pieces.PIECE_BYTES`, ``PIECE_EDGES``).
+    progress : callable(str), optional
+
+    Returns
+    -------
+    FilePartition
+
+    Raises
+    ------
+    InputError
+        Bad arguments, a file that cannot be split, an empty graph.
+    GraphFormatError
+        A malformed file (the first bad line found, numbered from the file's start).
+    VcutError
+        The cluster keeps losing the workers that run a task.
+    """
+    from ir_graph.pieces import PIECE_BYTES, PIECE_EDGES, plan_pieces
+
+    if algo not in DISTRIBUTED_ALGORITHMS:
+        raise InputError(f"{algo!r} does not run distributed; use one of "
+                         f"{', '.join(DISTRIBUTED_ALGORITHMS)}")
+    if isinstance(p, bool):
+        raise InputError(f"the number of clusters must be a positive integer, got {p!r}")
+    check_arguments(p, seed, lam)
+    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+        raise InputError(f"the batch must be a positive number of edges, got {batch!r}")
+    if workers is None:
+        workers = len(client.nthreads())
+        if workers == 0:
+            raise VcutError("the Dask cluster has no workers; start some with "
+                            "'dask worker ADDRESS'")
+    elif isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise InputError(f"the number of workers must be a positive integer, got {workers!r}")
+    if capacities is None:
+        cap = equal_capacities(p)
+    else:
+        if algo in GRAPHX:
+            raise InputError(f"{algo} hashes to equal shares only; drop --capacities")
+        cap = capacities_from_fractions(capacities)
+        if len(cap) != p:
+            raise InputError(f"{len(cap)} capacities given for {p} clusters")
+    say = progress or (lambda line: None)
+    t0 = time.perf_counter()
+    plan = plan_pieces(path, fmt, piece_bytes=piece_bytes or PIECE_BYTES,
+                       piece_edges=piece_edges or PIECE_EDGES)
+    for attempt in range(RETRIES + 1):
+        try:
+            run, rounds, metrics = _attempt(client, plan, int(workers), say, algo, p, cap, lam,
+                                            seed, batch, output)
+            break
+        except _Lost as lost:  # data a lost worker held cannot always be recomputed: again
+            if attempt == RETRIES:
+                raise VcutError(f"{lost}: tasks kept failing as Dask workers were lost "
+                                f"({RETRIES + 1} attempts); look at the workers' logs, or run "
+                                "with fewer workers") from None
+            say(f"a Dask worker was lost during {lost}: starting again")
+    deg = run.deg
+    from .partition import _zipf_alpha
+
+    alpha = _zipf_alpha(deg)
+    info = {"algo": algo, "p": int(p), "lambda": float(lam), "order": "given", "seed": int(seed),
+            "seconds": time.perf_counter() - t0, "distributed": True, "out_of_core": True,
+            "workers": int(workers), "batch": int(batch) if algo in GREEDY_CUTS else None,
+            "rounds": rounds, "pieces": len(plan), "edges": run.edges, "simple_edges": run.m,
+            "self_loops": run.loops, "repeated_edges": run.repeats, "restarts": attempt,
+            "alpha": alpha,
+            "rf_random_bound": random_rf_bound(p, alpha, int((deg > 0).sum()))
+            if np.isfinite(alpha) else None}
+    return FilePartition(metrics=metrics, info=info, n=run.n, edges=run.edges, simple_edges=run.m,
+                         capacities=cap, output=output)
+
+
+def _attempt(client, plan, workers, say, algo, p, cap, lam, seed, batch, output):
+    """One run of every stage: ``(run, rounds, metrics)``; `_Lost` if a worker was lost
+    with data the cluster could not recompute."""
+    run = _Run(client, plan, workers, say)
+    run.read()
+    run.simplify()
+    m = run.m
+    if m == 0:
+        raise InputError("the graph has no edges (other than self-loops); nothing to partition")
+    if p > m:
+        raise InputError(f"{p} clusters but the graph has only {m} edges; use p <= {m}")
+    if algo in HASH_CUTS:
+        rounds = run.hash_cut(algo, p, cap, seed)
+    else:
+        rounds = run.coordinated(algo, p, cap, lam, batch)
+    metrics = run.metrics(p, cap)
+    if output is not None:
+        run.write(output, p, cap, metrics)
+    return run, rounds, metrics
+
+
+class _Lost(Exception):
+    """A task failed because the worker holding it or its inputs was lost."""
+
+
+# -- the driver -----------------------------------------------------------------
+class _Run:
+    """One out-of-core partitioning: the futures of the pieces on the cluster and
+    the per-vertex state on the driver."""
+
+    def __init__(self, client, plan, workers, say):
+        self.client, self.plan, self.workers, self.say = client, plan, workers, say
+        self.buckets = max(1, min(len(plan), BUCKETS_PER_WORKER * workers))
+
+    def submit(self, fn, *args):
+        return self.client.submit(fn, *args, pure=False)
+
+    def gather(self, futures, what):
+        try:
+            return self.client.gather(futures)
+        except Exception as exc:  # noqa: BLE001 - sorted below
+            if _lost_worker(exc):
+                raise _Lost(what) from None
+            raise
+
+    # 1. read
+    def read(self):
+        plan, k = self.plan, len(self.plan)
+        self.say(f"reading {plan.path} in {k} pieces")
+        raw = [self.submit(_read, plan, i) for i in range(k)]
+        stats = self.gather([self.submit(_raw_stats, f) for f in raw], "reading the graph")
+        self._check_columns(stats)
+        self.counts = np.array([s["count"] for s in stats], dtype=np.int64)
+        self.starts = np.concatenate([[0], np.cumsum(self.counts)])
+        self.edges = int(self.starts[-1])
+        total = sum(s["weight"] for s in stats)
+        if not np.isfinite(total):
+            raise GraphFormatError(f"{plan.path}: the edge weights sum to {total}; scale them down")
+        declared = next((s["declared"] for s in stats if s["declared"] is not None), None)
+        labels = None
+        if declared is not None:  # ids are 0..n-1 (a .npz, a vcut edge list)
+            n = int(declared)
+            top = max((s["max"] for s in stats if s["count"]), default=-1)
+            if top >= n:
+                raise GraphFormatError(f"{plan.path}: node id {top} is beyond the {n:,} nodes the "
+                                       "file declares")
+        elif self.edges:
+            ids = [self.submit(_ids, f) for f in raw]
+            while len(ids) > 1:  # a tree of unions on the workers
+                ids = [self.submit(_union, *ids[i:i + 2]) for i in range(0, len(ids), 2)]
+            labels = self.gather(ids, "renumbering the node ids")[0]
+            n = len(labels)
+            check_memory(8 * n, f"the {n:,} node ids", "use a machine with more memory")
+            if labels[0] == 0 and labels[-1] == n - 1:
+                labels = None
+        else:
+            n = 0
+        if n > 3_000_000_000:
+            raise InputError(f"{plan.path}: {n:,} nodes; out-of-core partitioning takes up to "
+                             "3e9 (pairs of ids are 64-bit keys)")
+        self.n = n
+        self.labels = None if labels is None else self.client.scatter(labels, broadcast=True)
+        self.raw = raw
+
+    def _check_columns(self, stats):
+        cols = [(i, s["columns"]) for i, s in enumerate(stats) if s["columns"]]
+        if not cols:
+            from ir_graph.formats import _edgelist_empty
+
+            raise GraphFormatError(_edgelist_empty(self.plan.path))
+        bad = next(((i, c) for i, c in cols if c != cols[0][1]), None)
+        if bad is not None:
+            from ir_graph.pieces import _lines_before
+
+            line = _lines_before(self.plan.path, self.plan.ranges[bad[0]][0]) + 1
+            raise GraphFormatError(f"{self.plan.path}: the edge lines from about line {line:,} on "
+                                   f"have {bad[1]} columns where the first edge line has "
+                                   f"{cols[0][1]}; give every edge line the same columns")
+
+    # 2. simplify
+    def simplify(self):
+        k, nb = len(self.plan), self.buckets
+        self.say(f"merging repeated edges: {self.edges:,} edges in {nb} buckets")
+        canon = [self.submit(_canon, self.raw[i], self.labels, self.n, int(self.starts[i]), nb)
+                 for i in range(k)]
+        del self.raw
+        groups = [self.submit(_group, b, self.starts, *[self.submit(_pick, c, "send", b) for c in canon])
+                  for b in range(nb)]
+        self.reps = [self.submit(_get, g, "repeats") for g in groups]
+        simple = [self.submit(_simple, canon[i], i, *[self.submit(_pick, g, "route", i) for g in groups])
+                  for i in range(k)]
+        del canon, groups
+        stats = self.gather([self.submit(_simple_stats, f) for f in simple], "merging repeated edges")
+        self.simple = simple
+        self.firsts = np.array([s["firsts"] for s in stats], dtype=np.int64)
+        self.soff = np.concatenate([[0], np.cumsum(self.firsts)])
+        self.m = int(self.soff[-1])
+        self.loops = int(sum(s["loops"] for s in stats))
+        self.repeats = int(sum(s["repeats"] for s in stats))
+        self.total = float(sum(s["weight"] for s in stats))
+        check_memory(24 * self.n, f"the degrees of {self.n:,} vertices", "use a machine with more memory")
+        deg = np.zeros(self.n, dtype=np.int64)
+        for s in stats:
+            deg[s["verts"]] += s["vcounts"]  # a piece's vertices are unique
+        self.deg = deg
+
+    # 3. partition
+    def hash_cut(self, algo, p, cap, seed):
+        self.say(f"hashing {self.m:,} edges in {len(self.plan)} pieces")
+        deg = self.client.scatter(self.deg, broadcast=True) if algo == "dbh" else None
+        self.outs = [self.submit(_hash_task, f, algo, deg, p, cap, seed, int(self.soff[i]))
+                     for i, f in enumerate(self.simple)]
+        sums = self.gather([self.submit(_cluster_sums, f, o, p) for f, o in zip(self.simple, self.outs)],
+                           f"{algo} on the cluster")
+        nw = (p + 63) // 64
+        check_memory(self.n * 8 * nw, f"the replica sets of {self.n:,} vertices in {p} clusters",
+                     "use fewer clusters")
+        self.A = np.zeros((self.n, nw), dtype=np.uint64)
+        self.wload, self.cnt = np.zeros(p), np.zeros(p, dtype=np.int64)
+        for pairs, wl, cn in sums:
+            v, c = pairs // p, pairs % p
+            np.bitwise_or.at(self.A, (v, c >> 6), np.uint64(1) << (c & 63).astype(np.uint64))
+            self.wload += wl
+            self.cnt += cn
+        return 1
+
+    def coordinated(self, algo, p, cap, lam, batch):
+        state = _Ingress(algo, self.m, self.total, self.deg, self.n, p, cap, lam, batch, self.workers)
+        self.wload, self.cnt = np.zeros(p), np.zeros(p, dtype=np.int64)
+        done = []  # (first simple edge, future of the clusters)
+        tick, placed = time.perf_counter(), 0
+        self.say(f"coordinated ingress of {self.m:,} edges: {self.workers} chunks, "
+                 f"{state.rounds} rounds of {batch:,} edges")
+        preps = self._prepare(state, 0, algo)
+        for r in range(state.rounds):
+            spans = state.spans(r)
+            heads = self.gather([self.submit(_get, f, "head") for f in preps], f"{algo} round {r + 1}")
+            nxt = self._prepare(state, r + 1, algo) if r + 1 < state.rounds else []
+            views = state.views(spans)
+            results = [self.submit(_round, f, algo, *state.arguments(verts, views[c]))
+                       for f, (c, _, _), (verts, _) in zip(preps, spans, heads)]
+            small = self.gather([self.submit(_get, f, "state") for f in results],
+                                f"{algo} round {r + 1}")
+            state.decay()
+            for (c, a, b), (verts, counts), res, (rows, new_load, wl, cn) in zip(spans, heads, results, small):
+                state.merge(c, verts, counts, rows, new_load, views[c])
+                self.wload += wl
+                self.cnt += cn
+                done.append((a, self.submit(_get, res, "out")))
+                placed += b - a
+            preps = nxt
+            if time.perf_counter() - tick >= 1.0 or r == state.rounds - 1:
+                self.say(f"  round {r + 1}/{state.rounds}: {placed:,} of {self.m:,} edges placed")
+                tick = time.perf_counter()
+        self.A = state.A
+        done.sort(key=lambda x: x[0])
+        firsts = np.array([a for a, _ in done], dtype=np.int64)
+        self.outs = []
+        for i in range(len(self.plan)):  # each piece's clusters from the rounds that placed them
+            lo, hi = int(self.soff[i]), int(self.soff[i + 1])
+            j0 = max(int(np.searchsorted(firsts, lo, "right")) - 1, 0)
+            j1 = int(np.searchsorted(firsts, hi, "left"))
+            parts = done[j0:max(j1, j0 + 1)] if hi > lo else []
+            starts = [a for a, _ in parts]
+            self.outs.append(self.submit(_slice_clusters, lo, hi, starts, *[f for _, f in parts]))
+        return state.rounds
+
+    def _prepare(self, state, r, algo):
+        """Futures of round ``r``'s slices, one per span, cut from the pieces."""
+        preps = []
+        for _, a, b in state.spans(r):
+            i0 = int(np.searchsorted(self.soff, a, "right")) - 1
+            i1 = int(np.searchsorted(self.soff, b, "left"))
+            idx = [i for i in range(i0, i1) if self.firsts[i]]
+            ranges = [(max(a, int(self.soff[i])) - int(self.soff[i]),
+                       min(b, int(self.soff[i + 1])) - int(self.soff[i])) for i in idx]
+            preps.append(self.submit(_prepare, state.weighted, ranges, *[self.simple[i] for i in idx]))
+        return preps
+
+    # 4. metrics and the output
+    def metrics(self, p, cap):
+        reps = _popcounts(self.A)
+        active = reps > 0
+        cut = reps > 1
+        W, m = float(self.wload.sum()), self.m
+        return PartitionMetrics(
+            p=int(p), replication_factor=float(reps.sum() / active.sum()) if active.any() else 0.0,
+            vertex_copies=int((reps[active] - 1).sum()),
+            edge_weight_imbalance=float(np.max(self.wload / (W * cap))) if W > 0 else 1.0,
+            edge_imbalance=float(np.max(self.cnt / (m * cap))),
+            loads=self.wload.tolist(), counts=self.cnt.tolist(),
+            cut_vertices=int(cut.sum()), avg_cut_degree=float(self.deg[cut].mean()) if cut.any() else 0.0)
+
+    def write(self, output, p, cap, metrics):
+        from frontend.atomic import atomic_output
+
+        from .output import int_lines
+
+        k, nb = len(self.plan), self.buckets
+        loop_clusters = [None] * k
+        if self.loops:
+            loop_clusters = self._loop_clusters(p, cap, metrics)
+        parts = [[] for _ in range(k)]
+        if self.repeats:  # a repeated edge gets its first appearance's cluster, via the buckets
+            sent = [self.submit(_rep_clusters, f, o, nb) for f, o in zip(self.simple, self.outs)]
+            back = [self.submit(_resolve, self.reps[b], self.starts, *[self.submit(_pick, s, "send", b)
+                                                                       for s in sent])
+                    for b in range(nb)]
+            parts = [[self.submit(_pick, f, "route", i) for f in back] for i in range(k)]
+        self.say(f"writing {output}")
+        with atomic_output(output, "wb") as fh:
+            for i in range(k):
+                fut = self.submit(_final, self.simple[i], self.outs[i], loop_clusters[i], *parts[i])
+                got = self.gather([fut], f"writing {output}")[0]
+                for chunk in int_lines(got):
+                    fh.write(chunk)
+
+    def _loop_clusters(self, p, cap, metrics):
+        """Each piece's self-loops' clusters: their vertex's master (the cluster with
+        most of its edge weight, ties the lowest id) or, without edges, the least
+        loaded cluster."""
+        lv = self.gather([self.submit(_get, f, "loop_vertices") for f in self.simple], "self-loops")
+        verts = np.unique(np.concatenate(lv)) if lv else np.empty(0, np.int64)
+        fut = self.client.scatter(verts, broadcast=True)
+        got = self.gather([self.submit(_vertex_weights, f, o, fut, p) for f, o in zip(self.simple, self.outs)],
+                          "self-loops")
+        codes = np.concatenate([c for c, _ in got])
+        ws = np.concatenate([w for _, w in got])
+        key, inv = np.unique(codes, return_inverse=True)
+        tot = np.bincount(inv, weights=ws, minlength=len(key))
+        v, c = key // p, key % p
+        order = np.lexsort((c, -tot, v))  # per vertex: most weight, then the lowest cluster
+        v, c = v[order], c[order]
+        first = np.ones(len(v), bool)
+        first[1:] = v[1:] != v[:-1]
+        master = np.full(len(verts), -1, dtype=np.int64)
+        master[np.searchsorted(verts, v[first])] = c[first]
+        fallback = int(np.argmin(np.asarray(metrics.loads) / cap))
+        master[master < 0] = fallback
+        return [master[np.searchsorted(verts, x)].astype(np.int32) for x in lv]
+
+
+def _popcounts(A):
+    """Set bits per row of a uint64 matrix."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(A).sum(axis=1, dtype=np.int64)
+    out = np.zeros(len(A), dtype=np.int64)
+    for k in range(0, len(A), 1 << 20):
+        out[k:k + (1 << 20)] = np.unpackbits(A[k:k + (1 << 20)].view(np.uint8), axis=1).sum(axis=1)
+    return out
+
+
+# -- worker tasks (pure functions of their inputs) ----------------------------------
+def _read(plan, i):
+    from ir_graph.pieces import read_piece
+
+    return read_piece(plan, i)
+
+
+def _raw_stats(raw):
+    s, d, w = raw["src"], raw["dst"], raw["weight"]
+    return {"count": len(s), "columns": raw["columns"], "declared": raw["declared"],
+            "max": int(max(s.max(), d.max())) if len(s) else -1,
+            "weight": float(w.sum()) if w is not None else float(len(s))}
+
+
+def _ids(raw):
+    return np.unique(np.concatenate([raw["src"], raw["dst"]]))
+
+
+def _union(a, b=None):
+    return a if b is None else np.union1d(a, b)
+
+
+def _get(x, key):
+    return x[key]
+
+
+def _pick(x, key, i):
+    return x[key][i]
+
+
+def _mix(key):
+    """A 64-bit mix of non-negative keys (splitmix64's finaliser), for buckets."""
+    z = key.astype(np.uint64)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _split(bucket, nb, *arrays):
+    """``arrays`` split by ``bucket`` (0..nb-1), each part in its original order."""
+    order = np.argsort(bucket, kind="stable")
+    cuts = np.searchsorted(bucket[order], np.arange(1, nb))
+    return [tuple(x) for x in zip(*[np.split(a[order], cuts) for a in arrays])]
+
+
+def _canon(raw, labels, n, pos0, nb):
+    """A piece's edges on ids 0..n-1 and their unordered pairs sent to the buckets."""
+    s, d = raw["src"], raw["dst"]
+    if labels is not None:
+        s, d = np.searchsorted(labels, s), np.searchsorted(labels, d)
+    w = raw["weight"] if raw["weight"] is not None else np.ones(len(s))
+    lo, hi = np.minimum(s, d), np.maximum(s, d)
+    key = lo * np.int64(n) + hi
+    ok = s != d
+    pos = pos0 + np.arange(len(s), dtype=np.int64)
+    bucket = (_mix(key[ok]) % np.uint64(nb)).astype(np.int64)
+    return {"src": s, "dst": d, "weight": w, "key": key, "loop": ~ok, "pos0": pos0,
+            "send": _split(bucket, nb, key[ok], pos[ok], w[ok])}
+
+
+def _group(b, starts, *parts):
+    """Bucket ``b``: for each unordered pair its first appearance and total weight,
+    routed to the pieces (``route[i]``: the first appearances in piece ``i``, their
+    summed weights); ``repeats``: (first appearance, position) of the others."""
+    key = np.concatenate([x[0] for x in parts])
+    pos = np.concatenate([x[1] for x in parts])
+    w = np.concatenate([x[2] for x in parts])
+    order = np.lexsort((pos, key))
+    key, pos, w = key[order], pos[order], w[order]
+    first = np.ones(len(key), bool)
+    first[1:] = key[1:] != key[:-1]
+    group = np.cumsum(first) - 1
+    rep = pos[first][group]
+    total = np.bincount(group, weights=w, minlength=int(first.sum()))
+    fpos = pos[first]
+    piece = np.searchsorted(starts, fpos, "right") - 1
+    k = len(starts) - 1
+    route = _split(piece, k, fpos, total)
+    others = ~first
+    return {"route": route, "repeats": (rep[others], pos[others])}
+
+
+def _simple(canon, i, *routes):
+    """Piece ``i``'s simple edges (its first appearances, in input order, with the
+    summed weights)."""
+    fpos = np.concatenate([r[0] for r in routes])
+    fw = np.concatenate([r[1] for r in routes])
+    order = np.argsort(fpos)
+    local = fpos[order] - canon["pos0"]
+    count = len(canon["src"])
+    is_first = np.zeros(count, bool)
+    is_first[local] = True
+    s, d = canon["src"][local], canon["dst"][local]
+    loop = canon["loop"]
+    return {"src": s, "dst": d, "weight": fw[order], "local": local, "key": canon["key"][local],
+            "pos0": canon["pos0"], "count": count, "loop_local": np.flatnonzero(loop),
+            "loop_vertices": canon["src"][loop], "repeat_local": np.flatnonzero(~loop & ~is_first)}
+
+
+def _simple_stats(simple):
+    verts, counts = np.unique(np.concatenate([simple["src"], simple["dst"]]), return_counts=True)
+    return {"firsts": len(simple["src"]), "loops": len(simple["loop_local"]),
+            "repeats": len(simple["repeat_local"]), "weight": float(simple["weight"].sum()),
+            "verts": verts, "vcounts": counts}
+
+
+def _hash_task(simple, algo, deg, p, cap, seed, offset):
+    s, d = simple["src"], simple["dst"]
+    du, dv = (deg[s], deg[d]) if algo == "dbh" else (None, None)
+    return _hash_piece(algo, s, d, du, dv, p, cap, seed, offset)
+
+
+def _cluster_sums(simple, out, p):
+    """``(unique vertex * p + cluster codes, weight per cluster, edges per cluster)``."""
+    s, d = simple["src"], simple["dst"]
+    o = out.astype(np.int64)
+    pairs = np.unique(np.concatenate([s * p + o, d * p + o]))
+    return (pairs, np.bincount(out, weights=simple["weight"], minlength=p),
+            np.bincount(out, minlength=p))
+
+
+def _prepare(weighted, ranges, *simples):
+    """A round's slice of the stream: its vertices (``head``: the unique vertices
+    and their edge counts), the edges on local ids and their weights."""
+    s = np.concatenate([x["src"][a:b] for x, (a, b) in zip(simples, ranges)])
+    d = np.concatenate([x["dst"][a:b] for x, (a, b) in zip(simples, ranges)])
+    w = np.concatenate([x["weight"][a:b] for x, (a, b) in zip(simples, ranges)])
+    verts, inv = np.unique(np.concatenate([s, d]), return_inverse=True)
+    k = len(s)
+    return {"s": inv[:k], "d": inv[k:], "w": w if weighted else np.ones(k), "weight": w,
+            "head": (verts, np.bincount(inv, minlength=len(verts)))}
+
+
+def _round(prep, algo, *state):
+    out, rows, load, _ = _greedy_round(algo, prep["s"], prep["d"], prep["w"], *state)
+    p = len(load)
+    return {"out": out, "state": (rows, load, np.bincount(out, weights=prep["weight"], minlength=p),
+                                  np.bincount(out, minlength=p))}
+
+
+def _slice_clusters(lo, hi, starts, *outs):
+    """Clusters of simple edges ``lo..hi`` from round outputs that start at ``starts``."""
+    if not outs:
+        return np.empty(0, np.int32)
+    got = np.concatenate(outs)
+    return got[lo - starts[0]:hi - starts[0]]
+
+
+def _rep_clusters(simple, out, nb):
+    """The clusters of the piece's first appearances, to the buckets of their pairs."""
+    bucket = (_mix(simple["key"]) % np.uint64(nb)).astype(np.int64)
+    pos = simple["pos0"] + simple["local"]
+    return {"send": _split(bucket, nb, pos, out)}
+
+
+def _resolve(repeats, starts, *parts):
+    """Bucket's repeated edges with the clusters of their first appearances, to their pieces."""
+    rep, pos = repeats
+    fpos = np.concatenate([x[0] for x in parts])
+    fc = np.concatenate([x[1] for x in parts])
+    order = np.argsort(fpos)
+    fpos, fc = fpos[order], fc[order]
+    cl = fc[np.searchsorted(fpos, rep)] if len(rep) else np.empty(0, np.int32)
+    piece = np.searchsorted(starts, pos, "right") - 1
+    return {"route": _split(piece, len(starts) - 1, pos, cl)}
+
+
+def _vertex_weights(simple, out, verts, p):
+    """``(vertex * p + cluster, weight)`` of the piece's edges at the vertices ``verts``."""
+    s, d, w = simple["src"], simple["dst"], simple["weight"]
+    o = out.astype(np.int64)
+    codes = np.concatenate([s * p + o, d * p + o])
+    ws = np.concatenate([w, w])
+    keep = np.isin(codes // p, verts)
+    return codes[keep], ws[keep]
+
+
+def _final(simple, out, loop_clusters, *parts):
+    """The cluster of each of the piece's input edges."""
+    full = np.empty(simple["count"], dtype=np.int32)
+    full[simple["local"]] = out
+    if loop_clusters is not None:
+        full[simple["loop_local"]] = loop_clusters
+    for pos, cl in parts:
+        full[pos - simple["pos0"]] = cl
+    return full
