@@ -20,9 +20,16 @@ Three tables, with the targets of the issue (Dask scale-out) beside them:
    dask``) beside the host CPU alone: makespans, each worker's share, whether
    the result is the job's reference; then ``--faults`` HASS runs with one
    worker killed at a random moment (target: 0 lost).
+5. **out-of-core**: cnr-2000 (gunzipped) and an R-MAT edge list of 2^21
+   vertices and 16.8 M edges (repeats and self-loops kept) partitioned on 2
+   workers with the graph read by this process (`partition_distributed`) and
+   read in pieces by the workers (`partition_file`, ``--out-of-core``), each
+   in a fresh process: wall time, edges/s, this process's and the largest
+   worker's peak resident memory, and whether the two wrote the same file.
 
-Usage: python bench/bench_distributed.py [--datasets DIR] [--skip batch,partition,faults,hass]
-       [--ps 8,64] [--faults 20] [--p 32] [--batch 8192]
+Usage: python bench/bench_distributed.py [--datasets DIR]
+       [--skip batch,partition,faults,hass,outofcore] [--ps 8,64] [--faults 20] [--p 32]
+       [--batch 8192] [--scratch DIR] [--rmat-scale 21]
 """
 
 import argparse
@@ -207,7 +214,94 @@ def bench_hass(faults):
           "wrong (target 0)")
 
 
+def _peak_rss():
+    """This process's peak resident memory in bytes (VmHWM: unlike ru_maxrss it does
+    not carry the parent's peak over exec)."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _ooc_child(mode, path, algo, p, batch, out):
+    """One partitioning in this (fresh) process; prints its figures as JSON."""
+    from vcut.outofcore import partition_file
+    from vcut.output import write_partition
+
+    warm = os.path.join(os.path.dirname(out), "warm.txt")
+    with open(warm, "w") as fh:
+        fh.write("".join(f"{i} {(7 * i + 3) % 500}\n" for i in range(2000)))
+    with dask_client(workers=2) as client:
+        partition_file(warm, p, algo, client=client, batch=batch, piece_bytes=4000)  # compile
+        t = time.perf_counter()
+        if mode == "memory":
+            g = read_graph(path)
+            part = partition_distributed(g, p, algo, client=client, batch=batch)
+            write_partition(part, out, details=False)
+            m, rf = len(part.src), part.metrics.replication_factor
+            del g, part
+        else:
+            r = partition_file(path, p, algo, client=client, batch=batch, output=out)
+            m, rf = r.simple_edges, r.metrics.replication_factor
+        wall = time.perf_counter() - t
+        workers = max(client.run(_peak_rss).values())
+    print(json.dumps({"wall": wall, "m": m, "rf": rf, "driver": _peak_rss(), "worker": workers}))
+
+
+def bench_outofcore(datasets, scratch, scale, p, batch):
+    import gzip
+    import shutil
+    import subprocess
+
+    from ir_graph import write_graph
+    from runtime.generators import rmat
+
+    os.makedirs(scratch, exist_ok=True)
+    inputs = []
+    cnr = os.path.join(datasets, "cnr-2000.arcs.txt.gz")
+    if os.path.exists(cnr):
+        plain = os.path.join(scratch, "cnr-2000.arcs.txt")
+        if not os.path.exists(plain):
+            with gzip.open(cnr, "rb") as fh, open(plain, "wb") as out:
+                shutil.copyfileobj(fh, out)
+        inputs.append(("cnr-2000", plain))
+    synth = os.path.join(scratch, f"rmat{scale}.edgelist")
+    if not os.path.exists(synth):
+        write_graph(rmat(scale, 8, seed=1, simple=False), synth)
+    inputs.append((f"rmat{scale} (ef 8, repeats kept)", synth))
+    print(f"\n## out-of-core partitioning, 2 workers, p = {p}, batch {batch:,}\n")
+    print("| graph | file MB | algo | read by | wall s | edges/s | this process peak MB | "
+          "largest worker peak MB | same file |")
+    print("|---|---:|---|---|---:|---:|---:|---:|---|")
+    for name, path in inputs:
+        mb = os.path.getsize(path) / 1e6
+        for algo in ("dbh", "hdrf"):
+            outs = {}
+            for mode in ("memory", "pieces"):
+                out = os.path.join(scratch, f"{mode}.parts")
+                got = subprocess.run([sys.executable, __file__, "--ooc-child", mode, path, algo,
+                                      str(p), str(batch), out], capture_output=True, text=True)
+                if got.returncode:
+                    print(f"| {name} | {mb:.0f} | {algo} | {mode} | failed: "
+                          f"{got.stderr.strip().splitlines()[-1][:80]} | | | | |")
+                    continue
+                r = json.loads(got.stdout.strip().splitlines()[-1])
+                outs[mode] = out
+                same = ""
+                if mode == "pieces" and "memory" in outs:
+                    same = "yes" if subprocess.run(["cmp", "-s", outs["memory"], out]).returncode == 0 \
+                        else "NO"
+                who = "this process" if mode == "memory" else "the workers (out of core)"
+                print(f"| {name} | {mb:.0f} | {algo} | {who} | {r['wall']:.1f} | "
+                      f"{r['m'] / r['wall']:,.0f} | {r['driver'] / 1e6:,.0f} | "
+                      f"{r['worker'] / 1e6:,.0f} | {same} |", flush=True)
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--ooc-child":
+        mode, path, algo, p, batch, out = sys.argv[2:8]
+        return _ooc_child(mode, path, algo, int(p), int(batch), out)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default=os.path.join(ROOT, "..", "shared", "datasets"))
     ap.add_argument("--skip", default="")
@@ -215,6 +309,8 @@ def main():
     ap.add_argument("--p", type=int, default=32)
     ap.add_argument("--batch", type=int, default=8192)
     ap.add_argument("--faults", type=int, default=20)
+    ap.add_argument("--scratch", default=os.path.join(ROOT, "bench", "out", "outofcore"))
+    ap.add_argument("--rmat-scale", type=int, default=21)
     a = ap.parse_args()
     skip = set(a.skip.split(","))
     if "batch" not in skip:
@@ -225,6 +321,8 @@ def main():
         bench_faults(a.datasets, a.faults)
     if "hass" not in skip:
         bench_hass(a.faults)
+    if "outofcore" not in skip:
+        bench_outofcore(a.datasets, a.scratch, a.rmat_scale, a.p, a.batch)
 
 
 if __name__ == "__main__":

@@ -756,11 +756,15 @@ class _Array:
             reserve(self._fd, n * self.dtype.itemsize)
         try:
             self._mm.resize(n * self.dtype.itemsize)
-        except (OSError, SystemError):  # no mremap, or it failed: copy into a new map
+        except (OSError, SystemError, BufferError):  # no mremap, it failed, or a view of the
+            # map is still referenced (a profiler's frame: Dask samples worker threads' stacks)
             new = self._map(n)
             keep = min(len(self._mm), len(new))
             new[:keep] = self._mm[:keep]
-            self._mm.close()
+            try:
+                self._mm.close()
+            except BufferError:
+                pass  # unmapped when the last view goes
             self._mm = new
         self.a = np.frombuffer(self._mm, self.dtype)
 

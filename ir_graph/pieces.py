@@ -51,8 +51,13 @@ class PiecePlan:
         return len(self.ranges)
 
 
-def plan_pieces(path, fmt=None, *, piece_bytes=PIECE_BYTES, piece_edges=PIECE_EDGES):
-    """The `PiecePlan` of ``path``; `InputError` for a file that cannot be split."""
+def plan_pieces(path, fmt=None, *, piece_bytes=PIECE_BYTES, piece_edges=PIECE_EDGES, at_least=1):
+    """The `PiecePlan` of ``path``; `InputError` for a file that cannot be split.
+
+    With ``at_least`` > 1 pieces are made smaller (down to 1 MiB of text or
+    65,536 edges) so that there are at least that many, when the file allows:
+    work for every worker on a file smaller than ``at_least`` default pieces.
+    """
     path = os.fspath(path)
     fmt = fmt or F.detect_format(path)
     if fmt not in F.FORMATS:
@@ -61,7 +66,8 @@ def plan_pieces(path, fmt=None, *, piece_bytes=PIECE_BYTES, piece_edges=PIECE_ED
     if fmt == "npz":
         meta, arrays = _open_npz(path)
         m = len(arrays["src"])
-        starts = list(range(0, m, max(int(piece_edges), 1))) or [0]
+        piece_edges = _smaller(piece_edges, m, at_least, 1 << 16)
+        starts = list(range(0, m, piece_edges)) or [0]
         ranges = [(a, min(a + piece_edges, m)) for a in starts]
         info = meta["graph"]
         return PiecePlan(path, fmt, ranges, n=info["n"], directed=info["directed"], edges=m)
@@ -72,12 +78,20 @@ def plan_pieces(path, fmt=None, *, piece_bytes=PIECE_BYTES, piece_edges=PIECE_ED
     if path.endswith(".gz"):
         raise InputError(f"{path}: a gzipped edge list cannot be split among workers (it is "
                          "decompressed from its start); gunzip it first, or drop --out-of-core")
-    step = max(int(piece_bytes), 1)
+    step = _smaller(piece_bytes, size, at_least, 1 << 20)
     # the first piece reaches past the first data line (a column-names line, a vcut header)
     head = _first_data_end(path)
     bounds = [0] + [b for b in range(step, size, step) if b > head] + [size]
     ranges = [(a, b) for a, b in zip(bounds[:-1], bounds[1:])] or [(0, 0)]
     return PiecePlan(path, fmt, ranges)
+
+
+def _smaller(step, total, at_least, floor):
+    """``step``, or less (not below ``floor``) to cut ``total`` into ``at_least`` pieces."""
+    step = max(int(step), 1)
+    if at_least > 1:
+        step = min(step, max(-(-int(total) // int(at_least)), floor))
+    return step
 
 
 def _open_npz(path):

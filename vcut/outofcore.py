@@ -47,6 +47,7 @@ with the same result.
 """
 
 import os
+import tempfile
 import time
 from dataclasses import dataclass
 
@@ -65,6 +66,8 @@ __all__ = ["FilePartition", "partition_file"]
 
 #: Buckets of the shuffles per worker.
 BUCKETS_PER_WORKER = 2
+#: Pieces per worker at least, where the file is large enough (`ir_graph.pieces`).
+PIECES_PER_WORKER = 4
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,8 @@ def partition_file(path, p, algo="wb-libra", *, client, fmt=None, workers=None,
     say = progress or (lambda line: None)
     t0 = time.perf_counter()
     plan = plan_pieces(path, fmt, piece_bytes=piece_bytes or PIECE_BYTES,
-                       piece_edges=piece_edges or PIECE_EDGES)
+                       piece_edges=piece_edges or PIECE_EDGES,
+                       at_least=PIECES_PER_WORKER * int(workers))
     for attempt in range(RETRIES + 1):
         try:
             run, rounds, metrics = _attempt(client, plan, int(workers), say, algo, p, cap, lam,
@@ -175,6 +179,14 @@ def _attempt(client, plan, workers, say, algo, p, cap, lam, seed, batch, output)
     """One run of every stage: ``(run, rounds, metrics)``; `_Lost` if a worker was lost
     with data the cluster could not recompute."""
     run = _Run(client, plan, workers, say)
+    try:
+        return _stages(run, algo, p, cap, lam, seed, batch, output)
+    finally:
+        if getattr(run, "scratch", None) is not None:
+            run.scratch.cleanup()
+
+
+def _stages(run, algo, p, cap, lam, seed, batch, output):
     run.read()
     run.simplify()
     m = run.m
@@ -222,7 +234,7 @@ class _Run:
         self.say(f"reading {plan.path} in {k} pieces")
         raw = [self.submit(_read, plan, i) for i in range(k)]
         stats = self.gather([self.submit(_raw_stats, f) for f in raw], "reading the graph")
-        self._check_columns(stats)
+        self.weighted = self._check_columns(stats) == 3
         self.counts = np.array([s["count"] for s in stats], dtype=np.int64)
         self.starts = np.concatenate([[0], np.cumsum(self.counts)])
         self.edges = int(self.starts[-1])
@@ -269,13 +281,14 @@ class _Run:
             raise GraphFormatError(f"{self.plan.path}: the edge lines from about line {line:,} on "
                                    f"have {bad[1]} columns where the first edge line has "
                                    f"{cols[0][1]}; give every edge line the same columns")
+        return cols[0][1]
 
     # 2. simplify
     def simplify(self):
         k, nb = len(self.plan), self.buckets
         self.say(f"merging repeated edges: {self.edges:,} edges in {nb} buckets")
-        canon = [self.submit(_canon, self.raw[i], self.labels, self.n, int(self.starts[i]), nb)
-                 for i in range(k)]
+        canon = [self.submit(_canon, self.raw[i], self.labels, self.n, int(self.starts[i]), nb,
+                             self.weighted) for i in range(k)]
         del self.raw
         groups = [self.submit(_group, b, self.starts, *[self.submit(_pick, c, "send", b) for c in canon])
                   for b in range(nb)]
@@ -318,47 +331,65 @@ class _Run:
         return 1
 
     def coordinated(self, algo, p, cap, lam, batch):
+        """Coordinated ingress (`vcut.distributed`): each round's slices are cut from
+        the pieces on the workers (the next round's while this one runs) and pass
+        through this process, O(batch) per chunk; the clusters placed go to one
+        scratch file per chunk on disk, in stream order."""
         state = _Ingress(algo, self.m, self.total, self.deg, self.n, p, cap, lam, batch, self.workers)
         self.wload, self.cnt = np.zeros(p), np.zeros(p, dtype=np.int64)
-        done = []  # (first simple edge, future of the clusters)
         tick, placed = time.perf_counter(), 0
         self.say(f"coordinated ingress of {self.m:,} edges: {self.workers} chunks, "
                  f"{state.rounds} rounds of {batch:,} edges")
-        preps = self._prepare(state, 0, algo)
-        for r in range(state.rounds):
-            spans = state.spans(r)
-            heads = self.gather([self.submit(_get, f, "head") for f in preps], f"{algo} round {r + 1}")
-            nxt = self._prepare(state, r + 1, algo) if r + 1 < state.rounds else []
-            views = state.views(spans)
-            results = [self.submit(_round, f, algo, *state.arguments(verts, views[c]))
-                       for f, (c, _, _), (verts, _) in zip(preps, spans, heads)]
-            small = self.gather([self.submit(_get, f, "state") for f in results],
-                                f"{algo} round {r + 1}")
-            state.decay()
-            for (c, a, b), (verts, counts), res, (rows, new_load, wl, cn) in zip(spans, heads, results, small):
-                state.merge(c, verts, counts, rows, new_load, views[c])
-                self.wload += wl
-                self.cnt += cn
-                done.append((a, self.submit(_get, res, "out")))
-                placed += b - a
-            preps = nxt
-            if time.perf_counter() - tick >= 1.0 or r == state.rounds - 1:
-                self.say(f"  round {r + 1}/{state.rounds}: {placed:,} of {self.m:,} edges placed")
-                tick = time.perf_counter()
+        from frontend.arrays import spill_directory
+
+        # --spill DIR holds them where given, else the system's temporary directory
+        self.scratch = tempfile.TemporaryDirectory(prefix="vcut-outofcore-", dir=spill_directory())
+        files = [open(os.path.join(self.scratch.name, f"chunk{c}"), "wb") for c in range(self.workers)]
+        self.chunk_files = [f.name for f in files]
+        self.bounds = state.bounds
+        try:
+            preps = self._prepare(state, 0)
+            for r in range(state.rounds):
+                spans = state.spans(r)
+                slices = self.gather(preps, f"{algo} round {r + 1}")
+                preps = self._prepare(state, r + 1) if r + 1 < state.rounds else []
+                views = state.views(spans)
+                calls = [self.submit(_greedy_round, algo, x["s"], x["d"], x["w"],
+                                     *state.arguments(x["verts"], views[c]))
+                         for (c, _, _), x in zip(spans, slices)]
+                results = self.gather(calls, f"{algo} round {r + 1}")
+                state.decay()
+                for (c, a, b), x, (got, rows, new_load, _) in zip(spans, slices, results):
+                    state.merge(c, x["verts"], x["counts"], rows, new_load, views[c])
+                    self.wload += np.bincount(got, weights=x["weight"], minlength=p)
+                    self.cnt += np.bincount(got, minlength=p)
+                    files[c].write(got.astype(np.int32).tobytes())
+                    placed += b - a
+                if time.perf_counter() - tick >= 1.0 or r == state.rounds - 1:
+                    self.say(f"  round {r + 1}/{state.rounds}: {placed:,} of {self.m:,} edges placed")
+                    tick = time.perf_counter()
+        finally:
+            for f in files:
+                f.close()
         self.A = state.A
-        done.sort(key=lambda x: x[0])
-        firsts = np.array([a for a, _ in done], dtype=np.int64)
-        self.outs = []
-        for i in range(len(self.plan)):  # each piece's clusters from the rounds that placed them
-            lo, hi = int(self.soff[i]), int(self.soff[i + 1])
-            j0 = max(int(np.searchsorted(firsts, lo, "right")) - 1, 0)
-            j1 = int(np.searchsorted(firsts, hi, "left"))
-            parts = done[j0:max(j1, j0 + 1)] if hi > lo else []
-            starts = [a for a, _ in parts]
-            self.outs.append(self.submit(_slice_clusters, lo, hi, starts, *[f for _, f in parts]))
+        self.outs = None  # in the chunk files: `_clusters`
         return state.rounds
 
-    def _prepare(self, state, r, algo):
+    def _clusters(self, i):
+        """Piece ``i``'s clusters (its simple edges'): a future for a hash cut, else read
+        from the chunk files."""
+        if self.outs is not None:
+            return self.outs[i]
+        lo, hi = int(self.soff[i]), int(self.soff[i + 1])
+        parts = []
+        for c in range(self.workers):
+            a, b = max(lo, int(self.bounds[c])), min(hi, int(self.bounds[c + 1]))
+            if a < b:
+                parts.append(np.fromfile(self.chunk_files[c], dtype=np.int32, count=b - a,
+                                         offset=4 * (a - int(self.bounds[c]))))
+        return np.concatenate(parts) if parts else np.empty(0, np.int32)
+
+    def _prepare(self, state, r):
         """Futures of round ``r``'s slices, one per span, cut from the pieces."""
         preps = []
         for _, a, b in state.spans(r):
@@ -395,7 +426,8 @@ class _Run:
             loop_clusters = self._loop_clusters(p, cap, metrics)
         parts = [[] for _ in range(k)]
         if self.repeats:  # a repeated edge gets its first appearance's cluster, via the buckets
-            sent = [self.submit(_rep_clusters, f, o, nb) for f, o in zip(self.simple, self.outs)]
+            sent = [self.submit(_rep_clusters, f, self._clusters(i), nb)
+                    for i, f in enumerate(self.simple)]
             back = [self.submit(_resolve, self.reps[b], self.starts, *[self.submit(_pick, s, "send", b)
                                                                        for s in sent])
                     for b in range(nb)]
@@ -403,7 +435,7 @@ class _Run:
         self.say(f"writing {output}")
         with atomic_output(output, "wb") as fh:
             for i in range(k):
-                fut = self.submit(_final, self.simple[i], self.outs[i], loop_clusters[i], *parts[i])
+                fut = self.submit(_final, self.simple[i], self._clusters(i), loop_clusters[i], *parts[i])
                 got = self.gather([fut], f"writing {output}")[0]
                 for chunk in int_lines(got):
                     fh.write(chunk)
@@ -415,8 +447,8 @@ class _Run:
         lv = self.gather([self.submit(_get, f, "loop_vertices") for f in self.simple], "self-loops")
         verts = np.unique(np.concatenate(lv)) if lv else np.empty(0, np.int64)
         fut = self.client.scatter(verts, broadcast=True)
-        got = self.gather([self.submit(_vertex_weights, f, o, fut, p) for f, o in zip(self.simple, self.outs)],
-                          "self-loops")
+        got = self.gather([self.submit(_vertex_weights, f, self._clusters(i), fut, p)
+                           for i, f in enumerate(self.simple)], "self-loops")
         codes = np.concatenate([c for c, _ in got])
         ws = np.concatenate([w for _, w in got])
         key, inv = np.unique(codes, return_inverse=True)
@@ -488,19 +520,29 @@ def _split(bucket, nb, *arrays):
     return [tuple(x) for x in zip(*[np.split(a[order], cuts) for a in arrays])]
 
 
-def _canon(raw, labels, n, pos0, nb):
-    """A piece's edges on ids 0..n-1 and their unordered pairs sent to the buckets."""
+def _canon(raw, labels, n, pos0, nb, weighted):
+    """A piece's edges on ids 0..n-1 (int32 where they fit) and their unordered pairs
+    sent to the buckets: ``(pair key, input position[, weight])``."""
     s, d = raw["src"], raw["dst"]
     if labels is not None:
         s, d = np.searchsorted(labels, s), np.searchsorted(labels, d)
-    w = raw["weight"] if raw["weight"] is not None else np.ones(len(s))
-    lo, hi = np.minimum(s, d), np.maximum(s, d)
-    key = lo * np.int64(n) + hi
+    idt = np.int32 if n < 2**31 else np.int64
+    s, d = s.astype(idt, copy=False), d.astype(idt, copy=False)
+    w = raw["weight"]
+    if weighted and w is None:  # a piece without edges in a weighted file
+        w = np.ones(len(s))
     ok = s != d
-    pos = pos0 + np.arange(len(s), dtype=np.int64)
-    bucket = (_mix(key[ok]) % np.uint64(nb)).astype(np.int64)
-    return {"src": s, "dst": d, "weight": w, "key": key, "loop": ~ok, "pos0": pos0,
-            "send": _split(bucket, nb, key[ok], pos[ok], w[ok])}
+    key = _pair_key(s[ok], d[ok], n)
+    pos = pos0 + np.flatnonzero(ok)
+    bucket = (_mix(key) % np.uint64(nb)).astype(np.int64)
+    sent = (key, pos) if w is None else (key, pos, w[ok])
+    return {"src": s, "dst": d, "weight": w, "loop": ~ok, "pos0": pos0, "n": n,
+            "send": _split(bucket, nb, *sent)}
+
+
+def _pair_key(s, d, n):
+    """The unordered pair's 64-bit key: min * n + max."""
+    return np.minimum(s, d).astype(np.int64) * np.int64(n) + np.maximum(s, d)
 
 
 def _group(b, starts, *parts):
@@ -509,18 +551,19 @@ def _group(b, starts, *parts):
     summed weights); ``repeats``: (first appearance, position) of the others."""
     key = np.concatenate([x[0] for x in parts])
     pos = np.concatenate([x[1] for x in parts])
-    w = np.concatenate([x[2] for x in parts])
     order = np.lexsort((pos, key))
-    key, pos, w = key[order], pos[order], w[order]
+    key, pos = key[order], pos[order]
     first = np.ones(len(key), bool)
     first[1:] = key[1:] != key[:-1]
+    del key
     group = np.cumsum(first) - 1
     rep = pos[first][group]
-    total = np.bincount(group, weights=w, minlength=int(first.sum()))
+    weighted = len(parts[0]) == 3
+    w = np.concatenate([x[2] for x in parts])[order] if weighted else None
+    total = np.bincount(group, weights=w, minlength=int(first.sum())).astype(np.float64)
     fpos = pos[first]
     piece = np.searchsorted(starts, fpos, "right") - 1
-    k = len(starts) - 1
-    route = _split(piece, k, fpos, total)
+    route = _split(piece, len(starts) - 1, fpos, total)
     others = ~first
     return {"route": route, "repeats": (rep[others], pos[others])}
 
@@ -531,15 +574,16 @@ def _simple(canon, i, *routes):
     fpos = np.concatenate([r[0] for r in routes])
     fw = np.concatenate([r[1] for r in routes])
     order = np.argsort(fpos)
-    local = fpos[order] - canon["pos0"]
     count = len(canon["src"])
+    ldt = np.int32 if count < 2**31 else np.int64
+    local = (fpos[order] - canon["pos0"]).astype(ldt)
     is_first = np.zeros(count, bool)
     is_first[local] = True
-    s, d = canon["src"][local], canon["dst"][local]
     loop = canon["loop"]
-    return {"src": s, "dst": d, "weight": fw[order], "local": local, "key": canon["key"][local],
-            "pos0": canon["pos0"], "count": count, "loop_local": np.flatnonzero(loop),
-            "loop_vertices": canon["src"][loop], "repeat_local": np.flatnonzero(~loop & ~is_first)}
+    return {"src": canon["src"][local], "dst": canon["dst"][local], "weight": fw[order],
+            "local": local, "pos0": canon["pos0"], "n": canon["n"], "count": count,
+            "loop_local": np.flatnonzero(loop), "loop_vertices": canon["src"][loop],
+            "repeat_local": np.flatnonzero(~loop & ~is_first)}
 
 
 def _simple_stats(simple):
@@ -557,7 +601,7 @@ def _hash_task(simple, algo, deg, p, cap, seed, offset):
 
 def _cluster_sums(simple, out, p):
     """``(unique vertex * p + cluster codes, weight per cluster, edges per cluster)``."""
-    s, d = simple["src"], simple["dst"]
+    s, d = simple["src"].astype(np.int64), simple["dst"].astype(np.int64)
     o = out.astype(np.int64)
     pairs = np.unique(np.concatenate([s * p + o, d * p + o]))
     return (pairs, np.bincount(out, weights=simple["weight"], minlength=p),
@@ -565,36 +609,22 @@ def _cluster_sums(simple, out, p):
 
 
 def _prepare(weighted, ranges, *simples):
-    """A round's slice of the stream: its vertices (``head``: the unique vertices
-    and their edge counts), the edges on local ids and their weights."""
+    """A round's slice of the stream: its edges on local ids (``s``, ``d``), the weights
+    the rule reads (``w``) and the edges' own (``weight``), the unique vertices and
+    their edge counts in the slice."""
     s = np.concatenate([x["src"][a:b] for x, (a, b) in zip(simples, ranges)])
     d = np.concatenate([x["dst"][a:b] for x, (a, b) in zip(simples, ranges)])
     w = np.concatenate([x["weight"][a:b] for x, (a, b) in zip(simples, ranges)])
     verts, inv = np.unique(np.concatenate([s, d]), return_inverse=True)
     k = len(s)
     return {"s": inv[:k], "d": inv[k:], "w": w if weighted else np.ones(k), "weight": w,
-            "head": (verts, np.bincount(inv, minlength=len(verts)))}
-
-
-def _round(prep, algo, *state):
-    out, rows, load, _ = _greedy_round(algo, prep["s"], prep["d"], prep["w"], *state)
-    p = len(load)
-    return {"out": out, "state": (rows, load, np.bincount(out, weights=prep["weight"], minlength=p),
-                                  np.bincount(out, minlength=p))}
-
-
-def _slice_clusters(lo, hi, starts, *outs):
-    """Clusters of simple edges ``lo..hi`` from round outputs that start at ``starts``."""
-    if not outs:
-        return np.empty(0, np.int32)
-    got = np.concatenate(outs)
-    return got[lo - starts[0]:hi - starts[0]]
+            "verts": verts, "counts": np.bincount(inv, minlength=len(verts))}
 
 
 def _rep_clusters(simple, out, nb):
     """The clusters of the piece's first appearances, to the buckets of their pairs."""
-    bucket = (_mix(simple["key"]) % np.uint64(nb)).astype(np.int64)
-    pos = simple["pos0"] + simple["local"]
+    bucket = (_mix(_pair_key(simple["src"], simple["dst"], simple["n"])) % np.uint64(nb)).astype(np.int64)
+    pos = simple["pos0"] + simple["local"].astype(np.int64)
     return {"send": _split(bucket, nb, pos, out)}
 
 
@@ -612,7 +642,7 @@ def _resolve(repeats, starts, *parts):
 
 def _vertex_weights(simple, out, verts, p):
     """``(vertex * p + cluster, weight)`` of the piece's edges at the vertices ``verts``."""
-    s, d, w = simple["src"], simple["dst"], simple["weight"]
+    s, d, w = simple["src"].astype(np.int64), simple["dst"].astype(np.int64), simple["weight"]
     o = out.astype(np.int64)
     codes = np.concatenate([s * p + o, d * p + o])
     ws = np.concatenate([w, w])

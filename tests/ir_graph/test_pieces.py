@@ -123,3 +123,17 @@ def test_files_that_cannot_be_split_are_refused(tmp_path):
     binary.write_bytes(b"0 1\n\x00\x01\x02")
     with pytest.raises(GraphFormatError, match="binary data"):
         read_piece(plan_pieces(str(binary)), 0)
+
+
+def test_a_growing_array_survives_a_view_held_elsewhere():
+    # a Dask worker's profiler may hold a frame whose locals view the map mid-read
+    from ir_graph.formats import _Array
+
+    x = _Array("g.txt", np.int64, 4)
+    x.a[:] = [1, 2, 3, 4]
+    held = x.a[:2]
+    x.grow(100)
+    assert len(x) >= 100 and x.a[:4].tolist() == [1, 2, 3, 4]
+    held2 = x.a[:1]
+    assert x.done(3).tolist() == [1, 2, 3]
+    assert held.tolist() == [1, 2] and held2.tolist() == [1]

@@ -24,8 +24,8 @@ from vcut.partition import partition_graph
 
 
 def _edge_list(path, seed=0, m=3000, weighted=False, loops=True):
-    """An edge list with a header, comments, ids 0, 7, 14, ..., repeats in both
-    directions and (with ``loops``) self-loops."""
+    """An edge list with a header, comments (a block of them in the middle), ids 0, 7,
+    14, ..., repeats in both directions and (with ``loops``) self-loops."""
     rng = np.random.default_rng(seed)
     lines = ["# made by a test", "u v" + (" w" if weighted else "")]
     for e in range(m):
@@ -36,6 +36,8 @@ def _edge_list(path, seed=0, m=3000, weighted=False, loops=True):
         lines.append(f"{u}\t{v}" + (f" {rng.integers(1, 6)}" if weighted else ""))
         if e % 500 == 0:
             lines.append("% comment")
+        if e == m // 2:  # 3.7 kB of comments: a piece without edges
+            lines.extend(["# " + "x" * 60] * 60)
     path.write_text("\n".join(lines) + "\n")
     return str(path)
 
@@ -94,14 +96,19 @@ def test_a_worker_killed_mid_run_changes_nothing(dask_client, tmp_path):
     kw = dict(client=dask_client, batch=100, piece_bytes=30_000)
     partition_file(src, 8, "wb-libra", output=str(tmp_path / "want"), **kw)
     pids = list(dask_client.run(os.getpid).values())
-    done = {}
+    done, ingress = {}, threading.Event()
+
+    def say(line):
+        if line.startswith("coordinated ingress"):
+            ingress.set()
 
     def job():
-        done["r"] = partition_file(src, 8, "wb-libra", output=str(tmp_path / "got"), **kw)
+        done["r"] = partition_file(src, 8, "wb-libra", output=str(tmp_path / "got"), progress=say,
+                                   **kw)
 
     t = threading.Thread(target=job)
     t.start()
-    time.sleep(1.0)
+    assert ingress.wait(60)
     assert t.is_alive(), "the run ended before the fault: give it more rounds"
     os.kill(pids[0], signal.SIGKILL)
     t.join(300)
