@@ -421,9 +421,7 @@ class _Run:
         from .output import int_lines
 
         k, nb = len(self.plan), self.buckets
-        loop_clusters = [None] * k
-        if self.loops:
-            loop_clusters = self._loop_clusters(p, cap, metrics)
+        loops = self._loop_clusters(p, cap, metrics) if self.loops else None
         parts = [[] for _ in range(k)]
         if self.repeats:  # a repeated edge gets its first appearance's cluster, via the buckets
             sent = [self.submit(_rep_clusters, f, self._clusters(i), nb)
@@ -435,34 +433,35 @@ class _Run:
         self.say(f"writing {output}")
         with atomic_output(output, "wb") as fh:
             for i in range(k):
-                fut = self.submit(_final, self.simple[i], self._clusters(i), loop_clusters[i], *parts[i])
+                fut = self.submit(_final, self.simple[i], self._clusters(i), loops, *parts[i])
                 got = self.gather([fut], f"writing {output}")[0]
                 for chunk in int_lines(got):
                     fh.write(chunk)
 
     def _loop_clusters(self, p, cap, metrics):
-        """Each piece's self-loops' clusters: their vertex's master (the cluster with
-        most of its edge weight, ties the lowest id) or, without edges, the least
-        loaded cluster."""
-        lv = self.gather([self.submit(_get, f, "loop_vertices") for f in self.simple], "self-loops")
-        verts = np.unique(np.concatenate(lv)) if lv else np.empty(0, np.int64)
+        """A future of ``(vertices, clusters)`` for the self-loops: the vertex's master
+        (the cluster with most of its edge weight, ties the lowest id) or, without
+        edges, the least loaded cluster. Per-vertex state here: the pieces reduce
+        their edges to one weight per (vertex, cluster) first."""
+        verts = np.empty(0, np.int64)
+        for got in self.gather([self.submit(_loop_vertices, f) for f in self.simple], "self-loops"):
+            verts = np.union1d(verts, got)
         fut = self.client.scatter(verts, broadcast=True)
-        got = self.gather([self.submit(_vertex_weights, f, self._clusters(i), fut, p)
-                           for i, f in enumerate(self.simple)], "self-loops")
-        codes = np.concatenate([c for c, _ in got])
-        ws = np.concatenate([w for _, w in got])
-        key, inv = np.unique(codes, return_inverse=True)
-        tot = np.bincount(inv, weights=ws, minlength=len(key))
-        v, c = key // p, key % p
+        codes, tot = np.empty(0, np.int64), np.empty(0)
+        for i, f in enumerate(self.simple):  # one piece at a time: O(vertex replicas) here
+            c, w = self.gather([self.submit(_vertex_weights, f, self._clusters(i), fut, p)],
+                               "self-loops")[0]
+            codes, inv = np.unique(np.concatenate([codes, c]), return_inverse=True)
+            tot = np.bincount(inv, weights=np.concatenate([tot, w]), minlength=len(codes))
+        v, c = codes // p, codes % p
         order = np.lexsort((c, -tot, v))  # per vertex: most weight, then the lowest cluster
         v, c = v[order], c[order]
         first = np.ones(len(v), bool)
         first[1:] = v[1:] != v[:-1]
         master = np.full(len(verts), -1, dtype=np.int64)
         master[np.searchsorted(verts, v[first])] = c[first]
-        fallback = int(np.argmin(np.asarray(metrics.loads) / cap))
-        master[master < 0] = fallback
-        return [master[np.searchsorted(verts, x)].astype(np.int32) for x in lv]
+        master[master < 0] = int(np.argmin(np.asarray(metrics.loads) / cap))
+        return self.client.scatter((verts, master.astype(np.int32)), broadcast=True)
 
 
 def _popcounts(A):
@@ -640,22 +639,30 @@ def _resolve(repeats, starts, *parts):
     return {"route": _split(piece, len(starts) - 1, pos, cl)}
 
 
+def _loop_vertices(simple):
+    return np.unique(simple["loop_vertices"])
+
+
 def _vertex_weights(simple, out, verts, p):
-    """``(vertex * p + cluster, weight)`` of the piece's edges at the vertices ``verts``."""
+    """``(vertex * p + cluster, weight)`` of the piece's edges at the vertices ``verts``,
+    one entry per pair (weights summed)."""
     s, d, w = simple["src"].astype(np.int64), simple["dst"].astype(np.int64), simple["weight"]
     o = out.astype(np.int64)
     codes = np.concatenate([s * p + o, d * p + o])
     ws = np.concatenate([w, w])
     keep = np.isin(codes // p, verts)
-    return codes[keep], ws[keep]
+    codes, inv = np.unique(codes[keep], return_inverse=True)
+    return codes, np.bincount(inv, weights=ws[keep], minlength=len(codes))
 
 
-def _final(simple, out, loop_clusters, *parts):
-    """The cluster of each of the piece's input edges."""
+def _final(simple, out, loops, *parts):
+    """The cluster of each of the piece's input edges (``loops``: the self-loops'
+    vertices and clusters, sorted by vertex)."""
     full = np.empty(simple["count"], dtype=np.int32)
     full[simple["local"]] = out
-    if loop_clusters is not None:
-        full[simple["loop_local"]] = loop_clusters
+    if loops is not None and len(simple["loop_local"]):
+        verts, cl = loops
+        full[simple["loop_local"]] = cl[np.searchsorted(verts, simple["loop_vertices"])]
     for pos, cl in parts:
         full[pos - simple["pos0"]] = cl
     return full
