@@ -83,6 +83,7 @@ VERTEX = 15  # METIS: vertex lines read
 FWD = 16  # METIS: forward entries (u < v) written
 BODY = 17  # Matrix Market / LG: entry lines read
 STOP = 18  # edge lists: report (K_STOP) the line of this entry (-1: never)
+BASE = 19  # METIS: the vertex of xadj[0] / vw[0] (a piece of the file: ir_graph.pieces)
 NSLOTS = 20
 
 NO_ERROR = 99
@@ -674,9 +675,10 @@ def metis_lines(buf, filled, final, st, n, has_size, has_vw, has_ew, ncon, adj, 
     adj : int32[:] or int64[:]
         Every neighbour entry, 0-based, in file order (``st[COUNT]``).
     xadj : int64[:]
-        ``xadj[u + 1]``: entries of vertices 0..u (``xadj[0]`` is 0).
+        ``xadj[u + 1]``: entries of vertices 0..u (``xadj[0]`` is 0); with
+        ``st[BASE]`` = b > 0, ``xadj[u - b + 1]`` (a piece starting at vertex b).
     vw : float64[:]
-        Vertex weights (length 0 without).
+        Vertex weights (length 0 without), ``vw[u - st[BASE]]``.
     src, dst : like ``adj``
         The entries ``u -> v`` with ``u < v`` (``st[FWD]``), in file order.
     w : float64[:]
@@ -694,6 +696,7 @@ def metis_lines(buf, filled, final, st, n, has_size, has_vw, has_ew, ncon, adj, 
     f = st[FWD]
     phase = st[PHASE]
     level = st[LEVEL]
+    base = st[BASE]
     x = 1.0
     while True:
         e, nxt, hi = _find_line(buf, pos, filled, final)
@@ -726,7 +729,7 @@ def metis_lines(buf, filled, final, st, n, has_size, has_vw, has_ew, ncon, adj, 
         if level == NO_ERROR:
             bound = (b - a + 1) // 2
             if (cnt + bound > len(adj) or f + bound > len(src) or (has_ew and f + bound > len(w))
-                    or u + 2 > len(xadj) or (has_vw and u + 1 > len(vw))):
+                    or u - base + 2 > len(xadj) or (has_vw and u - base + 1 > len(vw))):
                 st[POS] = pos
                 st[LINE] = line
                 st[COUNT] = cnt
@@ -734,7 +737,7 @@ def metis_lines(buf, filled, final, st, n, has_size, has_vw, has_ew, ncon, adj, 
                 st[FWD] = f
                 st[REQ_E] = cnt + bound
                 st[REQ_F] = f + bound
-                st[REQ_V] = u + 2
+                st[REQ_V] = u - base + 2
                 return FULL
             bad = 0
             i = a
@@ -747,7 +750,7 @@ def metis_lines(buf, filled, final, st, n, has_size, has_vw, has_ew, ncon, adj, 
                 else:
                     bad, x = _number(buf, ta, tb, pow10, scratch)
                     if bad == 0:
-                        vw[u] = x
+                        vw[u - base] = x
                     i = tb
                     for _ in range(ncon - 1):
                         ta, i = _next_token(buf, i, b)
@@ -804,7 +807,7 @@ def metis_lines(buf, filled, final, st, n, has_size, has_vw, has_ew, ncon, adj, 
                 st[VERTEX] = u
                 st[FWD] = f
                 return _event(st, K_BAD, pos, a, b, nxt, line)
-            xadj[u + 1] = cnt
+            xadj[u - base + 1] = cnt
         u += 1
         pos = nxt
         line += 1

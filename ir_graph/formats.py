@@ -948,16 +948,29 @@ def _renumber(path, src, dst, count):
     return n, labels
 
 
-def _fast_metis(path, c):
-    """`_read_metis` by `_parse.metis_lines`."""
+def _fast_metis(path, c, *, piece=None):
+    """`_read_metis` by `_parse.metis_lines`.
+
+    With ``piece`` = ``(line0, v0, header)``, ``c`` holds a piece of the file
+    (`ir_graph.pieces`) whose first line is line ``line0 + 1`` and first vertex
+    line vertex ``v0``; ``header`` is the file's ``(n, m, fmt, ncon)``, or None
+    when the piece holds it. Returns ``(src, dst, weight or None, vertex lines,
+    entries, forward, adj, xadj)`` of the piece, unchecked against the file's totals.
+    """
     st = _state()
     none_i, none_f = np.empty(0, np.int32), np.empty(0)
-    status = _run(P.metis_lines, c, st, 0, False, False, False, 1, none_i, np.zeros(1, np.int64),
-                  none_f, none_i, none_i, none_f, P.POW10, c.scratch)
-    if status == P.NEED:
-        raise GraphFormatError(_metis_empty(path))
-    n, m, fmt, ncon = _metis_header(path, int(st[P.EVLINE]), c.line(st))
-    _consume(st)
+    if piece is not None:
+        st[P.LINE] = piece[0]
+    if piece is None or piece[2] is None:
+        status = _run(P.metis_lines, c, st, 0, False, False, False, 1, none_i, np.zeros(1, np.int64),
+                      none_f, none_i, none_i, none_f, P.POW10, c.scratch)
+        if status == P.NEED:
+            raise GraphFormatError(_metis_empty(path))
+        n, m, fmt, ncon = _metis_header(path, int(st[P.EVLINE]), c.line(st))
+        _consume(st)
+    else:
+        n, m, fmt, ncon = piece[2]
+        st[P.VERTEX] = st[P.BASE] = piece[1]
     st[P.PHASE] = 1
     has_size, has_vw, has_ew = fmt[0] == "1", fmt[1] == "1", fmt[2] == "1"
     idt = index_dtype(max(n, m))
@@ -985,12 +998,16 @@ def _fast_metis(path, c):
         _consume(st)
         st[P.VERTEX] += 1
     found = int(st[P.VERTEX])
-    if found < n:
+    if found < n and piece is None:
         raise GraphFormatError(_metis_few(path, n, found))
     if bad:
         k, ln, u = bad
         _reraise(_metis_vertex, path, k, ln, u, n, has_size, has_vw, has_ew, ncon)
     entries, f = int(st[P.COUNT]), int(st[P.FWD])
+    if piece is not None:
+        lines = found - int(st[P.BASE])
+        return (src.done(f), dst.done(f), w.done(f) if has_ew else None, lines, entries, f,
+                adj.done(entries), xadj.done(lines + 1))
     if entries != 2 * m:
         raise GraphFormatError(_metis_count(path, m, entries))
     if not P.metis_symmetric(adj.a, xadj.a, n):

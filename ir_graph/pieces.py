@@ -10,12 +10,22 @@ reads the whole file; each Dask task reads one piece.
   checks and messages (line numbers counted from the file's start, found
   again only when a piece has an error); only the first piece may have a
   column-names line.
+* **METIS** graphs (plain text): byte ranges as for edge lists; a vertex is
+  named by its line, so a first pass counts each piece's vertex lines
+  (`count_vertex_lines`: lines not starting with ``%``, blank ones included)
+  and each piece is then parsed knowing its first vertex. The checks that
+  span the file are made on the pieces' totals: the vertex lines and entries
+  against the header, and symmetry by comparing the sums (mod 2^64) of a
+  64-bit mix of every entry ``u -> v`` with ``u < v`` and of every ``v -> u``:
+  equal multisets give equal sums; unequal ones give equal sums with
+  probability about 2^-64.
 * **vcut .npz** graphs (stored uncompressed, as vcut writes them): pieces of
   ``piece_edges`` edges, each mapped from the file and validated alone.
 
-A gzipped edge list cannot be split (a deflate stream is read from its start)
-and the other text formats name vertices by line (METIS) or are rarely large
-(Matrix Market, LG): `plan_pieces` refuses them with what to do instead.
+A gzipped file cannot be split (a deflate stream is read from its start) and
+Matrix Market and LG files are rarely large: `plan_pieces` refuses them with
+what to do instead. Text with non-ASCII bytes in a data line is refused too
+(`read_graph` reads it with its Python reader).
 """
 
 import os
@@ -23,13 +33,16 @@ import zipfile
 
 import numpy as np
 
+from numba import njit
+
 from frontend.errors import GraphFormatError, InputError
 from frontend.inputs import check_input_file
 
 from . import formats as F
 from .graph import Graph, check_node_count
 
-__all__ = ["PIECE_BYTES", "PIECE_EDGES", "PiecePlan", "plan_pieces", "read_piece"]
+__all__ = ["PIECE_BYTES", "PIECE_EDGES", "PiecePlan", "plan_pieces", "read_piece",
+           "count_vertex_lines", "mix64"]
 
 #: Bytes of edge-list text per piece (about 3 M edges of SNAP-style text).
 PIECE_BYTES = 64 << 20
@@ -43,9 +56,11 @@ class PiecePlan:
     """The pieces of one file: ``ranges`` (byte ranges of an edge list, edge
     ranges of a .npz), ``fmt``; for a .npz also ``n`` and ``directed``."""
 
-    def __init__(self, path, fmt, ranges, n=None, directed=None, edges=None):
+    def __init__(self, path, fmt, ranges, n=None, directed=None, edges=None, header=None):
         self.path, self.fmt, self.ranges = path, fmt, ranges
         self.n, self.directed, self.edges = n, directed, edges
+        self.header = header  # METIS: (n, m, fmt, ncon)
+        self.vertex0 = None  # METIS: each piece's first vertex, from `count_vertex_lines`
 
     def __len__(self):
         return len(self.ranges)
@@ -71,19 +86,32 @@ def plan_pieces(path, fmt=None, *, piece_bytes=PIECE_BYTES, piece_edges=PIECE_ED
         ranges = [(a, min(a + piece_edges, m)) for a in starts]
         info = meta["graph"]
         return PiecePlan(path, fmt, ranges, n=info["n"], directed=info["directed"], edges=m)
-    if fmt != "edgelist":
-        raise InputError(f"{path}: out-of-core reading splits edge lists and .npz graphs, not "
-                         f"{fmt}; convert it once with 'vcut graph {os.path.basename(path)} "
+    if fmt not in ("edgelist", "metis"):
+        raise InputError(f"{path}: out-of-core reading splits edge lists, METIS and .npz graphs, "
+                         f"not {fmt}; convert it once with 'vcut graph {os.path.basename(path)} "
                          "OUT.npz' on a machine that holds it, or drop --out-of-core")
     if path.endswith(".gz"):
-        raise InputError(f"{path}: a gzipped edge list cannot be split among workers (it is "
+        raise InputError(f"{path}: a gzipped graph cannot be split among workers (it is "
                          "decompressed from its start); gunzip it first, or drop --out-of-core")
+    header = _metis_header(path) if fmt == "metis" else None
     step = _smaller(piece_bytes, size, at_least, 1 << 20)
     # the first piece reaches past the first data line (a column-names line, a vcut header)
     head = _first_data_end(path)
     bounds = [0] + [b for b in range(step, size, step) if b > head] + [size]
     ranges = [(a, b) for a, b in zip(bounds[:-1], bounds[1:])] or [(0, 0)]
-    return PiecePlan(path, fmt, ranges)
+    return PiecePlan(path, fmt, ranges, header=header,
+                     n=header[0] if header else None, directed=False if header else None)
+
+
+def _metis_header(path, limit=1 << 20):
+    """``(n, m, fmt, ncon)`` of a METIS file's header (its first line not a comment)."""
+    with open(path, "rb") as fh:
+        text = fh.read(limit)
+    for k, raw in enumerate(text.split(b"\n")[:-1] if len(text) == limit else text.split(b"\n")):
+        line = raw.decode("utf-8", errors="replace").strip()
+        if not line.startswith("%"):
+            return F._metis_header(path, k + 1, line)
+    raise GraphFormatError(F._metis_empty(path))
 
 
 def _smaller(step, total, at_least, floor):
@@ -134,25 +162,105 @@ def read_piece(plan, index):
         return {"src": piece["src"].astype(np.int64), "dst": piece["dst"].astype(np.int64),
                 "weight": piece["weight"].astype(np.float64), "columns": 3, "declared": plan.n,
                 "directed": plan.directed}
-    with open(plan.path, "rb") as fh:
-        a, b = _line_start(fh, lo), _line_start(fh, hi)
+    a, b = _byte_range(plan, index)
+    if plan.fmt == "metis":
+        return _metis_piece(plan, index, a, b)
     if a >= b:
         return {"src": np.empty(0, np.int64), "dst": np.empty(0, np.int64), "weight": None,
                 "columns": 0, "declared": None, "directed": False}
-    try:
-        got = _parse(plan.path, a, b, index == 0, 0)
-    except GraphFormatError:
-        # number the lines from the file's start: count those before the piece, parse again
-        got = _parse(plan.path, a, b, index == 0, _lines_before(plan.path, a))
-        raise AssertionError("a piece parsed with an error once and without it again") from None
-    src, dst, w, ncol, declared, directed = got
+    src, dst, w, ncol, declared, directed = _parse(plan, a, b, index == 0)
     return {"src": src.astype(np.int64), "dst": dst.astype(np.int64), "weight": w,
             "columns": ncol, "declared": declared, "directed": directed}
 
 
-def _parse(path, a, b, first, line0):
-    with _RangeChunks(path, a, b) as c:
-        return F._fast_edgelist(path, c, piece=(first, line0))
+def _byte_range(plan, index):
+    """The bytes of piece ``index``: from the first line starting in its range to the
+    first line starting after it."""
+    lo, hi = plan.ranges[index]
+    with open(plan.path, "rb") as fh:
+        return _line_start(fh, lo), _line_start(fh, hi)
+
+
+def _parse(plan, a, b, *args):
+    """The piece ``a..b`` through the format's line kernel; on an error, parsed again
+    with the lines before it counted, so that the message numbers lines from the
+    file's start."""
+    try:
+        return _parse_at(plan, a, b, 0, *args)
+    except GraphFormatError:
+        _parse_at(plan, a, b, _lines_before(plan.path, a), *args)
+        raise AssertionError("a piece parsed with an error once and without it again") from None
+
+
+def _parse_at(plan, a, b, line0, *args):
+    with _RangeChunks(plan.path, a, b) as c:
+        try:
+            if plan.fmt == "metis":
+                v0, header = args
+                return F._fast_metis(plan.path, c, piece=(line0, v0, header))
+            return F._fast_edgelist(plan.path, c, piece=(args[0], line0))
+        except F._Unsupported:
+            raise GraphFormatError(f"{plan.path}: non-ASCII bytes in a data line after byte {a:,}; "
+                                   "reading in pieces takes ASCII text: convert the file once with "
+                                   "'vcut graph', or drop --out-of-core") from None
+
+
+def count_vertex_lines(plan, index):
+    """Lines of METIS piece ``index`` that are not comments (its header included)."""
+    a, b = _byte_range(plan, index)
+    with open(plan.path, "rb") as fh:
+        fh.seek(a)
+        data = np.frombuffer(fh.read(b - a), np.uint8)
+    return int(_count_lines(data))
+
+
+@njit(cache=True)
+def _count_lines(buf):
+    """Lines whose first byte other than white space is not ``%`` (blank lines count)."""
+    count = 0
+    seen = False  # a byte other than white space met on this line
+    comment = False
+    for i in range(len(buf)):
+        c = buf[i]
+        if c == 10:
+            if not comment:
+                count += 1
+            seen = False
+            comment = False
+        elif not seen and not (c == 32 or c == 9 or c == 13 or c == 11 or c == 12):
+            seen = True
+            comment = c == 37
+    if len(buf) and buf[len(buf) - 1] != 10 and not comment:
+        count += 1
+    return count
+
+
+def mix64(key):
+    """A 64-bit mix of non-negative integer keys (splitmix64's finaliser)."""
+    z = np.asarray(key).astype(np.uint64)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _metis_piece(plan, index, a, b):
+    n, m, fmt, ncon = plan.header
+    v0 = plan.vertex0[index]
+    empty = {"src": np.empty(0, np.int64), "dst": np.empty(0, np.int64), "columns": 0,
+             "declared": n, "directed": False, "lines": 0, "entries": 0, "symmetry": (0, 0, 0, 0)}
+    weighted = fmt[2] == "1"
+    if a >= b:
+        return dict(empty, weight=np.empty(0) if weighted else None)
+    src, dst, w, lines, entries, f, adj, xadj = _parse(plan, a, b, v0, None if index == 0 else plan.header)
+    # symmetry: every u -> v (u < v) against every v -> u, as sums of their mixed pair keys
+    u = np.repeat(np.arange(v0, v0 + lines, dtype=np.int64), np.diff(xadj))
+    v = adj.astype(np.int64)
+    up = v > u
+    fwd = mix64(u[up] * n + v[up]).sum(dtype=np.uint64)
+    back = mix64(v[~up] * n + u[~up]).sum(dtype=np.uint64)
+    return {"src": src.astype(np.int64), "dst": dst.astype(np.int64), "weight": w,
+            "columns": 3 if weighted else 2, "declared": n, "directed": False, "lines": lines,
+            "entries": entries, "symmetry": (int(up.sum()), int(fwd), int((~up).sum()), int(back))}
 
 
 def _line_start(fh, pos):

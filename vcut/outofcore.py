@@ -55,6 +55,7 @@ import numpy as np
 
 from frontend.errors import GraphFormatError, InputError, VcutError
 from frontend.memory import check_memory
+from ir_graph.pieces import mix64
 
 from .capacities import capacities_from_fractions, equal_capacities
 from .distributed import (DEFAULT_BATCH, DISTRIBUTED_ALGORITHMS, GREEDY_CUTS, HASH_CUTS, RETRIES,
@@ -232,9 +233,13 @@ class _Run:
     def read(self):
         plan, k = self.plan, len(self.plan)
         self.say(f"reading {plan.path} in {k} pieces")
+        if plan.fmt == "metis":  # vertices are named by line: count each piece's lines first
+            self._vertex0()
         raw = [self.submit(_read, plan, i) for i in range(k)]
         stats = self.gather([self.submit(_raw_stats, f) for f in raw], "reading the graph")
         self.weighted = self._check_columns(stats) == 3
+        if plan.fmt == "metis":
+            self._check_metis(stats)
         self.counts = np.array([s["count"] for s in stats], dtype=np.int64)
         self.starts = np.concatenate([[0], np.cumsum(self.counts)])
         self.edges = int(self.starts[-1])
@@ -266,6 +271,36 @@ class _Run:
         self.n = n
         self.labels = None if labels is None else self.client.scatter(labels, broadcast=True)
         self.raw = raw
+
+    def _vertex0(self):
+        """Each METIS piece's first vertex from the pieces' line counts; the file's
+        vertex lines against its header."""
+        from ir_graph.formats import _metis_few
+        from ir_graph.pieces import count_vertex_lines
+
+        plan = self.plan
+        lines = self.gather([self.submit(count_vertex_lines, plan, i) for i in range(len(plan))],
+                            "counting vertex lines")
+        before = np.concatenate([[0], np.cumsum(lines)])[:-1]
+        plan.vertex0 = [0] + [int(x) - 1 for x in before[1:]]  # the header is piece 0's first line
+        found = int(sum(lines)) - 1
+        if found < plan.header[0]:
+            raise GraphFormatError(_metis_few(plan.path, plan.header[0], found))
+
+    def _check_metis(self, stats):
+        """The METIS checks that span the file: entries against the header, symmetry."""
+        from ir_graph.formats import _metis_asymmetric, _metis_count
+
+        n, m = self.plan.header[:2]
+        entries = sum(s["entries"] for s in stats)
+        if entries != 2 * m:
+            raise GraphFormatError(_metis_count(self.plan.path, m, entries))
+        fc = sum(s["symmetry"][0] for s in stats)
+        bc = sum(s["symmetry"][2] for s in stats)
+        fh = sum(s["symmetry"][1] for s in stats) % 2**64
+        bh = sum(s["symmetry"][3] for s in stats) % 2**64
+        if (fc, fh) != (bc, bh):
+            raise GraphFormatError(_metis_asymmetric(self.plan.path))
 
     def _check_columns(self, stats):
         cols = [(i, s["columns"]) for i, s in enumerate(stats) if s["columns"]]
@@ -484,6 +519,7 @@ def _read(plan, i):
 def _raw_stats(raw):
     s, d, w = raw["src"], raw["dst"], raw["weight"]
     return {"count": len(s), "columns": raw["columns"], "declared": raw["declared"],
+            "entries": raw.get("entries"), "symmetry": raw.get("symmetry"),
             "max": int(max(s.max(), d.max())) if len(s) else -1,
             "weight": float(w.sum()) if w is not None else float(len(s))}
 
@@ -502,14 +538,6 @@ def _get(x, key):
 
 def _pick(x, key, i):
     return x[key][i]
-
-
-def _mix(key):
-    """A 64-bit mix of non-negative keys (splitmix64's finaliser), for buckets."""
-    z = key.astype(np.uint64)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 def _split(bucket, nb, *arrays):
@@ -533,7 +561,7 @@ def _canon(raw, labels, n, pos0, nb, weighted):
     ok = s != d
     key = _pair_key(s[ok], d[ok], n)
     pos = pos0 + np.flatnonzero(ok)
-    bucket = (_mix(key) % np.uint64(nb)).astype(np.int64)
+    bucket = (mix64(key) % np.uint64(nb)).astype(np.int64)
     sent = (key, pos) if w is None else (key, pos, w[ok])
     return {"src": s, "dst": d, "weight": w, "loop": ~ok, "pos0": pos0, "n": n,
             "send": _split(bucket, nb, *sent)}
@@ -622,7 +650,7 @@ def _prepare(weighted, ranges, *simples):
 
 def _rep_clusters(simple, out, nb):
     """The clusters of the piece's first appearances, to the buckets of their pairs."""
-    bucket = (_mix(_pair_key(simple["src"], simple["dst"], simple["n"])) % np.uint64(nb)).astype(np.int64)
+    bucket = (mix64(_pair_key(simple["src"], simple["dst"], simple["n"])) % np.uint64(nb)).astype(np.int64)
     pos = simple["pos0"] + simple["local"].astype(np.int64)
     return {"send": _split(bucket, nb, pos, out)}
 

@@ -113,10 +113,19 @@ def test_files_that_cannot_be_split_are_refused(tmp_path):
         fh.write("0 1\n1 2\n")
     with pytest.raises(InputError, match="gunzip it first"):
         plan_pieces(str(path))
-    metis = tmp_path / "g.graph"
-    metis.write_text("2 1\n2\n1\n")
+    mtx = tmp_path / "g.mtx"
+    mtx.write_text("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n")
     with pytest.raises(InputError, match="convert it once"):
+        plan_pieces(str(mtx))
+    metis = tmp_path / "g.graph.gz"
+    with gzip.open(metis, "wt") as fh:
+        fh.write("2 1\n2\n1\n")
+    with pytest.raises(InputError, match="gunzip it first"):
         plan_pieces(str(metis))
+    nonascii = tmp_path / "u.txt"
+    nonascii.write_text("0 1\n1 2 \u00e9\n", encoding="utf-8")
+    with pytest.raises(GraphFormatError, match="non-ASCII"):
+        read_piece(plan_pieces(str(nonascii)), 0)
     with pytest.raises(InputError, match="not found"):
         plan_pieces(str(tmp_path / "missing.txt"))
     binary = tmp_path / "b.txt"

@@ -178,3 +178,56 @@ def test_bad_files(dask_client, tmp_path):
         gz = tmp_path / "g.txt.gz"
         gz.write_bytes(gzip.compress(b"0 1\n"))
         partition_file(str(gz), 2, "dbh", client=dask_client)
+
+
+def _metis(tmp_path, name="g.graph"):
+    """A weighted METIS file with comments and isolated vertices (blank lines)."""
+    rng = np.random.default_rng(8)
+    g = Graph(n=400, src=rng.integers(0, 300, 2500), dst=rng.integers(0, 300, 2500),
+              weight=rng.integers(1, 5, 2500).astype(float)).validate()
+    path = tmp_path / name
+    write_graph(g, str(path))
+    lines = path.read_text().splitlines()
+    lines.insert(0, "% made by a test")
+    lines.insert(120, "% a comment between vertex lines")
+    return path, lines
+
+
+@pytest.mark.parametrize("algo", ["graphx-crvc", "w-libra"])
+def test_metis_in_pieces_is_the_in_memory_metis(dask_client, tmp_path, algo):
+    path, lines = _metis(tmp_path)
+    path.write_text("\n".join(lines) + "\n")
+    out = str(tmp_path / "g.parts")
+    got = partition_file(str(path), 6, algo, client=dask_client, output=out, piece_bytes=1500,
+                         batch=300)
+    g = read_graph(str(path))
+    want = D.partition_distributed(g, 6, algo, client=dask_client, batch=300)
+    assert got.info["pieces"] > 10 and got.n == 400 == g.n
+    assert np.array_equal(_written(out), want.assignment)
+
+
+@pytest.mark.parametrize("change", ["few", "extra", "count", "asymmetric", "token"])
+def test_bad_metis_in_pieces_words_it_as_read_graph(dask_client, tmp_path, change):
+    path, lines = _metis(tmp_path, f"{change}.graph")
+    n, m = 400, int(lines[1].split()[1])
+    body = 2  # lines[2] is vertex 0's line
+    if change == "few":
+        lines = lines[:-3]
+    elif change == "extra":
+        lines.append("1")
+    elif change == "count":
+        lines[1] = f"{n} {m + 1} 001"
+    elif change == "asymmetric":  # vertex 350 (no edges: ids < 300) gets one neighbour, m kept
+        k = body + 350 + 1  # the comment inserted at 120 shifts the later vertex lines
+        assert lines[k] == ""
+        lines[k] = "1 1"
+        u = lines[body + 1 + 150].split()  # another line loses one neighbour: 2m entries kept
+        lines[body + 1 + 150] = " ".join(u[2:])
+    else:
+        lines[body + 250] = lines[body + 250] + " x"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(GraphFormatError) as direct:
+        read_graph(str(path))
+    with pytest.raises(GraphFormatError) as pieces:
+        partition_file(str(path), 4, "dbh", client=dask_client, piece_bytes=1500)
+    assert str(pieces.value) == str(direct.value)
