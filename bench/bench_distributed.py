@@ -20,7 +20,7 @@ Three tables, with the targets of the issue (Dask scale-out) beside them:
    dask``) beside the host CPU alone: makespans, each worker's share, whether
    the result is the job's reference; then ``--faults`` HASS runs with one
    worker killed at a random moment (target: 0 lost).
-5. **out-of-core**: cnr-2000 (gunzipped) and an R-MAT edge list of 2^21
+5. **out-of-core**: cnr-2000 and wave (METIS), gunzipped, and an R-MAT edge list of 2^21
    vertices and 16.8 M edges (repeats and self-loops kept) partitioned on 2
    workers with the graph read by this process (`partition_distributed`) and
    read in pieces by the workers (`partition_file`, ``--out-of-core``), each
@@ -259,13 +259,14 @@ def bench_outofcore(datasets, scratch, scale, p, batch):
 
     os.makedirs(scratch, exist_ok=True)
     inputs = []
-    cnr = os.path.join(datasets, "cnr-2000.arcs.txt.gz")
-    if os.path.exists(cnr):
-        plain = os.path.join(scratch, "cnr-2000.arcs.txt")
-        if not os.path.exists(plain):
-            with gzip.open(cnr, "rb") as fh, open(plain, "wb") as out:
-                shutil.copyfileobj(fh, out)
-        inputs.append(("cnr-2000", plain))
+    for name, gz in (("cnr-2000", "cnr-2000.arcs.txt.gz"), ("wave (METIS)", "wave.graph.gz")):
+        src = os.path.join(datasets, gz)
+        if os.path.exists(src):
+            plain = os.path.join(scratch, gz[:-3])
+            if not os.path.exists(plain):
+                with gzip.open(src, "rb") as fh, open(plain, "wb") as out:
+                    shutil.copyfileobj(fh, out)
+            inputs.append((name, plain))
     synth = os.path.join(scratch, f"rmat{scale}.edgelist")
     if not os.path.exists(synth):
         write_graph(rmat(scale, 8, seed=1, simple=False), synth)

@@ -229,6 +229,14 @@ class _Run:
                 raise _Lost(what) from None
             raise
 
+    def one_by_one(self, futures, what):
+        """The results of ``futures`` in order, each fetched when the previous is used
+        (this process holds one piece's result at a time)."""
+        for i in range(len(futures)):
+            got = self.gather([futures[i]], what)[0]
+            futures[i] = None
+            yield got
+
     # 1. read
     def read(self):
         plan, k = self.plan, len(self.plan)
@@ -341,8 +349,8 @@ class _Run:
         self.total = float(sum(s["weight"] for s in stats))
         check_memory(24 * self.n, f"the degrees of {self.n:,} vertices", "use a machine with more memory")
         deg = np.zeros(self.n, dtype=np.int64)
-        for s in stats:
-            deg[s["verts"]] += s["vcounts"]  # a piece's vertices are unique
+        for verts, counts in self.one_by_one([self.submit(_degrees, f) for f in simple], "degrees"):
+            deg[verts] += counts  # a piece's vertices are unique
         self.deg = deg
 
     # 3. partition
@@ -351,8 +359,8 @@ class _Run:
         deg = self.client.scatter(self.deg, broadcast=True) if algo == "dbh" else None
         self.outs = [self.submit(_hash_task, f, algo, deg, p, cap, seed, int(self.soff[i]))
                      for i, f in enumerate(self.simple)]
-        sums = self.gather([self.submit(_cluster_sums, f, o, p) for f, o in zip(self.simple, self.outs)],
-                           f"{algo} on the cluster")
+        sums = self.one_by_one([self.submit(_cluster_sums, f, o, p)
+                                for f, o in zip(self.simple, self.outs)], f"{algo} on the cluster")
         nw = (p + 63) // 64
         check_memory(self.n * 8 * nw, f"the replica sets of {self.n:,} vertices in {p} clusters",
                      "use fewer clusters")
@@ -479,7 +487,7 @@ class _Run:
         edges, the least loaded cluster. Per-vertex state here: the pieces reduce
         their edges to one weight per (vertex, cluster) first."""
         verts = np.empty(0, np.int64)
-        for got in self.gather([self.submit(_loop_vertices, f) for f in self.simple], "self-loops"):
+        for got in self.one_by_one([self.submit(_loop_vertices, f) for f in self.simple], "self-loops"):
             verts = np.union1d(verts, got)
         fut = self.client.scatter(verts, broadcast=True)
         codes, tot = np.empty(0, np.int64), np.empty(0)
@@ -614,10 +622,13 @@ def _simple(canon, i, *routes):
 
 
 def _simple_stats(simple):
-    verts, counts = np.unique(np.concatenate([simple["src"], simple["dst"]]), return_counts=True)
     return {"firsts": len(simple["src"]), "loops": len(simple["loop_local"]),
-            "repeats": len(simple["repeat_local"]), "weight": float(simple["weight"].sum()),
-            "verts": verts, "vcounts": counts}
+            "repeats": len(simple["repeat_local"]), "weight": float(simple["weight"].sum())}
+
+
+def _degrees(simple):
+    """The piece's vertices and their degrees in it."""
+    return np.unique(np.concatenate([simple["src"], simple["dst"]]), return_counts=True)
 
 
 def _hash_task(simple, algo, deg, p, cap, seed, offset):
