@@ -35,6 +35,11 @@ _ADDRESS = re.compile(r"^(tcp|tls|inproc|ucx)://[^\s/]+(:\d+)?/?$")
 
 #: Seconds to wait for an existing scheduler to answer.
 CONNECT_TIMEOUT = 20
+#: Messages Dask keeps per connection for debugging (``distributed.admin.
+#: low-level-log-length``, default 1000): payloads included, so a driver that
+#: sends each round's slices (`vcut.distributed`, `vcut.outofcore`) kept about
+#: 1000 rounds' worth of them (170 MB on cnr-2000); vcut's clients keep a few.
+MESSAGE_LOG = 16
 
 
 def scheduler_address(scheduler=None):
@@ -89,16 +94,25 @@ def dask_client(scheduler=None, workers=None, *, processes=True, memory_limit="a
         from distributed import Client, LocalCluster
     except ImportError as exc:  # a dependency, but installs can be partial
         raise VcutError(f"Dask is not installed ({exc}); pip install 'dask[distributed]'") from None
+    import dask
+
     address = scheduler_address(scheduler)
     workers = worker_count(workers)
     quiet = logging.ERROR
-    if address is None:
-        n = workers or len(os.sched_getaffinity(0))
-        with LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
-                          dashboard_address=":0", silence_logs=quiet,
-                          memory_limit=memory_limit) as cluster, Client(cluster) as client:
-            yield client
-        return
+    with dask.config.set({"distributed.admin.low-level-log-length": MESSAGE_LOG}):
+        if address is None:
+            n = workers or len(os.sched_getaffinity(0))
+            with LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
+                              dashboard_address=":0", silence_logs=quiet,
+                              memory_limit=memory_limit) as cluster, Client(cluster) as client:
+                yield client
+            return
+        yield from _remote(address, workers, quiet)
+
+
+def _remote(address, workers, quiet):
+    from distributed import Client
+
     for name in ("distributed", "distributed.client", "distributed.comm"):
         logging.getLogger(name).setLevel(quiet)
     try:

@@ -187,3 +187,18 @@ def test_bundled_batch_is_the_ten_samples_at_8_and_64():
             for s in samples_manifest() for p in (8, 64)]
     assert [(j.name, j.p, j.options[1:]) for j in jobs] == want
     assert all(j.options[0] == "--no-baselines" and j.args == () for j in jobs)
+
+
+def test_clients_keep_a_short_message_log():
+    # Dask keeps 1000 messages per connection, payloads included: a driver sending
+    # every round's slices held hundreds of MB of them
+    import dask
+    import distributed  # noqa: F401 - loads its configuration
+
+    from runtime.cluster import MESSAGE_LOG, dask_client
+
+    before = dask.config.get("distributed.admin.low-level-log-length")
+    with dask_client(workers=1, processes=False) as client:
+        assert dask.config.get("distributed.admin.low-level-log-length") == MESSAGE_LOG < before
+        assert client.submit(sum, [1, 2]).result() == 3
+    assert dask.config.get("distributed.admin.low-level-log-length") == before
