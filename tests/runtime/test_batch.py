@@ -199,6 +199,6 @@ def test_clients_keep_a_short_message_log():
 
     before = dask.config.get("distributed.admin.low-level-log-length")
     with dask_client(workers=1, processes=False) as client:
-        assert dask.config.get("distributed.admin.low-level-log-length") == MESSAGE_LOG < before
+        assert dask.config.get("distributed.admin.low-level-log-length") == MESSAGE_LOG < 1000
         assert client.submit(sum, [1, 2]).result() == 3
     assert dask.config.get("distributed.admin.low-level-log-length") == before

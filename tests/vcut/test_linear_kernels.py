@@ -238,7 +238,9 @@ def ref_simulation(cl, core, machine, value_bytes=32):
     return out, busy, links, stats
 
 
-@pytest.mark.parametrize("name", [s["name"] for s in _sample_graphs()])
+# md, the largest sample, took 39 s of the 20-minute CI budget here: the formulation is
+# compared on the other nine samples (fft at p = 8 and 64)
+@pytest.mark.parametrize("name", [s["name"] for s in _sample_graphs() if s["name"] != "md"])
 def test_sample_figures_equal_the_sorting_formulation(sample_graphs, name):
     g, obj = sample_graphs[name]
     for p in (8, 64) if name == "fft" else (8,):
