@@ -16,8 +16,9 @@ def test_sample_graph_invariants(sample):
     src = sample["path"]
     t = trace_program(compile_program(src, defines=sample["defines"]))
     assert t.meta["stdout"] == sample["stdout"]
+    graphs = {}
     for weights in ("measured", "model"):
-        g = build_graph(t, weights=weights)
+        g = graphs[weights] = build_graph(t, weights=weights)
         g.validate()
         assert g.n == int(_included(t.static)[t.dyn_sid].sum())
         assert g.m > g.n  # every sample has more dependencies than instructions
@@ -28,5 +29,5 @@ def test_sample_graph_invariants(sample):
         assert np.all(g.edge_kind != 0)
         assert np.array_equal(g.node_sid, t.dyn_sid[_included(t.static)[t.dyn_sid]])
     # the two weightings share the edges
-    gm = build_graph(t, weights="model")
+    gm, g = graphs["model"], graphs["measured"]
     assert np.array_equal(gm.src, g.src) and np.array_equal(gm.dst, g.dst)
