@@ -54,7 +54,7 @@ from .partition import (GRAPHX, HDRF_CAPACITY, HDRF_FULL_DEGREES, HDRF_LAMBDA, H
                         _GREEDY, check_arguments, finish_partition, simple_input)
 
 __all__ = ["HASH_CUTS", "GREEDY_CUTS", "DISTRIBUTED_ALGORITHMS", "DEFAULT_BATCH", "PIECE",
-           "partition_distributed"]
+           "partition_distributed", "check_distributed"]
 
 HASH_CUTS = ("random", "dbh", "graphx-1d", "graphx-2d", "graphx-crvc")
 GREEDY_CUTS = tuple(_GREEDY) + ("hdrf",)
@@ -104,21 +104,7 @@ def partition_distributed(graph, p, algo="wb-libra", *, client, workers=None, ba
     VcutError
         A round that keeps failing on the cluster.
     """
-    if algo not in DISTRIBUTED_ALGORITHMS:
-        raise InputError(f"{algo!r} does not run distributed; use one of "
-                         f"{', '.join(DISTRIBUTED_ALGORITHMS)} (or drop --workers)")
-    if isinstance(p, bool):
-        raise InputError(f"the number of clusters must be a positive integer, got {p!r}")
-    check_arguments(p, seed, lam)
-    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
-        raise InputError(f"the batch must be a positive number of edges, got {batch!r}")
-    if workers is None:
-        workers = len(client.nthreads())
-        if workers == 0:
-            raise VcutError("the Dask cluster has no workers; start some with "
-                            "'dask worker ADDRESS'")
-    elif isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise InputError(f"the number of workers must be a positive integer, got {workers!r}")
+    workers = check_distributed(algo, p, seed, lam, batch, workers, client)
     simple, cap = simple_input(graph, p, algo, capacities)
     src, dst, weight = simple[:3]
     m, n = len(src), graph.n
@@ -135,6 +121,27 @@ def partition_distributed(graph, p, algo="wb-libra", *, client, workers=None, ba
             "seconds": time.perf_counter() - t0, "distributed": True, "workers": int(workers),
             "batch": int(batch) if algo in GREEDY_CUTS else None, "rounds": rounds}
     return finish_partition(graph, simple, out, cap, deg, info)
+
+
+def check_distributed(algo, p, seed, lam, batch, workers, client):
+    """Refuse what a distributed cut cannot take (`InputError`; `VcutError` for a
+    cluster without workers); returns the worker count (default: the client's)."""
+    if algo not in DISTRIBUTED_ALGORITHMS:
+        raise InputError(f"{algo!r} does not run distributed; use one of "
+                         f"{', '.join(DISTRIBUTED_ALGORITHMS)} (or drop --workers)")
+    if isinstance(p, bool):
+        raise InputError(f"the number of clusters must be a positive integer, got {p!r}")
+    check_arguments(p, seed, lam)
+    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+        raise InputError(f"the batch must be a positive number of edges, got {batch!r}")
+    if workers is None:
+        workers = len(client.nthreads())
+        if workers == 0:
+            raise VcutError("the Dask cluster has no workers; start some with "
+                            "'dask worker ADDRESS'")
+    elif isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise InputError(f"the number of workers must be a positive integer, got {workers!r}")
+    return int(workers)
 
 
 # -- running tasks ------------------------------------------------------------

@@ -57,11 +57,10 @@ from frontend.errors import GraphFormatError, InputError, VcutError
 from frontend.memory import check_memory
 from ir_graph.pieces import mix64
 
-from .capacities import capacities_from_fractions, equal_capacities
-from .distributed import (DEFAULT_BATCH, DISTRIBUTED_ALGORITHMS, GREEDY_CUTS, HASH_CUTS, RETRIES,
-                          _greedy_round, _hash_piece, _Ingress, _lost_worker)
+from .distributed import (DEFAULT_BATCH, GREEDY_CUTS, HASH_CUTS, RETRIES, _greedy_round,
+                          _hash_piece, _Ingress, _lost_worker, check_distributed)
 from .metrics import PartitionMetrics, random_rf_bound
-from .partition import GRAPHX, check_arguments
+from .partition import capacity_fractions
 
 __all__ = ["FilePartition", "partition_file"]
 
@@ -121,37 +120,16 @@ def partition_file(path, p, algo="wb-libra", *, client, fmt=None, workers=None,
     """
     from ir_graph.pieces import PIECE_BYTES, PIECE_EDGES, plan_pieces
 
-    if algo not in DISTRIBUTED_ALGORITHMS:
-        raise InputError(f"{algo!r} does not run distributed; use one of "
-                         f"{', '.join(DISTRIBUTED_ALGORITHMS)}")
-    if isinstance(p, bool):
-        raise InputError(f"the number of clusters must be a positive integer, got {p!r}")
-    check_arguments(p, seed, lam)
-    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
-        raise InputError(f"the batch must be a positive number of edges, got {batch!r}")
-    if workers is None:
-        workers = len(client.nthreads())
-        if workers == 0:
-            raise VcutError("the Dask cluster has no workers; start some with "
-                            "'dask worker ADDRESS'")
-    elif isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise InputError(f"the number of workers must be a positive integer, got {workers!r}")
-    if capacities is None:
-        cap = equal_capacities(p)
-    else:
-        if algo in GRAPHX:
-            raise InputError(f"{algo} hashes to equal shares only; drop --capacities")
-        cap = capacities_from_fractions(capacities)
-        if len(cap) != p:
-            raise InputError(f"{len(cap)} capacities given for {p} clusters")
+    workers = check_distributed(algo, p, seed, lam, batch, workers, client)
+    cap = capacity_fractions(p, algo, capacities)
     say = progress or (lambda line: None)
     t0 = time.perf_counter()
     plan = plan_pieces(path, fmt, piece_bytes=piece_bytes or PIECE_BYTES,
                        piece_edges=piece_edges or PIECE_EDGES,
-                       at_least=PIECES_PER_WORKER * int(workers))
+                       at_least=PIECES_PER_WORKER * workers)
     for attempt in range(RETRIES + 1):
         try:
-            run, rounds, metrics = _attempt(client, plan, int(workers), say, algo, p, cap, lam,
+            run, rounds, metrics = _attempt(client, plan, workers, say, algo, p, cap, lam,
                                             seed, batch, output)
             break
         except _Lost as lost:  # data a lost worker held cannot always be recomputed: again
@@ -166,7 +144,7 @@ def partition_file(path, p, algo="wb-libra", *, client, fmt=None, workers=None,
     alpha = _zipf_alpha(deg)
     info = {"algo": algo, "p": int(p), "lambda": float(lam), "order": "given", "seed": int(seed),
             "seconds": time.perf_counter() - t0, "distributed": True, "out_of_core": True,
-            "workers": int(workers), "batch": int(batch) if algo in GREEDY_CUTS else None,
+            "workers": workers, "batch": int(batch) if algo in GREEDY_CUTS else None,
             "rounds": rounds, "pieces": len(plan), "edges": run.edges, "simple_edges": run.m,
             "self_loops": run.loops, "repeated_edges": run.repeats, "restarts": attempt,
             "alpha": alpha,

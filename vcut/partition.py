@@ -216,14 +216,21 @@ def simple_input(graph, p, algo, capacities):
         raise InputError("the graph has no edges (other than self-loops); nothing to partition")
     if p > m:
         raise InputError(f"{p} clusters but the graph has only {m} edges; use p <= {m}")
+    return simple, capacity_fractions(p, algo, capacities)
+
+
+def capacity_fractions(p, algo, capacities):
+    """The capacity fractions of ``p`` clusters (equal shares without ``capacities``);
+    `InputError` for the wrong length, shares that are not positive, or capacities
+    given to a GraphX hash (equal shares only)."""
     if capacities is None:
-        return simple, equal_capacities(p)
+        return equal_capacities(p)
     if algo in GRAPHX:
         raise InputError(f"{algo} hashes to equal shares only; drop --capacities")
     cap = capacities_from_fractions(capacities)
     if len(cap) != p:
         raise InputError(f"{len(cap)} capacities given for {p} clusters")
-    return simple, cap
+    return cap
 
 
 def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None,

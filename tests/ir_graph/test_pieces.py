@@ -26,6 +26,17 @@ def _edges(plan):
     return src, dst, got, (np.concatenate(ws) if all(w is not None for w in ws) else None)
 
 
+def _errors(plan):
+    """The message of every piece that does not read."""
+    out = []
+    for i in range(len(plan)):
+        try:
+            read_piece(plan, i)
+        except GraphFormatError as exc:
+            out.append(str(exc))
+    return out
+
+
 def _lines(seed, m, weighted=False):
     rng = np.random.default_rng(seed)
     out = ["# a comment", "source target" + (" weight" if weighted else "")]
@@ -82,13 +93,7 @@ def test_a_bad_line_in_a_later_piece_is_numbered_from_the_file_start(tmp_path):
     path = _text(tmp_path, lines)
     with pytest.raises(GraphFormatError) as whole:
         read_graph(path)
-    plan = plan_pieces(path, piece_bytes=500)
-    messages = []
-    for i in range(len(plan)):
-        try:
-            read_piece(plan, i)
-        except GraphFormatError as exc:
-            messages.append(str(exc))
+    messages = _errors(plan_pieces(path, piece_bytes=500))
     assert messages == [str(whole.value)]
     assert ":301:" in messages[0]
 
@@ -97,13 +102,7 @@ def test_a_column_names_line_only_at_the_top(tmp_path):
     lines = _lines(2, 200)
     lines[150] = "from to"  # past the first edge line: an error, in whichever piece
     path = _text(tmp_path, lines)
-    plan = plan_pieces(path, piece_bytes=100)
-    errors = []
-    for i in range(len(plan)):
-        try:
-            read_piece(plan, i)
-        except GraphFormatError as exc:
-            errors.append(str(exc))
+    errors = _errors(plan_pieces(path, piece_bytes=100))
     assert len(errors) == 1 and ":151:" in errors[0]
 
 
