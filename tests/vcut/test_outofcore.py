@@ -142,7 +142,7 @@ def test_cli_out_of_core(tmp_path, capsys):
 def test_cli_bad_out_of_core_options(tmp_path, capsys, argv, message):
     path = _edge_list(tmp_path / "g.txt", m=50)
     rc = main(["partition", path, "-p", "4"] + argv)
-    assert rc != 0
+    assert rc == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
 
