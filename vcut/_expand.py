@@ -10,6 +10,7 @@ is the incidence CSR of `incidence` (each vertex's edges in edge order) and
 import numpy as np
 from numba import njit
 
+from ._fm import build_slots, slot
 from ._kernels import TICK_MASK
 
 UNASSIGNED = -1
@@ -289,14 +290,6 @@ def hdrf_rest(src, dst, weight, order, hid, nh, degree, share, hard, lam, eps, o
 
 # --- replica refinement -------------------------------------------------------
 
-@njit(cache=True, inline="always")
-def _slot(v, c, sptr, spart):
-    for s in range(sptr[v], sptr[v + 1]):
-        if spart[s] == c:
-            return s
-    return -1
-
-
 @njit(cache=True, nogil=True)
 def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, counter):
     """Moves that dissolve a replica: all edges of vertex v in cluster a leave
@@ -320,30 +313,7 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
     load = np.zeros(k)
     for e in range(m):
         load[out[e]] += weight[e]
-    # slots: the clusters of each vertex with its edge count in each
-    mark = np.full(k, -1, dtype=np.int64)
-    sptr = np.zeros(n + 1, dtype=np.int64)
-    for v in range(n):
-        d = ptr[v + 1] - ptr[v]
-        a = 0
-        for j in range(ptr[v], ptr[v + 1]):
-            c = out[adj[j]]
-            if mark[c] != v:
-                mark[c] = v
-                a += 1
-        sptr[v + 1] = sptr[v] + min(d, a + slack)
-    spart = np.full(sptr[n], -1, dtype=np.int64)
-    scnt = np.zeros(sptr[n], dtype=np.int64)
-    before = 0
-    for v in range(n):
-        for j in range(ptr[v], ptr[v + 1]):
-            c = out[adj[j]]
-            s = _slot(v, c, sptr, spart)
-            if s < 0:
-                s = _slot(v, -1, sptr, spart)
-                spart[s] = c
-                before += 1
-            scnt[s] += 1
+    sptr, spart, scnt, before = build_slots(ptr, adj, out, n, k, slack)
     replicas = before
     own = np.zeros(k, dtype=np.bool_)
     vown = np.empty(k, dtype=np.int64)
@@ -412,7 +382,7 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
                     e = ge[t]
                     w = weight[e]
                     u = dst[e] if src[e] == v else src[e]
-                    leave = scnt[_slot(u, a, sptr, spart)] == 1
+                    leave = scnt[slot(u, a, sptr, spart)] == 1
                     best = -1
                     for s in range(sptr[u], sptr[u + 1]):  # a cluster of v that u holds
                         c = spart[s]
@@ -424,7 +394,7 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
                                 best = c
                     if best < 0:  # u gets a new replica in a cluster of v
                         gain -= 1
-                        if not leave and _slot(u, -1, sptr, spart) < 0:
+                        if not leave and slot(u, -1, sptr, spart) < 0:
                             ok = False
                         for r in range(na):
                             c = vown[r]
@@ -450,7 +420,7 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
                         e = ge[t]
                         u = dst[e] if src[e] == v else src[e]
                         for x in (np.int64(u), np.int64(v)):
-                            s = _slot(x, a, sptr, spart)
+                            s = slot(x, a, sptr, spart)
                             scnt[s] -= 1
                             if scnt[s] == 0:
                                 spart[s] = -1
@@ -460,9 +430,9 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
                         u = dst[e] if src[e] == v else src[e]
                         b = dest[t]
                         for x in (np.int64(u), np.int64(v)):
-                            s = _slot(x, b, sptr, spart)
+                            s = slot(x, b, sptr, spart)
                             if s < 0:
-                                s = _slot(x, -1, sptr, spart)
+                                s = slot(x, -1, sptr, spart)
                                 spart[s] = b
                                 replicas += 1
                             scnt[s] += 1

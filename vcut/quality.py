@@ -23,9 +23,13 @@
     hypergraph connectivity - 1), never past the balance bound ``imbalance``
     times each cluster's share; label-propagation passes over the replicated
     vertices in a seeded random order until a pass moves nothing. Each pass
-    is linear in sum_v sum_{u in N(v)} |A(u)|.
+    is linear in sum_v sum_{u in N(v)} |A(u)|. Then FM (`vcut._fm`): localised
+    searches of single-edge moves that may pass through zero or negative
+    gains, each rolled back to its best prefix.
 ``best``
-    The quality mode: HEP (tau = `BEST_TAU`) followed by `refine`.
+    The quality mode: the fewest-replica of `BEST_STARTS` neighbour
+    expansions, refined; on graphs that `mesh_like` accepts also SPAC over
+    METIS, refined; the candidate with fewer replicas.
 """
 
 import numpy as np
@@ -34,16 +38,23 @@ from frontend.errors import InputError
 from frontend.memory import check_memory
 from frontend.progress import run_kernel
 
-from . import _expand
+from . import _expand, _fm
 
-__all__ = ["ne_assign", "hep_assign", "refine_assignment", "best_assign", "DEFAULT_TAU",
+__all__ = ["ne_assign", "hep_assign", "refine_assignment", "best_assign", "mesh_like", "DEFAULT_TAU",
            "BEST_TAU", "REFINE_PASSES", "REFINE_SLACK"]
 
 DEFAULT_TAU = 10.0
 BEST_TAU = 10.0
 REFINE_PASSES = 32
 REFINE_SLACK = 2
-BEST_STARTS = 2
+BEST_STARTS = 4
+REFINE_ROUNDS = 1
+FM_PASSES = 8
+FM_SLACK = 4
+FM_LIMIT = 16
+FM_HUB = 32
+SPAC_EDGES = 65536
+SPAC_CV = 0.5
 HEP_LAMBDA = 1.1
 HEP_EPS = 1.0
 
@@ -114,11 +125,13 @@ def hep_assign(src, dst, weight, n, cap, deg, *, tau=DEFAULT_TAU, seed=0):
 
 
 def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, seed=0,
-                      passes=REFINE_PASSES, incidence=None):
+                      passes=REFINE_PASSES, incidence=None, fm=True):
     """`refine` on a copy of ``assignment``; returns ``(assignment int32, info)``.
 
     The bound of cluster c is ``imbalance * cap[c] * W``, or its load when
     that is higher already (a cluster over the bound may only lose weight).
+    Replica dissolving passes to their fixed point, then FM searches (``fm``);
+    the two alternate until FM gains nothing (at most `REFINE_ROUNDS` rounds).
     """
     m = len(src)
     k = len(cap)
@@ -126,7 +139,8 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     if out.shape != (m,) or (m and (out.min() < 0 or out.max() >= k)):
         raise InputError(f"a partition to refine must give each of the {m:,} edges a cluster "
                          f"in 0..{k - 1}")
-    check_memory(16 * m + 8 * m + (16 * 2 + 8) * n + 24 * m, f"refinement on {n:,} vertices",
+    # incidence 16m, slots 16(m + slack n), FM's versions and locks 16m, per-vertex arrays 8n
+    check_memory(16 * m + 8 * m + (16 * FM_SLACK + 40) * n + 40 * m, f"refinement on {n:,} vertices",
                  "skip --refine")
     if incidence is None:
         ptr, adj = _expand.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
@@ -135,27 +149,93 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     load = np.bincount(out, weights=weight, minlength=k)
     bound = np.maximum(imbalance * np.asarray(cap) * float(weight.sum()), load)
     order = np.random.default_rng(seed).permutation(n).astype(np.int64)
-    moves, run, before, after = run_kernel(
-        "refinement", "vertex visits", passes * n, _expand.refine, src, dst, weight, ptr, adj, n, k,
-        out, bound, order, int(passes), REFINE_SLACK)
-    return out.astype(np.int32), {"refine_moves": int(moves), "refine_passes": int(run),
-                                  "replicas_before": int(before), "replicas_after": int(after)}
+    info = {"refine_moves": 0, "refine_passes": 0, "fm_moves": 0, "fm_passes": 0}
+    before = None
+    for _ in range(REFINE_ROUNDS):
+        moves, run, r0, replicas = run_kernel(
+            "refinement", "vertex visits", passes * n, _expand.refine, src, dst, weight, ptr,
+            adj, n, k, out, bound, order, int(passes), REFINE_SLACK)
+        before = r0 if before is None else before
+        info["refine_moves"] += int(moves)
+        info["refine_passes"] += int(run)
+        if not fm:
+            break
+        kept, run, r0, after = run_kernel(
+            "FM refinement", "searches", FM_PASSES * n, _fm.fm, src, dst, weight, ptr, adj, n,
+            k, out, bound, order, FM_PASSES, FM_SLACK, FM_LIMIT, FM_HUB)
+        info["fm_moves"] += int(kept)
+        info["fm_passes"] += int(run)
+        replicas = after
+        if after == r0:
+            break
+    info.update(replicas_before=int(before), replicas_after=int(replicas))
+    return out.astype(np.int32), info
 
 
-def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts=None):
-    """The quality mode: the best of ``starts`` neighbour expansions (seeds
-    ``seed``, ``seed + 1``, ...; the fewest replicas, ties: the first) and
-    `refine`."""
+def mesh_like(src, dst, n):
+    """Whether `best` also tries SPAC: a graph of at most `SPAC_EDGES` edges, or
+    one whose vertex degrees vary little (coefficient of variation at most
+    `SPAC_CV`, as in meshes and road networks)."""
+    if len(src) <= SPAC_EDGES:
+        return True
+    deg = np.bincount(src, minlength=n) + np.bincount(dst, minlength=n)
+    deg = deg[deg > 0].astype(np.float64)
+    return bool(deg.std() <= SPAC_CV * deg.mean())
+
+
+def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts=None,
+                spac=None):
+    """The quality mode; returns ``(assignment int32, info)``.
+
+    ``starts`` neighbour expansions (seeds ``seed``, ``seed + 1``, ...), the
+    one with the fewest replicas refined by the dissolving passes; with
+    ``spac`` (default: `mesh_like`) also SPAC over METIS, refined the same
+    way; the candidate with fewer replicas (ties: the expansion) then gets
+    the FM searches. A SPAC cut above the bound is
+    dropped (refinement never raises a load that is within it); where METIS
+    is missing or fails, the expansion stands (``info["spac_skipped"]``).
+    """
     starts = BEST_STARTS if starts is None else starts
     k = len(cap)
-    inc = _expand.incidence(src, dst, n, np.ones(len(src), dtype=np.bool_))
+    m = len(src)
+    inc = _expand.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
     out, fewest = None, None
     for s in range(starts):
         a = ne_assign(src, dst, weight, n, cap, seed=(seed + s) % 2**63, incidence=inc)
         r = _expand.replica_count(inc[0], inc[1], a, n, k)
         if fewest is None or r < fewest:
             out, fewest = a, r
-    info = {"starts": int(starts)}
-    out, rinfo = refine_assignment(src, dst, weight, n, out, cap, imbalance=imbalance, seed=seed,
+    out, info = refine_assignment(src, dst, weight, n, out, cap, imbalance=imbalance, seed=seed,
+                                  incidence=inc, fm=False)
+    best_of = "ne"
+    if spac is None:
+        spac = mesh_like(src, dst, n)
+    if spac:
+        from .spac import spac_assign
+
+        equal = np.allclose(cap, 1.0 / k, rtol=0, atol=1e-15)
+        try:
+            a, _ = spac_assign(src, dst, weight, n, k, imbalance=imbalance, seed=seed,
+                               targets=None if equal else np.asarray(cap, dtype=np.float64))
+        except InputError as e:  # no METIS here, or it failed: the expansion stands
+            info["spac_skipped"] = str(e)
+            a = None
+        if a is not None:
+            load = np.bincount(a, weights=weight, minlength=k)
+            if np.all(load <= imbalance * np.asarray(cap) * float(weight.sum()) * (1 + 1e-12)):
+                a, sinfo = refine_assignment(src, dst, weight, n, a, cap, imbalance=imbalance,
+                                             seed=seed, incidence=inc, fm=False)
+                if sinfo["replicas_after"] < info["replicas_after"]:
+                    out, info, best_of = a, sinfo, "spac"
+    # FM on the winner only (the dissolving passes' fixed point is confirmed in one pass)
+    out, finfo = refine_assignment(src, dst, weight, n, out, cap, imbalance=imbalance, seed=seed,
                                    incidence=inc)
-    return out, {**info, **rinfo}
+    merged = {"starts": int(starts), "best_of": best_of,
+              "refine_moves": info["refine_moves"] + finfo["refine_moves"],
+              "refine_passes": info["refine_passes"] + finfo["refine_passes"],
+              "fm_moves": finfo["fm_moves"], "fm_passes": finfo["fm_passes"],
+              "replicas_before": info["replicas_before"],
+              "replicas_after": finfo["replicas_after"]}
+    if "spac_skipped" in info:
+        merged["spac_skipped"] = info["spac_skipped"]
+    return out, merged

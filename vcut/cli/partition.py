@@ -38,15 +38,15 @@ def register(sub):
                              "hep", "best", "graphx-1d", "graphx-2d", "graphx-crvc",
                              "multilevel"],
                     help="partitioner (default wb-libra; best: the quality mode, neighbour "
-                    "expansion and refinement; multilevel: an edge cut instead, one part per "
+                    "expansions and, on small or mesh-like graphs, SPAC, refined; multilevel: an edge cut instead, one part per "
                     "vertex, written as a METIS .part file)")
     pa.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
                     help="multilevel: where it runs (default cpu)")
     pa.add_argument("--tau", type=float, metavar="T",
                     help="hep: degree threshold in mean degrees (default 10)")
     pa.add_argument("--refine", action="store_true",
-                    help="refine the result: moves that lower the replication factor within "
-                    "--imbalance (best always refines)")
+                    help="refine the result: replica-dissolving passes, then FM searches, that "
+                    "lower the replication factor within --imbalance (best always refines)")
     pa.add_argument("--latency", type=float, metavar="CYCLES",
                     help="par: cycles a value takes between two clusters (default: the mean over "
                     "the core pairs of the Table 2 machine with p cores)")

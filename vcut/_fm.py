@@ -1,0 +1,354 @@
+"""Numba kernels of the FM refinement of an edge partition (`vcut.quality`
+holds the API and the documentation).
+
+The objective is the number of replicas, sum_v |A(v)| (the connectivity of
+the hypergraph whose nodes are the edges and whose nets are the vertices).
+A move takes one edge ``e = (u, v)`` from its cluster ``a`` to a cluster
+``b``; its gain is ``[u's only edge in a] + [v's only edge in a] - [u not
+in b] - [v not in b]``, in -2..2. Only clusters of ``u`` or ``v`` are
+targets (any other cluster costs two replicas).
+
+Localised searches (as in Mt-KaHyPar's and KaMinPar's FM): from a seed
+vertex, its edges go into a max-priority queue by gain (ties: the edge
+pushed last, which keeps the search where it has just moved); the best
+edge moves when its target has room, even at a negative gain, and is then
+locked; the edges of its endpoints are pushed again with their new gains.
+A search stops after ``limit`` moves that do not beat its best prefix, and
+the moves after that prefix are undone (loads restored exactly). Only
+prefixes with a positive total gain are kept, so the replica count never
+rises. The first pass seeds a search at every replicated vertex not touched
+by an earlier search of the pass, in ``order``; the next passes only at the
+endpoints of the edges the previous pass moved.
+
+Replica sets are per-vertex slots (``sptr``/``spart``/``scnt``: cluster and
+edge count), |A(v)| + ``slack`` of them: a move that needs a slot where none
+is free is not considered.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._kernels import TICK_MASK
+
+#: bits of a queue key below the gain: the push stamp (ties: the last pushed)
+STAMP_BITS = 40
+STAMP_MASK = (1 << STAMP_BITS) - 1
+
+
+@njit(cache=True, inline="always")
+def slot(v, c, sptr, spart):
+    """The slot of cluster ``c`` (-1: a free one) among ``v``'s; -1 if none."""
+    for s in range(sptr[v], sptr[v + 1]):
+        if spart[s] == c:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def build_slots(ptr, adj, out, n, k, slack):
+    """``(sptr, spart, scnt, replicas)``: each vertex's clusters and its edge
+    count in each, with ``slack`` free slots (at most its degree in all)."""
+    mark = np.full(k, -1, dtype=np.int64)
+    sptr = np.zeros(n + 1, dtype=np.int64)
+    for v in range(n):
+        d = ptr[v + 1] - ptr[v]
+        a = 0
+        for j in range(ptr[v], ptr[v + 1]):
+            c = out[adj[j]]
+            if mark[c] != v:
+                mark[c] = v
+                a += 1
+        sptr[v + 1] = sptr[v] + min(d, a + slack)
+    spart = np.full(sptr[n], -1, dtype=np.int64)
+    scnt = np.zeros(sptr[n], dtype=np.int64)
+    replicas = 0
+    for v in range(n):
+        for j in range(ptr[v], ptr[v + 1]):
+            c = out[adj[j]]
+            s = slot(v, c, sptr, spart)
+            if s < 0:
+                s = slot(v, -1, sptr, spart)
+                spart[s] = c
+                replicas += 1
+            scnt[s] += 1
+    return sptr, spart, scnt, replicas
+
+
+@njit(cache=True)
+def _gain(e, src, dst, weight, out, load, bound, sptr, spart, scnt, mu, mv, stamp):
+    """``(gain, target)`` of the best move of edge ``e`` (target -1: none).
+
+    Among targets, the highest gain, then the lowest load / bound, then the
+    lowest id (a total order: the result does not depend on slot positions).
+    ``mu``/``mv``: per-cluster marks, ``stamp``: a fresh mark value.
+    """
+    a = out[e]
+    u = src[e]
+    v = dst[e]
+    w = weight[e]
+    lu = scnt[slot(u, a, sptr, spart)] == 1
+    lv = scnt[slot(v, a, sptr, spart)] == 1
+    base = np.int64(lu) + np.int64(lv)
+    free_u = lu or slot(u, -1, sptr, spart) >= 0
+    free_v = lv or slot(v, -1, sptr, spart) >= 0
+    for s in range(sptr[u], sptr[u + 1]):
+        if spart[s] >= 0:
+            mu[spart[s]] = stamp
+    for s in range(sptr[v], sptr[v + 1]):
+        if spart[s] >= 0:
+            mv[spart[s]] = stamp
+    best = -1
+    bg = np.int64(-3)
+    brel = 0.0
+    for side in range(2):
+        x = u if side == 0 else v
+        for s in range(sptr[x], sptr[x + 1]):
+            b = spart[s]
+            if b < 0 or b == a or (side == 1 and mu[b] == stamp):
+                continue  # (a cluster of both is seen from u)
+            if load[b] + w > bound[b]:
+                continue
+            hu = mu[b] == stamp
+            hv = mv[b] == stamp
+            if (not hu and not free_u) or (not hv and not free_v):
+                continue
+            g = base - np.int64(not hu) - np.int64(not hv)
+            rel = load[b] / bound[b]
+            if g > bg or (g == bg and (rel < brel or (rel == brel and b < best))):
+                bg = g
+                best = b
+                brel = rel
+    return bg, best
+
+
+@njit(cache=True)
+def _move(e, b, src, dst, weight, out, load, sptr, spart, scnt):
+    """Edge ``e`` to cluster ``b`` (its slots updated); the change of the replica count."""
+    a = out[e]
+    change = 0
+    for side in range(2):
+        x = src[e] if side == 0 else dst[e]
+        s = slot(x, a, sptr, spart)
+        scnt[s] -= 1
+        if scnt[s] == 0:
+            spart[s] = -1
+            change -= 1
+    for side in range(2):
+        x = src[e] if side == 0 else dst[e]
+        s = slot(x, b, sptr, spart)
+        if s < 0:
+            s = slot(x, -1, sptr, spart)
+            spart[s] = b
+            change += 1
+        scnt[s] += 1
+    out[e] = b
+    load[a] -= weight[e]
+    load[b] += weight[e]
+    return change
+
+
+@njit(cache=True)
+def _push(hkey, hval, hver, size, key, e, ver):
+    i = size
+    while i > 0:
+        parent = (i - 1) >> 1
+        if hkey[parent] >= key:
+            break
+        hkey[i] = hkey[parent]
+        hval[i] = hval[parent]
+        hver[i] = hver[parent]
+        i = parent
+    hkey[i] = key
+    hval[i] = e
+    hver[i] = ver
+    return size + 1
+
+
+@njit(cache=True)
+def _pop(hkey, hval, hver, size):
+    """Removes the top entry (read it first); the new size."""
+    size -= 1
+    key = hkey[size]
+    e = hval[size]
+    ver = hver[size]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= size:
+            break
+        if c + 1 < size and hkey[c + 1] > hkey[c]:
+            c += 1
+        if hkey[c] <= key:
+            break
+        hkey[i] = hkey[c]
+        hval[i] = hval[c]
+        hver[i] = hver[c]
+        i = c
+    if size > 0:
+        hkey[i] = key
+        hval[i] = e
+        hver[i] = ver
+    return size
+
+
+@njit(cache=True)
+def _grown(a):
+    b = np.empty(2 * a.shape[0], dtype=a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@njit(cache=True, nogil=True)
+def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit, hub, counter):
+    """FM passes (module docstring) on ``out`` in place, each cluster's load
+    kept within ``bound`` (a cluster above it may only lose weight);
+    ``hub``: the edges of a vertex of higher degree are not pushed again after
+    a move next to it (they are evaluated when popped). Stops after a pass
+    that gains nothing or after ``passes`` passes.
+    Returns (moves kept, passes run, replicas before, replicas after)."""
+    m = src.shape[0]
+    load = np.zeros(k)
+    for e in range(m):
+        load[out[e]] += weight[e]
+    sptr, spart, scnt, before = build_slots(ptr, adj, out, n, k, slack)
+    replicas = before
+    mu = np.zeros(k, dtype=np.int64)
+    mv = np.zeros(k, dtype=np.int64)
+    mstamp = 0
+    ver = np.zeros(m, dtype=np.int64)
+    lock = np.zeros(m, dtype=np.int64)
+    visited = np.zeros(n, dtype=np.int64)
+    cap = 1024
+    hkey = np.empty(cap, dtype=np.int64)
+    hval = np.empty(cap, dtype=np.int64)
+    hver = np.empty(cap, dtype=np.int64)
+    log_e = np.empty(cap, dtype=np.int64)
+    log_a = np.empty(cap, dtype=np.int64)
+    log_la = np.empty(cap)
+    log_lb = np.empty(cap)
+    pstamp = 0
+    sid = 0
+    kept = 0
+    run = 0
+    step = 0
+    active = np.ones(n, dtype=np.bool_)  # seeds of the next pass: all, then next to kept moves
+    nxt = np.zeros(n, dtype=np.bool_)
+    while run < passes:
+        run += 1
+        gained = 0
+        for seed in order:
+            if visited[seed] == run or not active[seed]:
+                continue
+            step += 1
+            if step & TICK_MASK == 0:
+                counter[0] = step
+                if counter[1] != 0:
+                    return kept, run, before, replicas
+            na = 0
+            for s in range(sptr[seed], sptr[seed + 1]):
+                if spart[s] >= 0:
+                    na += 1
+            if na < 2:
+                continue
+            visited[seed] = run
+            sid += 1
+            size = 0
+            for j in range(ptr[seed], ptr[seed + 1]):
+                f = adj[j]
+                mstamp += 1
+                g, b = _gain(f, src, dst, weight, out, load, bound, sptr, spart, scnt, mu, mv,
+                             mstamp)
+                if b >= 0:
+                    if size == hkey.shape[0]:
+                        hkey = _grown(hkey)
+                        hval = _grown(hval)
+                        hver = _grown(hver)
+                    ver[f] += 1
+                    pstamp += 1
+                    size = _push(hkey, hval, hver, size,
+                                 ((g + 3) << STAMP_BITS) | (pstamp & STAMP_MASK), f, ver[f])
+            cum = 0
+            best = 0
+            best_len = 0
+            nm = 0
+            while size > 0:
+                key = hkey[0]
+                e = hval[0]
+                ev = hver[0]
+                size = _pop(hkey, hval, hver, size)
+                if ev != ver[e] or lock[e] == sid:
+                    continue
+                mstamp += 1
+                g, b = _gain(e, src, dst, weight, out, load, bound, sptr, spart, scnt, mu, mv,
+                             mstamp)
+                if b < 0:
+                    continue
+                if g < (key >> STAMP_BITS) - 3:  # worse than queued: back in line
+                    if size == hkey.shape[0]:
+                        hkey = _grown(hkey)
+                        hval = _grown(hval)
+                        hver = _grown(hver)
+                    ver[e] += 1
+                    pstamp += 1
+                    size = _push(hkey, hval, hver, size,
+                                 ((g + 3) << STAMP_BITS) | (pstamp & STAMP_MASK), e, ver[e])
+                    continue
+                if nm == log_e.shape[0]:
+                    log_e = _grown(log_e)
+                    log_a = _grown(log_a)
+                    log_la = _grown(log_la)
+                    log_lb = _grown(log_lb)
+                a = out[e]
+                log_e[nm] = e
+                log_a[nm] = a
+                log_la[nm] = load[a]
+                log_lb[nm] = load[b]
+                replicas += _move(e, b, src, dst, weight, out, load, sptr, spart, scnt)
+                lock[e] = sid
+                nm += 1
+                cum += g
+                if cum > best:
+                    best = cum
+                    best_len = nm
+                elif nm - best_len >= limit:
+                    break
+                for side in range(2):
+                    x = src[e] if side == 0 else dst[e]
+                    visited[x] = run
+                    if ptr[x + 1] - ptr[x] > hub:
+                        continue
+                    for j in range(ptr[x], ptr[x + 1]):
+                        f = adj[j]
+                        if lock[f] == sid:
+                            continue
+                        mstamp += 1
+                        g, b = _gain(f, src, dst, weight, out, load, bound, sptr, spart, scnt,
+                                     mu, mv, mstamp)
+                        ver[f] += 1  # its queued entry is stale either way
+                        if b >= 0:
+                            if size == hkey.shape[0]:
+                                hkey = _grown(hkey)
+                                hval = _grown(hval)
+                                hver = _grown(hver)
+                            pstamp += 1
+                            size = _push(hkey, hval, hver, size,
+                                         ((g + 3) << STAMP_BITS) | (pstamp & STAMP_MASK), f,
+                                         ver[f])
+            for t in range(nm - 1, best_len - 1, -1):  # undo the moves after the best prefix
+                e = log_e[t]
+                b = out[e]
+                a = log_a[t]
+                replicas += _move(e, a, src, dst, weight, out, load, sptr, spart, scnt)
+                load[a] = log_la[t]
+                load[b] = log_lb[t]
+            for t in range(best_len):
+                nxt[src[log_e[t]]] = True
+                nxt[dst[log_e[t]]] = True
+            kept += best_len
+            gained += best
+        if gained == 0:
+            break
+        active, nxt = nxt, active
+        nxt[:] = False
+    counter[0] = step
+    return kept, run, before, replicas
