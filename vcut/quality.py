@@ -231,6 +231,7 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     out, finfo = refine_assignment(src, dst, weight, n, out, cap, imbalance=imbalance, seed=seed,
                                    incidence=inc)
     merged = {"starts": int(starts), "best_of": best_of,
+              "candidates": "ne, spac" if spac and "spac_skipped" not in info else "ne",
               "refine_moves": info["refine_moves"] + finfo["refine_moves"],
               "refine_passes": info["refine_passes"] + finfo["refine_passes"],
               "fm_moves": finfo["fm_moves"], "fm_passes": finfo["fm_passes"],

@@ -449,6 +449,10 @@ def test_cli(tmp_path):
 
     out = json.loads(r.stdout)
     assert out["replication_factor"] == pytest.approx(9 / 8) and out["refine_moves"] == 0
+    # 9 copies is the fewest (13 edges, at most 6 per cluster: one shared vertex), so FM
+    # keeps nothing and SPAC ties the expansion, which wins ties
+    assert (out["fm_moves"], out["starts"], out["candidates"], out["best_of"]) == (
+        0, 4, "ne, spac", "ne")
     r = run("-p", "2", "--algo", "hep", "--tau", "-1")
     assert r.returncode == 2 and r.stderr.strip().splitlines() == [
         "error: tau must be a positive number (HEP's degree threshold), got -1.0"]

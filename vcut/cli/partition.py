@@ -160,7 +160,9 @@ def _run(args, program_args):
         if info.get("out_of_core"):
             result["pieces"] = info["pieces"]
     extra = [k for k in ("tau", "high_degree_vertices", "streamed_edges", "refine_moves",
-                         "refine_passes", "replicas_before", "replicas_after") if k in info]
+                         "refine_passes", "fm_moves", "fm_passes", "replicas_before",
+                         "replicas_after", "starts", "candidates", "best_of", "spac_skipped")
+             if k in info]
     result.update({k: info[k] for k in extra})
     if args.json:
         if args.p <= 64:
@@ -189,9 +191,16 @@ def _run(args, program_args):
                          f"{info['high_degree_vertices']:,} high-degree vertices, "
                          f"{info['streamed_edges']:,} edges streamed"))
     if "refine_moves" in info:
-        rows.insert(-1, ("refinement", f"{info['refine_moves']:,} moves in {info['refine_passes']} "
-                         f"passes: {info['replicas_before']:,} -> {info['replicas_after']:,} "
-                         "vertex copies"))
+        rows.insert(-1, ("refinement", f"{info['refine_moves']:,} group moves in "
+                         f"{info['refine_passes']} passes, {info['fm_moves']:,} FM moves in "
+                         f"{info['fm_passes']} passes: {info['replicas_before']:,} -> "
+                         f"{info['replicas_after']:,} vertex copies"))
+    if "best_of" in info:
+        rows.insert(-1, ("quality mode", f"{info['starts']} expansions"
+                         + (" and SPAC" if "spac" in info["candidates"] else "")
+                         + f": {info['best_of']} kept"
+                         + (f" (SPAC skipped: {info['spac_skipped']})"
+                            if "spac_skipped" in info else "")))
     if info.get("distributed"):
         rows.insert(-1, ("distributed", f"{info['workers']} workers"
                          + (f", out of core ({info['pieces']} pieces)" if info.get("out_of_core") else "") + (
