@@ -32,11 +32,14 @@
     METIS, refined; the candidate with fewer replicas.
 """
 
+import functools
+import os
+
 import numpy as np
 
 from frontend.errors import InputError
 from frontend.memory import check_memory
-from frontend.progress import run_kernel
+from frontend.progress import run_kernel, run_parallel
 
 from . import _expand, _fm
 
@@ -199,12 +202,15 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     k = len(cap)
     m = len(src)
     inc = _expand.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
-    out, fewest = None, None
-    for s in range(starts):
+
+    def expansion(s):
         a = ne_assign(src, dst, weight, n, cap, seed=(seed + s) % 2**63, incidence=inc)
-        r = _expand.replica_count(inc[0], inc[1], a, n, k)
-        if fewest is None or r < fewest:
-            out, fewest = a, r
+        return _expand.replica_count(inc[0], inc[1], a, n, k), s, a
+
+    # the expansions run on the cores side by side (their kernels release the GIL)
+    runs = run_parallel([functools.partial(expansion, s) for s in range(starts)],
+                        min(starts, os.cpu_count() or 1))
+    out = min(runs, key=lambda run: run[:2])[2]  # the fewest replicas, ties: the first seed
     out, info = refine_assignment(src, dst, weight, n, out, cap, imbalance=imbalance, seed=seed,
                                   incidence=inc, fm=False)
     best_of = "ne"
