@@ -10,7 +10,7 @@ is the incidence CSR of `incidence` (each vertex's edges in edge order) and
 import numpy as np
 from numba import njit
 
-from ._fm import build_slots, slot
+from ._fm import build_slots, move_edge, slot
 from ._kernels import TICK_MASK
 
 UNASSIGNED = -1
@@ -416,29 +416,9 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
                 for r in range(na):
                     delta[vown[r]] = 0.0
                 if ok and gain > 0:
-                    for t in range(lo, hi):  # out of a first, so slots free up
-                        e = ge[t]
-                        u = dst[e] if src[e] == v else src[e]
-                        for x in (np.int64(u), np.int64(v)):
-                            s = slot(x, a, sptr, spart)
-                            scnt[s] -= 1
-                            if scnt[s] == 0:
-                                spart[s] = -1
-                                replicas -= 1
-                    for t in range(lo, hi):
-                        e = ge[t]
-                        u = dst[e] if src[e] == v else src[e]
-                        b = dest[t]
-                        for x in (np.int64(u), np.int64(v)):
-                            s = slot(x, b, sptr, spart)
-                            if s < 0:
-                                s = slot(x, -1, sptr, spart)
-                                spart[s] = b
-                                replicas += 1
-                            scnt[s] += 1
-                        out[e] = b
-                        load[a] -= weight[e]
-                        load[b] += weight[e]
+                    for t in range(lo, hi):  # (every destination is a cluster of v)
+                        replicas += move_edge(ge[t], dest[t], src, dst, weight, out, load, sptr,
+                                              spart, scnt)
                     moves += 1
                     moved += 1
                     active[v] = True

@@ -122,7 +122,7 @@ def _gain(e, src, dst, weight, out, load, bound, sptr, spart, scnt, mu, mv, stam
 
 
 @njit(cache=True)
-def _move(e, b, src, dst, weight, out, load, sptr, spart, scnt):
+def move_edge(e, b, src, dst, weight, out, load, sptr, spart, scnt):
     """Edge ``e`` to cluster ``b`` (its slots updated); the change of the replica count."""
     a = out[e]
     change = 0
@@ -198,6 +198,18 @@ def _grown(a):
     return b
 
 
+@njit(cache=True)
+def _enqueue(hkey, hval, hver, size, g, stamp, e, ver):
+    """Edge ``e`` (version ``ver``) queued with gain ``g``, ties by ``stamp``
+    (the later first); the queue's arrays (grown when full) and new size."""
+    if size == hkey.shape[0]:
+        hkey = _grown(hkey)
+        hval = _grown(hval)
+        hver = _grown(hver)
+    size = _push(hkey, hval, hver, size, ((g + 3) << STAMP_BITS) | (stamp & STAMP_MASK), e, ver)
+    return hkey, hval, hver, size
+
+
 @njit(cache=True, nogil=True)
 def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit, hub, counter):
     """FM passes (module docstring) on ``out`` in place, each cluster's load
@@ -259,14 +271,10 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 g, b = _gain(f, src, dst, weight, out, load, bound, sptr, spart, scnt, mu, mv,
                              mstamp)
                 if b >= 0:
-                    if size == hkey.shape[0]:
-                        hkey = _grown(hkey)
-                        hval = _grown(hval)
-                        hver = _grown(hver)
                     ver[f] += 1
                     pstamp += 1
-                    size = _push(hkey, hval, hver, size,
-                                 ((g + 3) << STAMP_BITS) | (pstamp & STAMP_MASK), f, ver[f])
+                    hkey, hval, hver, size = _enqueue(hkey, hval, hver, size, g, pstamp, f,
+                                                      ver[f])
             cum = 0
             best = 0
             best_len = 0
@@ -284,14 +292,10 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 if b < 0:
                     continue
                 if g < (key >> STAMP_BITS) - 3:  # worse than queued: back in line
-                    if size == hkey.shape[0]:
-                        hkey = _grown(hkey)
-                        hval = _grown(hval)
-                        hver = _grown(hver)
                     ver[e] += 1
                     pstamp += 1
-                    size = _push(hkey, hval, hver, size,
-                                 ((g + 3) << STAMP_BITS) | (pstamp & STAMP_MASK), e, ver[e])
+                    hkey, hval, hver, size = _enqueue(hkey, hval, hver, size, g, pstamp, e,
+                                                      ver[e])
                     continue
                 if nm == log_e.shape[0]:
                     log_e = _grown(log_e)
@@ -303,7 +307,7 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 log_a[nm] = a
                 log_la[nm] = load[a]
                 log_lb[nm] = load[b]
-                replicas += _move(e, b, src, dst, weight, out, load, sptr, spart, scnt)
+                replicas += move_edge(e, b, src, dst, weight, out, load, sptr, spart, scnt)
                 lock[e] = sid
                 nm += 1
                 cum += g
@@ -326,19 +330,14 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                                      mu, mv, mstamp)
                         ver[f] += 1  # its queued entry is stale either way
                         if b >= 0:
-                            if size == hkey.shape[0]:
-                                hkey = _grown(hkey)
-                                hval = _grown(hval)
-                                hver = _grown(hver)
                             pstamp += 1
-                            size = _push(hkey, hval, hver, size,
-                                         ((g + 3) << STAMP_BITS) | (pstamp & STAMP_MASK), f,
-                                         ver[f])
+                            hkey, hval, hver, size = _enqueue(hkey, hval, hver, size, g, pstamp,
+                                                              f, ver[f])
             for t in range(nm - 1, best_len - 1, -1):  # undo the moves after the best prefix
                 e = log_e[t]
                 b = out[e]
                 a = log_a[t]
-                replicas += _move(e, a, src, dst, weight, out, load, sptr, spart, scnt)
+                replicas += move_edge(e, a, src, dst, weight, out, load, sptr, spart, scnt)
                 load[a] = log_la[t]
                 load[b] = log_lb[t]
             for t in range(best_len):

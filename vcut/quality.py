@@ -51,7 +51,6 @@ BEST_TAU = 10.0
 REFINE_PASSES = 32
 REFINE_SLACK = 2
 BEST_STARTS = 4
-REFINE_ROUNDS = 1
 FM_PASSES = 8
 FM_SLACK = 4
 FM_LIMIT = 16
@@ -128,13 +127,13 @@ def hep_assign(src, dst, weight, n, cap, deg, *, tau=DEFAULT_TAU, seed=0):
 
 
 def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, seed=0,
-                      passes=REFINE_PASSES, incidence=None, fm=True):
+                      passes=REFINE_PASSES, incidence=None, dissolve=True, fm=True):
     """`refine` on a copy of ``assignment``; returns ``(assignment int32, info)``.
 
     The bound of cluster c is ``imbalance * cap[c] * W``, or its load when
     that is higher already (a cluster over the bound may only lose weight).
-    Replica dissolving passes to their fixed point, then FM searches (``fm``);
-    the two alternate until FM gains nothing (at most `REFINE_ROUNDS` rounds).
+    Replica dissolving passes to their fixed point (``dissolve``), then FM
+    searches (``fm``).
     """
     m = len(src)
     k = len(cap)
@@ -153,35 +152,31 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     bound = np.maximum(imbalance * np.asarray(cap) * float(weight.sum()), load)
     order = np.random.default_rng(seed).permutation(n).astype(np.int64)
     info = {"refine_moves": 0, "refine_passes": 0, "fm_moves": 0, "fm_passes": 0}
-    before = None
-    for _ in range(REFINE_ROUNDS):
-        moves, run, r0, replicas = run_kernel(
+    before = replicas = None
+    if dissolve:
+        moves, run, before, replicas = run_kernel(
             "refinement", "vertex visits", passes * n, _expand.refine, src, dst, weight, ptr,
             adj, n, k, out, bound, order, int(passes), REFINE_SLACK)
-        before = r0 if before is None else before
-        info["refine_moves"] += int(moves)
-        info["refine_passes"] += int(run)
-        if not fm:
-            break
-        kept, run, r0, after = run_kernel(
+        info.update(refine_moves=int(moves), refine_passes=int(run))
+    if fm:
+        kept, run, r0, replicas = run_kernel(
             "FM refinement", "searches", FM_PASSES * n, _fm.fm, src, dst, weight, ptr, adj, n,
             k, out, bound, order, FM_PASSES, FM_SLACK, FM_LIMIT, FM_HUB)
-        info["fm_moves"] += int(kept)
-        info["fm_passes"] += int(run)
-        replicas = after
-        if after == r0:
-            break
+        before = r0 if before is None else before
+        info.update(fm_moves=int(kept), fm_passes=int(run))
+    if replicas is None:
+        before = replicas = _expand.replica_count(ptr, adj, out, n, k)
     info.update(replicas_before=int(before), replicas_after=int(replicas))
     return out.astype(np.int32), info
 
 
-def mesh_like(src, dst, n):
-    """Whether `best` also tries SPAC: a graph of at most `SPAC_EDGES` edges, or
-    one whose vertex degrees vary little (coefficient of variation at most
-    `SPAC_CV`, as in meshes and road networks)."""
-    if len(src) <= SPAC_EDGES:
+def mesh_like(deg, m):
+    """Whether `best` also tries SPAC on a graph of ``m`` edges and vertex
+    degrees ``deg``: at most `SPAC_EDGES` edges, or degrees that vary little
+    (coefficient of variation at most `SPAC_CV`, as in meshes and road
+    networks)."""
+    if m <= SPAC_EDGES:
         return True
-    deg = np.bincount(src, minlength=n) + np.bincount(dst, minlength=n)
     deg = deg[deg > 0].astype(np.float64)
     return bool(deg.std() <= SPAC_CV * deg.mean())
 
@@ -215,7 +210,7 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
                                   incidence=inc, fm=False)
     best_of = "ne"
     if spac is None:
-        spac = mesh_like(src, dst, n)
+        spac = mesh_like(np.asarray(deg), m)
     if spac:
         from .spac import spac_assign
 
@@ -233,9 +228,10 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
                                              seed=seed, incidence=inc, fm=False)
                 if sinfo["replicas_after"] < info["replicas_after"]:
                     out, info, best_of = a, sinfo, "spac"
-    # FM on the winner only (the dissolving passes' fixed point is confirmed in one pass)
+    # FM on the winner only; its dissolving passes are at their fixed point unless they
+    # stopped at the pass limit
     out, finfo = refine_assignment(src, dst, weight, n, out, cap, imbalance=imbalance, seed=seed,
-                                   incidence=inc)
+                                   incidence=inc, dissolve=info["refine_passes"] >= REFINE_PASSES)
     merged = {"starts": int(starts), "best_of": best_of,
               "candidates": "ne, spac" if spac and "spac_skipped" not in info else "ne",
               "refine_moves": info["refine_moves"] + finfo["refine_moves"],

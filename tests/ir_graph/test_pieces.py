@@ -107,20 +107,20 @@ def test_a_column_names_line_only_at_the_top(tmp_path):
 
 
 def test_files_that_cannot_be_split_are_refused(tmp_path):
-    path = tmp_path / "g.txt.gz"
-    with gzip.open(path, "wt") as fh:
-        fh.write("0 1\n1 2\n")
+    def gz(name, text):
+        path = tmp_path / name
+        with gzip.open(path, "wt") as fh:
+            fh.write(text)
+        return str(path)
+
     with pytest.raises(InputError, match="gunzip it first"):
-        plan_pieces(str(path))
+        plan_pieces(gz("g.txt.gz", "0 1\n1 2\n"))
     mtx = tmp_path / "g.mtx"
     mtx.write_text("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n")
     with pytest.raises(InputError, match="convert it once"):
         plan_pieces(str(mtx))
-    metis = tmp_path / "g.graph.gz"
-    with gzip.open(metis, "wt") as fh:
-        fh.write("2 1\n2\n1\n")
     with pytest.raises(InputError, match="gunzip it first"):
-        plan_pieces(str(metis))
+        plan_pieces(gz("g.graph.gz", "2 1\n2\n1\n"))
     nonascii = tmp_path / "u.txt"
     nonascii.write_text("0 1\n1 2 \u00e9\n", encoding="utf-8")
     with pytest.raises(GraphFormatError, match="non-ASCII"):
