@@ -152,12 +152,15 @@ def main():
     ap.add_argument("--jobs", default=",".join(JOBS), help="comma-separated job kinds")
     ap.add_argument("--rounds", type=int, default=32)
     ap.add_argument("--gpu", action="store_true", help="also run on the host CPU + CUDA GPU 0")
+    ap.add_argument("--real-only", action="store_true",
+                    help="with --gpu: only the host CPU + CUDA GPU 0 table")
     ap.add_argument("--report", metavar="DIR", help="write an HTML report per job here")
     args = ap.parse_args()
     if args.report:
         os.makedirs(args.report, exist_ok=True)
     t0 = time.perf_counter()
-    simulated(args.jobs.split(","), args.rounds, args.report)
+    if not (args.gpu and args.real_only):
+        simulated(args.jobs.split(","), args.rounds, args.report)
     if args.gpu:
         real(args.rounds, args.report)
     print(f"\n({time.perf_counter() - t0:.0f} s)")

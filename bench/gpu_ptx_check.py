@@ -43,10 +43,12 @@ def main():
     i8, b1 = T.int64, T.boolean
     sigs = {
         "bs_kernel": (i8a, i8a, f8a, f8a, i8a, i8, i8, i8a, i8a, i8a, i8a),
-        "bs_levels_kernel": (i8a, i8a, f8a, f8a, i8a, i8a, i8, i8, i8, i8, i8a, i8a, i8a, i8a),
+        "resident_levels_kernel": (i8a, i8a, f8a, f8a, i8a, i8a, i8, i8, i8, i8, i8a, i8a, i8a, i8a),
         "ns_kernel": (i8a, i8a, f8a, i8a, i8a, i8, f8a, i8a, i8, i8, i8a, i8a, i8a, i8a),
         "hp_kernel": (i8a, i8a, f8a, f8a, i8a, i8, i8a, i8, i8, i8a, i8a, i8a, i8a, i8a, i8a),
         "reset_done_kernel": (i8a, i8, i8a),
+        "do_top_down_kernel": (i8a, i8a, i8a, i8a, i8a, i8, i8, i8a, i8a),
+        "do_bottom_up_kernel": (i8a, i8a, i8a, i8a, i8, i8, i8a, i8a),
         "ep_kernel": (i8a, i8a, f8a, i8a, f8a, i8a, i8, i8, i8a, i8a, i8a, b1, i8a),
         "src_of_kernel": (i8a, i8a, i8),
         "worklist_degrees_kernel": (i8a, i8a, i8, i8a, i8a),

@@ -15,7 +15,7 @@ from frontend.errors import InputError
 
 from . import config
 
-__all__ = ["gpu_available", "device_memory", "resident_threads", "sssp_gpu", "inclusive_scan",
+__all__ = ["gpu_available", "device_memory", "resident_threads", "sssp_gpu", "bfs_do_gpu", "inclusive_scan",
            "histogram", "wd_offsets", "segmented_reduce", "DeviceCSR"]
 
 
@@ -27,12 +27,12 @@ UNDER_UTILIZATION = r".*Grid size \d+ will likely result in GPU under-utilizatio
 
 
 def _quiet_launches():
+    """Filter `UNDER_UTILIZATION` whatever its class: numba-cuda raises its own
+    ``NumbaPerformanceWarning`` (numba_cuda.numba.cuda.core.errors), not numba's
+    (seen printed on an H200 with numba-cuda 0.30.4 while the filter named numba's)."""
     import warnings
 
-    from numba.core.errors import NumbaPerformanceWarning
-
-    warnings.filterwarnings("ignore", message=UNDER_UTILIZATION,
-                            category=NumbaPerformanceWarning)
+    warnings.filterwarnings("ignore", message=UNDER_UTILIZATION, category=Warning)
 
 
 def _cuda():
@@ -149,6 +149,25 @@ def resident_threads():
         return int(dev.MULTIPROCESSOR_COUNT * dev.MAX_THREADS_PER_MULTI_PROCESSOR)
     except Exception:
         return 4 * config.THREADS_PER_BLOCK
+
+
+def cooperative_blocks(kernel, args, tpb):
+    """Blocks of ``tpb`` threads of ``kernel`` that can be resident at once (the most a
+    cooperative launch, one that synchronises the grid, may have); 1 under the
+    simulator, which runs cooperative grids of one block only. The kernel is
+    compiled for the types of ``args`` (cached by numba)."""
+    if _simulated():
+        return 1
+    sig = tuple(kernel.typeof_pyval(a) for a in args)
+    return int(kernel.compile(sig).max_cooperative_grid_blocks(tpb))
+
+
+def resident_cap(blocks):
+    """Largest frontier the device-resident loop keeps (`config.SMALL_FRONTIER`, or by
+    default one node per warp of the cooperative grid)."""
+    if config.SMALL_FRONTIER is not None:
+        return int(config.SMALL_FRONTIER)
+    return max(1, blocks * config.THREADS_PER_BLOCK // 32)
 
 
 class DeviceCSR:
@@ -314,16 +333,28 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
             d_sub2 = cuda.device_array(n_all, dtype=np.int64)
             d_count2 = cuda.to_device(np.zeros(1, dtype=np.int64))
         d_state = cuda.to_device(np.zeros(2, dtype=np.int64))
+        d_counts = cuda.to_device(np.zeros(3, dtype=np.int64))
+        zeros3 = np.zeros(3, dtype=np.int64)
+        resident = G.resident_levels_kernel
+        try:
+            coop = cooperative_blocks(resident, (d_indptr, d_indices, d_weights, d_dist, d_wl,
+                                                 d_nxt, 0, 0, 0, 0, d_stamp, d_counts, d_work,
+                                                 d_state), config.THREADS_PER_BLOCK)
+        except Exception as exc:  # no cooperative launch here (e.g. libcudadevrt missing)
+            coop = 0
+            info["resident_error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+        cap = resident_cap(coop) if coop > 0 else -1  # -1: every level on the host loop
         small = 0
         cuda.synchronize()
         t1 = time.perf_counter()
         while size > 0:
-            if strategy != "ns" and size <= config.SMALL_FRONTIER:
-                # device-resident: one block runs levels until the frontier grows or empties
-                G.bs_levels_kernel[1, config.THREADS_PER_BLOCK](
+            if strategy != "ns" and size <= cap:
+                # device-resident: the cooperative grid runs levels until the frontier grows
+                # past the cap or empties, or the level budget is spent
+                d_counts.copy_to_device(zeros3)
+                resident[coop, config.THREADS_PER_BLOCK](
                     d_indptr, d_indices, d_weights, d_dist, d_wl, d_nxt, size, it,
-                    config.LEVELS_PER_LAUNCH, config.SMALL_FRONTIER, d_stamp, d_count, d_work,
-                    d_state)
+                    config.LEVELS_PER_LAUNCH, cap, d_stamp, d_counts, d_work, d_state)
                 launches += 1
                 size, levels = (int(x) for x in d_state.copy_to_host())
                 syncs += 1
@@ -382,6 +413,73 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
     info["kernel_seconds"] = t2 - t1
     info["overhead_seconds"] = (t1 - t0) + (t3 - t2)
     return out, it, work, info
+
+
+def bfs_do_gpu(indptr, indices, rindptr, rindices, source, alpha, beta):
+    """Direction-optimising BFS on the device (the GPU twin of `_cpu_kernels.bfs_do`,
+    with its switch rule). Returns ``(level, depth, edges examined, bottom-up
+    steps, info)``; ``level`` is int64 with -1 for unreached vertices. One host
+    read per level (the new frontier's size and degree sums steer the switch):
+    DO is for low-diameter graphs, where the levels are few."""
+    from . import _gpu_kernels as G
+
+    cuda = require_gpu()
+    t0 = time.perf_counter()
+    n = len(indptr) - 1
+    def up(a):
+        return cuda.to_device(np.ascontiguousarray(a, dtype=np.int64) if len(a)
+                              else np.zeros(1, np.int64))
+
+    d_indptr, d_indices = up(indptr), up(indices)
+    if rindptr is indptr and rindices is indices:
+        d_rindptr, d_rindices = d_indptr, d_indices
+    else:
+        d_rindptr, d_rindices = up(rindptr), up(rindices)
+    level = np.full(n, -1, dtype=np.int64)
+    level[source] = 0
+    d_level = cuda.to_device(level)
+    d_wl = cuda.device_array(max(n, 1), dtype=np.int64)
+    d_nxt = cuda.device_array(max(n, 1), dtype=np.int64)
+    d_wl[:1] = np.array([source], dtype=np.int64)
+    d_acc = cuda.to_device(np.zeros(4, dtype=np.int64))
+    zeros4 = np.zeros(4, dtype=np.int64)
+    threads = resident_threads()
+    tpb = config.THREADS_PER_BLOCK
+    size = 1
+    m_front = int(indptr[source + 1] - indptr[source])
+    m_unexplored = int(rindptr[n] - (rindptr[source + 1] - rindptr[source]))
+    bottom = False
+    prev = depth = work = steps = syncs = 0
+    cuda.synchronize()
+    t1 = time.perf_counter()
+    while size > 0:
+        if not bottom:
+            bottom = m_front > m_unexplored / alpha and size > prev
+        else:
+            bottom = not (size < n / beta and size < prev)
+        prev = size
+        d_acc.copy_to_device(zeros4)
+        if bottom:
+            steps += 1
+            G.do_bottom_up_kernel[_blocks(min(threads, n), tpb)](
+                d_rindptr, d_rindices, d_indptr, d_level, n, depth, d_nxt, d_acc)
+        else:
+            width = 32 if tpb % 32 == 0 else 1
+            G.do_top_down_kernel[_blocks(min(threads, size * width), tpb)](
+                d_indptr, d_indices, d_rindptr, d_level, d_wl, size, depth, d_nxt, d_acc)
+        acc = d_acc.copy_to_host()
+        syncs += 1
+        size, work = int(acc[0]), work + int(acc[1])
+        m_front = int(acc[2])
+        m_unexplored -= int(acc[3])
+        d_wl, d_nxt = d_nxt, d_wl
+        depth += 1
+    cuda.synchronize()
+    t2 = time.perf_counter()
+    out = d_level.copy_to_host()
+    info = {"kernel_seconds": t2 - t1, "overhead_seconds": (t1 - t0) + (time.perf_counter() - t2),
+            "host_syncs": syncs, "level_launches": depth}
+    return out, depth, work, steps, info
 
 
 def _wd_step(cuda, G, d_indptr, d_indices, d_weights, d_dist, d_wl, size, d_done, threads, it,

@@ -112,47 +112,65 @@ def bs_kernel(indptr, indices, weights, dist, wl, size, it, stamp, nxt, count, w
     _flush(sbuf, nxt, count)
 
 
+@cuda.jit(device=True)
+def _group_width():
+    """Threads that share one node's edges in the resident loop: a warp (32), or
+    1 (a thread per node) when the block is not a whole number of warps."""
+    return 32 if cuda.blockDim.x % 32 == 0 else 1
+
+
 @cuda.jit
-def bs_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, max_levels, cap, stamp,
-                     count, work, state):
-    """Up to ``max_levels`` BS iterations in one launch of ONE block, while the
-    frontier holds at most ``cap`` nodes: the device-resident loop for small
-    frontiers (a path, a road), where a launch and a host read per level cost
-    more than the level's work. The worklists alternate between ``wl`` and
-    ``nxt`` (the input is in ``wl``); ``state`` gets (frontier size, levels run):
-    after an odd number of levels the frontier is in ``nxt``. Same relaxation
-    and claims as `bs_kernel` (iteration ``it0 + level``), so the result is the
-    fixed point every strategy reaches."""
-    tid = cuda.threadIdx.x
-    nth = cuda.blockDim.x
+def resident_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, max_levels, cap,
+                           stamp, counts, work, state):
+    """Up to ``max_levels`` BS iterations in ONE cooperative launch, while the
+    frontier holds at most ``cap`` nodes: the device-resident loop. Every warp
+    of the grid takes a frontier node at a time and its 32 lanes share the
+    node's edges (a hub does not serialise one thread); the grid synchronises
+    (cooperative groups) between levels, so a level costs a grid barrier instead
+    of a launch and a blocking host read. The worklists alternate between
+    ``wl`` and ``nxt`` (the input is in ``wl``; after an odd number of levels
+    the frontier is in ``nxt``). Level L counts its pushes in
+    ``counts[L % 3]``; the counter of level L + 1 is reset during level L, after
+    every thread has read level L - 1's (three rotate, so no reset races a
+    read); the host zeroes ``counts[0]``. ``state`` gets (frontier size, levels
+    run). Same relaxation and claims as `bs_kernel` (iteration ``it0 + level``),
+    so the result is the fixed point every strategy reaches."""
+    g = cuda.cg.this_grid()
+    width = _group_width()
+    rank = cuda.grid(1)
+    lane = cuda.threadIdx.x % width
+    group = rank // width
+    groups = cuda.gridsize(1) // width
     size = size0
     level = 0
     while level < max_levels and size > 0 and size <= cap:
-        if tid == 0:
-            count[0] = 0
-        cuda.syncthreads()
+        c = level % 3
+        if rank == 0:
+            counts[(level + 1) % 3] = 0
         it = it0 + level
         odd = level % 2 == 1
-        k = tid
+        k = group
         while k < size:
             u = nxt[k] if odd else wl[k]
             lo = indptr[u]
             hi = indptr[u + 1]
-            cuda.atomic.add(work, 0, hi - lo)
-            for j in range(lo, hi):
+            if lane == 0:
+                cuda.atomic.add(work, 0, hi - lo)
+            j = lo + lane
+            while j < hi:
                 v = _relax_claim(u, j, indices, weights, dist, it, stamp)
                 if v >= 0:
-                    p = cuda.atomic.add(count, 0, 1)
+                    p = cuda.atomic.add(counts, c, 1)
                     if odd:
                         wl[p] = v
                     else:
                         nxt[p] = v
-            k += nth
-        cuda.syncthreads()
-        size = count[0]
-        cuda.syncthreads()  # every thread has read the count before it is reset
+                j += width
+            k += groups
+        g.sync()
+        size = counts[c]
         level += 1
-    if tid == 0:
+    if rank == 0:
         state[0] = size
         state[1] = level
 
@@ -213,6 +231,86 @@ def reset_done_kernel(wl, size, done):
     i = cuda.grid(1)
     if i < size:
         done[wl[i]] = 0
+
+
+# --------------------------------------------------------------------------
+# DO: direction-optimising BFS (Beamer et al.) on hop levels
+# --------------------------------------------------------------------------
+
+
+@cuda.jit(device=True)
+def _do_totals(acc, examined, out_deg, in_deg):
+    """Add a thread's tallies to ``acc[1:4]`` (edges examined, the new frontier's
+    out-degrees and in-degrees), one atomic each and only when non-zero."""
+    if examined:
+        cuda.atomic.add(acc, 1, examined)
+    if out_deg:
+        cuda.atomic.add(acc, 2, out_deg)
+    if in_deg:
+        cuda.atomic.add(acc, 3, in_deg)
+
+
+@cuda.jit
+def do_top_down_kernel(indptr, indices, rindptr, level, wl, size, depth, nxt, acc):
+    """DO top-down step (= the top-down branch of `bfs_do`): a warp per frontier
+    node, its lanes sharing the out-edges; an unvisited neighbour is claimed with
+    one compare-and-swap (-1 -> depth + 1), so it enters the next frontier once
+    (block-aggregated pushes counted in ``acc[0]``)."""
+    sbuf = cuda.shared.array(_PUSH_SLOTS, dtype=nb_int64)
+    _open(sbuf)
+    width = _group_width()
+    lane = cuda.threadIdx.x % width
+    groups = cuda.gridsize(1) // width
+    examined = 0
+    out_deg = 0
+    in_deg = 0
+    k = cuda.grid(1) // width
+    while k < size:
+        u = wl[k]
+        j = indptr[u] + lane
+        hi = indptr[u + 1]
+        while j < hi:
+            v = indices[j]
+            examined += 1
+            if level[v] < 0 and cuda.atomic.cas(level, v, -1, depth + 1) == -1:
+                _stage(v, sbuf, nxt, acc)
+                out_deg += indptr[v + 1] - indptr[v]
+                in_deg += rindptr[v + 1] - rindptr[v]
+            j += width
+        k += groups
+    _flush(sbuf, nxt, acc)
+    _do_totals(acc, examined, out_deg, in_deg)
+
+
+@cuda.jit
+def do_bottom_up_kernel(rindptr, rindices, indptr, level, n, depth, nxt, acc):
+    """DO bottom-up step (= `_bottom_up`): every unvisited vertex scans its in-edges
+    for a parent on level ``depth`` and stops at the first; found vertices join
+    the next frontier (``nxt``, counted in ``acc[0]``). A vertex written this
+    step holds depth + 1, never ``depth``, so it cannot serve as a parent of the
+    same step."""
+    sbuf = cuda.shared.array(_PUSH_SLOTS, dtype=nb_int64)
+    _open(sbuf)
+    examined = 0
+    out_deg = 0
+    in_deg = 0
+    v = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while v < n:
+        if level[v] < 0:
+            lo = rindptr[v]
+            hi = rindptr[v + 1]
+            for j in range(lo, hi):
+                examined += 1
+                if level[rindices[j]] == depth:
+                    level[v] = depth + 1
+                    _stage(v, sbuf, nxt, acc)
+                    out_deg += indptr[v + 1] - indptr[v]
+                    in_deg += hi - lo
+                    break
+        v += stride
+    _flush(sbuf, nxt, acc)
+    _do_totals(acc, examined, out_deg, in_deg)
 
 
 # --------------------------------------------------------------------------

@@ -20,8 +20,10 @@ SCAN_SHARED = 1024
 RESIDENT_THREADS = None
 #: device memory to plan with, in bytes; None = ask the device (free memory)
 DEVICE_MEMORY = None
-#: frontiers of at most this many nodes run device-resident: one block iterates up to
-#: LEVELS_PER_LAUNCH levels per launch, the host reads the size once per launch (BS, WD, HP)
-SMALL_FRONTIER = 2048
+#: frontiers of at most this many nodes run device-resident: a cooperative grid iterates up
+#: to LEVELS_PER_LAUNCH levels per launch with a grid barrier between levels, the host reads
+#: the size once per launch (BS, WD, HP); None = one node per warp of that grid (the most
+#: resident blocks x THREADS_PER_BLOCK / 32: 8,448 on an H100 / H200)
+SMALL_FRONTIER = None
 #: levels one device-resident launch may run before the host looks again
 LEVELS_PER_LAUNCH = 64

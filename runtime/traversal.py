@@ -28,12 +28,13 @@ __all__ = ["STRATEGIES", "BFS_STRATEGIES", "SSSP_STRATEGIES", "default_delta", "
 STRATEGIES = ("bs", "ep", "ep-nochunk", "wd", "ns", "hp")
 #: SSSP adds delta-stepping (near/far worklists; CPU only so far)
 SSSP_STRATEGIES = STRATEGIES + ("delta",)
-#: BFS adds direction-optimising BFS (Beamer et al.; CPU only so far)
+#: BFS adds direction-optimising BFS (Beamer et al.; CPU and GPU)
 BFS_STRATEGIES = STRATEGIES + ("do",)
 DO_ALPHA, DO_BETA = 14.0, 24.0  # the paper's switch parameters
 #: strategies without a GPU twin yet
-CPU_ONLY = ("do", "delta")
+CPU_ONLY = ("delta",)
 ROAD_MAX_DEGREE = 8  # graphs whose largest degree is at most this are road-like for `auto`
+SKEWED = 32  # largest degree / mean degree above which `auto` splits hubs on a GPU (ns)
 MDT_BINS = 10  # histogram bins for the MDT choice (fits the published MDTs)
 HP_BLOCK = 32  # sub-worklists smaller than this switch to WD
 
@@ -74,7 +75,7 @@ def memory_bytes(n, m2, strategy):
 
 
 def choose_strategy(n, m2, max_degree, device, memory=None):
-    """The ``auto`` strategy.
+    """The ``auto`` strategy (`bfs` and `sssp` then refine it, see below).
 
     CPU: ``bs`` -- the fastest CPU strategy on every graph of
     `bench/bench_traversal.py` (the other strategies' bookkeeping costs more than
@@ -82,15 +83,19 @@ def choose_strategy(n, m2, max_degree, device, memory=None):
     ``do`` instead where the largest degree exceeds `ROAD_MAX_DEGREE` (5x faster
     than ``bs`` on the power-law and random graphs there, 1.1x slower on roads),
     and `sssp` picks ``delta`` where it does not (7x faster than ``bs`` on the
-    weighted grid, where ``bs`` takes 4.4x scipy's time). GPU, after the
-    published directions (Raval et al.): ``ep`` when its edge worklists fit in
-    ``memory``; else ``ns`` on road-like graphs (max degree <= 8); else ``wd``,
-    then ``hp``, then ``bs``, the first that fits (the least hungry when none does).
+    weighted grid, where ``bs`` takes 4.4x scipy's time). GPU, as measured on an
+    H200 (docs/runtime.md): ``ns`` on skewed graphs (largest degree over
+    `SKEWED` x the mean: RMAT, e-mail), whose hubs it splits, else ``bs``,
+    whose frontiers mostly run in the device-resident loop (roads, grids,
+    Erdős-Rényi: there ``ep`` pays a host round trip per level and is up to 40x
+    slower); the leanest strategy that fits ``memory`` when the choice does
+    not; `bfs` picks ``do`` on non-road graphs when it fits.
     """
     if device == "cpu":
         return "bs"
     memory = np.inf if memory is None else memory
-    prefer = ["ep"] + (["ns"] if max_degree <= ROAD_MAX_DEGREE else []) + ["wd", "hp", "bs"]
+    skewed = n and max_degree > SKEWED * m2 / n
+    prefer = (["ns"] if skewed else []) + ["bs"]
     for s in prefer:
         if memory_bytes(n, m2, s) <= memory:
             return s
@@ -124,24 +129,32 @@ def default_delta(weights, indptr):
     return max(32.0 * mean_w / (m / max(n, 1)), float(positive.min()))
 
 
-def _bfs_do(graph, source, indptr, indices, directed, info):
+def _bfs_do(graph, source, indptr, indices, directed, info, device="cpu"):
     if directed:  # bottom-up steps read the in-edges
         rindptr, rindices, _ = K.out_csr(graph.dst.astype(np.int64), graph.src.astype(np.int64),
                                          np.zeros(graph.m), int(graph.n), False)
         info["memory_bytes"] += 8 * (graph.n + 1) + 8 * len(indices)
     else:
         rindptr, rindices = indptr, indices
-    from numba import get_num_threads
+    if device == "gpu":
+        from ._gpu import bfs_do_gpu
 
-    threads = get_num_threads()
-    level = np.empty(graph.n, dtype=np.int64)
-    t0 = time.perf_counter()
-    it, work, bottom = K.bfs_do(indptr, indices, rindptr, rindices, int(source), level, DO_ALPHA,
-                                DO_BETA, 8 * threads if threads > 1 else 1)
-    seconds = time.perf_counter() - t0
+        level, it, work, bottom, ginfo = bfs_do_gpu(indptr, indices, rindptr, rindices,
+                                                    int(source), DO_ALPHA, DO_BETA)
+        info.update(bottom_up_steps=int(bottom), **ginfo)
+        seconds = ginfo["kernel_seconds"]
+    else:
+        from numba import get_num_threads
+
+        threads = get_num_threads()
+        level = np.empty(graph.n, dtype=np.int64)
+        t0 = time.perf_counter()
+        it, work, bottom = K.bfs_do(indptr, indices, rindptr, rindices, int(source), level,
+                                    DO_ALPHA, DO_BETA, 8 * threads if threads > 1 else 1)
+        seconds = time.perf_counter() - t0
+        info.update(bottom_up_steps=int(bottom), threads=int(threads))
     dist = np.where(level >= 0, level, np.inf).astype(np.float64)
-    info.update(bottom_up_steps=int(bottom), threads=int(threads))
-    return TraversalResult(dist=dist, strategy="do", device="cpu", seconds=seconds,
+    return TraversalResult(dist=dist, strategy="do", device=device, seconds=seconds,
                            edges_relaxed=int(work), iterations=int(it), info=info)
 
 
@@ -212,16 +225,20 @@ def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, delta=Non
     if strategy == "auto":
         max_degree = int(deg.max()) if len(deg) else 0
         strategy = choose_strategy(graph.n, len(indices), max_degree, dev, memory)
-        if dev == "cpu" and _unit:  # direction-optimising unless road-like (in + out degree)
+        if _unit:  # direction-optimising unless road-like (in + out degree)
             total = deg + np.bincount(graph.dst, minlength=graph.n) if directed else deg
-            strategy = "do" if graph.n and int(total.max()) > ROAD_MAX_DEGREE else "bs"
+            if graph.n and int(total.max()) > ROAD_MAX_DEGREE:
+                if dev == "cpu" or memory_bytes(graph.n, len(indices), "do") <= memory:
+                    strategy = "do"
         elif dev == "cpu" and max_degree <= ROAD_MAX_DEGREE:
             strategy = "delta"  # high-diameter weighted graphs: buckets, not rounds
         info["auto"] = True
     need = memory_bytes(graph.n, len(indices), strategy)
     info["memory_bytes"] = need
     if strategy == "do":
-        return _bfs_do(graph, source, indptr, indices, directed, info)
+        if dev == "gpu":
+            _check_memory(graph.n, len(indices), strategy, need, memory)
+        return _bfs_do(graph, source, indptr, indices, directed, info, dev)
     if strategy == "delta":
         return _sssp_delta(graph, source, indptr, indices, weights, delta, info)
     if dev == "gpu":

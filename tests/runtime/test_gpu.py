@@ -131,15 +131,15 @@ def test_device_memory_refusal(monkeypatch):
 
 
 def test_auto_rule():
-    n, m2 = 1000, 8000
+    n, m2 = 1000, 8000  # mean degree 8: skewed above 32 x 8 = 256
     assert choose_strategy(n, m2, 500, "cpu") == "bs"
-    assert choose_strategy(n, m2, 500, "gpu", memory=10**9) == "ep"
-    tight = memory_bytes(n, m2, "ep") - 1
-    assert choose_strategy(n, m2, 4, "gpu", memory=tight) == "ns"  # road-like
-    assert choose_strategy(n, m2, 500, "gpu", memory=tight) == "wd"
-    # HP keeps more per-node state than WD and BS here: below WD's need only BS fits
-    assert memory_bytes(n, m2, "hp") > memory_bytes(n, m2, "wd") > memory_bytes(n, m2, "bs")
-    assert choose_strategy(n, m2, 500, "gpu", memory=memory_bytes(n, m2, "wd") - 1) == "bs"
+    assert choose_strategy(n, m2, 500, "gpu", memory=10**9) == "ns"  # hubs: split them
+    assert choose_strategy(n, m2, 256, "gpu", memory=10**9) == "bs"  # not skewed
+    assert choose_strategy(n, m2, 4, "gpu", memory=10**9) == "bs"  # road-like
+    # NS keeps the split graph: where it does not fit, BS (the leanest) takes over
+    assert memory_bytes(n, m2, "ns") > memory_bytes(n, m2, "bs") == min(
+        memory_bytes(n, m2, s) for s in STRATEGIES)
+    assert choose_strategy(n, m2, 500, "gpu", memory=memory_bytes(n, m2, "ns") - 1) == "bs"
     assert choose_strategy(n, m2, 500, "gpu", memory=10) == "bs"  # none fits: the leanest
 
 
@@ -166,7 +166,7 @@ def test_cli_gpu_and_auto(tmp_path, capsys):
     assert main(["sssp", str(path), "--source", "5", "--strategy", "auto", "--device", "gpu",
                  "-o", str(out), "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
-    assert res["device"] == "gpu" and res["strategy"] == "ep" and res["auto"] is True
+    assert res["device"] == "gpu" and res["strategy"] == "bs" and res["auto"] is True
     assert res["overhead_seconds"] >= 0 and res["reached"] == 16
     dist = [float(line.split()[1]) for line in out.read_text().splitlines()]
     assert dist == reference(g, 5, False).tolist()
@@ -229,3 +229,67 @@ def test_node_splitting_and_edge_worklists_read_back_every_level(monkeypatch):
         r = bfs(g, 0, strategy, device="gpu")
         assert r.dist.tolist() == list(range(n))
         assert r.info["host_syncs"] == r.info["level_launches"] == r.iterations == n
+
+
+def test_resident_loop_shares_a_hub_among_a_warps_lanes(monkeypatch):
+    """Blocks of whole warps: each frontier node's edges are shared by 32 lanes (the
+    other tests run blocks of 8 threads, a thread per node)."""
+    monkeypatch.setattr(config, "THREADS_PER_BLOCK", 64)
+    monkeypatch.setattr(config, "SMALL_FRONTIER", 1000)
+    # a path 0-1-2, a hub 2 with 100 leaves, each leaf with a tail of two more nodes
+    src, dst = [0, 1], [1, 2]
+    for i in range(100):
+        leaf, t1, t2 = 3 + 3 * i, 4 + 3 * i, 5 + 3 * i
+        src += [2, leaf, t1]
+        dst += [leaf, t1, t2]
+    n = 303
+    g = Graph(n=n, src=np.array(src), dst=np.array(dst), weight=np.arange(1, len(src) + 1.0))
+    for kind, run in (("bfs", bfs), ("sssp", sssp)):
+        r = run(g, 0, "bs", device="gpu")
+        assert np.allclose(r.dist, reference(g, 0, kind == "bfs"))
+        assert r.info["device_resident_levels"] == r.iterations  # every level on the device
+        assert r.info["host_syncs"] == 1
+    r = bfs(g, 0, "bs", device="gpu")
+    assert r.iterations == 6 and r.edges_relaxed == 2 * len(src)  # each edge both ways, once
+
+
+@pytest.mark.parametrize("tpb", [8, 64])
+@pytest.mark.parametrize("directed", [False, True])
+def test_direction_optimising_bfs_on_the_gpu(monkeypatch, tpb, directed):
+    """DO on the device: the CPU twin's levels, the same switch rule (bottom-up
+    steps on a dense random graph, none on a path), one host read per level."""
+    monkeypatch.setattr(config, "THREADS_PER_BLOCK", tpb)
+    g = erdos_renyi(300, 3000, seed=3)
+    cpu = bfs(g, 0, "do", device="cpu", directed=directed)
+    gpu = bfs(g, 0, "do", device="gpu", directed=directed)
+    assert np.array_equal(gpu.dist, reference(g, 0, True, directed=directed))
+    assert np.array_equal(gpu.dist, cpu.dist) and gpu.iterations == cpu.iterations
+    assert gpu.info["bottom_up_steps"] == cpu.info["bottom_up_steps"] >= 1
+    assert gpu.info["host_syncs"] == gpu.iterations
+    n = 30
+    path = Graph(n=n, src=np.arange(n - 1), dst=np.arange(1, n), weight=np.ones(n - 1))
+    r = bfs(path, 0, "do", device="gpu")
+    assert r.dist.tolist() == list(range(n)) and r.info["bottom_up_steps"] == 0
+    assert r.edges_relaxed == 2 * (n - 1)  # top-down only: every edge examined once per side
+
+
+def test_gpu_auto_bfs_is_direction_optimising_off_roads():
+    assert bfs(rmat(8, 8, seed=1), 0, "auto", device="gpu").strategy == "do"
+    assert bfs(grid(5, 5), 0, "auto", device="gpu").strategy == "bs"
+
+
+def test_without_cooperative_launches_every_level_runs_on_the_host(monkeypatch):
+    """Where the grid barrier cannot be built (e.g. the CUDA toolkit lacks libcudadevrt),
+    the traversal still runs, level by level from the host, and says why."""
+    monkeypatch.setattr(config, "SMALL_FRONTIER", 64)
+
+    def refuse(*args):
+        raise RuntimeError("libcudadevrt.a not found")
+
+    monkeypatch.setattr(_gpu, "cooperative_blocks", refuse)
+    n = 12
+    g = Graph(n=n, src=np.arange(n - 1), dst=np.arange(1, n), weight=np.ones(n - 1))
+    r = bfs(g, 0, "bs", device="gpu")
+    assert r.dist.tolist() == list(range(n))
+    assert r.info["device_resident_levels"] == 0 and r.info["host_syncs"] == n
+    assert r.info["resident_error"] == "RuntimeError: libcudadevrt.a not found"

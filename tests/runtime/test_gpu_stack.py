@@ -75,4 +75,11 @@ def test_the_under_utilization_warning_is_filtered():
         warnings.warn(NumbaPerformanceWarning(
             "Grid size 1 will likely result in GPU under-utilization due to low occupancy."))
         warnings.warn(NumbaPerformanceWarning("some other performance note"))
+
+        class CudaTargetWarning(UserWarning):  # numba-cuda's own class, unrelated to numba's
+            pass
+
+        warnings.warn(CudaTargetWarning(
+            "\x1b[1mGrid size 4 will likely result in GPU under-utilization due to low "
+            "occupancy.\x1b[0m"))
     assert len(seen) == 1 and "some other performance note" in str(seen[0].message)
