@@ -4,12 +4,13 @@ Per graph x strategy x (BFS, SSSP): kernel time (best of --repeat; the
 traversal on a ready CSR), overhead (building the CSR from the edge list,
 validation), MTEPS on the kernel time (edges relaxed per second), working
 memory, the ratio to BS, and scipy.sparse.csgraph's time on the same ready CSR
-(target: the best CPU strategy's kernel within 2x of scipy). BFS on the CPU
-adds ``do``, direction-optimising BFS (target: within 1.5x of scipy on every
-graph; its bottom-up steps use every numba thread), SSSP on the CPU adds
-``delta``, delta-stepping with near/far worklists.
+(target: the best CPU strategy's kernel within 2x of scipy). BFS adds ``do``,
+direction-optimising BFS (target: within 1.5x of scipy on every graph; its
+bottom-up steps use every numba thread), SSSP adds ``delta``, delta-stepping
+with near/far worklists, both on the CPU and the GPU.
 Graphs: own RMAT / Erdos-Renyi / grid generators and real graphs from
-../shared/datasets. ``--device gpu`` runs the numba.cuda kernels (kernel time
+../shared/datasets ($VCUT_DATASETS). ``--device gpu`` runs the numba.cuda kernels, and
+the CPU strategies beside them unless ``--no-cpu`` (kernel time
 = the iteration loop; overhead = uploads, preprocessing kernels, download;
 memory = the planned device bytes); ``--gpu-target`` adds the headline case,
 BFS on RMAT with 2^22 vertices and 2^26 edges (target >= 1 GTEPS for the best
@@ -32,8 +33,7 @@ sys.path.insert(0, ROOT)
 
 from ir_graph import read_graph  # noqa: E402
 from runtime.generators import erdos_renyi, grid, rmat  # noqa: E402
-from runtime.traversal import (BFS_STRATEGIES, SSSP_STRATEGIES, STRATEGIES, bfs,  # noqa: E402
-                               csr_out, sssp)
+from runtime.traversal import BFS_STRATEGIES, SSSP_STRATEGIES, bfs, csr_out, sssp  # noqa: E402
 
 DATA = os.environ.get("VCUT_DATASETS") or os.path.join(ROOT, "..", "shared", "datasets")
 
@@ -86,8 +86,7 @@ def main():
             base = None
             cpu_strategies = ("bs", "do") if target else \
                 BFS_STRATEGIES if kind == "bfs" else SSSP_STRATEGIES
-            gpu_strategies = ("bs", "ep", "ns", "do") if target else \
-                BFS_STRATEGIES if kind == "bfs" else STRATEGIES  # delta: CPU only
+            gpu_strategies = ("bs", "ep", "ns", "do") if target else cpu_strategies
             runs_of = [(s, "cpu") for s in cpu_strategies] if dev == "cpu" else \
                 [(s, "gpu") for s in gpu_strategies] + \
                 ([] if args.no_cpu else [(s, "cpu") for s in cpu_strategies])

@@ -40,13 +40,15 @@ def main():
     from runtime import _gpu_kernels as G
 
     i8a, f8a = T.Array(T.int64, 1, "C"), T.Array(T.float64, 1, "C")
-    i8, b1 = T.int64, T.boolean
+    i8, b1, f8 = T.int64, T.boolean, T.float64
     sigs = {
         "bs_kernel": (i8a, i8a, f8a, f8a, i8a, i8, i8, i8a, i8a, i8a, i8a),
         "resident_levels_kernel": (i8a, i8a, f8a, f8a, i8a, i8a, i8, i8, i8, i8, i8a, i8a, i8a, i8a),
         "ns_kernel": (i8a, i8a, f8a, i8a, i8a, i8, f8a, i8a, i8, i8, i8a, i8a, i8a, i8a),
         "hp_kernel": (i8a, i8a, f8a, f8a, i8a, i8, i8a, i8, i8, i8a, i8a, i8a, i8a, i8a, i8a),
         "reset_done_kernel": (i8a, i8, i8a),
+        "delta_kernel": (i8a, i8a, f8a, f8a, f8a, i8a, i8a, i8a, i8a, i8a, i8a, i8a, i8a, f8a,
+                         i8a, f8a, f8, i8, i8a),
         "do_top_down_kernel": (i8a, i8a, i8a, i8a, i8a, i8, i8, i8a, i8a),
         "do_bottom_up_kernel": (i8a, i8a, i8a, i8a, i8, i8, i8a, i8a),
         "ep_kernel": (i8a, i8a, f8a, i8a, f8a, i8a, i8, i8, i8a, i8a, i8a, b1, i8a),

@@ -15,7 +15,7 @@ from frontend.errors import InputError
 
 from . import config
 
-__all__ = ["gpu_available", "device_memory", "resident_threads", "sssp_gpu", "bfs_do_gpu", "inclusive_scan",
+__all__ = ["gpu_available", "device_memory", "resident_threads", "sssp_gpu", "bfs_do_gpu", "sssp_delta_gpu", "inclusive_scan",
            "histogram", "wd_offsets", "segmented_reduce", "DeviceCSR"]
 
 
@@ -413,6 +413,63 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
     info["kernel_seconds"] = t2 - t1
     info["overhead_seconds"] = (t1 - t0) + (t3 - t2)
     return out, it, work, info
+
+
+def sssp_delta_gpu(indptr, indices, weights, source, delta):
+    """Delta-stepping SSSP on the device (the GPU twin of `_cpu_kernels.sssp_delta`):
+    `_gpu_kernels.delta_kernel` runs near levels, threshold moves and far splits in
+    cooperative launches of `config.LEVELS_PER_LAUNCH` phases each; the host reads
+    the state once per launch. Returns ``(dist, iterations, edges relaxed,
+    threshold moves, info)``."""
+    from . import _gpu_kernels as G
+
+    cuda = require_gpu()
+    t0 = time.perf_counter()
+    n = len(indptr) - 1
+    g = DeviceCSR(cuda, indptr, indices, weights)
+    dist = np.full(n, np.inf)
+    dist[source] = 0.0
+    d_dist = cuda.to_device(dist)
+    d_done = cuda.to_device(np.full(n, np.inf))
+    d_wl0 = cuda.to_device(np.full(n, source, dtype=np.int64))
+    d_wl1, d_far0, d_far1 = (cuda.device_array(n, dtype=np.int64) for _ in range(3))
+    d_stamp = cuda.to_device(np.full(n, -1, dtype=np.int64))
+    d_fstamp = cuda.to_device(np.full(n, -1, dtype=np.int64))
+    d_counts = cuda.to_device(np.zeros(3, dtype=np.int64))
+    d_farcount = cuda.to_device(np.zeros(2, dtype=np.int64))
+    d_fmin = cuda.to_device(np.full(2, np.inf))
+    istate = np.zeros(G.D_SLOTS, dtype=np.int64)
+    istate[G.D_SIZE] = 1
+    d_istate = cuda.to_device(istate)
+    d_fstate = cuda.to_device(np.array([float(delta)]))
+    d_work = cuda.to_device(np.zeros(1, dtype=np.int64))
+    args = [g.indptr, g.indices, g.weights, d_dist, d_done, d_wl0, d_wl1, d_far0, d_far1, d_stamp,
+            d_fstamp, d_counts, d_farcount, d_fmin, d_istate, d_fstate, float(delta),
+            config.LEVELS_PER_LAUNCH, d_work]
+    tpb = config.THREADS_PER_BLOCK
+    try:
+        blocks = cooperative_blocks(G.delta_kernel, args, tpb)
+    except Exception as exc:
+        raise InputError("--strategy delta on the GPU needs cooperative launches, which this "
+                         f"CUDA installation cannot build ({type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0][:120]}); use --device cpu") from None
+    syncs = launches = 0
+    cuda.synchronize()
+    t1 = time.perf_counter()
+    while True:
+        G.delta_kernel[blocks, tpb](*args)
+        launches += 1
+        istate = d_istate.copy_to_host()
+        syncs += 1
+        if istate[G.D_DONE]:
+            break
+    cuda.synchronize()
+    t2 = time.perf_counter()
+    out = d_dist.copy_to_host()
+    info = {"kernel_seconds": t2 - t1, "overhead_seconds": (t1 - t0) + (time.perf_counter() - t2),
+            "host_syncs": syncs, "level_launches": launches}
+    return (out, int(istate[G.D_IT]), int(d_work.copy_to_host()[0]), int(istate[G.D_MOVES]),
+            info)
 
 
 def bfs_do_gpu(indptr, indices, rindptr, rindices, source, alpha, beta):

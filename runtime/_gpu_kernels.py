@@ -234,6 +234,148 @@ def reset_done_kernel(wl, size, done):
 
 
 # --------------------------------------------------------------------------
+# Delta-stepping SSSP (near/far), the whole algorithm in one cooperative grid
+# --------------------------------------------------------------------------
+
+#: slots of `delta_kernel`'s integer state (host <-> device between launches)
+D_SIZE, D_NFAR, D_IT, D_MOVES, D_GEN, D_CUR, D_FPAR, D_DONE, D_SLOTS = 0, 1, 2, 3, 4, 5, 6, 7, 8
+
+
+@cuda.jit
+def delta_kernel(indptr, indices, weights, dist, done, wl0, wl1, far0, far1, stamp, fstamp,
+                 counts, farcount, fmin, istate, fstate, delta, max_gens, work):
+    """Delta-stepping with near/far worklists (= `sssp_delta`), device-resident:
+    near levels, the threshold moves and the far splits all run in one
+    cooperative launch, separated by grid barriers, for up to ``max_gens``
+    barrier-separated phases; the host reads the state once per launch.
+
+    A near level: a thread per node u of the near worklist (skipped when
+    dist[u] >= done[u]: processed at this distance already; a thread, not a
+    warp, so that the test and the write of done[u] are one thread's: lanes
+    could disagree, and the road-like graphs Delta-stepping is for have small
+    degrees); an improved v below the threshold enters the next near worklist
+    once per level (stamp 2 x it), one at or above it enters the far pile once
+    per threshold epoch (fstamp = moves). When the near worklist empties: the
+    smallest live far distance (atomic min), the threshold moves past empty
+    buckets (the CPU rule), and the far pile splits into near (stamp 2 x it -
+    1, between the levels' claims) and the kept pile, deduplicated again. Counters: near pushes of phase
+    g go to counts[g % 3] (reset a phase ahead), the far piles count in
+    farcount[parity], the minimum in fmin[moves % 2]. ``istate`` (`D_*` slots)
+    and ``fstate[0]`` (the threshold) carry everything between launches."""
+    g = cuda.cg.this_grid()
+    rank = cuda.grid(1)
+    threads = cuda.gridsize(1)
+    size = istate[D_SIZE]
+    nfar = istate[D_NFAR]
+    it = istate[D_IT]
+    moves = istate[D_MOVES]
+    gen = istate[D_GEN]
+    cur = istate[D_CUR]
+    fpar = istate[D_FPAR]
+    threshold = fstate[0]
+    finished = 0
+    steps = 0
+    while steps < max_gens:
+        if size == 0 and nfar == 0:
+            finished = 1
+            break
+        if rank == 0:
+            counts[(gen + 1) % 3] = 0
+        if size > 0:  # one near level: wl[cur] -> wl[1 - cur], far[fpar] grows
+            claim = 2 * it
+            k = rank
+            while k < size:
+                u = wl0[k] if cur == 0 else wl1[k]
+                du = dist[u]
+                if du < done[u]:
+                    done[u] = du
+                    cuda.atomic.add(work, 0, indptr[u + 1] - indptr[u])
+                    for j in range(indptr[u], indptr[u + 1]):
+                        v = indices[j]
+                        nd = du + weights[j]
+                        if nd < dist[v] and nd < cuda.atomic.min(dist, v, nd):
+                            if nd < threshold:
+                                if _claim(v, claim, stamp):
+                                    p = cuda.atomic.add(counts, gen % 3, 1)
+                                    if cur == 0:
+                                        wl1[p] = v
+                                    else:
+                                        wl0[p] = v
+                            elif _claim(v, moves, fstamp):
+                                q = cuda.atomic.add(farcount, fpar, 1)
+                                if fpar == 0:
+                                    far0[q] = v
+                                else:
+                                    far1[q] = v
+                k += threads
+            g.sync()
+            size = counts[gen % 3]
+            nfar = farcount[fpar]
+            cur = 1 - cur
+            it += 1
+            gen += 1
+            steps += 1
+            continue
+        # the near worklist is empty: the smallest live far distance
+        if rank == 0:
+            farcount[1 - fpar] = 0
+        k = rank
+        while k < nfar:
+            v = far0[k] if fpar == 0 else far1[k]
+            if dist[v] < done[v]:
+                cuda.atomic.min(fmin, moves % 2, dist[v])
+            k += threads
+        g.sync()
+        gen += 1
+        steps += 1
+        lowest = fmin[moves % 2]
+        if lowest == math.inf:
+            finished = 1  # every far entry was stale
+            break
+        threshold = max(threshold + delta, (math.floor(lowest / delta) + 1.0) * delta)
+        moves += 1
+        if rank == 0:
+            counts[(gen + 1) % 3] = 0
+            fmin[moves % 2] = math.inf  # for the next move (its slot was read a phase ago)
+        claim = 2 * it - 1  # between the last level's (2 it - 2) and the next one's (2 it)
+        k = rank
+        while k < nfar:  # the split: live entries under the threshold -> near, others kept
+            v = far0[k] if fpar == 0 else far1[k]
+            dv = dist[v]
+            if dv < done[v]:
+                if dv < threshold:
+                    if _claim(v, claim, stamp):
+                        p = cuda.atomic.add(counts, gen % 3, 1)
+                        if cur == 0:
+                            wl0[p] = v
+                        else:
+                            wl1[p] = v
+                elif _claim(v, moves, fstamp):
+                    q = cuda.atomic.add(farcount, 1 - fpar, 1)
+                    if fpar == 0:
+                        far1[q] = v
+                    else:
+                        far0[q] = v
+            k += threads
+        g.sync()
+        size = counts[gen % 3]
+        fpar = 1 - fpar
+        nfar = farcount[fpar]
+        gen += 1
+        steps += 1
+    if rank == 0:
+        istate[D_SIZE] = size
+        istate[D_NFAR] = nfar
+        istate[D_IT] = it
+        istate[D_MOVES] = moves
+        istate[D_GEN] = gen
+        istate[D_CUR] = cur
+        istate[D_FPAR] = fpar
+        istate[D_DONE] = finished
+        fstate[0] = threshold
+
+
+# --------------------------------------------------------------------------
 # DO: direction-optimising BFS (Beamer et al.) on hop levels
 # --------------------------------------------------------------------------
 

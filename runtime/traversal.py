@@ -26,13 +26,11 @@ __all__ = ["STRATEGIES", "BFS_STRATEGIES", "SSSP_STRATEGIES", "default_delta", "
            "sssp", "bfs", "csr_out", "memory_bytes", "choose_strategy"]
 
 STRATEGIES = ("bs", "ep", "ep-nochunk", "wd", "ns", "hp")
-#: SSSP adds delta-stepping (near/far worklists; CPU only so far)
+#: SSSP adds delta-stepping (near/far worklists; CPU and GPU)
 SSSP_STRATEGIES = STRATEGIES + ("delta",)
 #: BFS adds direction-optimising BFS (Beamer et al.; CPU and GPU)
 BFS_STRATEGIES = STRATEGIES + ("do",)
 DO_ALPHA, DO_BETA = 14.0, 24.0  # the paper's switch parameters
-#: strategies without a GPU twin yet
-CPU_ONLY = ("delta",)
 ROAD_MAX_DEGREE = 8  # graphs whose largest degree is at most this are road-like for `auto`
 SKEWED = 32  # largest degree / mean degree above which `auto` splits hubs on a GPU (ns)
 MDT_BINS = 10  # histogram bins for the MDT choice (fits the published MDTs)
@@ -70,7 +68,8 @@ def memory_bytes(n, m2, strategy):
     csr = 8 * (n + 1) + 16 * m2 + 8 * n
     per = {"bs": 24 * n, "ep": 8 * n + 24 * m2, "ep-nochunk": 8 * n + 24 * m2,
            "wd": 32 * n, "ns": 48 * n + 16 * m2, "hp": 56 * n,
-           "do": 24 * n, "delta": 40 * n}  # do: + an in-edge CSR on directed graphs
+           "do": 24 * n, "delta": 56 * n}  # do: + an in-edge CSR on directed graphs;
+    # delta: the GPU's two near and two far worklists, two claim stamps, done (CPU: 40 n)
     return int(csr + per[strategy])
 
 
@@ -158,18 +157,26 @@ def _bfs_do(graph, source, indptr, indices, directed, info, device="cpu"):
                            edges_relaxed=int(work), iterations=int(it), info=info)
 
 
-def _sssp_delta(graph, source, indptr, indices, weights, delta, info):
+def _sssp_delta(graph, source, indptr, indices, weights, delta, info, device="cpu"):
     if delta is None:
         delta = default_delta(weights, indptr)
     elif not (isinstance(delta, (int, float)) and np.isfinite(delta) and delta > 0):
         raise InputError(f"--delta {delta!r}: the bucket width must be a positive number")
-    dist = np.full(graph.n, np.inf)
-    t0 = time.perf_counter()
-    it, work, moves = K.sssp_delta(indptr, indices, weights, int(source), dist, float(delta))
-    info.update(delta=float(delta), threshold_moves=int(moves))
-    return TraversalResult(dist=dist, strategy="delta", device="cpu",
-                           seconds=time.perf_counter() - t0, edges_relaxed=int(work),
-                           iterations=int(it), info=info)
+    if device == "gpu":
+        from ._gpu import sssp_delta_gpu
+
+        dist, it, work, moves, ginfo = sssp_delta_gpu(indptr, indices, weights, int(source),
+                                                      float(delta))
+        info.update(delta=float(delta), threshold_moves=moves, **ginfo)
+        seconds = ginfo["kernel_seconds"]
+    else:
+        dist = np.full(graph.n, np.inf)
+        t0 = time.perf_counter()
+        it, work, moves = K.sssp_delta(indptr, indices, weights, int(source), dist, float(delta))
+        seconds = time.perf_counter() - t0
+        info.update(delta=float(delta), threshold_moves=int(moves))
+    return TraversalResult(dist=dist, strategy="delta", device=device, seconds=seconds,
+                           edges_relaxed=int(work), iterations=int(it), info=info)
 
 
 def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, delta=None, _unit=False):
@@ -198,9 +205,6 @@ def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, delta=Non
     if strategy not in allowed + ("auto",):
         raise InputError(f"unknown strategy {strategy!r}; use one of {', '.join(allowed)}, auto")
     dev = resolve_device(device)
-    if strategy in CPU_ONLY and dev == "gpu":
-        raise InputError(f"--strategy {strategy} runs on the CPU only (its GPU twin is not built "
-                         "yet); use --device cpu, or another strategy on the GPU")
     # checked before the generic validation so the message says why SSSP needs it
     if not _unit and graph.m and graph.weight.min() < 0:
         k = int(np.argmin(graph.weight))
@@ -240,7 +244,9 @@ def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, delta=Non
             _check_memory(graph.n, len(indices), strategy, need, memory)
         return _bfs_do(graph, source, indptr, indices, directed, info, dev)
     if strategy == "delta":
-        return _sssp_delta(graph, source, indptr, indices, weights, delta, info)
+        if dev == "gpu":
+            _check_memory(graph.n, len(indices), strategy, need, memory)
+        return _sssp_delta(graph, source, indptr, indices, weights, delta, info, dev)
     if dev == "gpu":
         _check_memory(graph.n, len(indices), strategy, need, memory)
         return _sssp_gpu(indptr, indices, weights, int(source), strategy, deg, info)

@@ -293,3 +293,42 @@ def test_without_cooperative_launches_every_level_runs_on_the_host(monkeypatch):
     assert r.dist.tolist() == list(range(n))
     assert r.info["device_resident_levels"] == 0 and r.info["host_syncs"] == n
     assert r.info["resident_error"] == "RuntimeError: libcudadevrt.a not found"
+
+
+@pytest.mark.parametrize("name", ["rmat", "grid", "er"])
+def test_delta_stepping_on_the_gpu_matches_scipy(monkeypatch, name):
+    """Delta-stepping's GPU twin (one cooperative grid: near levels, threshold moves and far
+    splits behind grid barriers) gives scipy's distances at the default, narrow and
+    one-bucket widths, directed too, with launches of a few phases each."""
+    monkeypatch.setattr(config, "LEVELS_PER_LAUNCH", 5)
+    g = {"rmat": lambda: rmat(7, 6, seed=2, weights="uniform"),
+         "grid": lambda: grid(7, 9, seed=3, weights="uniform"),
+         "er": lambda: erdos_renyi(80, 300, seed=4, weights="uniform")}[name]()
+    for delta in (None, 3.0, 1e9):
+        want = reference(g, 0, False)
+        r = sssp(g, 0, "delta", device="gpu", delta=delta)
+        assert r.device == "gpu" and np.allclose(r.dist, want)
+        assert np.array_equal(np.isinf(r.dist), np.isinf(want))
+        cpu = sssp(g, 0, "delta", delta=delta)
+        # the same buckets: a threshold moves only when the near worklist is empty, to
+        # the same next bucket (the smallest live far distance is the same on both)
+        assert r.info["threshold_moves"] == cpu.info["threshold_moves"]
+        assert r.info["host_syncs"] == r.info["level_launches"] >= 1
+    r = sssp(g, g.n - 1, "delta", device="gpu", directed=True)
+    assert np.allclose(r.dist, reference(g, g.n - 1, False, directed=True))
+
+
+def test_delta_stepping_on_the_gpu_by_hand(monkeypatch):
+    monkeypatch.setattr(config, "LEVELS_PER_LAUNCH", 2)  # the state crosses launches
+    # the CPU twin's hand case: a path of unit edges, delta 1: one bucket per vertex, 3 moves,
+    # 4 near levels, 6 edges examined. A launch starts phases while fewer than 2 have run,
+    # a threshold move being two (minimum, split): each launch is one level and one move
+    g = Graph(n=4, src=np.array([0, 1, 2]), dst=np.array([1, 2, 3]), weight=np.ones(3))
+    r = sssp(g, 0, "delta", device="gpu", delta=1.0)
+    assert r.dist.tolist() == [0, 1, 2, 3]
+    assert (r.iterations, r.edges_relaxed, r.info["threshold_moves"]) == (4, 6, 3)
+    assert r.info["host_syncs"] == 4  # the fourth: the last level, then nothing left
+    # zero weights, a far vertex improved before its bucket
+    g = Graph(n=4, src=np.array([0, 0, 1, 2]), dst=np.array([3, 1, 2, 3]),
+              weight=np.array([5.0, 0.0, 0.0, 1.0]), directed=True)
+    assert sssp(g, 0, "delta", device="gpu", delta=2.0).dist.tolist() == [0, 0, 0, 1]

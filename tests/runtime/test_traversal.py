@@ -195,9 +195,6 @@ def test_do_and_delta_bad_input_and_cli(capsys, run, strategy, other):
     g = grid(3, 3, weights="uniform", seed=1)
     with pytest.raises(InputError, match=f"unknown strategy '{strategy}'"):
         other(g, 0, strategy)  # a BFS strategy is not an SSSP one, and back
-    if strategy == "delta":  # do has a GPU twin (tests/runtime/test_gpu.py)
-        with pytest.raises(InputError, match=f"--strategy {strategy} runs on the CPU only"):
-            run(g, 0, strategy, device="gpu")
     with pytest.raises(InputError, match="source 9 out of range"):
         run(g, 9, strategy)
     path = dataset("3elt.graph.gz")
