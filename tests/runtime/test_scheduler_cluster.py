@@ -56,10 +56,15 @@ def test_gpu_resources_are_gpu_devices():
                                                         ("dask:0:gpu:0", "gpu")]
         r = schedule(job, devices, "hass", rounds=2)
         assert job.same(r.result, job.reference())
-        # the GPU's share of each round after profiling went as one bundle
-        assert [s.what for s in r.spans if s.device == "dask:0:gpu:0"][0] == "profile"
-        assert any(s.what == "bundle" for s in r.spans if s.device == "dask:0:gpu:0")
-        assert devices[1].launches == devices[1].calls >= 2
+        # the GPU profiled first; after that, its share of a round went as at most one
+        # bundle (none when its measured rate left it no whole sub-load: a timing, so
+        # idle, it stole from the CPU buffer instead), one launch per call
+        gpu = [s for s in r.spans if s.device == "dask:0:gpu:0"]
+        assert gpu[0].what == "profile" and {s.what for s in gpu[1:]} <= {"bundle", "steal"}
+        for rnd in {s.round for s in gpu}:
+            assert sum(s.what == "bundle" for s in gpu if s.round == rnd) <= 1
+        # (calls: one more than the spans, the untimed warm-up call of a real device)
+        assert devices[1].launches == devices[1].calls == len(gpu) + 1 >= 3
     # a worker whose threads all drive GPUs has no CPU device
     with local_cluster(n_workers=1, threads_per_worker=1, resources={"GPU": 1}) as cluster, \
             Client(cluster) as client:
