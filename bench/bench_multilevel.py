@@ -15,7 +15,7 @@ Targets (issue: GPU partitioning, CPU twin), printed with the figures:
 * balance <= 1.03 in every cell.
 
 Usage: python bench/bench_multilevel.py [--datasets DIR] [--graphs a,b] [--ks 8,32,64,128]
-       [--repeat 2] [--generated rmat18,grid1024] [--csv FILE]
+       [--repeat 2] [--generated rmat18,grid1024] [--csv FILE] [--fm-ablation]
 """
 
 import argparse
@@ -34,6 +34,7 @@ from ir_graph import read_graph  # noqa: E402
 from runtime.generators import grid, rmat  # noqa: E402
 from runtime.multilevel import csr_from_edges, partition_graph  # noqa: E402
 from runtime.multilevel import _cpu as K  # noqa: E402
+from runtime.multilevel import refinement  # noqa: E402
 
 MESHES = ["delaunay_n15.graph.gz", "delaunay_n16.edges.gz", "fe_body.graph.gz",
           "fe_sphere.graph.gz", "4elt.graph.gz", "finan512.graph.gz", "rgg_n_2_16_s0.mtx.gz",
@@ -106,6 +107,8 @@ def main():
     ap.add_argument("--ks", default="8,32,64,128")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--csv")
+    ap.add_argument("--fm-ablation", action="store_true",
+                    help="also run without the k-way FM pass (cut and time beside)")
     a = ap.parse_args()
     ks = [int(x) for x in a.ks.split(",")]
     names = a.graphs.split(",") if a.graphs else MESHES + POWER_LAW
@@ -127,6 +130,12 @@ def main():
                 if k > lv.n:
                     continue
                 t_o, r = best_time(lambda: partition_graph(lv, k, seed=0), a.repeat)
+                t_n = cut_n = float("nan")
+                if a.fm_ablation:
+                    limit, refinement.FM_LIMIT = refinement.FM_LIMIT, 0  # no FM moves
+                    t_n, rn = best_time(lambda: partition_graph(lv, k, seed=0), a.repeat)
+                    refinement.FM_LIMIT = limit
+                    cut_n = rn.cut
                 t_m, pm = best_time(lambda: run_metis(lv, k), a.repeat)
                 cut_m = int(K.edge_cut(lv.indptr, lv.indices, lv.ewgt, pm))
                 cut_k = bal_k = t_k = float("nan")
@@ -137,12 +146,14 @@ def main():
                 row = dict(graph=name.split(".")[0], n=lv.n, m=lv.m, k=k, cut=r.cut,
                            bal=r.balance, t=t_o, cut_metis=cut_m,
                            bal_metis=balance(pm, lv.vwgt, k), t_metis=t_m, cut_kaminpar=cut_k,
-                           bal_kaminpar=bal_k, t_kaminpar=t_k)
+                           bal_kaminpar=bal_k, t_kaminpar=t_k, cut_no_fm=cut_n, t_no_fm=t_n)
                 rows.append(row)
                 print(f"{row['graph'][:28]:28s} {lv.n:9d} {lv.m:10d} {k:4d} | {r.cut:9d} "
                       f"{r.balance:6.3f} {t_o:7.3f} | {cut_m:9d} {row['bal_metis']:6.3f} "
                       f"{t_m:7.3f} | {cut_k:9.0f} {bal_k:6.3f} {t_k:7.3f} | "
-                      f"{r.cut / max(cut_m, 1):6.3f} {t_o / t_m:6.2f}", flush=True)
+                      f"{r.cut / max(cut_m, 1):6.3f} {t_o / t_m:6.2f}"
+                      + (f" | no FM {cut_n / max(cut_m, 1):6.3f} {t_n / t_m:6.2f}"
+                         if a.fm_ablation else ""), flush=True)
     cut_r = [r["cut"] / max(r["cut_metis"], 1) for r in rows]
     t_r = [r["t"] / r["t_metis"] for r in rows]
     kp = [r["cut_kaminpar"] / max(r["cut_metis"], 1) for r in rows]
@@ -156,6 +167,9 @@ def main():
     print(f"time / METIS, geometric mean  {gmean(t_r):.2f}    (target <= 1.0)")
     print(f"balance <= 1.03: {sum(r['bal'] <= 1.03 + 1e-9 for r in rows)}/{len(rows)}")
     print(f"KaMinPar cut / METIS, geometric mean {gmean(kp):.3f}")
+    if a.fm_ablation:
+        print(f"without k-way FM: cut / METIS {gmean([r['cut_no_fm'] / max(r['cut_metis'], 1) for r in rows]):.3f}, "
+              f"time / METIS {gmean([r['t_no_fm'] / r['t_metis'] for r in rows]):.2f}")
     if a.csv:
         import csv
 

@@ -534,6 +534,133 @@ def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passe
     return total, used
 
 
+@njit(cache=True, inline="always")
+def _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, v, conn, touched):
+    """v's best move: (part, gain) with gain = its edge weight into that part minus into
+    its own, the highest over adjacent parts with room for it (ties: the lighter part
+    relative to its bound); (-1, 0) when no adjacent other part has room."""
+    a = part[v]
+    nt = _gather(indptr, indices, ewgt, part, v, conn, touched)
+    wv = vwgt[v]
+    best = -1
+    bgain = np.int64(0)
+    for j in range(nt):
+        b = touched[j]
+        if b == a or load[b] + wv > maxload[b]:
+            continue
+        g = conn[b] - conn[a]
+        if best < 0 or g > bgain or (g == bgain and load[b] * maxload[best]
+                                      < load[best] * maxload[b]):
+            best = b
+            bgain = g
+    for j in range(nt):
+        conn[touched[j]] = 0
+    return best, bgain
+
+
+@njit(cache=True)
+def _push_grow(hk, hv, size, key, val):
+    """`_heap_push`, doubling the arrays first when they are full."""
+    if size == len(hk):
+        hk2 = np.empty(2 * size, hk.dtype)
+        hv2 = np.empty(2 * size, hv.dtype)
+        hk2[:size] = hk[:size]
+        hv2[:size] = hv[:size]
+        hk, hv = hk2, hv2
+    return hk, hv, _heap_push(hk, hv, size, key, val)
+
+
+@njit(cache=True)
+def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub):
+    """k-way FM refinement by localised searches (as KaMinPar's / Mt-KaHyPar's FM).
+
+    A search starts at a boundary vertex not moved by an earlier search of the
+    pass (seeded ``order``) and keeps a max-queue of vertices by the gain of
+    their best move (`_best_move`; re-evaluated when popped: a stale entry is
+    queued again with its current gain). It moves the best vertex even at zero
+    or negative gain when its target has room, locks it, queues its unlocked
+    neighbours of degree at most ``hub`` (a hub's neighbours would cost their
+    degree each), and stops ``limit`` moves past its best prefix (or when the
+    queue empties); the moves after the best prefix are undone, loads
+    restored exactly. Only prefixes of positive gain are kept, so the cut
+    falls with every kept search and never rises; no bound is broken (moves
+    need room). Returns (moves kept, cut reduction).
+    """
+    n = len(part)
+    k = len(load)
+    conn = np.zeros(k, np.int64)
+    touched = np.empty(_touched_size(indptr, k), np.int64)
+    locked = np.zeros(n, np.int64)   # the search that moved the vertex
+    kept_move = np.zeros(n, np.bool_)
+    hk = np.empty(64, np.int64)
+    hv = np.empty(64, np.int64)
+    mv = np.empty(n, np.int64)
+    mfrom = np.empty(n, np.int64)
+    sid = 0
+    kept = 0
+    total = np.int64(0)
+    for i in range(n):
+        s = order[i]
+        if kept_move[s]:
+            continue
+        b, g = _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, s, conn, touched)
+        if b < 0:
+            continue
+        sid += 1
+        hk, hv, size = _push_grow(hk, hv, 0, g, s)
+        cur = np.int64(0)
+        best = np.int64(0)
+        bestlen = 0
+        nm = 0
+        since = 0
+        while size > 0 and since < limit:
+            g0, u, size = _heap_pop(hk, hv, size)
+            if locked[u] == sid:
+                continue
+            b, g = _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, u, conn,
+                              touched)
+            if b < 0:
+                continue
+            if g != g0:
+                hk, hv, size = _push_grow(hk, hv, size, g, u)
+                continue
+            a = part[u]
+            part[u] = b
+            load[a] -= vwgt[u]
+            load[b] += vwgt[u]
+            locked[u] = sid
+            mv[nm] = u
+            mfrom[nm] = a
+            nm += 1
+            cur += g
+            if cur > best:
+                best = cur
+                bestlen = nm
+                since = 0
+            else:
+                since += 1
+            for e in range(indptr[u], indptr[u + 1]):
+                w = indices[e]
+                if locked[w] == sid or indptr[w + 1] - indptr[w] > hub:
+                    continue
+                bw, gw = _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, w, conn,
+                                    touched)
+                if bw >= 0:
+                    hk, hv, size = _push_grow(hk, hv, size, gw, w)
+        for t in range(nm - 1, bestlen - 1, -1):  # undo past the best prefix
+            u = mv[t]
+            b = part[u]
+            a = mfrom[t]
+            part[u] = a
+            load[b] -= vwgt[u]
+            load[a] += vwgt[u]
+        for t in range(bestlen):
+            kept_move[mv[t]] = True
+        kept += bestlen
+        total += best
+    return kept, total
+
+
 @njit(cache=True)
 def repair_balance(indptr, indices, ewgt, vwgt, part, load, maxload, order):
     """Move vertices out of overloaded parts until every part is within its bound.

@@ -188,6 +188,83 @@ def test_greedy_refinement_and_repair(seed):
     assert (K.part_loads(part, lv.vwgt, k) <= maxload).all()
 
 
+def test_kway_fm_takes_a_losing_move_that_greedy_cannot():
+    """x and y sit in part 0, each with weight 2 to part 1 and held by their edge x-y (3)
+    and one edge (1) each into part 0. Alone, either loses 2 by moving (greedy stays at
+    cut 4); x then y gains 2: FM moves x at -2, then y at +4, keeps both (cut 2, the optimum
+    with at most 6 of the 8 unit vertices per part)."""
+    names = ["a0", "a1", "x", "y", "b0", "b1", "b2", "b3"]
+    ix = {v: i for i, v in enumerate(names)}
+    edges = [("x", "y", 3), ("x", "b0", 2), ("y", "b1", 2), ("x", "a0", 1), ("y", "a1", 1),
+             ("a0", "a1", 5), ("b0", "b1", 5), ("b0", "b2", 5), ("b1", "b3", 5), ("b2", "b3", 5)]
+    lv = csr_from_edges(np.array([ix[a] for a, _, _ in edges]),
+                        np.array([ix[b] for _, b, _ in edges]),
+                        np.array([w for _, _, w in edges]), 8, np.ones(8, np.int64))
+    maxload = np.array([6, 6], np.int64)
+    part = np.array([0, 0, 0, 0, 1, 1, 1, 1], np.int64)
+    args = (lv.indptr, lv.indices, lv.ewgt, lv.vwgt)
+    load = K.part_loads(part, lv.vwgt, 2)
+    assert K.greedy_refine(*args, part, load, maxload, np.arange(8), 10)[0] == 0
+    assert cut_of(lv, part) == 4
+    kept, gain = K.kway_fm(*args, part, load, maxload, np.arange(8), 25, 256)
+    assert (kept, gain) == (2, 2) and cut_of(lv, part) == 2
+    assert part.tolist() == [0, 0, 1, 1, 1, 1, 1, 1]
+    assert load.tolist() == [2, 6]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_kway_fm_never_raises_the_cut_nor_breaks_a_bound(seed):
+    lv = random_level(seed, n=90, m=400, vmax=3)
+    rng = np.random.default_rng(seed)
+    k = 4
+    maxload = np.full(k, int(1.05 * lv.vwgt.sum() / k) + 3, np.int64)
+    part = np.zeros(lv.n, np.int64)
+    load = np.zeros(k, np.int64)
+    for v in rng.permutation(lv.n):  # a random feasible start
+        b = int(np.argmin(load))
+        part[v] = b
+        load[b] += lv.vwgt[v]
+    assert (load <= maxload).all()
+    before = cut_of(lv, part)
+    kept, gain = K.kway_fm(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, maxload,
+                           rng.permutation(lv.n), 25, 256)
+    after = cut_of(lv, part)
+    assert before - after == gain >= 0 and (gain > 0) == (kept > 0)
+    assert np.array_equal(load, K.part_loads(part, lv.vwgt, k)) and (load <= maxload).all()
+
+
+def test_kway_fm_runs_on_levels_without_hubs(monkeypatch):
+    """FM refines every level of a grid (largest degree 4, and few more when coarse); a graph
+    with a vertex of degree above FM_HUB skips it there (its gains would cost the hub's
+    degree each), and so does a level whose neighbours' expected degree is high."""
+    from runtime.multilevel import refinement
+
+    seen = []  # (vertices, largest degree) of each level FM refines
+    real = K.kway_fm
+
+    def spy(indptr, *args):
+        seen.append((len(indptr) - 1, int(np.diff(indptr).max())))
+        return real(indptr, *args)
+
+    monkeypatch.setattr(K, "kway_fm", spy)
+    r = partition_graph(grid(40, 40, seed=1), 4, seed=0)
+    assert {n for n, _ in seen} == {n for n, _ in r.level_sizes}  # every level
+    seen.clear()
+    hub = refinement.FM_HUB + 1  # a star of FM_HUB + 1 leaves beside a grid
+    g = grid(30, 30, seed=1)
+    src = np.concatenate([g.src, np.full(hub, g.n)])
+    dst = np.concatenate([g.dst, np.arange(hub)])
+    starred = Graph(n=g.n + 1, src=src, dst=dst, weight=np.ones(len(src)))
+    r = partition_graph(starred, 4, seed=0)
+    assert r.level_sizes[0][0] == g.n + 1 and seen  # the coarse levels: the star contracted
+    assert all(d <= refinement.FM_HUB for _, d in seen)
+    assert {n for n, _ in seen} == {n for n, _ in r.level_sizes[1:]}  # all but the finest
+    # sum of degree^2 / sum of degrees: a 30-clique (29) is above 24, a 20-clique (19) not
+    for size, suits in ((30, False), (20, True)):
+        u, v = np.triu_indices(size, 1)
+        assert refinement.fm_suits(csr_from_edges(u, v, np.ones(len(u)), size)) is suits
+
+
 # ---------------------------------------------------------------------------- the whole
 
 
