@@ -21,7 +21,7 @@ __all__ = ["refine", "fm_suits", "REFINE_PASSES"]
 REFINE_PASSES = 10
 #: FM: moves a search may make past its best prefix, and the degree above which a
 #: moved vertex's neighbour is not re-queued
-FM_LIMIT = 25
+FM_LIMIT = 12
 FM_HUB = 256
 FM_NEIGHBOUR_DEGREE = 24  # see `fm_suits`
 
