@@ -53,8 +53,12 @@ def _need(levels, level):
         pytest.skip(f"the {level} sandbox is not available on this machine")
 
 
-def _child_processes():
-    """Live processes running vcut's tracing child."""
+def _child_processes(owner=None):
+    """Live processes running the tracing child of the vcut process ``owner`` (default:
+    this one). Its scratch directory, on the child's command line, is named after the
+    owner's pid (`frontend.scratch.scratch_dir`), which a child keeps when it is reparented;
+    pytest runs on two workers, and the other worker's tracing children are not ours."""
+    mark = f"vcut-run-{os.getpid() if owner is None else owner:07d}-".encode()
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -66,7 +70,7 @@ def _child_processes():
                 state = fh.read().rsplit(b")", 1)[1].split()[0]
         except OSError:
             continue
-        if b"frontend/_child.py" in cmd and state not in (b"Z", b"X"):
+        if b"frontend/_child.py" in cmd and mark in cmd and state not in (b"Z", b"X"):
             found.append(int(entry))
     return found
 
@@ -379,9 +383,9 @@ def test_killing_vcut_leaves_no_process_and_no_partial_output(tmp_path, sig):
         )
         if running:  # while the program runs: wait for the tracing child, then a bit
             deadline = time.monotonic() + 30
-            while not _child_processes() and time.monotonic() < deadline:
+            while not _child_processes(proc.pid) and time.monotonic() < deadline:
                 time.sleep(0.02)
-            assert _child_processes(), "the tracing child never started"
+            assert _child_processes(proc.pid), "the tracing child never started"
             time.sleep(rng.uniform(0.0, 1.0))
         else:  # at a random point of start-up, compilation or the run
             time.sleep(rng.uniform(0.1, 1.5))
@@ -390,9 +394,9 @@ def test_killing_vcut_leaves_no_process_and_no_partial_output(tmp_path, sig):
         proc.wait(timeout=30)
         err = proc.stderr.read().decode()
         deadline = time.monotonic() + 5
-        while _child_processes() and time.monotonic() < deadline:
+        while _child_processes(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _child_processes() == []
+        assert _child_processes(proc.pid) == []
         assert not out.exists()
         if sig == signal.SIGINT:
             assert proc.returncode == 130 and err.endswith("error: interrupted\n"), err
