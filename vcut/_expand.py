@@ -309,11 +309,7 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
     ``slack`` replicas (its slots): a move that needs more is not made.
     Returns (moves, passes run, replicas before, replicas after).
     """
-    m = src.shape[0]
-    load = np.zeros(k)
-    for e in range(m):
-        load[out[e]] += weight[e]
-    sptr, spart, scnt, before = build_slots(ptr, adj, out, n, k, slack)
+    load, sptr, spart, scnt, before = build_slots(ptr, adj, out, weight, n, k, slack)
     replicas = before
     own = np.zeros(k, dtype=np.bool_)
     vown = np.empty(k, dtype=np.int64)

@@ -44,10 +44,28 @@ def slot(v, c, sptr, spart):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _add_copy(x, c, sptr, spart, scnt):
+    """One more edge of ``x`` in cluster ``c``: its slot's count (a free slot taken when ``x``
+    had none there); 1 when that made a new replica, else 0."""
+    s = slot(x, c, sptr, spart)
+    new = 0
+    if s < 0:
+        s = slot(x, -1, sptr, spart)
+        spart[s] = c
+        new = 1
+    scnt[s] += 1
+    return new
+
+
 @njit(cache=True)
-def build_slots(ptr, adj, out, n, k, slack):
-    """``(sptr, spart, scnt, replicas)``: each vertex's clusters and its edge
-    count in each, with ``slack`` free slots (at most its degree in all)."""
+def build_slots(ptr, adj, out, weight, n, k, slack):
+    """``(load, sptr, spart, scnt, replicas)``: each cluster's load (edge weight), each
+    vertex's clusters and its edge count in each, with ``slack`` free slots (at most its
+    degree in all)."""
+    load = np.zeros(k)
+    for e in range(out.shape[0]):
+        load[out[e]] += weight[e]
     mark = np.full(k, -1, dtype=np.int64)
     sptr = np.zeros(n + 1, dtype=np.int64)
     for v in range(n):
@@ -64,14 +82,8 @@ def build_slots(ptr, adj, out, n, k, slack):
     replicas = 0
     for v in range(n):
         for j in range(ptr[v], ptr[v + 1]):
-            c = out[adj[j]]
-            s = slot(v, c, sptr, spart)
-            if s < 0:
-                s = slot(v, -1, sptr, spart)
-                spart[s] = c
-                replicas += 1
-            scnt[s] += 1
-    return sptr, spart, scnt, replicas
+            replicas += _add_copy(v, out[adj[j]], sptr, spart, scnt)
+    return load, sptr, spart, scnt, replicas
 
 
 @njit(cache=True)
@@ -134,13 +146,7 @@ def move_edge(e, b, src, dst, weight, out, load, sptr, spart, scnt):
             spart[s] = -1
             change -= 1
     for side in range(2):
-        x = src[e] if side == 0 else dst[e]
-        s = slot(x, b, sptr, spart)
-        if s < 0:
-            s = slot(x, -1, sptr, spart)
-            spart[s] = b
-            change += 1
-        scnt[s] += 1
+        change += _add_copy(src[e] if side == 0 else dst[e], b, sptr, spart, scnt)
     out[e] = b
     load[a] -= weight[e]
     load[b] += weight[e]
@@ -219,10 +225,7 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
     that gains nothing or after ``passes`` passes.
     Returns (moves kept, passes run, replicas before, replicas after)."""
     m = src.shape[0]
-    load = np.zeros(k)
-    for e in range(m):
-        load[out[e]] += weight[e]
-    sptr, spart, scnt, before = build_slots(ptr, adj, out, n, k, slack)
+    load, sptr, spart, scnt, before = build_slots(ptr, adj, out, weight, n, k, slack)
     replicas = before
     mu = np.zeros(k, dtype=np.int64)
     mv = np.zeros(k, dtype=np.int64)
