@@ -175,15 +175,16 @@ class DeviceCSR:
     its COO sources (``src``, built on the device on first use: EP's edge
     worklist needs the source of every CSR position)."""
 
-    def __init__(self, cuda, indptr, indices, weights):
+    def __init__(self, cuda, indptr, indices, weights=None):
+        """``weights`` None: hop traversals (DO-BFS) upload no weights."""
         self._cuda = cuda
         self.n = len(indptr) - 1
         self.m = len(indices)
         self.indptr = cuda.to_device(np.ascontiguousarray(indptr, dtype=np.int64))
         self.indices = cuda.to_device(np.ascontiguousarray(indices, dtype=np.int64)
                                       if self.m else np.zeros(1, np.int64))
-        self.weights = cuda.to_device(np.ascontiguousarray(weights, dtype=np.float64)
-                                      if self.m else np.zeros(1))
+        self.weights = None if weights is None else cuda.to_device(
+            np.ascontiguousarray(weights, dtype=np.float64) if self.m else np.zeros(1))
         self._src = None
 
     @property
@@ -197,7 +198,16 @@ class DeviceCSR:
 
     @property
     def nbytes(self):
-        return 8 * (self.n + 1) + 16 * self.m + (8 * self.m if self._src is not None else 0)
+        return (8 * (self.n + 1) + 8 * self.m + (8 * self.m if self.weights is not None else 0)
+                + (8 * self.m if self._src is not None else 0))
+
+
+def _loop_info(t0, t1, t2, syncs, launches):
+    """A traversal's timing and loop counters, called right after the results' download:
+    ``kernel_seconds`` the loop (t1..t2), ``overhead_seconds`` the uploads and preparation
+    (t0..t1) and the download (t2..now)."""
+    return {"kernel_seconds": t2 - t1, "overhead_seconds": (t1 - t0) + (time.perf_counter() - t2),
+            "host_syncs": syncs, "level_launches": launches}
 
 
 def _blocks(n, tpb=None):
@@ -406,12 +416,8 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
             info["pieces"] = pieces
         if strategy == "hp":
             info["sub_iterations"] = subits
-    info["host_syncs"] = syncs
-    info["level_launches"] = launches
     out = d_dist.copy_to_host()[:n]
-    t3 = time.perf_counter()
-    info["kernel_seconds"] = t2 - t1
-    info["overhead_seconds"] = (t1 - t0) + (t3 - t2)
+    info.update(_loop_info(t0, t1, t2, syncs, launches))
     return out, it, work, info
 
 
@@ -466,10 +472,9 @@ def sssp_delta_gpu(indptr, indices, weights, source, delta):
     cuda.synchronize()
     t2 = time.perf_counter()
     out = d_dist.copy_to_host()
-    info = {"kernel_seconds": t2 - t1, "overhead_seconds": (t1 - t0) + (time.perf_counter() - t2),
-            "host_syncs": syncs, "level_launches": launches}
-    return (out, int(istate[G.D_IT]), int(d_work.copy_to_host()[0]), int(istate[G.D_MOVES]),
-            info)
+    work = int(d_work.copy_to_host()[0])
+    return out, int(istate[G.D_IT]), work, int(istate[G.D_MOVES]), _loop_info(t0, t1, t2, syncs,
+                                                                           launches)
 
 
 def bfs_do_gpu(indptr, indices, rindptr, rindices, source, alpha, beta):
@@ -483,15 +488,9 @@ def bfs_do_gpu(indptr, indices, rindptr, rindices, source, alpha, beta):
     cuda = require_gpu()
     t0 = time.perf_counter()
     n = len(indptr) - 1
-    def up(a):
-        return cuda.to_device(np.ascontiguousarray(a, dtype=np.int64) if len(a)
-                              else np.zeros(1, np.int64))
-
-    d_indptr, d_indices = up(indptr), up(indices)
-    if rindptr is indptr and rindices is indices:
-        d_rindptr, d_rindices = d_indptr, d_indices
-    else:
-        d_rindptr, d_rindices = up(rindptr), up(rindices)
+    g = DeviceCSR(cuda, indptr, indices)
+    r = g if rindptr is indptr and rindices is indices else DeviceCSR(cuda, rindptr, rindices)
+    d_indptr, d_indices, d_rindptr, d_rindices = g.indptr, g.indices, r.indptr, r.indices
     level = np.full(n, -1, dtype=np.int64)
     level[source] = 0
     d_level = cuda.to_device(level)
@@ -534,9 +533,7 @@ def bfs_do_gpu(indptr, indices, rindptr, rindices, source, alpha, beta):
     cuda.synchronize()
     t2 = time.perf_counter()
     out = d_level.copy_to_host()
-    info = {"kernel_seconds": t2 - t1, "overhead_seconds": (t1 - t0) + (time.perf_counter() - t2),
-            "host_syncs": syncs, "level_launches": depth}
-    return out, depth, work, steps, info
+    return out, depth, work, steps, _loop_info(t0, t1, t2, syncs, depth)
 
 
 def _wd_step(cuda, G, d_indptr, d_indices, d_weights, d_dist, d_wl, size, d_done, threads, it,

@@ -113,6 +113,23 @@ def bs_kernel(indptr, indices, weights, dist, wl, size, it, stamp, nxt, count, w
 
 
 @cuda.jit(device=True)
+def _append(v, which, a0, a1, counts, slot):
+    """Append ``v`` to ``a0`` (``which`` 0) or ``a1`` (1) at the position ``counts[slot]``
+    reserves: the kernels' worklists come in pairs whose roles alternate."""
+    p = cuda.atomic.add(counts, slot, 1)
+    if which == 0:
+        a0[p] = v
+    else:
+        a1[p] = v
+
+
+@cuda.jit(device=True)
+def _pick(which, a0, a1, k):
+    """``a0[k]`` (``which`` 0) or ``a1[k]`` (1)."""
+    return a0[k] if which == 0 else a1[k]
+
+
+@cuda.jit(device=True)
 def _group_width():
     """Threads that share one node's edges in the resident loop: a warp (32), or
     1 (a thread per node) when the block is not a whole number of warps."""
@@ -148,10 +165,10 @@ def resident_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, 
         if rank == 0:
             counts[(level + 1) % 3] = 0
         it = it0 + level
-        odd = level % 2 == 1
+        side = level % 2  # 0: wl -> nxt, 1: nxt -> wl
         k = group
         while k < size:
-            u = nxt[k] if odd else wl[k]
+            u = _pick(side, wl, nxt, k)
             lo = indptr[u]
             hi = indptr[u + 1]
             if lane == 0:
@@ -160,11 +177,7 @@ def resident_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, 
             while j < hi:
                 v = _relax_claim(u, j, indices, weights, dist, it, stamp)
                 if v >= 0:
-                    p = cuda.atomic.add(counts, c, 1)
-                    if odd:
-                        wl[p] = v
-                    else:
-                        nxt[p] = v
+                    _append(v, 1 - side, wl, nxt, counts, c)
                 j += width
             k += groups
         g.sync()
@@ -285,7 +298,7 @@ def delta_kernel(indptr, indices, weights, dist, done, wl0, wl1, far0, far1, sta
             claim = 2 * it
             k = rank
             while k < size:
-                u = wl0[k] if cur == 0 else wl1[k]
+                u = _pick(cur, wl0, wl1, k)
                 du = dist[u]
                 if du < done[u]:
                     done[u] = du
@@ -296,17 +309,9 @@ def delta_kernel(indptr, indices, weights, dist, done, wl0, wl1, far0, far1, sta
                         if nd < dist[v] and nd < cuda.atomic.min(dist, v, nd):
                             if nd < threshold:
                                 if _claim(v, claim, stamp):
-                                    p = cuda.atomic.add(counts, gen % 3, 1)
-                                    if cur == 0:
-                                        wl1[p] = v
-                                    else:
-                                        wl0[p] = v
+                                    _append(v, 1 - cur, wl0, wl1, counts, gen % 3)
                             elif _claim(v, moves, fstamp):
-                                q = cuda.atomic.add(farcount, fpar, 1)
-                                if fpar == 0:
-                                    far0[q] = v
-                                else:
-                                    far1[q] = v
+                                _append(v, fpar, far0, far1, farcount, fpar)
                 k += threads
             g.sync()
             size = counts[gen % 3]
@@ -321,7 +326,7 @@ def delta_kernel(indptr, indices, weights, dist, done, wl0, wl1, far0, far1, sta
             farcount[1 - fpar] = 0
         k = rank
         while k < nfar:
-            v = far0[k] if fpar == 0 else far1[k]
+            v = _pick(fpar, far0, far1, k)
             if dist[v] < done[v]:
                 cuda.atomic.min(fmin, moves % 2, dist[v])
             k += threads
@@ -340,22 +345,14 @@ def delta_kernel(indptr, indices, weights, dist, done, wl0, wl1, far0, far1, sta
         claim = 2 * it - 1  # between the last level's (2 it - 2) and the next one's (2 it)
         k = rank
         while k < nfar:  # the split: live entries under the threshold -> near, others kept
-            v = far0[k] if fpar == 0 else far1[k]
+            v = _pick(fpar, far0, far1, k)
             dv = dist[v]
             if dv < done[v]:
                 if dv < threshold:
                     if _claim(v, claim, stamp):
-                        p = cuda.atomic.add(counts, gen % 3, 1)
-                        if cur == 0:
-                            wl0[p] = v
-                        else:
-                            wl1[p] = v
+                        _append(v, cur, wl0, wl1, counts, gen % 3)
                 elif _claim(v, moves, fstamp):
-                    q = cuda.atomic.add(farcount, 1 - fpar, 1)
-                    if fpar == 0:
-                        far1[q] = v
-                    else:
-                        far0[q] = v
+                    _append(v, 1 - fpar, far0, far1, farcount, 1 - fpar)
             k += threads
         g.sync()
         size = counts[gen % 3]

@@ -239,16 +239,13 @@ def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, delta=Non
         info["auto"] = True
     need = memory_bytes(graph.n, len(indices), strategy)
     info["memory_bytes"] = need
-    if strategy == "do":
-        if dev == "gpu":
-            _check_memory(graph.n, len(indices), strategy, need, memory)
-        return _bfs_do(graph, source, indptr, indices, directed, info, dev)
-    if strategy == "delta":
-        if dev == "gpu":
-            _check_memory(graph.n, len(indices), strategy, need, memory)
-        return _sssp_delta(graph, source, indptr, indices, weights, delta, info, dev)
     if dev == "gpu":
         _check_memory(graph.n, len(indices), strategy, need, memory)
+    if strategy == "do":
+        return _bfs_do(graph, source, indptr, indices, directed, info, dev)
+    if strategy == "delta":
+        return _sssp_delta(graph, source, indptr, indices, weights, delta, info, dev)
+    if dev == "gpu":
         return _sssp_gpu(indptr, indices, weights, int(source), strategy, deg, info)
     dist = np.full(graph.n, np.inf)
     t0 = time.perf_counter()
