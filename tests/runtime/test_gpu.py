@@ -332,3 +332,26 @@ def test_delta_stepping_on_the_gpu_by_hand(monkeypatch):
     g = Graph(n=4, src=np.array([0, 0, 1, 2]), dst=np.array([3, 1, 2, 3]),
               weight=np.array([5.0, 0.0, 0.0, 1.0]), directed=True)
     assert sssp(g, 0, "delta", device="gpu", delta=2.0).dist.tolist() == [0, 0, 0, 1]
+
+
+def test_delta_stepping_without_cooperative_launches_is_refused(monkeypatch, tmp_path, capsys):
+    """GPU delta-stepping lives in one cooperative grid: where none can be built it is
+    refused in one line naming the cause and the way out (exit 2 from the CLI)."""
+    from ir_graph import write_graph
+    from vcut.cli import main
+
+    def refuse(*args):
+        raise RuntimeError("libcudadevrt.a not found")
+
+    monkeypatch.setattr(_gpu, "cooperative_blocks", refuse)
+    g = grid(3, 3, weights="uniform", seed=1)
+    with pytest.raises(VcutError) as exc:
+        sssp(g, 0, "delta", device="gpu")
+    assert str(exc.value) == (
+        "--strategy delta on the GPU needs cooperative launches, which this CUDA installation "
+        "cannot build (RuntimeError: libcudadevrt.a not found); use --device cpu")
+    path = tmp_path / "g.npz"
+    write_graph(g, path)
+    assert main(["sssp", str(path), "--source", "0", "--strategy", "delta", "--device",
+                 "gpu"]) == 2
+    assert capsys.readouterr().err.strip() == f"error: {exc.value}"
