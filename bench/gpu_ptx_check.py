@@ -41,6 +41,7 @@ def main():
 
     i8a, f8a = T.Array(T.int64, 1, "C"), T.Array(T.float64, 1, "C")
     i8, b1, f8 = T.int64, T.boolean, T.float64
+    i4a, u1a = T.Array(T.int32, 1, "C"), T.Array(T.uint8, 1, "C")  # Borůvka: 4-byte indices
     sigs = {
         "bs_kernel": (i8a, i8a, f8a, f8a, i8a, i8, i8, i8a, i8a, i8a, i8a),
         "resident_levels_kernel": (i8a, i8a, f8a, f8a, i8a, i8a, i8, i8, i8, i8, i8a, i8a, i8a, i8a),
@@ -61,6 +62,12 @@ def main():
         "histogram_kernel": (i8a, i8, i8, i8a),
         "segmented_min_kernel": (f8a, i8a, f8a),
         "segmented_sum_kernel": (f8a, i8a, f8a),
+        "mst_reset_kernel": (i8a,),
+        "mst_discover_kernel": (i8a, i4a, i4a, i4a, i8a, i8a, i8, i8a, i8a, i8a),
+        "mst_target_kernel": (i8a, i8, i8a, i4a, i4a, i4a, i8a, i8),
+        "mst_hook_kernel": (i8a, i8, i8a, i8a, i4a, u1a),
+        "mst_jump_kernel": (i8a, i8, i8a, i4a, i8a, i8, i8a, i8a),
+        "mst_labels_kernel": (i4a, i8a),
     }
     print(f"| kernel | PTX bytes (sm_{cc[0]}{cc[1]}) | atomics |\n|---|---:|---|")
     failed = 0

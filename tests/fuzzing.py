@@ -1,4 +1,4 @@
-"""Mutation fuzzing of every file reader and of ``vcut partition``, ``bfs`` and ``graph``.
+"""Mutation fuzzing of every file reader and of ``vcut partition``, ``bfs``, ``mst`` and ``graph``.
 
 Shared by the fuzz tests (``tests/*/test_fuzz_*.py``, driven by hypothesis)
 and the long campaign ``bench/fuzz.py``. A *case* is one mutated file (or
@@ -433,6 +433,11 @@ def _bfs_cli(seeds, rng, workdir):
     return _cli(argv)
 
 
+def _mst_cli(seeds, rng, workdir):
+    path = _any_graph_case(seeds, rng, workdir)
+    return _cli(["mst", path, "-o", os.path.join(workdir, "forest.txt")])
+
+
 def _graph_cli(seeds, rng, workdir):
     path = _npz_case(seeds, "trace", rng, workdir, "case.npz")
     out = os.path.join(workdir, rng.choice(["out.npz", "out.graph", "out.edgelist"]))
@@ -456,6 +461,7 @@ TARGETS = {
     "machine-json": _machine,
     "cli-partition": _partition_cli,
     "cli-bfs": _bfs_cli,
+    "cli-mst": _mst_cli,
     "cli-graph": _graph_cli,
 }
 

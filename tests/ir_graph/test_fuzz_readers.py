@@ -25,7 +25,7 @@ from tests.conftest import ROOT
 #: examples per target (hypothesis), chosen by the cost of a case
 EXAMPLES = {"metis": 1000, "edgelist": 1000, "snap-txt": 600, "mtx": 1000, "lg": 600,
             "gzip-text": 600, "graph-npz": 800, "trace-npz": 600, "partition-file": 800,
-            "machine-json": 1000, "cli-partition": 600, "cli-bfs": 600, "cli-graph": 400}
+            "machine-json": 1000, "cli-partition": 600, "cli-bfs": 600, "cli-mst": 300, "cli-graph": 400}
 
 
 @pytest.fixture(scope="module")

@@ -25,13 +25,13 @@ import sys
 import threading
 import traceback
 
-from . import (analyze, batch, compare, datasets, graph, partition, schedule, stats, trace,
-               traverse)
+from . import (analyze, batch, compare, datasets, graph, mst, partition, schedule, stats,
+               trace, traverse)
 
 __all__ = ["main", "build_parser"]
 
 #: Subcommand modules in the order of ``vcut --help``.
-COMMANDS = (trace, graph, stats, partition, analyze, batch, compare, traverse, schedule,
+COMMANDS = (trace, graph, stats, partition, analyze, batch, compare, traverse, mst, schedule,
             datasets)
 
 
