@@ -14,9 +14,9 @@ members.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-__all__ = ["greedy_assign", "hdrf_assign", "replica_sets", "replica_set_bytes", "dbh_assign", "stream_order", "RULE_PG", "RULE_LIBRA"]
+__all__ = ["greedy_assign", "greedy_batched", "hdrf_assign", "replica_sets", "replica_set_bytes", "dbh_assign", "stream_order", "RULE_PG", "RULE_LIBRA"]
 
 #: A cluster counts as full within this relative distance of its bound.
 FULL_TOLERANCE = 1e-12
@@ -217,28 +217,6 @@ def _ll_common(u, v, cnt, ids, ovf, pool, load, cap):
     return best
 
 
-@njit(cache=True)
-def _ll_bits(words, load, cap):
-    """Least loaded cluster among the set bits of ``words`` (-1 if none).
-
-    A load over a tiny capacity may overflow to ``inf``; the first set bit is
-    still taken, so a non-empty set always yields a cluster.
-    """
-    best = -1
-    best_v = np.inf
-    for wi in range(words.shape[0]):
-        x = words[wi]
-        while x != np.uint64(0):
-            b = _lowbit(x)
-            c = wi * 64 + b
-            r = load[c] / cap[c]
-            if best < 0 or r < best_v:
-                best_v = r
-                best = c
-            x &= x - np.uint64(1)
-    return best
-
-
 @njit(cache=True, inline="always")
 def _stopped(k, counter):
     """Every `TICK` edges: publish ``k`` in ``counter[0]``; whether ``counter[1]``
@@ -318,6 +296,85 @@ def _count_rows(A, cnt):
         cnt[v] = k
 
 
+@njit(cache=True, inline="always")
+def _ll_rows(A, u, v, mode, load, cap):
+    """Least loaded cluster of row ``u`` of ``A`` (``mode`` 0), of ``A[u] & A[v]`` (1) or
+    of ``A[u] | A[v]`` (2); -1 if the set is empty. A load over a tiny capacity may
+    overflow to ``inf``; the first member is still taken, so a non-empty set always
+    yields a cluster."""
+    best = -1
+    best_v = np.inf
+    for wi in range(A.shape[1]):
+        x = A[u, wi]
+        if mode == 1:
+            x &= A[v, wi]
+        elif mode == 2:
+            x |= A[v, wi]
+        while x != np.uint64(0):
+            c = wi * 64 + _lowbit(x)
+            r = load[c] / cap[c]
+            if best < 0 or r < best_v:
+                best_v = r
+                best = c
+            x &= x - np.uint64(1)
+    return best
+
+
+@njit(cache=True, inline="always")
+def _decide_dense(u, v, A, load, cap, full, rule, degree, rem):
+    """Algorithm 1's choice for edge (u, v) on dense bitset rows ``A``: the cluster, or
+    -1 for the least loaded of all (case 4 and the fallbacks when the candidates are
+    full). Reads the state only, so a batch of edges can decide in parallel against
+    the state frozen at its start (`greedy_batched`)."""
+    has_u = False
+    has_v = False
+    for wi in range(A.shape[1]):
+        if A[u, wi] != np.uint64(0):
+            has_u = True
+        if A[v, wi] != np.uint64(0):
+            has_v = True
+    if not has_u and not has_v:  # case 4
+        return -1
+    if has_u != has_v:  # case 3
+        c = _ll_rows(A, u if has_u else v, 0, 0, load, cap)
+        return c if load[c] < full[c] else -1
+    c = _ll_rows(A, u, v, 1, load, cap)
+    if c >= 0:  # case 1
+        if load[c] >= full[c]:
+            c = _ll_rows(A, u, v, 2, load, cap)
+            if load[c] >= full[c]:
+                return -1
+        return c
+    # case 2: keep one endpoint whole, cut the other
+    if rule == RULE_LIBRA:
+        s = u if degree[u] <= degree[v] else v
+    else:
+        s = u if rem[u] >= rem[v] else v
+    t = v if s == u else u
+    c = _ll_rows(A, s, 0, 0, load, cap)
+    if load[c] >= full[c]:
+        c = _ll_rows(A, t, 0, 0, load, cap)
+        if load[c] >= full[c]:
+            return -1
+    return c
+
+
+@njit(cache=True, inline="always")
+def _apply_dense(e, u, v, c, weight, A, load, cap, full, rem, tree, size, out):
+    """Place edge ``e`` = (u, v) on ``c`` (-1, or a cluster full by now: the least
+    loaded of all) and update the state; returns the cluster."""
+    if c < 0 or load[c] >= full[c]:
+        c = tree[1]
+    out[e] = c
+    load[c] += weight[e]
+    _tree_update(tree, c, size, load, cap)
+    A[u, c // 64] |= np.uint64(1) << np.uint64(c % 64)
+    A[v, c // 64] |= np.uint64(1) << np.uint64(c % 64)
+    rem[u] -= 1
+    rem[v] -= 1
+    return c
+
+
 @njit(cache=True, nogil=True)
 def _greedy_dense(src, dst, weight, order, degree, rem, cap, full, rule, out, A, load,
                   counter):
@@ -327,66 +384,75 @@ def _greedy_dense(src, dst, weight, order, degree, rem, cap, full, rule, out, A,
     (`vcut.distributed`) from the state merged so far. Cluster ``c`` is full when
     ``load[c] >= full[c]`` (the bound times its capacity, `greedy_assign`; a
     distributed step is given its share of the room left)."""
-    nw = A.shape[1]
     size, tree = _tree_of(load, cap)
-    tmp = np.empty(nw, dtype=np.uint64)
     for k in range(order.shape[0]):
         if _stopped(k, counter):
             break
         e = order[k]
         u = src[e]
         v = dst[e]
-        has_u = False
-        has_v = False
-        for wi in range(nw):
-            if A[u, wi] != np.uint64(0):
-                has_u = True
-            if A[v, wi] != np.uint64(0):
-                has_v = True
-        if not has_u and not has_v:  # case 4
-            c = tree[1]
-        elif has_u and not has_v:  # case 3
-            c = _ll_bits(A[u], load, cap)
-            if load[c] >= full[c]:
-                c = tree[1]
-        elif has_v and not has_u:
-            c = _ll_bits(A[v], load, cap)
-            if load[c] >= full[c]:
-                c = tree[1]
-        else:
-            common = False
-            for wi in range(nw):
-                tmp[wi] = A[u, wi] & A[v, wi]
-                if tmp[wi] != np.uint64(0):
-                    common = True
-            if common:  # case 1
-                c = _ll_bits(tmp, load, cap)
-                if load[c] >= full[c]:
-                    for wi in range(nw):
-                        tmp[wi] = A[u, wi] | A[v, wi]
-                    c = _ll_bits(tmp, load, cap)
-                    if load[c] >= full[c]:
-                        c = tree[1]
-            else:  # case 2: keep one endpoint whole, cut the other
-                if rule == RULE_LIBRA:
-                    s = u if degree[u] <= degree[v] else v
-                else:
-                    s = u if rem[u] >= rem[v] else v
-                t = v if s == u else u
-                c = _ll_bits(A[s], load, cap)
-                if load[c] >= full[c]:
-                    c = _ll_bits(A[t], load, cap)
-                    if load[c] >= full[c]:
-                        c = tree[1]
-        out[e] = c
-        load[c] += weight[e]
-        _tree_update(tree, c, size, load, cap)
-        A[u, c // 64] |= np.uint64(1) << np.uint64(c % 64)
-        A[v, c // 64] |= np.uint64(1) << np.uint64(c % 64)
-        rem[u] -= 1
-        rem[v] -= 1
+        c = _decide_dense(u, v, A, load, cap, full, rule, degree, rem)
+        _apply_dense(e, u, v, c, weight, A, load, cap, full, rem, tree, size, out)
     _done(counter, order.shape[0])
     return load
+
+
+#: batches smaller than this decide on one thread (a parallel region costs more)
+PARALLEL_BATCH = 2048
+#: `greedy_batched` re-decides on the live state every edge whose frozen choice would
+#: add a replica (not a cluster that holds both endpoints by now)
+RECHECK = True
+
+
+@njit(cache=True, inline="always")
+def _in_both(A, u, v, c):
+    """Whether cluster ``c`` holds replicas of both ``u`` and ``v``."""
+    w = c // 64
+    bit = np.uint64(1) << np.uint64(c % 64)
+    return (A[u, w] & bit) != np.uint64(0) and (A[v, w] & bit) != np.uint64(0)
+
+
+@njit(cache=True, parallel=True)
+def greedy_batched(src, dst, weight, order, degree, cap, full, rule, out, A, batch, recheck,
+                   counter):
+    """The greedy family in batches of ``batch`` edges: every edge of a batch decides
+    (`_decide_dense`) against the replica sets, loads and remaining degrees frozen at
+    the batch's start, in parallel; then one pass applies the batch in stream order
+    (`_apply_dense`: an edge whose cluster filled up during the batch, or that asked
+    for the least loaded, takes the least loaded now). ``batch = 1`` is
+    `_greedy_dense` exactly. Dense bitsets ``A`` only (p <= 64 DENSE_WORDS).
+    Returns the loads; ``counter`` as `greedy_assign`'s, checked once per batch."""
+    m = order.shape[0]
+    p = cap.shape[0]
+    load = np.zeros(p, dtype=np.float64)
+    rem = degree.copy()
+    size, tree = _tree_of(load, cap)
+    dec = np.empty(max(1, min(batch, m)), dtype=np.int64)
+    redo = 0
+    for lo in range(0, m, batch):
+        counter[0] = lo
+        if counter[1] != 0:
+            return load, redo
+        hi = min(m, lo + batch)
+        if hi - lo >= PARALLEL_BATCH:
+            for k in prange(hi - lo):
+                e = order[lo + k]
+                dec[k] = _decide_dense(src[e], dst[e], A, load, cap, full, rule, degree, rem)
+        else:
+            for k in range(hi - lo):
+                e = order[lo + k]
+                dec[k] = _decide_dense(src[e], dst[e], A, load, cap, full, rule, degree, rem)
+        for k in range(hi - lo):
+            e = order[lo + k]
+            u = src[e]
+            v = dst[e]
+            c = dec[k]
+            if c < 0 or (recheck and not _in_both(A, u, v, c)):
+                c = _decide_dense(u, v, A, load, cap, full, rule, degree, rem)
+                redo += 1
+            _apply_dense(e, u, v, c, weight, A, load, cap, full, rem, tree, size, out)
+    _done(counter, m)
+    return load, redo
 
 
 @njit(cache=True, nogil=True)

@@ -204,6 +204,20 @@ def check_arguments(p, seed, lam):
         raise InputError(f"lambda must be at least 1 (1 = tightest balance), got {lam}")
 
 
+def _check_batch(batch, algo, p):
+    if batch is None:
+        return
+    if algo not in _GREEDY:
+        raise InputError(f"batched streaming is for the greedy family ({', '.join(_GREEDY)}); "
+                         f"drop --batch for {algo}")
+    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+        raise InputError(f"the batch must be a whole number of edges >= 1, got {batch!r}")
+    dense = 64 * _kernels.DENSE_WORDS
+    if p > dense:
+        raise InputError(f"batched streaming keeps dense replica sets, p <= {dense}; got p = {p}: "
+                         "use fewer clusters or drop --batch")
+
+
 def simple_input(graph, p, algo, capacities):
     """``(simplify(graph), capacity fractions)`` of a partitioning of ``graph`` into ``p``
     clusters by ``algo``, after validating the graph; `InputError` for a graph without
@@ -235,7 +249,7 @@ def capacity_fractions(p, algo, capacities):
 
 def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None,
                     backend="metis", spac_variant="contracted", imbalance=1.03, latency=None,
-                    beta=None, tau=None, refine=False):
+                    beta=None, tau=None, refine=False, batch=None):
     """Partition the edges of ``graph`` into ``p`` clusters.
 
     Parameters
@@ -273,6 +287,11 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     refine : bool
         Refine the result (replica-lowering moves within ``imbalance``);
         ``best`` always does.
+    batch : int, optional
+        The greedy family only (p <= 128): stream in batches of ``batch`` edges
+        that decide in parallel against the state frozen at the batch's start,
+        then apply in order (`vcut._kernels.greedy_batched`); 1 gives the
+        sequential result exactly. None: sequential.
 
     Returns
     -------
@@ -300,6 +319,7 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         raise InputError(f"tau is HEP's degree threshold; it does not apply to {algo}")
     if refine and algo == "par":
         raise InputError("par keeps a schedule that refinement would break; drop --refine")
+    _check_batch(batch, algo, p)
     simple, cap = simple_input(graph, p, algo, capacities)
     src, dst, weight, input_edge, loops, repeats = simple
     m = len(src)
@@ -320,8 +340,16 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         rule, weighted, bounded = _GREEDY[algo]
         w = weight if weighted else np.ones(m)
         limit = lam * float(w.sum()) if bounded else np.inf
-        run_kernel("partition", "edges", m, _kernels.greedy_assign, src, dst, w, stream, n, p,
-                   deg, cap, limit, rule, out, _kernels.replica_sets(n, p))
+        if batch is None:
+            run_kernel("partition", "edges", m, _kernels.greedy_assign, src, dst, w, stream, n, p,
+                       deg, cap, limit, rule, out, _kernels.replica_sets(n, p))
+        else:
+            full = limit * (1.0 - _kernels.FULL_TOLERANCE) * cap
+            rows = _kernels.replica_sets(n, p)[3]
+            _, redo = run_kernel("partition", "edges", m, _kernels.greedy_batched, src, dst, w,
+                                 stream, deg, cap, full, rule, out, rows, int(batch),
+                                 _kernels.RECHECK)
+            extra.update(batch=int(batch), redecided=int(redo))
     elif algo == "hdrf":
         run_kernel("partition", "edges", m, _kernels.hdrf_assign, src, dst, stream, n, p, cap,
                    HDRF_LAMBDA, 1.0, HDRF_NORMALIZED, HDRF_CAPACITY * np.ceil(m / p),

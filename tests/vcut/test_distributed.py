@@ -214,7 +214,7 @@ def test_cli_env_scheduler_is_used(monkeypatch, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--algo", "spac", "--workers", "2"], "does not run distributed"),
-    (["--batch", "100"], "give --workers"),
+    (["--batch", "100", "--algo", "hdrf"], "batched streaming is for the greedy family"),
     (["--workers", "0"], "--workers must be a positive integer"),
     (["--workers", "2", "--batch", "0"], "--batch must be a positive integer"),
     (["--scheduler", "localhost:8786"], "not a Dask scheduler address"),

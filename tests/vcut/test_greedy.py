@@ -84,7 +84,12 @@ def test_star_vertex_cut_beats_any_edge_cut():
 
 
 # -- a literal transcription of the spec's rules, as the reference -----------------
-def reference(edges, weights, p, rule, bounded, lam, cap=None):
+def reference(edges, weights, p, rule, bounded, lam, cap=None, batch=None, recheck=True):
+    """Algorithm 1 edge by edge; with ``batch``, every edge of a batch decides against
+    copies of the state taken at the batch's start, then the batch is applied in order
+    (an edge whose choice was 'the least loaded of all' or, with ``recheck``, would add
+    a replica by now decides again on the live state; a cluster full by now gives way
+    to the least loaded of all)."""
     cap = [1.0 / p] * p if cap is None else cap
     W = sum(weights)
     n = max(max(e) for e in edges) + 1
@@ -96,48 +101,59 @@ def reference(edges, weights, p, rule, bounded, lam, cap=None):
     A = [set() for _ in range(n)]
     load = [0.0] * p
 
-    def ll(S):
-        return min(S, key=lambda c: (load[c] / cap[c], c))
+    def decide(u, v, A, load, rem):  # the cluster, or None: the least loaded of all
+        def ll(S):
+            return min(S, key=lambda c: (load[c] / cap[c], c))
 
-    def full(c):  # at the bound, within the kernel's relative tolerance of 1e-12
-        return bounded and load[c] >= lam * W * cap[c] * (1 - 1e-12)
+        def full(c):  # at the bound, within the kernel's relative tolerance of 1e-12
+            return bounded and load[c] >= lam * W * cap[c] * (1 - 1e-12)
 
-    out = []
-    for (u, v), w in zip(edges, weights):
-        C = range(p)
         if not A[u] and not A[v]:
-            m = ll(C)
-        elif A[u] and not A[v]:
-            m = ll(A[u])
-            if full(m):
-                m = ll(C)
-        elif A[v] and not A[u]:
-            m = ll(A[v])
-            if full(m):
-                m = ll(C)
-        elif A[u] & A[v]:
+            return None
+        if bool(A[u]) != bool(A[v]):
+            m = ll(A[u] or A[v])
+            return None if full(m) else m
+        if A[u] & A[v]:
             m = ll(A[u] & A[v])
             if full(m):
                 m = ll(A[u] | A[v])
                 if full(m):
-                    m = ll(C)
+                    return None
+            return m
+        if rule == "libra":
+            s = u if deg[u] <= deg[v] else v
         else:
-            if rule == "libra":
-                s = u if deg[u] <= deg[v] else v
-            else:
-                s = u if rem[u] >= rem[v] else v
-            t = v if s == u else u
-            m = ll(A[s])
+            s = u if rem[u] >= rem[v] else v
+        t = v if s == u else u
+        m = ll(A[s])
+        if full(m):
+            m = ll(A[t])
             if full(m):
-                m = ll(A[t])
-                if full(m):
-                    m = ll(C)
+                return None
+        return m
+
+    out = []
+
+    def place(u, v, w, m):
+        if m is None or (bounded and load[m] >= lam * W * cap[m] * (1 - 1e-12)):
+            m = min(range(p), key=lambda c: (load[c] / cap[c], c))
         out.append(m)
         load[m] += w
         A[u].add(m)
         A[v].add(m)
         rem[u] -= 1
         rem[v] -= 1
+
+    pairs = list(zip(edges, weights))
+    step = batch or 1
+    for lo in range(0, len(pairs), step):
+        chunk = pairs[lo:lo + step]
+        frozen = ([set(a) for a in A], load[:], rem[:])
+        choices = [decide(u, v, *frozen) for (u, v), _ in chunk] if batch else [None]
+        for ((u, v), w), m in zip(chunk, choices):
+            if m is None or (recheck and not (m in A[u] and m in A[v])):
+                m = decide(u, v, A, load, rem)
+            place(u, v, w, m)
     return out
 
 
@@ -173,3 +189,80 @@ def test_kernel_equals_the_literal_rules(gw, p, algo, lam, hetero):
                     rule="libra" if "libra" in algo else "pg", bounded=algo.startswith("wb"),
                     lam=lam, cap=cap)
     assert got == ref
+
+
+# -- batched streaming (the greedy family's parallel form) ----------------------------
+@settings(max_examples=150, deadline=None)
+@given(weighted_graphs(), st.integers(2, 9), st.sampled_from(["pg", "libra", "wb-pg", "wb-libra"]),
+       st.sampled_from([1, 2, 3, 7, 64]), st.booleans())
+def test_batched_kernel_equals_the_literal_batches(gw, p, algo, batch, recheck):
+    from vcut import _kernels
+
+    edges, weights = gw
+    p = min(p, len(edges))
+    weighted = algo.startswith("w")
+    ref = reference(edges, weights if weighted else [1] * len(edges), p,
+                    rule="libra" if "libra" in algo else "pg", bounded=algo.startswith("wb"),
+                    lam=1.0, batch=batch, recheck=recheck)
+    old = _kernels.RECHECK
+    _kernels.RECHECK = recheck
+    try:
+        got = partition_graph(graph(edges, weights), p, algo, batch=batch)
+    finally:
+        _kernels.RECHECK = old
+    assert got.assignment.tolist() == ref
+    if batch == 1:  # one edge a batch is the sequential stream, whatever the recheck
+        assert ref == partition_graph(graph(edges, weights), p, algo).assignment.tolist()
+
+
+def test_batched_by_hand():
+    # a path 0-1-2-3 and an edge 4-5 in one batch of 4 on p = 2, w-libra (unbounded):
+    # frozen at the start every set is empty, so every edge asks for the least loaded
+    # and decides again when applied: the sequential result [0, 0, 0, 1]
+    edges = [(0, 1), (1, 2), (2, 3), (4, 5)]
+    assert partition_graph(graph(edges), 2, "w-libra", batch=4).assignment.tolist() == [0, 0, 0, 1]
+    # two batches of 2 after a first edge (0,1) -> 0: in batch 2, (0,2) follows A(0) = {0}
+    # and (3,4) is new -> the least loaded: cluster 1
+    edges = [(0, 1), (5, 6), (0, 2), (3, 4)]
+    got = partition_graph(graph(edges), 2, "w-libra", batch=2)
+    assert got.assignment.tolist() == [0, 1, 0, 1] and got.info["batch"] == 2
+
+
+def test_batched_on_a_real_graph_keeps_the_bound_and_is_deterministic():
+    from ir_graph import read_graph
+    from tests.conftest import dataset
+
+    g = read_graph(dataset("wiki-Vote.txt.gz"))
+    seq = partition_graph(g, 16, "wb-libra")
+    one = partition_graph(g, 16, "wb-libra", batch=1)
+    assert np.array_equal(one.assignment, seq.assignment)
+    a = partition_graph(g, 16, "wb-libra", batch=4096)  # decisions in parallel
+    b = partition_graph(g, 16, "wb-libra", batch=4096)
+    assert np.array_equal(a.assignment, b.assignment)
+    assert 0 <= a.assignment.min() and a.assignment.max() < 16
+    # the bound lambda * W / p, as the sequential stream keeps it: an edge goes to a
+    # cluster below the bound (one always is), so no load passes it by more than one
+    # edge (weight 1, or 2 for a pair listed both ways): imbalance <= 1 + 2p / W
+    bound = 1 + 2 * 16 / len(a.assignment)
+    assert seq.metrics.edge_weight_imbalance <= bound and a.metrics.edge_weight_imbalance <= bound
+    assert 0 < a.info["redecided"] <= g.m
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(algo="hdrf", batch=8), "batched streaming is for the greedy family"),
+    (dict(algo="wb-libra", batch=0), "the batch must be a whole number of edges >= 1, got 0"),
+    (dict(algo="wb-libra", batch=2.5), "the batch must be a whole number of edges >= 1, got 2.5"),
+])
+def test_batched_bad_arguments(kwargs, message):
+    from frontend.errors import InputError
+
+    with pytest.raises(InputError, match=message):
+        partition_graph(graph([(0, 1), (1, 2), (2, 3)]), 2, **kwargs)
+
+
+def test_batched_needs_dense_sets():
+    from frontend.errors import InputError
+
+    edges = [(i, i + 1) for i in range(300)]
+    with pytest.raises(InputError, match="dense replica sets, p <= 128; got p = 129"):
+        partition_graph(graph(edges), 129, "wb-libra", batch=8)

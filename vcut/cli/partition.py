@@ -85,8 +85,10 @@ def register(sub):
                         "into N chunks (hash cuts: the same result; greedy cuts and hdrf: "
                         "coordinated ingress, see --batch)")
     pa.add_argument("--batch", type=int_option("--batch", 1, 2**31 - 1), metavar="EDGES",
-                    help="with --workers / --scheduler, greedy cuts: edges each worker places "
-                    "between two merges of the shared state (default 8192)")
+                    help="greedy cuts: with --workers / --scheduler, the edges each worker "
+                    "places between two merges of the shared state (default 8192); without, "
+                    "stream in batches of EDGES that decide in parallel against the state at "
+                    "the batch's start (p <= 128; 1 = the sequential result)")
     pa.add_argument("--out-of-core", action="store_true",
                     help="with --workers / --scheduler: the workers read GRAPH in pieces (an "
                     "edge list or a .npz, on a path every worker sees) and hold its edges; "
@@ -131,14 +133,11 @@ def _run(args, program_args):
         if args.workers or args.scheduler:
             part = _distributed(args, g, caps)
         else:
-            if args.batch:
-                raise InputError("--batch is the merge interval of a distributed run; give "
-                                 "--workers N (or --scheduler) with it, or drop it")
             part = partition_graph(g, args.p, args.algo, lam=args.lam, order=args.order,
                                    seed=args.seed, capacities=caps, backend=args.backend,
                                    spac_variant=args.variant, imbalance=args.imbalance,
                                    latency=args.latency, beta=args.beta, tau=args.tau,
-                                   refine=args.refine)
+                                   refine=args.refine, batch=args.batch)
     if files is None:
         files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
@@ -159,6 +158,8 @@ def _run(args, program_args):
         result.update({k: info[k] for k in ("workers", "batch", "rounds")})
         if info.get("out_of_core"):
             result["pieces"] = info["pieces"]
+    elif "batch" in info:
+        result.update({k: info[k] for k in ("batch", "redecided")})
     extra = [k for k in ("tau", "high_degree_vertices", "streamed_edges", "refine_moves",
                          "refine_passes", "fm_moves", "fm_passes", "replicas_before",
                          "replicas_after", "starts", "candidates", "best_of", "spac_skipped")
@@ -206,6 +207,9 @@ def _run(args, program_args):
                          + (f", out of core ({info['pieces']} pieces)" if info.get("out_of_core") else "") + (
             f", {info['rounds']} rounds of {info['batch']:,} edges each"
             if info["batch"] else " (hash: the sequential result)")))
+    elif "batch" in info:
+        rows.insert(-1, ("batches", f"{info['batch']:,} edges each, decided in parallel; "
+                                    f"{info['redecided']:,} decided again when applied"))
     if files:
         rows.append(("written", ", ".join(files)))
     print_rows(rows, summary_stream(args.output))

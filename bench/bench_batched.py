@@ -1,0 +1,86 @@
+"""Benchmark batched streaming of the greedy family against the sequential stream.
+
+Per graph x batch size B: WB-Libra's replication factor (and its ratio to the
+sequential stream's), edge-weight balance, the share of edges decided again when
+applied, seconds and edges per second, for both designs of the apply pass:
+``recheck`` (the default, `vcut._kernels.RECHECK`: an edge whose frozen choice
+would add a replica decides again on the live state) and ``frozen`` (only the
+edges that asked for the least loaded cluster decide again: the form a GPU
+batch would take). Target (issue 15): RF within 5 % of sequential WB-Libra at
+B = 64 k with the balance bound kept.
+
+Graphs: real graphs from ../shared/datasets ($VCUT_DATASETS) in their given and
+a random stream order, and a generated RMAT graph of 2^--scale vertices.
+
+Usage: python bench/bench_batched.py [--scale 20] [-p 32]
+"""
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from ir_graph import read_graph  # noqa: E402
+from runtime.generators import rmat  # noqa: E402
+from vcut import _kernels  # noqa: E402
+from vcut.partition import partition_graph  # noqa: E402
+
+DATA = os.environ.get("VCUT_DATASETS") or os.path.join(ROOT, "..", "shared", "datasets")
+FILES = ("email-Enron.txt.gz", "soc-Epinions1-lcc.txt.gz", "cnr-2000.arcs.txt.gz")
+BATCHES = (1024, 8192, 65536, 1 << 20)
+
+
+def graphs(scale):
+    for name in FILES:
+        path = os.path.join(DATA, name)
+        if os.path.exists(path):
+            yield name.split(".")[0], read_graph(path)
+        else:
+            print(f"# skipped {name}: not in {DATA}", file=sys.stderr)
+    yield f"RMAT {scale} ef 8", rmat(scale, 8, seed=1)
+
+
+def run(g, p, order, batch):
+    t0 = time.perf_counter()
+    r = partition_graph(g, p, "wb-libra", order=order, batch=batch)
+    return r, time.perf_counter() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scale", type=int, default=20)
+    ap.add_argument("-p", type=int, default=32)
+    args = ap.parse_args()
+    head = ("graph", "order", "m", "B", "apply", "RF", "RF / seq", "balance", "redecided",
+            "seconds", "M edges/s")
+    print(f"# wb-libra, p = {args.p}; {os.cpu_count()} CPUs; one run per cell")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for name, g in graphs(args.scale):
+        for order in ("given", "random"):
+            seq, t = run(g, args.p, order, None)
+            rf0 = seq.metrics.replication_factor
+            m = seq.info["simple_edges"]
+            rows = [("sequential", None, seq, t)]
+            for recheck in (True, False):
+                _kernels.RECHECK = recheck
+                for b in BATCHES:
+                    r, t = run(g, args.p, order, b)
+                    rows.append(("recheck" if recheck else "frozen", b, r, t))
+            _kernels.RECHECK = True
+            for how, b, r, t in rows:
+                rf = r.metrics.replication_factor
+                red = f"{100 * r.info['redecided'] / m:.1f} %" if b else ""
+                print("| " + " | ".join((
+                    name, order, f"{m:,}", f"{b:,}" if b else "-", how, f"{rf:.4f}",
+                    f"{rf / rf0:.3f}", f"{r.metrics.edge_weight_imbalance:.5f}", red,
+                    f"{t:.3f}", f"{m / t / 1e6:.2f}")) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
