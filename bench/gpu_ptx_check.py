@@ -69,11 +69,17 @@ def main():
         "mst_jump_kernel": (i8a, i8, i8a, i4a, i8a, i8, i8a, i8a),
         "mst_labels_kernel": (i4a, i8a),
     }
+    # DeviceCSR holds 4-byte neighbour ids while they fit: the CSR kernels, with those too
+    for name in ("bs_kernel", "resident_levels_kernel", "ns_kernel", "hp_kernel", "delta_kernel",
+                 "do_top_down_kernel", "do_bottom_up_kernel", "ep_kernel", "wd_kernel"):
+        sig = list(sigs[name])
+        sig[1] = i4a  # the second argument is the neighbour ids in each of them
+        sigs[name + " (4-byte ids)"] = tuple(sig)
     print(f"| kernel | PTX bytes (sm_{cc[0]}{cc[1]}) | atomics |\n|---|---:|---|")
     failed = 0
     for name, sig in sigs.items():
         try:
-            ptx, _ = cuda.compile_ptx(getattr(G, name).py_func, sig, cc=cc)
+            ptx, _ = cuda.compile_ptx(getattr(G, name.split()[0]).py_func, sig, cc=cc)
             print(f"| {name} | {len(ptx):,} | {'yes' if 'atom.' in ptx else 'no'} |")
         except Exception as exc:  # report every kernel, then fail
             failed += 1

@@ -176,13 +176,20 @@ class DeviceCSR:
     worklist needs the source of every CSR position)."""
 
     def __init__(self, cuda, indptr, indices, weights=None):
-        """``weights`` None: hop traversals (DO-BFS) upload no weights."""
+        """``weights`` None: hop traversals (DO-BFS) upload no weights. Neighbour ids
+        are 4-byte while the vertex ids fit (`index_dtype`), 8-byte beyond: the
+        kernels are compiled for either; offsets stay 8-byte (edge counts pass 2^31
+        long before vertex counts do)."""
+        from ir_graph.graph import index_dtype
+
         self._cuda = cuda
         self.n = len(indptr) - 1
         self.m = len(indices)
+        idx = index_dtype(self.n)
+        self.index_bytes = np.dtype(idx).itemsize
         self.indptr = cuda.to_device(np.ascontiguousarray(indptr, dtype=np.int64))
-        self.indices = cuda.to_device(np.ascontiguousarray(indices, dtype=np.int64)
-                                      if self.m else np.zeros(1, np.int64))
+        self.indices = cuda.to_device(np.ascontiguousarray(indices, dtype=idx)
+                                      if self.m else np.zeros(1, idx))
         self.weights = None if weights is None else cuda.to_device(
             np.ascontiguousarray(weights, dtype=np.float64) if self.m else np.zeros(1))
         self._src = None
@@ -198,7 +205,8 @@ class DeviceCSR:
 
     @property
     def nbytes(self):
-        return (8 * (self.n + 1) + 8 * self.m + (8 * self.m if self.weights is not None else 0)
+        return (8 * (self.n + 1) + self.index_bytes * self.m
+                + (8 * self.m if self.weights is not None else 0)
                 + (8 * self.m if self._src is not None else 0))
 
 

@@ -64,6 +64,8 @@ def memory_bytes(n, m2, strategy):
     """Working memory of a traversal, in bytes (CSR + distances + the strategy's arrays).
 
     ``m2`` counts the directed edges traversed (twice the edges of an undirected graph).
+    Neighbour ids are counted at 8 bytes: the CPU's CSR holds them so; on the GPU
+    (`_gpu.DeviceCSR`, 4-byte ids while they fit) the figure is a bound.
     """
     csr = 8 * (n + 1) + 16 * m2 + 8 * n
     per = {"bs": 24 * n, "ep": 8 * n + 24 * m2, "ep-nochunk": 8 * n + 24 * m2,
