@@ -89,6 +89,9 @@ def minimum_spanning_forest(graph, device="cpu"):
     InputError
         Unknown device, no GPU for ``gpu``, non-finite weights, or a graph
         whose working memory does not fit (host or device).
+    GraphFormatError
+        A graph that fails `ir_graph.Graph.validate` (ids out of range, negative
+        weights, arrays of different lengths).
     """
     dev = resolve_device(device)
     n, m = int(graph.n), int(graph.m)
@@ -97,6 +100,7 @@ def minimum_spanning_forest(graph, device="cpu"):
         k = int(np.flatnonzero(~np.isfinite(w))[0])
         raise InputError(f"edge {k} has weight {w[k]}: a spanning forest needs finite weights; "
                          "fix or drop that edge")
+    graph.validate()  # ids in range, array shapes: before any kernel reads them
     need = memory_bytes(n, m)
     if dev == "gpu":
         from ._gpu import device_memory

@@ -149,6 +149,10 @@ def test_a_road_graph():
 def test_bad_input(monkeypatch):
     with pytest.raises(InputError, match="edge 1 has weight nan: a spanning forest needs finite"):
         minimum_spanning_forest(G(3, [(0, 1), (1, 2)], [1, np.nan]))
+    from frontend.errors import GraphFormatError
+
+    with pytest.raises(GraphFormatError, match="out of range|dst"):
+        minimum_spanning_forest(G(3, [(0, 1), (1, 7)]))
     with pytest.raises(InputError, match="unknown device 'tpu'"):
         minimum_spanning_forest(G(2, [(0, 1)]), "tpu")
     g = grid(4, 4)
@@ -159,8 +163,11 @@ def test_bad_input(monkeypatch):
         minimum_spanning_forest(g, "gpu")
     import frontend.memory
 
-    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: 1000)
-    with pytest.raises(InputError, match="a spanning forest of 16 vertices and 24 edges needs about"):
+    # above what validating the graph needs (64 bytes a node), below the forest's 2,016 bytes
+    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: 1500)
+    with pytest.raises(InputError, match="a spanning forest of 16 vertices and 24 edges needs about "
+                                         "2.0 KiB of memory but 1.5 KiB are available; use a machine "
+                                         "with more memory"):
         minimum_spanning_forest(g, "cpu")
 
 
