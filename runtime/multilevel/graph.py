@@ -13,6 +13,7 @@ positive weight, because the kernels work in exact integers as METIS does.
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from frontend.errors import InputError
 
@@ -78,18 +79,39 @@ def csr_from_edges(src, dst, weight, n, vertex_weight=None):
     start = np.flatnonzero(first)
     merged_w = np.add.reduceat(w, start) if len(start) else w[:0]
     a, b = key[start] // n, key[start] % n
-    rows = np.concatenate([a, b])
-    cols = np.concatenate([b, a])
-    ww = np.concatenate([merged_w, merged_w])
-    order = np.lexsort((cols, rows))
-    rows, cols, ww = rows[order], cols[order], ww[order]
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    indptr, cols, ww = _symmetric_csr(n, a, b, merged_w)
     vw = (np.ones(n, dtype=np.int64) if vertex_weight is None
           else integer_weights(vertex_weight, "vertex weights"))
     if len(vw) != n:
         raise InputError(f"{len(vw)} vertex weights for {n} vertices; fix the input")
     return Level(indptr, cols, ww, vw)
+
+
+@njit(cache=True)
+def _symmetric_csr(n, a, b, w):
+    """CSR of the pairs ``a[i] < b[i]`` (sorted by (a, b), no repeats) in both directions,
+    each row's neighbours increasing: one sweep, since row r receives its neighbours
+    below r (pairs (x, r), x < r) before those above (pairs (r, y)), each in order."""
+    m = len(a)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for i in range(m):
+        indptr[a[i] + 1] += 1
+        indptr[b[i] + 1] += 1
+    for v in range(n):
+        indptr[v + 1] += indptr[v]
+    fill = indptr[:n].copy()
+    cols = np.empty(2 * m, dtype=np.int64)
+    ww = np.empty(2 * m, dtype=np.int64)
+    for i in range(m):
+        x = a[i]
+        y = b[i]
+        cols[fill[x]] = y
+        ww[fill[x]] = w[i]
+        fill[x] += 1
+        cols[fill[y]] = x
+        ww[fill[y]] = w[i]
+        fill[y] += 1
+    return indptr, cols, ww
 
 
 def check_csr(indptr, indices, ewgt, vwgt):
