@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit, prange
 
 __all__ = ["sssp_bs", "sssp_ep", "sssp_wd", "sssp_ns", "sssp_hp", "choose_mdt", "split_nodes",
-           "bfs_do", "sssp_delta"]
+           "bfs_do", "sssp_delta", "symmetric_csr"]
 
 
 @njit(cache=True)
@@ -404,6 +404,49 @@ def out_csr(src, dst, weight, n, both):
             weights[pos[v]] = weight[e]
             pos[v] += 1
     return indptr, indices, weights
+
+
+@njit(parallel=True, cache=True)
+def symmetric_csr(n, eu, ev, threads):
+    """Symmetric adjacency of the pairs ``(eu[r], ev[r])`` (no self-loops):
+    ``(indptr, adj, erank)``, ``erank`` the pair index of each entry, every vertex's
+    entries in pair order (so pairs sorted by (eu, ev) with eu < ev give rows sorted
+    by neighbour: a row gets its lower neighbours before its higher ones). A counting sort split into pieces of
+    consecutive ranks, one per thread (per-piece degree counts, offsets vertex-major and
+    piece-minor, so each piece scatters its ranks in order: stable, linear); at most
+    2m / n pieces, so the counts never take more memory than the adjacency."""
+    m = len(eu)
+    pieces = max(1, min(threads, m // 65536, (2 * m) // max(n, 1)))
+    step = (m + pieces - 1) // pieces
+    count = np.zeros((pieces, n), dtype=np.int64)
+    for p in prange(pieces):
+        for r in range(p * step, min(m, (p + 1) * step)):
+            count[p, eu[r]] += 1
+            count[p, ev[r]] += 1
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    base = 0
+    for v in range(n):
+        indptr[v] = base
+        for p in range(pieces):
+            c = count[p, v]
+            count[p, v] = base
+            base += c
+    indptr[n] = base
+    adj = np.empty(2 * m, dtype=eu.dtype)
+    erank = np.empty(2 * m, dtype=eu.dtype)
+    for p in prange(pieces):
+        for r in range(p * step, min(m, (p + 1) * step)):
+            a = eu[r]
+            b = ev[r]
+            j = count[p, a]
+            adj[j] = b
+            erank[j] = r
+            count[p, a] = j + 1
+            j = count[p, b]
+            adj[j] = a
+            erank[j] = r
+            count[p, b] = j + 1
+    return indptr, adj, erank
 
 
 @njit(cache=True)

@@ -2,7 +2,7 @@
 
 Edges are named by their *rank*: their position in the order of increasing
 weight (ties by input position), so every edge has a distinct key and the
-forest is unique. The adjacency is built in rank order (`rank_csr`), so the
+forest is unique. The adjacency is built in rank order (`runtime._cpu_kernels.symmetric_csr`), so the
 lightest edge leaving a vertex's component is the first of its list that is
 not internal; a per-vertex cursor skips the internal ones once and for all
 (components only grow), which makes the edge discovery of all rounds
@@ -28,7 +28,7 @@ round's list; the loop ends when the list is empty.
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["rank_order", "rank_csr", "boruvka", "labels"]
+__all__ = ["rank_order", "boruvka", "labels"]
 
 RADIX_BITS = 11  # digits of the radix sort: six passes cover 64 bits
 
@@ -104,47 +104,6 @@ def ranked_ends(src, dst, keep, order, dtype_of):
     return eu, ev
 
 
-@njit(parallel=True, cache=True)
-def rank_csr(n, eu, ev, threads):
-    """Symmetric adjacency of the ranked edges ``(eu[r], ev[r])``: ``(indptr, adj, erank)``
-    with every vertex's entries in increasing rank. A counting sort split into pieces of
-    consecutive ranks, one per thread (per-piece degree counts, offsets vertex-major and
-    piece-minor, so each piece scatters its ranks in order: stable, linear); at most
-    2m / n pieces, so the counts never take more memory than the adjacency."""
-    m = len(eu)
-    pieces = max(1, min(threads, m // 65536, (2 * m) // max(n, 1)))
-    step = (m + pieces - 1) // pieces
-    count = np.zeros((pieces, n), dtype=np.int64)
-    for p in prange(pieces):
-        for r in range(p * step, min(m, (p + 1) * step)):
-            count[p, eu[r]] += 1
-            count[p, ev[r]] += 1
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    base = 0
-    for v in range(n):
-        indptr[v] = base
-        for p in range(pieces):
-            c = count[p, v]
-            count[p, v] = base
-            base += c
-    indptr[n] = base
-    adj = np.empty(2 * m, dtype=eu.dtype)
-    erank = np.empty(2 * m, dtype=eu.dtype)
-    for p in prange(pieces):
-        for r in range(p * step, min(m, (p + 1) * step)):
-            a = eu[r]
-            b = ev[r]
-            j = count[p, a]
-            adj[j] = b
-            erank[j] = r
-            count[p, a] = j + 1
-            j = count[p, b]
-            adj[j] = a
-            erank[j] = r
-            count[p, b] = j + 1
-    return indptr, adj, erank
-
-
 @njit(cache=True)
 def _find(parent, x):
     """Root of ``x``, halving the path on the way (safe while roots stay put)."""
@@ -193,7 +152,7 @@ def boruvka(indptr, adj, erank, eu, ev, parent, forest):
             cursor[v] = j
             examined[v] += j - start + (1 if j < end else 0)
             cand[i] = erank[j] if j < end else -1
-            target[i] = cv
+            target[i] = cv  # the active vertices' roots, until step 2 reuses the array
         k = 0
         for i in range(nact):  # the proposals' minimum per root (atomicMin on the GPU)
             r = cand[i]

@@ -6,7 +6,7 @@ reset the counters, discovery (a thread per active vertex: cursor, then an
 ``atomicMin`` of its first crossing edge's rank into its root's slot, the
 survivors pushed block-aggregated), target, hook and jump (which also resets
 the roots' slots and compacts the roots that go on). The rank-ordered
-adjacency is built on the host (`_mst_cpu.rank_csr`, linear) and uploaded:
+adjacency is built on the host (`_cpu_kernels.symmetric_csr`, linear) and uploaded:
 the order inside each vertex's list is what makes the cursors work, and a
 device counting sort would have to restore it. Results do not depend on the
 threads' order: keys are unique, so the forest is the CPU's.
@@ -26,12 +26,12 @@ __all__ = ["boruvka_gpu"]
 def boruvka_gpu(n, eu, ev, parent, forest, threads):
     """Borůvka's rounds on the device. Returns ``(rounds, edges examined, labels, forest,
     info)`` with ``info`` as `_gpu._loop_info` gives it (``kernel_seconds`` the rounds)."""
-    from ._mst_cpu import rank_csr
+    from ._cpu_kernels import symmetric_csr
 
     cu = require_gpu()
     t0 = time.perf_counter()
     m = len(eu)
-    indptr, adj, erank = rank_csr(n, eu, ev, threads)
+    indptr, adj, erank = symmetric_csr(n, eu, ev, threads)
 
     def up(a):
         return cu.to_device(np.ascontiguousarray(a) if len(a) else np.zeros(1, a.dtype))

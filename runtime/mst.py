@@ -141,9 +141,10 @@ def minimum_spanning_forest(graph, device="cpu"):
         extra["launches"] = extra.pop("level_launches")
         info.update(extra)  # upload and download: overhead_seconds
     else:
-        from ._mst_cpu import boruvka, labels, rank_csr
+        from ._cpu_kernels import symmetric_csr
+        from ._mst_cpu import boruvka, labels
 
-        indptr, adj, erank = rank_csr(n, eu, ev, threads)
+        indptr, adj, erank = symmetric_csr(n, eu, ev, threads)
         t1 = time.perf_counter()
         rounds, examined = boruvka(indptr, adj, erank, eu, ev, parent, forest)
         component = labels(parent)

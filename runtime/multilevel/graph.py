@@ -13,9 +13,11 @@ positive weight, because the kernels work in exact integers as METIS does.
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import get_num_threads
 
 from frontend.errors import InputError
+
+from .._cpu_kernels import symmetric_csr
 
 __all__ = ["Level", "level_from", "csr_from_edges", "integer_weights"]
 
@@ -79,39 +81,14 @@ def csr_from_edges(src, dst, weight, n, vertex_weight=None):
     start = np.flatnonzero(first)
     merged_w = np.add.reduceat(w, start) if len(start) else w[:0]
     a, b = key[start] // n, key[start] % n
-    indptr, cols, ww = _symmetric_csr(n, a, b, merged_w)
+    # pairs sorted by (a, b), a < b: the rows come out sorted by neighbour
+    indptr, cols, pair = symmetric_csr(n, a, b, get_num_threads())
+    ww = merged_w[pair]
     vw = (np.ones(n, dtype=np.int64) if vertex_weight is None
           else integer_weights(vertex_weight, "vertex weights"))
     if len(vw) != n:
         raise InputError(f"{len(vw)} vertex weights for {n} vertices; fix the input")
     return Level(indptr, cols, ww, vw)
-
-
-@njit(cache=True)
-def _symmetric_csr(n, a, b, w):
-    """CSR of the pairs ``a[i] < b[i]`` (sorted by (a, b), no repeats) in both directions,
-    each row's neighbours increasing: one sweep, since row r receives its neighbours
-    below r (pairs (x, r), x < r) before those above (pairs (r, y)), each in order."""
-    m = len(a)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    for i in range(m):
-        indptr[a[i] + 1] += 1
-        indptr[b[i] + 1] += 1
-    for v in range(n):
-        indptr[v + 1] += indptr[v]
-    fill = indptr[:n].copy()
-    cols = np.empty(2 * m, dtype=np.int64)
-    ww = np.empty(2 * m, dtype=np.int64)
-    for i in range(m):
-        x = a[i]
-        y = b[i]
-        cols[fill[x]] = y
-        ww[fill[x]] = w[i]
-        fill[x] += 1
-        cols[fill[y]] = x
-        ww[fill[y]] = w[i]
-        fill[y] += 1
-    return indptr, cols, ww
 
 
 def check_csr(indptr, indices, ewgt, vwgt):
