@@ -13,6 +13,7 @@ import math
 from numba import cuda
 from numba import int64 as nb_int64
 
+from ._mst_cpu import _find as _mst_find
 from .config import SCAN_SHARED, SHARED_PUSH
 
 # --------------------------------------------------------------------------
@@ -631,16 +632,8 @@ def segmented_sum_kernel(values, ptr, out):
 # --------------------------------------------------------------------------
 
 
-@cuda.jit(device=True)
-def _find(parent, x):
-    """`runtime._mst_cpu._find`: root of ``x`` with path halving."""
-    while True:
-        p = parent[x]
-        if p == x:
-            return x
-        g = parent[p]
-        parent[x] = g
-        x = g
+#: `runtime._mst_cpu._find` (root with path halving), its Python source compiled for the device
+_find = cuda.jit(device=True)(_mst_find.py_func)
 
 
 @cuda.jit
