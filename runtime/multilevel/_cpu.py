@@ -491,40 +491,17 @@ def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passe
             if not active[v]:
                 continue
             active[v] = False
-            a = part[v]
-            nt = _gather(indptr, indices, ewgt, part, v, conn, touched)
-            boundary = False
-            for j in range(nt):  # every neighbour's part is among the touched ones
-                if touched[j] != a:
-                    boundary = True
-            if boundary:
-                wv = vwgt[v]
-                best = -1
-                bgain = np.int64(0)
-                for j in range(nt):
-                    b = touched[j]
-                    if b == a or load[b] + wv > maxload[b]:
-                        continue
-                    g = conn[b] - conn[a]
-                    if g < 0:
-                        continue
-                    if g == 0:
-                        # a tie only evens the loads: b after the move lighter than a now
-                        if (load[b] + wv) * maxload[a] >= load[a] * maxload[b]:
-                            continue
-                    if best < 0 or g > bgain or (g == bgain and load[b] * maxload[best]
-                                                  < load[best] * maxload[b]):
-                        best = b
-                        bgain = g
-                if best >= 0:
-                    part[v] = best
-                    load[a] -= wv
-                    load[best] += wv
-                    moves += 1
-                    for e in range(indptr[v], indptr[v + 1]):
-                        nxt[indices[e]] = True
-            for j in range(nt):
-                conn[touched[j]] = 0
+            # an interior vertex has no other part to go to: -1
+            best, _ = _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, v, conn,
+                                 touched, True)
+            if best >= 0:
+                a = part[v]
+                part[v] = best
+                load[a] -= vwgt[v]
+                load[best] += vwgt[v]
+                moves += 1
+                for e in range(indptr[v], indptr[v + 1]):
+                    nxt[indices[e]] = True
         total += moves
         if moves == 0:
             break
@@ -535,10 +512,12 @@ def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passe
 
 
 @njit(cache=True, inline="always")
-def _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, v, conn, touched):
+def _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, v, conn, touched, improving):
     """v's best move: (part, gain) with gain = its edge weight into that part minus into
     its own, the highest over adjacent parts with room for it (ties: the lighter part
-    relative to its bound); (-1, 0) when no adjacent other part has room."""
+    relative to its bound); (-1, 0) when no adjacent other part has room. ``improving``
+    (the greedy pass): only moves that lower the cut, or keep it and leave the
+    destination lighter after the move than the source is now (relative to bounds)."""
     a = part[v]
     nt = _gather(indptr, indices, ewgt, part, v, conn, touched)
     wv = vwgt[v]
@@ -549,6 +528,9 @@ def _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, v, conn, touche
         if b == a or load[b] + wv > maxload[b]:
             continue
         g = conn[b] - conn[a]
+        if improving and (g < 0 or (g == 0 and (load[b] + wv) * maxload[a]
+                                    >= load[a] * maxload[b])):
+            continue
         if best < 0 or g > bgain or (g == bgain and load[b] * maxload[best]
                                       < load[best] * maxload[b]):
             best = b
@@ -603,7 +585,8 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub)
         s = order[i]
         if kept_move[s]:
             continue
-        b, g = _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, s, conn, touched)
+        b, g = _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, s, conn, touched,
+                          False)
         if b < 0:
             continue
         sid += 1
@@ -618,7 +601,7 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub)
             if locked[u] == sid:
                 continue
             b, g = _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, u, conn,
-                              touched)
+                              touched, False)
             if b < 0:
                 continue
             if g != g0:
@@ -644,7 +627,7 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub)
                 if locked[w] == sid or indptr[w + 1] - indptr[w] > hub:
                     continue
                 bw, gw = _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, w, conn,
-                                    touched)
+                                    touched, False)
                 if bw >= 0:
                     hk, hv, size = _push_grow(hk, hv, size, gw, w)
         for t in range(nm - 1, bestlen - 1, -1):  # undo past the best prefix
