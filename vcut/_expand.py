@@ -38,59 +38,75 @@ def incidence(src, dst, n, keep):
     return ptr, adj
 
 
-# --- an indexed binary min-heap of vertices keyed by (rem[v], -stamp[v]) -----
+# --- an indexed binary min-heap of vertices -----------------------------------
+# heap[i] is a vertex, hkey[i] its key (beside it, so that a sift reads one array),
+# hpos[v] its place (-1: not in the heap). Neighbour expansion keys a vertex by
+# (unassigned edges, -push stamp): rem * KEY_STEP + (KEY_STEP - 1 - stamp).
 
-@njit(cache=True, inline="always")
-def _less(a, b, rem, stamp):
-    return rem[a] < rem[b] or (rem[a] == rem[b] and stamp[a] > stamp[b])
+#: a vertex's unassigned-edge count in the heap key counts in steps of this
+KEY_STEP = 1 << 32
 
 
 @njit(cache=True)
-def _sift_up(heap, hpos, rem, stamp, i):
+def _sift_up(heap, hkey, hpos, i):
     v = heap[i]
+    key = hkey[i]
     while i > 0:
         parent = (i - 1) >> 1
-        pv = heap[parent]
-        if not _less(v, pv, rem, stamp):
+        if hkey[parent] <= key:
             break
-        heap[i] = pv
-        hpos[pv] = i
+        heap[i] = heap[parent]
+        hkey[i] = hkey[parent]
+        hpos[heap[i]] = i
         i = parent
     heap[i] = v
+    hkey[i] = key
     hpos[v] = i
 
 
 @njit(cache=True)
-def _sift_down(heap, hpos, rem, stamp, i, size):
+def _sift_down(heap, hkey, hpos, i, size):
     v = heap[i]
+    key = hkey[i]
     while True:
         c = 2 * i + 1
         if c >= size:
             break
-        if c + 1 < size and _less(heap[c + 1], heap[c], rem, stamp):
+        if c + 1 < size and hkey[c + 1] < hkey[c]:
             c += 1
-        if not _less(heap[c], v, rem, stamp):
+        if hkey[c] >= key:
             break
         heap[i] = heap[c]
+        hkey[i] = hkey[c]
         hpos[heap[i]] = i
         i = c
     heap[i] = v
+    hkey[i] = key
     hpos[v] = i
+
+
+@njit(cache=True, inline="always")
+def _decrease(v, heap, hkey, hpos):
+    """One fewer unassigned edge for ``v``, if it waits in the heap."""
+    p = hpos[v]
+    if p >= 0:
+        hkey[p] -= KEY_STEP
+        _sift_up(heap, hkey, hpos, p)
 
 
 # --- neighbour expansion ------------------------------------------------------
 
 @njit(cache=True)
-def _allocate(e, i, cap, src, dst, weight, out, load, rem, heap, hpos, stamp, state, counter):
-    """Edge ``e`` into cluster ``i`` of capacity ``cap``; whether the cluster is
-    full now (or the kernel is asked to stop). ``state``: heap size, edges
-    assigned, stopped."""
+def _allocate(e, a, b, i, cap, weight, out, load, rem, heap, hkey, hpos, state, counter):
+    """Edge ``e`` = (``a``, ``b``) into cluster ``i`` of capacity ``cap``;
+    whether the cluster is full now (or the kernel is asked to stop).
+    ``state``: heap size, edges assigned, stopped, pushes."""
     out[e] = i
     load[i] += weight[e]
-    for x in (src[e], dst[e]):
-        rem[x] -= 1
-        if hpos[x] >= 0:
-            _sift_up(heap, hpos, rem, stamp, hpos[x])
+    rem[a] -= 1
+    _decrease(a, heap, hkey, hpos)
+    rem[b] -= 1
+    _decrease(b, heap, hkey, hpos)
     state[1] += 1
     if state[1] & TICK_MASK == 0:
         counter[0] = state[1]
@@ -101,44 +117,50 @@ def _allocate(e, i, cap, src, dst, weight, out, load, rem, heap, hpos, stamp, st
 
 
 @njit(cache=True)
-def _live(v, ptr, adj, live, out):
-    """Drop ``v``'s assigned edges from the front of its list (order kept); the live count."""
-    w = ptr[v]
-    for j in range(ptr[v], ptr[v] + live[v]):
-        e = adj[j]
-        if out[e] == UNASSIGNED:
-            adj[w] = e
-            w += 1
-    live[v] = w - ptr[v]
-    return live[v]
-
-
-@njit(cache=True)
-def _join(y, i, cap, push, src, dst, weight, ptr, adj, live, high, out, load, rem, in_s, heap,
-          hpos, stamp, state, counter):
+def _join(y, i, cap, push, weight, ptr, adj, nbr, live, high, out, load, rem, in_s, heap, hkey,
+          hpos, state, counter):
     """``y`` joins the boundary S of cluster ``i``: its unassigned edges to S are
     allocated (not scanned for a high-degree ``y``: they come from the low
-    side); then ``y`` waits in the heap if ``push``. Whether the cluster is full."""
+    side); then ``y`` waits in the heap if ``push``. Whether the cluster is
+    full. The same sweep drops ``y``'s assigned edges from its list (order
+    kept: ``adj``/``nbr`` hold each vertex's live edges first)."""
     in_s[y] = i
     if high[y]:
         return False
-    _live(y, ptr, adj, live, out)
-    for j in range(ptr[y], ptr[y] + live[y]):
+    j = ptr[y]
+    end = j + live[y]
+    w = j
+    full = False
+    while j < end:
         e = adj[j]
+        z = nbr[j]
+        j += 1
         if out[e] != UNASSIGNED:
             continue
-        z = dst[e] if src[e] == y else src[e]
         if in_s[z] == i:
-            if _allocate(e, i, cap, src, dst, weight, out, load, rem, heap, hpos, stamp, state,
+            if _allocate(e, y, z, i, cap, weight, out, load, rem, heap, hkey, hpos, state,
                          counter):
-                return True
+                full = True
+                break
+            continue
+        adj[w] = e
+        nbr[w] = z
+        w += 1
+    while j < end:  # stopped early: the rest stays as it is
+        adj[w] = adj[j]
+        nbr[w] = nbr[j]
+        w += 1
+        j += 1
+    live[y] = w - ptr[y]
+    if full:
+        return True
     if push and rem[y] > 0:
         size = state[0]
         heap[size] = y
+        hkey[size] = rem[y] * KEY_STEP + (KEY_STEP - 1 - state[3])
         state[0] = size + 1
         state[3] += 1
-        stamp[y] = state[3]
-        _sift_up(heap, hpos, rem, stamp, size)
+        _sift_up(heap, hkey, hpos, size)
     return False
 
 
@@ -154,21 +176,28 @@ def expand(src, dst, weight, ptr, adj, n, caps, high, seeds, out, counter):
     next vertex of ``seeds`` that still has edges (and is not ``high``)
     starts a new core. High-degree
     vertices join the boundary but are never expanded (HEP's NE++).
+    ``adj`` (each vertex's edges, `incidence`) is reordered in place.
     Returns the cluster loads.
     """
     k = caps.shape[0]
     m = src.shape[0]
     load = np.zeros(k)
+    nbr = np.empty(adj.shape[0], dtype=src.dtype)  # the other end of adj[j], beside it
+    for v in range(n):
+        for j in range(ptr[v], ptr[v + 1]):
+            e = adj[j]
+            nbr[j] = dst[e] if src[e] == v else src[e]
     live = ptr[1:] - ptr[:-1]
     rem = live.copy()
     in_s = np.full(n, -1, dtype=np.int64)
     heap = np.empty(n, dtype=np.int64)
     hpos = np.full(n, -1, dtype=np.int64)
     state = np.zeros(4, dtype=np.int64)  # heap size, edges assigned, stopped, pushes
-    stamp = np.zeros(n, dtype=np.int64)
+    hkey = np.empty(n, dtype=np.int64)
     sp = 0
     for i in range(k - 1):
         state[0] = 0
+        state[3] = 0  # push stamps count per cluster (below KEY_STEP: n < 2**32)
         cap = caps[i]
         full = load[i] >= caps[i]
         while not full:
@@ -178,8 +207,8 @@ def expand(src, dst, weight, ptr, adj, n, caps, high, seeds, out, counter):
                 if sp == n:
                     break
                 x = seeds[sp]
-                full = _join(x, i, cap, False, src, dst, weight, ptr, adj, live, high, out, load,
-                             rem, in_s, heap, hpos, stamp, state, counter)
+                full = _join(x, i, cap, False, weight, ptr, adj, nbr, live, high, out, load,
+                             rem, in_s, heap, hkey, hpos, state, counter)
                 if full:
                     break
             else:
@@ -188,24 +217,27 @@ def expand(src, dst, weight, ptr, adj, n, caps, high, seeds, out, counter):
                 state[0] -= 1
                 if state[0] > 0:
                     heap[0] = heap[state[0]]
-                    _sift_down(heap, hpos, rem, stamp, 0, state[0])
-            # x into the core: all its unassigned edges go to cluster i
-            _live(x, ptr, adj, live, out)
+                    hkey[0] = hkey[state[0]]
+                    _sift_down(heap, hkey, hpos, 0, state[0])
+            # x into the core: all its unassigned edges go to cluster i (x's list is
+            # left alone meanwhile: a join compacts only the joining vertex's)
             for j in range(ptr[x], ptr[x] + live[x]):
                 e = adj[j]
                 if out[e] != UNASSIGNED:
                     continue
-                y = dst[e] if src[e] == x else src[e]
+                y = nbr[j]
                 if in_s[y] != i:
-                    full = _join(y, i, cap, True, src, dst, weight, ptr, adj, live, high, out,
-                                 load, rem, in_s, heap, hpos, stamp, state, counter)
+                    full = _join(y, i, cap, True, weight, ptr, adj, nbr, live, high, out,
+                                 load, rem, in_s, heap, hkey, hpos, state, counter)
                     if full:
                         break
                 if out[e] == UNASSIGNED:  # y is high-degree: not scanned when it joined
-                    full = _allocate(e, i, cap, src, dst, weight, out, load, rem, heap, hpos,
-                                     stamp, state, counter)
+                    full = _allocate(e, x, y, i, cap, weight, out, load, rem, heap, hkey,
+                                     hpos, state, counter)
                     if full:
                         break
+            if not full:
+                live[x] = 0  # every edge of x is assigned now
         for t in range(state[0]):
             hpos[heap[t]] = -1
         if state[2]:

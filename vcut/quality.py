@@ -66,6 +66,9 @@ def _seeds(n, seed):
 
 
 def _check(n, m, extra=0):
+    if n >= 2**31:  # the expansion's heap keys hold a degree and a stamp below 2**31 each
+        raise InputError(f"neighbour expansion takes graphs of fewer than 2**31 vertices, got "
+                         f"{n:,}; use a streaming partitioner (hdrf, wb-libra)")
     # incidence (2m int64), out (m), per-vertex: live, rem, in_s, heap, hpos, seeds, ptr
     check_memory(16 * m + 8 * m + 56 * n + extra, f"neighbour expansion on {n:,} vertices and "
                  f"{m:,} edges", "use a streaming partitioner (hdrf, wb-libra)")
