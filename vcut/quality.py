@@ -69,8 +69,9 @@ def _check(n, m, extra=0):
     if n >= 2**31:  # the expansion's heap keys hold a degree and a stamp below 2**31 each
         raise InputError(f"neighbour expansion takes graphs of fewer than 2**31 vertices, got "
                          f"{n:,}; use a streaming partitioner (hdrf, wb-libra)")
-    # incidence (2m int64), out (m), per-vertex: live, rem, in_s, heap, hpos, seeds, ptr
-    check_memory(16 * m + 8 * m + 56 * n + extra, f"neighbour expansion on {n:,} vertices and "
+    # incidence (2m int64) and its other ends (2m, at most int64), out (m), per-vertex:
+    # live, rem, in_s, heap, hkey, hpos, seeds, ptr
+    check_memory(16 * m + 16 * m + 8 * m + 64 * n + extra, f"neighbour expansion on {n:,} vertices and "
                  f"{m:,} edges", "use a streaming partitioner (hdrf, wb-libra)")
 
 

@@ -435,6 +435,9 @@ def test_bad_arguments():
     for bad in ([0] * 7, [0, 1, 2, 0, 0, 0, 0, 0], [-1] + [0] * 7):
         with pytest.raises(InputError, match="must give each of the 8 edges a cluster in 0..1"):
             quality.refine_assignment(src, dst, w, n, bad, equal_capacities(2))
+    # the expansion's heap keys pack a degree and a push stamp in 31 + 32 bits
+    with pytest.raises(InputError, match="fewer than 2\\*\\*31 vertices, got 2,147,483,648"):
+        quality.ne_assign(src, dst, w, 2**31, equal_capacities(2))
 
 
 def test_cli(tmp_path):
