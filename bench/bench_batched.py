@@ -9,10 +9,16 @@ edges that asked for the least loaded cluster decide again: the form a GPU
 batch would take). Target (issue 15): RF within 5 % of sequential WB-Libra at
 B = 64 k with the balance bound kept.
 
+``--device gpu`` times the GPU's form instead (`vcut._gpu_greedy`: decisions on
+the device, the same recheck applied on the host, so the same RF as the CPU
+batches): per graph and B, the sequential CPU stream, the CPU batches and the
+GPU batches, with edges/s and the GPU's speed over the sequential stream
+(target: >= 10x on graphs of >= 10^7 edges); ``--rmat-only`` skips the files.
+
 Graphs: real graphs from ../shared/datasets ($VCUT_DATASETS) in their given and
 a random stream order, and a generated RMAT graph of 2^--scale vertices.
 
-Usage: python bench/bench_batched.py [--scale 20] [-p 32]
+Usage: python bench/bench_batched.py [--scale 20] [-p 32] [--device gpu [--rmat-only]]
 """
 
 import argparse
@@ -35,8 +41,8 @@ FILES = ("email-Enron.txt.gz", "soc-Epinions1-lcc.txt.gz", "cnr-2000.arcs.txt.gz
 BATCHES = (1024, 8192, 65536, 1 << 20)
 
 
-def graphs(scale):
-    for name in FILES:
+def graphs(scale, files=FILES):
+    for name in files:
         path = os.path.join(DATA, name)
         if os.path.exists(path):
             yield name.split(".")[0], read_graph(path)
@@ -45,17 +51,51 @@ def graphs(scale):
     yield f"RMAT {scale} ef 8", rmat(scale, 8, seed=1)
 
 
-def run(g, p, order, batch):
+def run(g, p, order, batch, device="cpu"):
     t0 = time.perf_counter()
-    r = partition_graph(g, p, "wb-libra", order=order, batch=batch)
+    r = partition_graph(g, p, "wb-libra", order=order, batch=batch, device=device)
     return r, time.perf_counter() - t0
+
+
+def gpu_table(args):
+    """Sequential CPU stream, CPU batches and GPU batches side by side (one run each,
+    after an untimed warm-up that compiles the kernels)."""
+    warm = rmat(8, 4, seed=1)
+    partition_graph(warm, args.p, "wb-libra", batch=64, device="gpu")
+    partition_graph(warm, args.p, "wb-libra", batch=64)
+    partition_graph(warm, args.p, "wb-libra")
+    head = ("graph", "m", "B", "run", "RF", "RF / seq", "balance", "seconds", "M edges/s",
+            "x sequential", "device s")
+    print(f"# wb-libra, p = {args.p}, given order; {os.cpu_count()} CPUs; one run per cell")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for name, g in graphs(args.scale, () if args.rmat_only else FILES):
+        seq, t0 = run(g, args.p, "given", None)
+        rf0 = seq.metrics.replication_factor
+        m = seq.info["simple_edges"]
+        rows = [("-", "sequential", seq, t0)]
+        for b in (8192, 65536, 1 << 20):
+            for device in ("cpu", "gpu"):
+                r, t = run(g, args.p, "given", b, device)
+                rows.append((f"{b:,}", f"batched {device}", r, t))
+        for b, how, r, t in rows:
+            print("| " + " | ".join((
+                name, f"{m:,}", b, how, f"{r.metrics.replication_factor:.4f}",
+                f"{r.metrics.replication_factor / rf0:.3f}",
+                f"{r.metrics.edge_weight_imbalance:.5f}", f"{t:.3f}", f"{m / t / 1e6:.2f}",
+                f"{t0 / t:.2f}", f"{r.info['device_seconds']:.3f}" if "device_seconds" in r.info
+                else "")) + " |", flush=True)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scale", type=int, default=20)
     ap.add_argument("-p", type=int, default=32)
+    ap.add_argument("--device", default="cpu", choices=["cpu", "gpu"])
+    ap.add_argument("--rmat-only", action="store_true")
     args = ap.parse_args()
+    if args.device == "gpu":
+        return gpu_table(args)
     head = ("graph", "order", "m", "B", "apply", "RF", "RF / seq", "balance", "redecided",
             "seconds", "M edges/s")
     print(f"# wb-libra, p = {args.p}; {os.cpu_count()} CPUs; one run per cell")

@@ -3,7 +3,7 @@
 The test suite runs the kernels under numba's CUDA simulator, which executes
 Python and so cannot catch what only the CUDA compiler sees (types of atomics,
 shared arrays, device-function calls). This script compiles each kernel of
-`runtime._gpu_kernels` for a compute capability (default 9.0, H100/H200) with
+`runtime._gpu_kernels` and `vcut._gpu_greedy` for a compute capability (default 9.0, H100/H200) with
 NVVM and prints its PTX size and whether it uses atomics. It needs the
 maintained CUDA target (``pip install -e '.[gpu]'``); without a driver the
 current device's compute capability is replaced by ``--cc``.
@@ -75,11 +75,20 @@ def main():
         sig = list(sigs[name])
         sig[1] = i4a  # the second argument is the neighbour ids in each of them
         sigs[name + " (4-byte ids)"] = tuple(sig)
+    # the greedy family's batched stream (vcut._gpu_greedy): dense replica rows, 2-D uint64
+    from vcut import _gpu_greedy as GG
+
+    u8m = T.Array(T.uint64, 2, "C")
+    greedy = {"greedy_decide_kernel": (i8a, i8a, i8a, i8, i8, u8m, f8a, f8a, f8a, i8, i8a, i8a,
+                                       i8a),
+              "greedy_scatter_kernel": (i8a, u8m, i8a, i8, u8m, i8a)}
+    sigs.update(greedy)
     print(f"| kernel | PTX bytes (sm_{cc[0]}{cc[1]}) | atomics |\n|---|---:|---|")
     failed = 0
     for name, sig in sigs.items():
         try:
-            ptx, _ = cuda.compile_ptx(getattr(G, name.split()[0]).py_func, sig, cc=cc)
+            mod = GG if name in greedy else G
+            ptx, _ = cuda.compile_ptx(getattr(mod, name.split()[0]).py_func, sig, cc=cc)
             print(f"| {name} | {len(ptx):,} | {'yes' if 'atom.' in ptx else 'no'} |")
         except Exception as exc:  # report every kernel, then fail
             failed += 1

@@ -1,7 +1,8 @@
 #!/bin/bash
 # One prepared run of the GPU checks on a lent device machine (the `device` tool), sized to
 # finish in about 9 minutes of its 10-minute command limit: the GPU tests on the card, the
-# Borůvka MST against scipy, and the traversal benchmark's GPU strategies (Δ-stepping included).
+# Borůvka MST against scipy, the greedy family's GPU batches against the sequential stream
+# (RMAT 21, ~16 M edges), and the traversal benchmark's GPU strategies (Δ-stepping included).
 #
 # Before the call, on this machine (both folders are git-ignored; name them in `carry`):
 #   .whl/      a numpy 2.4 wheel for the device's Python (numba-cuda 0.30.4 fails with numpy 2.5):
@@ -10,7 +11,8 @@
 #   .devdata/  the datasets the benchmarks read (../shared does not travel), e.g.
 #              cp ../shared/datasets/{luxembourg_osm.mtx.gz,email-Enron.txt.gz,delaunay_n16.edges.gz,rgg_n_2_16_s0.mtx.gz,soc-Epinions1-lcc.txt.gz} .devdata/
 # Then: run(command="bash bench/gpu_session.sh", carry=[".whl", ".devdata"], timeout_s=600)
-# Results come back under $OUT: env.txt (card, step times), tests.txt, mst.txt, traversal.txt.
+# Results come back under $OUT: env.txt (card, step times), tests.txt, mst.txt, batched.txt,
+# traversal.txt.
 cd "$(dirname "$0")/.." || exit 3
 OUT=${OUT:-/tmp/gpu-session}
 mkdir -p "$OUT"
@@ -29,9 +31,10 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, log its duratio
     echo "$name: exit $?, $((SECONDS - t0)) s" >> "$OUT/env.txt"
 }
 step tests 150 python3 -m pytest -q -p no:cacheprovider -n 0 tests/runtime/test_gpu.py \
-    tests/runtime/test_gpu_stack.py tests/runtime/test_mst.py
-step mst 120 python3 bench/bench_mst.py --device gpu --scale 21 --repeat 2
-step traversal 250 python3 bench/bench_traversal.py --device gpu --gpu-target --repeat 3
+    tests/runtime/test_gpu_stack.py tests/runtime/test_mst.py tests/vcut/test_gpu_greedy.py
+step mst 100 python3 bench/bench_mst.py --device gpu --scale 21 --repeat 2
+step batched 110 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21
+step traversal 170 python3 bench/bench_traversal.py --device gpu --gpu-target --repeat 3
 tail -3 "$OUT/tests.txt"
-cat "$OUT/mst.txt" "$OUT/env.txt"
+cat "$OUT/mst.txt" "$OUT/batched.txt" "$OUT/env.txt"
 grep -i "delta\|rmat22\|error" "$OUT/traversal.txt" | head -40

@@ -442,17 +442,32 @@ def greedy_batched(src, dst, weight, order, degree, cap, full, rule, out, A, bat
             for k in range(hi - lo):
                 e = order[lo + k]
                 dec[k] = _decide_dense(src[e], dst[e], A, load, cap, full, rule, degree, rem)
-        for k in range(hi - lo):
-            e = order[lo + k]
-            u = src[e]
-            v = dst[e]
-            c = dec[k]
-            if c < 0 or (recheck and not _in_both(A, u, v, c)):
-                c = _decide_dense(u, v, A, load, cap, full, rule, degree, rem)
-                redo += 1
-            _apply_dense(e, u, v, c, weight, A, load, cap, full, rem, tree, size, out)
+        redo += apply_batch(src, dst, weight, order, lo, hi, dec, degree, cap, full, rule, out,
+                            A, load, rem, tree, size, recheck)
     _done(counter, m)
     return load, redo
+
+
+@njit(cache=True, nogil=True)
+def apply_batch(src, dst, weight, order, lo, hi, dec, degree, cap, full, rule, out, A, load, rem,
+                tree, size, recheck):
+    """The apply pass of the batch ``order[lo:hi]`` whose frozen choices are ``dec``
+    (`greedy_batched`, and the GPU's host loop after its decide kernel): in stream
+    order, an edge that asked for the least loaded of all, or (``recheck``) whose
+    cluster does not hold both endpoints by now, decides again on the live state; then
+    `_apply_dense` updates loads, sets, counts and the load tree. Returns how many
+    edges decided again."""
+    redo = 0
+    for k in range(hi - lo):
+        e = order[lo + k]
+        u = src[e]
+        v = dst[e]
+        c = dec[k]
+        if c < 0 or (recheck and not _in_both(A, u, v, c)):
+            c = _decide_dense(u, v, A, load, cap, full, rule, degree, rem)
+            redo += 1
+        _apply_dense(e, u, v, c, weight, A, load, cap, full, rem, tree, size, out)
+    return redo
 
 
 @njit(cache=True, nogil=True)

@@ -218,6 +218,31 @@ def _check_batch(batch, algo, p):
                          "use fewer clusters or drop --batch")
 
 
+def _check_device(device, algo, p):
+    """The device the partitioning runs on: ``"gpu"`` for the greedy family when asked
+    (or ``"auto"`` and one is usable), else ``"cpu"``; `InputError` for an unknown
+    device, another algorithm on the GPU, or more clusters than dense rows hold."""
+    if device not in ("cpu", "gpu", "auto"):
+        raise InputError(f"unknown device {device!r}; use cpu, gpu or auto")
+    if device == "cpu" or (device == "auto" and algo not in _GREEDY):
+        return "cpu"
+    if algo not in _GREEDY:
+        raise InputError(f"--device gpu runs the greedy family ({', '.join(_GREEDY)}, batched) "
+                         f"and multilevel; {algo} runs on the CPU: drop --device")
+    dense = 64 * _kernels.DENSE_WORDS
+    if p > dense:
+        if device == "auto":
+            return "cpu"
+        raise InputError(f"--device gpu keeps dense replica sets, p <= {dense}; got p = {p}: "
+                         "use fewer clusters or --device cpu")
+    from runtime._gpu import gpu_available, require_gpu
+
+    if device == "auto":
+        return "gpu" if gpu_available() else "cpu"
+    require_gpu()  # a one-line error when there is none
+    return "gpu"
+
+
 def simple_input(graph, p, algo, capacities):
     """``(simplify(graph), capacity fractions)`` of a partitioning of ``graph`` into ``p``
     clusters by ``algo``, after validating the graph; `InputError` for a graph without
@@ -249,7 +274,7 @@ def capacity_fractions(p, algo, capacities):
 
 def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None,
                     backend="metis", spac_variant="contracted", imbalance=1.03, latency=None,
-                    beta=None, tau=None, refine=False, batch=None):
+                    beta=None, tau=None, refine=False, batch=None, device="cpu"):
     """Partition the edges of ``graph`` into ``p`` clusters.
 
     Parameters
@@ -291,7 +316,11 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         The greedy family only (p <= 128): stream in batches of ``batch`` edges
         that decide in parallel against the state frozen at the batch's start,
         then apply in order (`vcut._kernels.greedy_batched`); 1 gives the
-        sequential result exactly. None: sequential.
+        sequential result exactly. None: sequential (on the GPU: 65,536).
+    device : {"cpu", "gpu", "auto"}
+        The greedy family's batched stream decides on the GPU with ``"gpu"``
+        (`vcut._gpu_greedy`: the same assignment as the CPU's batches); ``"auto"``
+        takes the GPU when one is usable, else the CPU. Other algorithms: CPU.
 
     Returns
     -------
@@ -320,6 +349,7 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     if refine and algo == "par":
         raise InputError("par keeps a schedule that refinement would break; drop --refine")
     _check_batch(batch, algo, p)
+    device = _check_device(device, algo, p)
     simple, cap = simple_input(graph, p, algo, capacities)
     src, dst, weight, input_edge, loops, repeats = simple
     m = len(src)
@@ -340,7 +370,18 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         rule, weighted, bounded = _GREEDY[algo]
         w = weight if weighted else np.ones(m)
         limit = lam * float(w.sum()) if bounded else np.inf
-        if batch is None:
+        if device == "gpu":
+            from ._gpu_greedy import default_batch, greedy_batched_gpu
+
+            batch = default_batch(m) if batch is None else batch
+            full = limit * (1.0 - _kernels.FULL_TOLERANCE) * cap
+            rows = _kernels.replica_sets(n, p)[3]
+            _, redo, ginfo = run_kernel("partition", "edges", m, greedy_batched_gpu, src, dst, w,
+                                        stream, deg, cap, full, rule, out, rows, int(batch),
+                                        _kernels.RECHECK)
+            extra.update(batch=int(batch), redecided=int(redo), device="gpu",
+                         device_seconds=ginfo["device_seconds"], launches=ginfo["launches"])
+        elif batch is None:
             run_kernel("partition", "edges", m, _kernels.greedy_assign, src, dst, w, stream, n, p,
                        deg, cap, limit, rule, out, _kernels.replica_sets(n, p))
         else:

@@ -41,7 +41,9 @@ def register(sub):
                     "expansions and, on small or mesh-like graphs, SPAC, refined; multilevel: an edge cut instead, one part per "
                     "vertex, written as a METIS .part file)")
     pa.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
-                    help="multilevel: where it runs (default cpu)")
+                    help="multilevel, and the greedy family's batched stream (decided on the "
+                    "GPU, the CPU batches' result; --batch default 65536 there): where it runs "
+                    "(default cpu; auto: the GPU when one is usable)")
     pa.add_argument("--tau", type=float, metavar="T",
                     help="hep: degree threshold in mean degrees (default 10)")
     pa.add_argument("--refine", action="store_true",
@@ -115,6 +117,9 @@ def _run(args, program_args):
     details = (bool(args.output) and output_kind(args.output) == "file"
                and args.algo != "multilevel" and not args.out_of_core)
     check_command_outputs(args, [args.output, args.output + ".replicas.npz" if details else None])
+    if args.device == "gpu" and (args.workers or args.scheduler or args.out_of_core):
+        raise InputError("--device gpu runs in this process; the Dask workers (--workers, "
+                         "--scheduler, --out-of-core) partition on their CPUs: drop one")
     if args.out_of_core and not (args.workers or args.scheduler):
         raise InputError("--out-of-core reads the graph on a Dask cluster; give --workers N "
                          "or --scheduler ADDRESS with it")
@@ -137,7 +142,7 @@ def _run(args, program_args):
                                    seed=args.seed, capacities=caps, backend=args.backend,
                                    spac_variant=args.variant, imbalance=args.imbalance,
                                    latency=args.latency, beta=args.beta, tau=args.tau,
-                                   refine=args.refine, batch=args.batch)
+                                   refine=args.refine, batch=args.batch, device=args.device)
     if files is None:
         files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
@@ -160,6 +165,7 @@ def _run(args, program_args):
             result["pieces"] = info["pieces"]
     elif "batch" in info:
         result.update({k: info[k] for k in ("batch", "redecided")})
+        result["device"] = info.get("device", "cpu")
     extra = [k for k in ("tau", "high_degree_vertices", "streamed_edges", "refine_moves",
                          "refine_passes", "fm_moves", "fm_passes", "replicas_before",
                          "replicas_after", "starts", "candidates", "best_of", "spac_skipped")
@@ -208,8 +214,9 @@ def _run(args, program_args):
             f", {info['rounds']} rounds of {info['batch']:,} edges each"
             if info["batch"] else " (hash: the sequential result)")))
     elif "batch" in info:
-        rows.insert(-1, ("batches", f"{info['batch']:,} edges each, decided in parallel; "
-                                    f"{info['redecided']:,} decided again when applied"))
+        rows.insert(-1, ("batches", f"{info['batch']:,} edges each, decided in parallel"
+                                    + (" on the GPU" if info.get("device") == "gpu" else "")
+                                    + f"; {info['redecided']:,} decided again when applied"))
     if files:
         rows.append(("written", ", ".join(files)))
     print_rows(rows, summary_stream(args.output))

@@ -1,0 +1,129 @@
+"""The greedy family's batched stream with the decide step on the GPU (`vcut._gpu_greedy`).
+
+Without a GPU the kernels run under numba's CUDA simulator (tests/conftest.py);
+launches are patched to 8 threads per block so that a batch spans several blocks.
+"""
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from frontend.errors import InputError
+from runtime import _gpu, config
+from runtime.generators import rmat
+from tests.vcut.test_greedy import graph, reference, weighted_graphs
+from vcut import _gpu_greedy
+from vcut.partition import partition_graph
+
+GREEDY = ("pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra")
+
+
+@pytest.fixture(autouse=True)
+def small_launches(monkeypatch):
+    monkeypatch.setattr(config, "THREADS_PER_BLOCK", 8)
+
+
+def test_gpu_batches_equal_the_cpu_batches_and_one_edge_batches_the_stream():
+    g = rmat(6, 4, seed=4)
+    small = rmat(4, 3, seed=4)  # one launch per edge: a short stream
+    for algo in GREEDY:
+        for batch in (9, 64, 10_000):
+            cpu = partition_graph(g, 6, algo, batch=batch)
+            gpu = partition_graph(g, 6, algo, batch=batch, device="gpu")
+            assert gpu.assignment.tolist() == cpu.assignment.tolist(), (algo, batch)
+            assert gpu.info["redecided"] == cpu.info["redecided"]
+            assert gpu.info["device"] == "gpu" and "device" not in cpu.info
+            m = gpu.info["simple_edges"]
+            # a decide launch per batch, a scatter launch between two batches
+            assert gpu.info["launches"] == 2 * math.ceil(m / min(batch, m)) - 1
+        seq = partition_graph(small, 6, algo)
+        assert partition_graph(small, 6, algo, batch=1, device="gpu").assignment.tolist() == \
+            seq.assignment.tolist()
+
+
+@settings(max_examples=25, deadline=None)
+@given(weighted_graphs(), st.integers(2, 9), st.sampled_from(["pg", "libra", "wb-pg", "wb-libra"]),
+       st.sampled_from([1, 3, 64]))
+def test_gpu_batches_equal_the_literal_batches(gw, p, algo, batch):
+    edges, weights = gw
+    p = min(p, len(edges))
+    weighted = algo.startswith("w")
+    ref = reference(edges, weights if weighted else [1] * len(edges), p,
+                    rule="libra" if "libra" in algo else "pg", bounded=algo.startswith("wb"),
+                    lam=1.0, batch=batch)
+    got = partition_graph(graph(edges, weights), p, algo, batch=batch, device="gpu")
+    assert got.assignment.tolist() == ref
+
+
+def test_default_batch_capacities_and_the_bound():
+    g = rmat(9, 8, seed=7)
+    caps = [1, 2, 3, 2]
+    gpu = partition_graph(g, 4, "wb-libra", device="gpu", capacities=caps, lam=1.1)
+    m = gpu.info["simple_edges"]
+    assert gpu.info["batch"] == min(m, 65536) == _gpu_greedy.default_batch(m)
+    cpu = partition_graph(g, 4, "wb-libra", batch=gpu.info["batch"], capacities=caps, lam=1.1)
+    assert gpu.assignment.tolist() == cpu.assignment.tolist()
+    loads = np.bincount(gpu.assignment, minlength=4)
+    share = np.array(caps) / sum(caps)
+    # the bound lambda * share * W, plus the one edge that may cross it when it fills
+    assert (loads <= 1.1 * share * m + 1).all()
+
+
+def test_auto_takes_the_gpu_when_one_is_usable(monkeypatch):
+    g = graph([(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)])
+    assert partition_graph(g, 2, "wb-libra", device="auto").info.get("device") == "gpu"
+    assert "device" not in partition_graph(g, 2, "hdrf", device="auto").info  # the CPU's
+    monkeypatch.setattr(_gpu, "_device_present", lambda: False)
+    part = partition_graph(g, 2, "wb-libra", device="auto")
+    assert "device" not in part.info and "batch" not in part.info  # the sequential stream
+
+
+def test_bad_devices_and_memory(monkeypatch):
+    g = graph([(0, 1), (1, 2), (2, 3)])
+    with pytest.raises(InputError, match="^unknown device 'tpu'; use cpu, gpu or auto$"):
+        partition_graph(g, 2, "wb-libra", device="tpu")
+    with pytest.raises(InputError, match="hdrf runs on the CPU: drop --device"):
+        partition_graph(g, 2, "hdrf", device="gpu")
+    big = rmat(9, 4, seed=1)
+    with pytest.raises(InputError, match="p <= 128; got p = 129"):
+        partition_graph(big, 129, "wb-libra", device="gpu")
+    need = _gpu_greedy.device_bytes(4, 3, 1, 65536)
+    assert need == 8 * (3 * 3 + 4 + 8 + 3 + 2 * 3 * 3)
+    monkeypatch.setattr(config, "DEVICE_MEMORY", need - 1)
+    with pytest.raises(InputError, match=f"needs {need / 2**20:,.1f} MiB of device memory"):
+        partition_graph(g, 2, "wb-libra", device="gpu")
+    monkeypatch.setattr(config, "DEVICE_MEMORY", None)
+    monkeypatch.setattr(_gpu, "_device_present", lambda: False)
+    with pytest.raises(InputError, match="no CUDA GPU is available here"):
+        partition_graph(g, 2, "wb-libra", device="gpu")
+
+
+def test_cli(tmp_path):
+    path = tmp_path / "g.txt"
+    g = rmat(7, 6, seed=2)
+    path.write_text("".join(f"{a} {b}\n" for a, b in zip(g.src.tolist(), g.dst.tolist())))
+
+    def run(*a):
+        return subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
+                               *a], capture_output=True, text=True)
+
+    r = run("--device", "gpu", "--batch", "50", "--json")
+    assert r.returncode == 0, r.stderr
+    gpu = json.loads(r.stdout)
+    r = run("--batch", "50", "--json")
+    cpu = json.loads(r.stdout)
+    assert (gpu["device"], cpu["device"]) == ("gpu", "cpu")
+    for key in ("replication_factor", "edge_weight_imbalance", "batch", "redecided", "loads"):
+        assert gpu[key] == cpu[key], key
+    r = run("--device", "gpu", "--workers", "2")
+    assert r.returncode == 2 and r.stderr.strip().splitlines() == [
+        "error: --device gpu runs in this process; the Dask workers (--workers, --scheduler, "
+        "--out-of-core) partition on their CPUs: drop one"]
+    r = run("--device", "gpu", "--algo", "ne")
+    assert r.returncode == 2 and "ne runs on the CPU: drop --device" in r.stderr
