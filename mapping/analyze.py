@@ -120,12 +120,14 @@ class Analysis:
 
 
 def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="given",
-                  assignment=None, latency=None):
+                  assignment=None, latency=None, device="cpu"):
     """The `Clustering` of ``graph`` into ``p`` clusters by ``method``.
 
     ``assignment`` (a cluster per input edge, e.g. from a partition file)
     replaces the partitioner. ``latency``: the cycles a value takes between
-    two cores, for ``par`` (`vcut.parallel`). Returns ``(clustering, metrics dict)``.
+    two cores, for ``par`` (`vcut.parallel`). ``device``: the greedy family's batched
+    stream on the GPU (`vcut.partition.partition_graph`). Returns ``(clustering, metrics
+    dict)``.
     """
     from vcut.edge_cut import EDGE_CUTS, edge_cut
     from vcut.partition import ALGORITHMS, partition_from_assignment, partition_graph, simplify
@@ -135,6 +137,9 @@ def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="gi
         metrics = _vertex_cut_metrics(part)
         return from_edge_partition(part, graph.node_object, method), metrics
     if method in EDGE_CUTS:
+        if device == "gpu":
+            raise InputError(f"--device gpu runs the greedy family's vertex cuts; the {method} "
+                             "edge cut runs on the CPU: drop --device")
         src, dst, weight, _, _, _ = simplify(graph)
         if len(src) == 0:
             raise InputError("the graph has no edges (other than self-loops); nothing to partition")
@@ -147,7 +152,8 @@ def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="gi
     if method not in ALGORITHMS:
         raise InputError(f"unknown partitioning method {method!r}; use one of "
                          f"{', '.join(EDGE_CUTS + ALGORITHMS)}")
-    part = partition_graph(graph, p, method, lam=lam, seed=seed, order=order, latency=latency)
+    part = partition_graph(graph, p, method, lam=lam, seed=seed, order=order, latency=latency,
+                           device=device)
     return from_edge_partition(part, graph.node_object, method), _vertex_cut_metrics(part)
 
 
@@ -189,7 +195,7 @@ def baseline_jobs(cl, count):
 
 def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time-aware",
                   threshold=THRESHOLD, seed=0, lam=1.0, order="given", object_bytes=None,
-                  assignment=None, baselines=True, progress=None, jobs=None):
+                  assignment=None, baselines=True, progress=None, jobs=None, device="cpu"):
     """Partition, map and simulate ``graph``.
 
     Parameters
@@ -215,6 +221,8 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         Also map and simulate with every other mapper (the report's comparison).
     progress : callable(str), optional
         Called with a line at the start of each phase.
+    device : {"cpu", "gpu", "auto"}
+        Where the greedy family's batched stream decides (`cluster_graph`).
     jobs : int, optional
         Baseline simulations run at once (threads; the figures do not depend
         on it). Default: the CPUs this process may use, as far as the
@@ -240,7 +248,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     # par's message latency: the machine's (default: the Table 2 machine of p cores)
     latency = machine.mean_message_cycles(VALUE_BYTES) if machine is not None else None
     cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, order=order,
-                                assignment=assignment, latency=latency)
+                                assignment=assignment, latency=latency, device=device)
     done("partition", t)
     # cluster-pair matrices (communication, interactions), then the machine's core pairs
     check_memory(BYTES_PER_CORE_PAIR * float(p) ** 2, f"mapping {int(p):,} clusters",

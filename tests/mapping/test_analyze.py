@@ -242,3 +242,33 @@ def test_the_comparison_reuses_the_mappings_own_simulations_exactly(strassen8):
     again = simulate(a.clustering, a.placement.core, m, a.interactions.value_bytes)
     assert a.result.makespan == again.makespan
     assert np.array_equal(a.result.finish, again.finish)
+
+
+def test_analyze_greedy_cut_on_the_gpu(trace_file, capsys, monkeypatch):
+    # under the simulator without a GPU (tests/conftest.py), on a slice of the run; its
+    # graph is shorter than the GPU's default batch of 65,536 edges, so every edge decides
+    # on the empty state frozen at the stream's start (least loaded of all) and again when
+    # applied: the sequential stream's cut, hence the same analysis
+    from runtime import config
+    from vcut import _gpu_greedy
+
+    monkeypatch.setattr(config, "THREADS_PER_BLOCK", 8)
+    calls = []
+    real = _gpu_greedy.greedy_batched_gpu
+    monkeypatch.setattr(_gpu_greedy, "greedy_batched_gpu",
+                        lambda *a: calls.append(len(a[3])) or real(*a))
+    args = ("analyze", trace_file, "-p", "4", "--algo", "wb-libra", "--no-baselines", "--json",
+            "--window", "0:400")
+    code, cpu, _ = run(capsys, *args)
+    assert code == 0
+    assert calls == []
+    code, gpu, _ = run(capsys, *args, "--device", "gpu")
+    assert code == 0 and len(calls) == 1 and 0 < calls[0] <= 65536  # one batch: the stream
+    cpu, gpu = json.loads(cpu), json.loads(gpu)
+    for key in ("makespan", "communication_bytes", "hop_bytes", "partition", "core_of_cluster"):
+        assert gpu[key] == cpu[key], key
+    code, _, err = run(capsys, "analyze", trace_file, "-p", "4", "--algo", "metis", "--device",
+                       "gpu")
+    assert code == 2 and err.strip().splitlines()[-1] == (
+        "error: --device gpu runs the greedy family's vertex cuts; the metis edge cut runs on "
+        "the CPU: drop --device")

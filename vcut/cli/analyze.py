@@ -52,6 +52,9 @@ def register(sub):
     an.add_argument("--window-size", metavar="S|roi:M",
                     help="size of each --windows window: S nodes, or roi:M for M activations "
                     "of the --roi function(s) (default: the run split into N equal parts)")
+    an.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
+                    help="the greedy vertex cuts (--algo wb-libra, pg, ...): decide their "
+                    "batches on the GPU (the CPU batches' result; see vcut partition --device)")
     an.add_argument("-o", "--output", metavar="OUTDIR",
                     help="directory for mapping.json and report.html (with --windows: "
                     "windows.json)")
@@ -146,7 +149,7 @@ def _analyse(args, program_args):
     a = analyze_graph(graph, args.p, args.algo, machine, mapper=args.mapping,
                       threshold=args.threshold, seed=args.seed, lam=args.lam, order=args.order,
                       object_bytes=obj_bytes, assignment=assignment,
-                      baselines=not args.no_baselines, progress=say)
+                      baselines=not args.no_baselines, progress=say, device=args.device)
     a.phases["trace_and_graph"] = front
     ins = insight(a, graph)  # lines and object names from graph.source (a traced program)
     files = []
