@@ -370,26 +370,25 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         rule, weighted, bounded = _GREEDY[algo]
         w = weight if weighted else np.ones(m)
         limit = lam * float(w.sum()) if bounded else np.inf
-        if device == "gpu":
-            from ._gpu_greedy import default_batch, greedy_batched_gpu
-
-            batch = default_batch(m) if batch is None else batch
-            full = limit * (1.0 - _kernels.FULL_TOLERANCE) * cap
-            rows = _kernels.replica_sets(n, p)[3]
-            _, redo, ginfo = run_kernel("partition", "edges", m, greedy_batched_gpu, src, dst, w,
-                                        stream, deg, cap, full, rule, out, rows, int(batch),
-                                        _kernels.RECHECK)
-            extra.update(batch=int(batch), redecided=int(redo), device="gpu",
-                         device_seconds=ginfo["device_seconds"], launches=ginfo["launches"])
-        elif batch is None:
+        if batch is None and device == "cpu":
             run_kernel("partition", "edges", m, _kernels.greedy_assign, src, dst, w, stream, n, p,
                        deg, cap, limit, rule, out, _kernels.replica_sets(n, p))
-        else:
+        else:  # batches, decided on the cores or on the GPU
             full = limit * (1.0 - _kernels.FULL_TOLERANCE) * cap
             rows = _kernels.replica_sets(n, p)[3]
-            _, redo = run_kernel("partition", "edges", m, _kernels.greedy_batched, src, dst, w,
-                                 stream, deg, cap, full, rule, out, rows, int(batch),
-                                 _kernels.RECHECK)
+            if device == "gpu":
+                from ._gpu_greedy import default_batch, greedy_batched_gpu
+
+                batch = default_batch(m) if batch is None else batch
+                _, redo, ginfo = run_kernel("partition", "edges", m, greedy_batched_gpu, src, dst,
+                                            w, stream, deg, cap, full, rule, out, rows,
+                                            int(batch), _kernels.RECHECK)
+                extra.update(device="gpu", device_seconds=ginfo["device_seconds"],
+                             launches=ginfo["launches"])
+            else:
+                _, redo = run_kernel("partition", "edges", m, _kernels.greedy_batched, src, dst,
+                                     w, stream, deg, cap, full, rule, out, rows, int(batch),
+                                     _kernels.RECHECK)
             extra.update(batch=int(batch), redecided=int(redo))
     elif algo == "hdrf":
         run_kernel("partition", "edges", m, _kernels.hdrf_assign, src, dst, stream, n, p, cap,
