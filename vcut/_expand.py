@@ -323,7 +323,7 @@ def hdrf_rest(src, dst, weight, order, hid, nh, degree, share, hard, lam, eps, o
 # --- replica refinement -------------------------------------------------------
 
 @njit(cache=True, nogil=True)
-def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, counter):
+def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, skip, counter):
     """Moves that dissolve a replica: all edges of vertex v in cluster a leave
     a, each (v, u) for a cluster of v that u holds already when one has room
     (else for another cluster of v, which gives u a new replica), when that
@@ -339,6 +339,11 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
     over all of them again, and it stops after a pass over all of them that
     moves nothing (a fixed point), or after ``passes`` passes. A vertex holds at most |A(v)| +
     ``slack`` replicas (its slots): a move that needs more is not made.
+    With ``skip``, a later pass over every vertex does not evaluate v again when
+    nothing its last evaluation read has changed (its clusters, its neighbours'
+    replica counts) and no cluster was too full for it then: it would move
+    nothing again (more room changes no gain when none was missing; less can
+    only lower it), so the result is the same, found cheaper.
     Returns (moves, passes run, replicas before, replicas after).
     """
     load, sptr, spart, scnt, before = build_slots(ptr, adj, out, weight, n, k, slack)
@@ -354,6 +359,12 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
     ge = np.empty(dmax, dtype=np.int64)
     dest = np.empty(dmax, dtype=np.int64)
     active = np.ones(n, dtype=np.bool_)
+    # a later pass over every vertex skips v when its last evaluation (at move count
+    # seen[v]) met no full cluster and nothing it reads has changed since: its slots
+    # and its neighbours' (changed[x]: the move count when x's slots last changed)
+    seen = np.full(n, -1, dtype=np.int64)
+    changed = np.zeros(n, dtype=np.int64)
+    tight = np.zeros(n, dtype=np.bool_)
     full = True  # a pass over every vertex; the others visit the active ones
     moves = 0
     run = 0
@@ -365,6 +376,15 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
             if not full and not active[v]:
                 continue
             active[v] = False
+            if skip and full and seen[v] >= 0 and not tight[v] and changed[v] <= seen[v]:
+                same = True
+                for j in range(ptr[v], ptr[v + 1]):
+                    e = adj[j]
+                    if changed[dst[e] if src[e] == v else src[e]] > seen[v]:
+                        same = False
+                        break
+                if same:
+                    continue
             step += 1
             if step & TICK_MASK == 0:
                 counter[0] = step
@@ -383,6 +403,8 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
                     na += 1
             if na < 2:
                 continue
+            seen[v] = moves
+            tight[v] = False
             for t in range(na):
                 own[vown[t]] = True
                 slot_of[vown[t]] = t
@@ -414,7 +436,9 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
                     best = -1
                     for s in range(sptr[u], sptr[u + 1]):  # a cluster of v that u holds
                         c = spart[s]
-                        if c >= 0 and c != a and own[c] and load[c] + delta[c] + w <= bound[c]:
+                        if c >= 0 and c != a and own[c] and load[c] + delta[c] + w > bound[c]:
+                            tight[v] = True
+                        elif c >= 0 and c != a and own[c]:
                             if best < 0 or (load[c] + delta[c]) / bound[c] < \
                                     (load[best] + delta[best]) / bound[best] or \
                                     ((load[c] + delta[c]) / bound[c] ==
@@ -426,7 +450,9 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
                             ok = False
                         for r in range(na):
                             c = vown[r]
-                            if c != a and load[c] + delta[c] + w <= bound[c]:
+                            if c != a and load[c] + delta[c] + w > bound[c]:
+                                tight[v] = True
+                            elif c != a:
                                 if best < 0 or (load[c] + delta[c]) / bound[c] < \
                                         (load[best] + delta[best]) / bound[best] or \
                                         ((load[c] + delta[c]) / bound[c] ==
@@ -450,9 +476,12 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, c
                     moves += 1
                     moved += 1
                     active[v] = True
+                    changed[v] = moves
                     for t in range(lo, hi):
                         e = ge[t]
-                        active[dst[e] if src[e] == v else src[e]] = True
+                        u = dst[e] if src[e] == v else src[e]
+                        active[u] = True
+                        changed[u] = moves
                     break  # v's clusters changed: on to the next vertex
             for t in range(na):
                 own[vown[t]] = False
