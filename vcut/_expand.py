@@ -322,6 +322,22 @@ def hdrf_rest(src, dst, weight, order, hid, nh, degree, share, hard, lam, eps, o
 
 # --- replica refinement -------------------------------------------------------
 
+@njit(cache=True, inline="always")
+def _lighter(c, best, w, load, delta, bound):
+    """``(choice, over)``: ``c`` when it has room for weight ``w`` (load plus the pending
+    ``delta`` within ``bound``) and is relatively lighter than ``best`` (ties: the lower
+    id; ``best`` -1: none yet), else ``best``; ``over``: ``c`` lacked the room."""
+    if load[c] + delta[c] + w > bound[c]:
+        return best, True
+    if best < 0:
+        return c, False
+    rc = (load[c] + delta[c]) / bound[c]
+    rb = (load[best] + delta[best]) / bound[best]
+    if rc < rb or (rc == rb and c < best):
+        return c, False
+    return best, False
+
+
 @njit(cache=True, nogil=True)
 def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, skip, counter):
     """Moves that dissolve a replica: all edges of vertex v in cluster a leave
@@ -436,28 +452,18 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, s
                     best = -1
                     for s in range(sptr[u], sptr[u + 1]):  # a cluster of v that u holds
                         c = spart[s]
-                        if c >= 0 and c != a and own[c] and load[c] + delta[c] + w > bound[c]:
-                            tight[v] = True
-                        elif c >= 0 and c != a and own[c]:
-                            if best < 0 or (load[c] + delta[c]) / bound[c] < \
-                                    (load[best] + delta[best]) / bound[best] or \
-                                    ((load[c] + delta[c]) / bound[c] ==
-                                     (load[best] + delta[best]) / bound[best] and c < best):
-                                best = c
+                        if c >= 0 and c != a and own[c]:
+                            best, over = _lighter(c, best, w, load, delta, bound)
+                            tight[v] = tight[v] or over
                     if best < 0:  # u gets a new replica in a cluster of v
                         gain -= 1
                         if not leave and slot(u, -1, sptr, spart) < 0:
                             ok = False
                         for r in range(na):
                             c = vown[r]
-                            if c != a and load[c] + delta[c] + w > bound[c]:
-                                tight[v] = True
-                            elif c != a:
-                                if best < 0 or (load[c] + delta[c]) / bound[c] < \
-                                        (load[best] + delta[best]) / bound[best] or \
-                                        ((load[c] + delta[c]) / bound[c] ==
-                                         (load[best] + delta[best]) / bound[best] and c < best):
-                                    best = c
+                            if c != a:
+                                best, over = _lighter(c, best, w, load, delta, bound)
+                                tight[v] = tight[v] or over
                     if leave:
                         gain += 1
                     if best < 0:
