@@ -71,7 +71,7 @@ def _fractions(targets, k):
 
 
 #: Initial partitions tried on the coarsest graph (each refined; the lowest cut kept).
-INITIAL_TRIES = 3
+INITIAL_TRIES = 1
 
 
 def _coarse_bound(maxload, target_w, level):

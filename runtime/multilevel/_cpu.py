@@ -23,15 +23,21 @@ def _mix(x):
     return x ^ (x >> np.uint64(31))
 
 
+@njit(cache=True)
+def vertex_keys(n, seed):
+    """Seeded random 64-bit keys, one per vertex: edge {a, b} breaks ties by
+    ``key[a] ^ key[b]``, the same from both ends."""
+    key = np.empty(n, np.uint64)
+    s = _mix(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15))
+    for v in range(n):
+        key[v] = _mix(s ^ np.uint64(v))
+    return key
+
+
 @njit(cache=True, inline="always")
-def _edge_hash(seed, a, b, r):
-    """A tie-breaking key of the undirected edge {a, b} in round r (the same from both ends)."""
-    lo = min(a, b)
-    hi = max(a, b)
-    h = _mix(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15))
-    h = _mix(h ^ np.uint64(lo))
-    h = _mix(h ^ (np.uint64(hi) << np.uint64(1)))
-    return _mix(h ^ np.uint64(r))
+def _heavier(w, h, bw, bh):
+    """Edge (w, h) beats the best so far (bw, bh): heavier, or as heavy with a larger key."""
+    return w > bw or (w == bw and h > bh)
 
 
 # ----------------------------------------------------------------------------- coarsening
@@ -49,7 +55,8 @@ def heavy_edge_matching(indptr, indices, ewgt, vwgt, max_vw, seed, rounds):
     This is the GPU kernel's cross-examination run in one thread. Vertices
     still unmatched are then paired two hops apart: those whose heaviest
     neighbour is the same vertex are matched in pairs (as METIS does for the
-    leaves of a star, which heavy-edge matching cannot shrink).
+    leaves of a star, which heavy-edge matching cannot shrink), and islands
+    (vertices without edges) with each other in id order.
 
     Returns
     -------
@@ -59,13 +66,21 @@ def heavy_edge_matching(indptr, indices, ewgt, vwgt, max_vw, seed, rounds):
     n = len(vwgt)
     match = np.full(n, -1, np.int64)
     prop = np.full(n, -1, np.int64)
+    key = vertex_keys(n, seed)
+    free = np.empty(n, np.int64)  # the vertices still unmatched that have an edge
+    nf = 0
+    for u in range(n):
+        if indptr[u + 1] > indptr[u]:
+            free[nf] = u
+            nf += 1
     used = 0
     for r in range(rounds):
+        if nf == 0:
+            break
         used = r + 1
-        for u in range(n):
-            prop[u] = -1
-            if match[u] >= 0:
-                continue
+        for i in range(nf):
+            u = free[i]
+            ku = key[u]
             bw = -1
             bh = np.uint64(0)
             bv = -1
@@ -73,24 +88,50 @@ def heavy_edge_matching(indptr, indices, ewgt, vwgt, max_vw, seed, rounds):
                 v = indices[e]
                 if match[v] >= 0 or vwgt[u] + vwgt[v] > max_vw:
                     continue
-                w = ewgt[e]
-                if w < bw:
-                    continue
-                h = _edge_hash(seed, u, v, r)
-                if w > bw or h > bh:
-                    bw = w
+                h = ku ^ key[v]
+                if _heavier(ewgt[e], h, bw, bh):
+                    bw = ewgt[e]
                     bh = h
                     bv = v
             prop[u] = bv
         made = 0
-        for u in range(n):
+        for i in range(nf):
+            u = free[i]
             v = prop[u]
             if v > u and prop[v] == u:
                 match[u] = v
                 match[v] = u
                 made += 1
+        kept = 0
+        for i in range(nf):  # compact: the still-unmatched, in increasing id
+            u = free[i]
+            if match[u] < 0:
+                free[kept] = u
+                kept += 1
+        nf = kept
         if made == 0:
             break
+    # then greedily in id order: each vertex still free takes its heaviest free neighbour
+    for i in range(nf):
+        u = free[i]
+        if match[u] >= 0:
+            continue
+        ku = key[u]
+        bw = -1
+        bh = np.uint64(0)
+        bv = -1
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            if match[v] >= 0 or vwgt[u] + vwgt[v] > max_vw:
+                continue
+            h = ku ^ key[v]
+            if _heavier(ewgt[e], h, bw, bh):
+                bw = ewgt[e]
+                bh = h
+                bv = v
+        if bv >= 0:
+            match[u] = bv
+            match[bv] = u
     # two hops: unmatched vertices grouped by their heaviest neighbour
     key = np.full(n, -1, np.int64)
     left = 0
@@ -118,6 +159,18 @@ def heavy_edge_matching(indptr, indices, ewgt, vwgt, max_vw, seed, rounds):
                 last[c] = -1
             else:
                 last[c] = u
+    # islands (no edges) pair with each other in id order, as METIS matches them: no
+    # matching reaches them, and half of an RMAT graph's vertices can be islands
+    lone = -1
+    for u in range(n):
+        if match[u] >= 0 or indptr[u + 1] > indptr[u]:
+            continue
+        if lone >= 0 and vwgt[u] + vwgt[lone] <= max_vw:
+            match[u] = lone
+            match[lone] = u
+            lone = -1
+        else:
+            lone = u
     for u in range(n):
         if match[u] < 0:
             match[u] = u
@@ -462,14 +515,32 @@ def _gather(indptr, indices, ewgt, part, v, conn, touched):
 
 
 @njit(cache=True)
+def boundary(indptr, indices, part):
+    """The vertices with a neighbour in another part, increasing."""
+    n = len(part)
+    out = np.empty(n, np.int64)
+    nb = 0
+    for v in range(n):
+        p = part[v]
+        for e in range(indptr[v], indptr[v + 1]):
+            if part[indices[e]] != p:
+                out[nb] = v
+                nb += 1
+                break
+    return out[:nb].copy()
+
+
+@njit(cache=True)
 def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passes):
     """k-way greedy refinement: boundary vertices move to their best-connected part.
 
     A vertex moves when the move lowers the cut, or keeps it and leaves the
     two parts' loads closer (relative to their bounds); the destination must
-    stay within its bound. The first pass visits every vertex in the seeded
-    ``order``; later passes only the neighbours of moved vertices, until a
-    pass moves nothing. Never raises the cut; never breaks a bound that held.
+    stay within its bound. The first pass visits the vertices of ``order``
+    (the caller's seeded order of the boundary vertices: an interior vertex
+    has nowhere to go); later passes visit the neighbours of the vertices
+    the previous pass moved, in the order they were reached, until a pass
+    moves nothing. Never raises the cut; never breaks a bound that held.
 
     Returns
     -------
@@ -479,19 +550,18 @@ def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passe
     k = len(load)
     conn = np.zeros(k, np.int64)
     touched = np.empty(_touched_size(indptr, k), np.int64)
-    active = np.ones(n, np.bool_)
-    nxt = np.zeros(n, np.bool_)
+    queued = np.zeros(n, np.bool_)
+    cur = order.copy()
+    ncur = len(cur)
+    nxt = np.empty(n, np.int64)
     total = 0
     used = 0
     for _ in range(passes):
         used += 1
         moves = 0
-        for i in range(n):
-            v = order[i]
-            if not active[v]:
-                continue
-            active[v] = False
-            # an interior vertex has no other part to go to: -1
+        nn = 0
+        for i in range(ncur):
+            v = cur[i]
             best, _ = _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, v, conn,
                                  touched, True)
             if best >= 0:
@@ -501,13 +571,20 @@ def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passe
                 load[best] += vwgt[v]
                 moves += 1
                 for e in range(indptr[v], indptr[v + 1]):
-                    nxt[indices[e]] = True
+                    t = indices[e]
+                    if not queued[t]:
+                        queued[t] = True
+                        nxt[nn] = t
+                        nn += 1
         total += moves
         if moves == 0:
             break
-        for v in range(n):
-            active[v] = nxt[v]
-            nxt[v] = False
+        if len(cur) < nn:
+            cur = np.empty(n, np.int64)
+        for i in range(nn):
+            cur[i] = nxt[i]
+            queued[nxt[i]] = False
+        ncur = nn
     return total, used
 
 
@@ -553,20 +630,35 @@ def _push_grow(hk, hv, size, key, val):
 
 
 @njit(cache=True)
-def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub):
+def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub, budget):
     """k-way FM refinement by localised searches (as KaMinPar's / Mt-KaHyPar's FM).
 
-    A search starts at a boundary vertex not moved by an earlier search of the
-    pass (seeded ``order``) and keeps a max-queue of vertices by the gain of
-    their best move (`_best_move`; re-evaluated when popped: a stale entry is
-    queued again with its current gain). It moves the best vertex even at zero
-    or negative gain when its target has room, locks it, queues its unlocked
-    neighbours of degree at most ``hub`` (a hub's neighbours would cost their
-    degree each), and stops ``limit`` moves past its best prefix (or when the
-    queue empties); the moves after the best prefix are undone, loads
-    restored exactly. Only prefixes of positive gain are kept, so the cut
-    falls with every kept search and never rises; no bound is broken (moves
-    need room). Returns (moves kept, cut reduction).
+    The seeds are the vertices of ``order`` (the caller's seeded order of the
+    boundary vertices), taken by the gain of their best move (`_best_move`),
+    highest first (stable, so ties keep ``order``). A search starts at a seed
+    not moved by a kept move of an earlier search and keeps a max-queue of
+    vertices by the gain of their best move; a popped vertex is evaluated
+    again and queued again when its gain differs. It moves the best vertex
+    even at zero or negative gain when its target has room, locks it, and
+    queues the neighbours whose gain may have risen: not locked, not hubs
+    (degree above ``hub``), not in the part it just joined (theirs only fell).
+    A neighbour already evaluated in this search is queued at its last gain
+    plus twice the edge weight instead of being evaluated again (an upper
+    bound unless a full part regained room): only pops pay for an exact
+    evaluation. The search stops ``limit``
+    moves past its best prefix (or when the queue empties); the moves after
+    the best prefix are undone, loads restored exactly. Only prefixes of
+    positive gain are kept, so the cut falls with every kept search and never
+    rises; no bound is broken (moves need room).
+
+    ``budget`` bounds the work: no search starts once the evaluations have
+    scanned more than ``budget`` adjacency entries (the seeds' first
+    evaluation included; -1: no bound), so a level costs O(budget + one
+    search) whatever its degrees.
+
+    Returns
+    -------
+    moves kept, cut reduction, adjacency entries scanned
     """
     n = len(part)
     k = len(load)
@@ -574,19 +666,34 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub)
     touched = np.empty(_touched_size(indptr, k), np.int64)
     locked = np.zeros(n, np.int64)   # the search that moved the vertex
     kept_move = np.zeros(n, np.bool_)
+    seen = np.zeros(n, np.int64)     # the search that last evaluated the vertex ...
+    last = np.zeros(n, np.int64)     # ... the gain it found, or a bound on it since
+    exact = np.zeros(n, np.bool_)    # ... and whether that is still its exact gain
     hk = np.empty(64, np.int64)
     hv = np.empty(64, np.int64)
     mv = np.empty(n, np.int64)
     mfrom = np.empty(n, np.int64)
+    work = 0
+    key = np.empty(len(order), np.int64)
+    for i in range(len(order)):
+        v = order[i]
+        b, g = _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, v, conn, touched,
+                          False)
+        work += indptr[v + 1] - indptr[v]
+        key[i] = -g if b >= 0 else (1 << 62)
+    seeds = order[np.argsort(key, kind="mergesort")]
     sid = 0
     kept = 0
     total = np.int64(0)
-    for i in range(n):
-        s = order[i]
+    for i in range(len(seeds)):
+        if budget >= 0 and work > budget:
+            break
+        s = seeds[i]
         if kept_move[s]:
             continue
         b, g = _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, s, conn, touched,
                           False)
+        work += indptr[s + 1] - indptr[s]
         if b < 0:
             continue
         sid += 1
@@ -600,8 +707,14 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub)
             g0, u, size = _heap_pop(hk, hv, size)
             if locked[u] == sid:
                 continue
+            if seen[u] == sid and exact[u] and g0 != last[u]:
+                continue  # a stale duplicate: the exact entry is queued too
             b, g = _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, u, conn,
                               touched, False)
+            work += indptr[u + 1] - indptr[u]
+            seen[u] = sid
+            last[u] = g
+            exact[u] = True
             if b < 0:
                 continue
             if g != g0:
@@ -624,10 +737,19 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub)
                 since += 1
             for e in range(indptr[u], indptr[u + 1]):
                 w = indices[e]
-                if locked[w] == sid or indptr[w + 1] - indptr[w] > hub:
+                if locked[w] == sid or part[w] == b or indptr[w + 1] - indptr[w] > hub:
+                    continue
+                if seen[w] == sid:  # raise the bound: u's move adds at most 2 w(u, w)
+                    last[w] += 2 * ewgt[e]
+                    exact[w] = False
+                    hk, hv, size = _push_grow(hk, hv, size, last[w], w)
                     continue
                 bw, gw = _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, w, conn,
                                     touched, False)
+                work += indptr[w + 1] - indptr[w]
+                seen[w] = sid
+                last[w] = gw
+                exact[w] = True
                 if bw >= 0:
                     hk, hv, size = _push_grow(hk, hv, size, gw, w)
         for t in range(nm - 1, bestlen - 1, -1):  # undo past the best prefix
@@ -641,7 +763,7 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub)
             kept_move[mv[t]] = True
         kept += bestlen
         total += best
-    return kept, total
+    return kept, total, work
 
 
 @njit(cache=True)

@@ -47,36 +47,39 @@ def mix(x):
     return x ^ (x >> 31)
 
 
-def edge_hash(seed, a, b, r):
-    lo, hi = min(a, b), max(a, b)
-    h = mix((seed + 0x9E3779B97F4A7C15) & M64)
-    h = mix(h ^ lo)
-    h = mix(h ^ ((hi << 1) & M64))
-    return mix(h ^ r)
+def vertex_key(seed, v):
+    return mix(mix((seed + 0x9E3779B97F4A7C15) & M64) ^ v)
 
 
 def reference_matching(level, max_vw, seed, rounds):
-    """The matching rule written out plainly: mutual proposals, then two-hop pairs."""
+    """The matching rule written out plainly: mutual proposals, a greedy pass in id order,
+    then two-hop pairs and islands. An edge {u, v} breaks weight ties by key[u] ^ key[v]."""
     n, adj = level.n, {}
     for (u, v), w in edges_of(level).items():
         adj.setdefault(u, []).append((v, w))
         adj.setdefault(v, []).append((u, w))
     vw = level.vwgt.tolist()
+    key = [vertex_key(seed, v) for v in range(n)]
     mate = [-1] * n
+
+    def heaviest_free(u):
+        cands = [(w, key[u] ^ key[v], v) for v, w in adj.get(u, [])
+                 if mate[v] < 0 and vw[u] + vw[v] <= max_vw]
+        return max(cands)[2] if cands else None
+
     for r in range(rounds):
-        prop = {}
-        for u in range(n):
-            if mate[u] >= 0:
-                continue
-            cands = [(w, edge_hash(seed, u, v, r), v) for v, w in adj.get(u, [])
-                     if mate[v] < 0 and vw[u] + vw[v] <= max_vw]
-            if cands:
-                prop[u] = max(cands)[2]
-        pairs = [(u, v) for u, v in prop.items() if u < v and prop.get(v) == u]
+        prop = {u: heaviest_free(u) for u in range(n) if mate[u] < 0}
+        pairs = [(u, v) for u, v in prop.items()
+                 if v is not None and u < v and prop.get(v) == u]
         for u, v in pairs:
             mate[u], mate[v] = v, u
         if not pairs:
             break
+    for u in range(n):
+        if mate[u] < 0:
+            v = heaviest_free(u)
+            if v is not None:
+                mate[u], mate[v] = v, u
     left = [u for u in range(n) if mate[u] < 0]
     if len(left) > n // 10:
         waiting = {}
@@ -92,6 +95,14 @@ def reference_matching(level, max_vw, seed, rounds):
                 waiting[c] = None
             else:
                 waiting[c] = u
+    lone = None  # islands pair up in id order
+    for u in range(n):
+        if mate[u] < 0 and not adj.get(u):
+            if lone is not None and vw[u] + vw[lone] <= max_vw:
+                mate[u], mate[lone] = lone, u
+                lone = None
+            else:
+                lone = u
     return [u if m < 0 else m for u, m in enumerate(mate)]
 
 
@@ -206,14 +217,18 @@ def test_kway_fm_takes_a_losing_move_that_greedy_cannot():
     load = K.part_loads(part, lv.vwgt, 2)
     assert K.greedy_refine(*args, part, load, maxload, np.arange(8), 10)[0] == 0
     assert cut_of(lv, part) == 4
-    kept, gain = K.kway_fm(*args, part, load, maxload, np.arange(8), 25, 256)
+    # no budget left after evaluating the seeds: no search starts
+    assert K.kway_fm(*args, part, load, maxload, np.arange(8), 25, 256, 0)[:2] == (0, 0)
+    kept, gain, work = K.kway_fm(*args, part, load, maxload, np.arange(8), 25, 256, -1)
     assert (kept, gain) == (2, 2) and cut_of(lv, part) == 2
     assert part.tolist() == [0, 0, 1, 1, 1, 1, 1, 1]
     assert load.tolist() == [2, 6]
+    assert work >= len(lv.indices)  # every seed evaluated once at least
 
 
 @pytest.mark.parametrize("seed", range(30))
-def test_kway_fm_never_raises_the_cut_nor_breaks_a_bound(seed):
+@pytest.mark.parametrize("budget", [-1, 400])
+def test_kway_fm_never_raises_the_cut_nor_breaks_a_bound(seed, budget):
     lv = random_level(seed, n=90, m=400, vmax=3)
     rng = np.random.default_rng(seed)
     k = 4
@@ -226,43 +241,80 @@ def test_kway_fm_never_raises_the_cut_nor_breaks_a_bound(seed):
         load[b] += lv.vwgt[v]
     assert (load <= maxload).all()
     before = cut_of(lv, part)
-    kept, gain = K.kway_fm(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, maxload,
-                           rng.permutation(lv.n), 25, 256)
+    kept, gain, work = K.kway_fm(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, maxload,
+                                 rng.permutation(lv.n), 25, 256, budget)
     after = cut_of(lv, part)
     assert before - after == gain >= 0 and (gain > 0) == (kept > 0)
     assert np.array_equal(load, K.part_loads(part, lv.vwgt, k)) and (load <= maxload).all()
 
 
-def test_kway_fm_runs_on_levels_without_hubs(monkeypatch):
-    """FM refines every level of a grid (largest degree 4, and few more when coarse); a graph
-    with a vertex of degree above FM_HUB skips it there (its gains would cost the hub's
-    degree each), and so does a level whose neighbours' expected degree is high."""
-    from runtime.multilevel import refinement
+def test_kway_fm_takes_the_best_seed_first_within_its_budget():
+    """Two copies of the hand case above, the second with its edge weights doubled (its
+    seeds x', y' gain -4, the first copy's -2). With a budget that the seeds' evaluation
+    uses up but for one search, FM refines the first copy (seeds by gain, highest first),
+    although the seeded order lists the second copy first; unbounded, it refines both."""
+    names = ["a0", "a1", "x", "y", "b0", "b1", "b2", "b3"]
+    ix = {v: i for i, v in enumerate(names)}
+    base = [("x", "y", 3), ("x", "b0", 2), ("y", "b1", 2), ("x", "a0", 1), ("y", "a1", 1),
+            ("a0", "a1", 5), ("b0", "b1", 5), ("b0", "b2", 5), ("b1", "b3", 5), ("b2", "b3", 5)]
+    src = [ix[a] for a, _, _ in base] + [8 + ix[a] for a, _, _ in base]
+    dst = [ix[b] for _, b, _ in base] + [8 + ix[b] for _, b, _ in base]
+    w = [c for _, _, c in base] + [2 * c for _, _, c in base]
+    lv = csr_from_edges(np.array(src), np.array(dst), np.array(w), 16, np.ones(16, np.int64))
+    # parts: copy 1 in parts 0 (a, x, y) / 1 (b); copy 2 in parts 2 / 3; room for 6 each
+    part = np.array([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3], np.int64)
+    maxload = np.full(4, 6, np.int64)
+    load = K.part_loads(part, lv.vwgt, 4)
+    args = (lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, maxload)
+    order = np.arange(16)[::-1].copy()  # seeded order: copy 2 first, were gains ignored
+    kept, gain, work = K.kway_fm(*args, order, 25, 256, len(lv.indices))
+    assert (kept, gain) == (2, 2)  # the lighter copy's x (-2) beats the heavier's (-4)
+    assert part.tolist()[:8] == [0, 0, 1, 1, 1, 1, 1, 1] and part.tolist()[8:] == [2] * 4 + [3] * 4
+    kept, gain, _ = K.kway_fm(*args, order, 25, 256, -1)  # unbounded: the other one too
+    assert (kept, gain) == (2, 4) and part.tolist()[8:] == [2, 2, 3, 3, 3, 3, 3, 3]
 
-    seen = []  # (vertices, largest degree) of each level FM refines
+
+def test_kway_fm_refines_every_level_hubs_included(monkeypatch):
+    """FM runs on every level, power-law ones too (its budget bounds the cost there);
+    vertices of degree above FM_HUB are never queued as neighbours."""
+    seen = []  # vertices of each level FM refines
     real = K.kway_fm
 
     def spy(indptr, *args):
-        seen.append((len(indptr) - 1, int(np.diff(indptr).max())))
+        seen.append(len(indptr) - 1)
         return real(indptr, *args)
 
     monkeypatch.setattr(K, "kway_fm", spy)
     r = partition_graph(grid(40, 40, seed=1), 4, seed=0)
-    assert {n for n, _ in seen} == {n for n, _ in r.level_sizes}  # every level
+    assert set(seen) == {n for n, _ in r.level_sizes}  # every level
     seen.clear()
-    hub = refinement.FM_HUB + 1  # a star of FM_HUB + 1 leaves beside a grid
-    g = grid(30, 30, seed=1)
-    src = np.concatenate([g.src, np.full(hub, g.n)])
-    dst = np.concatenate([g.dst, np.arange(hub)])
-    starred = Graph(n=g.n + 1, src=src, dst=dst, weight=np.ones(len(src)))
-    r = partition_graph(starred, 4, seed=0)
-    assert r.level_sizes[0][0] == g.n + 1 and seen  # the coarse levels: the star contracted
-    assert all(d <= refinement.FM_HUB for _, d in seen)
-    assert {n for n, _ in seen} == {n for n, _ in r.level_sizes[1:]}  # all but the finest
-    # sum of degree^2 / sum of degrees: a 30-clique (29) is above 24, a 20-clique (19) not
-    for size, suits in ((30, False), (20, True)):
-        u, v = np.triu_indices(size, 1)
-        assert refinement.fm_suits(csr_from_edges(u, v, np.ones(len(u)), size)) is suits
+    r = partition_graph(rmat(12, 8, seed=1), 4, seed=0)
+    assert set(seen) == {n for n, _ in r.level_sizes}
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_boundary_lists_the_vertices_with_a_neighbour_elsewhere(seed):
+    lv = random_level(seed, n=70, m=150)
+    part = np.random.default_rng(seed).integers(0, 3, lv.n).astype(np.int64)
+    want = [v for v in range(lv.n)
+            if any(part[u] != part[v] for u in lv.indices[lv.indptr[v]:lv.indptr[v + 1]])]
+    assert K.boundary(lv.indptr, lv.indices, part).tolist() == want
+
+
+def test_islands_are_matched_with_each_other():
+    """Half of an RMAT graph's vertices can be islands, which no edge reaches: paired in id
+    order (within the weight bound) the level halves them instead of stalling coarsening."""
+    # a path 0-1-2 and islands 3..9 (weights 1, and 5 for vertex 6)
+    vw = np.array([1, 1, 1, 1, 1, 1, 5, 1, 1, 1], np.int64)
+    lv = csr_from_edges([0, 1], [1, 2], None, 10, vw)
+    mate, _ = K.heavy_edge_matching(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, np.int64(4),
+                                    np.uint64(0), 8)
+    assert mate[3:].tolist() == [4, 3, 5, 6, 8, 7, 9]  # 5 and 6 are too heavy together
+    coarse, _ = contract(lv, mate)
+    assert coarse.n == 10 - 1 - 2  # the path's pair, islands 3-4 and 7-8
+    g = rmat(12, 4, seed=1)  # 1,582 of its 4,096 vertices are islands
+    r = partition_graph(g, 8, seed=0)
+    assert r.level_sizes[-1][0] <= g.n // 4  # unpaired, the islands alone would be more
 
 
 # ---------------------------------------------------------------------------- the whole
