@@ -132,9 +132,9 @@ def main():
                 t_o, r = best_time(lambda: partition_graph(lv, k, seed=0), a.repeat)
                 t_n = cut_n = float("nan")
                 if a.fm_ablation:
-                    limit, refinement.FM_LIMIT = refinement.FM_LIMIT, 0  # no FM moves
+                    budget, refinement.FM_BUDGET = refinement.FM_BUDGET, 0  # no FM pass
                     t_n, rn = best_time(lambda: partition_graph(lv, k, seed=0), a.repeat)
-                    refinement.FM_LIMIT = limit
+                    refinement.FM_BUDGET = budget
                     cut_n = rn.cut
                 t_m, pm = best_time(lambda: run_metis(lv, k), a.repeat)
                 cut_m = int(K.edge_cut(lv.indptr, lv.indices, lv.ewgt, pm))

@@ -47,7 +47,7 @@ def refine(level, part, maxload, rng, repair=True):
         more, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
                                   REFINE_PASSES)
         moves += more
-    if not (load > maxload).any():  # FM keeps bounds, does not repair
+    if FM_BUDGET > 0 and not (load > maxload).any():  # FM keeps bounds, does not repair
         fm, _, _ = K.kway_fm(*args, load, maxload, _boundary_order(level, part, rng), FM_LIMIT,
                              FM_HUB, int(FM_BUDGET * len(level.indices)))
         moves += fm
