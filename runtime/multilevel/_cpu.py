@@ -35,9 +35,24 @@ def vertex_keys(n, seed):
 
 
 @njit(cache=True, inline="always")
-def _heavier(w, h, bw, bh):
-    """Edge (w, h) beats the best so far (bw, bh): heavier, or as heavy with a larger key."""
-    return w > bw or (w == bw and h > bh)
+def _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u):
+    """u's unmatched neighbour of heaviest edge whose combined weight stays within
+    ``max_vw`` (ties: the larger ``key[u] ^ key[v]``); -1 when there is none."""
+    ku = key[u]
+    bw = -1
+    bh = np.uint64(0)
+    bv = -1
+    for e in range(indptr[u], indptr[u + 1]):
+        v = indices[e]
+        if match[v] >= 0 or vwgt[u] + vwgt[v] > max_vw:
+            continue
+        w = ewgt[e]
+        h = ku ^ key[v]
+        if w > bw or (w == bw and h > bh):
+            bw = w
+            bh = h
+            bv = v
+    return bv
 
 
 # ----------------------------------------------------------------------------- coarsening
@@ -80,20 +95,7 @@ def heavy_edge_matching(indptr, indices, ewgt, vwgt, max_vw, seed, rounds):
         used = r + 1
         for i in range(nf):
             u = free[i]
-            ku = key[u]
-            bw = -1
-            bh = np.uint64(0)
-            bv = -1
-            for e in range(indptr[u], indptr[u + 1]):
-                v = indices[e]
-                if match[v] >= 0 or vwgt[u] + vwgt[v] > max_vw:
-                    continue
-                h = ku ^ key[v]
-                if _heavier(ewgt[e], h, bw, bh):
-                    bw = ewgt[e]
-                    bh = h
-                    bv = v
-            prop[u] = bv
+            prop[u] = _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u)
         made = 0
         for i in range(nf):
             u = free[i]
@@ -116,24 +118,12 @@ def heavy_edge_matching(indptr, indices, ewgt, vwgt, max_vw, seed, rounds):
         u = free[i]
         if match[u] >= 0:
             continue
-        ku = key[u]
-        bw = -1
-        bh = np.uint64(0)
-        bv = -1
-        for e in range(indptr[u], indptr[u + 1]):
-            v = indices[e]
-            if match[v] >= 0 or vwgt[u] + vwgt[v] > max_vw:
-                continue
-            h = ku ^ key[v]
-            if _heavier(ewgt[e], h, bw, bh):
-                bw = ewgt[e]
-                bh = h
-                bv = v
+        bv = _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u)
         if bv >= 0:
             match[u] = bv
             match[bv] = u
     # two hops: unmatched vertices grouped by their heaviest neighbour
-    key = np.full(n, -1, np.int64)
+    heavy = np.full(n, -1, np.int64)
     left = 0
     for u in range(n):
         if match[u] >= 0:
@@ -145,11 +135,11 @@ def heavy_edge_matching(indptr, indices, ewgt, vwgt, max_vw, seed, rounds):
             if ewgt[e] > bw:
                 bw = ewgt[e]
                 bv = indices[e]
-        key[u] = bv
+        heavy[u] = bv
     if left > n // 10:
         last = np.full(n, -1, np.int64)  # per neighbour: an unmatched vertex waiting for a mate
         for u in range(n):
-            c = key[u]
+            c = heavy[u]
             if match[u] >= 0 or c < 0:
                 continue
             w = last[c]
@@ -645,11 +635,11 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub,
     A neighbour already evaluated in this search is queued at its last gain
     plus twice the edge weight instead of being evaluated again (an upper
     bound unless a full part regained room): only pops pay for an exact
-    evaluation. The search stops ``limit``
-    moves past its best prefix (or when the queue empties); the moves after
-    the best prefix are undone, loads restored exactly. Only prefixes of
-    positive gain are kept, so the cut falls with every kept search and never
-    rises; no bound is broken (moves need room).
+    evaluation. The search stops ``limit`` moves past its best prefix (or
+    when the queue empties); the moves after the best prefix are undone,
+    loads restored exactly. Only prefixes of positive gain are kept, so the
+    cut falls with every kept search and never rises; no bound is broken
+    (moves need room).
 
     ``budget`` bounds the work: no search starts once the evaluations have
     scanned more than ``budget`` adjacency entries (the seeds' first
