@@ -22,7 +22,8 @@ weights, so every figure is deterministic):
    CompNet-style and METIS (memory-centric mapping) and against the
    round-robin, random, comm-greedy and recursive-bisection mappings of its
    own clusters (target: lower on >= 9 of 10 samples at each p), and its
-   communication against CompNet's (target <= 0.7). Then the designs
+   communication against CompNet's (target <= 0.7), and the priority ``par``
+   kept (how many it tried: `mapping.analyze.STEER`). Then the designs
    compared: WB-Libra in execution order, WB-Libra with its bound per window
    of the execution order (``--window`` tasks per cluster), and ``par``.
    ``--extra`` adds the programs of samples/extra.json.
@@ -146,8 +147,10 @@ def parallel_tables(only, extra, window):
                 base[method] = b.result.makespan
                 if method == "compnet":
                     compnet_comm = b.result.communication_bytes
+            tried = a.partition.get("priorities", [])
+            kept = f"{a.partition['priority_gamma']:g} ({len(tried)})" if tried else "-"
             rows[p].append((s["name"], lb, a.result.makespan, base,
-                            a.result.communication_bytes / compnet_comm, secs))
+                            a.result.communication_bytes / compnet_comm, secs, kept))
             wb = analyze_graph(g, p, "wb-libra", mach, mapper="memory-centric",
                                object_bytes=trace.obj_size, baselines=False)
             cl = from_edge_partition(windowed_wb_libra(g, p, window), g.node_object, "window")
@@ -165,16 +168,16 @@ def parallel_tables(only, extra, window):
     for p, spec in setups:
         print(f"\n### Default analysis (par + time-aware), p = {p}, {spec}\n")
         print("| program | lower bound | makespan | / bound (<= 1.25) | "
-              + " | ".join(others) + " | comm / CompNet (<= 0.7) | seconds |")
-        print("|---" * (len(others) + 6) + "|")
+              + " | ".join(others) + " | comm / CompNet (<= 0.7) | gamma (tried) | seconds |")
+        print("|---" * (len(others) + 7) + "|")
         wins = {o: 0 for o in others}
-        for name, lb, mk, base, comm, secs in rows[p]:
+        for name, lb, mk, base, comm, secs, kept in rows[p]:
             cells = []
             for o in others:
                 wins[o] += mk < base[o]
                 cells.append(f"{base[o] / mk:.2f}")
             print(f"| {name} | {lb:,.0f} | {mk:,.0f} | {mk / lb:.2f} | " + " | ".join(cells)
-                  + f" | {comm:.2f} | {secs:.1f} |")
+                  + f" | {comm:.2f} | {kept} | {secs:.1f} |")
         n = len(rows[p])
         print("\nbaseline makespans relative to the default's (> 1: the default is faster); "
               "default faster in: " + ", ".join(f"{o} {wins[o]}/{n}" for o in others)

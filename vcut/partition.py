@@ -274,7 +274,7 @@ def capacity_fractions(p, algo, capacities):
 
 def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None,
                     backend="metis", spac_variant="contracted", imbalance=1.03, latency=None,
-                    beta=None, tau=None, refine=False, batch=None, device="cpu"):
+                    beta=None, tau=None, refine=False, batch=None, device="cpu", gamma=0.0):
     """Partition the edges of ``graph`` into ``p`` clusters.
 
     Parameters
@@ -306,6 +306,9 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     beta : float, optional
         ``par``: price of a new replica in message latencies (default: chosen
         per graph among `vcut.parallel.PRICES`).
+    gamma : float
+        ``par``: priority of a ready vertex, its bottom level minus ``gamma``
+        times its top level (`vcut.parallel.par_assign`).
     tau : float, optional
         ``hep``: degree threshold in mean degrees (default
         `vcut.quality.DEFAULT_TAU`).
@@ -424,7 +427,7 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
 
         assigned, homes, schedule, par_info = par_assign(src, dst, weight, n, p, cap,
                                                          imbalance=imbalance, latency=latency,
-                                                         beta=beta)
+                                                         beta=beta, gamma=gamma)
         out = assigned
         extra.update(par_info)
     elif algo == "ne":

@@ -272,3 +272,43 @@ def test_analyze_greedy_cut_on_the_gpu(trace_file, capsys, monkeypatch):
     assert code == 2 and err.strip().splitlines()[-1] == (
         "error: --device gpu runs the greedy family's vertex cuts; the metis edge cut runs on "
         "the CPU: drop --device")
+
+
+def test_par_priorities_are_judged_by_the_simulator(strassen8, monkeypatch):
+    # with the threshold at 0 every priority of vcut.parallel.GAMMAS is tried;
+    # each one's figure must be a fresh simulation of par's clustering at that
+    # priority (and the replica price kept at the first) on the compact
+    # placement, and the clustering kept the fastest of them (ties: the first)
+    import mapping.analyze as an
+    from mapping.analyze import cluster_graph
+    from mapping.interactions import interactions
+    from mapping.simulate import simulate
+    from mapping.time_aware import compact
+    from vcut.parallel import GAMMAS
+
+    trace, g = strassen8
+    m = load_machine("table2:64")
+    latency = m.mean_message_cycles(32)
+    monkeypatch.setattr(an, "STEER", 0.0)
+    a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
+    tried = a.partition["priorities"]
+    assert [t[0] for t in tried] == list(GAMMAS)
+    price = a.partition["replica_price"]
+    first, _ = cluster_graph(g, 64, "par", latency=latency)
+    for gamma, span in tried:
+        cl, metrics = cluster_graph(g, 64, "par", latency=latency, gamma=gamma,
+                                    beta=None if gamma == GAMMAS[0] else price)
+        assert metrics["priority_gamma"] == gamma
+        fresh = simulate(cl, compact(64, m), m, interactions(cl, trace.obj_size).value_bytes)
+        assert span == fresh.makespan
+    spans = [t[1] for t in tried]
+    kept = GAMMAS[spans.index(min(spans))]
+    assert a.partition["priority_gamma"] == kept
+    ref, _ = cluster_graph(g, 64, "par", latency=latency, gamma=kept,
+                           beta=None if kept == GAMMAS[0] else price)
+    assert np.array_equal(a.clustering.cluster, ref.cluster)
+    # above the threshold nothing else is tried: the first priority stays
+    monkeypatch.setattr(an, "STEER", np.inf)
+    b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
+    assert [t[0] for t in b.partition["priorities"]] == [GAMMAS[0]]
+    assert np.array_equal(b.clustering.cluster, first.cluster)

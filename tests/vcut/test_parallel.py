@@ -205,12 +205,36 @@ def test_levels_by_hand():
     assert bottom.tolist() == [9.0, 7.0, 4.0, 1.0, 0.0]
 
 
+def test_the_priority_weight_gamma_by_hand():
+    # two branches from x0: 0 -> 1 (weight 1) -> 2 (3) -> 5 (5), and 0 -> 3 (1) -> 4 (4);
+    # one cluster, so the schedule is the priority order. Top levels: 1: 1, 2: 4,
+    # 3: 1, 4: 5, 5: 9; bottom levels: 1: 8, 2: 5, 3: 4, 4 and 5: 0.
+    g = _graph(6, [(0, 1), (1, 2), (2, 5), (0, 3), (3, 4)], [1.0, 3.0, 5.0, 1.0, 4.0])
+    cap = np.ones(1)
+
+    def order(gamma):
+        _, _, schedule, info = par_assign(g.src, g.dst, g.weight, 6, 1, cap, imbalance=2.0,
+                                          latency=0.0, beta=0.0, gamma=gamma)
+        assert info["gamma"] == gamma and info["model_makespan"] == 14.0
+        return schedule.tolist()
+
+    # bottom level alone: 1 (8) before 3 (4); at time 1, 2 (5) before 3 (4); at
+    # 5, 3's and 2's successors tie at 0 and the lower id, 4, goes first
+    assert order(0.0) == [0, 1, 3, 4, 2]
+    # bottom - top: 1 (7) before 3 (3); at time 1, 3 (3) before 2 (1); then 2
+    # (1) before 4 (-5), and 4 before 5 (-9)
+    assert order(1.0) == [0, 3, 1, 4, 2]
+
+
 def test_bad_latency_and_beta():
     g = _graph(3, [(0, 1), (1, 2)])
     with pytest.raises(InputError, match="latency"):
         partition_graph(g, 2, "par", latency=-1.0)
     with pytest.raises(InputError, match="beta"):
         par_assign(g.src, g.dst, g.weight, 3, 2, np.full(2, 0.5), latency=1.0, beta=-1.0)
+    for gamma in (-0.5, float("nan"), float("inf")):
+        with pytest.raises(InputError, match="gamma"):
+            partition_graph(g, 2, "par", gamma=gamma)
 
 
 def test_cli_partition_par(tmp_path):
@@ -233,9 +257,16 @@ def test_cli_partition_par(tmp_path):
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     ref = partition_graph(g, 4, "par", latency=5.0, beta=6.0).info
-    assert doc["beta"] == 6.0 and doc["latency"] == 5.0
+    assert doc["beta"] == 6.0 and doc["latency"] == 5.0 and doc["gamma"] == 0.0
     assert doc["prices"] == [[6.0, ref["model_makespan"]]]
     bad = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
                           "--algo", "par", "--beta", "-1"], capture_output=True, text=True)
     assert bad.returncode == 2
     assert bad.stderr.strip() == "error: the replica price beta must be >= 0, got -1.0"
+    res = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
+                          "--algo", "par", "--latency", "5", "--gamma", "0.5", "--json"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    ref = partition_graph(g, 4, "par", latency=5.0, gamma=0.5).info
+    assert json.loads(res.stdout)["gamma"] == 0.5
+    assert json.loads(res.stdout)["model_makespan"] == ref["model_makespan"]

@@ -55,6 +55,9 @@ def register(sub):
     pa.add_argument("--beta", type=float, metavar="PRICE",
                     help="par: price of a new replica in message latencies (default: chosen per "
                     "graph, the highest of 1.5, 6, 24, 96 that costs at most 2 %% more time)")
+    pa.add_argument("--gamma", type=float, default=0.0, metavar="G",
+                    help="par: priority of a ready vertex, its bottom level minus G times its top "
+                    "level (default 0; vcut analyze tries 0, 0.25, 0.5 and 1 on the machine)")
     pa.add_argument("--backend", default="metis", choices=["metis", "kahip", "multilevel"],
                     help="vertex partitioner of spac (default metis)")
     pa.add_argument("--variant", default="contracted", choices=["contracted", "split"],
@@ -142,7 +145,8 @@ def _run(args, program_args):
                                    seed=args.seed, capacities=caps, backend=args.backend,
                                    spac_variant=args.variant, imbalance=args.imbalance,
                                    latency=args.latency, beta=args.beta, tau=args.tau,
-                                   refine=args.refine, batch=args.batch, device=args.device)
+                                   refine=args.refine, batch=args.batch, device=args.device,
+                                   gamma=args.gamma)
     if files is None:
         files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
@@ -158,7 +162,8 @@ def _run(args, program_args):
         "seconds": round(info["seconds"], 4), "files": files,
     }
     if args.algo == "par":
-        result.update({k: info[k] for k in ("latency", "beta", "model_makespan", "prices")})
+        result.update({k: info[k] for k in ("latency", "beta", "gamma", "model_makespan",
+                                            "prices")})
     if info.get("distributed"):
         result.update({k: info[k] for k in ("workers", "batch", "rounds")})
         if info.get("out_of_core"):
