@@ -312,3 +312,11 @@ def test_par_priorities_are_judged_by_the_simulator(strassen8, monkeypatch):
     b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
     assert [t[0] for t in b.partition["priorities"]] == [GAMMAS[0]]
     assert np.array_equal(b.clustering.cluster, first.cluster)
+
+
+def test_the_summary_formats_par_settings_tried():
+    from vcut.cli.analyze import _figure
+
+    assert _figure([[0.0, 18987.96], [0.25, 18621.5]]) == "{0: 18,988 cycles, 0.25: 18,622 cycles}"
+    assert _figure(1.30141) == "1.3014"
+    assert _figure(85633) == "85633"
