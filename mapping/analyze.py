@@ -172,7 +172,10 @@ def _steer(graph, p, cl, metrics, machine, latency, object_bytes, say):
     makespan on the compact placement (`mapping.time_aware.compact`) is more
     than `STEER` times the lower bound, ``par`` runs again at each other
     priority with the replica price it kept, and the clustering simulated
-    fastest is kept (ties: the earlier priority). The timing model inside
+    fastest is kept (ties: the earlier priority). Like the time-aware
+    mapping's search, it stays within `mapping.time_aware.EVAL_TASKS` simulated
+    tasks: a program with more than a quarter of that many tasks keeps the
+    first priority untried against the others. The timing model inside
     ``par`` cannot judge this: it agrees with the simulator at a few clusters
     but not at many (dijkstra, p = 64: the model puts priority 0 ahead of
     0.25 by 1 %, the simulator puts it 11 % behind). ``metrics`` gains
@@ -181,7 +184,7 @@ def _steer(graph, p, cl, metrics, machine, latency, object_bytes, say):
     from vcut.parallel import GAMMAS
 
     from .bounds import lower_bound
-    from .time_aware import compact
+    from .time_aware import EVAL_TASKS, compact
 
     core = compact(int(p), machine)
 
@@ -191,7 +194,7 @@ def _steer(graph, p, cl, metrics, machine, latency, object_bytes, say):
     best = first = judge(cl)
     bound = lower_bound(cl, machine).lower_bound
     tried = [[float(metrics["priority_gamma"]), best]]
-    if best > STEER * bound:
+    if best > STEER * bound and len(cl.src) * len(GAMMAS) <= EVAL_TASKS:
         for gamma in GAMMAS:
             if gamma == metrics["priority_gamma"]:
                 continue

@@ -307,8 +307,16 @@ def test_par_priorities_are_judged_by_the_simulator(strassen8, monkeypatch):
     ref, _ = cluster_graph(g, 64, "par", latency=latency, gamma=kept,
                            beta=None if kept == GAMMAS[0] else price)
     assert np.array_equal(a.clustering.cluster, ref.cluster)
-    # above the threshold nothing else is tried: the first priority stays
+    # above the threshold nothing else is tried: the first priority stays; nor
+    # when four simulations would exceed the simulated-task budget
+    import mapping.time_aware as ta
+
     monkeypatch.setattr(an, "STEER", np.inf)
+    b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
+    assert [t[0] for t in b.partition["priorities"]] == [GAMMAS[0]]
+    assert np.array_equal(b.clustering.cluster, first.cluster)
+    monkeypatch.setattr(an, "STEER", 0.0)
+    monkeypatch.setattr(ta, "EVAL_TASKS", 4 * len(first.src) - 1)
     b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
     assert [t[0] for t in b.partition["priorities"]] == [GAMMAS[0]]
     assert np.array_equal(b.clustering.cluster, first.cluster)
