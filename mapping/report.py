@@ -15,7 +15,7 @@ import io
 import numpy as np
 
 __all__ = ["analysis_html", "compare_figure", "compare_tables", "figure_png", "insight_html",
-           "timeline_figure", "windows_tables"]
+           "metric_text", "timeline_figure", "windows_tables"]
 
 
 def _plt():
@@ -161,8 +161,7 @@ def analysis_html(a, graph, source, methods=None, insight=None):
             ("network bytes / hop-bytes", f"{r.network_bytes:,.0f} / {r.hop_bytes:,.0f}"),
             ("mean core utilisation", f"{r.utilization.mean():.3f}"),
             ("remote-memory tasks", f"{r.remote_memory_tasks:,}")]
-    rows += [(f"partition: {k.replace('_', ' ')}", f"{v:.4f}" if isinstance(v, float) else str(v))
-             for k, v in a.partition.items()]
+    rows += [(f"partition: {k.replace('_', ' ')}", metric_text(v)) for k, v in a.partition.items()]
     rows += [(f"phase: {k}", f"{v:.2f} s") for k, v in a.phases.items()]
     table = "\n".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
                       for k, v in rows)
@@ -418,3 +417,14 @@ def _table(header, rows, numeric=(1, 2)):
     body = "".join("<tr>" + "".join(f"<td class='n'>{c}</td>" if k in numeric else f"<td>{c}</td>"
                                     for k, c in enumerate(r)) + "</tr>" for r in rows)
     return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def metric_text(v):
+    """A partition metric for the summary and the report: a float to 4 decimals, a list of
+    ``[setting, cycles]`` pairs (``par``'s prices and priorities tried) as
+    ``setting: cycles`` in braces."""
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    if isinstance(v, list) and all(isinstance(x, list) and len(x) == 2 for x in v):
+        return "{" + ", ".join(f"{a:g}: {b:,.0f} cycles" for a, b in v) + "}"
+    return str(v)

@@ -323,7 +323,7 @@ def test_par_priorities_are_judged_by_the_simulator(strassen8, monkeypatch):
 
 
 def test_the_summary_formats_par_settings_tried():
-    from vcut.cli.analyze import _figure
+    from mapping.report import metric_text as _figure
 
     assert _figure([[0.0, 18987.96], [0.25, 18621.5]]) == "{0: 18,988 cycles, 0.25: 18,622 cycles}"
     assert _figure(1.30141) == "1.3014"

@@ -72,6 +72,8 @@ def run(args, program_args):
 def _run(args, program_args):
     if args.windows or args.window_size:
         return _run_windows(args, program_args)
+    from mapping.report import metric_text
+
     summary, a, graph, source, ins, methods, files = _analyse(args, program_args)
     if args.json:
         print_json(summary)
@@ -89,7 +91,8 @@ def _run(args, program_args):
                                f"{win['edges_out']:,} out of the window dropped"))
     rows += [
         ("partitioning", f"{a.method}, p = {a.p}: " + ", ".join(
-            f"{k.replace('_', ' ')} {_figure(v)}" for k, v in a.partition.items() if k != "kind")),
+            f"{k.replace('_', ' ')} {metric_text(v)}" for k, v in a.partition.items()
+            if k != "kind")),
         ("machine", f"{a.machine.name} ({a.machine.cores} cores, {a.machine.mesh_rows} x "
                     f"{a.machine.mesh_cols} mesh, {a.machine.numa_nodes} NUMA nodes)"),
         ("mapping", a.placement.method),
@@ -289,13 +292,3 @@ def _run_windows(args, program_args):
         print("written: " + ", ".join(files), file=sys.stderr)
     return 0
 
-
-def _figure(v):
-    """A partition metric for the summary: a float to 4 decimals, a list of
-    ``[setting, cycles]`` pairs (``par``'s prices and priorities tried) as
-    ``setting: cycles`` in braces."""
-    if isinstance(v, float):
-        return f"{v:.4f}"
-    if isinstance(v, list) and all(isinstance(x, list) and len(x) == 2 for x in v):
-        return "{" + ", ".join(f"{a:g}: {b:,.0f} cycles" for a, b in v) + "}"
-    return str(v)
