@@ -164,7 +164,7 @@ def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="gi
 STEER = 1.10
 
 
-def _steer(graph, p, cl, metrics, machine, latency, object_bytes, say):
+def _steer(graph, p, cl, metrics, machine, latency, say):
     """``(clustering, metrics)``: the fastest of ``par``'s priorities
     (`vcut.parallel.GAMMAS`) on ``machine``, judged by the simulator.
 
@@ -188,8 +188,8 @@ def _steer(graph, p, cl, metrics, machine, latency, object_bytes, say):
 
     core = compact(int(p), machine)
 
-    def judge(c):
-        return simulate(c, core, machine, interactions(c, object_bytes).value_bytes).makespan
+    def judge(c):  # messages of VALUE_BYTES, as `interactions` sizes them below
+        return simulate(c, core, machine, VALUE_BYTES).makespan
 
     best = first = judge(cl)
     bound = lower_bound(cl, machine).lower_bound
@@ -306,7 +306,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
                  "use fewer clusters (-p)")
     machine = machine if machine is not None else table2(int(p))
     if method == "par" and assignment is None:
-        cl, metrics = _steer(graph, p, cl, metrics, machine, latency, object_bytes, say)
+        cl, metrics = _steer(graph, p, cl, metrics, machine, latency, say)
     done("partition", t)
     t = time.perf_counter()
     say("extracting cluster interactions")
