@@ -291,4 +291,3 @@ def _run_windows(args, program_args):
     if files:
         print("written: " + ", ".join(files), file=sys.stderr)
     return 0
-
