@@ -270,3 +270,8 @@ def test_cli_partition_par(tmp_path):
     ref = partition_graph(g, 4, "par", latency=5.0, gamma=0.5).info
     assert json.loads(res.stdout)["gamma"] == 0.5
     assert json.loads(res.stdout)["model_makespan"] == ref["model_makespan"]
+    bad = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
+                          "--algo", "par", "--gamma", "-1"], capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == ("error: the priority weight gamma must be a number >= 0, "
+                                  "got -1.0")
