@@ -10,7 +10,7 @@ is the incidence CSR of `incidence` (each vertex's edges in edge order) and
 import numpy as np
 from numba import njit
 
-from ._fm import build_slots, move_edge, slot
+from ._fm import CLUSTER_SHIFT, build_slots, count, has_free, move_edge, slot
 from ._kernels import TICK_MASK
 
 UNASSIGNED = -1
@@ -362,7 +362,7 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, s
     only lower it), so the result is the same, found cheaper.
     Returns (moves, passes run, replicas before, replicas after).
     """
-    load, sptr, spart, scnt, before = build_slots(ptr, adj, out, weight, n, k, slack)
+    load, sptr, snum, sl, before = build_slots(ptr, adj, out, weight, n, k, slack)
     replicas = before
     own = np.zeros(k, dtype=np.bool_)
     vown = np.empty(k, dtype=np.int64)
@@ -408,15 +408,14 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, s
                     return moves, run, before, replicas
             d = ptr[v + 1] - ptr[v]
             na = 0
-            for s in range(sptr[v], sptr[v + 1]):
-                if spart[s] >= 0:
-                    c = spart[s]
-                    t = na  # insertion sort: v's clusters in increasing order
-                    while t > 0 and vown[t - 1] > c:
-                        vown[t] = vown[t - 1]
-                        t -= 1
-                    vown[t] = c
-                    na += 1
+            for s in range(sptr[v], sptr[v] + snum[v]):
+                c = sl[s] >> CLUSTER_SHIFT
+                t = na  # insertion sort: v's clusters in increasing order
+                while t > 0 and vown[t - 1] > c:
+                    vown[t] = vown[t - 1]
+                    t -= 1
+                vown[t] = c
+                na += 1
             if na < 2:
                 continue
             seen[v] = moves
@@ -448,16 +447,16 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, s
                     e = ge[t]
                     w = weight[e]
                     u = dst[e] if src[e] == v else src[e]
-                    leave = scnt[slot(u, a, sptr, spart)] == 1
+                    leave = count(slot(u, a, sptr, snum, sl), sl) == 1
                     best = -1
-                    for s in range(sptr[u], sptr[u + 1]):  # a cluster of v that u holds
-                        c = spart[s]
-                        if c >= 0 and c != a and own[c]:
+                    for s in range(sptr[u], sptr[u] + snum[u]):  # a cluster of v that u holds
+                        c = sl[s] >> CLUSTER_SHIFT
+                        if c != a and own[c]:
                             best, over = _lighter(c, best, w, load, delta, bound)
                             tight[v] = tight[v] or over
                     if best < 0:  # u gets a new replica in a cluster of v
                         gain -= 1
-                        if not leave and slot(u, -1, sptr, spart) < 0:
+                        if not leave and not has_free(u, sptr, snum):
                             ok = False
                         for r in range(na):
                             c = vown[r]
@@ -478,7 +477,7 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, s
                 if ok and gain > 0:
                     for t in range(lo, hi):  # (every destination is a cluster of v)
                         replicas += move_edge(ge[t], dest[t], src, dst, weight, out, load, sptr,
-                                              spart, scnt)
+                                              snum, sl)
                     moves += 1
                     moved += 1
                     active[v] = True

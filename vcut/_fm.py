@@ -12,7 +12,11 @@ Localised searches (as in Mt-KaHyPar's and KaMinPar's FM): from a seed
 vertex, its edges go into a max-priority queue by gain (ties: the edge
 pushed last, which keeps the search where it has just moved); the best
 edge moves when its target has room, even at a negative gain, and is then
-locked; the edges of its endpoints are pushed again with their new gains.
+locked; the edges of its endpoints whose gain may have risen are pushed
+again with their new gains (a fallen gain is found when its edge is popped
+and re-evaluated, and the edge goes back in line): all edges of an endpoint
+that gained a replica in the target, or that left a full set of slots, and
+the one edge an endpoint has left in the source cluster.
 A search stops after ``limit`` moves that do not beat its best prefix, and
 the moves after that prefix are undone (loads restored exactly). Only
 prefixes with a positive total gain are kept, so the replica count never
@@ -20,9 +24,10 @@ rises. The first pass seeds a search at every replicated vertex not touched
 by an earlier search of the pass, in ``order``; the next passes only at the
 endpoints of the edges the previous pass moved.
 
-Replica sets are per-vertex slots (``sptr``/``spart``/``scnt``: cluster and
-edge count), |A(v)| + ``slack`` of them: a move that needs a slot where none
-is free is not considered.
+Replica sets are per-vertex slots (``sptr``; ``sl``: cluster << 32 | edge
+count in one word, the ``snum[v]`` used slots of v first, so a lookup reads
+one array and never a free slot), |A(v)| + ``slack`` of them: a move that
+needs a slot where none is free is not considered.
 """
 
 import numpy as np
@@ -33,35 +38,65 @@ from ._kernels import TICK_MASK
 #: bits of a queue key below the gain: the push stamp (ties: the last pushed)
 STAMP_BITS = 40
 STAMP_MASK = (1 << STAMP_BITS) - 1
+#: a slot holds its cluster above this bit and its edge count below it
+CLUSTER_SHIFT = 32
+COUNT_MASK = (1 << CLUSTER_SHIFT) - 1
 
 
 @njit(cache=True, inline="always")
-def slot(v, c, sptr, spart):
-    """The slot of cluster ``c`` (-1: a free one) among ``v``'s; -1 if none."""
-    for s in range(sptr[v], sptr[v + 1]):
-        if spart[s] == c:
+def slot(v, c, sptr, snum, sl):
+    """The slot of cluster ``c`` among ``v``'s used ones; -1 if none."""
+    for s in range(sptr[v], sptr[v] + snum[v]):
+        if sl[s] >> CLUSTER_SHIFT == c:
             return s
     return -1
 
 
 @njit(cache=True, inline="always")
-def _add_copy(x, c, sptr, spart, scnt):
+def count(s, sl):
+    """The edge count of slot ``s``."""
+    return sl[s] & COUNT_MASK
+
+
+@njit(cache=True, inline="always")
+def has_free(v, sptr, snum):
+    """Whether ``v`` has a free slot."""
+    return snum[v] < sptr[v + 1] - sptr[v]
+
+
+@njit(cache=True, inline="always")
+def _add_copy(x, c, sptr, snum, sl):
     """One more edge of ``x`` in cluster ``c``: its slot's count (a free slot taken when ``x``
     had none there); 1 when that made a new replica, else 0."""
-    s = slot(x, c, sptr, spart)
+    s = slot(x, c, sptr, snum, sl)
     new = 0
     if s < 0:
-        s = slot(x, -1, sptr, spart)
-        spart[s] = c
+        s = sptr[x] + snum[x]
+        snum[x] += 1
+        sl[s] = c << CLUSTER_SHIFT
         new = 1
-    scnt[s] += 1
+    sl[s] += 1
     return new
+
+
+@njit(cache=True, inline="always")
+def _remove_copy(x, c, sptr, snum, sl):
+    """One edge fewer of ``x`` in cluster ``c`` (the slot freed, the last used one moved
+    into its place, when that was the last); -1 when a replica went, else 0."""
+    s = slot(x, c, sptr, snum, sl)
+    sl[s] -= 1
+    if sl[s] & COUNT_MASK == 0:
+        snum[x] -= 1
+        sl[s] = sl[sptr[x] + snum[x]]
+        return -1
+    return 0
 
 
 @njit(cache=True)
 def build_slots(ptr, adj, out, weight, n, k, slack):
-    """``(load, sptr, spart, scnt, replicas)``: each cluster's load (edge weight), each
-    vertex's clusters and its edge count in each, with ``slack`` free slots (at most its
+    """``(load, sptr, snum, sl, replicas)``: each cluster's load (edge weight), each
+    vertex's clusters and its edge count in each (``sl[s]``: cluster << 32 | count, the
+    used slots of v first, ``snum[v]`` of them), with ``slack`` free slots (at most its
     degree in all)."""
     load = np.zeros(k)
     for e in range(out.shape[0]):
@@ -77,17 +112,17 @@ def build_slots(ptr, adj, out, weight, n, k, slack):
                 mark[c] = v
                 a += 1
         sptr[v + 1] = sptr[v] + min(d, a + slack)
-    spart = np.full(sptr[n], -1, dtype=np.int64)
-    scnt = np.zeros(sptr[n], dtype=np.int64)
+    snum = np.zeros(n, dtype=np.int64)
+    sl = np.zeros(sptr[n], dtype=np.int64)
     replicas = 0
     for v in range(n):
         for j in range(ptr[v], ptr[v + 1]):
-            replicas += _add_copy(v, out[adj[j]], sptr, spart, scnt)
-    return load, sptr, spart, scnt, replicas
+            replicas += _add_copy(v, out[adj[j]], sptr, snum, sl)
+    return load, sptr, snum, sl, replicas
 
 
 @njit(cache=True)
-def _gain(e, src, dst, weight, out, load, bound, sptr, spart, scnt, mu, mv, stamp):
+def _gain(e, src, dst, weight, out, load, bound, sptr, snum, sl, mu, mv, stamp):
     """``(gain, target)`` of the best move of edge ``e`` (target -1: none).
 
     Among targets, the highest gain, then the lowest load / bound, then the
@@ -98,25 +133,34 @@ def _gain(e, src, dst, weight, out, load, bound, sptr, spart, scnt, mu, mv, stam
     u = src[e]
     v = dst[e]
     w = weight[e]
-    lu = scnt[slot(u, a, sptr, spart)] == 1
-    lv = scnt[slot(v, a, sptr, spart)] == 1
+    su = sptr[u]
+    sv = sptr[v]
+    eu = su + snum[u]
+    ev = sv + snum[v]
+    lu = False
+    lv = False
+    for s in range(su, eu):
+        c = sl[s] >> CLUSTER_SHIFT
+        mu[c] = stamp
+        if c == a:
+            lu = sl[s] & COUNT_MASK == 1
+    for s in range(sv, ev):
+        c = sl[s] >> CLUSTER_SHIFT
+        mv[c] = stamp
+        if c == a:
+            lv = sl[s] & COUNT_MASK == 1
     base = np.int64(lu) + np.int64(lv)
-    free_u = lu or slot(u, -1, sptr, spart) >= 0
-    free_v = lv or slot(v, -1, sptr, spart) >= 0
-    for s in range(sptr[u], sptr[u + 1]):
-        if spart[s] >= 0:
-            mu[spart[s]] = stamp
-    for s in range(sptr[v], sptr[v + 1]):
-        if spart[s] >= 0:
-            mv[spart[s]] = stamp
+    free_u = lu or eu < sptr[u + 1]
+    free_v = lv or ev < sptr[v + 1]
     best = -1
     bg = np.int64(-3)
     brel = 0.0
     for side in range(2):
-        x = u if side == 0 else v
-        for s in range(sptr[x], sptr[x + 1]):
-            b = spart[s]
-            if b < 0 or b == a or (side == 1 and mu[b] == stamp):
+        s0 = su if side == 0 else sv
+        s1 = eu if side == 0 else ev
+        for s in range(s0, s1):
+            b = sl[s] >> CLUSTER_SHIFT
+            if b == a or (side == 1 and mu[b] == stamp):
                 continue  # (a cluster of both is seen from u)
             if load[b] + w > bound[b]:
                 continue
@@ -134,19 +178,11 @@ def _gain(e, src, dst, weight, out, load, bound, sptr, spart, scnt, mu, mv, stam
 
 
 @njit(cache=True)
-def move_edge(e, b, src, dst, weight, out, load, sptr, spart, scnt):
+def move_edge(e, b, src, dst, weight, out, load, sptr, snum, sl):
     """Edge ``e`` to cluster ``b`` (its slots updated); the change of the replica count."""
     a = out[e]
-    change = 0
-    for side in range(2):
-        x = src[e] if side == 0 else dst[e]
-        s = slot(x, a, sptr, spart)
-        scnt[s] -= 1
-        if scnt[s] == 0:
-            spart[s] = -1
-            change -= 1
-    for side in range(2):
-        change += _add_copy(src[e] if side == 0 else dst[e], b, sptr, spart, scnt)
+    change = _remove_copy(src[e], a, sptr, snum, sl) + _remove_copy(dst[e], a, sptr, snum, sl)
+    change += _add_copy(src[e], b, sptr, snum, sl) + _add_copy(dst[e], b, sptr, snum, sl)
     out[e] = b
     load[a] -= weight[e]
     load[b] += weight[e]
@@ -225,10 +261,10 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
     that gains nothing or after ``passes`` passes.
     Returns (moves kept, passes run, replicas before, replicas after)."""
     m = src.shape[0]
-    load, sptr, spart, scnt, before = build_slots(ptr, adj, out, weight, n, k, slack)
+    load, sptr, snum, sl, before = build_slots(ptr, adj, out, weight, n, k, slack)
     replicas = before
-    mu = np.zeros(k, dtype=np.int64)
-    mv = np.zeros(k, dtype=np.int64)
+    mu = np.full(k, -1, dtype=np.int64)
+    mv = np.full(k, -1, dtype=np.int64)
     mstamp = 0
     ver = np.zeros(m, dtype=np.int64)
     lock = np.zeros(m, dtype=np.int64)
@@ -259,11 +295,7 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 counter[0] = step
                 if counter[1] != 0:
                     return kept, run, before, replicas
-            na = 0
-            for s in range(sptr[seed], sptr[seed + 1]):
-                if spart[s] >= 0:
-                    na += 1
-            if na < 2:
+            if snum[seed] < 2:
                 continue
             visited[seed] = run
             sid += 1
@@ -271,7 +303,7 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
             for j in range(ptr[seed], ptr[seed + 1]):
                 f = adj[j]
                 mstamp += 1
-                g, b = _gain(f, src, dst, weight, out, load, bound, sptr, spart, scnt, mu, mv,
+                g, b = _gain(f, src, dst, weight, out, load, bound, sptr, snum, sl, mu, mv,
                              mstamp)
                 if b >= 0:
                     ver[f] += 1
@@ -290,7 +322,7 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 if ev != ver[e] or lock[e] == sid:
                     continue
                 mstamp += 1
-                g, b = _gain(e, src, dst, weight, out, load, bound, sptr, spart, scnt, mu, mv,
+                g, b = _gain(e, src, dst, weight, out, load, bound, sptr, snum, sl, mu, mv,
                              mstamp)
                 if b < 0:
                     continue
@@ -310,7 +342,10 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 log_a[nm] = a
                 log_la[nm] = load[a]
                 log_lb[nm] = load[b]
-                replicas += move_edge(e, b, src, dst, weight, out, load, sptr, spart, scnt)
+                to = b
+                full_u = not has_free(src[e], sptr, snum)
+                full_v = not has_free(dst[e], sptr, snum)
+                replicas += move_edge(e, b, src, dst, weight, out, load, sptr, snum, sl)
                 lock[e] = sid
                 nm += 1
                 cum += g
@@ -324,12 +359,25 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                     visited[x] = run
                     if ptr[x + 1] - ptr[x] > hub:
                         continue
+                    # only gains that rise are pushed again (a fallen one is found stale
+                    # when popped): all of x's edges when x gained a replica in the target
+                    # (no new replica at x to move there) or left a with its slots full (a
+                    # free slot now); its one edge left in a (that replica may go now)
+                    sa = slot(x, a, sptr, snum, sl)
+                    ca = 0 if sa < 0 else count(sa, sl)
+                    if count(slot(x, to, sptr, snum, sl), sl) == 1 or (
+                            ca == 0 and (full_u if side == 0 else full_v)):
+                        only = -1
+                    elif ca == 1:
+                        only = a
+                    else:
+                        continue
                     for j in range(ptr[x], ptr[x + 1]):
                         f = adj[j]
-                        if lock[f] == sid:
+                        if lock[f] == sid or (only >= 0 and out[f] != only):
                             continue
                         mstamp += 1
-                        g, b = _gain(f, src, dst, weight, out, load, bound, sptr, spart, scnt,
+                        g, b = _gain(f, src, dst, weight, out, load, bound, sptr, snum, sl,
                                      mu, mv, mstamp)
                         ver[f] += 1  # its queued entry is stale either way
                         if b >= 0:
@@ -340,7 +388,7 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 e = log_e[t]
                 b = out[e]
                 a = log_a[t]
-                replicas += move_edge(e, a, src, dst, weight, out, load, sptr, spart, scnt)
+                replicas += move_edge(e, a, src, dst, weight, out, load, sptr, snum, sl)
                 load[a] = log_la[t]
                 load[b] = log_lb[t]
             for t in range(best_len):

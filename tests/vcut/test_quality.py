@@ -406,6 +406,30 @@ def test_fm_kernel_undoes_a_search_without_gain_exactly():
     assert out.tolist() == [0, 0, 1, 1] and tuple(res) == (0, 1, 6, 6)
 
 
+@settings(max_examples=100, deadline=None)
+@given(weighted_graphs(), st.integers(2, 12), st.integers(0, 1000), st.integers(0, 4),
+       st.sampled_from([1, 2, 1024]))
+def test_fm_kernel_keeps_its_counts_and_bounds_with_tight_slots_and_hubs(gw, k, seed, slack,
+                                                                        hub):
+    # the kernel's own replica count (kept up by its rise-only pushes and slot moves)
+    # against a recount, the loads within the bound, never more replicas; no free slot
+    # (slack 0) and low hub degrees exercise the paths a move may not take
+    edges, weights = gw
+    src, dst, w, n = _arrays(edges, weights)
+    k = min(k, len(src))
+    start = np.random.default_rng(seed).integers(0, k, len(src))
+    out = start.astype(np.int64).copy()
+    bound = np.maximum(1.1 * w.sum() / k, np.bincount(out, weights=w, minlength=k))
+    ptr, adj = quality._expand.incidence(src, dst, n, np.ones(len(src), bool))
+    order = np.random.default_rng(seed).permutation(n).astype(np.int64)
+    kept, run, before, after = quality._fm.fm(src, dst, w, ptr, adj, n, k, out, bound, order,
+                                             8, slack, 4, hub, np.zeros(2, np.int64))
+    assert before == replicas(src, dst, start, n)
+    assert after == replicas(src, dst, out, n) <= before
+    assert (kept == 0) == (out.tolist() == start.tolist())
+    assert np.all(np.bincount(out, weights=w, minlength=k) <= bound + 1e-9)
+
+
 def test_refine_after_any_algorithm_and_best_is_deterministic():
     g = graph(CLIQUES + [(8, 9), (9, 10), (10, 8), (8, 0)])
     for algo in ("wb-libra", "hdrf", "dbh", "ne"):
