@@ -373,7 +373,14 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, s
     for v in range(n):
         dmax = max(dmax, ptr[v + 1] - ptr[v])
     ge = np.empty(dmax, dtype=np.int64)
+    gu = np.empty(dmax, dtype=np.int64)  # the other end of ge[t]
+    gc = np.empty(dmax, dtype=np.int64)  # the group of v's j-th edge
     dest = np.empty(dmax, dtype=np.int64)
+    nbr = np.empty(adj.shape[0], dtype=np.int64)  # the other end of adj[j], beside it
+    for v in range(n):
+        for j in range(ptr[v], ptr[v + 1]):
+            e = adj[j]
+            nbr[j] = dst[e] if src[e] == v else src[e]
     active = np.ones(n, dtype=np.bool_)
     # a later pass over every vertex skips v when its last evaluation (at move count
     # seen[v]) met no full cluster and nothing it reads has changed since: its slots
@@ -395,8 +402,7 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, s
             if skip and full and seen[v] >= 0 and not tight[v] and changed[v] <= seen[v]:
                 same = True
                 for j in range(ptr[v], ptr[v + 1]):
-                    e = adj[j]
-                    if changed[dst[e] if src[e] == v else src[e]] > seen[v]:
+                    if changed[nbr[j]] > seen[v]:
                         same = False
                         break
                 if same:
@@ -424,13 +430,17 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, s
                 own[vown[t]] = True
                 slot_of[vown[t]] = t
                 gstart[t + 1] = 0
-            for j in range(ptr[v], ptr[v + 1]):  # v's edges grouped by cluster
-                gstart[slot_of[out[adj[j]]] + 1] += 1
+            p0 = ptr[v]
+            for j in range(p0, ptr[v + 1]):  # v's edges grouped by cluster
+                t = slot_of[out[adj[j]]]
+                gc[j - p0] = t
+                gstart[t + 1] += 1
             for t in range(na):
                 gstart[t + 1] += gstart[t]
-            for j in range(ptr[v], ptr[v + 1]):
-                t = slot_of[out[adj[j]]]
+            for j in range(p0, ptr[v + 1]):
+                t = gc[j - p0]
                 ge[gstart[t]] = adj[j]
+                gu[gstart[t]] = nbr[j]
                 gstart[t] += 1
             for t in range(na - 1, -1, -1):
                 gstart[t + 1] = gstart[t]
@@ -441,12 +451,27 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, s
                 a = vown[g]
                 lo = gstart[g]
                 hi = gstart[g + 1]
+                # the gain with room everywhere first: room can only lower it, so a
+                # group that cannot gain then is passed over without the clusters' loads
+                gain = 1
+                for t in range(lo, hi):
+                    u = gu[t]
+                    gain += np.int64(count(slot(u, a, sptr, snum, sl), sl) == 1) - 1
+                    for s in range(sptr[u], sptr[u] + snum[u]):
+                        c = sl[s] >> CLUSTER_SHIFT
+                        if c != a and own[c]:
+                            gain += 1  # u is in another cluster of v: no new replica
+                            break
+                    if gain + (hi - t - 1) <= 0:
+                        break
+                if gain <= 0:
+                    continue
                 gain = 1
                 ok = True
                 for t in range(lo, hi):
                     e = ge[t]
                     w = weight[e]
-                    u = dst[e] if src[e] == v else src[e]
+                    u = gu[t]
                     leave = count(slot(u, a, sptr, snum, sl), sl) == 1
                     best = -1
                     for s in range(sptr[u], sptr[u] + snum[u]):  # a cluster of v that u holds
@@ -483,8 +508,7 @@ def refine(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, s
                     active[v] = True
                     changed[v] = moves
                     for t in range(lo, hi):
-                        e = ge[t]
-                        u = dst[e] if src[e] == v else src[e]
+                        u = gu[t]
                         active[u] = True
                         changed[u] = moves
                     break  # v's clusters changed: on to the next vertex
