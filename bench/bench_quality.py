@@ -157,7 +157,10 @@ def summarise(cells):
     print(f"| ne faster than reference NE | {ne_fast} of {len(ne_t)} |")
     print(f"| hep faster than reference HEP τ=10 | {hep_fast} of {len(hep_c)} |")
     ratio = [c["best_rf"] / c["min_ref"] for c in with_min]
-    print(f"\nbest / min(NE, HEP τ=10): geometric mean {np.exp(np.mean(np.log(ratio))):.3f}, "
+    slow = [c["best_s"] / max(c["ref_ne"][2], 0.005) for c in ne_t]
+    print(f"\nbest's time / reference NE's: geometric mean {np.exp(np.mean(np.log(slow))):.2f}, "
+          f"median {np.median(slow):.2f}")
+    print(f"best / min(NE, HEP τ=10): geometric mean {np.exp(np.mean(np.log(ratio))):.3f}, "
           f"range {min(ratio):.3f} .. {max(ratio):.3f}")
 
 
