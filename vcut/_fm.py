@@ -122,11 +122,13 @@ def build_slots(ptr, adj, out, weight, n, k, slack):
 
 
 @njit(cache=True)
-def _gain(e, src, dst, weight, out, load, bound, sptr, snum, sl, mu, mv, stamp):
+def _gain(e, src, dst, weight, out, load, bound, rel, sptr, snum, sl, mu, mv, stamp):
     """``(gain, target)`` of the best move of edge ``e`` (target -1: none).
 
     Among targets, the highest gain, then the lowest load / bound, then the
     lowest id (a total order: the result does not depend on slot positions).
+    ``rel``: each cluster's load / bound, kept up by the caller (no division per
+    candidate: a hub's edge has a candidate per cluster of the hub).
     ``mu``/``mv``: per-cluster marks, ``stamp``: a fresh mark value.
     """
     a = out[e]
@@ -162,18 +164,100 @@ def _gain(e, src, dst, weight, out, load, bound, sptr, snum, sl, mu, mv, stamp):
             b = sl[s] >> CLUSTER_SHIFT
             if b == a or (side == 1 and mu[b] == stamp):
                 continue  # (a cluster of both is seen from u)
-            if load[b] + w > bound[b]:
-                continue
             hu = mu[b] == stamp
             hv = mv[b] == stamp
             if (not hu and not free_u) or (not hv and not free_v):
                 continue
             g = base - np.int64(not hu) - np.int64(not hv)
-            rel = load[b] / bound[b]
-            if g > bg or (g == bg and (rel < brel or (rel == brel and b < best))):
+            if g < bg or load[b] + w > bound[b]:
+                continue
+            r = rel[b]
+            if g > bg or r < brel or (r == brel and b < best):
                 bg = g
                 best = b
-                brel = rel
+                brel = r
+    return bg, best
+
+
+#: a vertex with at least this many clusters has its edges' gains found by `_gain_x`
+BATCH_MIN = 8
+
+
+@njit(cache=True)
+def _prep_x(x, rel, sptr, snum, sl, mx, cx, xs, stamp):
+    """For `_gain_x` on ``x``'s edges: ``mx[c] = stamp`` and ``cx[c]`` = x's edge count for
+    each cluster c of x, and x's clusters in ``xs`` by (load / bound, id) ascending."""
+    na = snum[x]
+    for t in range(na):
+        v = sl[sptr[x] + t]
+        c = v >> CLUSTER_SHIFT
+        mx[c] = stamp
+        cx[c] = v & COUNT_MASK
+        xs[t] = c
+    if na > 32:  # by id, then stably by rel
+        ids = np.sort(xs[:na])
+        xs[:na] = ids[np.argsort(rel[ids], kind="mergesort")]
+        return na
+    for t in range(1, na):  # insertion sort by (rel, id)
+        c = xs[t]
+        i = t
+        while i > 0 and (rel[xs[i - 1]] > rel[c] or (rel[xs[i - 1]] == rel[c] and xs[i - 1] > c)):
+            xs[i] = xs[i - 1]
+            i -= 1
+        xs[i] = c
+    return na
+
+
+@njit(cache=True)
+def _gain_x(f, x, na, src, dst, weight, out, load, bound, rel, sptr, snum, sl, mx, cx, xs,
+            xstamp, my, ystamp):
+    """`_gain` of edge ``f`` of ``x`` after `_prep_x` (loads unchanged since): the same
+    result, found without a pass over x's clusters (a hub has one per cluster). The
+    candidates in both ends' clusters come from y's clusters; the best of those of x
+    alone (gain base - 1) is the first of ``xs`` with room that is neither a nor y's."""
+    a = out[f]
+    y = dst[f] if src[f] == x else src[f]
+    w = weight[f]
+    lx = cx[a] == 1
+    sy = sptr[y]
+    ey = sy + snum[y]
+    ly = False
+    for s in range(sy, ey):
+        c = sl[s] >> CLUSTER_SHIFT
+        my[c] = ystamp
+        if c == a:
+            ly = sl[s] & COUNT_MASK == 1
+    base = np.int64(lx) + np.int64(ly)
+    free_x = lx or na < sptr[x + 1] - sptr[x]
+    free_y = ly or ey < sptr[y + 1]
+    best = -1
+    bg = np.int64(-3)
+    brel = 0.0
+    for s in range(sy, ey):
+        b = sl[s] >> CLUSTER_SHIFT
+        if b == a:
+            continue
+        hx = mx[b] == xstamp
+        if not hx and not free_x:
+            continue
+        g = base - np.int64(not hx)
+        if g < bg or load[b] + w > bound[b]:
+            continue
+        r = rel[b]
+        if g > bg or r < brel or (r == brel and b < best):
+            bg = g
+            best = b
+            brel = r
+    if free_y and bg <= base - 1:
+        for t in range(na):
+            b = xs[t]
+            if b == a or my[b] == ystamp or load[b] + w > bound[b]:
+                continue
+            r = rel[b]
+            if bg < base - 1 or r < brel or (r == brel and b < best):
+                bg = base - 1
+                best = b
+            break
     return bg, best
 
 
@@ -263,6 +347,11 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
     m = src.shape[0]
     load, sptr, snum, sl, before = build_slots(ptr, adj, out, weight, n, k, slack)
     replicas = before
+    rel = load / bound
+    cx = np.zeros(k, dtype=np.int64)
+    xs = np.empty(k, dtype=np.int64)
+    na = 0
+    xstamp = 0
     mu = np.full(k, -1, dtype=np.int64)
     mv = np.full(k, -1, dtype=np.int64)
     mstamp = 0
@@ -300,11 +389,20 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
             visited[seed] = run
             sid += 1
             size = 0
+            batch = snum[seed] >= BATCH_MIN
+            if batch:
+                mstamp += 1
+                xstamp = mstamp
+                na = _prep_x(seed, rel, sptr, snum, sl, mu, cx, xs, xstamp)
             for j in range(ptr[seed], ptr[seed + 1]):
                 f = adj[j]
                 mstamp += 1
-                g, b = _gain(f, src, dst, weight, out, load, bound, sptr, snum, sl, mu, mv,
-                             mstamp)
+                if batch:
+                    g, b = _gain_x(f, seed, na, src, dst, weight, out, load, bound, rel, sptr,
+                                   snum, sl, mu, cx, xs, xstamp, mv, mstamp)
+                else:
+                    g, b = _gain(f, src, dst, weight, out, load, bound, rel, sptr, snum, sl, mu,
+                                 mv, mstamp)
                 if b >= 0:
                     ver[f] += 1
                     pstamp += 1
@@ -322,7 +420,7 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 if ev != ver[e] or lock[e] == sid:
                     continue
                 mstamp += 1
-                g, b = _gain(e, src, dst, weight, out, load, bound, sptr, snum, sl, mu, mv,
+                g, b = _gain(e, src, dst, weight, out, load, bound, rel, sptr, snum, sl, mu, mv,
                              mstamp)
                 if b < 0:
                     continue
@@ -346,6 +444,8 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 full_u = not has_free(src[e], sptr, snum)
                 full_v = not has_free(dst[e], sptr, snum)
                 replicas += move_edge(e, b, src, dst, weight, out, load, sptr, snum, sl)
+                rel[a] = load[a] / bound[a]
+                rel[to] = load[to] / bound[to]
                 lock[e] = sid
                 nm += 1
                 cum += g
@@ -372,13 +472,22 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                         only = a
                     else:
                         continue
+                    batch = only < 0 and snum[x] >= BATCH_MIN
+                    if batch:
+                        mstamp += 1
+                        xstamp = mstamp
+                        na = _prep_x(x, rel, sptr, snum, sl, mu, cx, xs, xstamp)
                     for j in range(ptr[x], ptr[x + 1]):
                         f = adj[j]
                         if lock[f] == sid or (only >= 0 and out[f] != only):
                             continue
                         mstamp += 1
-                        g, b = _gain(f, src, dst, weight, out, load, bound, sptr, snum, sl,
-                                     mu, mv, mstamp)
+                        if batch:
+                            g, b = _gain_x(f, x, na, src, dst, weight, out, load, bound, rel,
+                                           sptr, snum, sl, mu, cx, xs, xstamp, mv, mstamp)
+                        else:
+                            g, b = _gain(f, src, dst, weight, out, load, bound, rel, sptr, snum,
+                                         sl, mu, mv, mstamp)
                         ver[f] += 1  # its queued entry is stale either way
                         if b >= 0:
                             pstamp += 1
@@ -391,6 +500,8 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 replicas += move_edge(e, a, src, dst, weight, out, load, sptr, snum, sl)
                 load[a] = log_la[t]
                 load[b] = log_lb[t]
+                rel[a] = load[a] / bound[a]
+                rel[b] = load[b] / bound[b]
             for t in range(best_len):
                 nxt[src[log_e[t]]] = True
                 nxt[dst[log_e[t]]] = True

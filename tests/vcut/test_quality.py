@@ -430,6 +430,49 @@ def test_fm_kernel_keeps_its_counts_and_bounds_with_tight_slots_and_hubs(gw, k, 
     assert np.all(np.bincount(out, weights=w, minlength=k) <= bound + 1e-9)
 
 
+def test_fm_batched_gains_equal_the_generic_ones():
+    # _gain_x (x's clusters marked and sorted by load once, for a hub's edges) against
+    # _gain on every edge of every vertex, over random assignments, loads near the bound
+    # (some targets without room), equal loads (ties broken by id) and tight slots
+    from runtime.generators import rmat
+    from vcut.partition import simplify
+
+    fm = quality._fm
+    g = rmat(9, 8, seed=5)
+    src, dst, w = (np.asarray(x) for x in simplify(g)[:3])
+    src, dst, w, n = src.astype(np.int64), dst.astype(np.int64), w.astype(float), g.n
+    ptr, adj = quality._expand.incidence(src, dst, n, np.ones(len(src), bool))
+    checked = 0
+    for k, slack, seed, spread in ((48, 4, 0, 1.0), (48, 0, 1, 1.0), (8, 1, 2, 1.0),
+                                   (64, 2, 3, 0.0)):
+        rng = np.random.default_rng(seed)
+        out = (rng.integers(0, k, len(src)) if spread else
+               np.arange(len(src)) % k).astype(np.int64)
+        load, sptr, snum, sl, _ = fm.build_slots(ptr, adj, out, w, n, k, slack)
+        bound = load + rng.choice([0.5, 1.0, 3.0], k) * spread if spread else load + 2.0
+        rel = load / bound
+        mu = np.full(k, -1, np.int64)
+        mv = np.full(k, -1, np.int64)
+        cx = np.zeros(k, np.int64)
+        xs = np.empty(k, np.int64)
+        stamp = 0
+        for x in range(n):
+            stamp += 1
+            xstamp = stamp
+            na = fm._prep_x(x, rel, sptr, snum, sl, mu, cx, xs, xstamp)
+            batched = []
+            for j in range(ptr[x], ptr[x + 1]):
+                stamp += 1
+                batched.append(fm._gain_x(adj[j], x, na, src, dst, w, out, load, bound, rel,
+                                          sptr, snum, sl, mu, cx, xs, xstamp, mv, stamp))
+            for j, got in zip(range(ptr[x], ptr[x + 1]), batched):
+                stamp += 1
+                assert got == fm._gain(adj[j], src, dst, w, out, load, bound, rel, sptr, snum,
+                                       sl, mu, mv, stamp), (k, x, adj[j])
+                checked += 1
+    assert checked == 4 * 2 * len(src)
+
+
 def test_refine_after_any_algorithm_and_best_is_deterministic():
     g = graph(CLIQUES + [(8, 9), (9, 10), (10, 8), (8, 0)])
     for algo in ("wb-libra", "hdrf", "dbh", "ne"):
