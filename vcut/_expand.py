@@ -41,7 +41,7 @@ def incidence(src, dst, n, keep):
 # --- an indexed binary min-heap of vertices -----------------------------------
 # heap[i] is a vertex, hkey[i] its key (beside it, so that a sift reads one array),
 # hpos[v] its place (-1: not in the heap). Neighbour expansion keys a vertex by
-# (unassigned edges, -push stamp): rem * KEY_STEP + (KEY_STEP - 1 - stamp).
+# (unassigned edges, push stamp): rem * KEY_STEP + stamp (ties: the first pushed).
 
 #: a vertex's unassigned-edge count in the heap key counts in steps of this
 KEY_STEP = 1 << 32
@@ -157,7 +157,7 @@ def _join(y, i, cap, push, weight, ptr, adj, nbr, live, high, out, load, rem, in
     if push and rem[y] > 0:
         size = state[0]
         heap[size] = y
-        hkey[size] = rem[y] * KEY_STEP + (KEY_STEP - 1 - state[3])
+        hkey[size] = rem[y] * KEY_STEP + state[3]
         state[0] = size + 1
         state[3] += 1
         _sift_up(heap, hkey, hpos, size)
@@ -170,7 +170,7 @@ def expand(src, dst, weight, ptr, adj, n, caps, high, seeds, out, counter):
     0..k-2 of capacity ``caps[i]`` (edge weight); the rest goes to k-1.
 
     Per cluster: while it is below capacity, the boundary vertex with the
-    fewest unassigned edges (ties: the one that joined the boundary last)
+    fewest unassigned edges (ties: the one that joined the boundary first)
     moves into the core and its neighbours join the boundary, taking every
     unassigned edge between boundary vertices; with an empty boundary the
     next vertex of ``seeds`` that still has edges (and is not ``high``)

@@ -26,7 +26,7 @@ class _Full(Exception):
 def ne_literal(src, dst, w, n, frac, seeds, high=None, keep=None):
     """Neighbour expansion as Zhang et al. (KDD 2017) write it, with the
     boundary's min-heap keyed by unassigned edges (ties: the vertex that joined
-    the boundary last), a capacity check
+    the boundary first), a capacity check
     after every edge, and HEP's NE++ rule for ``high`` vertices (they join the
     boundary, are never scanned or expanded)."""
     m, k = len(src), len(frac)
@@ -55,7 +55,7 @@ def ne_literal(src, dst, w, n, frac, seeds, high=None, keep=None):
             for x in (src[e], dst[e]):
                 rem[x] -= 1
                 if x in waiting:
-                    heapq.heappush(heap, (rem[x], -joined[x], x))
+                    heapq.heappush(heap, (rem[x], joined[x], x))
             if load[i] >= cap:
                 raise _Full
 
@@ -70,7 +70,7 @@ def ne_literal(src, dst, w, n, frac, seeds, high=None, keep=None):
                 waiting.add(y)
                 pushes[0] += 1
                 joined[y] = pushes[0]
-                heapq.heappush(heap, (rem[y], -joined[y], y))
+                heapq.heappush(heap, (rem[y], joined[y], y))
 
         try:
             if load[i] >= cap:
@@ -215,6 +215,18 @@ def test_cliques_hand_trace_from_vertex_0():
         src, dst, n, np.ones(len(src), bool)), n, np.array([6.5, 6.5]), np.zeros(n, bool), seeds,
         np.full(len(src), -1, np.int64), np.zeros(2, np.int64))
     assert out.tolist() == [7.0, 6.0]
+
+
+def test_expansion_ties_go_to_the_vertex_that_joined_first():
+    # the path 3-1-0-2-4 from seed 0: 1 then 2 join (edges (0,1), (0,2)), both with one
+    # unassigned edge left; 1 joined first, so 1 expands: (1,3) fills cluster 0 (3 of 4
+    # edges) and (2,4) goes to cluster 1 (ties to the last joined would give (2,4) to 0)
+    src, dst, w, n = _arrays([(0, 1), (0, 2), (1, 3), (2, 4)])
+    out = np.full(4, -1, np.int64)
+    quality._expand.expand(src, dst, w, *quality._expand.incidence(
+        src, dst, n, np.ones(4, bool)), n, np.array([3.0, 1.0]), np.zeros(n, bool),
+        np.arange(n), out, np.zeros(2, np.int64))
+    assert out.tolist() == [0, 0, 0, 1]
 
 
 # -- equality with the transcription ----------------------------------------------------------
