@@ -27,9 +27,10 @@
     searches of single-edge moves that may pass through zero or negative
     gains, each rolled back to its best prefix.
 ``best``
-    The quality mode: the fewest-replica of `BEST_STARTS` neighbour
-    expansions, refined; on graphs that `mesh_like` accepts also SPAC over
-    METIS, refined; the candidate with fewer replicas.
+    The quality mode: `BEST_STARTS` neighbour expansions and, on graphs that
+    `mesh_like` accepts, SPAC over METIS; the fewest-replica expansion and
+    SPAC's cut (else the runner-up expansion) refined in full side by side;
+    the candidate with fewer replicas.
 """
 
 import functools
@@ -192,60 +193,65 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
                 spac=None):
     """The quality mode; returns ``(assignment int32, info)``.
 
-    ``starts`` neighbour expansions (seeds ``seed``, ``seed + 1``, ...), the
-    one with the fewest replicas refined by the dissolving passes; with
-    ``spac`` (default: `mesh_like`) also SPAC over METIS, refined the same
-    way; the candidate with fewer replicas (ties: the expansion) then gets
-    the FM searches. A SPAC cut above the bound is
-    dropped (refinement never raises a load that is within it); where METIS
-    is missing or fails, the expansion stands (``info["spac_skipped"]``).
+    ``starts`` neighbour expansions (seeds ``seed``, ``seed + 1``, ...) and,
+    with ``spac`` (default: `mesh_like`), SPAC over METIS, side by side on
+    the cores; then two candidates are refined in full (dissolving passes,
+    then FM), side by side: the expansion with the fewest replicas and SPAC's
+    cut, or without SPAC the runner-up expansion; the one with fewer replicas
+    after refinement is kept (ties: the expansion, then the earlier seed). A
+    SPAC cut above the bound is dropped (refinement never raises a load that
+    is within it) and the runner-up expansion takes its place; where METIS is
+    missing or fails likewise (``info["spac_skipped"]``). Deterministic for a
+    seed whatever the number of cores.
     """
     starts = BEST_STARTS if starts is None else starts
     k = len(cap)
     m = len(src)
     inc = _expand.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
+    if spac is None:
+        spac = mesh_like(np.asarray(deg), m)
+    workers = os.cpu_count() or 1
 
     def expansion(s):
         a = ne_assign(src, dst, weight, n, cap, seed=(seed + s) % 2**63, incidence=inc)
         return _expand.replica_count(inc[0], inc[1], a, n, k), s, a
 
-    # the expansions run on the cores side by side (their kernels release the GIL)
-    runs = run_parallel([functools.partial(expansion, s) for s in range(starts)],
-                        min(starts, os.cpu_count() or 1))
-    out = min(runs, key=lambda run: run[:2])[2]  # the fewest replicas, ties: the first seed
-    out, info = refine_assignment(src, dst, weight, n, out, cap, imbalance=imbalance, seed=seed,
-                                  incidence=inc, fm=False)
-    best_of = "ne"
-    if spac is None:
-        spac = mesh_like(np.asarray(deg), m)
-    if spac:
+    def split_and_connect():
         from .spac import spac_assign
 
         equal = np.allclose(cap, 1.0 / k, rtol=0, atol=1e-15)
         try:
             a, _ = spac_assign(src, dst, weight, n, k, imbalance=imbalance, seed=seed,
                                targets=None if equal else np.asarray(cap, dtype=np.float64))
-        except InputError as e:  # no METIS here, or it failed: the expansion stands
-            info["spac_skipped"] = str(e)
-            a = None
-        if a is not None:
-            load = np.bincount(a, weights=weight, minlength=k)
-            if np.all(load <= imbalance * np.asarray(cap) * float(weight.sum()) * (1 + 1e-12)):
-                a, sinfo = refine_assignment(src, dst, weight, n, a, cap, imbalance=imbalance,
-                                             seed=seed, incidence=inc, fm=False)
-                if sinfo["replicas_after"] < info["replicas_after"]:
-                    out, info, best_of = a, sinfo, "spac"
-    # FM on the winner only; its dissolving passes are at their fixed point unless they
-    # stopped at the pass limit
-    out, finfo = refine_assignment(src, dst, weight, n, out, cap, imbalance=imbalance, seed=seed,
-                                   incidence=inc, dissolve=info["refine_passes"] >= REFINE_PASSES)
-    merged = {"starts": int(starts), "best_of": best_of,
-              "candidates": "ne, spac" if spac and "spac_skipped" not in info else "ne",
-              "refine_moves": info["refine_moves"] + finfo["refine_moves"],
-              "refine_passes": info["refine_passes"] + finfo["refine_passes"],
-              "fm_moves": finfo["fm_moves"], "fm_passes": finfo["fm_passes"],
-              "replicas_before": info["replicas_before"],
-              "replicas_after": finfo["replicas_after"]}
-    if "spac_skipped" in info:
-        merged["spac_skipped"] = info["spac_skipped"]
+        except InputError as e:  # no METIS here, or it failed: the expansions stand
+            return str(e)
+        load = np.bincount(a, weights=weight, minlength=k)
+        if np.all(load <= imbalance * np.asarray(cap) * float(weight.sum()) * (1 + 1e-12)):
+            return a
+        return None
+
+    # SPAC first: its METIS run overlaps the expansions on the other core
+    jobs = ([split_and_connect] if spac else []) + [functools.partial(expansion, s)
+                                                    for s in range(starts)]
+    done = run_parallel(jobs, min(len(jobs), workers))
+    cut = done[0] if spac else None
+    runs = sorted(done[1:] if spac else done, key=lambda run: run[:2])  # fewest replicas, seed
+    candidates = [("ne", runs[0][2])]
+    if isinstance(cut, np.ndarray):
+        candidates.append(("spac", cut))
+
+    def refined(a):
+        return refine_assignment(src, dst, weight, n, a, cap, imbalance=imbalance, seed=seed,
+                                 incidence=inc)
+
+    results = run_parallel([functools.partial(refined, a) for _, a in candidates],
+                           min(len(candidates), workers))
+    pick = min(range(len(results)), key=lambda i: (results[i][1]["replicas_after"], i))
+    out, info = results[pick]
+    merged = {"starts": int(starts), "best_of": candidates[pick][0],
+              "candidates": ", ".join(name for name, _ in candidates), **info}
+    if isinstance(cut, str):
+        merged["spac_skipped"] = cut
+    elif spac and cut is None:
+        merged["spac_skipped"] = "SPAC's cut was above the balance bound"
     return out, merged

@@ -584,10 +584,13 @@ def test_cli(tmp_path):
 
     out = json.loads(r.stdout)
     assert out["replication_factor"] == pytest.approx(9 / 8) and out["refine_moves"] == 0
-    # 9 copies is the fewest (13 edges, at most 6 per cluster: one shared vertex), so FM
-    # keeps nothing and SPAC ties the expansion, which wins ties
+    # 9 copies is the fewest (13 edges: one shared vertex), so FM keeps nothing; SPAC's
+    # cut puts 7 edges in one cluster, above 1.03 x 6.5, and is dropped (the expansion's 7
+    # were a whole edge past its share too, but refinement only keeps a load within the
+    # bound or lowers it; a new cut must be within the bound)
     assert (out["fm_moves"], out["starts"], out["candidates"], out["best_of"]) == (
-        0, 4, "ne, spac", "ne")
+        0, 4, "ne", "ne")
+    assert out["spac_skipped"] == "SPAC's cut was above the balance bound"
     r = run("-p", "2", "--algo", "hep", "--tau", "-1")
     assert r.returncode == 2 and r.stderr.strip().splitlines() == [
         "error: tau must be a positive number (HEP's degree threshold), got -1.0"]
