@@ -39,7 +39,7 @@ import os
 import numpy as np
 
 from frontend.errors import InputError
-from frontend.memory import check_memory
+from frontend.memory import available_bytes, check_memory
 from frontend.progress import run_kernel, run_parallel
 
 from . import _expand, _fm
@@ -69,13 +69,18 @@ def _seeds(n, seed):
     return np.random.default_rng(seed).permutation(n).astype(np.int64)
 
 
+def expansion_bytes(n, m):
+    """Bytes one neighbour expansion allocates on ``n`` vertices and ``m`` edges."""
+    # incidence (2m int64) and its other ends (2m, at most int64), out (m), per-vertex:
+    # live, rem, in_s, heap, hkey, hpos, seeds, ptr
+    return 16 * m + 16 * m + 8 * m + 64 * n
+
+
 def _check(n, m, extra=0):
     if n >= 2**31:  # the expansion's heap keys hold a degree and a stamp below 2**31 each
         raise InputError(f"neighbour expansion takes graphs of fewer than 2**31 vertices, got "
                          f"{n:,}; use a streaming partitioner (hdrf, wb-libra)")
-    # incidence (2m int64) and its other ends (2m, at most int64), out (m), per-vertex:
-    # live, rem, in_s, heap, hkey, hpos, seeds, ptr
-    check_memory(16 * m + 16 * m + 8 * m + 64 * n + extra, f"neighbour expansion on {n:,} vertices and "
+    check_memory(expansion_bytes(n, m) + extra, f"neighbour expansion on {n:,} vertices and "
                  f"{m:,} edges", "use a streaming partitioner (hdrf, wb-libra)")
 
 
@@ -134,6 +139,19 @@ def hep_assign(src, dst, weight, n, cap, deg, *, tau=DEFAULT_TAU, seed=0):
                                   "streamed_edges": int(len(rest))}
 
 
+def refine_bytes(n, m):
+    """Bytes `refine_assignment` allocates at most on ``n`` vertices and ``m`` edges."""
+    # incidence 16m, slots 16(m + slack n), FM's versions and locks 16m (the dissolving
+    # passes' other ends as much), per-vertex arrays 8n
+    return 16 * m + 8 * m + (16 * FM_SLACK + 40) * n + 40 * m
+
+
+def _side_by_side(jobs, need):
+    """How many of ``jobs`` jobs of ``need`` bytes each to run at once: one per core, as
+    many as the memory available holds (at least one)."""
+    return max(1, min(jobs, os.cpu_count() or 1, available_bytes() // max(int(need), 1)))
+
+
 def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, seed=0,
                       passes=REFINE_PASSES, incidence=None, dissolve=True, fm=True):
     """`refine` on a copy of ``assignment``; returns ``(assignment int32, info)``.
@@ -149,9 +167,7 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     if out.shape != (m,) or (m and (out.min() < 0 or out.max() >= k)):
         raise InputError(f"a partition to refine must give each of the {m:,} edges a cluster "
                          f"in 0..{k - 1}")
-    # incidence 16m, slots 16(m + slack n), FM's versions and locks 16m, per-vertex arrays 8n
-    check_memory(16 * m + 8 * m + (16 * FM_SLACK + 40) * n + 40 * m, f"refinement on {n:,} vertices",
-                 "skip --refine")
+    check_memory(refine_bytes(n, m), f"refinement on {n:,} vertices", "skip --refine")
     if incidence is None:
         ptr, adj = _expand.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
     else:
@@ -195,14 +211,13 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
 
     ``starts`` neighbour expansions (seeds ``seed``, ``seed + 1``, ...) and,
     with ``spac`` (default: `mesh_like`), SPAC over METIS, side by side on
-    the cores; then two candidates are refined in full (dissolving passes,
-    then FM), side by side: the expansion with the fewest replicas and SPAC's
-    cut, or without SPAC the runner-up expansion; the one with fewer replicas
-    after refinement is kept (ties: the expansion, then the earlier seed). A
-    SPAC cut above the bound is dropped (refinement never raises a load that
-    is within it) and the runner-up expansion takes its place; where METIS is
-    missing or fails likewise (``info["spac_skipped"]``). Deterministic for a
-    seed whatever the number of cores.
+    the cores (as many at once as the memory holds); then the expansion with
+    the fewest replicas (ties: the earlier seed) and SPAC's cut are each
+    refined in full (dissolving passes, then FM), side by side, and the one
+    with fewer replicas is kept (ties: the expansion). A SPAC cut above the
+    bound is dropped (refinement never raises a load that is within it), as
+    where METIS is missing or fails (``info["spac_skipped"]`` says why).
+    Deterministic for a seed whatever the number of cores.
     """
     starts = BEST_STARTS if starts is None else starts
     k = len(cap)
@@ -210,7 +225,6 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     inc = _expand.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
     if spac is None:
         spac = mesh_like(np.asarray(deg), m)
-    workers = os.cpu_count() or 1
 
     def expansion(s):
         a = ne_assign(src, dst, weight, n, cap, seed=(seed + s) % 2**63, incidence=inc)
@@ -233,7 +247,7 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     # SPAC first: its METIS run overlaps the expansions on the other core
     jobs = ([split_and_connect] if spac else []) + [functools.partial(expansion, s)
                                                     for s in range(starts)]
-    done = run_parallel(jobs, min(len(jobs), workers))
+    done = run_parallel(jobs, _side_by_side(len(jobs), expansion_bytes(n, m)))
     cut = done[0] if spac else None
     runs = sorted(done[1:] if spac else done, key=lambda run: run[:2])  # fewest replicas, seed
     candidates = [("ne", runs[0][2])]
@@ -245,7 +259,7 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
                                  incidence=inc)
 
     results = run_parallel([functools.partial(refined, a) for _, a in candidates],
-                           min(len(candidates), workers))
+                           _side_by_side(len(candidates), refine_bytes(n, m)))
     pick = min(range(len(results)), key=lambda i: (results[i][1]["replicas_after"], i))
     out, info = results[pick]
     merged = {"starts": int(starts), "best_of": candidates[pick][0],
