@@ -16,7 +16,9 @@ locked; the edges of its endpoints whose gain may have risen are pushed
 again with their new gains (a fallen gain is found when its edge is popped
 and re-evaluated, and the edge goes back in line): all edges of an endpoint
 that gained a replica in the target, or that left a full set of slots, and
-the one edge an endpoint has left in the source cluster.
+the one edge an endpoint has left in the source cluster. (The room a move
+frees in the source cluster re-queues nothing: the edges it would let move
+are found when a later search reaches them.)
 A search stops after ``limit`` moves that do not beat its best prefix, and
 the moves after that prefix are undone (loads restored exactly). Only
 prefixes with a positive total gain are kept, so the replica count never
