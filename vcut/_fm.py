@@ -123,6 +123,20 @@ def build_slots(ptr, adj, out, weight, n, k, slack):
     return load, sptr, snum, sl, replicas
 
 
+@njit(cache=True, inline="always")
+def _mark(v, a, sptr, snum, sl, marks, stamp):
+    """``marks[c] = stamp`` for each cluster c of ``v``; ``(end of v's used slots, whether
+    v has exactly one edge in cluster a)``."""
+    end = sptr[v] + snum[v]
+    one = False
+    for s in range(sptr[v], end):
+        c = sl[s] >> CLUSTER_SHIFT
+        marks[c] = stamp
+        if c == a:
+            one = sl[s] & COUNT_MASK == 1
+    return end, one
+
+
 @njit(cache=True)
 def _gain(e, src, dst, weight, out, load, bound, rel, sptr, snum, sl, mu, mv, stamp):
     """``(gain, target)`` of the best move of edge ``e`` (target -1: none).
@@ -139,20 +153,8 @@ def _gain(e, src, dst, weight, out, load, bound, rel, sptr, snum, sl, mu, mv, st
     w = weight[e]
     su = sptr[u]
     sv = sptr[v]
-    eu = su + snum[u]
-    ev = sv + snum[v]
-    lu = False
-    lv = False
-    for s in range(su, eu):
-        c = sl[s] >> CLUSTER_SHIFT
-        mu[c] = stamp
-        if c == a:
-            lu = sl[s] & COUNT_MASK == 1
-    for s in range(sv, ev):
-        c = sl[s] >> CLUSTER_SHIFT
-        mv[c] = stamp
-        if c == a:
-            lv = sl[s] & COUNT_MASK == 1
+    eu, lu = _mark(u, a, sptr, snum, sl, mu, stamp)
+    ev, lv = _mark(v, a, sptr, snum, sl, mv, stamp)
     base = np.int64(lu) + np.int64(lv)
     free_u = lu or eu < sptr[u + 1]
     free_v = lv or ev < sptr[v + 1]
@@ -222,13 +224,7 @@ def _gain_x(f, x, na, src, dst, weight, out, load, bound, rel, sptr, snum, sl, m
     w = weight[f]
     lx = cx[a] == 1
     sy = sptr[y]
-    ey = sy + snum[y]
-    ly = False
-    for s in range(sy, ey):
-        c = sl[s] >> CLUSTER_SHIFT
-        my[c] = ystamp
-        if c == a:
-            ly = sl[s] & COUNT_MASK == 1
+    ey, ly = _mark(y, a, sptr, snum, sl, my, ystamp)
     base = np.int64(lx) + np.int64(ly)
     free_x = lx or na < sptr[x + 1] - sptr[x]
     free_y = ly or ey < sptr[y + 1]
