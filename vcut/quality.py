@@ -29,8 +29,8 @@
 ``best``
     The quality mode: `BEST_STARTS` neighbour expansions and, on graphs that
     `mesh_like` accepts, SPAC over METIS; the fewest-replica expansion and
-    SPAC's cut (else the runner-up expansion) refined in full side by side;
-    the candidate with fewer replicas.
+    SPAC's cut (when within the bound) refined in full side by side; the
+    candidate with fewer replicas.
 """
 
 import functools
