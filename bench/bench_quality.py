@@ -4,10 +4,10 @@ Over the graphs of ../shared/datasets/REFERENCE_RESULTS.md at k = 8, 32, 128:
 our ``ne``, ``hep`` (tau = 10) and ``best`` beside the reference NE, HEP
 (tau = 10 and 100) and Mt-KaHyPar (hypergraph model, km1) of that file.
 
-Targets (printed with the measured figures):
-
 Each graph is partitioned as the reference file's tools saw it: undirected, deduplicated,
 without self-loops, unweighted (`unweighted_simple`).
+
+Targets (printed with the measured figures):
 
 * ``best``: balance <= 1.03 in every cell; RF <= min(NE, HEP) in every cell;
   geometric mean of RF / Mt-KaHyPar's RF <= 1.05;
