@@ -39,6 +39,8 @@ import numpy as np
 
 from frontend.errors import InputError, VcutError
 
+from . import _metis
+
 __all__ = [
     "SplitGraph",
     "split_and_connect",
@@ -155,7 +157,14 @@ def vertex_partition(xadj, adjncy, adjwgt, vwgt, k, *, backend="metis", imbalanc
             import pymetis
         except ImportError:
             raise VcutError("the METIS backend needs pymetis: pip install pymetis") from None
-        opts = pymetis.Options(ufactor=max(1, int(round((imbalance - 1.0) * 1000))), seed=seed)
+        ufactor = max(1, int(round((imbalance - 1.0) * 1000)))
+        if targets is None and _metis.available():  # the same call, without holding the GIL
+            try:
+                return _metis.part_graph(xadj, adjncy, vwgt, adjwgt, k, ufactor=ufactor,
+                                         seed=seed)
+            except RuntimeError as exc:
+                raise VcutError(f"the METIS backend failed: {exc}") from None
+        opts = pymetis.Options(ufactor=ufactor, seed=seed)
         try:
             res = pymetis.part_graph(
                 k, pymetis.CSRAdjacency(adj_starts=xadj, adjacent=adjncy), vweights=vwgt,

@@ -138,3 +138,34 @@ def test_a_missing_backend_is_named_with_its_fix(monkeypatch, module, algo, kwar
     with pytest.raises(VcutError) as exc:
         partition_graph(graph(TRI), 2, algo, **kwargs)
     assert str(exc.value).endswith(fix)
+
+
+def test_metis_without_the_gil_is_pymetis():
+    # `vcut._metis` makes pymetis's call through ctypes (which releases the GIL): the same
+    # parts as pymetis, recursive bisection up to 8 parts and k-way above, for weighted
+    # vertices and edges and any seed; and vertex_partition without it falls back to pymetis
+    pymetis = pytest.importorskip("pymetis")
+    from vcut import _metis
+    from vcut.spac import vertex_partition
+
+    assert _metis.available()
+    rng = np.random.default_rng(11)
+    edges = sorted({(int(min(a, b)), int(max(a, b))) for a, b in rng.integers(0, 400, (2500, 2))
+                    if a != b})
+    sg = split_and_connect(*_arrays(edges), contracted=True, cycles=True)
+    for k, seed in ((2, 0), (8, 3), (9, 0), (32, 7)):
+        ours = _metis.part_graph(sg.xadj, sg.adjncy, sg.vwgt, sg.adjwgt, k, ufactor=30, seed=seed)
+        theirs = pymetis.part_graph(k, pymetis.CSRAdjacency(adj_starts=sg.xadj, adjacent=sg.adjncy),
+                                    vweights=sg.vwgt, eweights=sg.adjwgt,
+                                    options=pymetis.Options(ufactor=30, seed=seed))[1]
+        assert ours.dtype == np.int32 and ours.tolist() == list(theirs)
+        assert set(ours.tolist()) == set(range(k))
+    via = vertex_partition(sg.xadj, sg.adjncy, sg.adjwgt, sg.vwgt, 32, seed=7)
+    saved = _metis._STATE.pop("lib")
+    try:
+        _metis._STATE["lib"] = None  # as where the symbols are missing
+        assert not _metis.available()
+        assert vertex_partition(sg.xadj, sg.adjncy, sg.adjwgt, sg.vwgt, 32, seed=7).tolist() == \
+            via.tolist() == ours.tolist()
+    finally:
+        _metis._STATE["lib"] = saved
