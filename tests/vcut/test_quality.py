@@ -498,8 +498,9 @@ def test_refine_after_any_algorithm_and_best_is_deterministic():
 
 
 def test_best_keeps_the_candidate_with_fewer_replicas():
-    # the expansions (seeds 0..3, the fewest replicas refined) against SPAC refined,
-    # computed here from the public pieces; best is the smaller, ties to the expansion
+    # a mesh: the expansion of seed 0 (MESH_STARTS) against SPAC, both refined, computed
+    # here from the public pieces; best is the smaller, ties to the expansion; without
+    # SPAC, the fewest-replica expansion of seeds 0..3 refined
     from tests.conftest import dataset
     from ir_graph import read_graph
     from vcut.partition import simplify
@@ -510,31 +511,41 @@ def test_best_keeps_the_candidate_with_fewer_replicas():
     n, k = g.n, 8
     cap = equal_capacities(k)
     starts = [quality.ne_assign(src, dst, w, n, cap, seed=s) for s in range(quality.BEST_STARTS)]
-    ne = min(starts, key=lambda a: replicas(src, dst, a, n))
-    ne_r = quality.refine_assignment(src, dst, w, n, ne, cap)[1]["replicas_after"]
-    sp_r = quality.refine_assignment(src, dst, w, n, spac_assign(src, dst, w, n, k)[0],
-                                     cap)[1]["replicas_after"]
+
+    def refined(a):
+        return quality.refine_assignment(src, dst, w, n, a, cap)[1]["replicas_after"]
+
+    ne1_r = refined(starts[0])
+    ne_r = refined(min(starts, key=lambda a: replicas(src, dst, a, n)))
+    sp_r = refined(spac_assign(src, dst, w, n, k)[0])
     out, info = quality.best_assign(src, dst, w, n, cap, degrees(src, dst, n))
-    assert quality.mesh_like(degrees(src, dst, n), len(src))
-    assert info["replicas_after"] == min(ne_r, sp_r)
-    assert info["best_of"] == ("spac" if sp_r < ne_r else "ne")
-    assert replicas(src, dst, out, n) == min(ne_r, sp_r)
+    assert quality.mesh_like(degrees(src, dst, n)) and quality.MESH_STARTS == 1
+    assert (info["starts"], info["candidates"]) == (1, "ne, spac")
+    assert info["replicas_after"] == min(ne1_r, sp_r)
+    assert info["best_of"] == ("spac" if sp_r < ne1_r else "ne")
+    assert replicas(src, dst, out, n) == min(ne1_r, sp_r)
     no_spac = quality.best_assign(src, dst, w, n, cap, degrees(src, dst, n), spac=False)[1]
     assert no_spac["replicas_after"] == ne_r and no_spac["best_of"] == "ne"
+    assert (no_spac["starts"], no_spac["candidates"]) == (quality.BEST_STARTS, "ne")
 
 
 def test_mesh_like():
-    # small graphs always; above 65536 edges only a narrow degree spread: a 200 x 200
-    # grid (79,600 edges, degrees 2..4: CV 0.035) is, a star of 70,000 leaves is not
+    # degrees that vary little, whatever the size: a 200 x 200 grid (degrees 2..4, CV 0.035)
+    # and a 4-cycle (CV 0) are; a star (CV 0.58 with 3 leaves, more with more) and an
+    # edgeless graph are not
     side = 200
     v = np.arange(side * side).reshape(side, side)
     src = np.concatenate([v[:, :-1].ravel(), v[:-1, :].ravel()])
     dst = np.concatenate([v[:, 1:].ravel(), v[1:, :].ravel()])
-    assert len(src) == 79_600 and quality.mesh_like(degrees(src, dst, side * side), len(src))
-    leaves = np.arange(1, 70_001)
-    assert not quality.mesh_like(degrees(np.zeros_like(leaves), leaves, 70_001), len(leaves))
-    leaves = np.arange(1, 60_001)
-    assert quality.mesh_like(degrees(np.zeros_like(leaves), leaves, 60_001), len(leaves))
+    assert quality.mesh_like(degrees(src, dst, side * side))
+    assert quality.mesh_like(degrees(np.arange(4), (np.arange(4) + 1) % 4, 4))
+    for leaves in (3, 100, 70_000):
+        tips = np.arange(1, leaves + 1)
+        assert not quality.mesh_like(degrees(np.zeros_like(tips), tips, leaves + 1))
+    assert not quality.mesh_like(np.zeros(5, dtype=np.int64))
+    # the boundary: degrees 1 and 3 in equal numbers have CV 1/2 exactly
+    assert quality.SPAC_CV == 0.5 and quality.mesh_like(np.array([1, 3, 1, 3]))
+    assert not quality.mesh_like(np.array([1, 3, 1, 3, 1]))
 
 
 def test_best_on_a_real_graph_is_balanced_and_beats_wb_libra(request):
@@ -587,7 +598,8 @@ def test_cli(tmp_path):
     # 9 copies is the fewest (13 edges: one shared vertex), so FM keeps nothing; SPAC's
     # cut puts 7 edges in one cluster, above 1.03 x 6.5, and is dropped (the expansion's 7
     # were a whole edge past its share too, but refinement only keeps a load within the
-    # bound or lowers it; a new cut must be within the bound)
+    # bound or lowers it; a new cut must be within the bound); the graph is mesh-like
+    # (degrees 3 and 4), so best ran one expansion beside SPAC, then the other three
     assert (out["fm_moves"], out["starts"], out["candidates"], out["best_of"]) == (
         0, 4, "ne", "ne")
     assert out["spac_skipped"] == "SPAC's cut was above the balance bound"
