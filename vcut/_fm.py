@@ -116,11 +116,17 @@ def build_slots(ptr, adj, out, weight, n, k, slack):
         sptr[v + 1] = sptr[v] + min(d, a + slack)
     snum = np.zeros(n, dtype=np.int64)
     sl = np.zeros(sptr[n], dtype=np.int64)
-    replicas = 0
-    for v in range(n):
+    at = np.empty(k, dtype=np.int64)  # the slot of cluster c in v's (when mark[c] == v + n)
+    for v in range(n):  # as _add_copy edge by edge (the same slots), without slot scans
         for j in range(ptr[v], ptr[v + 1]):
-            replicas += _add_copy(v, out[adj[j]], sptr, snum, sl)
-    return load, sptr, snum, sl, replicas
+            c = out[adj[j]]
+            if mark[c] != v + n:
+                mark[c] = v + n
+                at[c] = sptr[v] + snum[v]
+                snum[v] += 1
+                sl[at[c]] = c << CLUSTER_SHIFT
+            sl[at[c]] += 1
+    return load, sptr, snum, sl, int(snum.sum())
 
 
 @njit(cache=True, inline="always")
