@@ -42,7 +42,9 @@ def reporting(sink):
         _SINK[0] = previous
 
 
-_LIVE = {}  # id -> counter of every kernel running now in another thread
+_LIVE = {}  # id -> (counter, name, unit, total) of every kernel running now in another thread
+_ENDED = {}  # (name, unit) -> summed totals of the kernels ended in the jobs of a run_parallel
+_BOOK = threading.Lock()  # a kernel leaves _LIVE and enters _ENDED under it
 _STOPPING = [False]  # set by stop_all while a run_parallel ends: kernels start stopped
 
 
@@ -51,7 +53,7 @@ def stop_all():
     starting before the `run_parallel` that called this has ended, to stop at
     its next tick."""
     _STOPPING[0] = True
-    for counter in list(_LIVE.values()):
+    for counter, *_ in list(_LIVE.values()):
         counter[1] = 1
 
 
@@ -65,13 +67,15 @@ def run_kernel(name, unit, total, kernel, *args):
     counter = np.zeros(2, dtype=np.int64)
     t0 = time.perf_counter()
     if threading.current_thread() is not threading.main_thread():
-        _LIVE[id(counter)] = counter
+        _LIVE[id(counter)] = (counter, name, unit, total)
         if _STOPPING[0]:
             counter[1] = 1
         try:
             return kernel(*args, counter)
         finally:
-            del _LIVE[id(counter)]
+            with _BOOK:  # one step for `_report_jobs`
+                del _LIVE[id(counter)]
+                _ENDED[(name, unit)] = _ENDED.get((name, unit), 0) + int(total)
     sink = _SINK[0]
     if total < THREAD_MIN:
         out = kernel(*args, counter)
@@ -88,7 +92,9 @@ def run_parallel(jobs, workers):
     Meant for calls that spend their time in `run_kernel` kernels (which
     release the GIL). On a signal's exception in the calling thread every
     kernel is asked to stop and the exception is re-raised once the threads
-    have ended; the first job's exception is re-raised likewise.
+    have ended; the first job's exception is re-raised likewise. With a sink
+    installed (`reporting`), the kernels running in the jobs are reported
+    together every `INTERVAL` seconds (`_report_jobs`).
     """
     jobs = list(jobs)
     _STOPPING[0] = False
@@ -96,8 +102,10 @@ def run_parallel(jobs, workers):
         return [job() for job in jobs]
     results = [None] * len(jobs)
     errors = []
+    finished = [0]
     todo = iter(range(len(jobs)))
     lock = threading.Lock()
+    _ENDED.clear()
 
     def worker():
         while not errors:
@@ -107,15 +115,21 @@ def run_parallel(jobs, workers):
                 return
             try:
                 results[i] = jobs[i]()
+                with lock:
+                    finished[0] += 1
             except BaseException as exc:  # re-raised in the calling thread
                 errors.append(exc)
                 stop_all()
 
+    sink = _SINK[0]
+    shown = []
+    t0 = time.perf_counter()
     ended = [_start(worker, f"vcut-job-{k}") for k in range(min(workers, len(jobs)))]
     try:
         for done in ended:
             while not done.wait(INTERVAL):
-                pass
+                if sink is not None:
+                    _report_jobs(sink, t0, finished[0], len(jobs), shown)
     except BaseException:
         errors.append(None)  # no further jobs start
         stop_all()
@@ -124,9 +138,33 @@ def run_parallel(jobs, workers):
         raise
     finally:
         _STOPPING[0] = False  # every thread has ended: later kernels run in full
+        if shown:  # the display of the jobs ends (a bar is erased)
+            sink(*shown[-1][:4], time.perf_counter() - t0, True)
     if errors:
         raise errors[0]
     return results
+
+
+def _report_jobs(sink, t0, finished, jobs, shown):
+    """One report of the kernels the jobs of a `run_parallel` run: those of the first
+    running one's name and unit, counted over the whole run (the totals of those ended,
+    the counts of those running, and for the other jobs not ended, started or not, the
+    mean total of the running ones), named with how many run now and how many jobs have
+    ended, e.g.
+    ``expansion x2, 1 of 4 jobs done``; kept in ``shown`` (to end the display with)."""
+    with _BOOK:
+        live = list(_LIVE.values())
+        if not live:
+            return
+        name, unit = live[0][1], live[0][2]
+        ended = _ENDED.get((name, unit), 0)
+        same = [e for e in live if e[1] == name and e[2] == unit]
+    running = sum(int(e[3]) for e in same)
+    done = ended + sum(min(int(e[0][0]), int(e[3])) for e in same)
+    total = ended + running + max(jobs - finished - len(same), 0) * running // len(same)
+    label = f"{name} x{len(same)}, {finished} of {jobs} jobs done"
+    sink(label, done, total, unit, time.perf_counter() - t0, False)
+    shown[:] = [(label, done, total, unit)]
 
 
 def _in_worker(name, unit, total, kernel, args, counter, sink, t0):

@@ -133,3 +133,27 @@ def test_kernels_after_a_stopped_parallel_run_run_in_full():
     th.start()
     th.join()
     assert got == [_expect(5000, 1)]
+
+
+def test_parallel_jobs_are_reported_together_and_the_display_ends():
+    # two jobs at a time: each report counts the whole run (the jobs ended, the kernels
+    # running, the other jobs not ended at a running one's total), says how many jobs
+    # have ended, and the last report is the final one
+    n = progress.THREAD_MIN
+    one = _count(n, 60_000, -1, np.zeros(2, np.int64))  # a few tenths of a second each
+    seen = []
+    with progress.reporting(lambda *a: seen.append(a)):
+        got = progress.run_parallel([_job(n, 60_000) for _ in range(3)], 2)
+    assert got == [one] * 3
+    running, last = seen[:-1], seen[-1]
+    assert running and last[5] is True and not any(a[5] for a in running)
+    labels = {a[0] for a in running}
+    assert labels <= {f"count x{r}, {d} of 3 jobs done" for r in (1, 2) for d in (0, 1, 2)}
+    for _, done, total, unit, _, _ in running:
+        assert unit == "items" and total == 3 * n and 0 <= done <= total
+    done = [a[1] for a in running]
+    assert done == sorted(done)
+    assert last[0] == running[-1][0]
+    elapsed = [a[4] for a in seen]
+    assert elapsed == sorted(elapsed)
+    assert not progress._LIVE
