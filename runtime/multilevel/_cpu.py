@@ -95,7 +95,10 @@ def heavy_edge_matching(indptr, indices, ewgt, vwgt, max_vw, seed, rounds):
         used = r + 1
         for i in range(nf):
             u = free[i]
-            prop[u] = _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u)
+            # the free set only shrinks: a proposal to a vertex still free stands (no
+            # heavier free neighbour can appear), and none stays none
+            if r == 0 or (prop[u] >= 0 and match[prop[u]] >= 0):
+                prop[u] = _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u)
         made = 0
         for i in range(nf):
             u = free[i]
