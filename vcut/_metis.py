@@ -12,9 +12,15 @@ for a foreign call, the run overlaps the other threads' work.
 bisection up to 8 parts, k-way above; the same options), so it returns the
 same partition (tested). Where the symbols are missing or the index width is
 neither 32 nor 64 bits, `available` is False and callers use pymetis.
+
+One METIS call runs at a time (`_ONE`): METIS's own state is per thread, but
+each call swaps the process's SIGABRT and SIGTERM handlers for its own and
+puts the old ones back when it returns, so two calls ending out of order
+would leave METIS's handler installed. Other Python threads run meanwhile.
 """
 
 import ctypes
+import threading
 
 import numpy as np
 
@@ -22,13 +28,13 @@ __all__ = ["available", "part_graph"]
 
 #: METIS 5's option slots (``moptions_et`` in metis.h) and sizes
 NOPTIONS = 40
-OPTION_NITER = 6
 OPTION_SEED = 8
 OPTION_UFACTOR = 16
 OPTION_NUMBERING = 17
 METIS_OK = 1
 
 _STATE = {}
+_ONE = threading.Lock()
 
 
 def _load():
@@ -68,9 +74,15 @@ def available():
 def part_graph(xadj, adjncy, vwgt, adjwgt, k, *, ufactor, seed):
     """Parts of a CSR graph (``k`` >= 2): METIS's recursive bisection for ``k`` <= 8, k-way
     above, as pymetis chooses; ``ufactor``: allowed imbalance in thousandths. Raises
-    RuntimeError when METIS reports an error."""
+    RuntimeError when METIS reports an error or the graph's sizes or weights do not fit its
+    index type."""
     kway, rec, idx = _load()
     n = len(xadj) - 1
+    top = np.iinfo(idx).max
+    if max(n, int(xadj[-1]), int(np.max(vwgt, initial=0)), int(np.max(adjwgt, initial=0)),
+           int(np.sum(vwgt))) > top:
+        bits = np.dtype(idx).itemsize * 8
+        raise RuntimeError(f"the graph does not fit this METIS build's {bits}-bit indices")
     arrays = [np.ascontiguousarray(a, dtype=idx) for a in (xadj, adjncy, vwgt, adjwgt)]
     nvtxs = np.array([n], dtype=idx)
     ncon = np.array([1], dtype=idx)
@@ -83,8 +95,9 @@ def part_graph(xadj, adjncy, vwgt, adjwgt, k, *, ufactor, seed):
     part = np.zeros(n, dtype=idx)
     p = lambda a: a.ctypes.data  # noqa: E731
     call = rec if k <= 8 else kway
-    status = call(p(nvtxs), p(ncon), p(arrays[0]), p(arrays[1]), p(arrays[2]), None,
-                  p(arrays[3]), p(nparts), None, None, p(options), p(objval), p(part))
+    with _ONE:
+        status = call(p(nvtxs), p(ncon), p(arrays[0]), p(arrays[1]), p(arrays[2]), None,
+                      p(arrays[3]), p(nparts), None, None, p(options), p(objval), p(part))
     if status != METIS_OK:
         raise RuntimeError(f"METIS returned status {status}")
     return part.astype(np.int32)

@@ -169,3 +169,22 @@ def test_metis_without_the_gil_is_pymetis():
             via.tolist() == ours.tolist()
     finally:
         _metis._STATE["lib"] = saved
+
+
+def test_metis_refuses_a_graph_beyond_its_index_type(monkeypatch):
+    # a 32-bit METIS build cannot take 2**31 adjacency entries (or weights that large):
+    # one clear error instead of silently wrapped indices
+    pytest.importorskip("pymetis")
+    from vcut import _metis
+
+    kway, rec, _ = _metis._load()
+    monkeypatch.setitem(_metis._STATE, "lib", (kway, rec, np.int32))
+    xadj = np.array([0, 1, 2], dtype=np.int64)
+    adjncy = np.array([1, 0], dtype=np.int64)
+    with pytest.raises(RuntimeError, match="does not fit this METIS build's 32-bit indices"):
+        _metis.part_graph(xadj, adjncy, np.array([1, 2**31]), np.array([1, 1]), 2, ufactor=30,
+                          seed=0)
+    with pytest.raises(VcutError, match="the METIS backend failed: the graph does not fit"):
+        from vcut.spac import vertex_partition
+
+        vertex_partition(xadj, adjncy, np.array([1, 1]), np.array([1, 2**31]), 2)
