@@ -629,7 +629,11 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub,
     The seeds are the vertices of ``order`` (the caller's seeded order of the
     boundary vertices), taken by the gain of their best move (`_best_move`),
     highest first (stable, so ties keep ``order``). A search starts at a seed
-    not moved by a kept move of an earlier search and keeps a max-queue of
+    that no earlier search of the pass has moved, kept or undone (as
+    Mt-KaHyPar's localised FM moves a vertex at most once per round: a seed
+    an earlier search walked through and undid would mostly walk the same
+    way again; 5 % less time over bench_multilevel's 64 cells, cut 0.3 %
+    higher in geometric mean), and keeps a max-queue of
     vertices by the gain of their best move; a popped vertex is evaluated
     again and queued again when its gain differs. It moves the best vertex
     even at zero or negative gain when its target has room, locks it, and
@@ -658,7 +662,7 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub,
     conn = np.zeros(k, np.int64)
     touched = np.empty(_touched_size(indptr, k), np.int64)
     locked = np.zeros(n, np.int64)   # the search that moved the vertex
-    kept_move = np.zeros(n, np.bool_)
+    moved = np.zeros(n, np.bool_)    # moved by a search of this pass, kept or undone
     seen = np.zeros(n, np.int64)     # the search that last evaluated the vertex ...
     last = np.zeros(n, np.int64)     # ... the gain it found, or a bound on it since
     exact = np.zeros(n, np.bool_)    # ... and whether that is still its exact gain
@@ -682,7 +686,7 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub,
         if budget >= 0 and work > budget:
             break
         s = seeds[i]
-        if kept_move[s]:
+        if moved[s]:
             continue
         b, g = _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, s, conn, touched,
                           False)
@@ -718,6 +722,7 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub,
             load[a] -= vwgt[u]
             load[b] += vwgt[u]
             locked[u] = sid
+            moved[u] = True
             mv[nm] = u
             mfrom[nm] = a
             nm += 1
@@ -752,8 +757,6 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub,
             part[u] = a
             load[b] -= vwgt[u]
             load[a] += vwgt[u]
-        for t in range(bestlen):
-            kept_move[mv[t]] = True
         kept += bestlen
         total += best
     return kept, total, work

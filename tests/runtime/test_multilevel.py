@@ -274,6 +274,30 @@ def test_kway_fm_takes_the_best_seed_first_within_its_budget():
     assert (kept, gain) == (2, 4) and part.tolist()[8:] == [2, 2, 3, 3, 3, 3, 3, 3]
 
 
+def test_kway_fm_seeds_no_vertex_an_earlier_search_moved_and_undid():
+    """Part 0: A, s, t, X; part 1: B, C. Edges A-s 2, A-t 2, s-t 1, s-B 1, t-B 1, B-C 5,
+    A-X 3; room for 6 per part; limit 2. Boundary seeds s, t (gain -2 each) and B (-3).
+    The search from s moves s (-2), then t (0: B and s now pull it to part 1, A holds it
+    back), stops two moves past its best prefix (empty) and undoes both. t was moved, so
+    it seeds no search; B's search moves B (-3) and C (+5) and keeps both (cut 2 -> 0).
+    Work (adjacency entries scanned): the seeds' evaluation 3 + 3 + 3; s's search: s at
+    its start and when popped 3 + 3, its neighbours A and t 3 + 3, t popped 3 (A's bound
+    is raised after t's move, unscanned); B's search: B twice 3 + 3, C twice 1 + 1: 32.
+    A search from t as well (the rule before) would scan 15 more."""
+    A, S, T, X, B, C = range(6)
+    edges = [(A, S, 2), (A, T, 2), (S, T, 1), (S, B, 1), (T, B, 1), (B, C, 5), (A, X, 3)]
+    lv = csr_from_edges(np.array([a for a, _, _ in edges]), np.array([b for _, b, _ in edges]),
+                        np.array([w for _, _, w in edges]), 6, np.ones(6, np.int64))
+    part = np.array([0, 0, 0, 0, 1, 1], np.int64)
+    load = K.part_loads(part, lv.vwgt, 2)
+    maxload = np.array([6, 6], np.int64)
+    assert cut_of(lv, part) == 2
+    kept, gain, work = K.kway_fm(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, maxload,
+                                 np.array([S, T, B]), 2, 256, -1)
+    assert (kept, gain, work) == (2, 2, 32)
+    assert part.tolist() == [0] * 6 and cut_of(lv, part) == 0 and load.tolist() == [6, 0]
+
+
 def test_kway_fm_refines_every_level_hubs_included(monkeypatch):
     """FM runs on every level, power-law ones too (its budget bounds the cost there);
     vertices of degree above FM_HUB are never queued as neighbours."""
