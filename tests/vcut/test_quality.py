@@ -2,6 +2,7 @@
 literal Python transcription of the published pseudo-code."""
 
 import heapq
+import re
 import subprocess
 import sys
 
@@ -603,6 +604,15 @@ def test_cli(tmp_path):
     assert (out["fm_moves"], out["starts"], out["candidates"], out["best_of"]) == (
         0, 4, "ne", "ne")
     assert out["spac_skipped"] == "SPAC's cut was above the balance bound"
+    # the summary names what ran: on a 10 x 10 grid (mesh-like) one expansion beside SPAC
+    grid = tmp_path / "grid.txt"
+    grid.write_text("".join(f"{10 * i + j} {10 * i + j + 1}\n{10 * j + i} {10 * j + i + 10}\n"
+                            for i in range(10) for j in range(9)))
+    r = subprocess.run([sys.executable, "-m", "vcut", "partition", str(grid), "-p", "4",
+                        "--algo", "best"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("quality mode"))
+    assert re.fullmatch(r"quality mode +1 expansion and SPAC: (ne|spac) kept", line), line
     r = run("-p", "2", "--algo", "hep", "--tau", "-1")
     assert r.returncode == 2 and r.stderr.strip().splitlines() == [
         "error: tau must be a positive number (HEP's degree threshold), got -1.0"]

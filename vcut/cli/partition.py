@@ -38,7 +38,8 @@ def register(sub):
                              "hep", "best", "graphx-1d", "graphx-2d", "graphx-crvc",
                              "multilevel"],
                     help="partitioner (default wb-libra; best: the quality mode, neighbour "
-                    "expansions and, on small or mesh-like graphs, SPAC, refined; multilevel: an edge cut instead, one part per "
+                    "expansions or, on mesh-like graphs, SPAC beside one, refined; multilevel: an "
+                    "edge cut instead, one part per "
                     "vertex, written as a METIS .part file)")
     pa.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
                     help="multilevel, and the greedy family's batched stream (decided on the "
@@ -208,7 +209,8 @@ def _run(args, program_args):
                          f"{info['fm_passes']} passes: {info['replicas_before']:,} -> "
                          f"{info['replicas_after']:,} vertex copies"))
     if "best_of" in info:
-        rows.insert(-1, ("quality mode", f"{info['starts']} expansions"
+        rows.insert(-1, ("quality mode", f"{info['starts']} expansion"
+                         + ("s" if info["starts"] != 1 else "")
                          + (" and SPAC" if "spac" in info["candidates"] else "")
                          + f": {info['best_of']} kept"
                          + (f" (SPAC skipped: {info['spac_skipped']})"
