@@ -135,10 +135,11 @@ def test_kernels_after_a_stopped_parallel_run_run_in_full():
     assert got == [_expect(5000, 1)]
 
 
-def test_parallel_jobs_are_reported_together_and_the_display_ends():
+def test_parallel_jobs_are_reported_together_and_the_display_ends(monkeypatch):
     # two jobs at a time: each report counts the whole run (the jobs ended, the kernels
     # running, the other jobs not ended at a running one's total), says how many jobs
     # have ended, and the last report is the final one
+    monkeypatch.setattr(progress, "INTERVAL", 0.005)  # reports even on a fast machine
     n = progress.THREAD_MIN
     one = _count(n, 60_000, -1, np.zeros(2, np.int64))  # a few tenths of a second each
     seen = []
