@@ -181,13 +181,14 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     before = replicas = None
     if dissolve:
         moves, run, before, replicas = run_kernel(
-            "refinement", "vertex visits", passes * n, _expand.refine, src, dst, weight, ptr,
-            adj, n, k, out, bound, order, int(passes), REFINE_SLACK, REFINE_SKIP)
+            f"refinement (up to {passes} passes)", "vertex visits", passes * n, _expand.refine,
+            src, dst, weight, ptr, adj, n, k, out, bound, order, int(passes), REFINE_SLACK,
+            REFINE_SKIP)
         info.update(refine_moves=int(moves), refine_passes=int(run))
     if fm:
         kept, run, r0, replicas = run_kernel(
-            "FM refinement", "searches", FM_PASSES * n, _fm.fm, src, dst, weight, ptr, adj, n,
-            k, out, bound, order, FM_PASSES, FM_SLACK, FM_LIMIT, FM_HUB)
+            f"FM refinement (up to {FM_PASSES} passes)", "searches", FM_PASSES * n, _fm.fm, src,
+            dst, weight, ptr, adj, n, k, out, bound, order, FM_PASSES, FM_SLACK, FM_LIMIT, FM_HUB)
         before = r0 if before is None else before
         info.update(fm_moves=int(kept), fm_passes=int(run))
     if replicas is None:
