@@ -34,12 +34,11 @@
 """
 
 import functools
-import importlib.util
 import os
 
 import numpy as np
 
-from frontend.errors import InputError
+from frontend.errors import InputError, VcutError
 from frontend.memory import available_bytes, check_memory
 from frontend.progress import run_kernel, run_parallel
 
@@ -214,7 +213,7 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     ``starts`` neighbour expansions (seeds ``seed``, ``seed + 1``, ...; default
     `BEST_STARTS`, or `MESH_STARTS` beside SPAC and the rest of `BEST_STARTS`
     when SPAC gives no cut within the bound) and, with ``spac`` (default:
-    `mesh_like` where METIS is installed), SPAC over METIS, side by side on
+    `mesh_like`), SPAC over METIS, side by side on
     the cores (as many at once as the memory holds); then the expansion with
     the fewest replicas (ties: the earlier seed) and SPAC's cut are each
     refined in full (dissolving passes, then FM), side by side, and the one
@@ -227,7 +226,7 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     m = len(src)
     inc = _expand.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
     if spac is None:
-        spac = mesh_like(np.asarray(deg)) and importlib.util.find_spec("pymetis") is not None
+        spac = mesh_like(np.asarray(deg))
     default = starts is None
     if default:
         starts = MESH_STARTS if spac else BEST_STARTS
@@ -243,7 +242,7 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
         try:
             a, _ = spac_assign(src, dst, weight, n, k, imbalance=imbalance, seed=seed,
                                targets=None if equal else np.asarray(cap, dtype=np.float64))
-        except InputError as e:  # no METIS here, or it failed: the expansions stand
+        except VcutError as e:  # no METIS here, or it failed: the expansions stand
             return str(e)
         load = np.bincount(a, weights=weight, minlength=k)
         if np.all(load <= imbalance * np.asarray(cap) * float(weight.sum()) * (1 + 1e-12)):

@@ -530,6 +530,26 @@ def test_best_keeps_the_candidate_with_fewer_replicas():
     assert (no_spac["starts"], no_spac["candidates"]) == (quality.BEST_STARTS, "ne")
 
 
+def test_best_without_metis_keeps_the_expansions_and_says_why(monkeypatch):
+    # a mesh-like graph (the 4 x 4 grid) where METIS is missing: SPAC's error is reported,
+    # the other expansions run, and the result is best's without SPAC
+    import sys
+
+    src, dst, w, n = _arrays([(4 * i + j, 4 * i + j + 1) for i in range(4) for j in range(3)]
+                             + [(4 * j + i, 4 * j + i + 4) for i in range(4) for j in range(3)])
+    deg = degrees(src, dst, n)
+    assert quality.mesh_like(deg)
+    cap = equal_capacities(3)
+    want, want_info = quality.best_assign(src, dst, w, n, cap, deg, spac=False)
+    monkeypatch.setitem(sys.modules, "pymetis", None)  # makes `import pymetis` fail
+    out, info = quality.best_assign(src, dst, w, n, cap, deg)
+    assert info["spac_skipped"] == "the METIS backend needs pymetis: pip install pymetis"
+    assert (info["starts"], info["candidates"], info["best_of"]) == (quality.BEST_STARTS,
+                                                                    "ne", "ne")
+    assert out.tolist() == want.tolist()
+    assert info["replicas_after"] == want_info["replicas_after"]
+
+
 def test_mesh_like():
     # degrees that vary little, whatever the size: a 200 x 200 grid (degrees 2..4, CV 0.035)
     # and a 4-cycle (CV 0) are; a star (CV 0.58 with 3 leaves, more with more) and an
