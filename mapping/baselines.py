@@ -109,7 +109,7 @@ def _bisect(sub, work, frac, value_bytes, seed):
     scale = 1e6 / max(float(work.max()), 1.0)
     vw = np.maximum(1, np.round(work * scale)).astype(np.int64)
     side = vertex_partition(xadj, dst[order].astype(np.int64), ww[order], vw, 2,
-                            targets=[frac, 1.0 - frac], seed=seed)
+                            targets=[frac, 1.0 - frac], seed=seed, recursive=True)
     side = np.asarray(side, dtype=np.int32)
     if side.min() == side.max():  # METIS may leave a side empty on tiny graphs
         order = np.argsort(-work, kind="stable")

@@ -8,9 +8,10 @@ own entry points (``METIS_PartGraphKway``, ``METIS_PartGraphRecursive``,
 ``METIS_SetDefaultOptions``); called through ctypes, which releases the GIL
 for a foreign call, the run overlaps the other threads' work.
 
-`part_graph` makes the call pymetis's ``part_graph`` makes (recursive
-bisection up to 8 parts, k-way above; the same options), so it returns the
-same partition (tested). Where the symbols are missing or the index width is
+`part_graph` makes the call pymetis's ``part_graph`` makes for the same
+choice of method (k-way, recursive bisection, or pymetis's own rule:
+recursive bisection up to 8 parts, k-way above) and the same options, so it
+returns the same partition (tested). Where the symbols are missing or the index width is
 neither 32 nor 64 bits, `available` is False and callers use pymetis.
 
 One METIS call runs at a time (`_ONE`): METIS's own state is per thread, but
@@ -71,9 +72,10 @@ def available():
     return _load() is not None
 
 
-def part_graph(xadj, adjncy, vwgt, adjwgt, k, *, ufactor, seed):
-    """Parts of a CSR graph (``k`` >= 2): METIS's recursive bisection for ``k`` <= 8, k-way
-    above, as pymetis chooses; ``ufactor``: allowed imbalance in thousandths. Raises
+def part_graph(xadj, adjncy, vwgt, adjwgt, k, *, ufactor, seed, recursive=None):
+    """Parts of a CSR graph (``k`` >= 2): METIS's k-way (``recursive=False``), recursive
+    bisection (True) or pymetis's rule (None: recursive bisection for ``k`` <= 8, k-way
+    above); ``ufactor``: allowed imbalance in thousandths. Raises
     RuntimeError when METIS reports an error or the graph's sizes or weights do not fit its
     index type."""
     kway, rec, idx = _load()
@@ -94,7 +96,7 @@ def part_graph(xadj, adjncy, vwgt, adjwgt, k, *, ufactor, seed):
     objval = np.zeros(1, dtype=idx)
     part = np.zeros(n, dtype=idx)
     p = lambda a: a.ctypes.data  # noqa: E731
-    call = rec if k <= 8 else kway
+    call = rec if (k <= 8 if recursive is None else recursive) else kway
     with _ONE:
         status = call(p(nvtxs), p(ncon), p(arrays[0]), p(arrays[1]), p(arrays[2]), None,
                       p(arrays[3]), p(nparts), None, None, p(options), p(objval), p(part))

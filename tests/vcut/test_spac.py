@@ -142,7 +142,7 @@ def test_a_missing_backend_is_named_with_its_fix(monkeypatch, module, algo, kwar
 
 def test_metis_without_the_gil_is_pymetis():
     # `vcut._metis` makes pymetis's call through ctypes (which releases the GIL): the same
-    # parts as pymetis, recursive bisection up to 8 parts and k-way above, for weighted
+    # parts as pymetis, k-way, recursive bisection or pymetis's rule, for weighted
     # vertices and edges and any seed; and vertex_partition without it falls back to pymetis
     pymetis = pytest.importorskip("pymetis")
     from vcut import _metis
@@ -153,20 +153,31 @@ def test_metis_without_the_gil_is_pymetis():
     edges = sorted({(int(min(a, b)), int(max(a, b))) for a, b in rng.integers(0, 400, (2500, 2))
                     if a != b})
     sg = split_and_connect(*_arrays(edges), contracted=True, cycles=True)
+    got = {}
     for k, seed in ((2, 0), (8, 3), (9, 0), (32, 7)):
-        ours = _metis.part_graph(sg.xadj, sg.adjncy, sg.vwgt, sg.adjwgt, k, ufactor=30, seed=seed)
-        theirs = pymetis.part_graph(k, pymetis.CSRAdjacency(adj_starts=sg.xadj, adjacent=sg.adjncy),
-                                    vweights=sg.vwgt, eweights=sg.adjwgt,
-                                    options=pymetis.Options(ufactor=30, seed=seed))[1]
-        assert ours.dtype == np.int32 and ours.tolist() == list(theirs)
-        assert set(ours.tolist()) == set(range(k))
+        for recursive in (None, False, True):
+            ours = _metis.part_graph(sg.xadj, sg.adjncy, sg.vwgt, sg.adjwgt, k, ufactor=30,
+                                     seed=seed, recursive=recursive)
+            theirs = pymetis.part_graph(
+                k, pymetis.CSRAdjacency(adj_starts=sg.xadj, adjacent=sg.adjncy),
+                vweights=sg.vwgt, eweights=sg.adjwgt, recursive=recursive,
+                options=pymetis.Options(ufactor=30, seed=seed))[1]
+            assert ours.dtype == np.int32 and ours.tolist() == list(theirs)
+            assert set(ours.tolist()) == set(range(k))
+            got[k, recursive] = ours.tolist()
+    # k = 8: vertex_partition runs k-way (not pymetis's bisection), with and without ctypes
+    assert got[8, False] != got[8, True] == got[8, None]
+    assert vertex_partition(sg.xadj, sg.adjncy, sg.adjwgt, sg.vwgt, 8, seed=3).tolist() == \
+        got[8, False]
     via = vertex_partition(sg.xadj, sg.adjncy, sg.adjwgt, sg.vwgt, 32, seed=7)
     saved = _metis._STATE.pop("lib")
     try:
         _metis._STATE["lib"] = None  # as where the symbols are missing
         assert not _metis.available()
         assert vertex_partition(sg.xadj, sg.adjncy, sg.adjwgt, sg.vwgt, 32, seed=7).tolist() == \
-            via.tolist() == ours.tolist()
+            via.tolist() == got[32, False]
+        assert vertex_partition(sg.xadj, sg.adjncy, sg.adjwgt, sg.vwgt, 8, seed=3).tolist() == \
+            got[8, False]
     finally:
         _metis._STATE["lib"] = saved
 
