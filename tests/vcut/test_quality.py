@@ -530,16 +530,22 @@ def test_best_keeps_the_candidate_with_fewer_replicas():
     assert (no_spac["starts"], no_spac["candidates"]) == (quality.BEST_STARTS, "ne")
 
 
+def _grid(side):
+    return _arrays([(side * i + j, side * i + j + 1) for i in range(side) for j in range(side - 1)]
+                   + [(side * j + i, side * j + i + side) for i in range(side)
+                      for j in range(side - 1)])
+
+
 def test_best_without_metis_keeps_the_expansions_and_says_why(monkeypatch):
-    # a mesh-like graph (the 4 x 4 grid) where METIS is missing: SPAC's error is reported,
-    # the other expansions run, and the result is best's without SPAC
+    # a graph SPAC runs on (the 20 x 20 grid, 760 edges, 2 clusters) where METIS is
+    # missing: SPAC's error is reported, the other expansions run, and the result is
+    # best's without SPAC
     import sys
 
-    src, dst, w, n = _arrays([(4 * i + j, 4 * i + j + 1) for i in range(4) for j in range(3)]
-                             + [(4 * j + i, 4 * j + i + 4) for i in range(4) for j in range(3)])
+    src, dst, w, n = _grid(20)
     deg = degrees(src, dst, n)
-    assert quality.mesh_like(deg)
-    cap = equal_capacities(3)
+    assert quality.runs_spac(deg, 2)
+    cap = equal_capacities(2)
     want, want_info = quality.best_assign(src, dst, w, n, cap, deg, spac=False)
     monkeypatch.setitem(sys.modules, "pymetis", None)  # makes `import pymetis` fail
     out, info = quality.best_assign(src, dst, w, n, cap, deg)
@@ -567,6 +573,34 @@ def test_mesh_like():
     # the boundary: degrees 1 and 3 in equal numbers have CV 1/2 exactly
     assert quality.SPAC_CV == 0.5 and quality.mesh_like(np.array([1, 3, 1, 3]))
     assert not quality.mesh_like(np.array([1, 3, 1, 3, 1]))
+
+
+def test_runs_spac():
+    # mesh-like and at least 300 edges per cluster: the 20 x 20 grid has 760 edges, so
+    # SPAC runs for 2 clusters (380 each) and not for 3 (253); a star of 700 edges never
+    src, dst, _, n = _grid(20)
+    deg = degrees(src, dst, n)
+    assert len(src) == 760 and quality.SPAC_PER_PART == 300
+    assert quality.runs_spac(deg, 2) and not quality.runs_spac(deg, 3)
+    assert quality.runs_spac(np.full(600, 2), 2)  # a 600-cycle: exactly 300 edges each
+    assert not quality.runs_spac(np.full(598, 2), 2)
+    tips = np.arange(1, 701)
+    assert not quality.runs_spac(degrees(np.zeros_like(tips), tips, 701), 2)
+
+
+def test_best_drops_a_spac_cut_above_the_bound():
+    # two 4-cliques and a bridge, SPAC forced: its cut puts 7 of the 13 edges in one
+    # cluster, above 1.03 x 6.5, and is dropped (the expansion's 7 were a whole edge past
+    # its share too, but refinement only keeps a load within the bound or lowers it; a new
+    # cut must be within the bound); best ran one expansion beside SPAC, then the other three
+    pytest.importorskip("pymetis")
+    src, dst, w, n = _arrays(CLIQUES)
+    cap = equal_capacities(2)
+    out, info = quality.best_assign(src, dst, w, n, cap, degrees(src, dst, n), spac=True)
+    want, want_info = quality.best_assign(src, dst, w, n, cap, degrees(src, dst, n), spac=False)
+    assert info["spac_skipped"] == "SPAC's cut was above the balance bound"
+    assert (info["starts"], info["candidates"], info["best_of"]) == (4, "ne", "ne")
+    assert out.tolist() == want.tolist() and info["replicas_after"] == 9
 
 
 def test_best_on_a_real_graph_is_balanced_and_beats_wb_libra(request):
@@ -616,18 +650,16 @@ def test_cli(tmp_path):
 
     out = json.loads(r.stdout)
     assert out["replication_factor"] == pytest.approx(9 / 8) and out["refine_moves"] == 0
-    # 9 copies is the fewest (13 edges: one shared vertex), so FM keeps nothing; SPAC's
-    # cut puts 7 edges in one cluster, above 1.03 x 6.5, and is dropped (the expansion's 7
-    # were a whole edge past its share too, but refinement only keeps a load within the
-    # bound or lowers it; a new cut must be within the bound); the graph is mesh-like
-    # (degrees 3 and 4), so best ran one expansion beside SPAC, then the other three
+    # 9 copies is the fewest (13 edges: one shared vertex), so FM keeps nothing; the graph
+    # is mesh-like (degrees 3 and 4) but has 6.5 edges per cluster, so no SPAC
     assert (out["fm_moves"], out["starts"], out["candidates"], out["best_of"]) == (
         0, 4, "ne", "ne")
-    assert out["spac_skipped"] == "SPAC's cut was above the balance bound"
-    # the summary names what ran: on a 10 x 10 grid (mesh-like) one expansion beside SPAC
+    assert "spac_skipped" not in out
+    # the summary names what ran: on a 40 x 40 grid (mesh-like, 3,120 edges, 780 per
+    # cluster) one expansion beside SPAC
     grid = tmp_path / "grid.txt"
-    grid.write_text("".join(f"{10 * i + j} {10 * i + j + 1}\n{10 * j + i} {10 * j + i + 10}\n"
-                            for i in range(10) for j in range(9)))
+    grid.write_text("".join(f"{40 * i + j} {40 * i + j + 1}\n{40 * j + i} {40 * j + i + 40}\n"
+                            for i in range(40) for j in range(39)))
     r = subprocess.run([sys.executable, "-m", "vcut", "partition", str(grid), "-p", "4",
                         "--algo", "best"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
