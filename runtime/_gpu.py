@@ -223,13 +223,14 @@ def _blocks(n, tpb=None):
     return max(1, math.ceil(n / tpb)), tpb
 
 
-def inclusive_scan(cuda, d_x, n):
-    """Inclusive prefix sum of the first ``n`` int64 entries of device array ``d_x``."""
+def inclusive_scan(cuda, d_x, n, out=None):
+    """Inclusive prefix sum of the first ``n`` int64 entries of device array ``d_x`` (into
+    ``out`` when given: a device array of at least ``n`` entries)."""
     from . import _gpu_kernels as G
 
     tpb = config.SCAN_BLOCK
     nb = max(1, math.ceil(n / tpb))
-    d_out = cuda.device_array(max(n, 1), dtype=np.int64)
+    d_out = cuda.device_array(max(n, 1), dtype=np.int64) if out is None else out
     d_sums = cuda.device_array(nb, dtype=np.int64)
     G.block_scan_kernel[nb, tpb](d_x, d_out, d_sums, n)
     if nb > 1:

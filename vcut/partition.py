@@ -218,17 +218,23 @@ def _check_batch(batch, algo, p):
                          "use fewer clusters or drop --batch")
 
 
-def _check_device(device, algo, p):
-    """The device the partitioning runs on: ``"gpu"`` for the greedy family when asked
-    (or ``"auto"`` and one is usable), else ``"cpu"``; `InputError` for an unknown
-    device, another algorithm on the GPU, or more clusters than dense rows hold."""
+def _check_device(device, algo, p, backend="metis"):
+    """The device the partitioning runs on: ``"gpu"`` for the greedy family and SPAC over
+    the multilevel backend when asked (or ``"auto"`` and one is usable), else ``"cpu"``;
+    `InputError` for an unknown device, another algorithm on the GPU, or more clusters
+    than dense rows hold."""
     if device not in ("cpu", "gpu", "auto"):
         raise InputError(f"unknown device {device!r}; use cpu, gpu or auto")
+    if algo == "spac" and backend == "multilevel" and device != "cpu":
+        from runtime.kernels import resolve_device
+
+        return resolve_device(device)
     if device == "cpu" or (device == "auto" and algo not in _GREEDY):
         return "cpu"
     if algo not in _GREEDY:
-        raise InputError(f"--device gpu runs the greedy family ({', '.join(_GREEDY)}, batched) "
-                         f"and multilevel; {algo} runs on the CPU: drop --device")
+        raise InputError(f"--device gpu runs the greedy family ({', '.join(_GREEDY)}, batched), "
+                         f"SPAC with --backend multilevel and multilevel; {algo} runs on the "
+                         "CPU: drop --device")
     dense = 64 * _kernels.DENSE_WORDS
     if p > dense:
         if device == "auto":
@@ -352,7 +358,7 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     if refine and algo == "par":
         raise InputError("par keeps a schedule that refinement would break; drop --refine")
     _check_batch(batch, algo, p)
-    device = _check_device(device, algo, p)
+    device = _check_device(device, algo, p, backend)
     simple, cap = simple_input(graph, p, algo, capacities)
     src, dst, weight, input_edge, loops, repeats = simple
     m = len(src)
@@ -408,6 +414,7 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         out[:], spac_info = spac_assign(
             src, dst, weight, n, p, backend=backend, contracted=spac_variant == "contracted",
             imbalance=imbalance, targets=None if capacities is None else cap, seed=seed,
+            device=device,
         )
         extra.update(spac_info)
     elif algo in ("wvp-random", "wvp-greedy"):

@@ -6,9 +6,10 @@ coarsest graph by recursive bisection (`initial`), and projects the partition
 back level by level with greedy k-way refinement and balance repair
 (`refinement`). Every part ``b`` ends within ``(1 + imbalance) * W * t_b``
 (``t_b`` its target fraction) unless one vertex alone is heavier than the
-room left. The phases are chosen per device by `phases`; the GPU phases are
-not built yet, so ``device="gpu"`` is refused and ``"auto"`` runs on the CPU.
-See docs/runtime.md, "Multilevel partitioning".
+room left. The phases are chosen per device by `phases`: on the GPU
+(`gpu`), matching, contraction and refinement run on the device and the
+coarsest graph is partitioned on the host; ``"auto"`` picks the GPU when one
+is available. See docs/runtime.md, "Multilevel partitioning".
 """
 
 import math
@@ -45,20 +46,27 @@ class MultilevelResult:
     level_sizes: list  # (vertices, edges) per level, finest first
     seconds: dict = field(default_factory=dict)  # coarsening, initial, refinement, total
     moves: dict = field(default_factory=dict)  # refinement and repair moves
+    gpu: dict = field(default_factory=dict)  # the GPU run's counters (empty on the CPU)
 
 
 def phases(device):
-    """The phase implementations for ``device`` (the factory the partitioner uses)."""
+    """The phase implementations for ``device`` (the factory the partitioner uses):
+    ``(coarsen, initial, refine)`` on the CPU; on the GPU ``(coarsen_on_device,
+    initial, refine_on_device)``, where the initial partitioning is the CPU twin's on
+    the downloaded coarsest graph."""
     if device == "cpu":
         return coarsen, initial_partition, refine
-    raise InputError("the multilevel partitioner's GPU phases are not built yet; "
-                     "use --device cpu")
+    if device == "gpu":
+        from .gpu import coarsen_on_device, refine_on_device
+
+        return coarsen_on_device, initial_partition, refine_on_device
+    raise InputError(f"unknown device {device!r}; use cpu, gpu or auto")
 
 
 def _resolve(device):
-    if device not in ("cpu", "gpu", "auto"):
-        raise InputError(f"unknown device {device!r}; use cpu, gpu or auto")
-    return "cpu" if device == "auto" else device
+    from ..kernels import resolve_device
+
+    return resolve_device(device)
 
 
 def _fractions(targets, k):
@@ -74,9 +82,10 @@ def _fractions(targets, k):
 INITIAL_TRIES = 1
 
 
-def _coarse_bound(maxload, target_w, level):
-    """A coarse level's bound: room for one more coarse vertex, so the final bound can be met."""
-    return np.maximum(maxload, np.ceil(target_w).astype(np.int64) + int(level.vwgt.max()))
+def _coarse_bound(maxload, target_w, heaviest):
+    """A coarse level's bound: room for one more coarse vertex (``heaviest``: the level's
+    largest vertex weight), so the final bound can be met."""
+    return np.maximum(maxload, np.ceil(target_w).astype(np.int64) + int(heaviest))
 
 
 def _best_initial(initial_fn, refine_fn, coarsest, fractions, imbalance, rng, bound):
@@ -90,6 +99,32 @@ def _best_initial(initial_fn, refine_fn, coarsest, fractions, imbalance, rng, bo
         if best_key is None or key < best_key:
             best, best_key = part, key
     return best
+
+
+def _on_device(level, k, fractions, imbalance, seed, rng, maxload, target_w, t0):
+    from .gpu import partition_on_device
+
+    t1 = time.perf_counter()
+
+    def bound(heaviest):
+        return _coarse_bound(maxload, target_w, heaviest)
+
+    def initial(coarsest, b):
+        return _best_initial(initial_partition, refine, coarsest, fractions, imbalance, rng, b)
+
+    part, sizes, seconds, stats = partition_on_device(level, k, fractions, maxload, bound,
+                                                      initial, int(seed), rng)
+    loads = K.part_loads(part, level.vwgt, k)
+    cut = int(K.edge_cut(level.indptr, level.indices, level.ewgt, part))
+    seconds = {"read": t1 - t0, **seconds}
+    seconds["total"] = time.perf_counter() - t0
+    return MultilevelResult(
+        part=part, k=k, cut=cut, loads=loads, targets=target_w,
+        balance=float((loads / target_w).max()), imbalance=float(imbalance), seed=int(seed),
+        device="gpu", level_sizes=sizes, seconds=seconds,
+        moves={"refinement": stats["moves"] + stats["subset_moves"],
+               "repair": stats["repair_moves"]},
+        gpu=stats)
 
 
 def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None):
@@ -114,7 +149,8 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
     Raises
     ------
     InputError
-        Bad k, imbalance, seed, targets, weights or graph; ``device="gpu"``.
+        Bad k, imbalance, seed, targets, weights or graph; ``device="gpu"`` without a
+        usable GPU, or a graph its memory cannot hold.
     """
     dev = _resolve(device)
     coarsen_fn, initial_fn, refine_fn = phases(dev)
@@ -138,11 +174,13 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
     maxload = np.maximum(np.floor((1.0 + imbalance) * target_w), np.ceil(target_w))
     maxload = maxload.astype(np.int64)
 
+    if dev == "gpu":
+        return _on_device(level, k, fractions, imbalance, seed, rng, maxload, target_w, t0)
     t1 = time.perf_counter()
     levels, maps = coarsen_fn(level, k, int(seed))
     t2 = time.perf_counter()
     part = _best_initial(initial_fn, refine_fn, levels[-1], fractions, imbalance, rng,
-                         _coarse_bound(maxload, target_w, levels[-1]))
+                         _coarse_bound(maxload, target_w, levels[-1].vwgt.max()))
     t3 = time.perf_counter()
     moves = repairs = 0
     for i in range(len(levels) - 1, -1, -1):
@@ -150,7 +188,7 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
             part = K.project(part, maps[i])
         lv = levels[i]
         # coarse levels: room for one more coarse vertex, so that the bound can be met later
-        bound = maxload if i == 0 else _coarse_bound(maxload, target_w, lv)
+        bound = maxload if i == 0 else _coarse_bound(maxload, target_w, lv.vwgt.max())
         mv, fx = refine_fn(lv, part, bound, rng, repair=True)
         moves += mv
         repairs += fx

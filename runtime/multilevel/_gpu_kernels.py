@@ -1,0 +1,509 @@
+"""numba.cuda kernels of the multilevel partitioner's GPU phases (the host side,
+which launches them and documents the algorithms, is `runtime.multilevel.gpu`).
+
+One thread per vertex (or per coarse vertex) throughout; every array is int64
+and was validated on the host before upload (see `runtime.multilevel.graph`).
+Results never depend on the threads' order: every choice is a maximum over a
+total order (weights, then seeded vertex keys, then ids), and every atomic is
+an addition or a maximum of distinct values.
+"""
+
+import numpy as np
+from numba import cuda
+
+#: distinct neighbour parts a vertex's best move looks at (a per-thread table; parts
+#: beyond the first MAXP met in its adjacency are not considered for that vertex)
+MAXP = 32
+#: a proposal's weight in the high 32 bits of the packed 64-bit word of the offers
+LOW32 = (1 << 32) - 1
+TOP31 = (1 << 31) - 1
+
+
+# ---------------------------------------------------------------------------- generic
+
+
+@cuda.jit
+def fill_kernel(a, n, value):
+    i = cuda.grid(1)
+    if i < n:
+        a[i] = value
+
+
+@cuda.jit
+def degrees_kernel(indptr, n, out):
+    v = cuda.grid(1)
+    if v < n:
+        out[v] = indptr[v + 1] - indptr[v]
+
+
+# ---------------------------------------------------------------------------- matching
+
+
+@cuda.jit(device=True)
+def _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u):
+    """(u's unmatched neighbour of heaviest edge within ``max_vw`` combined weight, ties by
+    the larger ``key[u] ^ key[v]``, or -1; that edge's weight)."""
+    ku = key[u]
+    bw = -1
+    bh = -1
+    bv = -1
+    for e in range(indptr[u], indptr[u + 1]):
+        v = indices[e]
+        if match[v] >= 0 or vwgt[u] + vwgt[v] > max_vw:
+            continue
+        w = ewgt[e]
+        h = ku ^ key[v]
+        if w > bw or (w == bw and h > bh):
+            bw = w
+            bh = h
+            bv = v
+    return bv, bw
+
+
+@cuda.jit
+def propose_kernel(indptr, indices, ewgt, vwgt, match, key, max_vw, prop, propw, n, first):
+    """Each unmatched vertex with edges proposes to its heaviest free neighbour; a
+    proposal to a vertex still free stands (the free set only shrinks)."""
+    u = cuda.grid(1)
+    if u >= n or match[u] >= 0 or indptr[u + 1] == indptr[u]:
+        return
+    p = prop[u]
+    if first != 0 or (p >= 0 and match[p] >= 0):
+        v, w = _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u)
+        prop[u] = v
+        propw[u] = w
+
+
+@cuda.jit
+def handshake_kernel(prop, match, n, made):
+    """Two free vertices that propose to each other are matched (the lower id writes)."""
+    u = cuda.grid(1)
+    if u >= n or match[u] >= 0:
+        return
+    v = prop[u]
+    if v > u and match[v] < 0 and prop[v] == u:
+        match[u] = v
+        match[v] = u
+        cuda.atomic.add(made, 0, 1)
+
+
+@cuda.jit
+def received_kernel(prop, match, n, recv):
+    """``recv[v] = 1`` for every free vertex some free vertex still proposes to."""
+    u = cuda.grid(1)
+    if u >= n or match[u] >= 0:
+        return
+    v = prop[u]
+    if v >= 0 and match[v] < 0:
+        recv[v] = 1
+
+
+@cuda.jit
+def offer_kernel(prop, propw, match, recv, n, best):
+    """Cross-examination: a free vertex nobody proposes to (a pure proposer) offers itself
+    to its target with an ``atomicMax`` of (weight << 32 | id) in the target's word."""
+    u = cuda.grid(1)
+    if u >= n or match[u] >= 0 or recv[u] != 0:
+        return
+    v = prop[u]
+    if v >= 0 and match[v] < 0:
+        w = propw[u]
+        if w > TOP31:
+            w = TOP31
+        cuda.atomic.max(best, v, (w << 32) | u)
+
+
+@cuda.jit
+def accept_kernel(best, match, n, made):
+    """A target takes its best offer: the offerer proposes to it alone and nobody proposes
+    to the offerer, so no other thread writes either of the two."""
+    v = cuda.grid(1)
+    if v >= n or match[v] >= 0:
+        return
+    b = best[v]
+    if b >= 0:
+        u = b & LOW32
+        match[v] = u
+        match[u] = v
+        cuda.atomic.add(made, 0, 1)
+
+
+@cuda.jit
+def heavy_kernel(indptr, indices, ewgt, match, n, heavy, hasleaf, left):
+    """Each vertex left unmatched (with edges) names its heaviest neighbour (the first of
+    equal weight in its row)."""
+    u = cuda.grid(1)
+    if u >= n:
+        return
+    heavy[u] = -1
+    if match[u] >= 0:
+        return
+    cuda.atomic.add(left, 0, 1)
+    bw = -1
+    bv = -1
+    for e in range(indptr[u], indptr[u + 1]):
+        if ewgt[e] > bw:
+            bw = ewgt[e]
+            bv = indices[e]
+    if bv >= 0:
+        heavy[u] = bv
+        hasleaf[bv] = 1
+
+
+@cuda.jit
+def two_hop_kernel(indptr, indices, vwgt, match, heavy, hasleaf, max_vw, n):
+    """Vertices left unmatched whose heaviest neighbour is ``c`` pair up in the order of
+    c's row (one thread per such ``c``: a vertex belongs to one c only)."""
+    c = cuda.grid(1)
+    if c >= n or hasleaf[c] == 0:
+        return
+    pending = -1
+    for e in range(indptr[c], indptr[c + 1]):
+        u = indices[e]
+        if match[u] >= 0 or heavy[u] != c:
+            continue
+        if pending >= 0 and vwgt[u] + vwgt[pending] <= max_vw:
+            match[u] = pending
+            match[pending] = u
+            pending = -1
+        else:
+            pending = u
+
+
+@cuda.jit
+def island_flags_kernel(indptr, match, n, flag):
+    u = cuda.grid(1)
+    if u < n:
+        flag[u] = 1 if (match[u] < 0 and indptr[u + 1] == indptr[u]) else 0
+
+
+@cuda.jit
+def island_scatter_kernel(flag, rank, n, pos):
+    u = cuda.grid(1)
+    if u < n and flag[u] != 0:
+        pos[rank[u] - 1] = u
+
+
+@cuda.jit
+def island_pair_kernel(pos, count, vwgt, max_vw, match):
+    """Islands (no edges) pair with each other in id order: the 2i-th with the next."""
+    i = cuda.grid(1)
+    j = 2 * i
+    if j + 1 < count:
+        a = pos[j]
+        b = pos[j + 1]
+        if vwgt[a] + vwgt[b] <= max_vw:
+            match[a] = b
+            match[b] = a
+
+
+@cuda.jit
+def finish_match_kernel(match, n):
+    u = cuda.grid(1)
+    if u < n and match[u] < 0:
+        match[u] = u
+
+
+# ------------------------------------------------------------------ Cmap and contraction
+
+
+@cuda.jit
+def leader_flags_kernel(match, n, flag):
+    v = cuda.grid(1)
+    if v < n:
+        flag[v] = 1 if v <= match[v] else 0
+
+
+@cuda.jit
+def cmap_kernel(match, scan, n, cmap, rep):
+    """Cmap[v] = rank of min(v, M[v]) among the leaders (v <= M[v]); rep: a coarse
+    vertex's leader."""
+    v = cuda.grid(1)
+    if v >= n:
+        return
+    u = match[v]
+    lead = v if v <= u else u
+    c = scan[lead] - 1
+    cmap[v] = c
+    if v == lead:
+        rep[c] = v
+
+
+@cuda.jit
+def coarse_bounds_kernel(indptr, vwgt, match, rep, nc, cnt, cvw):
+    """A coarse vertex's neighbour-count bound (both fine degrees) and its weight."""
+    c = cuda.grid(1)
+    if c >= nc:
+        return
+    v = rep[c]
+    u = match[v]
+    d = indptr[v + 1] - indptr[v]
+    w = vwgt[v]
+    if u != v:
+        d += indptr[u + 1] - indptr[u]
+        w += vwgt[u]
+    cnt[c] = d
+    cvw[c] = w
+
+
+@cuda.jit(device=True)
+def _sift(keys, vals, lo, root, size):
+    while True:
+        child = 2 * root + 1
+        if child >= size:
+            return
+        if child + 1 < size and keys[lo + child + 1] > keys[lo + child]:
+            child += 1
+        if keys[lo + root] >= keys[lo + child]:
+            return
+        t = keys[lo + root]
+        keys[lo + root] = keys[lo + child]
+        keys[lo + child] = t
+        t = vals[lo + root]
+        vals[lo + root] = vals[lo + child]
+        vals[lo + child] = t
+        root = child
+
+
+@cuda.jit(device=True)
+def _heapsort(keys, vals, lo, size):
+    """Sort ``keys[lo:lo + size]`` ascending, ``vals`` alongside (in place, O(s log s))."""
+    for root in range(size // 2 - 1, -1, -1):
+        _sift(keys, vals, lo, root, size)
+    for end in range(size - 1, 0, -1):
+        t = keys[lo]
+        keys[lo] = keys[lo + end]
+        keys[lo + end] = t
+        t = vals[lo]
+        vals[lo] = vals[lo + end]
+        vals[lo + end] = t
+        _sift(keys, vals, lo, 0, end)
+
+
+@cuda.jit
+def contract_rows_kernel(indptr, indices, ewgt, match, cmap, rep, bscan, cnt, nc, tidx, tw, real):
+    """Coarse vertex c's row in its bounded segment: the relabelled neighbours of both
+    fine vertices without self-loops, sorted, repeats merged by adding weights."""
+    c = cuda.grid(1)
+    if c >= nc:
+        return
+    lo = bscan[c] - cnt[c]
+    m = 0
+    v = rep[c]
+    u = match[v]
+    for side in range(2):
+        x = v if side == 0 else u
+        if side == 1 and u == v:
+            break
+        for e in range(indptr[x], indptr[x + 1]):
+            t = cmap[indices[e]]
+            if t == c:
+                continue
+            tidx[lo + m] = t
+            tw[lo + m] = ewgt[e]
+            m += 1
+    _heapsort(tidx, tw, lo, m)
+    out = 0
+    for i in range(m):
+        if out > 0 and tidx[lo + out - 1] == tidx[lo + i]:
+            tw[lo + out - 1] += tw[lo + i]
+        else:
+            tidx[lo + out] = tidx[lo + i]
+            tw[lo + out] = tw[lo + i]
+            out += 1
+    real[c] = out
+
+
+@cuda.jit
+def contract_compact_kernel(bscan, cnt, rscan, real, tidx, tw, nc, cptr, cidx, cw):
+    c = cuda.grid(1)
+    if c >= nc:
+        return
+    src = bscan[c] - cnt[c]
+    dst = rscan[c] - real[c]
+    for i in range(real[c]):
+        cidx[dst + i] = tidx[src + i]
+        cw[dst + i] = tw[src + i]
+    cptr[c + 1] = rscan[c]
+    if c == 0:
+        cptr[0] = 0
+
+
+# ------------------------------------------------------------------------ refinement
+
+
+@cuda.jit
+def project_kernel(cpart, cmap, n, part):
+    v = cuda.grid(1)
+    if v < n:
+        part[v] = cpart[cmap[v]]
+
+
+@cuda.jit
+def loads_kernel(part, vwgt, n, load):
+    v = cuda.grid(1)
+    if v < n:
+        cuda.atomic.add(load, part[v], vwgt[v])
+
+
+@cuda.jit
+def cut_kernel(indptr, indices, ewgt, part, n, out):
+    """Twice the cut (each cut edge seen from both ends)."""
+    v = cuda.grid(1)
+    if v >= n:
+        return
+    s = 0
+    p = part[v]
+    for e in range(indptr[v], indptr[v + 1]):
+        if part[indices[e]] != p:
+            s += ewgt[e]
+    if s:
+        cuda.atomic.add(out, 0, s)
+
+
+@cuda.jit
+def best_move_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, n, cto, cgain):
+    """A vertex's best move with a positive gain into a part with room for it (loads at the
+    pass start): the highest gain, then the lightest part relative to its bound, then the
+    lowest id; ``cto[v] = -1`` when there is none."""
+    v = cuda.grid(1)
+    if v >= n:
+        return
+    cto[v] = -1
+    cgain[v] = 0
+    a = part[v]
+    ps = cuda.local.array(MAXP, np.int64)
+    cs = cuda.local.array(MAXP, np.int64)
+    npt = 0
+    own = 0
+    for e in range(indptr[v], indptr[v + 1]):
+        q = part[indices[e]]
+        w = ewgt[e]
+        if q == a:
+            own += w
+            continue
+        found = False
+        for i in range(npt):
+            if ps[i] == q:
+                cs[i] += w
+                found = True
+                break
+        if not found and npt < MAXP:
+            ps[npt] = q
+            cs[npt] = w
+            npt += 1
+    wv = vwgt[v]
+    best = -1
+    bg = 0
+    brel = 0.0
+    for i in range(npt):
+        q = ps[i]
+        g = cs[i] - own
+        if g <= 0 or load[q] + wv > maxload[q]:
+            continue
+        rel = load[q] / maxload[q]
+        if best < 0 or g > bg or (g == bg and (rel < brel or (rel == brel and q < best))):
+            best = q
+            bg = g
+            brel = rel
+    if best >= 0:
+        cto[v] = best
+        cgain[v] = bg
+
+
+@cuda.jit
+def select_kernel(indptr, indices, cto, cgain, key, n, sel):
+    """Independent moves: a candidate moves only if no neighbour is a candidate of higher
+    priority (gain, then key, then id), so the gains of the moves selected add up exactly."""
+    v = cuda.grid(1)
+    if v >= n:
+        return
+    sel[v] = 0
+    if cto[v] < 0:
+        return
+    g = cgain[v]
+    kv = key[v]
+    for e in range(indptr[v], indptr[v + 1]):
+        u = indices[e]
+        if cto[u] < 0:
+            continue
+        gu = cgain[u]
+        if gu > g or (gu == g and (key[u] > kv or (key[u] == kv and u > v))):
+            return
+    sel[v] = 1
+
+
+@cuda.jit
+def request_kernel(sel, cto, vwgt, n, req):
+    v = cuda.grid(1)
+    if v < n and sel[v] != 0:
+        cuda.atomic.add(req, cto[v], vwgt[v])
+
+
+@cuda.jit
+def commit_kernel(sel, cto, cgain, load, maxload, req, n, acc, counters, sat):
+    """The selected moves into a part whose requests all fit are accepted; the others go
+    to the ``sat`` buffer (counters: moves, gain, saturated requests)."""
+    v = cuda.grid(1)
+    if v >= n:
+        return
+    acc[v] = 0
+    if sel[v] == 0:
+        return
+    t = cto[v]
+    if load[t] + req[t] <= maxload[t]:
+        acc[v] = 1
+        cuda.atomic.add(counters, 0, 1)
+        cuda.atomic.add(counters, 1, cgain[v])
+    else:
+        i = cuda.atomic.add(counters, 2, 1)
+        sat[i] = v
+
+
+@cuda.jit
+def apply_kernel(acc, cto, part, vwgt, load, n):
+    v = cuda.grid(1)
+    if v < n and acc[v] != 0:
+        a = part[v]
+        t = cto[v]
+        part[v] = t
+        cuda.atomic.add(load, t, vwgt[v])
+        cuda.atomic.add(load, a, -vwgt[v])
+
+
+@cuda.jit
+def gather_kernel(ids, count, cto, cgain, vwgt, out_to, out_gain, out_w):
+    i = cuda.grid(1)
+    if i < count:
+        v = ids[i]
+        out_to[i] = cto[v]
+        out_gain[i] = cgain[v]
+        out_w[i] = vwgt[v]
+
+
+@cuda.jit
+def set_parts_kernel(ids, tos, count, part, vwgt, load):
+    i = cuda.grid(1)
+    if i < count:
+        v = ids[i]
+        a = part[v]
+        part[v] = tos[i]
+        cuda.atomic.add(load, tos[i], vwgt[v])
+        cuda.atomic.add(load, a, -vwgt[v])
+
+
+@cuda.jit(device=True)
+def _mix(x):
+    """splitmix64's finaliser on a uint64."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@cuda.jit
+def keys_kernel(n, seed, key):
+    """Seeded 63-bit keys, one per vertex (ties of the matching and of the move selection)."""
+    v = cuda.grid(1)
+    if v < n:
+        s = _mix(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15))
+        key[v] = np.int64(_mix(s ^ np.uint64(v)) >> np.uint64(1))

@@ -1,0 +1,383 @@
+"""The multilevel partitioner's GPU phases (seed 004 Ch. 5; kernels in `_gpu_kernels`).
+
+Every level lives on the device, in a region (arena) allocator: the levels'
+arrays in one region, each level's scratch in another that is reset when the
+next level starts. Per level:
+
+* **matching** -- rounds of proposals: every free vertex proposes to its
+  free neighbour of heaviest edge (ties by seeded vertex keys) within the
+  vertex-weight cap; two vertices that propose to each other are matched
+  (the heaviest free edge is always such a pair); then the
+  cross-examination: a free vertex nobody proposes to offers itself to its
+  target by an ``atomicMax`` of the packed word (weight << 32 | id), and each
+  target takes its best offer (the offerer proposes to it alone and nobody
+  proposes to the offerer, so no pair conflicts). Losers and vertices whose
+  target was taken propose again in the next round, up to `MATCH_ROUNDS`
+  rounds or a round without a match (one host read per round). Proposals
+  can only form in-trees ending in mutual pairs (a longer cycle would need
+  ever heavier edges around it), so every round with a free edge matches.
+  Vertices still free then pair two hops apart (the leaves of a star, when
+  more than a tenth are left: one thread per centre walks its row) and
+  islands pair in id order (a scan).
+* **Cmap** -- leaders ``v <= M[v]`` flagged, inclusive scan, ``Cmap[v]`` the
+  rank of ``min(v, M[v])``.
+* **contraction** -- neighbour-count bounds (both fine degrees) and a scan
+  give each coarse vertex a segment; one thread per coarse vertex writes the
+  relabelled neighbours without self-loops, heap-sorts its segment, merges
+  repeats by adding weights; a scan of the real counts gives the coarse CSR
+  (rows sorted by neighbour).
+* the stop rule of the CPU twin (`coarsening.coarsen_to` or a shrink above
+  `coarsening.SHRINK_STOP`).
+* **initial partitioning** on the host: the coarsest graph (at most
+  max(n / (20 log2 k), 30 k) vertices, or what a stalled coarsening left) is
+  downloaded and partitioned by the CPU twin's recursive bisection.
+* **refinement**, per level after the projection: every boundary vertex
+  finds its best move with a positive gain into a part with room (loads of
+  the pass start; the first `_gpu_kernels.MAXP` neighbour parts it meets);
+  a candidate is selected when no neighbour is a candidate of higher
+  priority (gain, key, id), so the selected moves are independent and their
+  gains add up exactly; the moves into a part whose requests all fit are
+  committed; when none was committed and some part had more requests than
+  room, the source's subset step: the `TOPK` best saturated requests, all
+  2^TOPK subsets checked for the parts' room on the host, the valid one of
+  highest gain committed. Passes repeat until one moves nothing (or
+  `REFINE_PASSES`); the cut falls with every pass and no bound that held
+  breaks.
+* **balance repair** on the host: a part above its bound after a
+  projection (the coarse levels allow one coarse vertex more) is repaired by
+  the CPU twin's kernel on the downloaded partition.
+
+Deterministic for a seed: every choice is a maximum over a total order and
+every atomic an addition or a maximum of distinct words, so the threads'
+order changes nothing. See docs/runtime.md, "Multilevel partitioning".
+"""
+
+import time
+
+import numpy as np
+
+from frontend.errors import InputError
+
+from .. import _gpu
+from . import _cpu as K
+from . import _gpu_kernels as G
+from .coarsening import MAX_VERTEX_FACTOR, SHRINK_STOP, coarsen_to
+from .graph import Level
+
+__all__ = ["partition_on_device", "plan_bytes", "Arena", "DeviceLevel", "MATCH_ROUNDS",
+           "REFINE_PASSES", "TOPK"]
+
+#: proposal rounds per level (each also runs the cross-examination)
+MATCH_ROUNDS = 16
+#: refinement passes per level (each commits moves of positive total gain)
+REFINE_PASSES = 32
+#: saturated requests the subset step examines at once (2**TOPK subsets; the source: 11)
+TOPK = 11
+#: int64 entries of a region's first chunk
+CHUNK = 1 << 16
+
+
+class Arena:
+    """A region allocator over int64 device chunks: `take` hands out views in order,
+    `reset` forgets them all (the chunks stay for the next use)."""
+
+    def __init__(self, cuda, what):
+        self._cuda = cuda
+        self._what = what
+        self._chunks = []  # device arrays
+        self._at = 0  # chunk in use
+        self._used = 0  # entries taken from it
+
+    def take(self, count):
+        count = max(int(count), 1)
+        while self._at < len(self._chunks):
+            chunk = self._chunks[self._at]
+            if self._used + count <= len(chunk):
+                view = chunk[self._used:self._used + count]
+                self._used += count
+                return view
+            self._at += 1
+            self._used = 0
+        size = max(count, CHUNK, 2 * (len(self._chunks[-1]) if self._chunks else 0))
+        try:
+            self._chunks.append(self._cuda.device_array(size, dtype=np.int64))
+        except Exception as exc:  # numba's out-of-memory error
+            raise InputError(f"the GPU ran out of memory for the {self._what} "
+                             f"({_gpu_bytes(8 * size)} more after {_gpu_bytes(self.nbytes)}): "
+                             f"{type(exc).__name__}; use --device cpu") from None
+        self._at = len(self._chunks) - 1
+        self._used = count
+        return self._chunks[-1][:count]
+
+    def reset(self):
+        self._at = 0
+        self._used = 0
+
+    @property
+    def nbytes(self):
+        return 8 * sum(len(c) for c in self._chunks)
+
+
+def _gpu_bytes(b):
+    return f"{b / 2**20:,.1f} MiB"
+
+
+def plan_bytes(n, entries):
+    """Device bytes planned for a graph of ``n`` vertices and ``entries`` CSR entries (each
+    undirected edge twice): the finest level, as much again for the coarser ones, the
+    contraction's segments (16 bytes per entry) and 16 per-vertex arrays."""
+    level = 8 * (n + 1) + 16 * entries + 8 * n
+    return 2 * level + 16 * entries + 16 * 8 * n
+
+
+class DeviceLevel:
+    """One level on the device (int64 arrays), with its host copy on demand."""
+
+    def __init__(self, indptr, indices, ewgt, vwgt, n, entries, host=None):
+        self.indptr, self.indices, self.ewgt, self.vwgt = indptr, indices, ewgt, vwgt
+        self.n = n
+        self.entries = entries
+        self._host = host
+
+    def heaviest(self):
+        """The largest vertex weight (one download of the weights)."""
+        vw = self._host.vwgt if self._host is not None else self.vwgt.copy_to_host()[:self.n]
+        return int(vw.max()) if self.n else 0
+
+    def host(self):
+        if self._host is None:
+            ind = self.indices.copy_to_host()[:self.entries]
+            ew = self.ewgt.copy_to_host()[:self.entries]
+            self._host = Level(self.indptr.copy_to_host()[:self.n + 1], ind, ew,
+                               self.vwgt.copy_to_host()[:self.n])
+        return self._host
+
+
+def _run(kernel, count, *args):
+    kernel[_gpu._blocks(count)](*args)
+
+
+def _keys(work, n, seed):
+    """Seeded vertex keys on the device (the simulator's numpy scalars warn about the
+    hash's intended uint64 wrap-around: silenced)."""
+    import warnings
+
+    key = work.take(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _run(G.keys_kernel, n, n, seed, key)
+    return key
+
+
+def _fill(a, count, value):
+    _run(G.fill_kernel, count, a, count, value)
+
+
+def _last(d, count):
+    """The ``count - 1``-th entry of device array ``d`` (one host read)."""
+    return int(d[count - 1:count].copy_to_host()[0]) if count else 0
+
+
+def _upload(cuda, arena, a):
+    d = arena.take(len(a))
+    if len(a):
+        d[:len(a)].copy_to_device(np.ascontiguousarray(a, dtype=np.int64))
+    return d
+
+
+def match_on_device(cuda, work, lv, key, max_vw, stats):
+    """The matching of ``lv`` (device ``match``: mate or itself)."""
+    n = lv.n
+    match, prop, propw, recv, best, made = (work.take(c) for c in (n, n, n, n, n, 1))
+    _fill(match, n, -1)
+    _fill(prop, n, -1)
+    rounds = 0
+    for r in range(MATCH_ROUNDS):
+        rounds += 1
+        _fill(made, 1, 0)
+        _run(G.propose_kernel, n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt, match, key, max_vw,
+             prop, propw, n, 1 if r == 0 else 0)
+        _run(G.handshake_kernel, n, prop, match, n, made)
+        _fill(recv, n, 0)
+        _fill(best, n, -1)
+        _run(G.received_kernel, n, prop, match, n, recv)
+        _run(G.offer_kernel, n, prop, propw, match, recv, n, best)
+        _run(G.accept_kernel, n, best, match, n, made)
+        if _last(made, 1) == 0:
+            break
+    stats["match_rounds"] += rounds
+    heavy, hasleaf, left = recv, best, made  # reused
+    _fill(hasleaf, n, 0)
+    _fill(left, 1, 0)
+    _run(G.heavy_kernel, n, lv.indptr, lv.indices, lv.ewgt, match, n, heavy, hasleaf, left)
+    if _last(left, 1) > n // 10:
+        _run(G.two_hop_kernel, n, lv.indptr, lv.indices, lv.vwgt, match, heavy, hasleaf,
+             max_vw, n)
+    flag, pos = prop, propw  # reused
+    _run(G.island_flags_kernel, n, lv.indptr, match, n, flag)
+    _gpu.inclusive_scan(cuda, flag, n, out=flag)
+    islands = _last(flag, n)
+    if islands > 1:
+        rank = flag
+        _run(G.island_flags_kernel, n, lv.indptr, match, n, heavy)
+        _run(G.island_scatter_kernel, n, heavy, rank, n, pos)
+        _run(G.island_pair_kernel, islands // 2, pos, islands, lv.vwgt, max_vw, match)
+    _run(G.finish_match_kernel, n, match, n)
+    return match
+
+
+def contract_on_device(cuda, keep, work, lv, match):
+    """``(coarse DeviceLevel, cmap)``: the level's arrays from ``keep``, scratch from
+    ``work``."""
+    n = lv.n
+    flag = work.take(n)
+    _run(G.leader_flags_kernel, n, match, n, flag)
+    _gpu.inclusive_scan(cuda, flag, n, out=flag)
+    nc = _last(flag, n)
+    cmap = keep.take(n)
+    rep, cnt, cvw = work.take(nc), work.take(nc), keep.take(nc)
+    _run(G.cmap_kernel, n, match, flag, n, cmap, rep)
+    _run(G.coarse_bounds_kernel, nc, lv.indptr, lv.vwgt, match, rep, nc, cnt, cvw)
+    bscan = _gpu.inclusive_scan(cuda, cnt, nc, out=work.take(nc))
+    tidx, tw, real = work.take(lv.entries), work.take(lv.entries), work.take(nc)
+    _run(G.contract_rows_kernel, nc, lv.indptr, lv.indices, lv.ewgt, match, cmap, rep, bscan,
+         cnt, nc, tidx, tw, real)
+    rscan = _gpu.inclusive_scan(cuda, real, nc, out=work.take(nc))
+    entries = _last(rscan, nc)
+    cptr, cidx, cw = keep.take(nc + 1), keep.take(entries), keep.take(entries)
+    _run(G.contract_compact_kernel, nc, bscan, cnt, rscan, real, tidx, tw, nc, cptr, cidx, cw)
+    return DeviceLevel(cptr, cidx, cw, cvw, nc, entries), cmap
+
+
+def coarsen_on_device(cuda, keep, work, finest, k, seed, stats):
+    """``(levels, maps)`` as `coarsening.coarsen` gives them, on the device."""
+    stop = coarsen_to(finest.n, k)
+    total = int(finest.host().vwgt.sum())
+    max_vw = max(1, int(MAX_VERTEX_FACTOR * total / stop))
+    levels, maps = [finest], []
+    while levels[-1].n > stop:
+        fine = levels[-1]
+        work.reset()
+        key = _keys(work, fine.n, seed + len(maps))
+        match = match_on_device(cuda, work, fine, key, max_vw, stats)
+        coarse, cmap = contract_on_device(cuda, keep, work, fine, match)
+        if coarse.n == fine.n:
+            break
+        levels.append(coarse)
+        maps.append(cmap)
+        if coarse.n > SHRINK_STOP * fine.n:
+            break
+    return levels, maps
+
+
+def _subset_commit(cuda, work, lv, part, load, maxload, sat, nsat, cto, cgain, stats):
+    """The source's subset step over the `TOPK` best saturated requests; whether it moved."""
+    ids_d = sat[:nsat]
+    to_d, g_d, w_d = work.take(nsat), work.take(nsat), work.take(nsat)
+    _run(G.gather_kernel, nsat, ids_d, nsat, cto, cgain, lv.vwgt, to_d, g_d, w_d)
+    ids = ids_d.copy_to_host()
+    to, g, w = to_d.copy_to_host()[:nsat], g_d.copy_to_host()[:nsat], w_d.copy_to_host()[:nsat]
+    top = np.lexsort((ids, -g))[:TOPK]
+    ids, to, g, w = ids[top], to[top], g[top], w[top]
+    room = maxload - load.copy_to_host()[:len(maxload)]
+    t = len(top)
+    masks = np.arange(1, 1 << t, dtype=np.int64)
+    bits = (masks[:, None] >> np.arange(t)) & 1
+    valid = np.ones(len(masks), dtype=bool)
+    for d in np.unique(to):
+        valid &= bits @ np.where(to == d, w, 0) <= room[d]
+    if not valid.any():
+        return False
+    gains = np.where(valid, bits @ g, -1)
+    pick = bits[int(np.argmax(gains))].astype(bool)  # the first of the highest gain
+    chosen = _upload(cuda, work, ids[pick])
+    tos = _upload(cuda, work, to[pick])
+    _run(G.set_parts_kernel, int(pick.sum()), chosen, tos, int(pick.sum()), part, lv.vwgt, load)
+    stats["subset_moves"] += int(pick.sum())
+    stats["gain"] += int(g[pick].sum())
+    return True
+
+
+def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats):
+    """Refinement of the device partition ``part`` of ``lv`` within ``maxload`` (host
+    array), balance repaired first on the host when a part is above its bound."""
+    n = lv.n
+    k = len(maxload)
+    d_max = _upload(cuda, work, maxload)
+    load = work.take(k)
+    _fill(load, k, 0)
+    _run(G.loads_kernel, n, part, lv.vwgt, n, load)
+    loads = load.copy_to_host()[:k]
+    if (loads > maxload).any():
+        h = lv.host()
+        p = part.copy_to_host()[:n]
+        order = rng.permutation(n).astype(np.int64)
+        stats["repair_moves"] += int(K.repair_balance(h.indptr, h.indices, h.ewgt, h.vwgt, p,
+                                                      loads, maxload, order))
+        stats["host_repairs"] += 1
+        part[:n].copy_to_device(p)
+        load[:k].copy_to_device(loads)
+    cto, cgain, sel, acc, sat = (work.take(n) for _ in range(5))
+    req, counters = work.take(k), work.take(3)
+    for _ in range(REFINE_PASSES):
+        stats["passes"] += 1
+        _run(G.best_move_kernel, n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, d_max,
+             n, cto, cgain)
+        _run(G.select_kernel, n, lv.indptr, lv.indices, cto, cgain, key, n, sel)
+        _fill(req, k, 0)
+        _run(G.request_kernel, n, sel, cto, lv.vwgt, n, req)
+        _fill(counters, 3, 0)
+        _run(G.commit_kernel, n, sel, cto, cgain, load, d_max, req, n, acc, counters, sat)
+        _run(G.apply_kernel, n, acc, cto, part, lv.vwgt, load, n)
+        moved, gain, nsat = (int(x) for x in counters.copy_to_host()[:3])
+        stats["moves"] += moved
+        stats["gain"] += gain
+        if moved == 0:
+            if nsat == 0 or not _subset_commit(cuda, work, lv, part, load, maxload, sat, nsat,
+                                               cto, cgain, stats):
+                break
+
+
+def partition_on_device(level, k, fractions, maxload, coarse_bound, initial, seed, rng):
+    """The whole run on the device: ``(part, level_sizes, seconds, stats)``.
+
+    ``initial(coarsest host Level, bound) -> part`` partitions the coarsest graph on
+    the host; ``coarse_bound(heaviest vertex weight) -> bound`` gives a coarse level's
+    bound.
+    """
+    cuda = _gpu.require_gpu()
+    need = plan_bytes(level.n, len(level.indices))
+    have = _gpu.device_memory()
+    if need > have:
+        raise InputError(f"the graph needs about {_gpu_bytes(need)} of GPU memory, "
+                         f"{_gpu_bytes(have)} is free; use --device cpu")
+    stats = dict.fromkeys(("match_rounds", "passes", "moves", "gain", "subset_moves",
+                           "repair_moves", "host_repairs"), 0)
+    keep = Arena(cuda, "levels")
+    work = Arena(cuda, "level scratch")
+    t0 = time.perf_counter()
+    finest = DeviceLevel(*(_upload(cuda, keep, a) for a in (level.indptr, level.indices,
+                                                             level.ewgt, level.vwgt)),
+                         level.n, len(level.indices), host=level)
+    levels, maps = coarsen_on_device(cuda, keep, work, finest, k, int(seed), stats)
+    cuda.synchronize()
+    t1 = time.perf_counter()
+    coarsest = levels[-1].host()
+    part_h = initial(coarsest, coarse_bound(int(coarsest.vwgt.max())))
+    t2 = time.perf_counter()
+    part = _upload(cuda, keep, part_h)
+    for i in range(len(levels) - 1, -1, -1):
+        lv = levels[i]
+        if i < len(levels) - 1:
+            fine = keep.take(lv.n)
+            _run(G.project_kernel, lv.n, part, maps[i], lv.n, fine)
+            part = fine
+        work.reset()
+        key = _keys(work, lv.n, int(rng.integers(1 << 62)))
+        bound = maxload if i == 0 else coarse_bound(lv.heaviest())
+        refine_on_device(cuda, work, lv, part, bound, key, rng, stats)
+    out = part.copy_to_host()[:level.n]
+    t3 = time.perf_counter()
+    stats["device_bytes"] = keep.nbytes + work.nbytes
+    sizes = [(lv.n, lv.entries // 2) for lv in levels]
+    return out, sizes, {"coarsening": t1 - t0, "initial": t2 - t1, "refinement": t3 - t2}, stats

@@ -1,0 +1,321 @@
+"""The multilevel partitioner's GPU phases (numba.cuda; under the CUDA simulator without a
+GPU, with small launches so that every kernel spans several blocks): each phase against a
+plain Python reference of its rule or the CPU twin's kernel, the refinement's invariants,
+the whole run's validity and determinism, and the bad inputs."""
+
+import json
+
+import numpy as np
+import pytest
+
+from frontend.errors import InputError
+from ir_graph import write_graph
+from runtime import _gpu, config
+from runtime.generators import grid
+from runtime.multilevel import _cpu as K
+from runtime.multilevel import csr_from_edges, gpu, partition_graph
+from tests.runtime.test_multilevel import cut_of, edges_of, random_level
+
+_M64 = (1 << 64) - 1
+
+
+@pytest.fixture(autouse=True)
+def small_launches(monkeypatch):
+    monkeypatch.setattr(config, "THREADS_PER_BLOCK", 8)
+    monkeypatch.setattr(config, "SCAN_BLOCK", 8)
+    monkeypatch.setattr(gpu, "CHUNK", 64)  # several arena chunks
+
+
+def _mix(x):
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+    return x ^ (x >> 31)
+
+
+def keys(n, seed):
+    """The device's vertex keys: splitmix64 of (mix(seed + golden) ^ v), shifted to 63 bits."""
+    s = _mix((seed + 0x9E3779B97F4A7C15) & _M64)
+    return [_mix(s ^ v) >> 1 for v in range(n)]
+
+
+def reference_matching(lv, key, max_vw, rounds):
+    """The matching rule of `runtime.multilevel.gpu`, one step at a time in plain Python."""
+    n = lv.n
+    nbrs = [[(int(lv.indices[e]), int(lv.ewgt[e])) for e in range(lv.indptr[u], lv.indptr[u + 1])]
+            for u in range(n)]
+    vw = lv.vwgt.tolist()
+    match = [-1] * n
+    prop = [-1] * n
+    propw = [0] * n
+
+    def heaviest(u):
+        best = (-1, -1, -1)  # weight, key xor, vertex
+        for v, w in nbrs[u]:
+            if match[v] < 0 and vw[u] + vw[v] <= max_vw:
+                best = max(best, (w, key[u] ^ key[v], v))
+        return best[2], best[0]
+
+    for r in range(rounds):
+        for u in range(n):
+            if match[u] < 0 and nbrs[u] and (r == 0 or (prop[u] >= 0 and match[prop[u]] >= 0)):
+                prop[u], propw[u] = heaviest(u)
+        made = 0
+        free = [u for u in range(n) if match[u] < 0]
+        for u in free:
+            v = prop[u]
+            if v > u and match[v] < 0 and prop[v] == u:
+                match[u], match[v] = v, u
+                made += 1
+        still = [u for u in range(n) if match[u] < 0]
+        targeted = {prop[u] for u in still if prop[u] >= 0 and match[prop[u]] < 0}
+        offers = {}
+        for u in still:
+            v = prop[u]
+            if u not in targeted and v >= 0 and match[v] < 0:
+                offers[v] = max(offers.get(v, (-1, -1)), (min(propw[u], 2**31 - 1), u))
+        for v, (_, u) in offers.items():
+            match[v], match[u] = u, v
+            made += 1
+        if made == 0:
+            break
+    left = [u for u in range(n) if match[u] < 0]
+    heavy = {}
+    for u in left:
+        if nbrs[u]:
+            heavy[u] = max(nbrs[u], key=lambda p: p[1])[0]  # the first of equal weight
+    if len(left) > n // 10:
+        for c in sorted(set(heavy.values())):
+            pending = -1
+            for u, _ in nbrs[c]:
+                if match[u] >= 0 or heavy.get(u) != c:
+                    continue
+                if pending >= 0 and vw[u] + vw[pending] <= max_vw:
+                    match[u], match[pending] = pending, u
+                    pending = -1
+                else:
+                    pending = u
+    islands = [u for u in range(n) if match[u] < 0 and not nbrs[u]]
+    for a, b in zip(islands[0::2], islands[1::2]):
+        if vw[a] + vw[b] <= max_vw:
+            match[a], match[b] = b, a
+    return [u if m < 0 else m for u, m in enumerate(match)]
+
+
+def on_device(lv):
+    cuda = _gpu.require_gpu()
+    keep = gpu.Arena(cuda, "levels")
+    dl = gpu.DeviceLevel(*(gpu._upload(cuda, keep, a) for a in (lv.indptr, lv.indices, lv.ewgt,
+                                                                 lv.vwgt)),
+                         lv.n, len(lv.indices), host=lv)
+    return cuda, keep, gpu.Arena(cuda, "scratch"), dl
+
+
+def device_match(lv, seed, max_vw):
+    cuda, keep, work, dl = on_device(lv)
+    stats = {"match_rounds": 0}
+    match = gpu.match_on_device(cuda, work, dl, gpu._keys(work, lv.n, seed), max_vw, stats)
+    return cuda, keep, work, dl, match
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_matching_is_the_rule_and_valid(seed):
+    # weighted random graphs (with islands): the device's matching is exactly the rule's,
+    # a valid matching within the weight cap
+    lv = random_level(seed, n=40, m=70, wmax=3, vmax=3)
+    for max_vw in (3, 6):
+        *_, match = device_match(lv, seed, max_vw)
+        got = match.copy_to_host()[:lv.n].tolist()
+        assert got == reference_matching(lv, keys(lv.n, seed), max_vw, gpu.MATCH_ROUNDS)
+        for u, v in enumerate(got):
+            assert got[v] == u
+            if u != v:
+                assert lv.vwgt[u] + lv.vwgt[v] <= max_vw
+
+
+def test_matching_by_hand():
+    # a path 0-1-2-3 with weights 1, 5, 1: 1 and 2 propose to each other; 0 and 3 then
+    # have no free neighbour and no common one, so they stay single
+    lv = csr_from_edges([0, 1, 2], [1, 2, 3], [1, 5, 1], 4)
+    *_, match = device_match(lv, 0, 10)
+    assert match.copy_to_host()[:4].tolist() == [0, 2, 1, 3]
+    # a path 0-1-2-3 with weights 1, 2, 3: 2 and 3 propose to each other; 0 proposes to 1,
+    # which proposes to 2; nobody proposes to 0, so 0 offers itself to 1 and 1 takes it:
+    # everything matched in the first round (the second finds nothing and stops)
+    lv = csr_from_edges([0, 1, 2], [1, 2, 3], [1, 2, 3], 4)
+    *_, match = device_match(lv, 0, 10)
+    assert match.copy_to_host()[:4].tolist() == [1, 0, 3, 2]
+    # a star with 6 leaves and the cap 2: the centre and leaf 4 (the heaviest edge)
+    # propose to each other; the other leaves then have no free neighbour and pair two
+    # hops apart in the centre's row order (1-2, 3-5; 6 is left), as more than a tenth
+    # are unmatched
+    lv = csr_from_edges([0] * 6, [1, 2, 3, 4, 5, 6], [1, 1, 1, 3, 1, 1], 7)
+    *_, match = device_match(lv, 0, 2)
+    assert match.copy_to_host()[:7].tolist() == [4, 2, 1, 5, 0, 3, 6]
+    # islands pair in id order, the 2i-th with the next, within the cap: 0-1; 2-3 would
+    # weigh 3 (island 2 weighs 2), so 2, 3 and 4 stay single
+    lv = csr_from_edges([], [], [], 5, [1, 1, 2, 1, 1])
+    *_, match = device_match(lv, 0, 2)
+    assert match.copy_to_host()[:5].tolist() == [1, 0, 2, 3, 4]
+
+
+def test_cmap_and_contraction_equal_the_cpu_kernels():
+    for seed in range(3):
+        lv = random_level(seed, n=50, m=120)
+        cuda, keep, work, dl, match = device_match(lv, seed, 8)
+        mate = match.copy_to_host()[:lv.n]
+        coarse, cmap = gpu.contract_on_device(cuda, keep, work, dl, match)
+        want_cmap, nc = K.coarse_map(mate)
+        assert cmap.copy_to_host()[:lv.n].tolist() == want_cmap.tolist() and coarse.n == nc
+        ptr, idx, w, vw = K.contract(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, mate, want_cmap, nc)
+        h = coarse.host()
+        assert h.vwgt.tolist() == vw.tolist() and h.indptr.tolist() == ptr.tolist()
+        for c in range(nc):  # the same rows, the device's sorted by neighbour
+            row = sorted(zip(idx[ptr[c]:ptr[c + 1]].tolist(), w[ptr[c]:ptr[c + 1]].tolist()))
+            got = list(zip(h.indices[h.indptr[c]:h.indptr[c + 1]].tolist(),
+                           h.ewgt[h.indptr[c]:h.indptr[c + 1]].tolist()))
+            assert got == row
+        # weights kept: vertex weight in full, edge weight less the pairs' own edges
+        inner = sum(wt for (u, v), wt in edges_of(lv).items() if mate[u] == v)
+        assert h.vwgt.sum() == lv.vwgt.sum()
+        assert sum(edges_of(h).values()) == sum(edges_of(lv).values()) - inner
+
+
+def refined(lv, part, maxload, seed=0):
+    cuda, keep, work, dl = on_device(lv)
+    d_part = gpu._upload(cuda, keep, part)
+    stats = dict.fromkeys(("passes", "moves", "gain", "subset_moves", "repair_moves",
+                           "host_repairs"), 0)
+    key = gpu._keys(work, lv.n, seed)
+    gpu.refine_on_device(cuda, work, dl, d_part, np.asarray(maxload, dtype=np.int64), key,
+                         np.random.default_rng(seed), stats)
+    return d_part.copy_to_host()[:lv.n], stats
+
+
+def gains_left(lv, part, maxload):
+    """Moves with a positive gain into a part with room for the vertex."""
+    k = len(maxload)
+    load = np.bincount(part, weights=lv.vwgt, minlength=k)
+    found = []
+    for v in range(lv.n):
+        conn = np.zeros(k, dtype=np.int64)
+        for e in range(lv.indptr[v], lv.indptr[v + 1]):
+            conn[part[lv.indices[e]]] += lv.ewgt[e]
+        for q in range(k):
+            if q != part[v] and conn[q] > conn[part[v]] and load[q] + lv.vwgt[v] <= maxload[q]:
+                found.append((v, q))
+    return found
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_refinement_lowers_the_cut_keeps_bounds_and_ends_at_a_local_optimum(seed):
+    lv = random_level(seed, n=60, m=150, vmax=2)
+    k = 4
+    rng = np.random.default_rng(seed)
+    part = rng.integers(0, k, lv.n)
+    load = np.bincount(part, weights=lv.vwgt, minlength=k).astype(np.int64)
+    maxload = np.maximum(load, int(1.1 * lv.vwgt.sum() / k))  # every bound holds
+    before = cut_of(lv, part)
+    out, stats = refined(lv, part, maxload, seed)
+    assert stats["passes"] < gpu.REFINE_PASSES and stats["host_repairs"] == 0
+    assert cut_of(lv, out) == before - stats["gain"] < before
+    assert (np.bincount(out, weights=lv.vwgt, minlength=k) <= maxload).all()
+    assert gains_left(lv, out, maxload) == []
+
+
+def test_refinement_commits_a_subset_when_a_part_is_saturated():
+    # 2 and 3 (part 1) each join both ends of the edge 0-1 (part 0): each gains 2 moving to
+    # part 0, which has room for one of them (bound 3); together they are over, so no part's
+    # requests fit and the subset step commits the first of the best: 2. Then 3 has no room
+    # and 0, 1 would gain 1 moving to part 1, which is full (bound 4): the cut falls 4 -> 2
+    lv = csr_from_edges([0, 2, 2, 3, 3, 4], [1, 0, 1, 0, 1, 5], [1] * 6, 6)
+    part = np.array([0, 0, 1, 1, 1, 1])
+    out, stats = refined(lv, part, np.array([3, 4]))
+    assert out.tolist() == [0, 0, 0, 1, 1, 1]
+    assert stats["subset_moves"] == 1 and stats["moves"] == 0 and stats["gain"] == 2
+    assert (cut_of(lv, part), cut_of(lv, out)) == (4, 2)
+
+
+def test_refinement_repairs_an_overloaded_part_on_the_host():
+    lv = grid(6, 6, seed=0)
+    lv = csr_from_edges(lv.src, lv.dst, lv.weight, lv.n)
+    part = np.zeros(36, dtype=np.int64)
+    part[:6] = 1  # part 0 holds 30 of 36, bound 20
+    out, stats = refined(lv, part, np.array([20, 20]))
+    assert stats["host_repairs"] == 1 and stats["repair_moves"] >= 10
+    assert (np.bincount(out, minlength=2) <= 20).all()
+
+
+def test_partition_on_the_gpu_is_valid_deterministic_and_close_to_the_cpu_twin():
+    g = grid(11, 11, seed=0)
+    lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
+    for k in (2, 4):
+        a = partition_graph(g, k, device="gpu", seed=3)
+        c = partition_graph(g, k, device="cpu", seed=3)
+        if k == 4:
+            assert np.array_equal(a.part, partition_graph(g, k, device="gpu", seed=3).part)
+        assert a.device == "gpu"
+        assert set(a.part.tolist()) == set(range(k)) and a.balance <= 1.03
+        # k = 2 coarsens (to 60 vertices); at k = 4 the stop size is 120 = 30 k, and the
+        # coarse vertex cap 1.5 x 121 / 120 admits no pair: one level, refined from the start
+        assert a.cut == cut_of(lv, a.part) and len(a.level_sizes) == (3 if k == 2 else 1)
+        assert a.gpu["match_rounds"] >= 1 and a.seconds["coarsening"] > 0
+        assert a.cut <= 1.5 * c.cut
+
+
+def test_heterogeneous_targets_on_the_gpu():
+    g = grid(12, 12, seed=0)
+    r = partition_graph(g, 3, device="gpu", targets=[1, 2, 3], seed=1)
+    want = np.array([1, 2, 3]) / 6 * 144
+    assert (r.loads <= np.floor(1.03 * want)).all() and r.loads.sum() == 144
+
+
+def test_gpu_bad_input(monkeypatch, tmp_path, capsys):
+    from vcut.cli import main
+
+    g = grid(10, 10, seed=0)
+    monkeypatch.setattr(config, "DEVICE_MEMORY", 1000)
+    with pytest.raises(InputError, match=r"needs about .* MiB of GPU memory, 0.0 MiB is free; "
+                                         r"use --device cpu"):
+        partition_graph(g, 4, device="gpu")
+    monkeypatch.setattr(config, "DEVICE_MEMORY", None)
+    path = tmp_path / "g.npz"
+    write_graph(g, path)
+    monkeypatch.setattr(_gpu, "_device_present", lambda: False)
+    with pytest.raises(InputError, match="no CUDA GPU is available here"):
+        partition_graph(g, 4, device="gpu")
+    assert partition_graph(g, 4, device="auto").device == "cpu"
+    assert main(["partition", str(path), "-p", "4", "--algo", "multilevel", "--device",
+                 "gpu"]) == 2
+    assert "no CUDA GPU is available here" in capsys.readouterr().err
+
+
+def test_cli_on_the_gpu(tmp_path, capsys):
+    from vcut.cli import main
+
+    g = grid(8, 8, seed=0)
+    path = tmp_path / "g.npz"
+    write_graph(g, path)
+    out = tmp_path / "g.part"
+    assert main(["partition", str(path), "-p", "2", "--algo", "multilevel", "--device", "gpu",
+                 "-o", str(out), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    part = np.array([int(x) for x in out.read_text().split()])
+    lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
+    assert res["device"] == "gpu" and res["edge_cut"] == cut_of(lv, part)
+    assert res["balance"] <= 1.03 and sorted(np.bincount(part).tolist()) == [32, 32]
+
+
+def test_spac_with_the_multilevel_backend_on_the_gpu():
+    # split-and-connect, then the multilevel partitioner on the device: the same checks as
+    # on the CPU (tests/runtime/test_multilevel.py), and the GPU named in the result
+    from runtime.generators import rmat
+    from vcut.partition import partition_graph as vertex_cut
+
+    g = rmat(6, 4, seed=3)
+    res = vertex_cut(g, 2, "spac", backend="multilevel", device="gpu")
+    a = res.simple_assignment
+    assert res.info["device"] == "gpu" and res.info["backend"] == "multilevel"
+    assert len(a) == res.info["simple_edges"] and set(a.tolist()) == {0, 1}
+    assert res.metrics.edge_weight_imbalance <= 1.03 + 1e-9
+    with pytest.raises(InputError, match="SPAC with --backend multilevel"):
+        vertex_cut(g, 2, "spac", device="gpu")  # METIS runs on the CPU only
