@@ -10,6 +10,9 @@ edge-cut cluster computes the values of its own vertices.
     METIS multilevel k-way partitioning (pymetis) minimising cut edges (unit
     edge weights: a cut edge is one value to communicate), vertex weights =
     work, 3 % imbalance.
+``multilevel``
+    The same partition by the runtime's multilevel partitioner
+    (`runtime.multilevel`, its CPU twin) instead of METIS.
 ``compnet``
     In the spirit of CompNet (Xiao et al., ICCAD 2017: an edge cut found by a
     community-detection-inspired optimisation; its code is not public):
@@ -30,7 +33,7 @@ from . import _kernels
 
 __all__ = ["EDGE_CUTS", "edge_cut", "vertex_work"]
 
-EDGE_CUTS = ("compnet", "metis")
+EDGE_CUTS = ("compnet", "metis", "multilevel")
 LPA_ROUNDS = 20
 
 
@@ -59,11 +62,11 @@ def edge_cut(src, dst, weight, n, p, method="metis", *, imbalance=1.03, seed=0):
     xadj, adjncy, adjwgt = _kernels.symmetric_csr(a, b, np.ones(len(a), dtype=np.int64), n)
     if p == 1:
         return np.zeros(n, dtype=np.int32)
-    if method == "metis":
+    if method in ("metis", "multilevel"):
         from .spac import _int_weights, vertex_partition
 
         return vertex_partition(xadj, adjncy, adjwgt, _int_weights(work), p, imbalance=imbalance,
-                                seed=seed)
+                                seed=seed, backend=method)
     labels = np.arange(n, dtype=np.int64)
     perm = np.random.default_rng(seed).permutation(n).astype(np.int64)
     cap = max(work.sum() / p, work.max())

@@ -36,8 +36,10 @@ def test_label_propagation_by_hand():
 
 def test_edge_cuts():
     w = np.ones(7)
-    parts = edge_cut(SRC, DST, w, 6, 2, "metis")
-    assert np.count_nonzero(parts[SRC] != parts[DST]) == 1  # the bridge only
+    for method in ("metis", "multilevel"):
+        parts = edge_cut(SRC, DST, w, 6, 2, method)
+        assert np.count_nonzero(parts[SRC] != parts[DST]) == 1  # the bridge only
+        assert sorted(parts.tolist()) == [0, 0, 0, 1, 1, 1]
     c = edge_cut(SRC, DST, w, 6, 2, "compnet", seed=1)
     assert set(c.tolist()) == {0, 1}
     assert np.array_equal(c, edge_cut(SRC, DST, w, 6, 2, "compnet", seed=1))
