@@ -73,8 +73,10 @@ MATCH_ROUNDS = 16
 REFINE_PASSES = 32
 #: saturated requests the subset step examines at once (2**TOPK subsets; the source: 11)
 TOPK = 11
-#: int64 entries of a region's first chunk
+#: int64 entries of a region's first chunk; a new chunk doubles the last one, up to
+#: MAX_GROWTH entries (64 MiB), or is as large as the request
 CHUNK = 1 << 16
+MAX_GROWTH = 1 << 23
 
 
 class Arena:
@@ -98,7 +100,8 @@ class Arena:
                 return view
             self._at += 1
             self._used = 0
-        size = max(count, CHUNK, 2 * (len(self._chunks[-1]) if self._chunks else 0))
+        last = len(self._chunks[-1]) if self._chunks else 0
+        size = max(count, CHUNK, min(2 * last, MAX_GROWTH))  # no doubling of a huge chunk
         try:
             self._chunks.append(self._cuda.device_array(size, dtype=np.int64))
         except Exception as exc:  # numba's out-of-memory error
@@ -119,7 +122,9 @@ class Arena:
 
 
 def _gpu_bytes(b):
-    return f"{b / 2**20:,.1f} MiB"
+    from ..traversal import format_bytes
+
+    return format_bytes(b)
 
 
 def plan_bytes(n, entries):

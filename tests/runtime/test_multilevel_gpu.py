@@ -274,8 +274,8 @@ def test_gpu_bad_input(monkeypatch, tmp_path, capsys):
 
     g = grid(10, 10, seed=0)
     monkeypatch.setattr(config, "DEVICE_MEMORY", 1000)
-    with pytest.raises(InputError, match=r"needs about .* MiB of GPU memory, 0.0 MiB is free; "
-                                         r"use --device cpu"):
+    with pytest.raises(InputError, match=r"needs about .* KiB of GPU memory, 1,000 bytes is "
+                                         r"free; use --device cpu"):
         partition_graph(g, 4, device="gpu")
     monkeypatch.setattr(config, "DEVICE_MEMORY", None)
     path = tmp_path / "g.npz"
@@ -319,3 +319,26 @@ def test_spac_with_the_multilevel_backend_on_the_gpu():
     assert res.metrics.edge_weight_imbalance <= 1.03 + 1e-9
     with pytest.raises(InputError, match="SPAC with --backend multilevel"):
         vertex_cut(g, 2, "spac", device="gpu")  # METIS runs on the CPU only
+
+
+def test_arena_hands_out_disjoint_views_and_reuses_them(monkeypatch):
+    cuda = _gpu.require_gpu()
+    arena = gpu.Arena(cuda, "test region")
+    x, y, z = arena.take(40), arena.take(40), arena.take(10)  # chunks of 64, then 128
+    assert arena.nbytes == 8 * (64 + 128)
+    for i, d in enumerate((x, y, z)):
+        d.copy_to_device(np.full(len(d), i, dtype=np.int64))
+    assert [d.copy_to_host().tolist() for d in (x, y, z)] == [[0] * 40, [1] * 40, [2] * 10]
+    arena.reset()
+    again = arena.take(40)  # the first chunk again, not a new one
+    again.copy_to_device(np.full(40, 7, dtype=np.int64))
+    assert x.copy_to_host().tolist() == [7] * 40 and arena.nbytes == 8 * (64 + 128)
+
+    def no_memory(*a, **k):
+        raise MemoryError("out of device memory")
+
+    monkeypatch.setattr(cuda, "device_array", no_memory)
+    with pytest.raises(InputError, match=r"the GPU ran out of memory for the test region "
+                                         r"\(7.8 KiB more after 1.5 KiB\): MemoryError; use "
+                                         r"--device cpu"):
+        arena.take(1000)
