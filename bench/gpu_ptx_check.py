@@ -3,7 +3,8 @@
 The test suite runs the kernels under numba's CUDA simulator, which executes
 Python and so cannot catch what only the CUDA compiler sees (types of atomics,
 shared arrays, device-function calls). This script compiles each kernel of
-`runtime._gpu_kernels` and `vcut._gpu_greedy` for a compute capability (default 9.0, H100/H200) with
+`runtime._gpu_kernels`, `runtime.multilevel._gpu_kernels` and `vcut._gpu_greedy` for a
+compute capability (default 9.0, H100/H200) with
 NVVM and prints its PTX size and whether it uses atomics. It needs the
 maintained CUDA target (``pip install -e '.[gpu]'``); without a driver the
 current device's compute capability is replaced by ``--cc``.
@@ -83,12 +84,41 @@ def main():
                                        i8a),
               "greedy_scatter_kernel": (i8a, u8m, i8a, i8, u8m, i8a)}
     sigs.update(greedy)
+    # the multilevel partitioner's GPU phases (runtime.multilevel._gpu_kernels): int64 arrays
+    from runtime.multilevel import _gpu_kernels as ML
+
+    multilevel = {
+        "fill_kernel": (i8a, i8, i8), "degrees_kernel": (i8a, i8, i8a),
+        "propose_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8, i8a, i8a, i8, i8),
+        "handshake_kernel": (i8a, i8a, i8, i8a), "received_kernel": (i8a, i8a, i8, i8a),
+        "offer_kernel": (i8a, i8a, i8a, i8a, i8, i8a), "accept_kernel": (i8a, i8a, i8, i8a),
+        "heavy_kernel": (i8a, i8a, i8a, i8a, i8, i8a, i8a, i8a),
+        "two_hop_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8, i8),
+        "island_flags_kernel": (i8a, i8a, i8, i8a), "island_scatter_kernel": (i8a, i8a, i8, i8a),
+        "island_pair_kernel": (i8a, i8, i8a, i8, i8a), "finish_match_kernel": (i8a, i8),
+        "leader_flags_kernel": (i8a, i8, i8a), "cmap_kernel": (i8a, i8a, i8, i8a, i8a),
+        "coarse_bounds_kernel": (i8a, i8a, i8a, i8a, i8, i8a, i8a),
+        "contract_rows_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8a, i8a, i8, i8a, i8a, i8a),
+        "contract_compact_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8, i8a, i8a, i8a),
+        "project_kernel": (i8a, i8a, i8, i8a), "loads_kernel": (i8a, i8a, i8, i8a),
+        "cut_kernel": (i8a, i8a, i8a, i8a, i8, i8a),
+        "best_move_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8a, i8, i8a, i8a),
+        "select_kernel": (i8a, i8a, i8a, i8a, i8a, i8, i8a),
+        "request_kernel": (i8a, i8a, i8a, i8, i8a),
+        "commit_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8, i8a, i8a, i8a),
+        "apply_kernel": (i8a, i8a, i8a, i8a, i8a, i8),
+        "gather_kernel": (i8a, i8, i8a, i8a, i8a, i8a, i8a, i8a),
+        "set_parts_kernel": (i8a, i8a, i8, i8a, i8a, i8a),
+        "keys_kernel": (i8, i8, i8a),
+    }
+    sigs.update({f"multilevel {k}": v for k, v in multilevel.items()})
     print(f"| kernel | PTX bytes (sm_{cc[0]}{cc[1]}) | atomics |\n|---|---:|---|")
     failed = 0
     for name, sig in sigs.items():
         try:
-            mod = GG if name in greedy else G
-            ptx, _ = cuda.compile_ptx(getattr(mod, name.split()[0]).py_func, sig, cc=cc)
+            mod = GG if name in greedy else ML if name.startswith("multilevel ") else G
+            ptx, _ = cuda.compile_ptx(getattr(mod, name.split()[-1] if mod is ML
+                                              else name.split()[0]).py_func, sig, cc=cc)
             print(f"| {name} | {len(ptx):,} | {'yes' if 'atom.' in ptx else 'no'} |")
         except Exception as exc:  # report every kernel, then fail
             failed += 1
