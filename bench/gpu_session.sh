@@ -13,6 +13,9 @@
 # Then: run(command="bash bench/gpu_session.sh", carry=[".whl", ".devdata"], timeout_s=600)
 # Results come back under $OUT: env.txt (card, step times), tests.txt, mst.txt, batched.txt,
 # traversal.txt.
+# `bash bench/gpu_session.sh multilevel` runs the multilevel partitioner's GPU checks instead
+# (its tests on the card, then bench_multilevel.py --gpu on the generated graphs of ~2 M edges
+# and the meshes / power-law graphs found in .devdata): tests.txt, multilevel.txt.
 cd "$(dirname "$0")/.." || exit 3
 OUT=${OUT:-/tmp/gpu-session}
 mkdir -p "$OUT"
@@ -30,6 +33,15 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, log its duratio
     timeout "$limit" "$@" > "$OUT/$name.txt" 2>&1
     echo "$name: exit $?, $((SECONDS - t0)) s" >> "$OUT/env.txt"
 }
+if [ "$1" = multilevel ]; then
+    step tests 150 python3 -m pytest -q -p no:cacheprovider -n 0 tests/runtime/test_multilevel_gpu.py
+    step multilevel 400 python3 bench/bench_multilevel.py --gpu --datasets .devdata \
+        --graphs delaunay_n16.edges.gz,rgg_n_2_16_s0.mtx.gz,luxembourg_osm.mtx.gz,email-Enron.txt.gz \
+        --ks 8,64 --repeat 1
+    tail -3 "$OUT/tests.txt"
+    cat "$OUT/multilevel.txt" "$OUT/env.txt"
+    exit 0
+fi
 step tests 150 python3 -m pytest -q -p no:cacheprovider -n 0 tests/runtime/test_gpu.py \
     tests/runtime/test_gpu_stack.py tests/runtime/test_mst.py tests/vcut/test_gpu_greedy.py
 step mst 100 python3 bench/bench_mst.py --device gpu --scale 21 --repeat 2
