@@ -42,9 +42,10 @@ def register(sub):
                     "edge cut instead, one part per "
                     "vertex, written as a METIS .part file)")
     pa.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
-                    help="multilevel, and the greedy family's batched stream (decided on the "
-                    "GPU, the CPU batches' result; --batch default 65536 there): where it runs "
-                    "(default cpu; auto: the GPU when one is usable)")
+                    help="multilevel, SPAC with --backend multilevel, and the greedy family's "
+                    "batched stream (decided on the GPU, the CPU batches' result; --batch "
+                    "default 65536 there): where it runs (default cpu; auto: the GPU when one "
+                    "is usable)")
     pa.add_argument("--tau", type=float, metavar="T",
                     help="hep: degree threshold in mean degrees (default 10)")
     pa.add_argument("--refine", action="store_true",
