@@ -88,7 +88,7 @@ def main():
     from runtime.multilevel import _gpu_kernels as ML
 
     multilevel = {
-        "fill_kernel": (i8a, i8, i8), "degrees_kernel": (i8a, i8, i8a),
+        "fill_kernel": (i8a, i8, i8),
         "propose_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8, i8a, i8a, i8, i8),
         "handshake_kernel": (i8a, i8a, i8, i8a), "received_kernel": (i8a, i8a, i8, i8a),
         "offer_kernel": (i8a, i8a, i8a, i8a, i8, i8a), "accept_kernel": (i8a, i8a, i8, i8a),
@@ -110,6 +110,12 @@ def main():
         "gather_kernel": (i8a, i8, i8a, i8a, i8a, i8a, i8a, i8a),
         "set_parts_kernel": (i8a, i8a, i8, i8a, i8a, i8a),
         "keys_kernel": (i8, i8, i8a),
+        "incidence_count_kernel": (i8a, i8a, i8, i8a),
+        "incidence_scatter_kernel": (i8a, i8a, i8, i8a, i8a, i8a, i8a),
+        "incidence_sort_kernel": (i8a, i8a, i8, i8a, i8a),
+        "split_counts_kernel": (i8a, i8a, i8a, i8, i8a, i8, i8, i8a, i8a),
+        "split_rows_kernel": (i8a, i8a, i8a, i8, i8a, i8, i8, i8a, i8a, i8a, i8a, i8a),
+        "sort_rows_kernel": (i8a, i8a, i8a, i8, i8a), "sum_kernel": (i8a, i8a, i8, i8a),
     }
     sigs.update({f"multilevel {k}": v for k, v in multilevel.items()})
     print(f"| kernel | PTX bytes (sm_{cc[0]}{cc[1]}) | atomics |\n|---|---:|---|")

@@ -22,12 +22,12 @@ from frontend.errors import InputError
 
 from . import _cpu as K
 from .coarsening import coarsen
-from .graph import Level, csr_from_edges, level_from
+from .graph import DeviceLevel, Level, csr_from_edges, level_from
 from .initial import initial_partition
 from .refinement import refine
 
-__all__ = ["partition_graph", "MultilevelResult", "Level", "csr_from_edges", "level_from",
-           "phases"]
+__all__ = ["partition_graph", "MultilevelResult", "Level", "DeviceLevel", "csr_from_edges",
+           "level_from", "phases"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,10 +112,8 @@ def _on_device(level, k, fractions, imbalance, seed, rng, maxload, target_w, t0)
     def initial(coarsest, b):
         return _best_initial(initial_partition, refine, coarsest, fractions, imbalance, rng, b)
 
-    part, sizes, seconds, stats = partition_on_device(level, k, fractions, maxload, bound,
-                                                      initial, int(seed), rng)
-    loads = K.part_loads(part, level.vwgt, k)
-    cut = int(K.edge_cut(level.indptr, level.indices, level.ewgt, part))
+    part, loads, cut, sizes, seconds, stats = partition_on_device(
+        level, k, fractions, maxload, bound, initial, int(seed), rng)
     seconds = {"read": t1 - t0, **seconds}
     seconds["total"] = time.perf_counter() - t0
     return MultilevelResult(
@@ -132,7 +130,8 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
 
     Parameters
     ----------
-    graph : ir_graph.Graph, scipy sparse matrix or (indptr, indices[, ew[, vw]])
+    graph : ir_graph.Graph, scipy sparse matrix, (indptr, indices[, ew[, vw]]), or a
+        `gpu.DeviceLevel` already on the device (positive vertex weights)
     k : int, 2 <= k <= number of vertices
     device : "cpu", "gpu" or "auto"
     imbalance : float > 0
@@ -159,14 +158,16 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
     if int(seed) != seed or seed < 0:
         raise InputError(f"seed must be an integer >= 0, got {seed!r}")
     t0 = time.perf_counter()
-    level = graph if isinstance(graph, Level) else level_from(graph)
+    if isinstance(graph, DeviceLevel) and dev == "cpu":
+        graph = graph.host()
+    level = graph if isinstance(graph, (Level, DeviceLevel)) else level_from(graph)
     if int(k) != k or k < 2 or k > level.n:
         raise InputError(f"k must be an integer in [2, {level.n}] (the number of vertices), "
                          f"got {k}")
     k = int(k)
     fractions = _fractions(targets, k)
     rng = np.random.default_rng(int(seed))
-    total = int(level.vwgt.sum())
+    total = level.total if isinstance(level, DeviceLevel) else int(level.vwgt.sum())
     if total == 0:
         level = Level(level.indptr, level.indices, level.ewgt, np.ones(level.n, np.int64))
         total = level.n

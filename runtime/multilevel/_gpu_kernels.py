@@ -29,13 +29,6 @@ def fill_kernel(a, n, value):
         a[i] = value
 
 
-@cuda.jit
-def degrees_kernel(indptr, n, out):
-    v = cuda.grid(1)
-    if v < n:
-        out[v] = indptr[v + 1] - indptr[v]
-
-
 # ---------------------------------------------------------------------------- matching
 
 
@@ -507,3 +500,129 @@ def keys_kernel(n, seed, key):
     if v < n:
         s = _mix(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15))
         key[v] = np.int64(_mix(s ^ np.uint64(v)) >> np.uint64(1))
+
+
+# ------------------------------------------------- SPAC's split graph (contracted form)
+
+
+@cuda.jit
+def incidence_count_kernel(src, dst, m, deg):
+    e = cuda.grid(1)
+    if e < m:
+        cuda.atomic.add(deg, src[e], 1)
+        cuda.atomic.add(deg, dst[e], 1)
+
+
+@cuda.jit
+def incidence_scatter_kernel(src, dst, m, scan, deg, cursor, inc):
+    """Each edge into both its endpoints' segments (slots by an atomic cursor; the
+    segments are sorted afterwards, so the order of the threads does not show)."""
+    e = cuda.grid(1)
+    if e < m:
+        for side in range(2):
+            x = src[e] if side == 0 else dst[e]
+            i = cuda.atomic.add(cursor, x, 1)
+            inc[scan[x] - deg[x] + i] = e
+
+
+@cuda.jit
+def incidence_sort_kernel(scan, deg, n, inc, scratch):
+    """A vertex's incident edges in edge order (heap sort of its segment)."""
+    x = cuda.grid(1)
+    if x < n:
+        _heapsort(inc, scratch, scan[x] - deg[x], deg[x])
+
+
+@cuda.jit(device=True)
+def _clone_neighbours(j, lo, hi, inc, cycles):
+    """The clones next to incidence entry ``j`` of the segment ``[lo, hi)``: (prev, next),
+    -1 for none; consecutive clones are joined, the last and the first too when the
+    vertex has degree >= 3 and ``cycles``."""
+    ring = cycles != 0 and hi - lo >= 3
+    prev = -1
+    nxt = -1
+    if j > lo:
+        prev = inc[j - 1]
+    elif ring:
+        prev = inc[hi - 1]
+    if j < hi - 1:
+        nxt = inc[j + 1]
+    elif ring:
+        nxt = inc[lo]
+    return prev, nxt
+
+
+@cuda.jit(device=True)
+def _owner(scan, n, j):
+    """The vertex whose segment holds incidence entry ``j`` (``scan``: inclusive degree
+    scan): the first x with scan[x] > j."""
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if scan[mid] > j:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@cuda.jit
+def split_counts_kernel(src, scan, deg, n, inc, entries, cycles, cnt0, cnt1):
+    """Auxiliary edges of clone (= edge) e around its first (cnt0) and second (cnt1) end:
+    one thread per incidence entry."""
+    j = cuda.grid(1)
+    if j >= entries:
+        return
+    x = _owner(scan, n, j)
+    e = inc[j]
+    p, q = _clone_neighbours(j, scan[x] - deg[x], scan[x], inc, cycles)
+    c = (1 if p >= 0 else 0) + (1 if q >= 0 else 0)
+    if src[e] == x:
+        cnt0[e] = c
+    else:
+        cnt1[e] = c
+
+
+@cuda.jit
+def split_rows_kernel(src, scan, deg, n, inc, entries, cycles, rscan, cnt0, cnt1, adj, w):
+    """Each incidence entry writes its clone's neighbours around that end into the clone's
+    row (the first end's first); weight 1."""
+    j = cuda.grid(1)
+    if j >= entries:
+        return
+    x = _owner(scan, n, j)
+    e = inc[j]
+    p, q = _clone_neighbours(j, scan[x] - deg[x], scan[x], inc, cycles)
+    at = rscan[e] - cnt0[e] - cnt1[e] + (0 if src[e] == x else cnt0[e])
+    if p >= 0:
+        adj[at] = p
+        w[at] = 1
+        at += 1
+    if q >= 0:
+        adj[at] = q
+        w[at] = 1
+
+
+@cuda.jit
+def sort_rows_kernel(rscan, cnt0, cnt1, m, adj):
+    """A clone's row (at most four neighbours) sorted by neighbour."""
+    e = cuda.grid(1)
+    if e >= m:
+        return
+    t = cnt0[e] + cnt1[e]
+    lo = rscan[e] - t
+    for i in range(1, t):
+        v = adj[lo + i]
+        h = i
+        while h > 0 and adj[lo + h - 1] > v:
+            adj[lo + h] = adj[lo + h - 1]
+            h -= 1
+        adj[lo + h] = v
+
+
+@cuda.jit
+def sum_kernel(a, b, n, out):
+    i = cuda.grid(1)
+    if i < n:
+        out[i] = a[i] + b[i]

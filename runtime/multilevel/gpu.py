@@ -62,10 +62,10 @@ from .. import _gpu
 from . import _cpu as K
 from . import _gpu_kernels as G
 from .coarsening import MAX_VERTEX_FACTOR, SHRINK_STOP, coarsen_to
-from .graph import Level
+from .graph import DeviceLevel, Level  # noqa: F401 (DeviceLevel: part of this API)
 
-__all__ = ["partition_on_device", "plan_bytes", "Arena", "DeviceLevel", "MATCH_ROUNDS",
-           "REFINE_PASSES", "TOPK"]
+__all__ = ["partition_on_device", "split_graph_on_device", "plan_bytes", "Arena", "DeviceLevel",
+           "MATCH_ROUNDS", "REFINE_PASSES", "TOPK"]
 
 #: proposal rounds per level (each also runs the cross-examination)
 MATCH_ROUNDS = 16
@@ -133,29 +133,6 @@ def plan_bytes(n, entries):
     contraction's segments (16 bytes per entry) and 16 per-vertex arrays."""
     level = 8 * (n + 1) + 16 * entries + 8 * n
     return 2 * level + 16 * entries + 16 * 8 * n
-
-
-class DeviceLevel:
-    """One level on the device (int64 arrays), with its host copy on demand."""
-
-    def __init__(self, indptr, indices, ewgt, vwgt, n, entries, host=None):
-        self.indptr, self.indices, self.ewgt, self.vwgt = indptr, indices, ewgt, vwgt
-        self.n = n
-        self.entries = entries
-        self._host = host
-
-    def heaviest(self):
-        """The largest vertex weight (one download of the weights)."""
-        vw = self._host.vwgt if self._host is not None else self.vwgt.copy_to_host()[:self.n]
-        return int(vw.max()) if self.n else 0
-
-    def host(self):
-        if self._host is None:
-            ind = self.indices.copy_to_host()[:self.entries]
-            ew = self.ewgt.copy_to_host()[:self.entries]
-            self._host = Level(self.indptr.copy_to_host()[:self.n + 1], ind, ew,
-                               self.vwgt.copy_to_host()[:self.n])
-        return self._host
 
 
 def _run(kernel, count, *args):
@@ -257,7 +234,7 @@ def contract_on_device(cuda, keep, work, lv, match):
 def coarsen_on_device(cuda, keep, work, finest, k, seed, stats):
     """``(levels, maps)`` as `coarsening.coarsen` gives them, on the device."""
     stop = coarsen_to(finest.n, k)
-    total = int(finest.host().vwgt.sum())
+    total = finest.total
     max_vw = max(1, int(MAX_VERTEX_FACTOR * total / stop))
     levels, maps = [finest], []
     while levels[-1].n > stop:
@@ -344,26 +321,25 @@ def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats):
 
 
 def partition_on_device(level, k, fractions, maxload, coarse_bound, initial, seed, rng):
-    """The whole run on the device: ``(part, level_sizes, seconds, stats)``.
+    """The whole run on the device: ``(part, loads, cut, level_sizes, seconds, stats)``.
 
-    ``initial(coarsest host Level, bound) -> part`` partitions the coarsest graph on
-    the host; ``coarse_bound(heaviest vertex weight) -> bound`` gives a coarse level's
-    bound.
+    ``level``: a host `Level` (uploaded) or a `DeviceLevel` already there (e.g. SPAC's
+    split graph, `split_graph_on_device`). ``initial(coarsest host Level, bound) -> part``
+    partitions the coarsest graph on the host; ``coarse_bound(heaviest vertex weight) ->
+    bound`` gives a coarse level's bound.
     """
     cuda = _gpu.require_gpu()
-    need = plan_bytes(level.n, len(level.indices))
-    have = _gpu.device_memory()
-    if need > have:
-        raise InputError(f"the graph needs about {_gpu_bytes(need)} of GPU memory, "
-                         f"{_gpu_bytes(have)} is free; use --device cpu")
+    on_device = isinstance(level, DeviceLevel)
+    if not on_device:
+        _check_memory(plan_bytes(level.n, len(level.indices)))
     stats = dict.fromkeys(("match_rounds", "passes", "moves", "gain", "subset_moves",
                            "repair_moves", "host_repairs"), 0)
-    keep = Arena(cuda, "levels")
+    keep = level.arena if on_device and level.arena is not None else Arena(cuda, "levels")
     work = Arena(cuda, "level scratch")
     t0 = time.perf_counter()
-    finest = DeviceLevel(*(_upload(cuda, keep, a) for a in (level.indptr, level.indices,
-                                                             level.ewgt, level.vwgt)),
-                         level.n, len(level.indices), host=level)
+    finest = level if on_device else DeviceLevel(
+        *(_upload(cuda, keep, a) for a in (level.indptr, level.indices, level.ewgt, level.vwgt)),
+        level.n, len(level.indices), host=level)
     levels, maps = coarsen_on_device(cuda, keep, work, finest, k, int(seed), stats)
     cuda.synchronize()
     t1 = time.perf_counter()
@@ -381,8 +357,66 @@ def partition_on_device(level, k, fractions, maxload, coarse_bound, initial, see
         key = _keys(work, lv.n, int(rng.integers(1 << 62)))
         bound = maxload if i == 0 else coarse_bound(lv.heaviest())
         refine_on_device(cuda, work, lv, part, bound, key, rng, stats)
-    out = part.copy_to_host()[:level.n]
+    n = finest.n
+    load, cut = work.take(k), work.take(1)
+    _fill(load, k, 0)
+    _fill(cut, 1, 0)
+    _run(G.loads_kernel, n, part, finest.vwgt, n, load)
+    _run(G.cut_kernel, n, finest.indptr, finest.indices, finest.ewgt, part, n, cut)
+    out = part.copy_to_host()[:n]
+    loads = load.copy_to_host()[:k]
+    twice = int(cut.copy_to_host()[0])
     t3 = time.perf_counter()
     stats["device_bytes"] = keep.nbytes + work.nbytes
-    sizes = [(lv.n, lv.entries // 2) for lv in levels]
-    return out, sizes, {"coarsening": t1 - t0, "initial": t2 - t1, "refinement": t3 - t2}, stats
+    sizes = [(lv.n, lv.m) for lv in levels]
+    return (out, loads, twice // 2, sizes,
+            {"coarsening": t1 - t0, "initial": t2 - t1, "refinement": t3 - t2}, stats)
+
+
+def _check_memory(need):
+    have = _gpu.device_memory()
+    if need > have:
+        raise InputError(f"the graph needs about {_gpu_bytes(need)} of GPU memory, "
+                         f"{_gpu_bytes(have)} is free; use --device cpu")
+
+
+def split_graph_on_device(src, dst, vwgt, n, cycles=True):
+    """SPAC's transformed graph Ψ in its contracted form (`vcut.spac`), built on the
+    device from the simple graph's edges ``(src, dst)`` and the clone weights ``vwgt``
+    (one per edge): vertex ``e`` is edge ``e``, joined by weight-1 auxiliary edges to the
+    edges before and after it around each end (edge order; the last and the first too
+    at a vertex of degree >= 3 with ``cycles``). The same CSR as the host's
+    `csr_from_edges` of `vcut._kernels.split_pairs` (rows sorted by neighbour), as a
+    `DeviceLevel` ready for `partition_graph`.
+
+    The incidence lists come from a degree count, a scan, an atomic scatter and a heap
+    sort of each vertex's segment (the order the threads ran in does not show); then one
+    thread per incidence entry counts and writes its clone's neighbours around that end.
+    """
+    cuda = _gpu.require_gpu()
+    m = len(src)
+    _check_memory(plan_bytes(m, 4 * m) + 8 * (7 * m + 3 * n))
+    keep = Arena(cuda, "levels")
+    work = Arena(cuda, "split graph scratch")
+    d_src, d_dst = _upload(cuda, work, src), _upload(cuda, work, dst)
+    deg, cursor = work.take(n), work.take(n)
+    _fill(deg, n, 0)
+    _fill(cursor, n, 0)
+    _run(G.incidence_count_kernel, m, d_src, d_dst, m, deg)
+    scan = _gpu.inclusive_scan(cuda, deg, n, out=work.take(n))
+    inc, scratch = work.take(2 * m), work.take(2 * m)
+    _run(G.incidence_scatter_kernel, m, d_src, d_dst, m, scan, deg, cursor, inc)
+    _run(G.incidence_sort_kernel, n, scan, deg, n, inc, scratch)
+    cnt0, cnt1, rows = work.take(m), work.take(m), work.take(m)
+    _run(G.split_counts_kernel, 2 * m, d_src, scan, deg, n, inc, 2 * m, int(cycles), cnt0, cnt1)
+    _run(G.sum_kernel, m, cnt0, cnt1, m, rows)
+    indptr = keep.take(m + 1)
+    _fill(indptr, 1, 0)
+    rscan = _gpu.inclusive_scan(cuda, rows, m, out=indptr[1:])
+    entries = _last(rscan, m)
+    adj, w = keep.take(entries), keep.take(entries)
+    _run(G.split_rows_kernel, 2 * m, d_src, scan, deg, n, inc, 2 * m, int(cycles), rscan, cnt0,
+         cnt1, adj, w)
+    _run(G.sort_rows_kernel, m, rscan, cnt0, cnt1, m, adj)
+    vw = _upload(cuda, keep, vwgt)
+    return DeviceLevel(indptr, adj, w, vw, m, entries, total=int(np.sum(vwgt)), arena=keep)

@@ -19,7 +19,7 @@ from frontend.errors import InputError
 
 from .._cpu_kernels import symmetric_csr
 
-__all__ = ["Level", "level_from", "csr_from_edges", "integer_weights"]
+__all__ = ["Level", "DeviceLevel", "level_from", "csr_from_edges", "integer_weights"]
 
 #: Non-integral weights are scaled so that the largest becomes this.
 WEIGHT_SCALE = 1 << 20
@@ -44,6 +44,39 @@ class Level:
     def m(self):
         """Undirected edges (each stored twice)."""
         return len(self.indices) // 2
+
+
+class DeviceLevel:
+    """One level on the device (int64 arrays), with its host copy on demand; ``total``:
+    the vertex weights' sum (known on the host where the level was built), ``arena``:
+    the region its arrays came from, which the run goes on allocating from."""
+
+    def __init__(self, indptr, indices, ewgt, vwgt, n, entries, host=None, total=None,
+                 arena=None):
+        self.indptr, self.indices, self.ewgt, self.vwgt = indptr, indices, ewgt, vwgt
+        self.n = n
+        self.entries = entries
+        self._host = host
+        self.total = int(host.vwgt.sum()) if total is None and host is not None else total
+        self.arena = arena
+
+    @property
+    def m(self):
+        """Undirected edges (each stored twice)."""
+        return self.entries // 2
+
+    def heaviest(self):
+        """The largest vertex weight (one download of the weights)."""
+        vw = self._host.vwgt if self._host is not None else self.vwgt.copy_to_host()[:self.n]
+        return int(vw.max()) if self.n else 0
+
+    def host(self):
+        if self._host is None:
+            ind = self.indices.copy_to_host()[:self.entries]
+            ew = self.ewgt.copy_to_host()[:self.entries]
+            self._host = Level(self.indptr.copy_to_host()[:self.n + 1], ind, ew,
+                               self.vwgt.copy_to_host()[:self.n])
+        return self._host
 
 
 def integer_weights(w, what):

@@ -305,18 +305,46 @@ def test_cli_on_the_gpu(tmp_path, capsys):
     assert res["balance"] <= 1.03 and sorted(np.bincount(part).tolist()) == [32, 32]
 
 
+def test_split_graph_on_the_device_is_the_hosts():
+    # Ψ (contracted) built on the device: the same CSR as the host's split pairs made
+    # symmetric and sorted (csr_from_edges), with and without the cycles, isolated
+    # vertices included
+    from vcut import _kernels
+    from vcut.spac import _int_weights
+
+    rng = np.random.default_rng(5)
+    pairs = {(int(min(a, b)), int(max(a, b))) for a, b in rng.integers(0, 30, (80, 2)) if a != b}
+    src, dst = (np.array(x, dtype=np.int64) for x in zip(*sorted(pairs)))
+    w = rng.uniform(0.5, 3.0, len(src))
+    for cycles in (True, False):
+        a, b, aw, _ = _kernels.split_pairs(src, dst, 33, True, cycles, 1000)
+        want = csr_from_edges(a, b, aw, len(src), _int_weights(w))
+        got = gpu.split_graph_on_device(src, dst, _int_weights(w), 33, cycles).host()
+        for x, y in zip((want.indptr, want.indices, want.ewgt, want.vwgt),
+                        (got.indptr, got.indices, got.ewgt, got.vwgt)):
+            assert x.tolist() == y.tolist()
+
+
 def test_spac_with_the_multilevel_backend_on_the_gpu():
-    # split-and-connect, then the multilevel partitioner on the device: the same checks as
-    # on the CPU (tests/runtime/test_multilevel.py), and the GPU named in the result
+    # split-and-connect built and partitioned on the device: the edge partition is the one
+    # the host-built split graph gets from the GPU partitioner (the same CSR, and the GPU
+    # run is deterministic), with the checks of the CPU test
     from runtime.generators import rmat
     from vcut.partition import partition_graph as vertex_cut
+    from vcut.spac import split_and_connect, vertex_partition
 
-    g = rmat(6, 4, seed=3)
-    res = vertex_cut(g, 2, "spac", backend="multilevel", device="gpu")
+    g = rmat(5, 4, seed=3)
+    res = vertex_cut(g, 2, "spac", backend="multilevel", device="gpu", seed=1)
     a = res.simple_assignment
     assert res.info["device"] == "gpu" and res.info["backend"] == "multilevel"
     assert len(a) == res.info["simple_edges"] and set(a.tolist()) == {0, 1}
     assert res.metrics.edge_weight_imbalance <= 1.03 + 1e-9
+    sg = split_and_connect(res.src, res.dst, res.weight, g.n)
+    host_built = vertex_partition(sg.xadj, sg.adjncy, sg.adjwgt, sg.vwgt, 2, seed=1,
+                                  backend="multilevel", device="gpu")
+    assert a.tolist() == host_built.tolist()
+    assert res.info["auxiliary_cut"] == int(np.count_nonzero(
+        host_built[np.repeat(np.arange(sg.n), np.diff(sg.xadj))] != host_built[sg.adjncy])) // 2
     with pytest.raises(InputError, match="SPAC with --backend multilevel"):
         vertex_cut(g, 2, "spac", device="gpu")  # METIS runs on the CPU only
 
