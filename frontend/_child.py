@@ -1,7 +1,8 @@
 """Child-process side of `frontend.run`: JIT-compile a module and run main, confined.
 
-Invoked as ``python -I .../frontend/_child.py SPEC.json`` (a plain script:
-stdlib and llvmlite only, so it starts fast). The processes:
+Invoked as ``python -I -S .../frontend/_child.py SPEC.json`` (a plain script:
+stdlib and llvmlite only, so it starts fast; no site-packages start-up code runs,
+llvmlite's directory comes in the spec). The processes:
 
 * **S**, this script: loads libraries, parses, verifies, links and
   JIT-compiles the module, reports the setup on the control pipe, then
@@ -304,6 +305,7 @@ def main(spec_path):
             os.dup2(spec[name], spec[name + "_target"], inheritable=True)
             os.close(spec[name])
             spec[name] = spec[name + "_target"]
+    sys.path[:0] = spec.get("sys_path", [])  # run with -S: llvmlite's directory only
     import llvmlite.binding as llvm
 
     llvm.initialize_native_target()

@@ -600,7 +600,7 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
         "buffers": [_buffer_offset(k, words) + CHUNK_HEADER_WORDS * 8 for k in (0, 1)],
         "ctl_fd": ctl_w, "event_fd": ev_w, "event_fd_target": targets[0],
         "ack_fd": ack_r, "ack_fd_target": targets[1],
-        "parent_pid": os.getpid(), "key": key,
+        "parent_pid": os.getpid(), "key": key, "sys_path": [_llvmlite_dir()],
         "instrumented": bool(instrumented),
         "budget": int(limits.max_instructions),
         "buffer_words": words,
@@ -625,7 +625,9 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
     except OSError as exc:
         raise _scratch_failure(exc) from None
     # the child is run as a plain script: it needs only llvmlite and the
-    # standard library, not this package (numpy/numba would slow its start)
+    # standard library, not this package (numpy/numba would slow its start); -S: no
+    # site-packages start-up code (.pth files: numba-cuda's import redirector made the
+    # program's heap addresses differ run after run), llvmlite's directory comes in the spec
     child = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_child.py")
     readers = [_Control(ctl_r), _Drain(out_r, stdout_sink), _Drain(err_r, stderr_sink)]
     channel = None
@@ -637,7 +639,7 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
     try:
         with open(stdin_path, "rb") as fin:
             proc = subprocess.Popen(
-                _padded([sys.executable, "-I", child, spec_path]),
+                _padded([sys.executable, "-I", "-S", child, spec_path]),
                 stdin=fin, stdout=out_w, stderr=err_w, cwd=cwd, pass_fds=passed,
                 start_new_session=True, preexec_fn=_limit_child(limits.memory),
                 env=os.environ.copy() if sandbox == "none" else _minimal_env(),
@@ -735,6 +737,13 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
 #: Bytes the child's argv strings are padded to: the kernel copies them to the top of the
 #: stack, so their length would move every stack address of the traced program.
 ARGV_BYTES = 4096
+
+
+def _llvmlite_dir():
+    """The directory holding the llvmlite package (the child imports it from there)."""
+    import llvmlite
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(llvmlite.__file__)))
 
 
 def _padded(argv):
