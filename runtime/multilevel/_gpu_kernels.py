@@ -5,7 +5,8 @@ One thread per vertex (or per coarse vertex) throughout; every array is int64
 and was validated on the host before upload (see `runtime.multilevel.graph`).
 Results never depend on the threads' order: every choice is a maximum over a
 total order (weights, then seeded vertex keys, then ids), and every atomic is
-an addition or a maximum of distinct values.
+an addition, a maximum of distinct values, or a buffer slot whose order is
+sorted away afterwards.
 """
 
 import numpy as np

@@ -47,9 +47,10 @@ next level starts. Per level:
   projection (the coarse levels allow one coarse vertex more) is repaired by
   the CPU twin's kernel on the downloaded partition.
 
-Deterministic for a seed: every choice is a maximum over a total order and
-every atomic an addition or a maximum of distinct words, so the threads'
-order changes nothing. See docs/runtime.md, "Multilevel partitioning".
+Deterministic for a seed: every choice is a maximum over a total order, and
+every atomic is an addition, a maximum of distinct words, or a slot in a
+buffer whose order is sorted away afterwards, so the threads' order changes
+nothing. See docs/runtime.md, "Multilevel partitioning".
 """
 
 import time
