@@ -302,6 +302,11 @@ def test_cli_on_the_gpu(tmp_path, capsys):
     part = np.array([int(x) for x in out.read_text().split()])
     lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
     assert res["device"] == "gpu" and res["edge_cut"] == cut_of(lv, part)
+    assert res["gpu"]["match_rounds"] >= 1 and res["gpu"]["device_bytes"] > 0
+    assert main(["partition", str(path), "-p", "2", "--algo", "multilevel", "--device",
+                 "gpu"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("on the GPU"))
+    assert "matching rounds" in line and "MiB of device memory" in line
     assert res["balance"] <= 1.03 and sorted(np.bincount(part).tolist()) == [32, 32]
 
 

@@ -29,6 +29,8 @@ def run_multilevel(args, graph, targets):
         "seconds": {k: round(v, 4) for k, v in res.seconds.items()},
         "moves": res.moves, "files": files,
     }
+    if res.gpu:
+        result["gpu"] = res.gpu  # matching rounds, refinement passes, host repairs, bytes
     if args.json:
         if res.k <= 64:
             result["loads"] = res.loads.tolist()
@@ -46,6 +48,12 @@ def run_multilevel(args, graph, targets):
         ("seconds", f"{sec['total']:.3f} (coarsening {sec['coarsening']:.3f}, initial "
                     f"{sec['initial']:.3f}, refinement {sec['refinement']:.3f})"),
     ]
+    if res.gpu:
+        g = res.gpu
+        rows.append(("on the GPU", f"{g['match_rounds']} matching rounds, {g['passes']} refinement "
+                                   f"passes ({g['moves'] + g['subset_moves']:,} moves), "
+                                   f"{g['host_repairs']} host repairs, "
+                                   f"{g['device_bytes'] / 2**20:,.1f} MiB of device memory"))
     if files:
         rows.append(("written", ", ".join(files) + " (METIS .part: one part per vertex)"))
     print_rows(rows, summary_stream(args.output))
