@@ -102,7 +102,7 @@ def main():
         "contract_compact_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8, i8a, i8a, i8a),
         "project_kernel": (i8a, i8a, i8, i8a), "loads_kernel": (i8a, i8a, i8, i8a),
         "cut_kernel": (i8a, i8a, i8a, i8a, i8, i8a),
-        "best_move_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8a, i8, i8a, i8a),
+        "best_move_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8a, i8, i8, i8a, i8a),
         "select_kernel": (i8a, i8a, i8a, i8a, i8a, i8, i8a),
         "request_kernel": (i8a, i8a, i8a, i8, i8a),
         "commit_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8, i8a, i8a, i8a),

@@ -356,10 +356,11 @@ def cut_kernel(indptr, indices, ewgt, part, n, out):
 
 
 @cuda.jit
-def best_move_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, n, cto, cgain):
+def best_move_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, n, zero, cto, cgain):
     """A vertex's best move with a positive gain into a part with room for it (loads at the
-    pass start): the highest gain, then the lightest part relative to its bound, then the
-    lowest id; ``cto[v] = -1`` when there is none."""
+    pass start) or, with ``zero``, a move of gain 0 into a part that stays lighter than
+    its own (the sum of squared loads falls); the highest gain, then the lightest part
+    relative to its bound, then the lowest id; ``cto[v] = -1`` when there is none."""
     v = cuda.grid(1)
     if v >= n:
         return
@@ -393,7 +394,9 @@ def best_move_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, n, cto, c
     for i in range(npt):
         q = ps[i]
         g = cs[i] - own
-        if g <= 0 or load[q] + wv > maxload[q]:
+        if g < 0 or load[q] + wv > maxload[q]:
+            continue
+        if g == 0 and (zero == 0 or load[q] + wv >= load[a]):
             continue
         rel = load[q] / maxload[q]
         if best < 0 or g > bg or (g == bg and (rel < brel or (rel == brel and q < best))):

@@ -32,8 +32,9 @@ next level starts. Per level:
   max(n / (20 log2 k), 30 k) vertices, or what a stalled coarsening left) is
   downloaded and partitioned by the CPU twin's recursive bisection.
 * **refinement**, per level after the projection: every boundary vertex
-  finds its best move with a positive gain into a part with room (loads of
-  the pass start; the first `_gpu_kernels.MAXP` neighbour parts it meets);
+  finds its best move with a positive gain into a part with room, or else
+  one of gain 0 into a part that stays lighter than its own (`ZERO_MOVES`;
+  loads of the pass start; the first `_gpu_kernels.MAXP` neighbour parts);
   a candidate is selected when no neighbour is a candidate of higher
   priority (gain, key, id), so the selected moves are independent and their
   gains add up exactly; the moves into a part whose requests all fit are
@@ -41,8 +42,7 @@ next level starts. Per level:
   room, the source's subset step: the `TOPK` best saturated requests, all
   2^TOPK subsets checked for the parts' room on the host, the valid one of
   highest gain committed. Passes repeat until one moves nothing (or
-  `REFINE_PASSES`); the cut falls with every pass and no bound that held
-  breaks.
+  `REFINE_PASSES`); the cut never rises and no bound that held breaks.
 * **balance repair** on the host: a part above its bound after a
   projection (the coarse levels allow one coarse vertex more) is repaired by
   the CPU twin's kernel on the downloaded partition.
@@ -72,6 +72,8 @@ __all__ = ["partition_on_device", "split_graph_on_device", "plan_bytes", "Arena"
 MATCH_ROUNDS = 16
 #: refinement passes per level (each commits moves of positive total gain)
 REFINE_PASSES = 32
+#: also moves of gain 0 into a part that stays lighter than the vertex's own
+ZERO_MOVES = True
 #: saturated requests the subset step examines at once (2**TOPK subsets; the source: 11)
 TOPK = 11
 #: int64 entries of a region's first chunk; a new chunk doubles the last one, up to
@@ -305,7 +307,7 @@ def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats):
     for _ in range(REFINE_PASSES):
         stats["passes"] += 1
         _run(G.best_move_kernel, n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, d_max,
-             n, cto, cgain)
+             n, int(ZERO_MOVES), cto, cgain)
         _run(G.select_kernel, n, lv.indptr, lv.indices, cto, cgain, key, n, sel)
         _fill(req, k, 0)
         _run(G.request_kernel, n, sel, cto, lv.vwgt, n, req)

@@ -192,7 +192,8 @@ def refined(lv, part, maxload, seed=0):
 
 
 def gains_left(lv, part, maxload):
-    """Moves with a positive gain into a part with room for the vertex."""
+    """Moves with a positive gain into a part with room for the vertex, and moves of gain 0
+    into a part that stays lighter than the vertex's own."""
     k = len(maxload)
     load = np.bincount(part, weights=lv.vwgt, minlength=k)
     found = []
@@ -201,7 +202,9 @@ def gains_left(lv, part, maxload):
         for e in range(lv.indptr[v], lv.indptr[v + 1]):
             conn[part[lv.indices[e]]] += lv.ewgt[e]
         for q in range(k):
-            if q != part[v] and conn[q] > conn[part[v]] and load[q] + lv.vwgt[v] <= maxload[q]:
+            a, room = part[v], load[q] + lv.vwgt[v] <= maxload[q]
+            if q != a and room and (conn[q] > conn[a] or (
+                    conn[q] == conn[a] > 0 and load[q] + lv.vwgt[v] < load[a])):
                 found.append((v, q))
     return found
 
@@ -220,6 +223,21 @@ def test_refinement_lowers_the_cut_keeps_bounds_and_ends_at_a_local_optimum(seed
     assert cut_of(lv, out) == before - stats["gain"] < before
     assert (np.bincount(out, weights=lv.vwgt, minlength=k) <= maxload).all()
     assert gains_left(lv, out, maxload) == []
+
+
+def test_refinement_takes_zero_gain_moves_towards_a_lighter_part(monkeypatch):
+    # the path 0-1-2-3 in parts 0, 0, 0, 1, bounds 3 and 4 (so 3 cannot join part 0):
+    # vertex 2 has one neighbour in each part (gain 0) and part 1 stays lighter with it
+    # (2 < 3): it moves, the cut stays 1, the loads become 2 / 2; then 1 or 2 (gain 0)
+    # would make the other part the heavier: nothing more. Without zero-gain moves
+    # nothing moves at all.
+    lv = csr_from_edges([0, 1, 2], [1, 2, 3], [1, 1, 1], 4)
+    part = np.array([0, 0, 0, 1])
+    out, stats = refined(lv, part, np.array([3, 4]))
+    assert out.tolist() == [0, 0, 1, 1] and (stats["moves"], stats["gain"]) == (1, 0)
+    monkeypatch.setattr(gpu, "ZERO_MOVES", False)
+    out, stats = refined(lv, part, np.array([3, 4]))
+    assert out.tolist() == [0, 0, 0, 1] and stats["moves"] == 0
 
 
 def test_refinement_commits_a_subset_when_a_part_is_saturated():
