@@ -70,7 +70,7 @@ __all__ = ["partition_on_device", "split_graph_on_device", "plan_bytes", "Arena"
 
 #: proposal rounds per level (each also runs the cross-examination)
 MATCH_ROUNDS = 16
-#: refinement passes per level (each commits moves of positive total gain)
+#: refinement passes per level (each commits independent moves: the cut never rises)
 REFINE_PASSES = 32
 #: also moves of gain 0 into a part that stays lighter than the vertex's own
 ZERO_MOVES = True
