@@ -1,6 +1,6 @@
 """CPU/GPU graph kernels, load-balanced traversal and job scheduling (see docs/runtime.md)."""
 
-__all__ = ["schedule"]
+__all__ = ["schedule", "partition_graph", "minimum_spanning_forest"]
 
 
 def schedule(job, devices="auto", policy="hass", seed=0, **options):
@@ -8,3 +8,18 @@ def schedule(job, devices="auto", policy="hass", seed=0, **options):
     from .scheduler import schedule as run
 
     return run(job, devices, policy, seed, **options)
+
+
+def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None):
+    """Multilevel edge-cut partitioning on the CPU or the GPU:
+    `runtime.multilevel.partition_graph`."""
+    from .multilevel import partition_graph as run
+
+    return run(graph, k, device=device, imbalance=imbalance, seed=seed, targets=targets)
+
+
+def minimum_spanning_forest(graph, device="cpu"):
+    """Borůvka's minimum spanning forest: `runtime.mst.minimum_spanning_forest`."""
+    from .mst import minimum_spanning_forest as run
+
+    return run(graph, device)

@@ -393,3 +393,17 @@ def test_arena_hands_out_disjoint_views_and_reuses_them(monkeypatch):
                                          r"\(7.8 KiB more after 1.5 KiB\): MemoryError; use "
                                          r"--device cpu"):
         arena.take(1000)
+
+
+def test_the_runtime_package_api():
+    # the names: runtime.partition_graph and runtime.minimum_spanning_forest are
+    # the multilevel partitioner's and Borůvka's, results and all
+    import runtime
+    from runtime.mst import minimum_spanning_forest
+
+    g = grid(6, 6, seed=0)
+    a = runtime.partition_graph(g, 2, device="gpu", seed=4)
+    b = partition_graph(g, 2, device="gpu", seed=4)
+    assert a.device == "gpu" and np.array_equal(a.part, b.part) and a.cut == b.cut
+    f, want = runtime.minimum_spanning_forest(g), minimum_spanning_forest(g)
+    assert f.weight == want.weight and f.edges.tolist() == want.edges.tolist()
