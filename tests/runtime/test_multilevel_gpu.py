@@ -4,6 +4,7 @@ plain Python reference of its rule or the CPU twin's kernel, the refinement's in
 the whole run's validity and determinism, and the bad inputs."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -370,6 +371,23 @@ def test_spac_with_the_multilevel_backend_on_the_gpu():
         host_built[np.repeat(np.arange(sg.n), np.diff(sg.xadj))] != host_built[sg.adjncy])) // 2
     with pytest.raises(InputError, match="SPAC with --backend multilevel"):
         vertex_cut(g, 2, "spac", device="gpu")  # METIS runs on the CPU only
+
+
+def test_spac_on_the_gpu_from_the_command_line(tmp_path, capsys):
+    from vcut.cli import main
+
+    path = tmp_path / "g.txt"  # two triangles joined by the edge 2-3
+    path.write_text("0 1\n1 2\n2 0\n2 3\n3 4\n4 5\n5 3\n")
+    assert main(["partition", str(path), "-p", "2", "--algo", "spac", "--backend",
+                 "multilevel", "--device", "gpu"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    spac = next(x for x in rows if x.startswith("SPAC"))
+    # the split graph: a vertex per edge; 10 auxiliary edges, one at each of the degree-2
+    # vertices 0, 1, 4, 5 and a cycle of three at each of 2 and 3. The best cut (4 + 3
+    # edges) puts the bridge with one triangle and cuts its two links to the other one
+    assert re.fullmatch(r"SPAC +multilevel on the GPU, contracted: 7 vertices, 2 of 10 "
+                        r"auxiliary edges cut", spac), spac
+    assert next(x for x in rows if x.startswith("replication factor")).split()[-1] == "1.1667"
 
 
 def test_arena_hands_out_disjoint_views_and_reuses_them(monkeypatch):

@@ -209,6 +209,12 @@ def _run(args, program_args):
                          f"{info['refine_passes']} passes, {info['fm_moves']:,} FM moves in "
                          f"{info['fm_passes']} passes: {info['replicas_before']:,} -> "
                          f"{info['replicas_after']:,} vertex copies"))
+    if args.algo == "spac" and "auxiliary_cut" in info:
+        rows.insert(-1, ("SPAC", f"{info['backend']}"
+                         + (" on the GPU" if info.get("device") == "gpu" else "")
+                         + f", {info['variant']}: {info['transformed_vertices']:,} vertices, "
+                         f"{info['auxiliary_cut']:,} of {info['auxiliary_edges']:,} auxiliary "
+                         "edges cut"))
     if "best_of" in info:
         rows.insert(-1, ("quality mode", f"{info['starts']} expansion"
                          + ("s" if info["starts"] != 1 else "")
