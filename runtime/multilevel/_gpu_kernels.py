@@ -12,6 +12,8 @@ sorted away afterwards.
 import numpy as np
 from numba import cuda
 
+from .._gpu_kernels import _upper_bound
+
 #: distinct neighbour parts a vertex's best move looks at (a per-thread table; parts
 #: beyond the first MAXP met in its adjacency are not considered for that vertex)
 MAXP = 32
@@ -556,21 +558,6 @@ def _clone_neighbours(j, lo, hi, inc, cycles):
     return prev, nxt
 
 
-@cuda.jit(device=True)
-def _owner(scan, n, j):
-    """The vertex whose segment holds incidence entry ``j`` (``scan``: inclusive degree
-    scan): the first x with scan[x] > j."""
-    lo = 0
-    hi = n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if scan[mid] > j:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
 @cuda.jit
 def split_counts_kernel(src, scan, deg, n, inc, entries, cycles, cnt0, cnt1):
     """Auxiliary edges of clone (= edge) e around its first (cnt0) and second (cnt1) end:
@@ -578,7 +565,7 @@ def split_counts_kernel(src, scan, deg, n, inc, entries, cycles, cnt0, cnt1):
     j = cuda.grid(1)
     if j >= entries:
         return
-    x = _owner(scan, n, j)
+    x = _upper_bound(scan, n, j)  # the vertex whose segment holds entry j
     e = inc[j]
     p, q = _clone_neighbours(j, scan[x] - deg[x], scan[x], inc, cycles)
     c = (1 if p >= 0 else 0) + (1 if q >= 0 else 0)
@@ -595,7 +582,7 @@ def split_rows_kernel(src, scan, deg, n, inc, entries, cycles, rscan, cnt0, cnt1
     j = cuda.grid(1)
     if j >= entries:
         return
-    x = _owner(scan, n, j)
+    x = _upper_bound(scan, n, j)  # the vertex whose segment holds entry j
     e = inc[j]
     p, q = _clone_neighbours(j, scan[x] - deg[x], scan[x], inc, cycles)
     at = rscan[e] - cnt0[e] - cnt1[e] + (0 if src[e] == x else cnt0[e])

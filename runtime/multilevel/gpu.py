@@ -63,7 +63,7 @@ from .. import _gpu
 from . import _cpu as K
 from . import _gpu_kernels as G
 from .coarsening import MAX_VERTEX_FACTOR, SHRINK_STOP, coarsen_to
-from .graph import DeviceLevel, Level  # noqa: F401 (DeviceLevel: part of this API)
+from .graph import DeviceLevel  # noqa: F401 (part of this module's API)
 
 __all__ = ["partition_on_device", "split_graph_on_device", "plan_bytes", "Arena", "DeviceLevel",
            "MATCH_ROUNDS", "REFINE_PASSES", "TOPK"]
