@@ -12,7 +12,8 @@ import numpy as np
 from . import _cpu as K
 from .graph import Level
 
-__all__ = ["coarsen", "coarsen_to", "MATCH_ROUNDS", "SHRINK_STOP"]
+__all__ = ["coarsen", "coarsen_to", "contract_levels", "vertex_cap", "MATCH_ROUNDS",
+           "SHRINK_STOP"]
 
 #: Proposal rounds of the matching (each matches at least the heaviest free edge).
 MATCH_ROUNDS = 8
@@ -42,15 +43,20 @@ def contract(level, mate):
     return Level(ptr, idx, w, vw), cmap
 
 
-def coarsen(level, k, seed):
-    """Contract ``level`` until `coarsen_to` or until a level shrinks by less than 15 %."""
-    stop = coarsen_to(level.n, k)
-    max_vw = max(1, int(MAX_VERTEX_FACTOR * level.vwgt.sum() / stop))
-    levels, maps = [level], []
+def vertex_cap(total, stop):
+    """The heaviest a coarse vertex may be: `MAX_VERTEX_FACTOR` times the mean weight at the
+    stop size (``total`` vertex weight, ``stop`` vertices)."""
+    return max(1, int(MAX_VERTEX_FACTOR * total / stop))
+
+
+def contract_levels(finest, stop, step):
+    """``(levels, maps)``: ``step(fine, i) -> (coarse, cmap)`` applied from ``finest`` until
+    a level has at most ``stop`` vertices, or a step merges nothing or shrinks its level by
+    less than 15 % (`SHRINK_STOP`; that level is kept). Both devices' coarsening."""
+    levels, maps = [finest], []
     while levels[-1].n > stop:
         fine = levels[-1]
-        mate = match(fine, max_vw, seed + len(maps))
-        coarse, cmap = contract(fine, mate)
+        coarse, cmap = step(fine, len(maps))
         if coarse.n == fine.n:
             break
         levels.append(coarse)
@@ -58,3 +64,11 @@ def coarsen(level, k, seed):
         if coarse.n > SHRINK_STOP * fine.n:
             break
     return levels, maps
+
+
+def coarsen(level, k, seed):
+    """Contract ``level`` until `coarsen_to` or until a level shrinks by less than 15 %."""
+    stop = coarsen_to(level.n, k)
+    max_vw = vertex_cap(level.vwgt.sum(), stop)
+    return contract_levels(level, stop,
+                           lambda fine, i: contract(fine, match(fine, max_vw, seed + i)))

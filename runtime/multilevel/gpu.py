@@ -62,7 +62,7 @@ from frontend.errors import InputError
 from .. import _gpu
 from . import _cpu as K
 from . import _gpu_kernels as G
-from .coarsening import MAX_VERTEX_FACTOR, SHRINK_STOP, coarsen_to
+from .coarsening import coarsen_to, contract_levels, vertex_cap
 from .graph import DeviceLevel  # noqa: F401 (part of this module's API)
 
 __all__ = ["partition_on_device", "split_graph_on_device", "plan_bytes", "Arena", "DeviceLevel",
@@ -237,22 +237,15 @@ def contract_on_device(cuda, keep, work, lv, match):
 def coarsen_on_device(cuda, keep, work, finest, k, seed, stats):
     """``(levels, maps)`` as `coarsening.coarsen` gives them, on the device."""
     stop = coarsen_to(finest.n, k)
-    total = finest.total
-    max_vw = max(1, int(MAX_VERTEX_FACTOR * total / stop))
-    levels, maps = [finest], []
-    while levels[-1].n > stop:
-        fine = levels[-1]
+    max_vw = vertex_cap(finest.total, stop)
+
+    def step(fine, i):
         work.reset()
-        key = _keys(work, fine.n, seed + len(maps))
+        key = _keys(work, fine.n, seed + i)
         match = match_on_device(cuda, work, fine, key, max_vw, stats)
-        coarse, cmap = contract_on_device(cuda, keep, work, fine, match)
-        if coarse.n == fine.n:
-            break
-        levels.append(coarse)
-        maps.append(cmap)
-        if coarse.n > SHRINK_STOP * fine.n:
-            break
-    return levels, maps
+        return contract_on_device(cuda, keep, work, fine, match)
+
+    return contract_levels(finest, stop, step)
 
 
 def _subset_commit(cuda, work, lv, part, load, maxload, sat, nsat, cto, cgain, stats):
