@@ -44,6 +44,19 @@ def _cuda():
     return cuda
 
 
+def device_twin(fn, **deps):
+    """A CUDA device function from the Python source of the njit function ``fn``, its calls
+    to other njit functions rebound to their device twins ``deps``: a rule written once for
+    the CPU kernels and the GPU's."""
+    import types
+
+    py = fn.py_func
+    scope = dict(py.__globals__)
+    scope.update(deps)
+    twin = types.FunctionType(py.__code__, scope, py.__name__, py.__defaults__, py.__closure__)
+    return _cuda().jit(device=True)(twin)
+
+
 def _device_present():
     cuda = _cuda()
     try:

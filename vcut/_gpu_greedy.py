@@ -12,35 +12,25 @@ frozen state, so the assignment is the CPU batched stream's exactly, whatever
 the threads' order: deterministic, and B = 1 is the sequential stream.
 
 The decide functions are the CPU kernel's own Python source compiled for the
-device (`_device_twin`), so the rules exist once.
+device (`runtime._gpu.device_twin`), so the rules exist once.
 """
 
 import time
-import types
 
 import numpy as np
 from numba import cuda, njit
 
 from frontend.errors import InputError
+from runtime._gpu import device_twin
 
 from . import _kernels as K
 
 __all__ = ["greedy_batched_gpu", "device_bytes"]
 
 
-def _device_twin(fn, **deps):
-    """A CUDA device function from the Python source of the njit function ``fn``,
-    its calls to other njit functions rebound to their device twins ``deps``."""
-    py = fn.py_func
-    scope = dict(py.__globals__)
-    scope.update(deps)
-    twin = types.FunctionType(py.__code__, scope, py.__name__, py.__defaults__, py.__closure__)
-    return cuda.jit(device=True)(twin)
-
-
-_lowbit = _device_twin(K._lowbit)
-_ll_rows = _device_twin(K._ll_rows, _lowbit=_lowbit)
-_decide = _device_twin(K._decide_dense, _ll_rows=_ll_rows)
+_lowbit = device_twin(K._lowbit)
+_ll_rows = device_twin(K._ll_rows, _lowbit=_lowbit)
+_decide = device_twin(K._decide_dense, _ll_rows=_ll_rows)
 
 
 @cuda.jit

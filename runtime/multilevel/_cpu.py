@@ -36,11 +36,13 @@ def vertex_keys(n, seed):
 
 @njit(cache=True, inline="always")
 def _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u):
-    """u's unmatched neighbour of heaviest edge whose combined weight stays within
-    ``max_vw`` (ties: the larger ``key[u] ^ key[v]``); -1 when there is none."""
+    """``(v, w)``: u's unmatched neighbour of heaviest edge whose combined weight stays
+    within ``max_vw`` (ties: the larger ``key[u] ^ key[v]``), -1 when there is none, and
+    that edge's weight. Compiled for the GPU too (`_gpu_kernels`): ``key`` may be uint64
+    (here) or int64 (there)."""
     ku = key[u]
     bw = -1
-    bh = np.uint64(0)
+    bh = ku ^ ku  # 0 of the keys' type (the first candidate wins on weight anyway)
     bv = -1
     for e in range(indptr[u], indptr[u + 1]):
         v = indices[e]
@@ -52,7 +54,7 @@ def _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u):
             bw = w
             bh = h
             bv = v
-    return bv
+    return bv, bw
 
 
 # ----------------------------------------------------------------------------- coarsening
@@ -98,7 +100,8 @@ def heavy_edge_matching(indptr, indices, ewgt, vwgt, max_vw, seed, rounds):
             # the free set only shrinks: a proposal to a vertex still free stands (no
             # heavier free neighbour can appear), and none stays none
             if r == 0 or (prop[u] >= 0 and match[prop[u]] >= 0):
-                prop[u] = _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u)
+                prop[u], _ = _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw,
+                                            u)
         made = 0
         for i in range(nf):
             u = free[i]
@@ -121,7 +124,7 @@ def heavy_edge_matching(indptr, indices, ewgt, vwgt, max_vw, seed, rounds):
         u = free[i]
         if match[u] >= 0:
             continue
-        bv = _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u)
+        bv, _ = _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u)
         if bv >= 0:
             match[u] = bv
             match[bv] = u

@@ -12,7 +12,9 @@ sorted away afterwards.
 import numpy as np
 from numba import cuda
 
+from .._gpu import device_twin
 from .._gpu_kernels import _upper_bound
+from . import _cpu
 
 #: distinct neighbour parts a vertex's best move looks at (a per-thread table; parts
 #: beyond the first MAXP met in its adjacency are not considered for that vertex)
@@ -35,25 +37,8 @@ def fill_kernel(a, n, value):
 # ---------------------------------------------------------------------------- matching
 
 
-@cuda.jit(device=True)
-def _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u):
-    """(u's unmatched neighbour of heaviest edge within ``max_vw`` combined weight, ties by
-    the larger ``key[u] ^ key[v]``, or -1; that edge's weight)."""
-    ku = key[u]
-    bw = -1
-    bh = -1
-    bv = -1
-    for e in range(indptr[u], indptr[u + 1]):
-        v = indices[e]
-        if match[v] >= 0 or vwgt[u] + vwgt[v] > max_vw:
-            continue
-        w = ewgt[e]
-        h = ku ^ key[v]
-        if w > bw or (w == bw and h > bh):
-            bw = w
-            bh = h
-            bv = v
-    return bv, bw
+#: the CPU twin's rule, compiled for the device (int64 keys here)
+_heaviest_free = device_twin(_cpu._heaviest_free)
 
 
 @cuda.jit
