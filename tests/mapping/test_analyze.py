@@ -293,8 +293,9 @@ def test_par_priorities_are_judged_by_the_simulator(strassen8, monkeypatch):
     a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
     tried = a.partition["priorities"]
     assert [t[0] for t in tried] == list(GAMMAS)
-    price = a.partition["replica_price"]
-    first, _ = cluster_graph(g, 64, "par", latency=latency)
+    price = a.partition["steered_prices"][0][0]  # kept at the first priority
+    first, first_metrics = cluster_graph(g, 64, "par", latency=latency)
+    assert first_metrics["replica_price"] == price
     for gamma, span in tried:
         cl, metrics = cluster_graph(g, 64, "par", latency=latency, gamma=gamma,
                                     beta=None if gamma == GAMMAS[0] else price)
@@ -303,10 +304,7 @@ def test_par_priorities_are_judged_by_the_simulator(strassen8, monkeypatch):
         assert span == fresh.makespan
     spans = [t[1] for t in tried]
     kept = GAMMAS[spans.index(min(spans))]
-    assert a.partition["priority_gamma"] == kept
-    ref, _ = cluster_graph(g, 64, "par", latency=latency, gamma=kept,
-                           beta=None if kept == GAMMAS[0] else price)
-    assert np.array_equal(a.clustering.cluster, ref.cluster)
+    assert a.partition["priority_gamma"] == kept  # (its clustering: the test of prices below)
     # above the threshold nothing else is tried: the first priority stays; nor
     # when four simulations would exceed the simulated-task budget
     import mapping.time_aware as ta
@@ -320,6 +318,57 @@ def test_par_priorities_are_judged_by_the_simulator(strassen8, monkeypatch):
     b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
     assert [t[0] for t in b.partition["priorities"]] == [GAMMAS[0]]
     assert np.array_equal(b.clustering.cluster, first.cluster)
+
+
+def test_par_replica_prices_are_judged_by_the_simulator(strassen8, monkeypatch):
+    # after the priorities, the prices of vcut.parallel.PRICES above the kept one
+    # are tried at the kept priority: each figure a fresh simulation on the compact
+    # placement, each price kept while within PRICE_TOLERANCE of the fastest seen,
+    # after the first that is not the geometric mean of it and the last kept one
+    import mapping.analyze as an
+    from mapping.analyze import PRICE_TOLERANCE, cluster_graph
+    from mapping.interactions import interactions
+    from mapping.simulate import simulate
+    from mapping.time_aware import compact
+    from vcut.parallel import PRICES
+
+    trace, g = strassen8
+    m = load_machine("table2:64")
+    latency = m.mean_message_cycles(32)
+    monkeypatch.setattr(an, "STEER", 0.0)
+    a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
+    gamma = a.partition["priority_gamma"]
+    steered = a.partition["steered_prices"]
+    start, best = steered[0]
+    assert best == min(span for _, span in a.partition["priorities"])
+    kept, expect = start, []
+    spans = dict((price, span) for price, span in steered[1:])
+    for price in (x for x in PRICES if x > start):  # the rule, replayed on the figures
+        expect.append(price)
+        if spans[price] > (1 + PRICE_TOLERANCE) * best:
+            mid = float(np.sqrt(kept * price))
+            expect.append(mid)
+            if spans[mid] <= (1 + PRICE_TOLERANCE) * best:
+                kept = mid
+            break
+        kept, best = price, min(best, spans[price])
+    assert [price for price, _ in steered[1:]] == expect
+    assert len(expect) >= 2  # strassen8 at p = 64 gets past the model's price
+    for price, span in steered[1:]:
+        cl, _ = cluster_graph(g, 64, "par", latency=latency, gamma=gamma, beta=price)
+        fresh = simulate(cl, compact(64, m), m, interactions(cl, trace.obj_size).value_bytes)
+        assert span == fresh.makespan
+    assert a.partition["replica_price"] == kept
+    ref, _ = cluster_graph(g, 64, "par", latency=latency, gamma=gamma, beta=kept)
+    assert np.array_equal(a.clustering.cluster, ref.cluster)
+    # no price beyond the simulated-task budget: only the priorities fit
+    import mapping.time_aware as ta
+    from vcut.parallel import GAMMAS
+
+    monkeypatch.setattr(ta, "EVAL_TASKS", (len(GAMMAS) + 1) * len(ref.src) - 1)
+    b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
+    assert b.partition["steered_prices"] == steered[:1]
+    assert b.partition["replica_price"] == start
 
 
 def test_the_summary_formats_par_settings_tried():
