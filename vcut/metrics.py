@@ -14,6 +14,7 @@ that have at least one edge:
 * the average degree of the cut vertices (``|A(v)| > 1``).
 """
 
+import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -114,18 +115,47 @@ def random_rf_bound(p, alpha, n):
 
     ``E[RF] = p - (p / h(alpha)) * sum_{d=1}^{n-1} ((p-1)/p)^d d^-alpha``,
     ``h(alpha) = sum_{d=1}^{n-1} d^-alpha``.
+
+    O(p + `RF_HEAD`) time whatever ``n``: the terms of the second sum fall below
+    1e-17 of the first by ``d = 39 p`` (the rest, at most p times that, is
+    dropped: a relative error below 1e-14), and ``h`` is summed term by term up
+    to `RF_HEAD`, its tail by the Euler-Maclaurin formula to the third
+    derivative (error below 1e-20 of the sum). Term by term it took 0.18 s
+    at 10^6 vertices.
     """
-    # in blocks of 2**20 degrees: O(1) memory for graphs of any size (one block,
-    # the plain sums, below 2**20 vertices)
-    h = s = 0.0
+    alpha = float(alpha)
+    last = max(int(n), 2) - 1  # the sums run over d = 1 .. n - 1 (at least d = 1)
     q = (p - 1) / p
-    for lo in range(1, max(n, 2), _RF_BLOCK):
-        d = np.arange(lo, min(lo + _RF_BLOCK, max(n, 2)), dtype=np.float64)
-        w = d ** (-float(alpha))
-        h += w.sum()
-        if q ** float(lo) > 0.0:  # past it every term is 0.0: the sum is unchanged
-            s += np.sum(q ** d * w)
+    span = last if q == 0.0 else min(last, int(math.ceil(-39.2 / math.log(q))) + 1)
+    head = min(last, max(span, RF_HEAD))
+    h = s = 0.0
+    for lo in range(1, head + 1, _RF_BLOCK):  # in blocks: O(1) memory at any p
+        d = np.arange(lo, min(lo + _RF_BLOCK, head + 1), dtype=np.float64)
+        w = d ** -alpha
+        h += float(w.sum())
+        if q > 0.0 and lo <= span:
+            t = d <= span
+            s += float(np.sum(q ** d[t] * w[t]))
+    if last > head:
+        h += _zeta_tail(alpha, head + 1, last)
     return float(p - (p / h) * s)
 
 
+def _zeta_tail(alpha, a, b):
+    """``sum_{d=a}^{b} d^-alpha`` by the Euler-Maclaurin formula (``a`` in the thousands)."""
+    def f(x, k):  # the k-th derivative of x^-alpha, k in 0, 1, 3
+        c = {0: 1.0, 1: -alpha, 3: -alpha * (alpha + 1) * (alpha + 2)}[k]
+        return c * float(x) ** (-alpha - k)
+
+    ratio = math.log(b / a)
+    if abs(1.0 - alpha) * ratio < 1e-12:
+        integral = ratio * a ** (1.0 - alpha)
+    else:  # (b^(1-alpha) - a^(1-alpha)) / (1 - alpha), without cancellation near alpha = 1
+        integral = a ** (1.0 - alpha) * math.expm1((1.0 - alpha) * ratio) / (1.0 - alpha)
+    return (integral + (f(a, 0) + f(b, 0)) / 2 + (f(b, 1) - f(a, 1)) / 12
+            - (f(b, 3) - f(a, 3)) / 720)
+
+
+#: `random_rf_bound` sums ``h(alpha)`` term by term up to this degree.
+RF_HEAD = 4096
 _RF_BLOCK = 2**20
