@@ -55,6 +55,16 @@ __all__ = [
 
 BACKENDS = ("metis", "kahip", "multilevel")
 DOMINANT_WEIGHT = 1000
+#: The tolerance the backends are given for imbalance 1 (none): METIS's ufactor counts
+#: thousandths (at least 1), KaHIP takes a tolerance of exactly 0 for its perfectly
+#: balanced mode, which needs equal vertex weights and crashes (SIGSEGV) on SPAC's, and
+#: the multilevel partitioner takes tolerances > 0 only.
+MIN_TOLERANCE = 0.001
+#: The largest METIS ufactor given (a tolerance of 2,147,483: no bound at all below that
+#: many parts); it fits the options array of any METIS build.
+MAX_UFACTOR = 2**31 - 1
+#: KaHIP and Mt-KaHyPar take C ``int`` seeds: a seed is given to them modulo this.
+C_INT_SEEDS = 2**31
 _BYTES_PER_ADJ = 24  # adjncy + adjwgt + working copies, per directed entry
 
 
@@ -133,6 +143,21 @@ def split_and_connect(src, dst, weight, n, *, contracted=True, cycles=True,
                       contracted=contracted, n_aux=int(n_aux))
 
 
+def _tolerance(imbalance, k, targets):
+    """The backends' tolerance (``imbalance - 1``) within what each of them can take:
+    `MIN_TOLERANCE` for none (imbalance 1); at most the tolerance that lets the part of the
+    smallest target hold the whole weight (``k - 1`` for equal shares): past it no part has
+    a bound either way, and a larger number can overflow the backends' integer bounds."""
+    if targets is None:
+        top = float(k - 1)
+    else:
+        t = np.asarray(targets, dtype=np.float64)
+        with np.errstate(divide="ignore", over="ignore"):
+            top = float(t.sum() / t.min()) - 1.0 if t.min() > 0 else np.inf
+    tolerance = float(imbalance) - 1.0
+    return min(tolerance if tolerance > 0 else MIN_TOLERANCE, max(top, MIN_TOLERANCE))
+
+
 def vertex_partition(xadj, adjncy, adjwgt, vwgt, k, *, backend="metis", imbalance=1.03,
                      targets=None, seed=0, recursive=False, device="cpu"):
     """Partition a CSR graph into ``k`` parts with the chosen backend.
@@ -160,12 +185,13 @@ def vertex_partition(xadj, adjncy, adjwgt, vwgt, k, *, backend="metis", imbalanc
     n = len(xadj) - 1
     if k == 1:
         return np.zeros(n, dtype=np.int32)
+    tolerance = _tolerance(imbalance, k, targets)
     if backend == "metis":
         try:
             import pymetis
         except ImportError:
             raise VcutError("the METIS backend needs pymetis: pip install pymetis") from None
-        ufactor = max(1, int(round((imbalance - 1.0) * 1000)))
+        ufactor = min(max(1, int(round(tolerance * 1000))), MAX_UFACTOR)
         if targets is None and _metis.available():  # the same call, without holding the GIL
             try:
                 return _metis.part_graph(xadj, adjncy, vwgt, adjwgt, k, ufactor=ufactor,
@@ -194,7 +220,7 @@ def vertex_partition(xadj, adjncy, adjwgt, vwgt, k, *, backend="metis", imbalanc
         except ImportError:
             raise VcutError("the KaHIP backend needs kahip: pip install kahip") from None
         _, blocks = kahip.kaffpa(vwgt.tolist(), xadj.tolist(), adjwgt.tolist(), adjncy.tolist(),
-                                 int(k), float(imbalance - 1.0), True, int(seed), kahip.ECO)
+                                 int(k), tolerance, True, int(seed) % C_INT_SEEDS, kahip.ECO)
         return np.asarray(blocks, dtype=np.int32)
     if backend == "multilevel":
         from runtime.multilevel import csr_from_edges, partition_graph
@@ -204,7 +230,7 @@ def vertex_partition(xadj, adjncy, adjwgt, vwgt, k, *, backend="metis", imbalanc
         rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(xadj))
         upper = rows < adjncy  # each undirected edge once
         level = csr_from_edges(rows[upper], adjncy[upper], np.asarray(adjwgt)[upper], n, vwgt)
-        res = partition_graph(level, k, device=device, imbalance=imbalance - 1.0, seed=seed,
+        res = partition_graph(level, k, device=device, imbalance=tolerance, seed=seed,
                               targets=targets)
         return res.part.astype(np.int32)
     raise InputError(f"unknown SPAC backend {backend!r}; use one of metis, kahip, multilevel")
@@ -334,10 +360,12 @@ def hypergraph_assign(src, dst, weight, n, k, *, imbalance=1.03, seed=0, preset=
     if k == 1 or not nets:
         return np.zeros(m, dtype=np.int32)
     init = _mtkahypar(threads)
-    mtkahypar.set_seed(seed)
+    mtkahypar.set_seed(int(seed) % C_INT_SEEDS)
     presets = {"default": mtkahypar.PresetType.DEFAULT, "quality": mtkahypar.PresetType.QUALITY}
     ctx = init.context_from_preset(presets[preset])
-    ctx.set_partitioning_parameters(int(k), float(imbalance - 1.0), mtkahypar.Objective.KM1)
+    # epsilon at most k - 1: a block may then hold everything (larger ones overflow its bound)
+    epsilon = min(float(imbalance) - 1.0, float(k - 1))
+    ctx.set_partitioning_parameters(int(k), epsilon, mtkahypar.Objective.KM1)
     ctx.logging = False
     hg = init.create_hypergraph(ctx, m, len(nets), nets, _int_weights(weight).tolist(),
                                 [1] * len(nets))

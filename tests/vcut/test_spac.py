@@ -199,3 +199,64 @@ def test_metis_refuses_a_graph_beyond_its_index_type(monkeypatch):
         from vcut.spac import vertex_partition
 
         vertex_partition(xadj, adjncy, np.array([1, 1]), np.array([1, 2**31]), 2)
+
+
+# a weighted graph: its SPAC vertices (its edges) weigh 2 to 499, KaHIP's crash case
+WEIGHTED = [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (2, 4), (4, 5), (5, 6), (6, 4), (1, 5)]
+WEIGHTS = [1, 2, 0.5, 4, 8, 16, 32, 64, 128, 1]
+
+
+def test_kahip_takes_imbalance_1_as_a_tenth_of_a_percent(tmp_path):
+    """KaHIP's tolerance 0 is its perfectly balanced mode, which needs equal vertex weights:
+    on SPAC's it crashed (SIGSEGV) the process; imbalance 1 is given as 0.001, like METIS's
+    smallest ufactor. In a subprocess: a regression would end pytest otherwise."""
+    import json
+    import subprocess
+    import sys
+
+    from ir_graph import write_graph
+    from tests.conftest import ROOT
+
+    path = tmp_path / "g.npz"
+    write_graph(graph(WEIGHTED, WEIGHTS), path)
+    proc = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
+                           "--algo", "spac", "--backend", "kahip", "--imbalance", "1", "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["p"] == 4
+
+
+def test_backends_get_tolerances_and_seeds_they_can_take(monkeypatch):
+    """imbalance 1 -> 0.001; a huge one -> k - 1 (no bound either way; 1e308 overflowed
+    METIS's ufactor, OverflowError); seeds past C int (KaHIP, Mt-KaHyPar: TypeError) are
+    taken modulo 2**31."""
+    import kahip
+
+    from vcut import _metis
+
+    calls = []
+    monkeypatch.setattr(_metis, "part_graph", lambda *a, ufactor, seed, recursive: (
+        calls.append(("metis", ufactor, seed)) or np.zeros(len(a[0]) - 1, np.int32)))
+    monkeypatch.setattr(kahip, "kaffpa", lambda vw, xadj, ew, adj, k, eps, quiet, seed, mode: (
+        calls.append(("kahip", eps, seed)) or (0, [0] * (len(xadj) - 1))))
+    g = graph(WEIGHTED, WEIGHTS)
+    for backend in ("metis", "kahip"):
+        for imbalance in (1.0, 1.03, 1e308):
+            partition_graph(g, 4, "spac", backend=backend, imbalance=imbalance, seed=2**63 - 1)
+    assert calls == [("metis", 1, 2**63 - 1), ("metis", 30, 2**63 - 1), ("metis", 3000, 2**63 - 1),
+                     ("kahip", 0.001, 2**31 - 1), ("kahip", pytest.approx(0.03), 2**31 - 1),
+                     ("kahip", 3.0, 2**31 - 1)]
+
+
+def test_largest_seed_and_a_huge_imbalance_reach_every_backend():
+    g = graph(WEIGHTED, WEIGHTS)
+    for algo, kwargs in (("spac", {"backend": "metis"}), ("spac", {"backend": "kahip"}),
+                         ("spac", {"backend": "multilevel"}), ("wvp-greedy", {}),
+                         ("hypergraph", {})):
+        for imbalance in (1.0, 1e308):
+            part = partition_graph(g, 3, algo, imbalance=imbalance, seed=2**63 - 1, **kwargs)
+            assert set(part.assignment.tolist()) <= {0, 1, 2}, (algo, kwargs)
+    # Mt-KaHyPar gets the seed modulo 2**31: the same assignment as that seed
+    a = partition_graph(g, 3, "hypergraph", seed=2**63 - 1).assignment
+    b = partition_graph(g, 3, "hypergraph", seed=2**31 - 1).assignment
+    assert a.tolist() == b.tolist()
