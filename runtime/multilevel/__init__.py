@@ -172,8 +172,11 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
         level = Level(level.indptr, level.indices, level.ewgt, np.ones(level.n, np.int64))
         total = level.n
     target_w = total * fractions
-    maxload = np.maximum(np.floor((1.0 + imbalance) * target_w), np.ceil(target_w))
-    maxload = maxload.astype(np.int64)
+    with np.errstate(over="ignore"):
+        maxload = np.maximum(np.floor((1.0 + imbalance) * target_w), np.ceil(target_w))
+    # no part needs room for more than the whole weight: a larger bound (a huge imbalance)
+    # would not fit int64
+    maxload = np.minimum(maxload, total).astype(np.int64)
 
     if dev == "gpu":
         return _on_device(level, k, fractions, imbalance, seed, rng, maxload, target_w, t0)

@@ -401,6 +401,20 @@ def test_inputs_scipy_and_csr_agree():
     assert np.array_equal(a.part, b.part) and a.cut == b.cut
 
 
+def test_a_huge_imbalance_is_no_bound():
+    """(1 + imbalance) times a part's target overflowed int64: OverflowError at 1e308,
+    bounds cast to garbage at 1e30. A part's bound is now at most the whole weight: the
+    same partition as any imbalance past that (1e6 here, as before)."""
+    g = grid(10, 10, seed=0)
+    ref = partition_graph(g, 4, imbalance=1e6, seed=2)
+    assert ref.cut == 0 and ref.loads.tolist() == [0, 0, 100, 0]
+    for imbalance in (1e30, 1e308):
+        r = partition_graph(g, 4, imbalance=imbalance, seed=2)
+        assert np.array_equal(r.part, ref.part) and r.imbalance == imbalance
+    r = partition_graph(g, 3, imbalance=1e308, seed=2, targets=[1, 1e-300, 1])
+    assert r.cut == 0 and sorted(r.loads.tolist()) == [0, 0, 100]
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda g: partition_graph(g, 1), "k must be"),
     (lambda g: partition_graph(g, 101), "k must be"),
