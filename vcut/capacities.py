@@ -25,7 +25,8 @@ def capacities_from_fractions(fractions):
     Raises
     ------
     InputError
-        A fraction that is not a positive finite number.
+        A fraction that is not a positive finite number, or one so small next to the
+        largest that its share is not a normal float64 (it would round to 0).
     """
     f = np.asarray(fractions, dtype=np.float64)
     if f.ndim != 1 or len(f) == 0:
@@ -34,7 +35,20 @@ def capacities_from_fractions(fractions):
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         raise InputError(f"capacity {f[k]} of cluster {k} is not a positive number")
-    return f / f.sum()
+    with np.errstate(over="ignore"):
+        total = f.sum()
+    if np.isfinite(total):
+        share = f / total
+    else:  # huge capacities (1e308 twice): over the largest first, or every share is 0
+        scaled = f / f.max()
+        share = scaled / scaled.sum()
+    small = share < np.finfo(np.float64).tiny
+    if small.any():
+        k = int(np.flatnonzero(small)[0])
+        raise InputError(f"capacity {f[k]:g} of cluster {k} is too small next to the largest, "
+                         f"{f.max():g}: its share underflows; give capacities within a factor "
+                         "of 1e300 of each other")
+    return share
 
 
 def target_weights(speeds, memories, total):

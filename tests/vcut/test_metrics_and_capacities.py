@@ -180,3 +180,22 @@ def test_bad_graphs():
         target_weights([1, 1], [0.3, 0.4], 1.0)
     assert str(exc.value) == ("the units' memories hold 0.7 in all but the graph weighs 1: short by 0.3 "
                               "(42.9 %); add units or memory")
+
+
+def test_huge_and_tiny_capacities():
+    """Capacities whose sum overflows (1e308 twice) made every share 0 (nan metrics; the
+    greedy family: ZeroDivisionError); a share that underflows is refused."""
+    from vcut.capacities import capacities_from_fractions
+
+    assert capacities_from_fractions([1e308, 1e308]).tolist() == [0.5, 0.5]
+    assert capacities_from_fractions([1e308, 1e308, 1e308]).tolist() == [1 / 3] * 3
+    g = graph([(0, 1), (1, 2), (2, 3), (3, 0)])
+    for algo in ("wb-libra", "ne", "hep", "best"):
+        part = partition_graph(g, 2, algo, capacities=[1e308, 1e308])
+        assert part.capacities.tolist() == [0.5, 0.5], algo
+        assert part.metrics.edge_weight_imbalance == 1.0, algo
+    with pytest.raises(InputError) as exc:
+        capacities_from_fractions([1.0, 1e-320, 1.0])
+    assert str(exc.value) == ("capacity 9.99989e-321 of cluster 1 is too small next to the "
+                              "largest, 1: its share underflows; give capacities within a "
+                              "factor of 1e300 of each other")
