@@ -415,6 +415,36 @@ def test_a_huge_imbalance_is_no_bound():
     assert r.cut == 0 and sorted(r.loads.tolist()) == [0, 0, 100]
 
 
+def test_huge_targets_and_capacities(tmp_path, capsys):
+    """Targets whose sum overflows (1e308 twice) made every fraction 0 and the bisection
+    a NaN (ValueError); a fraction that underflows to 0 is refused. The command line
+    refuses --capacities in the vertex cuts' words (it said 'targets')."""
+    from vcut.cli import main
+
+    g = grid(10, 10, seed=0)
+    r = partition_graph(g, 3, targets=[1e308, 1e308, 1e308], seed=1)
+    assert np.array_equal(r.part, partition_graph(g, 3, targets=[1, 1, 1], seed=1).part)
+    with pytest.raises(InputError) as exc:
+        partition_graph(g, 3, targets=[1e308, 1e308, 1e-300])
+    assert str(exc.value) == ("target 1e-300 of part 2 is too small next to the largest, "
+                              "1e+308: its fraction underflows to 0; give targets within a "
+                              "factor of 1e300 of each other")
+    path = tmp_path / "g.npz"
+    write_graph(g, path)
+    for caps, message in (("1,2", "error: 2 capacities given for 4 clusters"),
+                          ("1,0,1,1", "error: capacity 0.0 of cluster 1 is not a positive number"),
+                          ("1e308,1e308,1e-300,1",
+                           "error: capacity 1e-300 of cluster 2 is too small next to the largest, "
+                           "1e+308: its share underflows; give capacities within a factor of "
+                           "1e300 of each other")):
+        assert main(["partition", str(path), "-p", "4", "--algo", "multilevel",
+                     f"--capacities={caps}"]) == 2
+        assert capsys.readouterr().err.strip() == message
+    assert main(["partition", str(path), "-p", "4", "--algo", "multilevel",
+                 "--capacities=1e308,1e308,1e308,1e308", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["p"] == 4
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda g: partition_graph(g, 1), "k must be"),
     (lambda g: partition_graph(g, 101), "k must be"),

@@ -15,6 +15,10 @@ def run_multilevel(args, graph, targets):
 
     if not args.imbalance > 1.0:
         raise InputError(f"--imbalance must be > 1 (1.03 = 3 %), got {args.imbalance:g}")
+    if targets is not None:  # refused in the words of the vertex cuts' --capacities
+        from vcut.partition import capacity_fractions
+
+        capacity_fractions(args.p, "multilevel", targets)
     res = partition_graph(graph, args.p, device=args.device, imbalance=args.imbalance - 1.0,
                           seed=args.seed, targets=targets)
     files = []
