@@ -357,6 +357,10 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         raise InputError(f"tau is HEP's degree threshold; it does not apply to {algo}")
     if refine and algo == "par":
         raise InputError("par keeps a schedule that refinement would break; drop --refine")
+    if algo == "spac" and backend == "kahip" and capacities is not None:
+        from .spac import KAHIP_TARGETS
+
+        raise InputError(KAHIP_TARGETS)  # before the transform, not after it
     _check_batch(batch, algo, p)
     device = _check_device(device, algo, p, backend)
     simple, cap = simple_input(graph, p, algo, capacities)

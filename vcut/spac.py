@@ -211,10 +211,7 @@ def vertex_partition(xadj, adjncy, adjwgt, vwgt, k, *, backend="metis", imbalanc
         return np.asarray(res[1], dtype=np.int32)
     if backend == "kahip":
         if targets is not None:
-            raise VcutError(
-                "the KaHIP backend cannot take per-part target weights (heterogeneous "
-                "capacities); use --backend metis"
-            )
+            raise InputError(KAHIP_TARGETS)
         try:
             import kahip
         except ImportError:
@@ -234,6 +231,13 @@ def vertex_partition(xadj, adjncy, adjwgt, vwgt, k, *, backend="metis", imbalanc
                               targets=targets)
         return res.part.astype(np.int32)
     raise InputError(f"unknown SPAC backend {backend!r}; use one of metis, kahip, multilevel")
+
+
+#: Why KaHIP is refused heterogeneous capacities (`vertex_partition`; checked by
+#: `vcut.partition.partition_graph` before any work).
+KAHIP_TARGETS = ("the KaHIP backend cannot take per-part target weights (heterogeneous "
+                 "capacities, --capacities / --units); use --backend metis or multilevel, or "
+                 "drop the capacities")
 
 
 def reconstruct(parts, m, contracted):

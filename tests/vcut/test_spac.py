@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from frontend.errors import VcutError
+from frontend.errors import InputError, VcutError
 from tests.vcut.test_greedy import graph, weighted_graphs
 from vcut.partition import partition_graph
 from vcut.spac import reconstruct, split_and_connect
@@ -108,7 +108,7 @@ def test_spac_beats_the_wvp_and_greedy_baselines_on_a_power_law_graph():
 
 def test_backend_errors():
     g = graph(TRI)
-    with pytest.raises(VcutError, match="KaHIP backend cannot take per-part target weights"):
+    with pytest.raises(InputError, match="KaHIP backend cannot take per-part target weights"):
         partition_graph(g, 2, "spac", backend="kahip", capacities=[1, 2])
     # the runtime's own backend takes targets (heterogeneous capacities)
     res = partition_graph(g, 2, "spac", backend="multilevel", capacities=[1, 2])
@@ -260,3 +260,15 @@ def test_largest_seed_and_a_huge_imbalance_reach_every_backend():
     a = partition_graph(g, 3, "hypergraph", seed=2**63 - 1).assignment
     b = partition_graph(g, 3, "hypergraph", seed=2**31 - 1).assignment
     assert a.tolist() == b.tolist()
+
+
+def test_kahip_refuses_capacities_before_the_transform(monkeypatch):
+    """A usage error (exit 2, was 1: an undocumented status), found before building Ψ."""
+    import vcut.spac
+
+    monkeypatch.setattr(vcut.spac, "split_and_connect", lambda *a, **k: pytest.fail("built Ψ"))
+    with pytest.raises(InputError) as exc:
+        partition_graph(graph(TRI), 2, "spac", backend="kahip", capacities=[1, 2])
+    assert str(exc.value) == ("the KaHIP backend cannot take per-part target weights "
+                              "(heterogeneous capacities, --capacities / --units); use "
+                              "--backend metis or multilevel, or drop the capacities")
