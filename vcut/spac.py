@@ -198,6 +198,16 @@ def vertex_partition(xadj, adjncy, adjwgt, vwgt, k, *, backend="metis", imbalanc
                                          seed=seed, recursive=recursive)
             except RuntimeError as exc:
                 raise VcutError(f"the METIS backend failed: {exc}") from None
+        if targets is not None:  # METIS refuses a target that is 0 as its 32-bit real_t
+            with np.errstate(over="ignore", under="ignore"):
+                share = np.asarray(targets, dtype=np.float64)
+                share = (share / share.sum()).astype(np.float32)
+            if not (share > 0).all():
+                b = int(np.flatnonzero(~(share > 0))[0])
+                raise InputError(f"METIS takes per-part targets as 32-bit floats, where the "
+                                 f"share of part {b}, {float(targets[b]):.3g} of the total, "
+                                 "rounds to 0; give capacities within a factor of 1e40 of each "
+                                 "other")
         opts = pymetis.Options(ufactor=ufactor, seed=seed)
         try:
             res = pymetis.part_graph(

@@ -272,3 +272,19 @@ def test_kahip_refuses_capacities_before_the_transform(monkeypatch):
     assert str(exc.value) == ("the KaHIP backend cannot take per-part target weights "
                               "(heterogeneous capacities, --capacities / --units); use "
                               "--backend metis or multilevel, or drop the capacities")
+
+
+def test_metis_targets_that_round_to_0_in_32_bits_are_refused():
+    """METIS holds per-part targets as 32-bit floats and refused a share of 1e-300 ('Input
+    Error: Incorrect tpwgts', an exit 1: 'the METIS backend failed'); now a usage error."""
+    from frontend.errors import InputError
+
+    g = graph(WEIGHTED, WEIGHTS)
+    for algo in ("spac", "wvp-greedy"):
+        with pytest.raises(InputError) as exc:
+            partition_graph(g, 3, algo, capacities=[1, 1, 1e-300])
+        assert str(exc.value) == ("METIS takes per-part targets as 32-bit floats, where the "
+                                  "share of part 2, 5e-301 of the total, rounds to 0; give "
+                                  "capacities within a factor of 1e40 of each other"), algo
+    part = partition_graph(g, 3, "spac", capacities=[1, 1, 1e-30])  # 32 bits hold 5e-31
+    assert part.info["p"] == 3
