@@ -18,14 +18,22 @@ One METIS call runs at a time (`_ONE`): METIS's own state is per thread, but
 each call swaps the process's SIGABRT and SIGTERM handlers for its own and
 puts the old ones back when it returns, so two calls ending out of order
 would leave METIS's handler installed. Other Python threads run meanwhile.
+
+METIS prints its diagnostics with ``printf`` (``***Cannot bisect a graph with
+0 vertices!`` when a vertex is heavier than a part's share, the run going on),
+which would land on the command's standard output, in the middle of
+``--json``'s one object: every call runs under `c_stdout_to_stderr`.
 """
 
+import contextlib
 import ctypes
+import os
+import sys
 import threading
 
 import numpy as np
 
-__all__ = ["available", "part_graph"]
+__all__ = ["available", "part_graph", "c_stdout_to_stderr"]
 
 #: METIS 5's option slots (``moptions_et`` in metis.h) and sizes
 NOPTIONS = 40
@@ -36,6 +44,35 @@ METIS_OK = 1
 
 _STATE = {}
 _ONE = threading.Lock()
+_FD = threading.Lock()  # one swap of file descriptor 1 at a time
+
+
+@contextlib.contextmanager
+def c_stdout_to_stderr():
+    """File descriptor 1 pointed at standard error while the block runs (what C code
+    prints on stdout goes there), flushed on both sides so that nothing buffered changes
+    streams; a no-op where either descriptor is closed."""
+    with _FD:
+        try:
+            libc = ctypes.CDLL(None)
+            sys.stdout.flush()
+            libc.fflush(None)
+            saved = os.dup(1)
+        except (OSError, ValueError, AttributeError):  # closed, or no C library to flush
+            yield
+            return
+        try:
+            os.dup2(2, 1)
+        except OSError:
+            os.close(saved)
+            yield
+            return
+        try:
+            yield
+        finally:
+            libc.fflush(None)
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def _load():
@@ -97,7 +134,7 @@ def part_graph(xadj, adjncy, vwgt, adjwgt, k, *, ufactor, seed, recursive=None):
     part = np.zeros(n, dtype=idx)
     p = lambda a: a.ctypes.data  # noqa: E731
     call = rec if (k <= 8 if recursive is None else recursive) else kway
-    with _ONE:
+    with _ONE, c_stdout_to_stderr():
         status = call(p(nvtxs), p(ncon), p(arrays[0]), p(arrays[1]), p(arrays[2]), None,
                       p(arrays[3]), p(nparts), None, None, p(options), p(objval), p(part))
     if status != METIS_OK:

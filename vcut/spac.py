@@ -210,12 +210,13 @@ def vertex_partition(xadj, adjncy, adjwgt, vwgt, k, *, backend="metis", imbalanc
                                  "other")
         opts = pymetis.Options(ufactor=ufactor, seed=seed)
         try:
-            res = pymetis.part_graph(
-                k, pymetis.CSRAdjacency(adj_starts=xadj, adjacent=adjncy), vweights=vwgt,
-                eweights=adjwgt,
-                tpwgts=None if targets is None else [float(t) for t in targets],
-                recursive=recursive, options=opts,
-            )
+            with _metis.c_stdout_to_stderr():  # METIS's printf diagnostics
+                res = pymetis.part_graph(
+                    k, pymetis.CSRAdjacency(adj_starts=xadj, adjacent=adjncy), vweights=vwgt,
+                    eweights=adjwgt,
+                    tpwgts=None if targets is None else [float(t) for t in targets],
+                    recursive=recursive, options=opts,
+                )
         except Exception as exc:  # METIS reports its own failures
             raise VcutError(f"the METIS backend failed: {exc}") from None
         return np.asarray(res[1], dtype=np.int32)

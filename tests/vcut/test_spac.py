@@ -274,6 +274,26 @@ def test_kahip_refuses_capacities_before_the_transform(monkeypatch):
                               "--backend metis or multilevel, or drop the capacities")
 
 
+@pytest.mark.parametrize("targets", [None, [0.25] * 4])
+def test_metis_diagnostics_go_to_stderr_not_stdout(capfd, targets):
+    """METIS printf's '***Cannot bisect a graph with 0 vertices!' when a vertex outweighs a
+    part's share; on stdout it broke --json's one object."""
+    import ctypes
+
+    from vcut.spac import vertex_partition
+
+    n = 8  # a path whose first vertex weighs 1000
+    xadj = np.r_[0, np.cumsum([1] + [2] * (n - 2) + [1])].astype(np.int64)
+    adjncy = np.array([u for v in range(n) for u in (v - 1, v + 1) if 0 <= u < n], np.int64)
+    vwgt = np.r_[1000, np.ones(n - 1, np.int64)]
+    parts = vertex_partition(xadj, adjncy, np.ones(len(adjncy), np.int64), vwgt, 4,
+                             targets=targets)
+    assert parts.shape == (n,)
+    ctypes.CDLL(None).fflush(None)  # what C buffered, where it would have gone
+    out, err = capfd.readouterr()
+    assert out == "" and "***Cannot bisect a graph with 0 vertices!" in err
+
+
 def test_metis_targets_that_round_to_0_in_32_bits_are_refused():
     """METIS holds per-part targets as 32-bit floats and refused a share of 1e-300 ('Input
     Error: Incorrect tpwgts', an exit 1: 'the METIS backend failed'); now a usage error."""
