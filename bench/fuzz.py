@@ -8,8 +8,9 @@ case instead of ending the campaign, and prints a table: cases per target,
 successes, errors by exit status, and failures (tracebacks, undocumented
 exit statuses, crashes by signal, hangs), which must be 0.
 
-    python bench/fuzz.py                       # 13 targets x 8000 cases = 104,000
+    python bench/fuzz.py                       # 16 targets x 8000 cases = 128,000
     python bench/fuzz.py --cases 500 --targets cli-graph,trace-npz --seed 3
+    python bench/fuzz.py --cases 8000 --targets cli-quality,cli-multilevel --seed 3
 
 The campaign is deterministic: case ``i`` of a target depends only on
 ``--seed``, the target and ``i`` (replay one with ``--replay TARGET:I``).

@@ -7,7 +7,14 @@ outcome is ``"ok"``, ``"error N"`` (a `frontend.errors.VcutError` with exit
 status N, or that status from the command line) or a failure: ``"traceback
 ..."`` (any other exception), ``"exit N"`` (an undocumented status),
 ``"crash SIGNAL"`` or ``"hang"`` (the last two only under `campaign`, which
-runs cases in forked workers).
+runs cases in forked workers). The targets of ``vcut partition``'s quality and
+edge-cut paths (``cli-quality``: ne, hep, best, --refine; ``cli-multilevel``:
+multilevel and SPAC over each backend) draw flags around their boundaries
+(``-p`` past the vertex and edge counts, imbalance 0 / 1 / 1e308 / NaN, tau,
+seeds past int64, capacities of the wrong length, zero, huge or tiny) and also
+check the output contract (`_checked_cli`): nothing left behind by a refusal,
+one cluster id in range per edge or vertex, one line of strict JSON, and
+nothing printed on descriptor 1 past ``sys.stdout`` (a C library's ``printf``).
 
 Mutations are seeded and deterministic: case ``i`` of a target under seed
 ``s`` draws from ``random.Random(f"{s}/{target}/{i}")``, so a campaign
@@ -29,6 +36,7 @@ import os
 import random
 import select
 import signal
+import sys
 import time
 import warnings
 from collections import Counter, defaultdict
@@ -447,6 +455,170 @@ def _graph_cli(seeds, rng, workdir):
     return _cli(argv)
 
 
+#: Command-line values of the quality and edge-cut targets: valid ones and the
+#: boundaries around them (p past the seed graphs' 12 vertices and 25-30 edges,
+#: imbalances at and below 1, non-finite numbers, seeds past int64).
+_P_VALUES = ["1", "2", "2", "3", "4", "5", "8", "8", "12", "13", "16", "25", "31", "64", "65",
+             "2147483647"]
+_IMBALANCES = ["0", "-1", "1.0", "1", "1.03", "1.03", "1.1", "2", "1.0000001", "100", "1e30",
+               "nan", "inf", "1e308"]
+_TAUS = ["0", "-1", "10", "10", "0.5", "1", "2", "nan", "inf", "1e-300", "1e308"]
+_SEEDS = ["0", "1", "42", "9223372036854775807", "9223372036854775808", "-1", "x"]
+_CAPACITY_VALUES = ["1", "1", "2", "3", "0.5", "1e-300", "1e308", "0", "-1", "nan", "inf", "x"]
+
+
+def _capacity_flags(rng, p):
+    """``--capacities`` (one per cluster or one too few / many; now and then a zero,
+    negative, huge or non-finite share) or ``--units`` speed:memory pairs."""
+    count = max(0, min(int(p), 66) + rng.choice([0, 0, 0, 0, -1, 1]))  # p = 2**31 - 1: 66
+    if rng.random() < 0.7:
+        vals = [rng.choice(_CAPACITY_VALUES) if rng.random() < 0.15 else rng.choice(["1", "2", "3"])
+                for _ in range(count)]
+        return ["--capacities=" + ",".join(vals)]
+    mems = ["0.5", "1", "0.1", "2", "1e-300", "0", "-1", "nan"]
+    pairs = [f"{rng.choice(['1', '2', '0.5', '0', 'inf'])}:{rng.choice(mems)}"
+             for _ in range(count)]
+    return ["--units=" + ",".join(pairs)]
+
+
+def _balance_flags(rng, p):
+    """Random ``--imbalance``, ``--seed``, capacities and ``--json`` flags."""
+    argv = []
+    if rng.random() < 0.4:
+        argv.append(f"--imbalance={rng.choice(_IMBALANCES)}")
+    if rng.random() < 0.3:
+        argv.append(f"--seed={rng.choice(_SEEDS)}")
+    if rng.random() < 0.25:
+        argv += _capacity_flags(rng, p)
+    if rng.random() < 0.2:
+        argv.append("--json")
+    return argv
+
+
+@contextlib.contextmanager
+def _c_level_output():
+    """File descriptors 1 and 2 into scratch files while the block runs; yields a dict
+    that gets ``stdout``: what was written on descriptor 1 past ``sys.stdout`` (a C
+    library's ``printf``, which would land in the middle of ``--json``'s object)."""
+    import ctypes
+    import tempfile
+
+    libc = ctypes.CDLL(None)
+    found = {"stdout": ""}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    libc.fflush(None)
+    saved = [os.dup(1), os.dup(2)]
+    with tempfile.TemporaryFile() as t1, tempfile.TemporaryFile() as t2:
+        os.dup2(t1.fileno(), 1)
+        os.dup2(t2.fileno(), 2)
+        try:
+            yield found
+        finally:
+            libc.fflush(None)
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+            t1.seek(0)
+            found["stdout"] = t1.read().decode(errors="replace")
+
+
+def _no_constant(name):
+    raise ValueError(f"--json printed {name}, which is not strict JSON")
+
+
+def _checked_cli(argv, out, graph_path, per_vertex, p):
+    """`_cli` with the output contract checked: a refused run leaves neither ``out`` nor
+    ``out.replicas.npz`` behind; a successful one writes one cluster id in ``0..p-1`` per
+    input edge (a vertex cut) or per vertex (``per_vertex``: an edge cut), and with
+    ``--json`` one line of strict JSON. A broken contract raises `AssertionError` (a
+    traceback outcome)."""
+    from ir_graph import read_graph
+    from vcut.cli import main
+
+    outputs = (out, out + ".replicas.npz")
+    for path in outputs:
+        if os.path.exists(path):
+            os.remove(path)
+    stdout = io.StringIO()
+    with _c_level_output() as c_out, contextlib.redirect_stdout(stdout), \
+            contextlib.redirect_stderr(io.StringIO()):
+        code = main([str(a) for a in argv])
+    if c_out["stdout"]:
+        raise AssertionError(f"C code printed on stdout: {c_out['stdout'][:80]!r}")
+    if "--json" in argv:
+        lines = stdout.getvalue().splitlines()
+        if len(lines) != 1:
+            raise AssertionError(f"--json printed {len(lines)} lines")
+        json.loads(lines[0], parse_constant=_no_constant)
+    if code:
+        left = [path for path in outputs if os.path.exists(path)]
+        if left:
+            raise AssertionError(f"exit {code} left {', '.join(map(os.path.basename, left))}")
+        return f"error {code}"
+    with open(out, "rb") as fh:
+        ids = [int(x) for x in fh.read().split()]
+    g = read_graph(graph_path)
+    rows = g.n if per_vertex else g.m
+    if len(ids) != rows:
+        raise AssertionError(f"{os.path.basename(out)} has {len(ids)} ids for {rows} "
+                             f"{'vertices' if per_vertex else 'edges'}")
+    if ids and (min(ids) < 0 or max(ids) >= int(p)):
+        raise AssertionError(f"cluster ids {min(ids)}..{max(ids)} outside 0..{int(p) - 1}")
+    return "ok"
+
+
+def _flags_graph_case(seeds, rng, workdir):
+    """A graph file for the flag targets: half the time a seed file as it is (so that the
+    flags, not the file, decide most outcomes), else a mutated one."""
+    if rng.random() < 0.5:
+        return seeds[rng.choice(["metis", "edgelist", "snap", "mtx", "lg", "graph_npz",
+                                 "graph_npz"])]
+    return _any_graph_case(seeds, rng, workdir)
+
+
+def _quality_cli(seeds, rng, workdir):
+    """``vcut partition --algo ne|hep|best`` (and ``--refine`` on the other algorithms)
+    with random ``-p``, ``--tau``, ``--imbalance``, ``--seed`` and capacities."""
+    path = _flags_graph_case(seeds, rng, workdir)
+    p = rng.choice(_P_VALUES)
+    if rng.random() < 0.75:
+        algo = rng.choice(["ne", "hep", "best"])
+    else:  # refinement of any other result (par refuses it)
+        algo = rng.choice(["wb-libra", "hdrf", "dbh", "random", "spac", "wvp-greedy", "wvp-random",
+                           "hypergraph", "par"])
+    argv = ["partition", path, "-p", p, "--algo", algo]
+    if rng.random() < (0.6 if algo == "hep" else 0.05):
+        argv.append(f"--tau={rng.choice(_TAUS)}")
+    if algo != "best" and rng.random() < (0.4 if algo in ("ne", "hep") else 0.9):
+        argv.append("--refine")
+    argv += _balance_flags(rng, p)
+    out = os.path.join(workdir, "quality.part")
+    return _checked_cli(argv + ["-o", out], out, path, False, p)
+
+
+def _multilevel_cli(seeds, rng, workdir):
+    """``vcut partition --algo multilevel`` (an edge cut on the CPU) and ``--algo spac``
+    with ``--backend metis|multilevel|kahip`` and either variant."""
+    path = _flags_graph_case(seeds, rng, workdir)
+    p = rng.choice(_P_VALUES)
+    if rng.random() < 0.5:
+        algo, argv = "multilevel", []
+    else:
+        algo = "spac"
+        argv = [f"--backend={rng.choice(['metis', 'multilevel', 'multilevel', 'kahip'])}"]
+        if rng.random() < 0.3:
+            argv.append("--variant=split")
+        if rng.random() < 0.15:
+            argv.append("--refine")
+    if rng.random() < 0.5:
+        argv.append("--device=cpu")
+    argv = ["partition", path, "-p", p, "--algo", algo] + argv + _balance_flags(rng, p)
+    out = os.path.join(workdir, "cut.part")
+    return _checked_cli(argv + ["-o", out], out, path, algo == "multilevel", p)
+
+
 #: name: function(seeds, rng, workdir) -> None or an outcome string.
 TARGETS = {
     "metis": _reader("metis"),
@@ -463,6 +635,8 @@ TARGETS = {
     "cli-bfs": _bfs_cli,
     "cli-mst": _mst_cli,
     "cli-graph": _graph_cli,
+    "cli-quality": _quality_cli,
+    "cli-multilevel": _multilevel_cli,
 }
 
 

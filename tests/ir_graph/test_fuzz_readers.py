@@ -25,7 +25,8 @@ from tests.conftest import ROOT
 #: examples per target (hypothesis), chosen by the cost of a case
 EXAMPLES = {"metis": 1000, "edgelist": 1000, "snap-txt": 600, "mtx": 1000, "lg": 600,
             "gzip-text": 600, "graph-npz": 800, "trace-npz": 600, "partition-file": 800,
-            "machine-json": 1000, "cli-partition": 600, "cli-bfs": 600, "cli-mst": 300, "cli-graph": 400}
+            "machine-json": 1000, "cli-partition": 600, "cli-bfs": 600, "cli-mst": 300, "cli-graph": 400,
+            "cli-quality": 150, "cli-multilevel": 100}
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +77,8 @@ def test_no_signal_in_forked_campaign(tmp_path):
     code = (
         "import json, sys; from tests import fuzzing as F\n"
         f"seeds = F.make_seeds({str(tmp_path)!r})\n"
-        "res = F.campaign(['cli-partition', 'cli-bfs', 'cli-graph'], 40, 11, seeds, "
+        "res = F.campaign(['cli-partition', 'cli-bfs', 'cli-graph', 'cli-quality', "
+        "'cli-multilevel'], 40, 11, seeds, "
         f"{str(tmp_path)!r}, timeout=120)\n"
         "print(json.dumps({t: r['failures'] for t, r in res.items()}))\n"
     )
@@ -84,4 +86,5 @@ def test_no_signal_in_forked_campaign(tmp_path):
                           timeout=600, env={**os.environ, "PYTHONPATH": ROOT})
     assert proc.returncode == 0, proc.stderr[-2000:]
     failures = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert failures == {"cli-partition": [], "cli-bfs": [], "cli-graph": []}
+    assert failures == {"cli-partition": [], "cli-bfs": [], "cli-graph": [], "cli-quality": [],
+                        "cli-multilevel": []}
