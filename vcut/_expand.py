@@ -293,6 +293,9 @@ def hdrf_rest(src, dst, weight, order, hid, nh, degree, share, hard, lam, eps, o
             r = load[c] / share[c]
             maxrel = max(maxrel, r)
             minrel = min(minrel, r)
+        denom = eps + maxrel - minrel
+        if denom <= 0.0:  # loads past 2**53 absorb eps (equal loads: 0.0, a ZeroDivisionError)
+            denom = eps + (maxrel - minrel)
         best = -1
         best_s = -np.inf
         hu = hid[u]
@@ -300,7 +303,7 @@ def hdrf_rest(src, dst, weight, order, hid, nh, degree, share, hard, lam, eps, o
         for c in range(k):
             if load[c] + weight[e] > hard[c]:
                 continue
-            s = lam * (maxrel - load[c] / share[c]) / (eps + maxrel - minrel)
+            s = lam * (maxrel - load[c] / share[c]) / denom
             if held[hu, c]:
                 s += 2.0 - th_u
             if held[hv, c]:

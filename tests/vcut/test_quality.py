@@ -192,6 +192,17 @@ def test_hep_star_with_a_high_degree_centre():
     assert part.metrics.replication_factor == pytest.approx(10 / 9)
 
 
+def test_hep_streams_edges_heavier_than_2_to_the_53():
+    """HDRF's balance term divides by eps + maxrel - minrel: with loads past 2**53 the eps
+    (1) was absorbed and equal loads gave 0.0, a ZeroDivisionError (p = 1: at the second
+    streamed edge). K5 weighing 1e17 per edge, every vertex high-degree at tau 0.5."""
+    g = graph([(a, b) for a in range(5) for b in range(a + 1, 5)], [1e17] * 10)
+    part = partition_graph(g, 1, "hep", tau=0.5)
+    assert part.info["streamed_edges"] == 10 and part.assignment.tolist() == [0] * 10
+    part = partition_graph(g, 2, "hep", tau=0.5)  # 6e17 = the hard capacity of cluster 0
+    assert part.assignment.tolist() == [0, 0, 0, 0, 0, 0, 1, 1, 1, 1]
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_two_cliques_cut_at_the_bridge(seed):
     # capacity 6.5 per cluster: the first cluster takes its whole clique (6
