@@ -274,41 +274,66 @@ def test_analyze_greedy_cut_on_the_gpu(trace_file, capsys, monkeypatch):
         "the CPU: drop --device")
 
 
-def test_par_priorities_are_judged_by_the_simulator(strassen8, monkeypatch):
-    # with the threshold at 0 every priority of vcut.parallel.GAMMAS is tried;
-    # each one's figure must be a fresh simulation of par's clustering at that
-    # priority (and the replica price kept at the first) on the compact
-    # placement, and the clustering kept the fastest of them (ties: the first)
+def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkeypatch):
+    # with the threshold at 0 every priority of vcut.parallel.GAMMAS is tried (at the
+    # replica price kept at the first), then the prices of vcut.parallel.PRICES above
+    # that one at the kept priority; each figure must be a fresh simulation of par's
+    # clustering on the compact placement; the fastest priority is kept (ties: the
+    # first), then each price while within PRICE_TOLERANCE of the fastest seen, and
+    # after the first that is not, the geometric mean of it and the last kept one
     import mapping.analyze as an
-    from mapping.analyze import cluster_graph
+    import mapping.time_aware as ta
+    from mapping.analyze import PRICE_TOLERANCE, cluster_graph
     from mapping.interactions import interactions
     from mapping.simulate import simulate
     from mapping.time_aware import compact
-    from vcut.parallel import GAMMAS
+    from vcut.parallel import GAMMAS, PRICES
 
     trace, g = strassen8
     m = load_machine("table2:64")
     latency = m.mean_message_cycles(32)
+
+    def run(gamma, beta):  # (clustering, metrics, simulated makespan)
+        cl, metrics = cluster_graph(g, 64, "par", latency=latency, gamma=gamma, beta=beta)
+        sim = simulate(cl, compact(64, m), m, interactions(cl, trace.obj_size).value_bytes)
+        return cl, metrics, sim.makespan
+
     monkeypatch.setattr(an, "STEER", 0.0)
     a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
     tried = a.partition["priorities"]
     assert [t[0] for t in tried] == list(GAMMAS)
     price = a.partition["steered_prices"][0][0]  # kept at the first priority
-    first, first_metrics = cluster_graph(g, 64, "par", latency=latency)
+    first, first_metrics, _ = run(GAMMAS[0], None)
     assert first_metrics["replica_price"] == price
     for gamma, span in tried:
-        cl, metrics = cluster_graph(g, 64, "par", latency=latency, gamma=gamma,
-                                    beta=None if gamma == GAMMAS[0] else price)
-        assert metrics["priority_gamma"] == gamma
-        fresh = simulate(cl, compact(64, m), m, interactions(cl, trace.obj_size).value_bytes)
-        assert span == fresh.makespan
+        _, metrics, fresh = run(gamma, None if gamma == GAMMAS[0] else price)
+        assert metrics["priority_gamma"] == gamma and span == fresh
     spans = [t[1] for t in tried]
-    kept = GAMMAS[spans.index(min(spans))]
-    assert a.partition["priority_gamma"] == kept  # (its clustering: the test of prices below)
-    # above the threshold nothing else is tried: the first priority stays; nor
-    # when four simulations would exceed the simulated-task budget
-    import mapping.time_aware as ta
-
+    gamma = GAMMAS[spans.index(min(spans))]
+    assert a.partition["priority_gamma"] == gamma
+    # the prices, the rule replayed on their figures
+    steered = a.partition["steered_prices"]
+    assert steered[0] == [price, min(spans)]
+    kept, best, expect = price, min(spans), []
+    figure = dict((p, span) for p, span in steered[1:])
+    for p in (x for x in PRICES if x > price):
+        expect.append(p)
+        if figure[p] > (1 + PRICE_TOLERANCE) * best:
+            mid = float(np.sqrt(kept * p))
+            expect.append(mid)
+            if figure[mid] <= (1 + PRICE_TOLERANCE) * best:
+                kept = mid
+            break
+        kept, best = p, min(best, figure[p])
+    assert [p for p, _ in steered[1:]] == expect
+    assert len(expect) >= 2  # strassen8 at p = 64 gets past the model's price
+    for p, span in steered[1:]:
+        assert span == run(gamma, p)[2]
+    assert a.partition["replica_price"] == kept
+    assert np.array_equal(a.clustering.cluster, run(gamma, kept)[0].cluster)
+    # above the threshold nothing else is tried: the first priority and price stay; nor
+    # when four simulations would exceed the simulated-task budget; with room for the
+    # priorities only, no price is tried
     monkeypatch.setattr(an, "STEER", np.inf)
     b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
     assert [t[0] for t in b.partition["priorities"]] == [GAMMAS[0]]
@@ -318,57 +343,10 @@ def test_par_priorities_are_judged_by_the_simulator(strassen8, monkeypatch):
     b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
     assert [t[0] for t in b.partition["priorities"]] == [GAMMAS[0]]
     assert np.array_equal(b.clustering.cluster, first.cluster)
-
-
-def test_par_replica_prices_are_judged_by_the_simulator(strassen8, monkeypatch):
-    # after the priorities, the prices of vcut.parallel.PRICES above the kept one
-    # are tried at the kept priority: each figure a fresh simulation on the compact
-    # placement, each price kept while within PRICE_TOLERANCE of the fastest seen,
-    # after the first that is not the geometric mean of it and the last kept one
-    import mapping.analyze as an
-    from mapping.analyze import PRICE_TOLERANCE, cluster_graph
-    from mapping.interactions import interactions
-    from mapping.simulate import simulate
-    from mapping.time_aware import compact
-    from vcut.parallel import PRICES
-
-    trace, g = strassen8
-    m = load_machine("table2:64")
-    latency = m.mean_message_cycles(32)
-    monkeypatch.setattr(an, "STEER", 0.0)
-    a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
-    gamma = a.partition["priority_gamma"]
-    steered = a.partition["steered_prices"]
-    start, best = steered[0]
-    assert best == min(span for _, span in a.partition["priorities"])
-    kept, expect = start, []
-    spans = dict((price, span) for price, span in steered[1:])
-    for price in (x for x in PRICES if x > start):  # the rule, replayed on the figures
-        expect.append(price)
-        if spans[price] > (1 + PRICE_TOLERANCE) * best:
-            mid = float(np.sqrt(kept * price))
-            expect.append(mid)
-            if spans[mid] <= (1 + PRICE_TOLERANCE) * best:
-                kept = mid
-            break
-        kept, best = price, min(best, spans[price])
-    assert [price for price, _ in steered[1:]] == expect
-    assert len(expect) >= 2  # strassen8 at p = 64 gets past the model's price
-    for price, span in steered[1:]:
-        cl, _ = cluster_graph(g, 64, "par", latency=latency, gamma=gamma, beta=price)
-        fresh = simulate(cl, compact(64, m), m, interactions(cl, trace.obj_size).value_bytes)
-        assert span == fresh.makespan
-    assert a.partition["replica_price"] == kept
-    ref, _ = cluster_graph(g, 64, "par", latency=latency, gamma=gamma, beta=kept)
-    assert np.array_equal(a.clustering.cluster, ref.cluster)
-    # no price beyond the simulated-task budget: only the priorities fit
-    import mapping.time_aware as ta
-    from vcut.parallel import GAMMAS
-
-    monkeypatch.setattr(ta, "EVAL_TASKS", (len(GAMMAS) + 1) * len(ref.src) - 1)
+    monkeypatch.setattr(ta, "EVAL_TASKS", (len(GAMMAS) + 1) * len(first.src) - 1)
     b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
     assert b.partition["steered_prices"] == steered[:1]
-    assert b.partition["replica_price"] == start
+    assert b.partition["replica_price"] == price
 
 
 def test_the_summary_formats_par_settings_tried():
