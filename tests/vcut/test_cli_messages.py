@@ -162,3 +162,18 @@ def test_a_signal_inside_a_c_callback_still_ends_the_command(tmp_path):
         done = subprocess.run([sys.executable, "-c", _CALLBACK_RUN.format(sig=sig)],
                               cwd=tmp_path, capture_output=True, text=True, timeout=30)
         assert (done.returncode, done.stdout, done.stderr) == (code, f"exit {code}\n", line)
+
+
+def test_a_closed_stdout_ends_the_command_quietly(tmp_path):
+    # `vcut partition G -p 2 | head -0`: the reader is gone before the summary is
+    # printed; no traceback, no error line, exit 141 (as a process ended by SIGPIPE)
+    import subprocess
+    import sys
+
+    path = tmp_path / "g.edgelist"
+    path.write_text("".join(f"{i} {i + 1}\n" for i in range(50)))
+    proc = subprocess.Popen([sys.executable, "-m", "vcut", "partition", str(path), "-p", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    proc.stdout.close()  # long before the interpreter has started
+    err = proc.stderr.read()
+    assert (proc.wait(timeout=60), err) == (141, b"")

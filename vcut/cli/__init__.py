@@ -13,7 +13,8 @@ Conventions shared by every subcommand:
   leaves nothing half-written; an output that is one of the inputs is refused
   before any work (see `frontend.atomic` for what ``-o`` accepts);
 * SIGINT and SIGTERM end the run with ``error: interrupted`` (exit 130) or
-  ``error: terminated`` (exit 143), no traceback;
+  ``error: terminated`` (exit 143), no traceback; a closed stdout (``| head``)
+  ends it quietly with exit 141;
 * long runs show progress on stderr when it is a terminal.
 """
 
@@ -95,7 +96,12 @@ def main(argv=None):
         try:
             args = parser.parse_args(argv)  # option types raise InputError for bad numbers
             with reporting(progress_sink(args)):
-                return args.func(args, program_args)
+                code = args.func(args, program_args)
+            if entry:  # a reader gone by now is found here, not at the interpreter's exit
+                sys.stdout.flush()
+            return code
+        except BrokenPipeError:
+            return _closed_stdout()
         except UsageError as exc:
             print(f"error: {exc}", file=sys.stderr)
             _json_error(argv, str(exc), 2)
@@ -127,6 +133,19 @@ def main(argv=None):
             _ignore_late_signals()
         elif previous is not None:
             _restore(previous)
+
+
+def _closed_stdout():
+    """The reader of stdout went away (``vcut ... | head``): no traceback and no error
+    line; stdout goes to /dev/null so that no later flush fails; exit 141, as a
+    process ended by SIGPIPE (which Python ignores)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):  # stdout is no file (a test's capture)
+        pass
+    return 141
 
 
 def _interruption(exc):
