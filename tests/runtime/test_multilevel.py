@@ -522,10 +522,14 @@ def test_cli_writes_a_part_file_and_refuses_bad_input(tmp_path, capsys):
     lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
     assert res["edge_cut"] == cut_of(lv, part) and res["balance"] <= 1.03
     assert res["levels"][0] == [400, 760] and res["device"] == "cpu"
-    for argv, message in ((["-p", "1"], "k must be"),
-                          (["-p", "4", "--imbalance", "0.9"], "--imbalance must be > 1")):
+    for argv, message in (
+            (["-p", "1"], "-p must be in [2, 400] (the number of vertices) for the multilevel "
+                          "edge cut, got 1"),
+            (["-p", "401"], "-p must be in [2, 400] (the number of vertices) for the multilevel "
+                            "edge cut, got 401"),
+            (["-p", "4", "--imbalance", "0.9"], "--imbalance must be > 1 (1.03 = 3 %), got 0.9")):
         assert main(["partition", str(path), "--algo", "multilevel", *argv]) == 2
-        assert message in capsys.readouterr().err
+        assert capsys.readouterr().err.splitlines()[-1] == f"error: {message}"
     assert out.read_text().split() == [str(x) for x in part]  # untouched by the refusals
 
 

@@ -15,6 +15,9 @@ def run_multilevel(args, graph, targets):
 
     if not args.imbalance > 1.0:
         raise InputError(f"--imbalance must be > 1 (1.03 = 3 %), got {args.imbalance:g}")
+    if not 2 <= args.p <= graph.n:  # the API's words are k; the command line's are -p
+        raise InputError(f"-p must be in [2, {graph.n:,}] (the number of vertices) for the "
+                         f"multilevel edge cut, got {args.p}")
     if targets is not None:  # refused in the words of the vertex cuts' --capacities
         from vcut.partition import capacity_fractions
 
