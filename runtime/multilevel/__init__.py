@@ -199,19 +199,13 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
                          _coarse_bound(maxload, target_w, levels[-1].vwgt.max()))
     t3 = time.perf_counter()
     moves = repairs = 0
-    near = None
     for i in range(len(levels) - 1, -1, -1):
         if i < len(levels) - 1:
             part = K.project(part, maps[i])
-            # a fine boundary vertex lies in a coarse boundary vertex (its foreign
-            # neighbour's coarse vertex is adjacent and in another part)
-            flag = np.zeros(levels[i + 1].n, np.bool_)
-            flag[b] = True
-            near = flag[maps[i]]
         lv = levels[i]
         # coarse levels: room for one more coarse vertex, so that the bound can be met later
         bound = maxload if i == 0 else _coarse_bound(maxload, target_w, lv.vwgt.max())
-        mv, fx, b = refine_fn(lv, part, bound, rng, repair=True, near=near)
+        mv, fx = refine_fn(lv, part, bound, rng, repair=True)
         moves += mv
         repairs += fx
     t4 = time.perf_counter()

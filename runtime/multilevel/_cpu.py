@@ -513,20 +513,10 @@ def _gather(indptr, indices, ewgt, part, v, conn, touched):
 @njit(cache=True)
 def boundary(indptr, indices, part):
     """The vertices with a neighbour in another part, increasing."""
-    return boundary_near(indptr, indices, part, np.ones(len(part), np.bool_))
-
-
-@njit(cache=True)
-def boundary_near(indptr, indices, part, near):
-    """The vertices ``v`` with ``near[v]`` that have a neighbour in another part,
-    increasing: `boundary` when ``near`` flags every boundary vertex (and the
-    others' adjacency is never read)."""
     n = len(part)
     out = np.empty(n, np.int64)
     nb = 0
     for v in range(n):
-        if not near[v]:
-            continue
         p = part[v]
         for e in range(indptr[v], indptr[v + 1]):
             if part[indices[e]] != p:
@@ -548,23 +538,15 @@ def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passe
     the previous pass moved, in the order they were reached, until a pass
     moves nothing. Never raises the cut; never breaks a bound that held.
 
-    ``order`` must hold every boundary vertex (`boundary`): the boundary at
-    the end is then among those and the neighbours of moved vertices, and is
-    returned without a scan of the whole level.
-
     Returns
     -------
-    moves, passes_used, boundary (the vertices with a neighbour in another
-    part at the end, increasing: `boundary` of the result)
+    moves, passes_used
     """
     n = len(part)
     k = len(load)
     conn = np.zeros(k, np.int64)
     touched = np.empty(_touched_size(indptr, k), np.int64)
     queued = np.zeros(n, np.bool_)
-    near = np.zeros(n, np.bool_)  # the start's boundary and the neighbours of moved vertices
-    for i in range(len(order)):
-        near[order[i]] = True
     cur = order.copy()
     ncur = len(cur)
     nxt = np.empty(n, np.int64)
@@ -586,7 +568,6 @@ def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passe
                 moves += 1
                 for e in range(indptr[v], indptr[v + 1]):
                     t = indices[e]
-                    near[t] = True
                     if not queued[t]:
                         queued[t] = True
                         nxt[nn] = t
@@ -600,7 +581,7 @@ def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passe
             cur[i] = nxt[i]
             queued[nxt[i]] = False
         ncur = nn
-    return total, used, boundary_near(indptr, indices, part, near)
+    return total, used
 
 
 @njit(cache=True, inline="always")
@@ -675,21 +656,14 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub,
     evaluation included; -1: no bound), so a level costs O(budget + one
     search) whatever its degrees.
 
-    ``order`` must hold every boundary vertex (as `greedy_refine`'s).
-
     Returns
     -------
-    moves kept, cut reduction, adjacency entries scanned, boundary (at the end,
-    increasing: `boundary` of the result, found among ``order`` and the
-    neighbours of kept moves)
+    moves kept, cut reduction, adjacency entries scanned
     """
     n = len(part)
     k = len(load)
     conn = np.zeros(k, np.int64)
     touched = np.empty(_touched_size(indptr, k), np.int64)
-    near = np.zeros(n, np.bool_)
-    for i in range(len(order)):
-        near[order[i]] = True
     locked = np.zeros(n, np.int64)   # the search that moved the vertex
     moved = np.zeros(n, np.bool_)    # moved by a search of this pass, kept or undone
     seen = np.zeros(n, np.int64)     # the search that last evaluated the vertex ...
@@ -786,13 +760,9 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub,
             part[u] = a
             load[b] -= vwgt[u]
             load[a] += vwgt[u]
-        for t in range(bestlen):  # kept moves: their neighbours may be on the boundary now
-            u = mv[t]
-            for e in range(indptr[u], indptr[u + 1]):
-                near[indices[e]] = True
         kept += bestlen
         total += best
-    return kept, total, work, boundary_near(indptr, indices, part, near)
+    return kept, total, work
 
 
 @njit(cache=True)

@@ -1,7 +1,7 @@
 """Refinement: greedy k-way boundary moves, balance repair, then k-way FM.
 
-Interface: ``refine(level, part, maxload, rng, repair, near) -> (moves, repair_moves,
-boundary)``, ``part`` changed in place. Greedy moves never raise the cut and never break a
+Interface: ``refine(level, part, maxload, rng, repair) -> (moves, repair_moves)``,
+``part`` changed in place. Greedy moves never raise the cut and never break a
 bound that held; the repair (on when ``repair``) then moves vertices out of
 parts over their bound, cheapest cut loss first, and greedy refinement runs
 once more within the now-kept bounds. Last, one pass of localised k-way FM
@@ -30,33 +30,25 @@ FM_HUB = 256
 FM_BUDGET = 1.5
 
 
-def _boundary_order(level, part, rng, b=None):
-    """The boundary vertices (the only ones with another part to go to) in a seeded order
-    (``b``: the boundary, increasing, when the caller has it)."""
-    if b is None:
-        b = K.boundary(level.indptr, level.indices, part)
+def _boundary_order(level, part, rng):
+    """The boundary vertices (the only ones with another part to go to) in a seeded order."""
+    b = K.boundary(level.indptr, level.indices, part)
     return b[rng.permutation(len(b))]
 
 
-def refine(level, part, maxload, rng, repair=True, near=None):
-    """Refine ``part`` in place; ``(moves, repair moves, boundary)``, the boundary of the
-    result (increasing). ``near`` (bool per vertex), when given, flags every boundary
-    vertex of ``part`` (e.g. those of a coarse boundary vertex after a projection), so
-    that the boundary is found without reading the others' adjacency."""
+def refine(level, part, maxload, rng, repair=True):
     args = (level.indptr, level.indices, level.ewgt, level.vwgt, part)
     load = K.part_loads(part, level.vwgt, len(maxload))
-    b = None if near is None else K.boundary_near(level.indptr, level.indices, part, near)
-    # each phase returns the boundary it leaves, the next one's seeds (no rescans)
-    moves, _, b = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng, b),
-                                  REFINE_PASSES)
+    moves, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
+                               REFINE_PASSES)
     fixed = 0
     if repair and (load > maxload).any():
         fixed = K.repair_balance(*args, load, maxload, rng.permutation(level.n))
-        more, _, b = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
-                                     REFINE_PASSES)
+        more, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
+                                  REFINE_PASSES)
         moves += more
     if FM_BUDGET > 0 and not (load > maxload).any():  # FM keeps bounds, does not repair
-        fm, _, _, b = K.kway_fm(*args, load, maxload, _boundary_order(level, part, rng, b),
-                                FM_LIMIT, FM_HUB, int(FM_BUDGET * len(level.indices)))
+        fm, _, _ = K.kway_fm(*args, load, maxload, _boundary_order(level, part, rng), FM_LIMIT,
+                             FM_HUB, int(FM_BUDGET * len(level.indices)))
         moves += fm
-    return moves, fixed, b
+    return moves, fixed

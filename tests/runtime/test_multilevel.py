@@ -12,8 +12,7 @@ from ir_graph import Graph, write_graph
 from runtime.generators import erdos_renyi, grid, rmat
 from runtime.multilevel import Level, csr_from_edges, partition_graph
 from runtime.multilevel import _cpu as K
-from runtime.multilevel.coarsening import coarsen, contract
-from runtime.multilevel.refinement import refine
+from runtime.multilevel.coarsening import contract
 
 M64 = (1 << 64) - 1
 
@@ -220,7 +219,7 @@ def test_kway_fm_takes_a_losing_move_that_greedy_cannot():
     assert cut_of(lv, part) == 4
     # no budget left after evaluating the seeds: no search starts
     assert K.kway_fm(*args, part, load, maxload, np.arange(8), 25, 256, 0)[:2] == (0, 0)
-    kept, gain, work, _ = K.kway_fm(*args, part, load, maxload, np.arange(8), 25, 256, -1)
+    kept, gain, work = K.kway_fm(*args, part, load, maxload, np.arange(8), 25, 256, -1)
     assert (kept, gain) == (2, 2) and cut_of(lv, part) == 2
     assert part.tolist() == [0, 0, 1, 1, 1, 1, 1, 1]
     assert load.tolist() == [2, 6]
@@ -242,8 +241,8 @@ def test_kway_fm_never_raises_the_cut_nor_breaks_a_bound(seed, budget):
         load[b] += lv.vwgt[v]
     assert (load <= maxload).all()
     before = cut_of(lv, part)
-    kept, gain, work, _ = K.kway_fm(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load,
-                                    maxload, rng.permutation(lv.n), 25, 256, budget)
+    kept, gain, work = K.kway_fm(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, maxload,
+                                 rng.permutation(lv.n), 25, 256, budget)
     after = cut_of(lv, part)
     assert before - after == gain >= 0 and (gain > 0) == (kept > 0)
     assert np.array_equal(load, K.part_loads(part, lv.vwgt, k)) and (load <= maxload).all()
@@ -268,10 +267,10 @@ def test_kway_fm_takes_the_best_seed_first_within_its_budget():
     load = K.part_loads(part, lv.vwgt, 4)
     args = (lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, maxload)
     order = np.arange(16)[::-1].copy()  # seeded order: copy 2 first, were gains ignored
-    kept, gain, work, _ = K.kway_fm(*args, order, 25, 256, len(lv.indices))
+    kept, gain, work = K.kway_fm(*args, order, 25, 256, len(lv.indices))
     assert (kept, gain) == (2, 2)  # the lighter copy's x (-2) beats the heavier's (-4)
     assert part.tolist()[:8] == [0, 0, 1, 1, 1, 1, 1, 1] and part.tolist()[8:] == [2] * 4 + [3] * 4
-    kept, gain, _, _ = K.kway_fm(*args, order, 25, 256, -1)  # unbounded: the other one too
+    kept, gain, _ = K.kway_fm(*args, order, 25, 256, -1)  # unbounded: the other one too
     assert (kept, gain) == (2, 4) and part.tolist()[8:] == [2, 2, 3, 3, 3, 3, 3, 3]
 
 
@@ -293,8 +292,8 @@ def test_kway_fm_seeds_no_vertex_an_earlier_search_moved_and_undid():
     load = K.part_loads(part, lv.vwgt, 2)
     maxload = np.array([6, 6], np.int64)
     assert cut_of(lv, part) == 2
-    kept, gain, work, _ = K.kway_fm(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load,
-                                    maxload, np.array([S, T, B]), 2, 256, -1)
+    kept, gain, work = K.kway_fm(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, maxload,
+                                 np.array([S, T, B]), 2, 256, -1)
     assert (kept, gain, work) == (2, 2, 32)
     assert part.tolist() == [0] * 6 and cut_of(lv, part) == 0 and load.tolist() == [6, 0]
 
@@ -324,45 +323,6 @@ def test_boundary_lists_the_vertices_with_a_neighbour_elsewhere(seed):
     want = [v for v in range(lv.n)
             if any(part[u] != part[v] for u in lv.indices[lv.indptr[v]:lv.indptr[v + 1]])]
     assert K.boundary(lv.indptr, lv.indices, part).tolist() == want
-
-
-def literal_boundary(lv, part):
-    return [v for v in range(lv.n)
-            if any(part[u] != part[v] for u in lv.indices[lv.indptr[v]:lv.indptr[v + 1]])]
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_refinement_phases_return_the_boundary_they_leave(seed):
-    # given the boundary as seeds, greedy refinement and FM each return the boundary of
-    # their result (found among the seeds and the neighbours of moved vertices); after a
-    # projection, the vertices of the coarse boundary's vertices hold the fine boundary
-    lv = random_level(seed, n=120, m=300, vmax=2)
-    rng = np.random.default_rng(seed)
-    k = 4
-    part = rng.integers(0, k, lv.n).astype(np.int64)
-    maxload = np.full(k, int(1.1 * lv.vwgt.sum() / k) + 2, np.int64)
-    load = K.part_loads(part, lv.vwgt, k)
-    args = (lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, maxload)
-    b0 = K.boundary(lv.indptr, lv.indices, part)
-    moves, _, b1 = K.greedy_refine(*args, b0[rng.permutation(len(b0))], 10)
-    assert moves > 0 and b1.tolist() == literal_boundary(lv, part)
-    kept, _, _, b2 = K.kway_fm(*args, b1[rng.permutation(len(b1))], 25, 256, -1)
-    assert b2.tolist() == literal_boundary(lv, part)
-    levels, maps = coarsen(lv, 2, seed)
-    assert len(levels) > 1
-    coarse = rng.integers(0, k, levels[1].n).astype(np.int64)
-    flag = np.zeros(levels[1].n, np.bool_)
-    flag[K.boundary(levels[1].indptr, levels[1].indices, coarse)] = True
-    fine = K.project(coarse, maps[0])
-    got = K.boundary_near(lv.indptr, lv.indices, fine, flag[maps[0]])
-    assert got.tolist() == literal_boundary(lv, fine)
-    # refine() itself, from the projection's flags: the same partition as from a full scan
-    # (the boundary is the same set, so the seeded orders are too)
-    a, b = fine.copy(), fine.copy()
-    ra = refine(lv, a, maxload, np.random.default_rng(1), near=flag[maps[0]])
-    rb = refine(lv, b, maxload, np.random.default_rng(1))
-    assert np.array_equal(a, b) and ra[:2] == rb[:2] and ra[2].tolist() == rb[2].tolist()
-    assert ra[2].tolist() == literal_boundary(lv, a)
 
 
 def test_islands_are_matched_with_each_other():
