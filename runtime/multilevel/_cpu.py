@@ -585,6 +585,27 @@ def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passe
 
 
 @njit(cache=True, inline="always")
+def ratio_less(a, b, c, d):
+    """Whether ``a / b < c / d`` (int64, ``a, c >= 0``, ``b, d > 0``), exactly: the
+    products when every operand is below 2**31, else by continued fractions (weights
+    up to 2**40 make loads whose products pass 2**63)."""
+    if (a | b | c | d) >> 31 == 0:
+        return a * d < c * b
+    while True:
+        qa = a // b
+        qc = c // d
+        if qa != qc:
+            return qa < qc
+        a -= qa * b  # the fractional parts: a / b < c / d <=> d / c < b / a
+        c -= qc * d
+        if a == 0:
+            return c > 0
+        if c == 0:
+            return False
+        a, b, c, d = d, c, b, a
+
+
+@njit(cache=True, inline="always")
 def _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, v, conn, touched, improving):
     """v's best move: (part, gain) with gain = its edge weight into that part minus into
     its own, the highest over adjacent parts with room for it (ties: the lighter part
@@ -601,11 +622,11 @@ def _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, v, conn, touche
         if b == a or load[b] + wv > maxload[b]:
             continue
         g = conn[b] - conn[a]
-        if improving and (g < 0 or (g == 0 and (load[b] + wv) * maxload[a]
-                                    >= load[a] * maxload[b])):
+        if improving and (g < 0 or (g == 0 and not ratio_less(load[b] + wv, maxload[b],
+                                                             load[a], maxload[a]))):
             continue
-        if best < 0 or g > bgain or (g == bgain and load[b] * maxload[best]
-                                      < load[best] * maxload[b]):
+        if best < 0 or g > bgain or (g == bgain and ratio_less(load[b], maxload[b],
+                                                               load[best], maxload[best])):
             best = b
             bgain = g
     for j in range(nt):
@@ -795,7 +816,7 @@ def repair_balance(indptr, indices, ewgt, vwgt, part, load, maxload, order):
             break
         lightest = 0
         for p in range(k):
-            if load[p] * maxload[lightest] < load[lightest] * maxload[p]:
+            if ratio_less(load[p], maxload[p], load[lightest], maxload[lightest]):
                 lightest = p
         made = 0
         loss_seen = np.int64(-1)

@@ -516,3 +516,27 @@ def test_zero_weight_edges_to_many_neighbours():
     dst = np.r_[np.arange(1, 51), 2]
     r = partition_graph(csr_from_edges(src, dst, np.r_[np.zeros(50), 1.0], 51), 2, seed=0)
     assert r.cut == 0 and sorted(r.loads.tolist()) == [25, 26]
+
+
+def test_ratio_comparisons_are_exact_past_int64_products():
+    # loads and bounds compare as ratios (load / bound); with vertex weights up to 2**40
+    # their products pass 2**63: the comparison must stay exact (against fractions), and
+    # a grid of vertices of weight 2**40 partitions exactly as with weight 1 (every
+    # decision is a ratio; with the products it cut 37 instead of 32 at k = 2)
+    from fractions import Fraction
+
+    rng = np.random.default_rng(5)
+    for bits in (20, 31, 40, 52, 62):
+        a, c = rng.integers(0, 2**bits, 500), rng.integers(0, 2**bits, 500)
+        b, d = rng.integers(1, 2**bits, 500), rng.integers(1, 2**bits, 500)
+        c[:50], d[:50] = a[:50], b[:50]  # equal ratios
+        for x, y, z, t in zip(a.tolist(), b.tolist(), c.tolist(), d.tolist()):
+            assert K.ratio_less(x, y, z, t) == (Fraction(x, y) < Fraction(z, t))
+    big = (5 * 2**40, 7 * 2**40 + 1, 5 * 2**40 + 1, 7 * 2**40)  # products near 2**85
+    assert K.ratio_less(*big) and not K.ratio_less(*big[2:], *big[:2])
+    g = grid(30, 30, seed=0)
+    for k in (2, 4, 8):
+        parts = [partition_graph(csr_from_edges(g.src, g.dst, np.ones(g.m), g.n,
+                                                np.full(g.n, w, np.int64)), k, seed=0).part
+                 for w in (1, 2**40)]
+        assert np.array_equal(parts[0], parts[1])
