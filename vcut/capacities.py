@@ -87,11 +87,19 @@ def target_weights(speeds, memories, total):
             f"short by {total - mem.sum():.6g} ({100 * (total / mem.sum() - 1):.1f} %); "
             "add units or memory"
         )
+    with np.errstate(over="ignore"):
+        if not np.isfinite(c.sum()):  # huge speeds (1e308 twice): relative to the fastest
+            c = c / c.max()
     order = sorted(range(len(c)), key=lambda i: (-c[i] / mem[i], i))
     tw = np.zeros(len(c))
     load, speed = float(total), float(c.sum())
     for i in order:
-        want = c[i] * load / speed
+        if speed <= 0:  # the faster ones' speeds absorbed the rest's (1e308 beside 1e-300)
+            want = load
+        else:
+            want = c[i] * load / speed
+            if not np.isfinite(want):  # c[i] * load past the float range
+                want = c[i] * (load / speed)
         tw[i] = mem[i] if want > mem[i] else want
         load -= tw[i]
         speed -= c[i]
@@ -99,6 +107,20 @@ def target_weights(speeds, memories, total):
 
 
 def capacities_from_units(speeds, memories, total):
-    """Capacity fractions from unit speeds and memories (see `target_weights`)."""
+    """Capacity fractions from unit speeds and memories (see `target_weights`).
+
+    Raises
+    ------
+    InputError
+        As `target_weights`, and for a unit whose share underflows to 0 (a speed or
+        memory too small next to the others').
+    """
     tw = target_weights(speeds, memories, total)
-    return tw / tw.sum()
+    share = tw / tw.sum()
+    small = ~(share >= np.finfo(np.float64).tiny)
+    if small.any():
+        k = int(np.flatnonzero(small)[0])
+        raise InputError(f"unit {k} (speed {float(speeds[k]):g}, memory {float(memories[k]):g}) "
+                         "gets no share of the weight next to the others: give speeds and "
+                         "memories within a factor of 1e300 of each other")
+    return share

@@ -199,3 +199,17 @@ def test_huge_and_tiny_capacities():
     assert str(exc.value) == ("capacity 9.99989e-321 of cluster 1 is too small next to the "
                               "largest, 1: its share underflows; give capacities within a "
                               "factor of 1e300 of each other")
+
+
+def test_huge_and_tiny_unit_speeds():
+    """--units speeds whose sum overflows (1e308 twice) gave nan capacities ("capacity nan of
+    cluster 0"); they are relative, so they split the weight as equal speeds do. A unit
+    whose share underflows next to the others' is refused, named."""
+    assert capacities_from_units([1e308, 1e308], [1.0, 1.0], 1.0).tolist() == [0.5, 0.5]
+    assert capacities_from_units([3e307, 1e308, 1e308], [1.0, 1.0, 1.0], 1.0).tolist() == \
+        capacities_from_units([0.3, 1, 1], [1.0, 1.0, 1.0], 1.0).tolist()
+    with pytest.raises(InputError) as exc:
+        capacities_from_units([1e308, 1e-300], [1.0, 1.0], 1.0)
+    assert str(exc.value) == ("unit 1 (speed 1e-300, memory 1) gets no share of the weight next "
+                              "to the others: give speeds and memories within a factor of 1e300 "
+                              "of each other")
