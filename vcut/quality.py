@@ -180,7 +180,8 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     else:
         ptr, adj = incidence
     load = np.bincount(out, weights=weight, minlength=k)
-    bound = np.maximum(imbalance * np.asarray(cap) * float(weight.sum()), load)
+    with np.errstate(over="ignore"):  # an imbalance of 1e308: no bound (inf)
+        bound = np.maximum(imbalance * np.asarray(cap) * float(weight.sum()), load)
     order = np.random.default_rng(seed).permutation(n).astype(np.int64)
     info = {"refine_moves": 0, "refine_passes": 0, "fm_moves": 0, "fm_passes": 0}
     before = replicas = None
@@ -261,7 +262,9 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
         except VcutError as e:  # no METIS here, or it failed: the expansions stand
             return str(e)
         load = np.bincount(a, weights=weight, minlength=k)
-        if np.all(load <= imbalance * np.asarray(cap) * float(weight.sum()) * (1 + 1e-12)):
+        with np.errstate(over="ignore"):
+            fits = np.all(load <= imbalance * np.asarray(cap) * float(weight.sum()) * (1 + 1e-12))
+        if fits:
             return a
         return None
 

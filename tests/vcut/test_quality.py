@@ -307,6 +307,23 @@ def test_refine_path_hand_case():
     assert len(set(moved.tolist())) == 1
 
 
+def test_an_unbounded_imbalance_is_no_bound_without_warnings():
+    # --imbalance 1e308 (times the weight 6 / 2): the bound overflows to inf, which is no
+    # bound at all (the path joins into one cluster as at imbalance 2) and no numpy
+    # warning reaches the user
+    import warnings
+
+    src, dst, w, n = _arrays([(0, 1), (1, 2)], [3.0, 3.0])
+    cap = equal_capacities(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        moved, info = quality.refine_assignment(src, dst, w, n, [0, 1], cap, imbalance=1e308)
+        assert len(set(moved.tolist())) == 1 and info["replicas_after"] == 3
+        out, info = quality.best_assign(src, dst, w, n, cap, degrees(src, dst, n),
+                                        imbalance=1e308, spac=True)
+        assert len(set(out.tolist())) == 1 and info["replicas_after"] == 3
+
+
 def test_refine_dissolves_a_replica_into_two_clusters():
     # vertex 0 holds (0,1) in cluster 0, (0,2) in 1 and (0,3), (0,4) in 2; 3 is
     # in cluster 0 through (3,5), 4 in cluster 1 through (4,6); 1 and 2 have a
