@@ -149,6 +149,11 @@ def parallel_tables(only, extra, window):
                     compnet_comm = b.result.communication_bytes
             tried = a.partition.get("priorities", [])
             kept = f"{a.partition['priority_gamma']:g} ({len(tried)})" if tried else "-"
+            steered = a.partition.get("steered_prices")
+            price = a.partition.get("replica_price")
+            # the model's price -> the one kept (others tried)
+            kept += (" | -" if price is None else f" | {price:g}" if not steered
+                     else f" | {steered[0][0]:g} → {price:g} ({len(steered) - 1})")
             rows[p].append((s["name"], lb, a.result.makespan, base,
                             a.result.communication_bytes / compnet_comm, secs, kept))
             wb = analyze_graph(g, p, "wb-libra", mach, mapper="memory-centric",
@@ -168,16 +173,17 @@ def parallel_tables(only, extra, window):
     for p, spec in setups:
         print(f"\n### Default analysis (par + time-aware), p = {p}, {spec}\n")
         print("| program | lower bound | makespan | / bound (<= 1.25) | "
-              + " | ".join(others) + " | comm / CompNet (<= 0.7) | gamma (tried) | seconds |")
-        print("|---" * (len(others) + 7) + "|")
+              + " | ".join(others) + " | comm / CompNet (<= 0.7) | gamma (tried) | "
+              "price (tried) | seconds |")
+        print("|---" * (len(others) + 8) + "|")
         wins = {o: 0 for o in others}
         for name, lb, mk, base, comm, secs, kept in rows[p]:
             cells = []
             for o in others:
                 wins[o] += mk < base[o]
                 cells.append(f"{base[o] / mk:.2f}")
-            print(f"| {name} | {lb:,.0f} | {mk:,.0f} | {mk / lb:.2f} | " + " | ".join(cells)
-                  + f" | {comm:.2f} | {kept} | {secs:.1f} |")
+            print(f"| {name} | {lb:,.0f} | {mk:,.0f} | {mk / lb:.3f} | " + " | ".join(cells)
+                  + f" | {comm:.3f} | {kept} | {secs:.1f} |")
         n = len(rows[p])
         print("\nbaseline makespans relative to the default's (> 1: the default is faster); "
               "default faster in: " + ", ".join(f"{o} {wins[o]}/{n}" for o in others)
