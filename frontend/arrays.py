@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["unique", "spilling", "spill_directory", "spilled_bytes", "empty", "spill", "head", "zeros",
+__all__ = ["unique", "shares", "spilling", "spill_directory", "spilled_bytes", "empty", "spill", "head", "zeros",
            "spill_file", "map_reserved", "reserve", "resident",
            "is_mapped",
            "SPILL_MIN_BYTES"]
@@ -49,6 +49,19 @@ def unique(x):
     keep[0] = True
     np.not_equal(s[1:], s[:-1], out=keep[1:])
     return s[keep]
+
+
+def shares(values):
+    """Positive finite ``values`` as fractions of their sum (float64). Where the sum
+    overflows (1e308 twice) they are taken over the largest first, or every share would
+    be 0. A share can still underflow to 0 (1e308 beside 1e-300): callers check."""
+    v = np.asarray(values, dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        total = v.sum()
+        if np.isfinite(total):
+            return v / total
+        scaled = v / v.max()
+        return scaled / scaled.sum()
 
 
 @contextlib.contextmanager

@@ -9,6 +9,7 @@ takes its speed's share of the load still to place, capped by its memory.
 
 import numpy as np
 
+from frontend.arrays import shares
 from frontend.errors import InputError
 
 __all__ = ["equal_capacities", "capacities_from_fractions", "target_weights", "capacities_from_units"]
@@ -35,13 +36,7 @@ def capacities_from_fractions(fractions):
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         raise InputError(f"capacity {f[k]} of cluster {k} is not a positive number")
-    with np.errstate(over="ignore"):
-        total = f.sum()
-    if np.isfinite(total):
-        share = f / total
-    else:  # huge capacities (1e308 twice): over the largest first, or every share is 0
-        scaled = f / f.max()
-        share = scaled / scaled.sum()
+    share = shares(f)
     small = share < np.finfo(np.float64).tiny
     if small.any():
         k = int(np.flatnonzero(small)[0])

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from frontend.arrays import shares
 from frontend.errors import InputError
 
 from . import _cpu as K
@@ -75,13 +76,7 @@ def _fractions(targets, k):
     t = np.asarray(targets, dtype=np.float64)
     if t.shape != (k,) or not np.isfinite(t).all() or (t <= 0).any():
         raise InputError(f"targets must be {k} positive numbers (one per part)")
-    with np.errstate(over="ignore", under="ignore"):
-        total = t.sum()
-        if np.isfinite(total):
-            fractions = t / total
-        else:  # huge targets (1e308 twice) over the largest first, or all would be 0
-            scaled = t / t.max()
-            fractions = scaled / scaled.sum()
+    fractions = shares(t)
     if not (fractions > 0).all():  # a fraction 0 made the bounds 0 and the balance NaN
         b = int(np.flatnonzero(~(fractions > 0))[0])
         raise InputError(f"target {t[b]:g} of part {b} is too small next to the largest, "
