@@ -525,10 +525,14 @@ def incidence_sort_kernel(scan, deg, n, inc, scratch):
 
 
 @cuda.jit(device=True)
-def _clone_neighbours(j, lo, hi, inc, cycles):
-    """The clones next to incidence entry ``j`` of the segment ``[lo, hi)``: (prev, next),
-    -1 for none; consecutive clones are joined, the last and the first too when the
-    vertex has degree >= 3 and ``cycles``."""
+def _clone_neighbours(j, scan, deg, n, inc, cycles):
+    """Incidence entry ``j``: ``(x, e, prev, next)``, the vertex whose segment
+    ``[lo, hi)`` holds it, its edge (= clone), and the clones next to it, -1 for none;
+    consecutive clones are joined, the last and the first too when the vertex has
+    degree >= 3 and ``cycles``."""
+    x = _upper_bound(scan, n, j)
+    hi = scan[x]
+    lo = hi - deg[x]
     ring = cycles != 0 and hi - lo >= 3
     prev = -1
     nxt = -1
@@ -540,7 +544,7 @@ def _clone_neighbours(j, lo, hi, inc, cycles):
         nxt = inc[j + 1]
     elif ring:
         nxt = inc[lo]
-    return prev, nxt
+    return x, inc[j], prev, nxt
 
 
 @cuda.jit
@@ -550,9 +554,7 @@ def split_counts_kernel(src, scan, deg, n, inc, entries, cycles, cnt0, cnt1):
     j = cuda.grid(1)
     if j >= entries:
         return
-    x = _upper_bound(scan, n, j)  # the vertex whose segment holds entry j
-    e = inc[j]
-    p, q = _clone_neighbours(j, scan[x] - deg[x], scan[x], inc, cycles)
+    x, e, p, q = _clone_neighbours(j, scan, deg, n, inc, cycles)
     c = (1 if p >= 0 else 0) + (1 if q >= 0 else 0)
     if src[e] == x:
         cnt0[e] = c
@@ -567,9 +569,7 @@ def split_rows_kernel(src, scan, deg, n, inc, entries, cycles, rscan, cnt0, cnt1
     j = cuda.grid(1)
     if j >= entries:
         return
-    x = _upper_bound(scan, n, j)  # the vertex whose segment holds entry j
-    e = inc[j]
-    p, q = _clone_neighbours(j, scan[x] - deg[x], scan[x], inc, cycles)
+    x, e, p, q = _clone_neighbours(j, scan, deg, n, inc, cycles)
     at = rscan[e] - cnt0[e] - cnt1[e] + (0 if src[e] == x else cnt0[e])
     if p >= 0:
         adj[at] = p
