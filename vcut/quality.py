@@ -159,6 +159,13 @@ def _side_by_side(jobs, need):
     return max(1, min(jobs, os.cpu_count() or 1, available_bytes() // max(int(need), 1)))
 
 
+def balance_bounds(imbalance, cap, weight):
+    """Each cluster's most edge weight, ``imbalance * cap[c] * W`` (inf where that
+    overflows: an imbalance of 1e308 is no bound)."""
+    with np.errstate(over="ignore"):
+        return imbalance * np.asarray(cap) * float(weight.sum())
+
+
 def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, seed=0,
                       passes=REFINE_PASSES, incidence=None, dissolve=True, fm=True):
     """`refine` on a copy of ``assignment``; returns ``(assignment int32, info)``.
@@ -180,8 +187,7 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     else:
         ptr, adj = incidence
     load = np.bincount(out, weights=weight, minlength=k)
-    with np.errstate(over="ignore"):  # an imbalance of 1e308: no bound (inf)
-        bound = np.maximum(imbalance * np.asarray(cap) * float(weight.sum()), load)
+    bound = np.maximum(balance_bounds(imbalance, cap, weight), load)
     order = np.random.default_rng(seed).permutation(n).astype(np.int64)
     info = {"refine_moves": 0, "refine_passes": 0, "fm_moves": 0, "fm_passes": 0}
     before = replicas = None
@@ -262,9 +268,7 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
         except VcutError as e:  # no METIS here, or it failed: the expansions stand
             return str(e)
         load = np.bincount(a, weights=weight, minlength=k)
-        with np.errstate(over="ignore"):
-            fits = np.all(load <= imbalance * np.asarray(cap) * float(weight.sum()) * (1 + 1e-12))
-        if fits:
+        if np.all(load <= balance_bounds(imbalance, cap, weight) * (1 + 1e-12)):
             return a
         return None
 
