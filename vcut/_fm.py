@@ -19,8 +19,9 @@ that gained a replica in the target, or that left a full set of slots, and
 the one edge an endpoint has left in the source cluster. (The room a move
 frees in the source cluster re-queues nothing: the edges it would let move
 are found when a later search reaches them.)
-A search stops after ``limit`` moves that do not beat its best prefix, and
-the moves after that prefix are undone (loads restored exactly). Only
+A search stops after ``limit`` moves that do not beat its best prefix, or at
+the first move that takes it more than ``drop`` below that prefix, and the
+moves after that prefix are undone (loads restored exactly). Only
 prefixes with a positive total gain are kept, so the replica count never
 rises. The first pass seeds a search at every replicated vertex not touched
 by an earlier search of the pass, in ``order``; the next passes only at the
@@ -341,7 +342,8 @@ def _enqueue(hkey, hval, hver, size, g, stamp, e, ver):
 
 
 @njit(cache=True, nogil=True)
-def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit, hub, counter):
+def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit, drop, hub,
+       counter):
     """FM passes (module docstring) on ``out`` in place, each cluster's load
     kept within ``bound`` (a cluster above it may only lose weight);
     ``hub``: the edges of a vertex of higher degree are not pushed again after
@@ -456,7 +458,7 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 if cum > best:
                     best = cum
                     best_len = nm
-                elif nm - best_len >= limit:
+                elif nm - best_len >= limit or cum < best - drop:
                     break
                 for side in range(2):
                     x = src[e] if side == 0 else dst[e]

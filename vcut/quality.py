@@ -61,6 +61,9 @@ MESH_STARTS = 1
 FM_PASSES = 8
 FM_SLACK = 4
 FM_LIMIT = 16
+#: a search ends at its first move that takes it this far below its best prefix (0: zero-gain
+#: plateaus are walked, a losing step ends it; docs/vcut.md measures it against no such cut)
+FM_DROP = 0
 FM_HUB = 1024
 SPAC_CV = 0.5
 #: `best` runs SPAC on graphs of at least this many edges per cluster: METIS k-way
@@ -200,7 +203,8 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     if fm:
         kept, run, r0, replicas = run_kernel(
             f"FM refinement (up to {FM_PASSES} passes)", "searches", FM_PASSES * n, _fm.fm, src,
-            dst, weight, ptr, adj, n, k, out, bound, order, FM_PASSES, FM_SLACK, FM_LIMIT, FM_HUB)
+            dst, weight, ptr, adj, n, k, out, bound, order, FM_PASSES, FM_SLACK, FM_LIMIT, FM_DROP,
+            FM_HUB)
         before = r0 if before is None else before
         info.update(fm_moves=int(kept), fm_passes=int(run))
     if replicas is None:

@@ -2,6 +2,7 @@
 literal Python transcription of the published pseudo-code."""
 
 import heapq
+import itertools
 import re
 import subprocess
 import sys
@@ -435,6 +436,30 @@ def test_fm_takes_a_zero_gain_step_that_the_dissolving_passes_cannot():
     assert out.tolist() == [1, 1, 0, 1, 0, 1]
 
 
+def test_fm_drop_cuts_searches_at_their_first_step_below_the_best_prefix():
+    # K4 in 3 clusters of at most 4 edges, from 9 copies. The fewest copies within the
+    # bound is 7 (found by trying every assignment below): a 4-edge cluster on all four
+    # vertices beside a 2-edge path (3 vertices). Searches allowed to go 64 below their
+    # best prefix reach it; cut at the first step below it (drop 0, the default) they
+    # stop between: the step they need costs a copy first.
+    edges = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    src, dst, w, n = _arrays(edges)
+    start = np.array([2, 1, 1, 2, 0, 2])
+    bound = np.full(3, 4.0)
+    fewest = min(replicas(src, dst, np.array(a), n) for a in itertools.product(range(3), repeat=6)
+                 if np.bincount(a, minlength=3).max() <= 4)
+    assert fewest == 7 and replicas(src, dst, start, n) == 9
+    ptr, adj = quality._expand.incidence(src, dst, n, np.ones(6, bool))
+    after = {}
+    for drop in (0, 64):
+        out = start.astype(np.int64).copy()
+        res = quality._fm.fm(src, dst, w, ptr, adj, n, 3, out, bound, np.arange(n), 8, 4, 16,
+                             drop, 32, np.zeros(2, np.int64))
+        assert res[3] == replicas(src, dst, out, n) and np.bincount(out, minlength=3).max() <= 4
+        after[drop] = res[3]
+    assert after[64] == fewest < after[0] < 9
+
+
 def test_fm_kernel_undoes_a_search_without_gain_exactly():
     # a 4-cycle 0-1-2-3 split into the paths (0,1) (1,2) | (2,3) (3,0): 3 + 3 = 6
     # copies, the fewest a split into 2 + 2 edges allows (opposite edges give 4 + 4).
@@ -443,15 +468,15 @@ def test_fm_kernel_undoes_a_search_without_gain_exactly():
     out = np.array([0, 0, 1, 1])
     ptr, adj = quality._expand.incidence(src, dst, n, np.ones(4, bool))
     res = quality._fm.fm(src, dst, w, ptr, adj, n, 2, out, np.array([2.5, 2.5]), np.arange(n),
-                         8, 4, 16, 32, np.zeros(2, np.int64))
+                         8, 4, 16, 0, 32, np.zeros(2, np.int64))
     assert out.tolist() == [0, 0, 1, 1] and tuple(res) == (0, 1, 6, 6)
 
 
 @settings(max_examples=100, deadline=None)
 @given(weighted_graphs(), st.integers(2, 12), st.integers(0, 1000), st.integers(0, 4),
-       st.sampled_from([1, 2, 1024]))
+       st.sampled_from([1, 2, 1024]), st.sampled_from([0, 1, 64]))
 def test_fm_kernel_keeps_its_counts_and_bounds_with_tight_slots_and_hubs(gw, k, seed, slack,
-                                                                        hub):
+                                                                        hub, drop):
     # the kernel's own replica count (kept up by its rise-only pushes and slot moves)
     # against a recount, the loads within the bound, never more replicas; no free slot
     # (slack 0) and low hub degrees exercise the paths a move may not take
@@ -464,7 +489,7 @@ def test_fm_kernel_keeps_its_counts_and_bounds_with_tight_slots_and_hubs(gw, k, 
     ptr, adj = quality._expand.incidence(src, dst, n, np.ones(len(src), bool))
     order = np.random.default_rng(seed).permutation(n).astype(np.int64)
     kept, run, before, after = quality._fm.fm(src, dst, w, ptr, adj, n, k, out, bound, order,
-                                             8, slack, 4, hub, np.zeros(2, np.int64))
+                                             8, slack, 4, drop, hub, np.zeros(2, np.int64))
     assert before == replicas(src, dst, start, n)
     assert after == replicas(src, dst, out, n) <= before
     assert (kept == 0) == (out.tolist() == start.tolist())
