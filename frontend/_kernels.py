@@ -15,7 +15,8 @@ inconsistency; ``err_pos`` is the word offset where it was found.
 """
 
 import numpy as np
-from numba import njit
+
+from .jitcache import njit
 
 __all__ = ["count_events", "decode_events", "activation_last", "locate_accesses", "ERRORS"]
 

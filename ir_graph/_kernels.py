@@ -5,7 +5,8 @@ Kernels take arrays and scalars only and document what they change in place;
 """
 
 import numpy as np
-from numba import njit
+
+from frontend.jitcache import njit
 
 __all__ = [
     "dependencies",

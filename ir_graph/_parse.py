@@ -35,9 +35,11 @@ refuses (which then words the message).
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from frontend.jitcache import njit
 
 __all__ = [
     "edgelist_lines",

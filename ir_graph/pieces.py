@@ -33,10 +33,10 @@ import zipfile
 
 import numpy as np
 
-from numba import njit
 
 from frontend.errors import GraphFormatError, InputError
 from frontend.inputs import check_input_file
+from frontend.jitcache import njit
 
 from . import formats as F
 from .graph import Graph, check_node_count

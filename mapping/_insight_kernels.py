@@ -5,7 +5,8 @@ the event loop compile and change apart.)
 """
 
 import numpy as np
-from numba import njit
+
+from frontend.jitcache import njit
 
 __all__ = ["first_touch", "longest_path", "occupancy"]
 

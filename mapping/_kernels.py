@@ -12,10 +12,11 @@ compilation of about 10 s (then cached).
 """
 
 import numpy as np
-from numba import njit
 
 from vcut._kernels import TICK_MASK
 from vcut._replicas import sort_run
+
+from frontend.jitcache import njit
 
 EV_TASK, EV_GATHER, EV_SCATTER = 0, 1, 2
 

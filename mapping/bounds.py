@@ -23,7 +23,8 @@ Clusters, not tasks, are what a core runs, so at most P' cores are ever busy.
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+
+from frontend.jitcache import njit
 
 from .machine import MEMORY_CYCLES
 

@@ -26,7 +26,8 @@ round's list; the loop ends when the list is empty.
 """
 
 import numpy as np
-from numba import njit, prange
+
+from frontend.jitcache import njit, prange
 
 __all__ = ["rank_order", "boruvka", "labels"]
 

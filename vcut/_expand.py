@@ -8,7 +8,8 @@ is the incidence CSR of `incidence` (each vertex's edges in edge order) and
 """
 
 import numpy as np
-from numba import njit
+
+from frontend.jitcache import njit
 
 from ._fm import CLUSTER_SHIFT, build_slots, count, has_free, move_edge, slot
 from ._kernels import TICK_MASK

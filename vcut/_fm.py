@@ -34,7 +34,8 @@ needs a slot where none is free is not considered.
 """
 
 import numpy as np
-from numba import njit
+
+from frontend.jitcache import njit
 
 from ._kernels import TICK_MASK
 

@@ -18,9 +18,10 @@ device (`runtime._gpu.device_twin`), so the rules exist once.
 import time
 
 import numpy as np
-from numba import cuda, njit
+from numba import cuda
 
 from frontend.errors import InputError
+from frontend.jitcache import njit
 from runtime._gpu import device_twin
 
 from . import _kernels as K

@@ -14,7 +14,8 @@ members.
 """
 
 import numpy as np
-from numba import njit, prange
+
+from frontend.jitcache import njit, prange
 
 __all__ = ["greedy_assign", "greedy_batched", "hdrf_assign", "replica_sets", "replica_set_bytes", "dbh_assign", "stream_order", "RULE_PG", "RULE_LIBRA"]
 

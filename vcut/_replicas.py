@@ -19,9 +19,9 @@ them).
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from frontend import arrays
+from frontend.jitcache import njit
 from frontend.memory import check_memory
 from ir_graph.graph import index_dtype
 

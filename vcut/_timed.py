@@ -21,7 +21,8 @@ free first among those below their work bound; a cluster over its bound
 """
 
 import numpy as np
-from numba import njit
+
+from frontend.jitcache import njit
 
 from ._kernels import _add, _contains, _done, _room, _stopped, _tree_build, _tree_update
 

@@ -18,7 +18,8 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from numba import njit
+
+from frontend.jitcache import njit
 
 from ._replicas import replica_counts
 

@@ -10,7 +10,8 @@ deterministic for a seed.
 """
 
 import numpy as np
-from numba import njit
+
+from frontend.jitcache import njit
 
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 

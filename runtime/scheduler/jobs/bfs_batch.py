@@ -11,9 +11,9 @@ are traversed both ways. Distances are int32, -1 where a vertex is not reached.
 """
 
 import numpy as np
-from numba import njit
 
 from frontend.errors import InputError
+from frontend.jitcache import njit
 from runtime import config
 
 from .base import Job

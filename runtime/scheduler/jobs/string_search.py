@@ -9,8 +9,8 @@ one launch and copies one flag per position back.
 """
 
 import numpy as np
-from numba import njit
 
+from frontend.jitcache import njit
 from runtime import config
 
 from .base import Job

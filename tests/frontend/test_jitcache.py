@@ -1,0 +1,90 @@
+"""numba's on-disk cache when processes compile at the same time (frontend.jitcache).
+
+Four processes each compile one signature of the same ``cache=True`` function into
+an empty cache directory, started together, with numba's index write slowed by
+0.5 s so that all four read the index before any writes it. With the lock, a fresh
+process then loads all four signatures from the cache and each computes its own
+result; with numba's own unlocked files (the control) the four took the same data
+file number and the fresh process finds at most one of them.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+MODULE = """
+from frontend.jitcache import njit
+
+
+@njit(cache=True)
+def twice(x):
+    return x + x
+"""
+
+ARGS = ["2", "1.5", "1j", "np.float32(1.25)"]
+
+COMPILE = """
+import os, sys, time
+sys.path[:0] = [{root!r}, {tmp!r}]
+import numpy as np
+from numba.core import caching
+import frontend.jitcache
+cls = caching.IndexDataCacheFile
+if {unlocked}:
+    cls.save, cls.load, cls.flush = cls._vcut_unlocked
+write = cls._save_index
+def slow(self, overloads):
+    time.sleep(0.5)
+    write(self, overloads)
+cls._save_index = slow
+import kern
+open(os.path.join({tmp!r}, "ready-{i}"), "w").close()
+while not os.path.exists(os.path.join({tmp!r}, "go")):
+    time.sleep(0.01)
+kern.twice({arg})
+"""
+
+CHECK = """
+import sys
+sys.path[:0] = [{root!r}, {tmp!r}]
+import numpy as np
+import frontend.jitcache
+import kern
+out = [kern.twice(2), kern.twice(1.5), kern.twice(1j), kern.twice(np.float32(1.25))]
+print(repr(out), kern.twice.stats.cache_hits.total(), kern.twice.stats.cache_misses.total())
+"""
+
+
+def _race(tmp, unlocked):
+    (tmp / "kern.py").write_text(MODULE)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp / "cache"), PYTHONDONTWRITEBYTECODE="1")
+    procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(COMPILE.format(
+        root=str(ROOT), tmp=str(tmp), unlocked=unlocked, i=i, arg=arg))], env=env)
+        for i, arg in enumerate(ARGS)]
+    deadline = time.monotonic() + 120
+    while not all((tmp / f"ready-{i}").exists() for i in range(len(ARGS))):
+        assert time.monotonic() < deadline and all(p.poll() is None for p in procs)
+        time.sleep(0.01)
+    (tmp / "go").touch()
+    assert [p.wait(timeout=120) for p in procs] == [0] * len(ARGS)
+    return subprocess.run([sys.executable, "-c", CHECK.format(root=str(ROOT), tmp=str(tmp))],
+                          env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_processes_compiling_at_once_keep_every_signature(tmp_path):
+    res = _race(tmp_path, unlocked=False)
+    assert res.returncode == 0, res.stderr
+    # 2 + 2, 1.5 + 1.5, 1j + 1j, float32 1.25 + 1.25 (returned as a float): each's own code, from the cache
+    assert res.stdout.split() == ["[4,", "3.0,", "2j,", "2.5]", "4", "0"]
+
+
+def test_without_the_lock_the_processes_overwrite_each_other(tmp_path):
+    # the control: the same race on numba's own cache files loses entries (or worse)
+    res = _race(tmp_path, unlocked=True)
+    hits = int(res.stdout.split()[-2]) if res.returncode == 0 else 0
+    assert hits < len(ARGS)
