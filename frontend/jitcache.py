@@ -16,8 +16,8 @@ choose a data file and write both) in an exclusive ``flock`` on a lock file besi
 the index, and ``load`` (index, then the data file it names) in a shared one, so
 each writer sees the index as the last one left it and no reader sees an index
 entry whose data is not written yet. Where the lock file cannot be created (a
-read-only cache directory) or ``fcntl`` is missing (Windows), numba's own
-behaviour stands. The kernel modules import ``njit`` from here, so the lock is in
+read-only cache directory), the file system refuses locks or ``fcntl`` is missing
+(Windows), numba's own behaviour stands. The kernel modules import ``njit`` from here, so the lock is in
 place before the first cached function is compiled or loaded.
 """
 
@@ -43,7 +43,10 @@ def _locked(index_path, exclusive):
         yield
         return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        except OSError:  # a file system without locks (some network mounts): as numba does
+            pass
         yield
     finally:
         os.close(fd)  # releases the lock

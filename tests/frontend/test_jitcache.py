@@ -88,3 +88,24 @@ def test_without_the_lock_the_processes_overwrite_each_other(tmp_path):
     res = _race(tmp_path, unlocked=True)
     hits = int(res.stdout.split()[-2]) if res.returncode == 0 else 0
     assert hits < len(ARGS)
+
+
+def test_a_cache_directory_without_locks_or_writes_falls_back_to_numba(tmp_path, monkeypatch):
+    # flock refused (a network mount) or no lock file possible (read-only directory): the
+    # wrapped call still runs, once, unlocked
+    import fcntl
+
+    from frontend import jitcache
+
+    calls = []
+
+    def refuse(fd, op):
+        raise OSError(37, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", refuse)
+    with jitcache._locked(str(tmp_path / "index.nbi"), True):
+        calls.append("locked")
+    with jitcache._locked(str(tmp_path / "missing" / "index.nbi"), False):
+        calls.append("no lock file")
+    assert calls == ["locked", "no lock file"]
+    assert (tmp_path / "index.nbi.lock").exists() and not (tmp_path / "missing").exists()
