@@ -109,3 +109,18 @@ def test_a_cache_directory_without_locks_or_writes_falls_back_to_numba(tmp_path,
         calls.append("no lock file")
     assert calls == ["locked", "no lock file"]
     assert (tmp_path / "index.nbi.lock").exists() and not (tmp_path / "missing").exists()
+
+
+def test_every_cached_kernel_module_takes_njit_from_jitcache():
+    # the lock must be installed before a module's first cached function is compiled or
+    # loaded: each package module that caches kernels imports njit from frontend.jitcache
+    missing = []
+    for package in ("frontend", "ir_graph", "vcut", "mapping", "runtime"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            text = path.read_text()
+            if "cache=True" not in text or path.name == "jitcache.py":
+                continue
+            takes = "from frontend.jitcache import njit" in text or "from .jitcache import njit" in text
+            if not takes or "from numba import njit" in text:
+                missing.append(str(path.relative_to(ROOT)))
+    assert missing == []
