@@ -16,6 +16,7 @@ edge cuts of `vcut.edge_cut.EDGE_CUTS`; `METHODS` is the comparison of the
 source's Tables 6-9 in its column order.
 """
 
+import functools
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -30,9 +31,9 @@ from .interactions import VALUE_BYTES, from_edge_partition, from_vertex_partitio
 from .machine import BYTES_PER_CORE_PAIR, table2
 from .memory_centric import THRESHOLD
 from .placement import MAPPERS, independent_time, place
-from .simulate import simulate, simulation_bytes
+from .simulate import simulate, simulation_bytes, simulation_jobs
 
-__all__ = ["METHODS", "DEFAULT_METHOD", "Analysis", "analyze_graph", "baseline_jobs",
+__all__ = ["METHODS", "DEFAULT_METHOD", "Analysis", "analyze_graph", 
            "cluster_graph", "compare_methods", "MAPPING_FORMAT_VERSION"]
 
 METHODS = ("compnet", "metis", "pg", "w-pg", "wb-pg", "libra", "w-libra", "wb-libra")
@@ -167,10 +168,12 @@ STEER = 1.10
 PRICE_TOLERANCE = 0.02
 
 
-def _steer(graph, p, cl, metrics, machine, latency, say):
+def _steer(graph, p, cl, metrics, machine, latency, say, jobs=None):
     """``(clustering, metrics)``: the fastest of ``par``'s priorities
     (`vcut.parallel.GAMMAS`) on ``machine``, judged by the simulator, then
-    the highest replica price that simulates about as fast.
+    the highest replica price that simulates about as fast. The other
+    priorities run ``jobs`` at a time (default `simulation_jobs`), the same
+    result whatever the number.
 
     ``cl`` is ``par``'s result at the first priority; when its simulated
     makespan on the compact placement (`mapping.time_aware.compact`) is more
@@ -210,14 +213,19 @@ def _steer(graph, p, cl, metrics, machine, latency, say):
     tried = [[float(metrics["priority_gamma"]), best]]
     if best <= STEER * bound or len(cl.src) * len(GAMMAS) > EVAL_TASKS:
         return cl, {**metrics, "priorities": tried}
-    for gamma in GAMMAS:
-        if gamma == metrics["priority_gamma"]:
-            continue
-        say(f"  par at priority gamma {gamma:g} (the first simulates at "
-            f"{first / bound:.2f}x the lower bound)")
-        c, m = cluster_graph(graph, p, "par", latency=latency,
-                             beta=metrics["replica_price"], gamma=gamma)
-        span = judge(c)
+    gammas = [g for g in GAMMAS if g != metrics["priority_gamma"]]
+    workers = simulation_jobs(cl, len(gammas)) if jobs is None else int(jobs)
+    say(f"  par at priorities gamma {', '.join(f'{g:g}' for g in gammas)} (the first simulates "
+        f"at {first / bound:.2f}x the lower bound)" + (f", {workers} at a time" if workers > 1
+                                                       else ""))
+
+    def priority(gamma):  # independent of the others: run side by side, kept in GAMMAS order
+        c, m = cluster_graph(graph, p, "par", latency=latency, beta=metrics["replica_price"],
+                             gamma=gamma)
+        return c, m, judge(c)
+
+    runs = run_parallel([functools.partial(priority, g) for g in gammas], workers)
+    for gamma, (c, m, span) in zip(gammas, runs):
         tried.append([float(gamma), span])
         if span < best:
             best, cl, metrics = span, c, m
@@ -270,19 +278,6 @@ def _mapping_figures(r):
             "mean_utilization": float(r.utilization.mean())}
 
 
-def baseline_jobs(cl, count):
-    """How many baseline simulations of ``cl`` to run at once: the CPUs this
-    process may use, at most ``count``, and no more than half the available
-    memory holds (`simulation_bytes` each)."""
-    import os
-
-    from frontend.memory import available_bytes
-
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    fit = int(0.5 * available_bytes() // max(simulation_bytes(cl), 1))
-    return max(1, min(int(cpus or 1), int(count), fit))
-
-
 def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time-aware",
                   threshold=THRESHOLD, seed=0, lam=1.0, order="given", object_bytes=None,
                   assignment=None, baselines=True, progress=None, jobs=None, device="cpu"):
@@ -314,9 +309,11 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     device : {"cpu", "gpu", "auto"}
         Where the greedy family's batched stream decides (`cluster_graph`).
     jobs : int, optional
-        Baseline simulations run at once (threads; the figures do not depend
-        on it). Default: the CPUs this process may use, as far as the
-        available memory holds that many simulations (`baseline_jobs`).
+        Independent runs at once (threads; no result depends on it): ``par``'s
+        other priorities with their simulations (`_steer`), the time-aware
+        mapping's starts and the baseline simulations. Default: the CPUs this
+        process may use, as far as the available memory holds that many
+        simulations (`mapping.simulate.simulation_jobs`).
 
     Returns
     -------
@@ -344,7 +341,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
                  "use fewer clusters (-p)")
     machine = machine if machine is not None else table2(int(p))
     if method == "par" and assignment is None:
-        cl, metrics = _steer(graph, p, cl, metrics, machine, latency, say)
+        cl, metrics = _steer(graph, p, cl, metrics, machine, latency, say, jobs)
     done("partition", t)
     t = time.perf_counter()
     say("extracting cluster interactions")
@@ -354,7 +351,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     say(f"mapping onto {machine.name} ({mapper})")
     sims = {}  # the time-aware mapping's simulations: (core, SimResult) by mapping
     pl = place(inter, machine, mapper, threshold=threshold, seed=seed, clustering=cl,
-               simulations=sims)
+               simulations=sims, jobs=jobs)
     done("mapping", t)
     t = time.perf_counter()
     res = _reused(sims, mapper, pl.core)
@@ -371,7 +368,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
                  for other in others]
         reused = {o: _reused(sims, o, core) for o, core in zip(others, cores)}
         todo = [(o, core) for o, core in zip(others, cores) if reused[o] is None]
-        workers = baseline_jobs(cl, len(todo)) if jobs is None else int(jobs)
+        workers = simulation_jobs(cl, len(todo)) if jobs is None else int(jobs)
         # one simulation's time: the last phase's, or the mapping's per simulation it ran
         one = phases["simulation"] if fresh \
             else phases["mapping"] / max(pl.info.get("evaluations", 1), 1)

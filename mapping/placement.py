@@ -44,12 +44,13 @@ class Placement:
 
 
 def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=0,
-          clustering=None, simulations=None):
+          clustering=None, simulations=None, jobs=None):
     """Map the clusters of ``inter`` (`ClusterInteractions`) onto ``machine``.
 
     ``clustering`` (the `Clustering` ``inter`` summarises) is needed by
     ``time-aware``, which simulates it; ``simulations`` (a dict) receives the
-    simulations it ran that a caller may want again (see `time_aware`).
+    simulations it ran that a caller may want again (see `time_aware`); ``jobs``:
+    how many of its starts it simulates at once (see `time_aware`).
 
     Raises
     ------
@@ -69,7 +70,7 @@ def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=
         from .time_aware import time_aware
 
         core, extra = time_aware(clustering, inter, machine, threshold, seed,
-                                 simulations=simulations)
+                                 simulations=simulations, jobs=jobs)
     elif method == "memory-centric":
         core, rule = memory_centric(inter, machine, threshold)
     elif method == "round-robin":

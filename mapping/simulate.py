@@ -53,7 +53,7 @@ from ir_graph.graph import index_dtype
 from . import _kernels
 from .machine import MEMORY_CYCLES
 
-__all__ = ["SimResult", "simulate", "simulation_bytes", "LINK_DIRECTIONS"]
+__all__ = ["SimResult", "simulate", "simulation_bytes", "simulation_jobs", "LINK_DIRECTIONS"]
 
 #: Directed links leave router ``(r, c)`` with index ``(r * cols + c) * 4 + d``.
 LINK_DIRECTIONS = ("east", "west", "south", "north")
@@ -158,6 +158,19 @@ def simulation_bytes(cl):
     m, n = len(cl.cluster), cl.n
     replicas = len(cl.table.cluster) if cl.kind == "vertex-cut" else 2 * m
     return 13.0 * m + (4 + 8 + 4 + 4 + 4 + 25) * float(replicas) + 4.0 * n
+
+
+def simulation_jobs(cl, count):
+    """How many simulations of ``cl`` to run at once (threads: the simulator releases the
+    GIL): the CPUs this process may use, at most ``count``, and no more than half the
+    available memory holds (`simulation_bytes` each)."""
+    import os
+
+    from frontend.memory import available_bytes
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    fit = int(0.5 * available_bytes() // max(simulation_bytes(cl), 1))
+    return max(1, min(int(cpus or 1), int(count), fit))
 
 
 def _simulate(cl, core, machine, value_bytes, t0):

@@ -26,11 +26,15 @@ programs (at most `EVAL_TASKS` simulated tasks in all), none above that, so
 that the mapping never costs more than a few simulations.
 """
 
+import functools
+
 import numpy as np
+
+from frontend.progress import run_parallel
 
 from . import baselines
 from .memory_centric import memory_centric
-from .simulate import simulate
+from .simulate import simulate, simulation_jobs
 
 __all__ = ["time_aware", "compact", "STARTS", "MAX_EVALS", "EVAL_TASKS"]
 
@@ -47,7 +51,7 @@ def evaluations(tasks):
     return int(min(MAX_EVALS, EVAL_TASKS // max(int(tasks), 1)))
 
 
-def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=None):
+def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=None, jobs=None):
     """``(core, info)``: the placement of `Clustering` ``cl`` (see the module docstring).
 
     ``info``: ``makespan_start`` and ``makespan`` (simulated, cycles) and
@@ -55,7 +59,8 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=No
     (a dict), when given, receives ``name: (core, SimResult)`` for every start
     simulated (``memory-centric`` and `STARTS`) and for the result
     (``time-aware``), so that a caller comparing mappings need not simulate
-    them again.
+    them again. The starts are simulated ``jobs`` at a time (threads; default
+    `mapping.simulate.simulation_jobs`), the same result whatever the number.
     """
     core, _ = memory_centric(inter, machine, threshold)
     core = np.asarray(core, dtype=np.int64)
@@ -64,10 +69,12 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=No
         return core, {"makespan_start": None, "makespan": None, "evaluations": 0, "accepted": 0}
     vb = inter.value_bytes
 
-    def judge(c, name=None):
-        """Simulate placement ``c`` (recorded as ``name``); True when it is the fastest yet."""
+    def judge(c, name=None, res=None):
+        """Simulate placement ``c`` (recorded as ``name``; ``res``: its simulation, when
+        run already); True when it is the fastest yet."""
         nonlocal best, best_res, core
-        res = simulate(cl, c, machine, vb)
+        if res is None:
+            res = simulate(cl, c, machine, vb)
         if name is not None and simulations is not None:
             simulations[name] = (c, res)
         if res.makespan < best:
@@ -76,14 +83,19 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=No
         return False
 
     best, best_res = np.inf, None
-    judge(core, "memory-centric")
-    start = best
     others = {"compact": lambda: compact(inter.p, machine),
               "comm-greedy": lambda: baselines.comm_greedy(inter, machine),
               "round-robin": lambda: baselines.round_robin(inter.p, machine)}
     starts = 1 + min(len(STARTS), evals - 1)
-    for name in STARTS[:starts - 1]:
-        judge(np.asarray(others[name](), dtype=np.int64), name)
+    firsts = [("memory-centric", core)] + [
+        (name, np.asarray(others[name](), dtype=np.int64)) for name in STARTS[:starts - 1]]
+    workers = simulation_jobs(cl, len(firsts)) if jobs is None else int(jobs)
+    sims = run_parallel([functools.partial(simulate, cl, c, machine, vb) for _, c in firsts],
+                        workers)
+    for (name, c), res in zip(firsts, sims):  # judged in order, as if one after another
+        judge(c, name, res)
+        if name == "memory-centric":
+            start = best
     rng = np.random.default_rng(seed)
     p, k = inter.p, machine.cores
     hops = machine.hop_matrix()

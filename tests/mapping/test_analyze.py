@@ -198,8 +198,8 @@ def test_compare_methods_reach_the_terminal_and_json(tmp_path, capsys):
 def test_baselines_run_at_once_give_the_same_figures(monkeypatch):
     """The baseline simulations on threads (jobs=3) against one after another."""
     import frontend.memory
-    from mapping.analyze import analyze_graph, baseline_jobs
-    from mapping.simulate import simulation_bytes
+    from mapping.analyze import analyze_graph
+    from mapping.simulate import simulation_bytes, simulation_jobs
 
     rng = np.random.default_rng(4)
     n, m = 3000, 12000
@@ -214,11 +214,11 @@ def test_baselines_run_at_once_give_the_same_figures(monkeypatch):
     # as many at once as half the memory holds, at most the CPUs and the count
     need = simulation_bytes(one.clustering)
     monkeypatch.setattr(frontend.memory, "available_bytes", lambda: int(2 * need * 1.5))
-    assert baseline_jobs(one.clustering, 4) == 1
+    assert simulation_jobs(one.clustering, 4) == 1
     monkeypatch.setattr(frontend.memory, "available_bytes", lambda: int(2 * need * 9))
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2})
-    assert baseline_jobs(one.clustering, 4) == 3
-    assert baseline_jobs(one.clustering, 2) == 2
+    assert simulation_jobs(one.clustering, 4) == 3
+    assert simulation_jobs(one.clustering, 2) == 2
 
 
 def test_the_comparison_reuses_the_mappings_own_simulations_exactly(strassen8):
@@ -299,7 +299,11 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
         return cl, metrics, sim.makespan
 
     monkeypatch.setattr(an, "STEER", 0.0)
-    a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
+    a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=2)
+    # the priorities (and the mapping's starts) run two at a time: the same as one by one
+    one = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
+    assert one.partition == a.partition and np.array_equal(one.placement.core, a.placement.core)
+    assert one.placement.info == a.placement.info and one.result.makespan == a.result.makespan
     tried = a.partition["priorities"]
     assert [t[0] for t in tried] == list(GAMMAS)
     price = a.partition["steered_prices"][0][0]  # kept at the first priority
