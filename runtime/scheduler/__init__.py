@@ -113,6 +113,10 @@ def schedule(job, devices="auto", policy="hass", seed=0, *, rounds=10, profile_u
     if not usable:
         raise DevicesRefused(f"{job.kind} fits none of the devices: " +
                               "; ".join(f"{k}: {v}" for k, v in excluded.items()))
+    wall_clock = not all(d.simulated for d in usable)
+    for d in usable:  # modelled times the clocks can hold (before anything runs)
+        if isinstance(d, SimDevice):
+            d.check_model(job, wall_clock)
     pool = WorkPool(job, rounds)
     engine = Engine(usable, job)
     try:

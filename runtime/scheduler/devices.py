@@ -33,10 +33,19 @@ from dataclasses import dataclass
 from frontend.errors import InputError
 
 __all__ = ["Device", "CpuDevice", "CudaDevice", "SimDevice", "DeviceFault", "parse_devices",
-           "BASE_RATE"]
+           "BASE_RATE", "MAX_WALL_CALL", "MAX_MODELLED"]
 
 #: work units per second of a simulated device of speed 1
 BASE_RATE = 1e9
+
+#: Longest modelled call (seconds) of a simulated device in a run with real devices, where
+#: the wall clock waits modelled time out (an hour: a longer wait is a typo, not a study).
+MAX_WALL_CALL = 3600.0
+#: Longest modelled time (seconds) of a whole job on a simulated device: past it sums of
+#: call times, the ideal split's search and the report's figures lose their meaning.
+MAX_MODELLED = 1e300
+#: The parameters that may be infinite (their defaults are: no limit).
+_UNBOUNDED = ("bandwidth", "memory")
 
 SIM_DEFAULTS = {
     "cpu": dict(speed=1.0, overhead=2e-5, latency=0.0, bandwidth=math.inf, launch=0.0,
@@ -180,6 +189,9 @@ class SimDevice(Device):
                     (key == "bandwidth" and not value > 0):
                 raise InputError(f"simulated device {self.name}: {key}={value} must be "
                                  f"{'positive' if key in ('speed', 'bandwidth') else '>= 0'}")
+            if value == math.inf and key not in _UNBOUNDED:
+                raise InputError(f"simulated device {self.name}: {key}={value} must be a finite "
+                                 "number (only bandwidth and memory may be inf)")
         if fail < 0:
             raise InputError(f"simulated device {self.name}: fail={fail} must be >= 0")
         self.model = SimModel(fail=fail, **values)
@@ -218,9 +230,32 @@ class SimDevice(Device):
         results = job.run_cpu(units)
         return results, self.call_seconds(job, len(units), first)
 
+    def check_model(self, job, wall_clock=False):
+        """Refuse a model whose times ``job`` cannot run under: a whole job modelled past
+        `MAX_MODELLED` seconds (an overflow: huge latency, tiny speed), or, on the wall clock
+        (``wall_clock``: real devices in the run), one call of one sub-load modelled past
+        `MAX_WALL_CALL` seconds, which the run would really wait out."""
+        n = max(int(job.n_units), 1)
+        whole = n * self.call_seconds(job, n, first=True)
+        if not whole <= MAX_MODELLED:
+            raise InputError(
+                f"simulated device {self.name}: {job.kind}'s {n:,} sub-loads are modelled at "
+                f"{whole:.3g} s on it, past the {MAX_MODELLED:.0e} s a schedule can add up; use "
+                "a smaller overhead, latency, launch or saturation, or a larger speed or "
+                "bandwidth")
+        one = self.call_seconds(job, 1, first=True)
+        if wall_clock and one > MAX_WALL_CALL:
+            raise InputError(
+                f"simulated device {self.name}: one call is modelled at {one:.3g} s, and with a "
+                f"real device in --devices the wall clock waits modelled time out (at most "
+                f"{MAX_WALL_CALL:.0f} s a call); use simulated devices only (sim:cpu: a "
+                "virtual clock) or a faster model")
+
     def units_by(self, job, seconds):
         """Largest (fractional) number of sub-loads one call finishes within
         ``seconds`` (setup excluded): the inverse of `call_seconds`, for the ideal split."""
+        if not math.isfinite(seconds):
+            return math.inf
         if self.call_seconds(job, 1e-12) > seconds:
             return 0.0
         lo, hi = 0.0, 1.0

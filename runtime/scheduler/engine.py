@@ -16,6 +16,7 @@ device is busy and none gets more work.
 
 import heapq
 import itertools
+import threading
 import time
 from concurrent import futures
 from dataclasses import dataclass
@@ -115,7 +116,8 @@ class Engine:
             return done
         while True:
             deadline = self._heap[0][0] if self._heap else None
-            timeout = None if deadline is None else max(0.0, deadline - self.now())
+            timeout = None if deadline is None else \
+                min(max(0.0, deadline - self.now()), threading.TIMEOUT_MAX)
             if self._pending:
                 ready, _ = futures.wait(self._pending, timeout, futures.FIRST_COMPLETED)
             else:

@@ -1,0 +1,101 @@
+"""Defects the ``cli-schedule`` fuzz target found in ``vcut schedule``, one test each: the
+exact exit status and the one error line (no traceback, no hang, nothing written)."""
+
+import json
+import os
+import time
+
+import pytest
+
+from vcut.cli import main
+
+
+def _run(capsys, *argv):
+    code = main(["schedule", *argv])
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err
+    return code, lines[-1] if lines else "", out
+
+
+@pytest.mark.parametrize("devices, what", [
+    # was a hang: the ideal split's search doubled its bound to inf and looped there
+    ("sim:gpu:latency=1e308", "sim:gpu"),
+    # was OverflowError (time.sleep, threading wait) with a real CPU in the run
+    ("cpu,sim:gpu:launch=1e308", "sim:gpu"),
+    ("sim:gpu,cpu,sim:gpu:fail=2:latency=1e308", "sim:gpu#2"),
+    # was a hang: a wall-clock run slept 1.7e308 s
+    ("sim:cpu:overhead=1.7e308,cpu", "sim:cpu"),
+    ("sim:gpu:speed=1e-320", "sim:gpu"),  # work / rate overflows
+])
+def test_modelled_times_past_the_clock_are_refused(capsys, devices, what):
+    t0 = time.perf_counter()
+    code, err, out = _run(capsys, "--job=string-search", "--size=100", "--units=4", "--rounds=1",
+                          f"--devices={devices}", "--json")
+    assert code == 2
+    assert err.startswith(f"error: simulated device {what}: string-search's 4 sub-loads are "
+                          "modelled at ")
+    assert err.endswith("past the 1e+300 s a schedule can add up; use a smaller overhead, "
+                        "latency, launch or saturation, or a larger speed or bandwidth")
+    assert json.loads(out)["exit_code"] == 2
+    assert time.perf_counter() - t0 < 30
+
+
+def test_a_wall_clock_run_refuses_an_hour_long_modelled_call(capsys):
+    code, err, _ = _run(capsys, "--job=matmul", "--size=8", "--rounds=1",
+                        "--devices=cpu,sim:gpu:latency=5000")
+    assert code == 2
+    assert err == ("error: simulated device sim:gpu: one call is modelled at 5e+03 s, and with "
+                   "a real device in --devices the wall clock waits modelled time out (at most "
+                   "3600 s a call); use simulated devices only (sim:cpu: a virtual clock) or a "
+                   "faster model")
+
+
+def test_the_same_latency_runs_on_the_virtual_clock(capsys):
+    code, _, out = _run(capsys, "--job=matmul", "--size=8", "--rounds=1",
+                        "--devices=sim:cpu,sim:gpu:latency=5000", "--json")
+    assert code == 0
+    assert sum(json.loads(out)["results"][0]["units"].values()) == 8
+
+
+@pytest.mark.parametrize("key", ["latency", "overhead", "launch", "saturation", "speed"])
+def test_infinite_model_times_are_refused(capsys, key):
+    code, err, _ = _run(capsys, "--job=matmul", "--size=8", "--rounds=1",
+                        f"--devices=sim:gpu:{key}=inf")
+    assert code == 2
+    assert err == (f"error: simulated device sim:gpu: {key}=inf must be a finite number (only "
+                   "bandwidth and memory may be inf)")
+
+
+def test_wall_clock_waits_are_bounded(monkeypatch):
+    """Was OverflowError: the engine slept a simulated call's modelled time in one piece."""
+    import threading
+
+    import numpy as np
+
+    from runtime.scheduler import engine as E
+    from runtime.scheduler.devices import CpuDevice, SimDevice
+    from runtime.scheduler.jobs import make_job
+
+    class Stop(Exception):
+        pass
+
+    waits = []
+
+    def sleep(seconds):
+        waits.append(seconds)
+        raise Stop
+
+    job = make_job("matmul", size=2, units=2)
+    sim = SimDevice("gpu", latency=1e300)
+    eng = E.Engine([CpuDevice(), sim], job)
+    try:
+        eng.start(sim, np.arange(1, dtype=np.int64), "call")
+        monkeypatch.setattr(E.time, "sleep", sleep)
+        with pytest.raises(Stop):
+            eng._next()
+    finally:
+        monkeypatch.undo()
+        eng.close()
+    assert waits == [threading.TIMEOUT_MAX]
+    assert sim.units_by(job, float("inf")) == float("inf")  # was an endless doubling
