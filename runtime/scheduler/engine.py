@@ -27,7 +27,9 @@ __all__ = ["Engine", "Span", "Fault", "SchedulingError", "DevicesRefused"]
 
 
 class SchedulingError(VcutError):
-    """A schedule could not complete (every device failed)."""
+    """A schedule could not complete (every device failed): exit 7, as a crashed run."""
+
+    exit_code = 7
 
 
 class DevicesRefused(SchedulingError):
@@ -164,7 +166,9 @@ class Engine:
                     raise SchedulingError(f"{done.device.name} failed: {done.error}")
                 if not any(d.can_run(self.job) for d in self.alive):
                     raise SchedulingError(
-                        f"every device failed; last: {done.device.name}: {done.error}")
+                        f"every device failed, the last {done.device.name} ({done.error}); "
+                        f"{len(done.units)} sub-loads have nowhere left to run: add a device "
+                        "to --devices or set its fail= to a later call")
                 on_fault(done.device, done.units)
                 continue
             self.spans.append(Span(done.device.name, self.round, done.start, done.end,

@@ -18,6 +18,16 @@ def _run(capsys, *argv):
     return code, lines[-1] if lines else "", out
 
 
+def test_every_device_failing_is_a_documented_exit(capsys):
+    """Was exit 1 (undocumented): the injected fault of the only device ended the run."""
+    code, err, _ = _run(capsys, "--job=bfs-batch", "--size=1", "--rounds=4", "--policy=hass",
+                        "--devices=sim:gpu:fail=3", "--check")
+    assert code == 7
+    assert err.startswith("error: every device failed, the last sim:gpu (sim:gpu: injected "
+                          "fault on call 3); ")
+    assert err.endswith("add a device to --devices or set its fail= to a later call")
+
+
 @pytest.mark.parametrize("devices, what", [
     # was a hang: the ideal split's search doubled its bound to inf and looped there
     ("sim:gpu:latency=1e308", "sim:gpu"),
@@ -99,3 +109,11 @@ def test_wall_clock_waits_are_bounded(monkeypatch):
         eng.close()
     assert waits == [threading.TIMEOUT_MAX]
     assert sim.units_by(job, float("inf")) == float("inf")  # was an endless doubling
+
+
+def test_refusals_leave_no_report(tmp_path, capsys):
+    report = tmp_path / "sched.html"
+    code, _, _ = _run(capsys, "--job=matmul", "--size=8", "--rounds=1",
+                      "--devices=sim:gpu:fail=1", f"--report={report}")
+    assert code == 7
+    assert os.listdir(tmp_path) == []
