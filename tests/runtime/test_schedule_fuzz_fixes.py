@@ -111,6 +111,46 @@ def test_wall_clock_waits_are_bounded(monkeypatch):
     assert sim.units_by(job, float("inf")) == float("inf")  # was an endless doubling
 
 
+@pytest.mark.parametrize("argv, message", [
+    # was 'error: Maximum allowed dimension exceeded' (numpy, 2**63 sources drawn)
+    (["--job=bfs-batch", "--size=3", "--units=9223372036854775808"],
+     "error: bfs-batch of --size 3 in 9,223,372,036,854,775,808 sub-loads needs about 1.25e+21 "
+     "bytes of memory but 1.0 GiB are available; use a smaller --size or fewer --units"),
+    # was an attempt to allocate 16 GiB of sources
+    (["--job=bfs-batch", "--size=3", "--units=2147483648"],
+     "error: bfs-batch of --size 3 in 2,147,483,648 sub-loads needs about 272.0 GiB of memory "
+     "but 1.0 GiB are available; use a smaller --size or fewer --units"),
+    # were MemoryError (exit 11) or the OOM killer: sizes within the kinds' limits
+    (["--job=string-search", "--size=17179869184"],
+     "error: string-search of --size 17,179,869,184 needs about 160.0 GiB of memory but "
+     "1.0 GiB are available; use a smaller --size"),
+    (["--job=matmul", "--size=65536"],
+     "error: matmul of --size 65,536 needs about 192.0 GiB of memory but 1.0 GiB are "
+     "available; use a smaller --size"),
+    (["--job=partition-batch", "--size=4096"],
+     "error: partition-batch of --size 4,096 needs about 16.0 GiB of memory but 1.0 GiB are "
+     "available; use a smaller --size"),
+    # was checked after generating the whole text
+    (["--job=string-search", "--size=10", "--units=11"],
+     "error: --units 11: string-search of --size 10 has at most 10 sub-loads (bytes); use fewer"),
+])
+def test_job_sizes_are_checked_before_allocating(capsys, monkeypatch, argv, message):
+    monkeypatch.setattr("frontend.memory.available_bytes", lambda: 1 << 30)
+    code, err, _ = _run(capsys, *argv, "--devices=cpu")
+    assert (code, err) == (2, message)
+
+
+@pytest.mark.parametrize("seed", ["-1", "9223372036854775808"])
+@pytest.mark.parametrize("devices", ["cpu", "sim:cpu"])
+def test_seed_out_of_range_names_the_seed(capsys, seed, devices):
+    """Were 'error: expected non-negative integer' (numpy) and, for 2**63, a partition batch
+    whose every device 'failed' (its warm-up call, or exit 7 on the virtual clock)."""
+    code, err, _ = _run(capsys, "--job=partition-batch", "--size=1", "--rounds=1",
+                        f"--devices={devices}", f"--seed={seed}")
+    assert (code, err) == (2, f"error: --seed {seed}: the job's seed is a whole number in "
+                              "0 .. 9223372036854775807")
+
+
 def test_refusals_leave_no_report(tmp_path, capsys):
     report = tmp_path / "sched.html"
     code, _, _ = _run(capsys, "--job=matmul", "--size=8", "--rounds=1",

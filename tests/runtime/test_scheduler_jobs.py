@@ -210,7 +210,8 @@ def test_bad_jobs():
         make_job("sort")
     with pytest.raises(InputError, match="--size 0: matmul takes a whole number in 1 .."):
         make_job("matmul", size=0)
-    with pytest.raises(InputError, match="^matmul: 9 sub-loads for 8 rows; use 1 .. 8$"):
+    with pytest.raises(InputError, match="^--units 9: matmul of --size 8 has at most 8 sub-loads "
+                       r"\(rows\); use fewer$"):
         make_job("matmul", size=8, units=9)
     with pytest.raises(InputError, match="--size 2.5: string-search takes a whole number"):
         make_job("string-search", size=2.5)
