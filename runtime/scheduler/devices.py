@@ -126,8 +126,12 @@ class CudaDevice(Device):
 
     def __init__(self, index=0):
         super().__init__(f"gpu:{index}")
-        from runtime._gpu import require_gpu
+        from runtime._gpu import _device_present, require_gpu
 
+        if not _device_present():  # require_gpu's words are --device's (vcut partition ...)
+            raise InputError(f"--devices gpu:{index}: no CUDA GPU is available here (numba.cuda "
+                             "found none); use cpu, a simulated GPU (sim:gpu[:key=value...]) "
+                             "or auto (the CPU and every GPU found)")
         self.cuda = require_gpu()
         if index >= len(self.cuda.gpus):
             raise InputError(f"--devices gpu:{index}: there are {len(self.cuda.gpus)} CUDA "
