@@ -1,4 +1,5 @@
-"""Mutation fuzzing of every file reader and of ``vcut partition``, ``bfs``, ``mst`` and ``graph``.
+"""Mutation fuzzing of every file reader and of ``vcut partition``, ``bfs``, ``mst``, ``graph``
+and ``schedule``.
 
 Shared by the fuzz tests (``tests/*/test_fuzz_*.py``, driven by hypothesis)
 and the long campaign ``bench/fuzz.py``. A *case* is one mutated file (or
@@ -15,6 +16,12 @@ seeds past int64, capacities of the wrong length, zero, huge or tiny) and also
 check the output contract (`_checked_cli`): nothing left behind by a refusal,
 one cluster id in range per edge or vertex, one line of strict JSON, and
 nothing printed on descriptor 1 past ``sys.stdout`` (a C library's ``printf``).
+``cli-schedule`` runs ``vcut schedule`` with job kinds at small sizes and at their
+limits, sub-loads, rounds, policies, seeds and ``--devices`` specs of the CPU and
+simulated devices with mutated model numbers (zero, negative, non-finite, huge,
+malformed, missing, repeated; a ``gpu`` request must be refused where there is none)
+and checks its contract (`_checked_schedule`): one error line, one line of strict
+JSON, no report or temporary file left by a refusal, every sub-load run once.
 
 Mutations are seeded and deterministic: case ``i`` of a target under seed
 ``s`` draws from ``random.Random(f"{s}/{target}/{i}")``, so a campaign
@@ -619,6 +626,191 @@ def _multilevel_cli(seeds, rng, workdir):
     return _checked_cli(argv + ["-o", out], out, path, algo == "multilevel", p)
 
 
+#: ``vcut schedule`` values: valid job sizes small enough for a case of well under a second,
+#: then each kind's boundaries (0, its limit + 1) and malformed or non-finite numbers.
+_JOB_SIZES = {
+    "string-search": ["4", "5", "100", "4096", "20000", "1e4"],
+    "matmul": ["1", "2", "3", "8", "17", "48"],
+    "bfs-batch": ["1", "2", "3", "5", "7"],
+    "partition-batch": ["1", "1", "2", "3"],
+}
+_BAD_SIZES = {
+    "string-search": ["1", "3", "17179869185", "17179869184.5", "1e-320"],
+    "matmul": ["65537", "-0.0"],
+    "bfs-batch": ["27", "26.5"],
+    "partition-batch": ["4097"],
+}
+_BAD_NUMBERS = ["0", "-1", "2.5", "nan", "inf", "-inf", "1e308", "x", "", "9223372036854775808"]
+_UNITS = ["1", "2", "3", "4", "7", "16", "64"]
+_BAD_UNITS = ["0", "-1", "256", "4097", "65536", "2147483648", "9223372036854775808", "x", "1.5",
+              "1e3"]
+_ROUNDS = ["1", "1", "2", "3", "4"]
+_BAD_ROUNDS = ["0", "-1", "10", "64", "257", "2147483648", "9223372036854775808", "x", "1.5"]
+_SIM_KEYS = ["speed", "overhead", "latency", "bandwidth", "launch", "saturation", "memory",
+             "fail"]
+_SIM_GOOD = {"speed": ["0.5", "1", "2", "4", "1e3"], "overhead": ["0", "1e-5", "1e-3"],
+             "latency": ["0", "1e-5", "1e-2"], "bandwidth": ["1e6", "12e9", "inf"],
+             "launch": ["0", "5e-5", "1e-3"], "saturation": ["0", "1e3", "2e6", "1e9"],
+             "memory": ["1e3", "1e6", "16e9", "inf", "65536"], "fail": ["1", "2", "3", "5", "0"]}
+_SIM_VALUES = ["0", "-1", "-0.0", "nan", "inf", "-inf", "1e308", "1.7e308", "1e-320", "1e-300",
+               "9223372036854775808", "2147483647", "x", "", "0x10", "1_000", "\u0663", " 2",
+               "1.5", "1e400", "1e-9"]
+#: Values that make a modelled call last seconds to minutes: valid, but with a real device in
+#: the run (the wall clock) the case would wait them out, so only all-simulated runs get them.
+_SLOW_SIM_VALUES = {"1_000", " 2", "1.5", "1e-9"}
+
+
+def _sim_device(rng, wall=False):
+    """A ``sim:KIND[:key=value...]`` spec; now and then a mutated kind, key, number or form
+    (``wall``: a real device is in the run: no `_SLOW_SIM_VALUES`)."""
+    bad = [v for v in _SIM_VALUES if not (wall and v in _SLOW_SIM_VALUES)]
+    kind = rng.choice(["cpu", "gpu", "gpu"]) if rng.random() < 0.95 else \
+        rng.choice(["tpu", "", "GPU", " gpu"])
+    parts = ["sim", kind]
+    for _ in range(rng.choice([0, 0, 1, 1, 1, 2, 3])):
+        key = rng.choice(_SIM_KEYS)
+        value = rng.choice(_SIM_GOOD[key]) if rng.random() < 0.8 else rng.choice(bad)
+        form = rng.random()
+        if form < 0.01:
+            parts.append(key)                      # no '='
+        elif form < 0.02:
+            parts.append(f"={value}")              # no key
+        elif form < 0.03:
+            parts.append(f"{key}={value}={value}")
+        elif form < 0.04:
+            parts.append(f"{rng.choice(['bogus', 'SPEED', ''])}={value}")
+        else:
+            parts.append(f"{key}={value}")
+    if rng.random() < 0.01:
+        parts = parts[:rng.choice([1, 2])]          # 'sim', 'sim:gpu'
+    if rng.random() < 0.01:
+        parts.append("")                            # a trailing ':'
+    return ":".join(parts)
+
+
+def _devices_spec(rng):
+    """``--devices``: 1-4 items (the CPU, simulated devices; now and then GPU requests there
+    is no GPU for, auto, malformed names), sometimes repeated. Never ``dask``: that starts a
+    local cluster."""
+    kinds = [rng.random() for _ in range(rng.choice([1, 1, 2, 2, 2, 3, 4]))]
+    wall = any(r >= 0.6 for r in kinds)  # a real CPU (or a name that may be one)
+    items = []
+    for r in kinds:
+        if r < 0.6:
+            items.append(_sim_device(rng, wall))
+        elif r < 0.9:
+            items.append("cpu" if "cpu" not in items or rng.random() < 0.1 else "sim:cpu")
+        else:
+            items.append(rng.choice(["gpu", "gpu:0", "gpu:1", "gpu:x", "gpu:-1", "gpu:",
+                                     "gpu:99999999999999999999", "auto", "", "sim", "tpu",
+                                     " cpu ", "CPU", "cpu:0", "sim:cpu:speed=2,"]))
+    if rng.random() < 0.05:
+        items.append(rng.choice(items))             # a duplicate
+    return ",".join(items)
+
+
+def _pick(rng, good, bad, p_bad=0.1):
+    return rng.choice(bad) if rng.random() < p_bad else rng.choice(good)
+
+
+def _schedule_cli(seeds, rng, workdir):
+    """``vcut schedule`` with random job kinds, sizes, sub-loads, rounds, policies, seeds and
+    ``--devices`` specs of the CPU and simulated devices (a ``gpu`` request must be refused:
+    there is none), ``--check``, ``--json`` and ``--report``; checks the output contract."""
+    job = rng.choice(sorted(_JOB_SIZES))
+    argv = ["schedule", f"--job={job}"]
+    size = _pick(rng, _JOB_SIZES[job], _BAD_SIZES[job] + _BAD_NUMBERS)
+    if rng.random() < 0.97 or job in ("partition-batch", "matmul"):
+        argv.append(f"--size={size}")               # (the default sizes take seconds)
+    if rng.random() < 0.4:
+        units = _pick(rng, _UNITS, [u for u in _BAD_UNITS if job != "bfs-batch" or
+                                    u not in ("256", "4097", "65536")], 0.2)  # valid, but slow
+        if job == "partition-batch" and rng.random() < 0.7:
+            units = size                            # a partition batch's one valid count
+        argv.append(f"--units={units}")
+    argv.append(f"--rounds={_pick(rng, _ROUNDS, _BAD_ROUNDS)}")  # the default 10: too many
+    if rng.random() < 0.7:
+        argv.append("--policy=" + _pick(rng, ["hass", "hass", "min-min", "greedy", "qilin", "all"],
+                                        ["HASS", "", "min_min"], 0.03))
+    if rng.random() < 0.95:
+        devices = _devices_spec(rng)
+        argv.append(f"--devices={devices}")
+        if devices != "auto" and rng.random() < 0.02:  # refused: no dask in --devices (auto
+            # would become dask: a cluster to start or reach, not a case of a second)
+            argv.append(rng.choice(["--workers=1", "--workers=0", "--scheduler=tcp://127.0.0.1:9"]))
+    if rng.random() < 0.2:
+        argv.append("--training=" + _pick(rng, ["0.3", "0.5", "0.9", "0.1"],
+                                          ["0", "1", "-0.1", "1.5", "nan", "inf", "1e-300", "x"],
+                                          0.3))
+    if rng.random() < 0.2:
+        argv.append("--profile-units=" + _pick(rng, ["1", "2", "5", "1000"],
+                                               ["0", "-1", "9223372036854775808", "x"], 0.3))
+    if rng.random() < 0.2:
+        argv.append(f"--seed={rng.choice(_SEEDS + ['18446744073709551616', '2147483648'])}")
+    if rng.random() < 0.3:
+        argv.append("--check")
+    report = None
+    if rng.random() < 0.04:
+        report = os.path.join(workdir, rng.choice(["sched.html", "sched.png", "sched.HTML"]))
+        argv.append(f"--report={report}")
+    elif rng.random() < 0.01:
+        argv.append("--report=" + rng.choice([workdir, os.path.join(workdir, "no", "such.html"),
+                                              seeds["trace"], ""]))
+    if rng.random() < 0.35:
+        argv.append("--json")
+    return _checked_schedule(argv, report, workdir)
+
+
+def _leftovers(workdir):
+    return sorted(f for f in os.listdir(workdir) if f.startswith(".vcut-") and f.endswith(".tmp"))
+
+
+def _checked_schedule(argv, report, workdir):
+    """`_cli` with ``vcut schedule``'s output contract checked: one line of strict JSON with
+    ``--json`` (success or not), nothing on descriptor 1 past ``sys.stdout``, no report or
+    temporary file left by a refusal, a complete report and every sub-load run exactly once
+    (the ``units`` of each result sum to the job's) when it succeeds."""
+    from vcut.cli import main
+
+    if report and os.path.exists(report):
+        os.remove(report)
+    before = _leftovers(workdir)
+    stdout = io.StringIO()
+    with _c_level_output() as c_out, contextlib.redirect_stdout(stdout), \
+            contextlib.redirect_stderr(io.StringIO()) as stderr:
+        code = main([str(a) for a in argv])
+    if c_out["stdout"]:
+        raise AssertionError(f"C code printed on stdout: {c_out['stdout'][:80]!r}")
+    err = stderr.getvalue().strip().splitlines()
+    if code and (not err or not err[-1].startswith("error: ") or "Traceback" in stderr.getvalue()):
+        raise AssertionError(f"exit {code} without one error line: {stderr.getvalue()[-160:]!r}")
+    doc = None
+    if "--json" in argv:
+        lines = stdout.getvalue().splitlines()
+        if len(lines) != 1:
+            raise AssertionError(f"--json printed {len(lines)} lines")
+        doc = json.loads(lines[0], parse_constant=_no_constant)
+    if _leftovers(workdir) != before:
+        raise AssertionError(f"exit {code} left {', '.join(_leftovers(workdir))}")
+    if code:
+        if report and os.path.exists(report):
+            raise AssertionError(f"exit {code} left {os.path.basename(report)}")
+        return f"error {code}"
+    if report and not os.path.getsize(report):
+        raise AssertionError(f"{os.path.basename(report)} is empty")
+    if doc is not None:
+        want = doc["job"]["units"]
+        for res in doc["results"]:
+            got = sum(res["units"].values())
+            if got != want:
+                raise AssertionError(f"{res['policy']} ran {got} sub-loads of {want}")
+            if res["makespan"] is None or res["makespan"] < 0:
+                raise AssertionError(f"{res['policy']}: makespan {res['makespan']}")
+    elif not stdout.getvalue().strip():
+        raise AssertionError("success without output")
+    return "ok"
+
+
 #: name: function(seeds, rng, workdir) -> None or an outcome string.
 TARGETS = {
     "metis": _reader("metis"),
@@ -637,6 +829,7 @@ TARGETS = {
     "cli-graph": _graph_cli,
     "cli-quality": _quality_cli,
     "cli-multilevel": _multilevel_cli,
+    "cli-schedule": _schedule_cli,
 }
 
 

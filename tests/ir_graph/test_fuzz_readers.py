@@ -27,6 +27,8 @@ EXAMPLES = {"metis": 1000, "edgelist": 1000, "snap-txt": 600, "mtx": 1000, "lg":
             "gzip-text": 600, "graph-npz": 800, "trace-npz": 600, "partition-file": 800,
             "machine-json": 1000, "cli-partition": 600, "cli-bfs": 600, "cli-mst": 300, "cli-graph": 400,
             "cli-quality": 150, "cli-multilevel": 100}
+#: targets whose fuzz test is in another file
+ELSEWHERE = {"cli-schedule": "tests/runtime/test_fuzz_schedule.py"}
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +55,16 @@ def _fuzz_test(target):
     return test
 
 
-for _target in fuzzing.TARGETS:
+for _target in EXAMPLES:
     globals()[f"test_fuzz_{_target.replace('-', '_')}"] = _fuzz_test(_target)
+
+
+def test_every_target_has_a_fuzz_test():
+    """Each target of `tests.fuzzing` runs here or in the file `ELSEWHERE` names."""
+    assert set(EXAMPLES) | set(ELSEWHERE) == set(fuzzing.TARGETS)
+    assert not set(EXAMPLES) & set(ELSEWHERE)
+    for path in ELSEWHERE.values():
+        assert os.path.exists(os.path.join(ROOT, path)), path
 
 
 def test_seed_files_are_valid(corpus):
