@@ -657,7 +657,7 @@ _SIM_VALUES = ["0", "-1", "-0.0", "nan", "inf", "-inf", "1e308", "1.7e308", "1e-
                "1.5", "1e400", "1e-9"]
 #: Values that make a modelled call last seconds to minutes: valid, but with a real device in
 #: the run (the wall clock) the case would wait them out, so only all-simulated runs get them.
-_SLOW_SIM_VALUES = {"1_000", " 2", "1.5", "1e-9"}
+_SLOW_SIM_VALUES = {"1_000", " 2", "1.5", "1e-9", "\u0663"}  # (float("\u0663") == 3.0)
 
 
 def _sim_device(rng, wall=False):
