@@ -1,5 +1,5 @@
-"""Mutation fuzzing of every file reader and of ``vcut partition``, ``bfs``, ``mst``, ``graph``
-and ``schedule``.
+"""Mutation fuzzing of every file reader and of ``vcut partition``, ``bfs``, ``mst``, ``graph``,
+``schedule`` and ``compare``.
 
 Shared by the fuzz tests (``tests/*/test_fuzz_*.py``, driven by hypothesis)
 and the long campaign ``bench/fuzz.py``. A *case* is one mutated file (or
@@ -22,6 +22,8 @@ simulated devices with mutated model numbers (zero, negative, non-finite, huge,
 malformed, missing, repeated; a ``gpu`` request must be refused where there is none)
 and checks its contract (`_checked_schedule`): one error line, one line of strict
 JSON, no report or temporary file left by a refusal, every sub-load run once.
+``cli-compare`` runs ``vcut compare`` on the small seed trace and graphs with mutated
+``-p`` lists, methods, machines and analysis flags (`_checked_compare`).
 
 Mutations are seeded and deterministic: case ``i`` of a target under seed
 ``s`` draws from ``random.Random(f"{s}/{target}/{i}")``, so a campaign
@@ -811,6 +813,97 @@ def _checked_schedule(argv, report, workdir):
     return "ok"
 
 
+_COMPARE_P = ["1", "2", "2", "4", "4", "8", "12", "13", "64", "0", "-1", "x", "", " 4", "1e3",
+              "2147483648", "2147483647"]
+_COMPARE_METHODS = ["compnet", "metis", "pg", "w-pg", "wb-pg", "libra", "w-libra", "wb-libra"]
+
+
+def _compare_cli(seeds, rng, workdir):
+    """``vcut compare`` on the small seed trace or graphs (half the time mutated) with random
+    ``-p`` lists, ``--methods``, ``--machine``, mapping, threshold, lambda, order, seed,
+    window and weights flags, ``-o`` and ``--json``; checks the output contract."""
+    if rng.random() < 0.3:
+        path = seeds["trace"] if rng.random() < 0.7 else \
+            _npz_case(seeds, "trace", rng, workdir, "case.npz")
+    else:
+        path = _flags_graph_case(seeds, rng, workdir)
+    ps = [rng.choice(_COMPARE_P[:9]) if rng.random() < 0.9 else rng.choice(_COMPARE_P)
+          for _ in range(rng.choice([1, 1, 2, 3]))]
+    argv = ["compare", path, f"-p={','.join(ps)}"]
+    if rng.random() < 0.5:
+        ms = rng.sample(_COMPARE_METHODS, rng.randint(1, 4))
+        if rng.random() < 0.1:
+            ms.append(rng.choice(["", "bogus", "PG", ms[0], " pg", "hdrf", "ne"]))
+        argv.append("--methods=" + ",".join(ms))
+    if rng.random() < 0.2:
+        argv.append("--machine=" + rng.choice(["table2:4", "table2:8", "mesh:2x2", "table2:0",
+                                               "mesh:0x3", "table2:-1", "table2:x", "mesh:2x",
+                                               "host", seeds["machine"]]))
+    if rng.random() < 0.2:
+        argv.append("--mapping=" + rng.choice(["time-aware", "memory-centric", "round-robin",
+                                               "random", "comm-greedy", "recursive-bisection"]))
+    if rng.random() < 0.15:
+        argv.append("--threshold=" + rng.choice(["1", "4", "0", "-1", "nan", "inf", "1e308", "x",
+                                                 "2.5"]))
+    if rng.random() < 0.15:
+        argv.append("--lambda=" + rng.choice(["1", "1.1", "2", "0.5", "0", "nan", "inf", "1e308",
+                                              "x"]))
+    if rng.random() < 0.15:
+        argv.append("--order=" + rng.choice(["given", "random", "bfs", "dfs"]))
+    if rng.random() < 0.15:
+        argv.append(f"--seed={rng.choice(_SEEDS)}")
+    if rng.random() < 0.1:
+        argv.append("--window=" + rng.choice(["0:5", "5:0", "0:0", "-1:3", "x", "0:99999999999",
+                                              "3:9", "roi:0", "0:", ":5"]))
+    if rng.random() < 0.1:
+        argv.append("--weights=" + rng.choice(["measured", "model"]))
+    outdir = None
+    if rng.random() < 0.2:
+        outdir = os.path.join(workdir, "cmp")
+        argv.append(f"-o={outdir}")
+    if rng.random() < 0.35:
+        argv.append("--json")
+    return _checked_compare(argv, outdir, workdir)
+
+
+def _checked_compare(argv, outdir, workdir):
+    """`_cli` with ``vcut compare``'s contract: one error line, one line of strict JSON with
+    ``--json``, no temporary file left, and a refusal leaves neither ``compare.json`` nor
+    ``compare.png`` in ``outdir``; a success writes both."""
+    import shutil
+
+    from vcut.cli import main
+
+    if outdir and os.path.exists(outdir):
+        shutil.rmtree(outdir)
+    before = _leftovers(workdir)
+    stdout = io.StringIO()
+    with _c_level_output() as c_out, contextlib.redirect_stdout(stdout), \
+            contextlib.redirect_stderr(io.StringIO()) as stderr:
+        code = main([str(a) for a in argv])
+    if c_out["stdout"]:
+        raise AssertionError(f"C code printed on stdout: {c_out['stdout'][:80]!r}")
+    err = stderr.getvalue().strip().splitlines()
+    if code and (not err or not err[-1].startswith("error: ") or "Traceback" in stderr.getvalue()):
+        raise AssertionError(f"exit {code} without one error line: {stderr.getvalue()[-160:]!r}")
+    if "--json" in argv:
+        lines = stdout.getvalue().splitlines()
+        if len(lines) != 1:
+            raise AssertionError(f"--json printed {len(lines)} lines")
+        json.loads(lines[0], parse_constant=_no_constant)
+    if _leftovers(workdir) != before or (outdir and os.path.isdir(outdir) and _leftovers(outdir)):
+        raise AssertionError(f"exit {code} left temporary files")
+    written = [f for f in ("compare.json", "compare.png")
+               if outdir and os.path.exists(os.path.join(outdir, f))]
+    if code:
+        if written:
+            raise AssertionError(f"exit {code} left {', '.join(written)}")
+        return f"error {code}"
+    if outdir and len(written) != 2:
+        raise AssertionError(f"-o wrote {written}")
+    return "ok"
+
+
 #: name: function(seeds, rng, workdir) -> None or an outcome string.
 TARGETS = {
     "metis": _reader("metis"),
@@ -830,6 +923,7 @@ TARGETS = {
     "cli-quality": _quality_cli,
     "cli-multilevel": _multilevel_cli,
     "cli-schedule": _schedule_cli,
+    "cli-compare": _compare_cli,
 }
 
 

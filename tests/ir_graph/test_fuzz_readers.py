@@ -28,7 +28,8 @@ EXAMPLES = {"metis": 1000, "edgelist": 1000, "snap-txt": 600, "mtx": 1000, "lg":
             "machine-json": 1000, "cli-partition": 600, "cli-bfs": 600, "cli-mst": 300, "cli-graph": 400,
             "cli-quality": 150, "cli-multilevel": 100}
 #: targets whose fuzz test is in another file
-ELSEWHERE = {"cli-schedule": "tests/runtime/test_fuzz_schedule.py"}
+ELSEWHERE = {"cli-schedule": "tests/runtime/test_fuzz_schedule.py",
+             "cli-compare": "tests/vcut/test_fuzz_compare.py"}
 
 
 @pytest.fixture(scope="module")
