@@ -537,6 +537,33 @@ def _no_constant(name):
     raise ValueError(f"--json printed {name}, which is not strict JSON")
 
 
+def _run_cli(argv, error_line):
+    """Run ``vcut`` on ``argv`` in this process, capturing its output; ``(exit code, stdout,
+    the --json object or None)``. Checked here, as every command's contract: nothing on
+    descriptor 1 past ``sys.stdout`` (a C library's ``printf``), with ``--json`` exactly one
+    line of strict JSON, and (``error_line``) a failing exit ends in one ``error:`` line
+    without a traceback. A broken contract raises `AssertionError`."""
+    from vcut.cli import main
+
+    stdout = io.StringIO()
+    with _c_level_output() as c_out, contextlib.redirect_stdout(stdout), \
+            contextlib.redirect_stderr(io.StringIO()) as stderr:
+        code = main([str(a) for a in argv])
+    if c_out["stdout"]:
+        raise AssertionError(f"C code printed on stdout: {c_out['stdout'][:80]!r}")
+    err = stderr.getvalue().strip().splitlines()
+    if error_line and code and (not err or not err[-1].startswith("error: ")
+                                or "Traceback" in stderr.getvalue()):
+        raise AssertionError(f"exit {code} without one error line: {stderr.getvalue()[-160:]!r}")
+    doc = None
+    if "--json" in argv:
+        lines = stdout.getvalue().splitlines()
+        if len(lines) != 1:
+            raise AssertionError(f"--json printed {len(lines)} lines")
+        doc = json.loads(lines[0], parse_constant=_no_constant)
+    return code, stdout.getvalue(), doc
+
+
 def _checked_cli(argv, out, graph_path, per_vertex, p):
     """`_cli` with the output contract checked: a refused run leaves neither ``out`` nor
     ``out.replicas.npz`` behind; a successful one writes one cluster id in ``0..p-1`` per
@@ -544,23 +571,12 @@ def _checked_cli(argv, out, graph_path, per_vertex, p):
     ``--json`` one line of strict JSON. A broken contract raises `AssertionError` (a
     traceback outcome)."""
     from ir_graph import read_graph
-    from vcut.cli import main
 
     outputs = (out, out + ".replicas.npz")
     for path in outputs:
         if os.path.exists(path):
             os.remove(path)
-    stdout = io.StringIO()
-    with _c_level_output() as c_out, contextlib.redirect_stdout(stdout), \
-            contextlib.redirect_stderr(io.StringIO()):
-        code = main([str(a) for a in argv])
-    if c_out["stdout"]:
-        raise AssertionError(f"C code printed on stdout: {c_out['stdout'][:80]!r}")
-    if "--json" in argv:
-        lines = stdout.getvalue().splitlines()
-        if len(lines) != 1:
-            raise AssertionError(f"--json printed {len(lines)} lines")
-        json.loads(lines[0], parse_constant=_no_constant)
+    code, _, _ = _run_cli(argv, error_line=False)
     if code:
         left = [path for path in outputs if os.path.exists(path)]
         if left:
@@ -772,26 +788,10 @@ def _checked_schedule(argv, report, workdir):
     ``--json`` (success or not), nothing on descriptor 1 past ``sys.stdout``, no report or
     temporary file left by a refusal, a complete report and every sub-load run exactly once
     (the ``units`` of each result sum to the job's) when it succeeds."""
-    from vcut.cli import main
-
     if report and os.path.exists(report):
         os.remove(report)
     before = _leftovers(workdir)
-    stdout = io.StringIO()
-    with _c_level_output() as c_out, contextlib.redirect_stdout(stdout), \
-            contextlib.redirect_stderr(io.StringIO()) as stderr:
-        code = main([str(a) for a in argv])
-    if c_out["stdout"]:
-        raise AssertionError(f"C code printed on stdout: {c_out['stdout'][:80]!r}")
-    err = stderr.getvalue().strip().splitlines()
-    if code and (not err or not err[-1].startswith("error: ") or "Traceback" in stderr.getvalue()):
-        raise AssertionError(f"exit {code} without one error line: {stderr.getvalue()[-160:]!r}")
-    doc = None
-    if "--json" in argv:
-        lines = stdout.getvalue().splitlines()
-        if len(lines) != 1:
-            raise AssertionError(f"--json printed {len(lines)} lines")
-        doc = json.loads(lines[0], parse_constant=_no_constant)
+    code, stdout, doc = _run_cli(argv, error_line=True)
     if _leftovers(workdir) != before:
         raise AssertionError(f"exit {code} left {', '.join(_leftovers(workdir))}")
     if code:
@@ -808,7 +808,7 @@ def _checked_schedule(argv, report, workdir):
                 raise AssertionError(f"{res['policy']} ran {got} sub-loads of {want}")
             if res["makespan"] is None or res["makespan"] < 0:
                 raise AssertionError(f"{res['policy']}: makespan {res['makespan']}")
-    elif not stdout.getvalue().strip():
+    elif not stdout.strip():
         raise AssertionError("success without output")
     return "ok"
 
@@ -872,25 +872,10 @@ def _checked_compare(argv, outdir, workdir):
     ``compare.png`` in ``outdir``; a success writes both."""
     import shutil
 
-    from vcut.cli import main
-
     if outdir and os.path.exists(outdir):
         shutil.rmtree(outdir)
     before = _leftovers(workdir)
-    stdout = io.StringIO()
-    with _c_level_output() as c_out, contextlib.redirect_stdout(stdout), \
-            contextlib.redirect_stderr(io.StringIO()) as stderr:
-        code = main([str(a) for a in argv])
-    if c_out["stdout"]:
-        raise AssertionError(f"C code printed on stdout: {c_out['stdout'][:80]!r}")
-    err = stderr.getvalue().strip().splitlines()
-    if code and (not err or not err[-1].startswith("error: ") or "Traceback" in stderr.getvalue()):
-        raise AssertionError(f"exit {code} without one error line: {stderr.getvalue()[-160:]!r}")
-    if "--json" in argv:
-        lines = stdout.getvalue().splitlines()
-        if len(lines) != 1:
-            raise AssertionError(f"--json printed {len(lines)} lines")
-        json.loads(lines[0], parse_constant=_no_constant)
+    code, _, _ = _run_cli(argv, error_line=True)
     if _leftovers(workdir) != before or (outdir and os.path.isdir(outdir) and _leftovers(outdir)):
         raise AssertionError(f"exit {code} left temporary files")
     written = [f for f in ("compare.json", "compare.png")

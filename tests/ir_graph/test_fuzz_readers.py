@@ -1,4 +1,5 @@
-"""Fuzzing every reader and the partition / bfs / graph commands (issue 11, section 4).
+"""Fuzzing every reader and the command lines of `tests.fuzzing` (partition, bfs, mst,
+graph, schedule, compare; issue 11, section 4).
 
 Hypothesis drives the seeded mutations of `tests.fuzzing` over valid seed
 files of every format: each mutated file must be read (or the command must
@@ -26,10 +27,7 @@ from tests.conftest import ROOT
 EXAMPLES = {"metis": 1000, "edgelist": 1000, "snap-txt": 600, "mtx": 1000, "lg": 600,
             "gzip-text": 600, "graph-npz": 800, "trace-npz": 600, "partition-file": 800,
             "machine-json": 1000, "cli-partition": 600, "cli-bfs": 600, "cli-mst": 300, "cli-graph": 400,
-            "cli-quality": 150, "cli-multilevel": 100}
-#: targets whose fuzz test is in another file
-ELSEWHERE = {"cli-schedule": "tests/runtime/test_fuzz_schedule.py",
-             "cli-compare": "tests/vcut/test_fuzz_compare.py"}
+            "cli-quality": 150, "cli-multilevel": 100, "cli-schedule": 60, "cli-compare": 60}
 
 
 @pytest.fixture(scope="module")
@@ -61,11 +59,8 @@ for _target in EXAMPLES:
 
 
 def test_every_target_has_a_fuzz_test():
-    """Each target of `tests.fuzzing` runs here or in the file `ELSEWHERE` names."""
-    assert set(EXAMPLES) | set(ELSEWHERE) == set(fuzzing.TARGETS)
-    assert not set(EXAMPLES) & set(ELSEWHERE)
-    for path in ELSEWHERE.values():
-        assert os.path.exists(os.path.join(ROOT, path)), path
+    """Each target of `tests.fuzzing` runs here."""
+    assert set(EXAMPLES) == set(fuzzing.TARGETS)
 
 
 def test_seed_files_are_valid(corpus):
