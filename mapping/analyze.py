@@ -16,10 +16,9 @@ edge cuts of `vcut.edge_cut.EDGE_CUTS`; `METHODS` is the comparison of the
 source's Tables 6-9 in its column order.
 """
 
-import functools
 import time
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -33,7 +32,7 @@ from .memory_centric import THRESHOLD
 from .placement import MAPPERS, independent_time, place
 from .simulate import simulate, simulation_bytes, simulation_jobs
 
-__all__ = ["METHODS", "DEFAULT_METHOD", "Analysis", "analyze_graph", 
+__all__ = ["METHODS", "DEFAULT_METHOD", "Analysis", "analyze_graph",
            "cluster_graph", "compare_methods", "MAPPING_FORMAT_VERSION"]
 
 METHODS = ("compnet", "metis", "pg", "w-pg", "wb-pg", "libra", "w-libra", "wb-libra")
@@ -224,7 +223,7 @@ def _steer(graph, p, cl, metrics, machine, latency, say, jobs=None):
                              gamma=gamma)
         return c, m, judge(c)
 
-    runs = run_parallel([functools.partial(priority, g) for g in gammas], workers)
+    runs = run_parallel([partial(priority, g) for g in gammas], workers)
     for gamma, (c, m, span) in zip(gammas, runs):
         tried.append([float(gamma), span])
         if span < best:
