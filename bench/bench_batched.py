@@ -73,18 +73,20 @@ def gpu_table(args):
         seq, t0 = run(g, args.p, "given", None)
         rf0 = seq.metrics.replication_factor
         m = seq.info["simple_edges"]
-        rows = [("-", "sequential", seq, t0)]
-        for b in (8192, 65536, 1 << 20):
-            for device in ("cpu", "gpu"):
-                r, t = run(g, args.p, "given", b, device)
-                rows.append((f"{b:,}", f"batched {device}", r, t))
-        for b, how, r, t in rows:
+
+        def show(b, how, r, t):  # each row as soon as it is measured
             print("| " + " | ".join((
                 name, f"{m:,}", b, how, f"{r.metrics.replication_factor:.4f}",
                 f"{r.metrics.replication_factor / rf0:.3f}",
                 f"{r.metrics.edge_weight_imbalance:.5f}", f"{t:.3f}", f"{m / t / 1e6:.2f}",
                 f"{t0 / t:.2f}", f"{r.info['device_seconds']:.3f}" if "device_seconds" in r.info
                 else "")) + " |", flush=True)
+
+        show("-", "sequential", seq, t0)
+        for b in (65536, 8192, 1 << 20):
+            for device in ("gpu", "cpu"):
+                r, t = run(g, args.p, "given", b, device)
+                show(f"{b:,}", f"batched {device}", r, t)
 
 
 def main():

@@ -19,6 +19,10 @@ uploads and downloads included, after a warm-up that compiles the kernels) and
 prints its cut, balance, time and per-phase seconds beside; its targets: on the
 graphs of at least 10**6 edges, >= 5 x faster than METIS at cut <= 1.05 x
 METIS's. Under the CUDA simulator (no GPU) it runs, very slowly: small graphs only.
+``--profile`` adds, per cell, one GPU run synchronised after every launch: the six
+kernels of most seconds (launches), the kernels' sum against the run's seconds (the rest
+is the host: launches from Python, reads, the initial partitioning), match rounds,
+refinement passes and heavy vertices.
 
 Usage: python bench/bench_multilevel.py [--datasets DIR] [--graphs a,b] [--ks 8,32,64,128]
        [--repeat 2] [--generated rmat18,grid1024] [--csv FILE] [--fm-ablation] [--gpu]
@@ -100,6 +104,28 @@ def run_kaminpar(kg, k):
         kg, k, 0.03), dtype=np.int64)
 
 
+def profile_line(lv, k):
+    """One GPU run of ``lv`` synchronised after every launch: where its seconds go."""
+    from runtime.multilevel import gpu
+
+    gpu.PROFILE = {}
+    try:
+        t = time.perf_counter()
+        r = partition_graph(lv, k, device="gpu", seed=0)
+        wall = time.perf_counter() - t
+        prof = gpu.PROFILE
+    finally:
+        gpu.PROFILE = None
+    kern = sum(v[0] for v in prof.values())
+    top = sorted(prof.items(), key=lambda kv: -kv[1][0])[:6]
+    st = r.gpu
+    return (f"#   profile k={k}: {wall:.3f} s synchronised, kernels {kern:.3f} s in "
+            f"{sum(v[1] for v in prof.values())} launches; match rounds {st['match_rounds']}, "
+            f"passes {st['passes']}, heavy {st['heavy_vertices']}; "
+            + ", ".join(f"{name.replace('_kernel', '')} {sec:.3f} ({n})"
+                        for name, (sec, n) in top))
+
+
 def gmean(xs):
     xs = [x for x in xs if x > 0 and math.isfinite(x)]
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
@@ -116,6 +142,9 @@ def main():
     ap.add_argument("--fm-ablation", action="store_true",
                     help="also run without the k-way FM pass (cut and time beside)")
     ap.add_argument("--gpu", action="store_true", help="also run the GPU phases (device=gpu)")
+    ap.add_argument("--profile", action="store_true",
+                    help="with --gpu: one more GPU run per cell, synchronised after every kernel, "
+                         "printing the kernels' seconds and launches and the host's share")
     a = ap.parse_args()
     ks = [int(x) for x in a.ks.split(",")]
     if a.gpu:
@@ -164,6 +193,8 @@ def main():
                     row.update(cut_gpu=rg.cut, bal_gpu=rg.balance, t_gpu=t_g,
                                **{f"gpu_{x}": rg.seconds[x]
                                   for x in ("coarsening", "initial", "refinement")})
+                    if a.profile:
+                        print(profile_line(lv, k), flush=True)
                 rows.append(row)
                 print(f"{row['graph'][:28]:28s} {lv.n:9d} {lv.m:10d} {k:4d} | {r.cut:9d} "
                       f"{r.balance:6.3f} {t_o:7.3f} | {cut_m:9d} {row['bal_metis']:6.3f} "

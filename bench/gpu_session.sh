@@ -5,17 +5,22 @@
 # (RMAT 21, ~16 M edges), and the traversal benchmark's GPU strategies (Δ-stepping included).
 #
 # Before the call, on this machine (both folders are git-ignored; name them in `carry`):
-#   .whl/      a numpy 2.4 wheel for the device's Python (numba-cuda 0.30.4 fails with numpy 2.5):
-#              pip download numpy==2.4.6 --only-binary=:all: --python-version 3.12 \
-#                  --platform manylinux_2_28_x86_64 -d .whl
+#   .whl/      a numpy 2.4 wheel for the device's Python (numba-cuda 0.30.4 fails with numpy 2.5),
+#              and pymetis / kaminpar for bench_multilevel's references (the image has neither):
+#              pip download --no-deps numpy==2.4.6 pymetis kaminpar --only-binary=:all: \
+#                  --python-version 3.12 --platform manylinux_2_28_x86_64 \
+#                  --platform manylinux2014_x86_64 -d .whl
 #   .devdata/  the datasets the benchmarks read (../shared does not travel), e.g.
-#              cp ../shared/datasets/{luxembourg_osm.mtx.gz,email-Enron.txt.gz,delaunay_n16.edges.gz,rgg_n_2_16_s0.mtx.gz,soc-Epinions1-lcc.txt.gz} .devdata/
+#              cp ../shared/datasets/{luxembourg_osm.mtx.gz,email-Enron.txt.gz,delaunay_n16.edges.gz,rgg_n_2_16_s0.mtx.gz,soc-Epinions1-lcc.txt.gz,cnr-2000.arcs.txt.gz} .devdata/
 # Then: run(command="bash bench/gpu_session.sh", carry=[".whl", ".devdata"], timeout_s=600)
 # Results come back under $OUT: env.txt (card, step times), tests.txt, mst.txt, batched.txt,
 # traversal.txt.
-# `bash bench/gpu_session.sh multilevel` runs the multilevel partitioner's GPU checks instead
-# (its tests on the card, then bench_multilevel.py --gpu on the generated graphs of ~2 M edges
-# and the meshes / power-law graphs found in .devdata): tests.txt, multilevel.txt.
+# `bash bench/gpu_session.sh all` runs every GPU test file (8 processes) and one short benchmark
+# per GPU issue: multilevel vs METIS on cnr-2000 / delaunay_n16 (+ rmat18, grid1024), SPAC's
+# multilevel backend on CPU and GPU, the greedy batches, the MST, grid / road traversals.
+# `bash bench/gpu_session.sh partition` runs issue 15's checks alone: the multilevel and
+# greedy GPU tests, bench_multilevel.py --gpu --profile (where each cell's GPU seconds go),
+# and the greedy batches on RMAT 21 (16 M edges).
 cd "$(dirname "$0")/.." || exit 3
 OUT=${OUT:-/tmp/gpu-session}
 mkdir -p "$OUT"
@@ -33,13 +38,35 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, log its duratio
     timeout "$limit" "$@" > "$OUT/$name.txt" 2>&1
     echo "$name: exit $?, $((SECONDS - t0)) s" >> "$OUT/env.txt"
 }
-if [ "$1" = multilevel ]; then
-    step tests 150 python3 -m pytest -q -p no:cacheprovider -n 0 tests/runtime/test_multilevel_gpu.py
-    step multilevel 400 python3 bench/bench_multilevel.py --gpu --datasets .devdata \
-        --graphs delaunay_n16.edges.gz,rgg_n_2_16_s0.mtx.gz,luxembourg_osm.mtx.gz,email-Enron.txt.gz \
-        --ks 8,64 --repeat 1
+if [ "$1" = partition ]; then  # issue 15's checks alone (~5.5 min)
+    step tests 80 python3 -m pytest -q -p no:cacheprovider -n 8 --timeout 70 --tb=short \
+        tests/runtime/test_multilevel_gpu.py tests/vcut/test_gpu_greedy.py
+    step multilevel 160 python3 bench/bench_multilevel.py --gpu --profile --datasets .devdata \
+        --graphs cnr-2000.arcs.txt.gz,delaunay_n16.edges.gz --ks 8,64 --repeat 1 \
+        --csv "$OUT/multilevel.csv"
+    step batched 100 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21
     tail -3 "$OUT/tests.txt"
-    cat "$OUT/multilevel.txt" "$OUT/env.txt"
+    cat "$OUT/env.txt"
+    exit 0
+fi
+if [ "$1" = all ]; then  # every GPU test file, then one short benchmark per issue (~7.5 min)
+    python3 -m pip list 2> /dev/null | grep -i -E "^(numba|numba-cuda|numpy|llvmlite|scipy) " \
+        >> "$OUT/env.txt"
+    step tests 200 python3 -m pytest -q -p no:cacheprovider -n 8 --timeout 100 --tb=short \
+        tests/runtime/test_gpu.py tests/runtime/test_gpu_stack.py tests/runtime/test_mst.py \
+        tests/vcut/test_gpu_greedy.py tests/runtime/test_multilevel_gpu.py \
+        tests/runtime/test_scheduler_jobs.py
+    step multilevel 120 python3 bench/bench_multilevel.py --gpu --datasets .devdata \
+        --graphs cnr-2000.arcs.txt.gz,delaunay_n16.edges.gz --ks 8,64 --repeat 1 \
+        --csv "$OUT/multilevel.csv"
+    step spac 50 python3 bench/bench_spac.py --multilevel cpu,gpu --quick \
+        --graphs soc-Epinions1-lcc.txt.gz,cnr-2000.arcs.txt.gz
+    step batched 50 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21
+    step mst 30 python3 bench/bench_mst.py --device gpu --scale 20 --repeat 2
+    step traversal 40 python3 bench/bench_traversal.py --device gpu --repeat 3 \
+        --graphs grid256,luxembourg_osm
+    tail -5 "$OUT/tests.txt"
+    cat "$OUT/env.txt"
     exit 0
 fi
 step tests 150 python3 -m pytest -q -p no:cacheprovider -n 0 tests/runtime/test_gpu.py \

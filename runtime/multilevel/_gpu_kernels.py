@@ -12,13 +12,21 @@ sorted away afterwards.
 import numpy as np
 from numba import cuda
 
-from .._gpu import device_twin
+from .._gpu import _simulated, device_twin
 from .._gpu_kernels import _upper_bound
 from . import _cpu
 
 #: distinct neighbour parts a vertex's best move looks at (a per-thread table; parts
 #: beyond the first MAXP met in its adjacency are not considered for that vertex)
 MAXP = 32
+#: a vertex of more neighbours than this proposes (`propose_heavy_kernel`) and is refined
+#: (`best_move_heavy_kernel`, `select_heavy_kernel`) by a block of `HEAVY_TPB` threads
+#: instead of one thread (the refinement only when k is at most `HEAVY_PARTS`: the
+#: block's shared table of connections has one entry per part); blocks of 8 under the
+#: CUDA simulator, where every thread is a Python thread
+HEAVY_DEGREE = 256
+HEAVY_TPB = 8 if _simulated() else 256
+HEAVY_PARTS = 1024
 #: a proposal's weight in the high 32 bits of the packed 64-bit word of the offers
 LOW32 = (1 << 32) - 1
 TOP31 = (1 << 31) - 1
@@ -42,17 +50,73 @@ _heaviest_free = device_twin(_cpu._heaviest_free)
 
 
 @cuda.jit
-def propose_kernel(indptr, indices, ewgt, vwgt, match, key, max_vw, prop, propw, n, first):
+def propose_kernel(indptr, indices, ewgt, vwgt, match, key, max_vw, prop, propw, n, first,
+                   heavy):
     """Each unmatched vertex with edges proposes to its heaviest free neighbour; a
-    proposal to a vertex still free stands (the free set only shrinks)."""
+    proposal to a vertex still free stands (the free set only shrinks). Vertices of more
+    than ``heavy`` neighbours (when ``heavy > 0``) are left to `propose_heavy_kernel`."""
     u = cuda.grid(1)
     if u >= n or match[u] >= 0 or indptr[u + 1] == indptr[u]:
+        return
+    if heavy > 0 and indptr[u + 1] - indptr[u] > heavy:
         return
     p = prop[u]
     if first != 0 or (p >= 0 and match[p] >= 0):
         v, w = _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u)
         prop[u] = v
         propw[u] = w
+
+
+@cuda.jit
+def propose_heavy_kernel(indptr, indices, ewgt, vwgt, match, key, max_vw, prop, propw, heavy,
+                         nheavy, first):
+    """`propose_kernel` for the vertices ``heavy[:nheavy]``, one block each: the threads'
+    heaviest free neighbours over strided parts of the row, reduced by (weight, then
+    ``key[u] ^ key[v]``: distinct for distinct v), the CPU twin's `_heaviest_free` order."""
+    b = cuda.blockIdx.x
+    t = cuda.threadIdx.x
+    rv = cuda.shared.array(HEAVY_TPB, np.int64)
+    rw = cuda.shared.array(HEAVY_TPB, np.int64)
+    rh = cuda.shared.array(HEAVY_TPB, np.int64)
+    u = heavy[b] if b < nheavy else -1
+    if u >= 0 and match[u] >= 0:
+        u = -1  # matched: nothing to do (the whole block agrees)
+    if u >= 0 and first == 0:
+        p = prop[u]
+        if not (p >= 0 and match[p] >= 0):
+            u = -1  # its proposal stands
+    bw = -1
+    bh = 0
+    bv = -1
+    if u >= 0:
+        ku = key[u]
+        for e in range(indptr[u] + t, indptr[u + 1], HEAVY_TPB):
+            v = indices[e]
+            if match[v] >= 0 or vwgt[u] + vwgt[v] > max_vw:
+                continue
+            w = ewgt[e]
+            h = ku ^ key[v]
+            if w > bw or (w == bw and h > bh):
+                bw = w
+                bh = h
+                bv = v
+    rv[t] = bv
+    rw[t] = bw
+    rh[t] = bh
+    cuda.syncthreads()
+    half = HEAVY_TPB // 2
+    while half > 0:
+        if t < half:
+            w = rw[t + half]
+            if w > rw[t] or (w == rw[t] and w >= 0 and rh[t + half] > rh[t]):
+                rv[t] = rv[t + half]
+                rw[t] = w
+                rh[t] = rh[t + half]
+        cuda.syncthreads()
+        half //= 2
+    if t == 0 and u >= 0:
+        prop[u] = rv[0]
+        propw[u] = rw[0]
 
 
 @cuda.jit
@@ -343,13 +407,16 @@ def cut_kernel(indptr, indices, ewgt, part, n, out):
 
 
 @cuda.jit
-def best_move_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, n, zero, cto, cgain):
+def best_move_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, n, zero, heavy, cto,
+                     cgain):
     """A vertex's best move with a positive gain into a part with room for it (loads at the
     pass start) or, with ``zero``, a move of gain 0 into a part that stays lighter than
     its own (the sum of squared loads falls); the highest gain, then the lightest part
-    relative to its bound, then the lowest id; ``cto[v] = -1`` when there is none."""
+    relative to its bound, then the lowest id; ``cto[v] = -1`` when there is none.
+    Vertices of more than ``heavy`` neighbours (when ``heavy > 0``) are left to
+    `best_move_heavy_kernel`."""
     v = cuda.grid(1)
-    if v >= n:
+    if v >= n or (heavy > 0 and indptr[v + 1] - indptr[v] > heavy):
         return
     cto[v] = -1
     cgain[v] = 0
@@ -395,12 +462,115 @@ def best_move_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, n, zero, 
         cgain[v] = bg
 
 
+@cuda.jit(device=True)
+def _better(q, g, rel, bq, bg, brel):
+    """Whether move (q, g, rel) beats (bq, bg, brel): higher gain, then the lighter part
+    relative to its bound, then the lower part id; bq < 0 is no move."""
+    if q < 0:
+        return False
+    return bq < 0 or g > bg or (g == bg and (rel < brel or (rel == brel and q < bq)))
+
+
 @cuda.jit
-def select_kernel(indptr, indices, cto, cgain, key, n, sel):
-    """Independent moves: a candidate moves only if no neighbour is a candidate of higher
-    priority (gain, then key, then id), so the gains of the moves selected add up exactly."""
+def best_move_heavy_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, k, zero, heavy,
+                           nheavy, cto, cgain):
+    """`best_move_kernel`'s rule for the vertices ``heavy[:nheavy]``, one block each: the
+    block adds the vertex's edge weights into a shared table of the k parts (every
+    neighbour part considered), then reduces the threads' best moves over the same
+    total order (gain, relative load, part id)."""
+    b = cuda.blockIdx.x
+    t = cuda.threadIdx.x
+    conn = cuda.shared.array(HEAVY_PARTS, np.int64)
+    rq = cuda.shared.array(HEAVY_TPB, np.int64)
+    rg = cuda.shared.array(HEAVY_TPB, np.int64)
+    rr = cuda.shared.array(HEAVY_TPB, np.float64)
+    for q in range(t, k, HEAVY_TPB):
+        conn[q] = 0
+    cuda.syncthreads()
+    v = heavy[b] if b < nheavy else -1
+    if v >= 0:
+        for e in range(indptr[v] + t, indptr[v + 1], HEAVY_TPB):
+            cuda.atomic.add(conn, part[indices[e]], ewgt[e])
+    cuda.syncthreads()
+    bq = -1
+    bg = 0
+    brel = 0.0
+    if v >= 0:
+        a = part[v]
+        own = conn[a]
+        wv = vwgt[v]
+        for q in range(t, k, HEAVY_TPB):
+            c = conn[q]
+            if q == a or c == 0:
+                continue
+            g = c - own
+            if g < 0 or load[q] + wv > maxload[q]:
+                continue
+            if g == 0 and (zero == 0 or load[q] + wv >= load[a]):
+                continue
+            rel = load[q] / maxload[q]
+            if _better(q, g, rel, bq, bg, brel):
+                bq = q
+                bg = g
+                brel = rel
+    rq[t] = bq
+    rg[t] = bg
+    rr[t] = brel
+    cuda.syncthreads()
+    half = HEAVY_TPB // 2
+    while half > 0:
+        if t < half and _better(rq[t + half], rg[t + half], rr[t + half], rq[t], rg[t], rr[t]):
+            rq[t] = rq[t + half]
+            rg[t] = rg[t + half]
+            rr[t] = rr[t + half]
+        cuda.syncthreads()
+        half //= 2
+    if t == 0 and v >= 0:
+        cto[v] = rq[0]
+        cgain[v] = rg[0] if rq[0] >= 0 else 0
+
+
+@cuda.jit
+def heavy_flags_kernel(indptr, n, heavy, flag):
     v = cuda.grid(1)
-    if v >= n:
+    if v < n:
+        flag[v] = 1 if indptr[v + 1] - indptr[v] > heavy else 0
+
+
+@cuda.jit
+def select_heavy_kernel(indptr, indices, cto, cgain, key, heavy, nheavy, sel):
+    """`select_kernel`'s rule for the vertices ``heavy[:nheavy]``, one block each."""
+    b = cuda.blockIdx.x
+    t = cuda.threadIdx.x
+    beaten = cuda.shared.array(1, np.int64)
+    if t == 0:
+        beaten[0] = 0
+    cuda.syncthreads()
+    v = heavy[b] if b < nheavy else -1
+    if v >= 0 and cto[v] >= 0:
+        g = cgain[v]
+        kv = key[v]
+        for e in range(indptr[v] + t, indptr[v + 1], HEAVY_TPB):
+            u = indices[e]
+            if cto[u] < 0:
+                continue
+            gu = cgain[u]
+            if gu > g or (gu == g and (key[u] > kv or (key[u] == kv and u > v))):
+                beaten[0] = 1
+                break
+    cuda.syncthreads()
+    if t == 0 and v >= 0:
+        sel[v] = 1 if (cto[v] >= 0 and beaten[0] == 0) else 0
+
+
+@cuda.jit
+def select_kernel(indptr, indices, cto, cgain, key, n, heavy, sel):
+    """Independent moves: a candidate moves only if no neighbour is a candidate of higher
+    priority (gain, then key, then id), so the gains of the moves selected add up exactly.
+    Vertices of more than ``heavy`` neighbours (when ``heavy > 0``) are left to
+    `select_heavy_kernel`."""
+    v = cuda.grid(1)
+    if v >= n or (heavy > 0 and indptr[v + 1] - indptr[v] > heavy):
         return
     sel[v] = 0
     if cto[v] < 0:

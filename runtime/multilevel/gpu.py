@@ -6,7 +6,8 @@ next level starts. Per level:
 
 * **matching** -- rounds of proposals: every free vertex proposes to its
   free neighbour of heaviest edge (ties by seeded vertex keys) within the
-  vertex-weight cap; two vertices that propose to each other are matched
+  vertex-weight cap (a vertex of more than `_gpu_kernels.HEAVY_DEGREE`
+  neighbours by a block of threads, a reduction in the same order); two vertices that propose to each other are matched
   (the heaviest free edge is always such a pair); then the
   cross-examination: a free vertex nobody proposes to offers itself to its
   target by an ``atomicMax`` of the packed word (weight << 32 | id), and each
@@ -38,7 +39,10 @@ next level starts. Per level:
   a candidate is selected when no neighbour is a candidate of higher
   priority (gain, key, id), so the selected moves are independent and their
   gains add up exactly; the moves into a part whose requests all fit are
-  committed; when none was committed and some part had more requests than
+  committed (a vertex of more than `_gpu_kernels.HEAVY_DEGREE` neighbours is
+  evaluated by a block of threads over a shared table of the k parts, when k is
+  at most `_gpu_kernels.HEAVY_PARTS`: one thread would walk a hub's row alone,
+  latency-bound, in every pass); when none was committed and some part had more requests than
   room, the source's subset step: the `TOPK` best saturated requests, all
   2^TOPK subsets checked for the parts' room on the host, the valid one of
   highest gain committed. Passes repeat until one moves nothing (or
@@ -138,8 +142,47 @@ def plan_bytes(n, entries):
     return 2 * level + 16 * entries + 16 * 8 * n
 
 
+#: when a dict, `_run` synchronises after each launch and adds its seconds and count
+#: under the kernel's name (``{name: [seconds, launches]}``; bench_multilevel --profile)
+PROFILE = None
+
+
 def _run(kernel, count, *args):
-    kernel[_gpu._blocks(count)](*args)
+    _launch(kernel, _gpu._blocks(count), *args)
+
+
+def _launch(kernel, config, *args):
+    if PROFILE is None:
+        kernel[config](*args)
+        return
+    from numba import cuda
+
+    cuda.synchronize()
+    t = time.perf_counter()
+    kernel[config](*args)
+    cuda.synchronize()
+    rec = PROFILE.setdefault(kernel.py_func.__name__, [0.0, 0])
+    rec[0] += time.perf_counter() - t
+    rec[1] += 1
+
+
+def heavy_vertices(cuda, work, lv, k=None):
+    """``(threshold, ids, count)``: the vertices of ``lv`` of more than
+    `_gpu_kernels.HEAVY_DEGREE` neighbours, which the matching and the refinement give
+    a block each; threshold 0 (none) when there are none or ``k`` (the refinement's) is
+    above `_gpu_kernels.HEAVY_PARTS`."""
+    n = lv.n
+    if (k is not None and k > G.HEAVY_PARTS) or lv.entries <= G.HEAVY_DEGREE:
+        return 0, None, 0
+    flag, rank = work.take(n), work.take(n)
+    _run(G.heavy_flags_kernel, n, lv.indptr, n, G.HEAVY_DEGREE, flag)
+    _gpu.inclusive_scan(cuda, flag, n, out=rank)
+    count = _last(rank, n)
+    if count == 0:
+        return 0, None, 0
+    ids = work.take(count)
+    _run(G.island_scatter_kernel, n, flag, rank, n, ids)
+    return G.HEAVY_DEGREE, ids, count
 
 
 def _keys(work, n, seed):
@@ -176,12 +219,16 @@ def match_on_device(cuda, work, lv, key, max_vw, stats):
     match, prop, propw, recv, best, made = (work.take(c) for c in (n, n, n, n, n, 1))
     _fill(match, n, -1)
     _fill(prop, n, -1)
+    heavy, hv, nh = heavy_vertices(cuda, work, lv)
     rounds = 0
     for r in range(MATCH_ROUNDS):
         rounds += 1
         _fill(made, 1, 0)
         _run(G.propose_kernel, n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt, match, key, max_vw,
-             prop, propw, n, 1 if r == 0 else 0)
+             prop, propw, n, 1 if r == 0 else 0, heavy)
+        if nh:
+            _launch(G.propose_heavy_kernel, (nh, G.HEAVY_TPB), lv.indptr, lv.indices, lv.ewgt,
+                    lv.vwgt, match, key, max_vw, prop, propw, hv, nh, 1 if r == 0 else 0)
         _run(G.handshake_kernel, n, prop, match, n, made)
         _fill(recv, n, 0)
         _fill(best, n, -1)
@@ -297,11 +344,19 @@ def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats):
         load[:k].copy_to_device(loads)
     cto, cgain, sel, acc, sat = (work.take(n) for _ in range(5))
     req, counters = work.take(k), work.take(3)
+    heavy, hv, nh = heavy_vertices(cuda, work, lv, k)
+    stats["heavy_vertices"] += nh
     for _ in range(REFINE_PASSES):
         stats["passes"] += 1
         _run(G.best_move_kernel, n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, d_max,
-             n, int(ZERO_MOVES), cto, cgain)
-        _run(G.select_kernel, n, lv.indptr, lv.indices, cto, cgain, key, n, sel)
+             n, int(ZERO_MOVES), heavy, cto, cgain)
+        if nh:
+            _launch(G.best_move_heavy_kernel, (nh, G.HEAVY_TPB), lv.indptr, lv.indices, lv.ewgt,
+                    lv.vwgt, part, load, d_max, k, int(ZERO_MOVES), hv, nh, cto, cgain)
+        _run(G.select_kernel, n, lv.indptr, lv.indices, cto, cgain, key, n, heavy, sel)
+        if nh:
+            _launch(G.select_heavy_kernel, (nh, G.HEAVY_TPB), lv.indptr, lv.indices, cto, cgain,
+                    key, hv, nh, sel)
         _fill(req, k, 0)
         _run(G.request_kernel, n, sel, cto, lv.vwgt, n, req)
         _fill(counters, 3, 0)
@@ -329,7 +384,7 @@ def partition_on_device(level, k, fractions, maxload, coarse_bound, initial, see
     if not on_device:
         _check_memory(plan_bytes(level.n, len(level.indices)))
     stats = dict.fromkeys(("match_rounds", "passes", "moves", "gain", "subset_moves",
-                           "repair_moves", "host_repairs"), 0)
+                           "repair_moves", "host_repairs", "heavy_vertices"), 0)
     keep = level.arena if on_device and level.arena is not None else Arena(cuda, "levels")
     work = Arena(cuda, "level scratch")
     t0 = time.perf_counter()

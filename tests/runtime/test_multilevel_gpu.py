@@ -118,11 +118,14 @@ def device_match(lv, seed, max_vw):
     return cuda, keep, work, dl, match
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_matching_is_the_rule_and_valid(seed):
+@pytest.mark.parametrize("seed,heavy", [(0, 256), (1, 256), (2, 256), (3, 256), (4, 4), (5, 3)])
+def test_matching_is_the_rule_and_valid(monkeypatch, seed, heavy):
     # weighted random graphs (with islands): the device's matching is exactly the rule's,
-    # a valid matching within the weight cap
+    # a valid matching within the weight cap; also when the vertices of more than 3 or 4
+    # neighbours propose by a block of threads each (a reduction in the rule's order)
+    monkeypatch.setattr(gpu.G, "HEAVY_DEGREE", heavy)
     lv = random_level(seed, n=40, m=70, wmax=3, vmax=3)
+    assert heavy > 100 or (np.diff(lv.indptr) > heavy).sum() >= 5
     for max_vw in (3, 6):
         *_, match = device_match(lv, seed, max_vw)
         got = match.copy_to_host()[:lv.n].tolist()
@@ -185,7 +188,7 @@ def refined(lv, part, maxload, seed=0):
     cuda, keep, work, dl = on_device(lv)
     d_part = gpu._upload(cuda, keep, part)
     stats = dict.fromkeys(("passes", "moves", "gain", "subset_moves", "repair_moves",
-                           "host_repairs"), 0)
+                           "host_repairs", "heavy_vertices"), 0)
     key = gpu._keys(work, lv.n, seed)
     gpu.refine_on_device(cuda, work, dl, d_part, np.asarray(maxload, dtype=np.int64), key,
                          np.random.default_rng(seed), stats)
@@ -224,6 +227,46 @@ def test_refinement_lowers_the_cut_keeps_bounds_and_ends_at_a_local_optimum(seed
     assert cut_of(lv, out) == before - stats["gain"] < before
     assert (np.bincount(out, weights=lv.vwgt, minlength=k) <= maxload).all()
     assert gains_left(lv, out, maxload) == []
+
+
+def test_heavy_vertices_refine_as_one_thread_would(monkeypatch, seed=1):
+    # k = 4 <= MAXP, so the one-thread rule sees every neighbour part too: a block per
+    # vertex of more than 6 neighbours must choose exactly the same moves
+    lv = random_level(seed, n=30, m=110, vmax=2)
+    k = 4
+    part = np.random.default_rng(seed).integers(0, k, lv.n)
+    load = np.bincount(part, weights=lv.vwgt, minlength=k).astype(np.int64)
+    maxload = np.maximum(load, int(1.1 * lv.vwgt.sum() / k))
+    monkeypatch.setattr(gpu.G, "HEAVY_DEGREE", 10**9)
+    alone, stats1 = refined(lv, part, maxload, seed)
+    monkeypatch.setattr(gpu.G, "HEAVY_DEGREE", 6)
+    blocks, stats2 = refined(lv, part, maxload, seed)
+    heavy = int((np.diff(lv.indptr) > 6).sum())
+    assert stats1["heavy_vertices"] == 0 and stats2["heavy_vertices"] == heavy > 5
+    assert blocks.tolist() == alone.tolist()
+    assert [stats2[x] for x in ("passes", "moves", "gain")] == \
+        [stats1[x] for x in ("passes", "moves", "gain")]
+
+
+def test_a_heavy_vertex_considers_every_neighbour_part():
+    # vertex 0 (part 0) joins vertex j (part j) by an edge of weight j, j = 1..40: its best
+    # move is to part 40, gain 40 - 0; one thread per vertex looks only at the first MAXP
+    # (32) parts met in its row and so picks part 32
+    k = 41
+    lv = csr_from_edges([0] * 40, list(range(1, 41)), list(range(1, 41)), 41)
+    part = np.arange(41)
+    cuda, keep, work, dl = on_device(lv)
+    d_part = gpu._upload(cuda, keep, part)
+    load = gpu._upload(cuda, work, np.ones(k, dtype=np.int64))
+    d_max = gpu._upload(cuda, work, np.full(k, 3, dtype=np.int64))
+    cto, cgain = work.take(41), work.take(41)
+    gpu._run(gpu.G.best_move_kernel, 41, dl.indptr, dl.indices, dl.ewgt, dl.vwgt, d_part, load,
+             d_max, 41, 1, 0, cto, cgain)
+    assert (int(cto[0:1].copy_to_host()[0]), int(cgain[0:1].copy_to_host()[0])) == (32, 32)
+    hv = gpu._upload(cuda, work, np.array([0]))
+    gpu._launch(gpu.G.best_move_heavy_kernel, (1, gpu.G.HEAVY_TPB), dl.indptr, dl.indices,
+                dl.ewgt, dl.vwgt, d_part, load, d_max, k, 1, hv, 1, cto, cgain)
+    assert (int(cto[0:1].copy_to_host()[0]), int(cgain[0:1].copy_to_host()[0])) == (40, 40)
 
 
 def test_refinement_takes_zero_gain_moves_towards_a_lighter_part(monkeypatch):
