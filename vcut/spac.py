@@ -100,9 +100,20 @@ def _available_bytes():
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
+#: integer weights are given to the backends times 100 (exact ratios, halves exact in the
+#: split form) while that sum stays below this (METIS's 32-bit idx_t with room to spare);
+#: others are scaled to a mean of 100 and rounded
+EXACT_WEIGHT_SUM = 2**30
+
+
 def _int_weights(w):
-    """Positive integer weights with a mean of about 100."""
+    """Positive integer weights: 100 × the weights when they are positive integers (so the
+    backends' balance bound is the edges' own), else scaled to a mean of about 100 and
+    rounded. (Rounding weights 1 and 2 of mean 1.14 to 88 and 175 let SPAC's edge balance
+    reach 1.031 under a 1.03 bound on cnr-2000.)"""
     w = np.asarray(w, dtype=np.float64)
+    if len(w) and w.min() >= 1 and 100.0 * w.sum() < EXACT_WEIGHT_SUM and (w == np.rint(w)).all():
+        return 100 * w.astype(np.int64)
     mean = w.mean() if len(w) and w.mean() > 0 else 1.0
     return np.maximum(1, np.rint(100.0 * w / mean)).astype(np.int64)
 

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from frontend.errors import InputError, VcutError
 from tests.vcut.test_greedy import graph, weighted_graphs
 from vcut.partition import partition_graph
+from vcut import spac
 from vcut.spac import reconstruct, split_and_connect
 
 
@@ -47,8 +48,17 @@ def test_contracted_form_edge_by_edge():
     assert sg.n == 4 and sg.vwgt.tolist() == [100] * 4
 
 
-def test_vertex_weights_follow_edge_weights():
+def test_vertex_weights_follow_edge_weights(monkeypatch):
     src, dst, _, n = _arrays(TRI)
+    # integer weights: 100 x each, exact ratios (a rounding to a mean of 100 let SPAC's edge
+    # balance pass its bound); other weights: scaled to a mean of 100 and rounded
+    sg = split_and_connect(src, dst, np.array([1.0, 3.0, 1.0, 3.0]), n, contracted=True)
+    assert sg.vwgt.tolist() == [100, 300, 100, 300]
+    sg = split_and_connect(src, dst, np.array([0.5, 1.5, 0.5, 1.5]), n, contracted=True)
+    assert sg.vwgt.tolist() == [50, 150, 50, 150]
+    sg = split_and_connect(src, dst, np.array([1.0, 3.0, 1.0, 3.0]), n, contracted=False)
+    assert sg.vwgt.tolist() == [50, 50, 150, 150, 50, 50, 150, 150]
+    monkeypatch.setattr(spac, "EXACT_WEIGHT_SUM", 800)  # 100 x the sum 8 is not below it
     sg = split_and_connect(src, dst, np.array([1.0, 3.0, 1.0, 3.0]), n, contracted=True)
     assert sg.vwgt.tolist() == [50, 150, 50, 150]
 
