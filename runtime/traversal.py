@@ -84,7 +84,8 @@ def choose_strategy(n, m2, max_degree, device, memory=None):
     ``do`` instead where the largest degree exceeds `ROAD_MAX_DEGREE` (5x faster
     than ``bs`` on the power-law and random graphs there, 1.1x slower on roads),
     and `sssp` picks ``delta`` where it does not (7x faster than ``bs`` on the
-    weighted grid, where ``bs`` takes 4.4x scipy's time). GPU, as measured on an
+    weighted grid, where ``bs`` takes 4.4x scipy's time), on the GPU too where it
+    fits (5.4x faster than ``bs`` there on an H200). GPU, as measured on an
     H200 (docs/runtime.md): ``ns`` on skewed graphs (largest degree over
     `SKEWED` x the mean: RMAT, e-mail), whose hubs it splits, else ``bs``,
     whose frontiers mostly run in the device-resident loop (roads, grids,
@@ -236,7 +237,8 @@ def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, delta=Non
             if graph.n and int(total.max()) > ROAD_MAX_DEGREE:
                 if dev == "cpu" or memory_bytes(graph.n, len(indices), "do") <= memory:
                     strategy = "do"
-        elif dev == "cpu" and max_degree <= ROAD_MAX_DEGREE:
+        elif max_degree <= ROAD_MAX_DEGREE and (
+                dev == "cpu" or memory_bytes(graph.n, len(indices), "delta") <= memory):
             strategy = "delta"  # high-diameter weighted graphs: buckets, not rounds
         info["auto"] = True
     need = memory_bytes(graph.n, len(indices), strategy)

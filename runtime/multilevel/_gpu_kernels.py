@@ -326,11 +326,14 @@ def _heapsort(keys, vals, lo, size):
 
 
 @cuda.jit
-def contract_rows_kernel(indptr, indices, ewgt, match, cmap, rep, bscan, cnt, nc, tidx, tw, real):
+def contract_rows_kernel(indptr, indices, ewgt, match, cmap, rep, bscan, cnt, nc, heavy, tidx,
+                         tw, real):
     """Coarse vertex c's row in its bounded segment: the relabelled neighbours of both
-    fine vertices without self-loops, sorted, repeats merged by adding weights."""
+    fine vertices without self-loops, sorted, repeats merged by adding weights. Rows
+    bounded by more than ``heavy`` entries (when ``heavy > 0``) are left to
+    `contract_rows_heavy_kernel`."""
     c = cuda.grid(1)
-    if c >= nc:
+    if c >= nc or (heavy > 0 and cnt[c] > heavy):
         return
     lo = bscan[c] - cnt[c]
     m = 0
@@ -357,6 +360,79 @@ def contract_rows_kernel(indptr, indices, ewgt, match, cmap, rep, bscan, cnt, nc
             tw[lo + out] = tw[lo + i]
             out += 1
     real[c] = out
+
+
+@cuda.jit
+def count_flags_kernel(cnt, n, limit, flag):
+    i = cuda.grid(1)
+    if i < n:
+        flag[i] = 1 if cnt[i] > limit else 0
+
+
+@cuda.jit
+def contract_rows_heavy_kernel(indptr, indices, ewgt, match, cmap, rep, bscan, cnt, heavy,
+                               nheavy, tidx, tw, real):
+    """`contract_rows_kernel` for the coarse vertices ``heavy[:nheavy]``, one block each:
+    the threads write the relabelled neighbours into the segment (slots by a shared
+    counter, in whatever order), sort them by a bitonic network over the next power of
+    two (the missing entries count as +infinity: every run is sorted ascending and each
+    step's first comparison mirrors, so a pair whose upper entry is missing is left as it
+    is), and one thread merges the repeats by adding weights: the row is the one-thread
+    kernel's whatever order the slots were taken in (equal neighbours are summed)."""
+    b = cuda.blockIdx.x
+    t = cuda.threadIdx.x
+    slots = cuda.shared.array(1, np.int64)
+    if t == 0:
+        slots[0] = 0
+    cuda.syncthreads()
+    c = heavy[b] if b < nheavy else -1
+    lo = 0
+    if c >= 0:
+        lo = bscan[c] - cnt[c]
+        v = rep[c]
+        u = match[v]
+        dv = indptr[v + 1] - indptr[v]
+        du = 0 if u == v else indptr[u + 1] - indptr[u]
+        for j in range(t, dv + du, HEAVY_TPB):
+            e = indptr[v] + j if j < dv else indptr[u] + (j - dv)
+            x = cmap[indices[e]]
+            if x != c:
+                i = cuda.atomic.add(slots, 0, 1)
+                tidx[lo + i] = x
+                tw[lo + i] = ewgt[e]
+    cuda.syncthreads()
+    m = slots[0]
+    size = 2
+    while size < 2 * m:  # all threads run the same steps (m is shared): barriers agree
+        stride = size // 2
+        first = True
+        while stride > 0:
+            for i in range(t, m, HEAVY_TPB):
+                if first:
+                    j = i ^ (size - 1)
+                else:
+                    j = i ^ stride
+                if i < j < m and tidx[lo + j] < tidx[lo + i]:
+                    x = tidx[lo + i]
+                    tidx[lo + i] = tidx[lo + j]
+                    tidx[lo + j] = x
+                    x = tw[lo + i]
+                    tw[lo + i] = tw[lo + j]
+                    tw[lo + j] = x
+            cuda.syncthreads()
+            first = False
+            stride //= 2
+        size *= 2
+    if t == 0 and c >= 0:
+        out = 0
+        for i in range(m):
+            if out > 0 and tidx[lo + out - 1] == tidx[lo + i]:
+                tw[lo + out - 1] += tw[lo + i]
+            else:
+                tidx[lo + out] = tidx[lo + i]
+                tw[lo + out] = tw[lo + i]
+                out += 1
+        real[c] = out
 
 
 @cuda.jit

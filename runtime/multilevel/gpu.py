@@ -25,7 +25,8 @@ next level starts. Per level:
 * **contraction** -- neighbour-count bounds (both fine degrees) and a scan
   give each coarse vertex a segment; one thread per coarse vertex writes the
   relabelled neighbours without self-loops, heap-sorts its segment, merges
-  repeats by adding weights; a scan of the real counts gives the coarse CSR
+  repeats by adding weights (a segment of more than `_gpu_kernels.HEAVY_DEGREE`
+  entries: a block, with a bitonic sort); a scan of the real counts gives the coarse CSR
   (rows sorted by neighbour).
 * the stop rule of the CPU twin (`coarsening.coarsen_to` or a shrink above
   `coarsening.SHRINK_STOP`).
@@ -171,11 +172,16 @@ def heavy_vertices(cuda, work, lv, k=None):
     `_gpu_kernels.HEAVY_DEGREE` neighbours, which the matching and the refinement give
     a block each; threshold 0 (none) when there are none or ``k`` (the refinement's) is
     above `_gpu_kernels.HEAVY_PARTS`."""
-    n = lv.n
     if (k is not None and k > G.HEAVY_PARTS) or lv.entries <= G.HEAVY_DEGREE:
         return 0, None, 0
+    return _listed(cuda, work, G.heavy_flags_kernel, lv.n, lv.indptr)
+
+
+def _listed(cuda, work, flags_kernel, n, a):
+    """``(threshold, ids, count)`` of the ``i < n`` that ``flags_kernel(a, n,
+    HEAVY_DEGREE, flag)`` flags (threshold 0 when none is)."""
     flag, rank = work.take(n), work.take(n)
-    _run(G.heavy_flags_kernel, n, lv.indptr, n, G.HEAVY_DEGREE, flag)
+    _run(flags_kernel, n, a, n, G.HEAVY_DEGREE, flag)
     _gpu.inclusive_scan(cuda, flag, n, out=rank)
     count = _last(rank, n)
     if count == 0:
@@ -272,8 +278,12 @@ def contract_on_device(cuda, keep, work, lv, match):
     _run(G.coarse_bounds_kernel, nc, lv.indptr, lv.vwgt, match, rep, nc, cnt, cvw)
     bscan = _gpu.inclusive_scan(cuda, cnt, nc, out=work.take(nc))
     tidx, tw, real = work.take(lv.entries), work.take(lv.entries), work.take(nc)
+    heavy, hv, nh = _listed(cuda, work, G.count_flags_kernel, nc, cnt)
     _run(G.contract_rows_kernel, nc, lv.indptr, lv.indices, lv.ewgt, match, cmap, rep, bscan,
-         cnt, nc, tidx, tw, real)
+         cnt, nc, heavy, tidx, tw, real)
+    if nh:
+        _launch(G.contract_rows_heavy_kernel, (nh, G.HEAVY_TPB), lv.indptr, lv.indices, lv.ewgt,
+                match, cmap, rep, bscan, cnt, hv, nh, tidx, tw, real)
     rscan = _gpu.inclusive_scan(cuda, real, nc, out=work.take(nc))
     entries = _last(rscan, nc)
     cptr, cidx, cw = keep.take(nc + 1), keep.take(entries), keep.take(entries)

@@ -123,8 +123,12 @@ def test_device_memory_refusal(monkeypatch):
     assert f"the ep traversal needs {format_bytes(need)} of device memory" in msg
     assert f"--strategy bs needs {format_bytes(memory_bytes(n, m2, 'bs'))}" in msg
     assert format_bytes(need) == f"{need / 1024:,.1f} KiB"
-    # auto picks what fits: only BS does
+    # auto picks what fits: only BS does (delta, its choice on a road-like graph, needs more)
+    assert memory_bytes(n, m2, "delta") > memory_bytes(n, m2, "bs")
     assert sssp(g, 0, "auto", device="gpu").strategy == "bs"
+    monkeypatch.setattr(config, "DEVICE_MEMORY", memory_bytes(n, m2, "delta"))
+    assert sssp(g, 0, "auto", device="gpu").strategy == "delta"
+    monkeypatch.setattr(config, "DEVICE_MEMORY", memory_bytes(n, m2, "bs"))
     monkeypatch.setattr(config, "DEVICE_MEMORY", 10)
     with pytest.raises(VcutError, match="use --device cpu"):
         sssp(g, 0, "bs", device="gpu")
@@ -166,7 +170,8 @@ def test_cli_gpu_and_auto(tmp_path, capsys):
     assert main(["sssp", str(path), "--source", "5", "--strategy", "auto", "--device", "gpu",
                  "-o", str(out), "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
-    assert res["device"] == "gpu" and res["strategy"] == "bs" and res["auto"] is True
+    # a grid (largest degree 4: road-like): delta-stepping on the GPU as on the CPU
+    assert res["device"] == "gpu" and res["strategy"] == "delta" and res["auto"] is True
     assert res["overhead_seconds"] >= 0 and res["reached"] == 16
     dist = [float(line.split()[1]) for line in out.read_text().splitlines()]
     assert dist == reference(g, 5, False).tolist()

@@ -162,11 +162,19 @@ def test_matching_by_hand():
     assert match.copy_to_host()[:5].tolist() == [1, 0, 2, 3, 4]
 
 
-def test_cmap_and_contraction_equal_the_cpu_kernels():
-    for seed in range(3):
+@pytest.mark.parametrize("heavy", [256, 5])
+def test_cmap_and_contraction_equal_the_cpu_kernels(monkeypatch, heavy):
+    # with 5: the coarse rows bounded by more than 5 entries are built by a block each
+    # (slots in any order, a bitonic sort of lengths that are no power of two)
+    monkeypatch.setattr(gpu.G, "HEAVY_DEGREE", heavy)
+    for seed in range(3 if heavy > 100 else 1):  # one seed's rows: lengths 6 to 20 or so
         lv = random_level(seed, n=50, m=120)
         cuda, keep, work, dl, match = device_match(lv, seed, 8)
         mate = match.copy_to_host()[:lv.n]
+        deg = np.diff(lv.indptr)
+        bounds = [deg[u] + (deg[mate[u]] if mate[u] != u else 0)
+                  for u in range(lv.n) if u <= mate[u]]
+        assert heavy > 100 or sum(b > heavy for b in bounds) >= 5
         coarse, cmap = gpu.contract_on_device(cuda, keep, work, dl, match)
         want_cmap, nc = K.coarse_map(mate)
         assert cmap.copy_to_host()[:lv.n].tolist() == want_cmap.tolist() and coarse.n == nc
