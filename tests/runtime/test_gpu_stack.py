@@ -70,8 +70,10 @@ def test_the_under_utilization_warning_is_filtered():
 
     from numba.core.errors import NumbaPerformanceWarning
 
-    G._cuda()  # every GPU path goes through it
     with warnings.catch_warnings(record=True) as seen:
+        warnings.resetwarnings()  # not the suite's own filter (pyproject's filterwarnings)
+        warnings.simplefilter("always")
+        G._cuda()  # every GPU path goes through it
         warnings.warn(NumbaPerformanceWarning(
             "Grid size 1 will likely result in GPU under-utilization due to low occupancy."))
         warnings.warn(NumbaPerformanceWarning("some other performance note"))
