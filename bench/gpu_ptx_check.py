@@ -89,9 +89,9 @@ def main():
 
     multilevel = {
         "fill_kernel": (i8a, i8, i8),
-        "propose_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8, i8a, i8a, i8, i8, i8),
+        "propose_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8, i8a, i8a, i8, i8, i8, i8a),
         "propose_heavy_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8, i8a, i8a, i8a, i8, i8),
-        "handshake_kernel": (i8a, i8a, i8, i8a), "received_kernel": (i8a, i8a, i8, i8a),
+        "handshake_kernel": (i8a, i8a, i8, i8a, i8a, i8a), "received_kernel": (i8a, i8a, i8, i8a),
         "offer_kernel": (i8a, i8a, i8a, i8a, i8, i8a), "accept_kernel": (i8a, i8a, i8, i8a),
         "heavy_kernel": (i8a, i8a, i8a, i8a, i8, i8a, i8a, i8a),
         "two_hop_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8, i8),
@@ -106,7 +106,8 @@ def main():
         "contract_compact_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8, i8a, i8a, i8a),
         "project_kernel": (i8a, i8a, i8, i8a), "loads_kernel": (i8a, i8a, i8, i8a),
         "cut_kernel": (i8a, i8a, i8a, i8a, i8, i8a),
-        "best_move_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8a, i8, i8, i8, i8a, i8a),
+        "best_move_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8a, i8, i8, i8, i8a, i8a, i8, i8a,
+                             i8a),
         "best_move_heavy_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8a, i8, i8, i8a, i8, i8a, i8a),
         "heavy_flags_kernel": (i8a, i8, i8, i8a),
         "select_kernel": (i8a, i8a, i8a, i8a, i8a, i8, i8, i8a),

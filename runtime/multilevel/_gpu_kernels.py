@@ -51,11 +51,14 @@ _heaviest_free = device_twin(_cpu._heaviest_free)
 
 @cuda.jit
 def propose_kernel(indptr, indices, ewgt, vwgt, match, key, max_vw, prop, propw, n, first,
-                   heavy):
+                   heavy, made):
     """Each unmatched vertex with edges proposes to its heaviest free neighbour; a
     proposal to a vertex still free stands (the free set only shrinks). Vertices of more
-    than ``heavy`` neighbours (when ``heavy > 0``) are left to `propose_heavy_kernel`."""
+    than ``heavy`` neighbours (when ``heavy > 0``) are left to `propose_heavy_kernel`.
+    Thread 0 also zeroes the round's match count ``made`` (no launch of its own)."""
     u = cuda.grid(1)
+    if u == 0:
+        made[0] = 0
     if u >= n or match[u] >= 0 or indptr[u + 1] == indptr[u]:
         return
     if heavy > 0 and indptr[u + 1] - indptr[u] > heavy:
@@ -120,10 +123,15 @@ def propose_heavy_kernel(indptr, indices, ewgt, vwgt, match, key, max_vw, prop, 
 
 
 @cuda.jit
-def handshake_kernel(prop, match, n, made):
-    """Two free vertices that propose to each other are matched (the lower id writes)."""
+def handshake_kernel(prop, match, n, made, recv, best):
+    """Two free vertices that propose to each other are matched (the lower id writes).
+    Also resets the cross-examination's ``recv`` (0) and ``best`` (-1) for the round."""
     u = cuda.grid(1)
-    if u >= n or match[u] >= 0:
+    if u >= n:
+        return
+    recv[u] = 0
+    best[u] = -1
+    if match[u] >= 0:
         return
     v = prop[u]
     if v > u and match[v] < 0 and prop[v] == u:
@@ -484,14 +492,19 @@ def cut_kernel(indptr, indices, ewgt, part, n, out):
 
 @cuda.jit
 def best_move_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, n, zero, heavy, cto,
-                     cgain):
+                     cgain, k, req, counters):
     """A vertex's best move with a positive gain into a part with room for it (loads at the
     pass start) or, with ``zero``, a move of gain 0 into a part that stays lighter than
     its own (the sum of squared loads falls); the highest gain, then the lightest part
     relative to its bound, then the lowest id; ``cto[v] = -1`` when there is none.
     Vertices of more than ``heavy`` neighbours (when ``heavy > 0``) are left to
-    `best_move_heavy_kernel`."""
+    `best_move_heavy_kernel`. Also zeroes the pass's ``req[:k]`` and ``counters[:3]``
+    (launched over at least k and 3 threads)."""
     v = cuda.grid(1)
+    if v < k:
+        req[v] = 0
+    if v < 3:
+        counters[v] = 0
     if v >= n or (heavy > 0 and indptr[v + 1] - indptr[v] > heavy):
         return
     cto[v] = -1

@@ -227,17 +227,14 @@ def match_on_device(cuda, work, lv, key, max_vw, stats):
     _fill(prop, n, -1)
     heavy, hv, nh = heavy_vertices(cuda, work, lv)
     rounds = 0
-    for r in range(MATCH_ROUNDS):
+    for r in range(MATCH_ROUNDS):  # 5 launches and one read a round (fills folded in)
         rounds += 1
-        _fill(made, 1, 0)
         _run(G.propose_kernel, n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt, match, key, max_vw,
-             prop, propw, n, 1 if r == 0 else 0, heavy)
+             prop, propw, n, 1 if r == 0 else 0, heavy, made)
         if nh:
             _launch(G.propose_heavy_kernel, (nh, G.HEAVY_TPB), lv.indptr, lv.indices, lv.ewgt,
                     lv.vwgt, match, key, max_vw, prop, propw, hv, nh, 1 if r == 0 else 0)
-        _run(G.handshake_kernel, n, prop, match, n, made)
-        _fill(recv, n, 0)
-        _fill(best, n, -1)
+        _run(G.handshake_kernel, n, prop, match, n, made, recv, best)
         _run(G.received_kernel, n, prop, match, n, recv)
         _run(G.offer_kernel, n, prop, propw, match, recv, n, best)
         _run(G.accept_kernel, n, best, match, n, made)
@@ -356,10 +353,10 @@ def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats):
     req, counters = work.take(k), work.take(3)
     heavy, hv, nh = heavy_vertices(cuda, work, lv, k)
     stats["heavy_vertices"] += nh
-    for _ in range(REFINE_PASSES):
+    for _ in range(REFINE_PASSES):  # 5 launches and one read a pass (fills folded in)
         stats["passes"] += 1
-        _run(G.best_move_kernel, n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part, load, d_max,
-             n, int(ZERO_MOVES), heavy, cto, cgain)
+        _run(G.best_move_kernel, max(n, k, 3), lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part,
+             load, d_max, n, int(ZERO_MOVES), heavy, cto, cgain, k, req, counters)
         if nh:
             _launch(G.best_move_heavy_kernel, (nh, G.HEAVY_TPB), lv.indptr, lv.indices, lv.ewgt,
                     lv.vwgt, part, load, d_max, k, int(ZERO_MOVES), hv, nh, cto, cgain)
@@ -367,9 +364,7 @@ def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats):
         if nh:
             _launch(G.select_heavy_kernel, (nh, G.HEAVY_TPB), lv.indptr, lv.indices, cto, cgain,
                     key, hv, nh, sel)
-        _fill(req, k, 0)
         _run(G.request_kernel, n, sel, cto, lv.vwgt, n, req)
-        _fill(counters, 3, 0)
         _run(G.commit_kernel, n, sel, cto, cgain, load, d_max, req, n, acc, counters, sat)
         _run(G.apply_kernel, n, acc, cto, part, lv.vwgt, load, n)
         moved, gain, nsat = (int(x) for x in counters.copy_to_host()[:3])

@@ -267,14 +267,40 @@ def test_a_heavy_vertex_considers_every_neighbour_part():
     d_part = gpu._upload(cuda, keep, part)
     load = gpu._upload(cuda, work, np.ones(k, dtype=np.int64))
     d_max = gpu._upload(cuda, work, np.full(k, 3, dtype=np.int64))
-    cto, cgain = work.take(41), work.take(41)
+    cto, cgain, req, counters = work.take(41), work.take(41), work.take(k), work.take(3)
     gpu._run(gpu.G.best_move_kernel, 41, dl.indptr, dl.indices, dl.ewgt, dl.vwgt, d_part, load,
-             d_max, 41, 1, 0, cto, cgain)
+             d_max, 41, 1, 0, cto, cgain, k, req, counters)
     assert (int(cto[0:1].copy_to_host()[0]), int(cgain[0:1].copy_to_host()[0])) == (32, 32)
     hv = gpu._upload(cuda, work, np.array([0]))
     gpu._launch(gpu.G.best_move_heavy_kernel, (1, gpu.G.HEAVY_TPB), dl.indptr, dl.indices,
                 dl.ewgt, dl.vwgt, d_part, load, d_max, k, 1, hv, 1, cto, cgain)
     assert (int(cto[0:1].copy_to_host()[0]), int(cgain[0:1].copy_to_host()[0])) == (40, 40)
+
+
+def test_launches_per_matching_round_and_refinement_pass(monkeypatch):
+    # the host's share is per launch (~50-100 us from Python on an H200): a matching round
+    # is 5 launches and a refinement pass 5, the resets of their buffers folded into them
+    monkeypatch.setattr(gpu, "PROFILE", {})
+    lv = random_level(0, n=60, m=150, vmax=2)
+    cuda, keep, work, dl = on_device(lv)
+    stats = {"match_rounds": 0}
+    gpu.match_on_device(cuda, work, dl, gpu._keys(work, lv.n, 0), 4, stats)
+    launches = {name: count for name, (_, count) in gpu.PROFILE.items()}
+    rounds = stats["match_rounds"]
+    assert rounds >= 2
+    for name in ("propose", "handshake", "received", "offer", "accept"):
+        assert launches[name + "_kernel"] == rounds
+    assert launches["fill_kernel"] == 4  # match and proposals before, two after the rounds
+    gpu.PROFILE.clear()
+    k = 4
+    part = np.random.default_rng(0).integers(0, k, lv.n)
+    load = np.bincount(part, weights=lv.vwgt, minlength=k).astype(np.int64)
+    out, stats = refined(lv, part, np.maximum(load, int(1.1 * lv.vwgt.sum() / k)))
+    launches = {name: count for name, (_, count) in gpu.PROFILE.items()}
+    assert stats["passes"] >= 2
+    for name in ("best_move", "select", "request", "commit", "apply"):
+        assert launches[name + "_kernel"] == stats["passes"]
+    assert launches["fill_kernel"] == 1  # the loads, once
 
 
 def test_refinement_takes_zero_gain_moves_towards_a_lighter_part(monkeypatch):
