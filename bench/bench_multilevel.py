@@ -21,8 +21,8 @@ graphs of at least 10**6 edges, >= 5 x faster than METIS at cut <= 1.05 x
 METIS's. Under the CUDA simulator (no GPU) it runs, very slowly: small graphs only.
 ``--profile`` adds, per cell, one GPU run synchronised after every launch: the six
 kernels of most seconds (launches), the kernels' sum against the run's seconds (the rest
-is the host: launches from Python, reads, the initial partitioning), match rounds,
-refinement passes and heavy vertices.
+is the host: launches from Python, reads, the initial partitioning), the levels and the
+coarsest graph's size, match rounds, refinement passes and heavy vertices.
 
 Usage: python bench/bench_multilevel.py [--datasets DIR] [--graphs a,b] [--ks 8,32,64,128]
        [--repeat 2] [--generated rmat18,grid1024] [--csv FILE] [--fm-ablation] [--gpu]
@@ -119,8 +119,10 @@ def profile_line(lv, k):
     kern = sum(v[0] for v in prof.values())
     top = sorted(prof.items(), key=lambda kv: -kv[1][0])[:6]
     st = r.gpu
+    nc, mc = r.level_sizes[-1]
     return (f"#   profile k={k}: {wall:.3f} s synchronised, kernels {kern:.3f} s in "
-            f"{sum(v[1] for v in prof.values())} launches; match rounds {st['match_rounds']}, "
+            f"{sum(v[1] for v in prof.values())} launches; {len(r.level_sizes)} levels, "
+            f"coarsest {nc} vertices / {mc} edges; match rounds {st['match_rounds']}, "
             f"passes {st['passes']}, heavy {st['heavy_vertices']}; "
             + ", ".join(f"{name.replace('_kernel', '')} {sec:.3f} ({n})"
                         for name, (sec, n) in top))
