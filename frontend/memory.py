@@ -12,7 +12,7 @@ import os
 
 from .errors import InputError
 
-__all__ = ["available_bytes", "check_memory", "format_bytes"]
+__all__ = ["available_bytes", "check_memory", "format_bytes", "usable_cpus", "jobs_that_fit"]
 
 
 def available_bytes():
@@ -40,6 +40,20 @@ def available_bytes():
     except (ImportError, ValueError, OSError):  # pragma: no cover - not Linux
         pass
     return int(avail)
+
+
+def usable_cpus():
+    """The CPUs this process may run on (its affinity mask where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def jobs_that_fit(count, need, share=1.0):
+    """How many of ``count`` jobs of ``need`` bytes each to run at once: one per usable
+    CPU, as many as ``share`` of the memory available holds, at least one."""
+    fit = int(share * available_bytes() // max(int(need), 1))
+    return max(1, min(int(count), usable_cpus(), fit))
 
 
 def format_bytes(b):

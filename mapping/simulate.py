@@ -164,13 +164,9 @@ def simulation_jobs(cl, count):
     """How many simulations of ``cl`` to run at once (threads: the simulator releases the
     GIL): the CPUs this process may use, at most ``count``, and no more than half the
     available memory holds (`simulation_bytes` each)."""
-    import os
+    from frontend.memory import jobs_that_fit
 
-    from frontend.memory import available_bytes
-
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    fit = int(0.5 * available_bytes() // max(simulation_bytes(cl), 1))
-    return max(1, min(int(cpus or 1), int(count), fit))
+    return jobs_that_fit(count, simulation_bytes(cl), share=0.5)
 
 
 def _simulate(cl, core, machine, value_bytes, t0):

@@ -35,12 +35,11 @@
 """
 
 import functools
-import os
 
 import numpy as np
 
 from frontend.errors import InputError, VcutError
-from frontend.memory import available_bytes, check_memory
+from frontend.memory import check_memory, jobs_that_fit
 from frontend.progress import run_kernel, run_parallel
 
 from . import _expand, _fm
@@ -154,12 +153,6 @@ def refine_bytes(n, m):
     # incidence 16m, slots 16(m + slack n), FM's versions and locks 16m (the dissolving
     # passes' other ends as much), per-vertex arrays 8n
     return 16 * m + 8 * m + (16 * FM_SLACK + 40) * n + 40 * m
-
-
-def _side_by_side(jobs, need):
-    """How many of ``jobs`` jobs of ``need`` bytes each to run at once: one per core, as
-    many as the memory available holds (at least one)."""
-    return max(1, min(jobs, os.cpu_count() or 1, available_bytes() // max(int(need), 1)))
 
 
 def balance_bounds(imbalance, cap, weight):
@@ -279,13 +272,13 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     # SPAC first: its METIS run overlaps the expansions on the other core
     jobs = ([split_and_connect] if spac else []) + [functools.partial(expansion, s)
                                                     for s in range(starts)]
-    done = run_parallel(jobs, _side_by_side(len(jobs), expansion_bytes(n, m)))
+    done = run_parallel(jobs, jobs_that_fit(len(jobs), expansion_bytes(n, m)))
     cut = done[0] if spac else None
     runs = done[1:] if spac else done
     if default and spac and not isinstance(cut, np.ndarray) and starts < BEST_STARTS:
         # no SPAC cut after all: the expansions a graph without SPAC gets
         more = [functools.partial(expansion, s) for s in range(starts, BEST_STARTS)]
-        runs += run_parallel(more, _side_by_side(len(more), expansion_bytes(n, m)))
+        runs += run_parallel(more, jobs_that_fit(len(more), expansion_bytes(n, m)))
         starts = BEST_STARTS
     runs = sorted(runs, key=lambda run: run[:2])  # fewest replicas, then seed
     candidates = [("ne", runs[0][2])]
@@ -297,7 +290,7 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
                                  incidence=inc)
 
     results = run_parallel([functools.partial(refined, a) for _, a in candidates],
-                           _side_by_side(len(candidates), refine_bytes(n, m)))
+                           jobs_that_fit(len(candidates), refine_bytes(n, m)))
     pick = min(range(len(results)), key=lambda i: (results[i][1]["replicas_after"], i))
     out, info = results[pick]
     merged = {"starts": int(starts), "best_of": candidates[pick][0],

@@ -50,3 +50,15 @@ def test_check_memory_names_need_and_budget(monkeypatch):
     assert str(exc.value) == ("a machine of 10 cores needs about 7.0 TiB of memory but 3.0 GiB "
                               "are available; use fewer cores")
     assert format_bytes(2**70) == "1.18e+21 bytes" and format_bytes(512) == "512 bytes"
+
+
+def test_jobs_that_fit_counts_cpus_of_the_affinity_mask_and_the_memory_share(monkeypatch):
+    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: 1000)
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2})
+    monkeypatch.setattr("os.cpu_count", lambda: 64)  # the mask, not the machine
+    assert frontend.memory.usable_cpus() == 3
+    assert frontend.memory.jobs_that_fit(8, 100) == 3  # the CPUs
+    assert frontend.memory.jobs_that_fit(2, 100) == 2  # the count
+    assert frontend.memory.jobs_that_fit(8, 400) == 2  # 1000 // 400
+    assert frontend.memory.jobs_that_fit(8, 400, share=0.5) == 1  # 500 // 400
+    assert frontend.memory.jobs_that_fit(8, 10**9) == 1  # at least one
