@@ -16,8 +16,11 @@
 # Results come back under $OUT: env.txt (card, step times), tests.txt, mst.txt, batched.txt,
 # traversal.txt.
 # `bash bench/gpu_session.sh all` runs every GPU test file (8 processes) and one short benchmark
-# per GPU issue: multilevel vs METIS on cnr-2000 / delaunay_n16 (+ rmat18, grid1024), SPAC's
-# multilevel backend on CPU and GPU, the greedy batches, the MST, grid / road traversals.
+# per GPU issue: multilevel vs METIS on cnr-2000 / delaunay_n16 (+ rmat18, grid1024) with its
+# profile, SPAC's multilevel backend on CPU and GPU, the greedy batches, the MST, grid / road
+# traversals; sized from the H200 run of 2026-11-27 (tests 90 s, multilevel 113 s without the
+# profile, batched ~80 s, traversal of both graphs ~55 s): about 8 minutes of a 15-minute
+# device budget, leaving room for a second, shorter call.
 # `bash bench/gpu_session.sh partition` runs issue 15's checks alone: the multilevel and
 # greedy GPU tests, bench_multilevel.py --gpu --profile (where each cell's GPU seconds go),
 # and the greedy batches on RMAT 21 (16 M edges).
@@ -49,21 +52,21 @@ if [ "$1" = partition ]; then  # issue 15's checks alone (~5.5 min)
     cat "$OUT/env.txt"
     exit 0
 fi
-if [ "$1" = all ]; then  # every GPU test file, then one short benchmark per issue (~7.5 min)
+if [ "$1" = all ]; then  # every GPU test file, then one short benchmark per issue (~8 min)
     python3 -m pip list 2> /dev/null | grep -i -E "^(numba|numba-cuda|numpy|llvmlite|scipy) " \
         >> "$OUT/env.txt"
-    step tests 200 python3 -m pytest -q -p no:cacheprovider -n 8 --timeout 100 --tb=short \
+    step tests 130 python3 -m pytest -q -p no:cacheprovider -n 8 --timeout 100 --tb=short \
         tests/runtime/test_gpu.py tests/runtime/test_gpu_stack.py tests/runtime/test_mst.py \
         tests/vcut/test_gpu_greedy.py tests/runtime/test_multilevel_gpu.py \
         tests/runtime/test_scheduler_jobs.py
-    step multilevel 120 python3 bench/bench_multilevel.py --gpu --datasets .devdata \
+    step multilevel 140 python3 bench/bench_multilevel.py --gpu --profile --datasets .devdata \
         --graphs cnr-2000.arcs.txt.gz,delaunay_n16.edges.gz --ks 8,64 --repeat 1 \
         --csv "$OUT/multilevel.csv"
     step spac 50 python3 bench/bench_spac.py --multilevel cpu,gpu --quick \
         --graphs soc-Epinions1-lcc.txt.gz,cnr-2000.arcs.txt.gz
-    step batched 50 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21
-    step mst 30 python3 bench/bench_mst.py --device gpu --scale 20 --repeat 2
-    step traversal 40 python3 bench/bench_traversal.py --device gpu --repeat 3 \
+    step batched 90 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21
+    step mst 25 python3 bench/bench_mst.py --device gpu --scale 20 --repeat 2
+    step traversal 60 python3 bench/bench_traversal.py --device gpu --repeat 3 \
         --graphs grid256,luxembourg_osm
     tail -5 "$OUT/tests.txt"
     cat "$OUT/env.txt"
