@@ -63,6 +63,15 @@ def methods(kahip, hyper):
     return out
 
 
+def simple_graph(f):
+    """``(name, graph)``: dataset file ``f`` simplified (no loops, repeats merged), named
+    as REFERENCE_RESULTS.md names it."""
+    g = read_graph(os.path.join(DATA, f))
+    s, d, w, *_ = simplify(g)
+    return (re.sub(r"\.(txt|lg|graph|mtx|edges|arcs)+(\.txt)?\.gz$", "", f),
+            Graph(n=g.n, src=s, dst=d, weight=w))
+
+
 def spmv_graph(path):
     """The SpMV locality graph of a square matrix: rows 0..n-1, columns n..2n-1."""
     g = read_graph(path)
@@ -146,10 +155,7 @@ def main():
         files = []
     print("### Power-law graphs")
     for f in files:
-        g = read_graph(os.path.join(DATA, f))
-        s, d, w, *_ = simplify(g)
-        g = Graph(n=g.n, src=s, dst=d, weight=w)
-        name = re.sub(r"\.(txt|lg|graph|mtx|edges)\.gz$", "", f)
+        name, g = simple_graph(f)
         ref = reference_spac(name)
         for i, k in enumerate(ks):
             res = run(g, k, meths, name, rows)
@@ -216,10 +222,7 @@ def compare_backends(args, ks):
     files = [f for f in args.graphs.split(",") if f] or list(POWER_LAW)
     summary = []
     for f in files:
-        g = read_graph(os.path.join(DATA, f))
-        s, d, w, *_ = simplify(g)
-        g = Graph(n=g.n, src=s, dst=d, weight=w)
-        name = re.sub(r"\.(txt|lg|graph|mtx|edges|arcs)+(\.txt)?\.gz$", "", f)
+        name, g = simple_graph(f)
         for k in ks:
             res = run(g, k, meths, name, [])
             base = res.get("SPAC metis contracted")

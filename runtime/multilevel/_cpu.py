@@ -41,11 +41,18 @@ def _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u):
     within ``max_vw`` (ties: the larger ``key[u] ^ key[v]``), -1 when there is none, and
     that edge's weight. Compiled for the GPU too (`_gpu_kernels`): ``key`` may be uint64
     (here) or int64 (there)."""
+    return _heaviest_free_of(indptr, indices, ewgt, vwgt, match, key, max_vw, u, 0, 1)
+
+
+@njit(cache=True, inline="always")
+def _heaviest_free_of(indptr, indices, ewgt, vwgt, match, key, max_vw, u, first, step):
+    """`_heaviest_free` over the row entries ``first``, ``first + step``, ... of u (the
+    GPU's block of threads for a hub takes one stride each, then reduces in this order)."""
     ku = key[u]
     bw = -1
     bh = ku ^ ku  # 0 of the keys' type (the first candidate wins on weight anyway)
     bv = -1
-    for e in range(indptr[u], indptr[u + 1]):
+    for e in range(indptr[u] + first, indptr[u + 1], step):
         v = indices[e]
         if match[v] >= 0 or vwgt[u] + vwgt[v] > max_vw:
             continue

@@ -46,7 +46,8 @@ def fill_kernel(a, n, value):
 
 
 #: the CPU twin's rule, compiled for the device (int64 keys here)
-_heaviest_free = device_twin(_cpu._heaviest_free)
+_heaviest_free_of = device_twin(_cpu._heaviest_free_of)
+_heaviest_free = device_twin(_cpu._heaviest_free, _heaviest_free_of=_heaviest_free_of)
 
 
 @cuda.jit
@@ -92,17 +93,10 @@ def propose_heavy_kernel(indptr, indices, ewgt, vwgt, match, key, max_vw, prop, 
     bh = 0
     bv = -1
     if u >= 0:
-        ku = key[u]
-        for e in range(indptr[u] + t, indptr[u + 1], HEAVY_TPB):
-            v = indices[e]
-            if match[v] >= 0 or vwgt[u] + vwgt[v] > max_vw:
-                continue
-            w = ewgt[e]
-            h = ku ^ key[v]
-            if w > bw or (w == bw and h > bh):
-                bw = w
-                bh = h
-                bv = v
+        bv, bw = _heaviest_free_of(indptr, indices, ewgt, vwgt, match, key, max_vw, u, t,
+                                   HEAVY_TPB)
+        if bv >= 0:
+            bh = key[u] ^ key[bv]
     rv[t] = bv
     rw[t] = bw
     rh[t] = bh
@@ -490,6 +484,29 @@ def cut_kernel(indptr, indices, ewgt, part, n, out):
         cuda.atomic.add(out, 0, s)
 
 
+@cuda.jit(device=True)
+def _move(q, c, own, a, wv, load, maxload, zero):
+    """``(ok, gain, relative load)`` of moving a vertex of weight ``wv`` from part ``a``
+    (``own`` its edge weight there) into part ``q`` (``c`` its edge weight there): a
+    candidate when the gain is positive and q has room, or (``zero``) the gain is 0 and
+    q stays lighter than a."""
+    g = c - own
+    if g < 0 or load[q] + wv > maxload[q]:
+        return False, g, 0.0
+    if g == 0 and (zero == 0 or load[q] + wv >= load[a]):
+        return False, g, 0.0
+    return True, g, load[q] / maxload[q]
+
+
+@cuda.jit(device=True)
+def _better(q, g, rel, bq, bg, brel):
+    """Whether move (q, g, rel) beats (bq, bg, brel): higher gain, then the lighter part
+    relative to its bound, then the lower part id; bq < 0 is no move."""
+    if q < 0:
+        return False
+    return bq < 0 or g > bg or (g == bg and (rel < brel or (rel == brel and q < bq)))
+
+
 @cuda.jit
 def best_move_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, n, zero, heavy, cto,
                      cgain, k, req, counters):
@@ -536,28 +553,14 @@ def best_move_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, n, zero, 
     brel = 0.0
     for i in range(npt):
         q = ps[i]
-        g = cs[i] - own
-        if g < 0 or load[q] + wv > maxload[q]:
-            continue
-        if g == 0 and (zero == 0 or load[q] + wv >= load[a]):
-            continue
-        rel = load[q] / maxload[q]
-        if best < 0 or g > bg or (g == bg and (rel < brel or (rel == brel and q < best))):
+        ok, g, rel = _move(q, cs[i], own, a, wv, load, maxload, zero)
+        if ok and _better(q, g, rel, best, bg, brel):
             best = q
             bg = g
             brel = rel
     if best >= 0:
         cto[v] = best
         cgain[v] = bg
-
-
-@cuda.jit(device=True)
-def _better(q, g, rel, bq, bg, brel):
-    """Whether move (q, g, rel) beats (bq, bg, brel): higher gain, then the lighter part
-    relative to its bound, then the lower part id; bq < 0 is no move."""
-    if q < 0:
-        return False
-    return bq < 0 or g > bg or (g == bg and (rel < brel or (rel == brel and q < bq)))
 
 
 @cuda.jit
@@ -589,16 +592,10 @@ def best_move_heavy_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, k, 
         own = conn[a]
         wv = vwgt[v]
         for q in range(t, k, HEAVY_TPB):
-            c = conn[q]
-            if q == a or c == 0:
+            if q == a or conn[q] == 0:
                 continue
-            g = c - own
-            if g < 0 or load[q] + wv > maxload[q]:
-                continue
-            if g == 0 and (zero == 0 or load[q] + wv >= load[a]):
-                continue
-            rel = load[q] / maxload[q]
-            if _better(q, g, rel, bq, bg, brel):
+            ok, g, rel = _move(q, conn[q], own, a, wv, load, maxload, zero)
+            if ok and _better(q, g, rel, bq, bg, brel):
                 bq = q
                 bg = g
                 brel = rel
@@ -626,6 +623,13 @@ def heavy_flags_kernel(indptr, n, heavy, flag):
         flag[v] = 1 if indptr[v + 1] - indptr[v] > heavy else 0
 
 
+@cuda.jit(device=True)
+def _outranks(gu, ku, u, g, kv, v):
+    """Whether candidate u (gain gu, key ku) has priority over candidate v: higher gain,
+    then higher key, then higher id."""
+    return gu > g or (gu == g and (ku > kv or (ku == kv and u > v)))
+
+
 @cuda.jit
 def select_heavy_kernel(indptr, indices, cto, cgain, key, heavy, nheavy, sel):
     """`select_kernel`'s rule for the vertices ``heavy[:nheavy]``, one block each."""
@@ -643,8 +647,7 @@ def select_heavy_kernel(indptr, indices, cto, cgain, key, heavy, nheavy, sel):
             u = indices[e]
             if cto[u] < 0:
                 continue
-            gu = cgain[u]
-            if gu > g or (gu == g and (key[u] > kv or (key[u] == kv and u > v))):
+            if _outranks(cgain[u], key[u], u, g, kv, v):
                 beaten[0] = 1
                 break
     cuda.syncthreads()
@@ -670,8 +673,7 @@ def select_kernel(indptr, indices, cto, cgain, key, n, heavy, sel):
         u = indices[e]
         if cto[u] < 0:
             continue
-        gu = cgain[u]
-        if gu > g or (gu == g and (key[u] > kv or (key[u] == kv and u > v))):
+        if _outranks(cgain[u], key[u], u, g, kv, v):
             return
     sel[v] = 1
 

@@ -7,8 +7,9 @@ next level starts. Per level:
 * **matching** -- rounds of proposals: every free vertex proposes to its
   free neighbour of heaviest edge (ties by seeded vertex keys) within the
   vertex-weight cap (a vertex of more than `_gpu_kernels.HEAVY_DEGREE`
-  neighbours by a block of threads, a reduction in the same order); two vertices that propose to each other are matched
-  (the heaviest free edge is always such a pair); then the
+  neighbours by a block of threads, a reduction in the same order); two
+  vertices that propose to each other are matched (the heaviest free edge
+  is always such a pair); then the
   cross-examination: a free vertex nobody proposes to offers itself to its
   target by an ``atomicMax`` of the packed word (weight << 32 | id), and each
   target takes its best offer (the offerer proposes to it alone and nobody
@@ -26,8 +27,8 @@ next level starts. Per level:
   give each coarse vertex a segment; one thread per coarse vertex writes the
   relabelled neighbours without self-loops, heap-sorts its segment, merges
   repeats by adding weights (a segment of more than `_gpu_kernels.HEAVY_DEGREE`
-  entries: a block, with a bitonic sort); a scan of the real counts gives the coarse CSR
-  (rows sorted by neighbour).
+  entries: a block, with a bitonic sort); a scan of the real counts gives the
+  coarse CSR (rows sorted by neighbour).
 * the stop rule of the CPU twin (`coarsening.coarsen_to` or a shrink above
   `coarsening.SHRINK_STOP`).
 * **initial partitioning** on the host: the coarsest graph (at most
@@ -43,8 +44,8 @@ next level starts. Per level:
   committed (a vertex of more than `_gpu_kernels.HEAVY_DEGREE` neighbours is
   evaluated by a block of threads over a shared table of the k parts, when k is
   at most `_gpu_kernels.HEAVY_PARTS`: one thread would walk a hub's row alone,
-  latency-bound, in every pass); when none was committed and some part had more requests than
-  room, the source's subset step: the `TOPK` best saturated requests, all
+  latency-bound, in every pass); when none was committed and some part had
+  more requests than room, the source's subset step: the `TOPK` best saturated requests, all
   2^TOPK subsets checked for the parts' room on the host, the valid one of
   highest gain committed. Passes repeat until one moves nothing (or
   `REFINE_PASSES`); the cut never rises and no bound that held breaks.
