@@ -120,10 +120,10 @@ def _allocate(e, a, b, i, cap, weight, out, load, rem, heap, hkey, hpos, state, 
 @njit(cache=True)
 def _join(y, i, cap, push, weight, ptr, adj, nbr, live, high, out, load, rem, in_s, heap, hkey,
           hpos, state, counter):
-    """``y`` joins the boundary S of cluster ``i``: its unassigned edges to S are
-    allocated (not scanned for a high-degree ``y``: they come from the low
-    side); then ``y`` waits in the heap if ``push``. Whether the cluster is
-    full. The same sweep drops ``y``'s assigned edges from its list (order
+    """``y`` joins the boundary S of cluster ``i``: its unassigned edges to S and
+    to ``high`` vertices (NE++ counts those as in every core) are allocated (not
+    scanned for a high-degree ``y``: its edges come from the low side); then
+    ``y`` waits in the heap if ``push``. Whether the cluster is full. The same sweep drops ``y``'s assigned edges from its list (order
     kept: ``adj``/``nbr`` hold each vertex's live edges first)."""
     in_s[y] = i
     if high[y]:
@@ -138,7 +138,7 @@ def _join(y, i, cap, push, weight, ptr, adj, nbr, live, high, out, load, rem, in
         j += 1
         if out[e] != UNASSIGNED:
             continue
-        if in_s[z] == i:
+        if in_s[z] == i or high[z]:
             if _allocate(e, y, z, i, cap, weight, out, load, rem, heap, hkey, hpos, state,
                          counter):
                 full = True
@@ -176,7 +176,9 @@ def expand(src, dst, weight, ptr, adj, n, caps, high, seeds, out, counter):
     unassigned edge between boundary vertices; with an empty boundary the
     next vertex of ``seeds`` that still has edges (and is not ``high``)
     starts a new core. High-degree
-    vertices join the boundary but are never expanded (HEP's NE++).
+    vertices join the boundary but are never expanded, and a vertex joining
+    the boundary takes its edges to them at once, as if they were in every
+    core (HEP's NE++).
     ``adj`` (each vertex's edges, `incidence`) is reordered in place.
     Returns the cluster loads.
     """

@@ -14,7 +14,8 @@
     HEP (Mayer & Jacobsen, SIGMOD 2021): a vertex is *high-degree* when its
     degree exceeds ``tau`` times the mean degree. The edges with a low-degree
     endpoint are partitioned in memory by NE++ (neighbour expansion in which
-    high-degree vertices join boundaries but are never expanded or scanned);
+    high-degree vertices count as in every core: they are never expanded or
+    scanned, and a vertex joining a boundary takes its edges to them at once);
     the edges between two high-degree vertices are then streamed, in edge
     order, with HDRF (`hdrf_rest`) starting from the replicas NE++ made.
 ``refine``

@@ -29,8 +29,9 @@ def ne_literal(src, dst, w, n, frac, seeds, high=None, keep=None):
     """Neighbour expansion as Zhang et al. (KDD 2017) write it, with the
     boundary's min-heap keyed by unassigned edges (ties: the vertex that joined
     the boundary first), a capacity check
-    after every edge, and HEP's NE++ rule for ``high`` vertices (they join the
-    boundary, are never scanned or expanded)."""
+    after every edge, and HEP's NE++ rule for ``high`` vertices (they count as in
+    every core: a vertex joining the boundary takes its edges to them at once; they
+    join the boundary, are never scanned or expanded)."""
     m, k = len(src), len(frac)
     high = [False] * n if high is None else list(high)
     keep = [True] * m if keep is None else list(keep)
@@ -66,7 +67,7 @@ def ne_literal(src, dst, w, n, frac, seeds, high=None, keep=None):
             if high[y]:
                 return
             for e in adj[y]:
-                if out[e] == -1 and other(e, y) in S:
+                if out[e] == -1 and (other(e, y) in S or high[other(e, y)]):
                     alloc(e)
             if push and rem[y] > 0:
                 waiting.add(y)
