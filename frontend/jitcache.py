@@ -22,6 +22,7 @@ place before the first cached function is compiled or loaded.
 """
 
 import contextlib
+import functools
 import os
 
 from numba import njit, prange  # noqa: F401  (re-exported for the kernel modules)
@@ -32,7 +33,17 @@ try:
 except ImportError:  # pragma: no cover - not on Linux / macOS
     fcntl = None
 
-__all__ = ["njit", "prange", "install"]
+__all__ = ["njit", "helper", "prange", "install"]
+
+#: ``@helper`` (or ``@helper(inline="always")``): ``@njit(cache=True)`` for a kernel's
+#: helper that allocates nothing, compiled without numba's reference counting. A
+#: compiled function counts a reference to each array argument it holds, atomically, on
+#: entry and again on exit; for a helper called per edge with a dozen array arguments
+#: those atomic operations cost more than its work (neighbour expansion: 3.5x faster
+#: without them on whitaker3, 1.7x on cit-HepPh; docs/vcut.md). The caller holds the
+#: references meanwhile, so a helper that creates no array needs none; one that does
+#: fails to compile (numba refuses allocation without its runtime), never silently.
+helper = functools.partial(njit, cache=True, _nrt=False)
 
 
 @contextlib.contextmanager

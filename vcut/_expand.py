@@ -9,7 +9,7 @@ is the incidence CSR of `incidence` (each vertex's edges in edge order) and
 
 import numpy as np
 
-from frontend.jitcache import njit
+from frontend.jitcache import helper, njit
 
 from ._fm import CLUSTER_SHIFT, build_slots, count, has_free, move_edge, slot
 from ._kernels import TICK_MASK
@@ -20,6 +20,13 @@ UNASSIGNED = -1
 @njit(cache=True, nogil=True)
 def incidence(src, dst, n, keep):
     """``(ptr, adj)``: every vertex's incident edges with ``keep[e]``, in edge order."""
+    return incidence_of(src, dst, n, keep, np.int64)
+
+
+@njit(cache=True, nogil=True)
+def incidence_of(src, dst, n, keep, dtype):
+    """`incidence` with edge ids of ``dtype`` in ``adj`` (int32 where the edge count
+    allows: the expansion reads less memory)."""
     m = src.shape[0]
     ptr = np.zeros(n + 1, dtype=np.int64)
     for e in range(m):
@@ -29,7 +36,7 @@ def incidence(src, dst, n, keep):
     for v in range(n):
         ptr[v + 1] += ptr[v]
     pos = ptr[:-1].copy()
-    adj = np.empty(ptr[n], dtype=np.int64)
+    adj = np.empty(ptr[n], dtype=dtype)
     for e in range(m):
         if keep[e]:
             adj[pos[src[e]]] = e
@@ -48,7 +55,7 @@ def incidence(src, dst, n, keep):
 KEY_STEP = 1 << 32
 
 
-@njit(cache=True)
+@helper
 def _sift_up(heap, hkey, hpos, i):
     v = heap[i]
     key = hkey[i]
@@ -65,7 +72,7 @@ def _sift_up(heap, hkey, hpos, i):
     hpos[v] = i
 
 
-@njit(cache=True)
+@helper
 def _sift_down(heap, hkey, hpos, i, size):
     v = heap[i]
     key = hkey[i]
@@ -97,7 +104,7 @@ def _decrease(v, heap, hkey, hpos):
 
 # --- neighbour expansion ------------------------------------------------------
 
-@njit(cache=True)
+@helper
 def _allocate(e, a, b, i, cap, weight, out, load, rem, heap, hkey, hpos, state, counter):
     """Edge ``e`` = (``a``, ``b``) into cluster ``i`` of capacity ``cap``;
     whether the cluster is full now (or the kernel is asked to stop).
@@ -117,7 +124,7 @@ def _allocate(e, a, b, i, cap, weight, out, load, rem, heap, hkey, hpos, state, 
     return load[i] >= cap
 
 
-@njit(cache=True)
+@helper
 def _join(y, i, cap, push, weight, ptr, adj, nbr, live, high, out, load, rem, in_s, heap, hkey,
           hpos, state, counter):
     """``y`` joins the boundary S of cluster ``i``: its unassigned edges to S and
@@ -185,16 +192,16 @@ def expand(src, dst, weight, ptr, adj, n, caps, high, seeds, out, counter):
     k = caps.shape[0]
     m = src.shape[0]
     load = np.zeros(k)
-    nbr = np.empty(adj.shape[0], dtype=src.dtype)  # the other end of adj[j], beside it
+    nbr = np.empty(adj.shape[0], dtype=np.int32)  # the other end of adj[j], beside it (n < 2**31)
     for v in range(n):
         for j in range(ptr[v], ptr[v + 1]):
             e = adj[j]
             nbr[j] = dst[e] if src[e] == v else src[e]
     live = ptr[1:] - ptr[:-1]
     rem = live.copy()
-    in_s = np.full(n, -1, dtype=np.int64)
-    heap = np.empty(n, dtype=np.int64)
-    hpos = np.full(n, -1, dtype=np.int64)
+    in_s = np.full(n, -1, dtype=np.int32)
+    heap = np.empty(n, dtype=np.int32)
+    hpos = np.full(n, -1, dtype=np.int32)
     state = np.zeros(4, dtype=np.int64)  # heap size, edges assigned, stopped, pushes
     hkey = np.empty(n, dtype=np.int64)
     sp = 0

@@ -35,7 +35,7 @@ needs a slot where none is free is not considered.
 
 import numpy as np
 
-from frontend.jitcache import njit
+from frontend.jitcache import helper, njit
 
 from ._kernels import TICK_MASK
 
@@ -145,7 +145,7 @@ def _mark(v, a, sptr, snum, sl, marks, stamp):
     return end, one
 
 
-@njit(cache=True)
+@helper
 def _gain(e, src, dst, weight, out, load, bound, rel, sptr, snum, sl, mu, mv, stamp):
     """``(gain, target)`` of the best move of edge ``e`` (target -1: none).
 
@@ -220,7 +220,7 @@ def _prep_x(x, rel, sptr, snum, sl, mx, cx, xs, stamp):
     return na
 
 
-@njit(cache=True)
+@helper
 def _gain_x(f, x, na, src, dst, weight, out, load, bound, rel, sptr, snum, sl, mx, cx, xs,
             xstamp, my, ystamp):
     """`_gain` of edge ``f`` of ``x`` after `_prep_x` (loads unchanged since): the same
@@ -267,7 +267,7 @@ def _gain_x(f, x, na, src, dst, weight, out, load, bound, rel, sptr, snum, sl, m
     return bg, best
 
 
-@njit(cache=True)
+@helper
 def move_edge(e, b, src, dst, weight, out, load, sptr, snum, sl):
     """Edge ``e`` to cluster ``b`` (its slots updated); the change of the replica count."""
     a = out[e]
@@ -279,7 +279,7 @@ def move_edge(e, b, src, dst, weight, out, load, sptr, snum, sl):
     return change
 
 
-@njit(cache=True)
+@helper
 def _push(hkey, hval, hver, size, key, e, ver):
     i = size
     while i > 0:
@@ -296,7 +296,7 @@ def _push(hkey, hval, hver, size, key, e, ver):
     return size + 1
 
 
-@njit(cache=True)
+@helper
 def _pop(hkey, hval, hver, size):
     """Removes the top entry (read it first); the new size."""
     size -= 1

@@ -9,11 +9,14 @@ file number and the fresh process finds at most one of them.
 """
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -120,7 +123,39 @@ def test_every_cached_kernel_module_takes_njit_from_jitcache():
             text = path.read_text()
             if "cache=True" not in text or path.name == "jitcache.py":
                 continue
-            takes = "from frontend.jitcache import njit" in text or "from .jitcache import njit" in text
+            takes = re.search(r"from (frontend\.|\.)jitcache import [^\n]*\bnjit\b", text)
             if not takes or "from numba import njit" in text:
                 missing.append(str(path.relative_to(ROOT)))
     assert missing == []
+
+
+def test_helper_compiles_without_reference_counting_and_refuses_allocation():
+    # a helper that only reads and writes its arguments runs as njit would; one that
+    # creates an array cannot be compiled without numba's runtime and says so at once
+    import numpy as np
+    from numba.core.errors import TypingError
+
+    from frontend.jitcache import helper, njit
+
+    @helper
+    def bump(a, i):
+        a[i] += 1
+        return a[i] * 2
+
+    @njit
+    def caller(a):
+        s = 0
+        for i in range(a.shape[0]):
+            s += bump(a, i)
+        return s
+
+    a = np.arange(4)
+    assert caller(a) == 2 * (1 + 2 + 3 + 4) and a.tolist() == [1, 2, 3, 4]
+    assert bump.targetoptions["_nrt"] is False and type(bump._cache).__name__ == "FunctionCache"
+
+    @helper
+    def allocates(n):
+        return np.zeros(n).sum()
+
+    with pytest.raises(TypingError):
+        allocates(3)
