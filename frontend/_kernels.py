@@ -16,7 +16,7 @@ inconsistency; ``err_pos`` is the word offset where it was found.
 
 import numpy as np
 
-from .jitcache import njit
+from .jitcache import helper, njit
 
 __all__ = ["count_events", "decode_events", "activation_last", "locate_accesses", "ERRORS"]
 
@@ -72,14 +72,14 @@ def count_events(ev, blk_ninstr):
 N_DYN, N_BLOCKS, N_ACTS, N_MEM, N_ALLOC, N_FREE = range(6)
 
 
-@njit(cache=True)
+@helper
 def _emit(sid, act, nd, dyn_sid, dyn_act):
     dyn_sid[nd] = sid
     dyn_act[nd] = act
     return nd + 1
 
 
-@njit(cache=True)
+@helper
 def _emit_range(first, start, stop, act, nd, dyn_sid, dyn_act, ins_expects, check_last):
     """Emit instructions ``first+start .. first+stop-1`` of a block.
 

@@ -6,7 +6,7 @@ Kernels take arrays and scalars only and document what they change in place;
 
 import numpy as np
 
-from frontend.jitcache import njit
+from frontend.jitcache import helper, njit
 
 __all__ = [
     "dependencies",
@@ -36,7 +36,7 @@ OP_INSTRUCTION = 0
 OP_ARGUMENT = 1
 
 
-@njit(cache=True)
+@helper
 def _add_edge(u, v, kind, e_src, e_dst, e_kind, ne, mark_v, mark_e):
     """Append edge u -> v (or OR ``kind`` into the existing one); returns ne."""
     if mark_v[u] == v:
@@ -50,7 +50,7 @@ def _add_edge(u, v, kind, e_src, e_dst, e_kind, ne, mark_v, mark_e):
     return ne + 1
 
 
-@njit(cache=True)
+@helper
 def _value_kind(src, a, dyn_sid, dyn_act, ins_is_ret):
     """RET when the value reaching activation ``a`` was returned by a callee."""
     if ins_is_ret[dyn_sid[src]] and dyn_act[src] != a:
@@ -58,7 +58,7 @@ def _value_kind(src, a, dyn_sid, dyn_act, ins_is_ret):
     return KIND_REG
 
 
-@njit(cache=True)
+@helper
 def _define(s, i, a, last, owner, act_last, u_sid, u_last, u_owner, utop):
     """Record that dynamic instruction ``i`` of activation ``a`` defines sid ``s``.
 
@@ -337,7 +337,7 @@ def edge_bound(dyn_sid, op_ptr, acc_write, acc_lo, acc_hi, with_war, with_waw):
     return bound
 
 
-@njit(cache=True)
+@helper
 def _touch(tag, use, s, b, clock):
     """Look block ``b`` up in set ``s``; on a hit mark it used at ``clock``."""
     for w in range(tag.shape[1]):
@@ -347,7 +347,7 @@ def _touch(tag, use, s, b, clock):
     return False
 
 
-@njit(cache=True)
+@helper
 def _fill(tag, use, s, b, clock):
     """Put block ``b`` into set ``s`` in place of the least recently used way."""
     victim = 0

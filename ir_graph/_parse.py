@@ -39,7 +39,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from frontend.jitcache import njit
+from frontend.jitcache import helper, njit
 
 __all__ = [
     "edgelist_lines",
@@ -176,7 +176,7 @@ def _strip(buf, a, b):
     return a, b
 
 
-@njit(cache=True)
+@helper
 def _unicode_break(buf, a, b):
     """Whether ``buf[a:b]`` holds U+0085, U+2028 or U+2029 in UTF-8 (line breaks to Python)."""
     for i in range(a + 1, b):
@@ -290,7 +290,7 @@ def _lower(c):
     return c | 32 if 65 <= c <= 90 else c
 
 
-@njit(cache=True)
+@helper
 def _word(buf, a, b, w):
     """Whether ``buf[a:b]`` is the lower-case ASCII word ``w`` ignoring case."""
     if b - a != len(w):
@@ -440,7 +440,7 @@ def _number(buf, a, b, pow10, scratch):
     return 0, v
 
 
-@njit(cache=True)
+@helper
 def _event(st, kind, pos, a, b, nxt, line):
     st[POS] = pos
     st[LINE] = line
@@ -947,7 +947,7 @@ def mtx_lines(buf, filled, final, st, rows, need, src, dst, w, pow10, scratch):
 
 
 # -- LG ------------------------------------------------------------------------------
-@njit(cache=True)
+@helper
 def _lg_id(buf, a, b, nv):
     """The id of one ``src`` or ``dst`` field; -1 if not in 1..nv.
 
