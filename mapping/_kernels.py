@@ -16,17 +16,17 @@ import numpy as np
 from vcut._kernels import TICK_MASK
 from vcut._replicas import sort_run
 
-from frontend.jitcache import njit
+from frontend.jitcache import helper, njit
 
 EV_TASK, EV_GATHER, EV_SCATTER = 0, 1, 2
 
 
-@njit(cache=True, inline="always")
+@helper
 def _less(ht, hs, i, j):
     return ht[i] < ht[j] or (ht[i] == ht[j] and hs[i] < hs[j])
 
 
-@njit(cache=True, inline="always")
+@helper
 def _swap(ht, hs, hk, hi, i, j):
     ht[i], ht[j] = ht[j], ht[i]
     hs[i], hs[j] = hs[j], hs[i]
@@ -34,7 +34,7 @@ def _swap(ht, hs, hk, hi, i, j):
     hi[i], hi[j] = hi[j], hi[i]
 
 
-@njit(cache=True, inline="always")
+@helper
 def _push(ht, hs, hk, hi, size, t, seq, kind, ident):
     i = size
     ht[i] = t
@@ -51,7 +51,7 @@ def _push(ht, hs, hk, hi, size, t, seq, kind, ident):
     return size + 1
 
 
-@njit(cache=True, inline="always")
+@helper
 def _pop(ht, hs, hk, hi, size):
     """Move the smallest event to index ``size - 1``; returns the new size."""
     size -= 1
@@ -72,7 +72,7 @@ def _pop(ht, hs, hk, hi, size):
     return size
 
 
-@njit(cache=True, inline="always")
+@helper
 def _send(a, b, t, nbytes, cols, hop_cycles, ser, link_free, link_bytes, stats):
     """XY-route a message from core a to core b injected at t; returns its arrival.
 
@@ -111,7 +111,7 @@ def _send(a, b, t, nbytes, cols, hop_cycles, ser, link_free, link_bytes, stats):
     return tl + ser
 
 
-@njit(cache=True, inline="always")
+@helper
 def _task(order, pos):
     """The task at position ``pos`` of the execution order."""
     return pos if order.shape[0] == 0 else order[pos]
@@ -295,7 +295,7 @@ def _grow(ht, hs, hk, hi, size):
     return nt, ns, nk, ni
 
 
-@njit(cache=True, inline="always")
+@helper
 def _publish(v, now, home, core_of, rep_ptr, rep_out, rep_cluster, avail, ready_stack, nready,
              msg_bytes, cols, hop_cycles, ser, link_free, link_bytes, stats, ht, hs, hk, hi, size,
              seq):
@@ -318,7 +318,7 @@ def _publish(v, now, home, core_of, rep_ptr, rep_out, rep_cluster, avail, ready_
     return size, seq, nready
 
 
-@njit(cache=True, inline="always")
+@helper
 def _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr, cl_tasks, order,
                started, window, rep_src, avail, t_w, t_obj, obj_node, numa, lat, mem_cycles, speed,
                stats, ht, hs, hk, hi, size, seq):

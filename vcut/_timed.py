@@ -22,7 +22,7 @@ free first among those below their work bound; a cluster over its bound
 
 import numpy as np
 
-from frontend.jitcache import njit
+from frontend.jitcache import helper, njit
 
 from ._kernels import _add, _contains, _done, _room, _stopped, _tree_build, _tree_update
 
@@ -35,7 +35,7 @@ FULL = 1e-3
 CANDIDATES = 8
 
 
-@njit(cache=True, inline="always")
+@helper
 def _edge(order, k):
     return k if order.shape[0] == 0 else order[k]
 
@@ -63,7 +63,7 @@ def levels(src, dst, weight, order, n):
     return top, bottom
 
 
-@njit(cache=True, inline="always")
+@helper
 def _finish(k, end, order, src, dst, weight, home, avail, c, start, latency, speed):
     """When edges ``order[k:end]`` finish on cluster ``c`` from ``start``."""
     t = start
@@ -78,7 +78,7 @@ def _finish(k, end, order, src, dst, weight, home, avail, c, start, latency, spe
     return t
 
 
-@njit(cache=True, inline="always")
+@helper
 def _delay(c, rc, rt, t, crit):
     """How long a group finishing at ``t`` on cluster ``c`` holds up the critical
     chain, whose next vertex could start on cluster ``rc`` at ``rt``: every
@@ -86,12 +86,12 @@ def _delay(c, rc, rt, t, crit):
     return t - rt if c == rc and not crit and t > rt else 0.0
 
 
-@njit(cache=True, inline="always")
+@helper
 def _hless(key, ids, i, j):
     return key[i] < key[j] or (key[i] == key[j] and ids[i] < ids[j])
 
 
-@njit(cache=True, inline="always")
+@helper
 def _hpush(key, ids, size, k, x):
     i = size
     key[i] = k
@@ -107,7 +107,7 @@ def _hpush(key, ids, size, k, x):
     return size + 1
 
 
-@njit(cache=True, inline="always")
+@helper
 def _hpop(key, ids, size):
     """Remove the smallest entry (returned as ``ids[size - 1]``); the new size."""
     size -= 1
