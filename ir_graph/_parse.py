@@ -162,12 +162,12 @@ def _find_line(buf, pos, filled, final):
     return e, nxt, hi
 
 
-@njit(cache=True, inline="always")
+@helper
 def _is_space(c):
     return c == 32 or c == 9 or c == 31
 
 
-@njit(cache=True, inline="always")
+@helper
 def _strip(buf, a, b):
     while a < b and _is_space(buf[a]):
         a += 1
@@ -188,7 +188,7 @@ def _unicode_break(buf, a, b):
     return False
 
 
-@njit(cache=True, inline="always")
+@helper
 def _next_token(buf, i, b):
     """(start, end) of the first token of ``buf[i:b]``; start == b when none."""
     while i < b and _is_space(buf[i]):
@@ -199,12 +199,12 @@ def _next_token(buf, i, b):
     return i, j
 
 
-@njit(cache=True, inline="always")
+@helper
 def _is_digit(c):
     return 48 <= c <= 57
 
 
-@njit(cache=True, inline="always")
+@helper
 def _digit_run(buf, i, b):
     """(end, value) of the digits from ``i`` (value meaningful for at most 18 digits)."""
     v = 0
@@ -218,7 +218,7 @@ def _digit_run(buf, i, b):
     return j, v
 
 
-@njit(cache=True, inline="always")
+@helper
 def _plain_decimal(buf, i, b, pow10):
     """(end, value) of a plain ``digits[.digits]`` number of at most 15 digits from ``i``.
 
@@ -248,7 +248,7 @@ def _plain_decimal(buf, i, b, pow10):
     return j, float(w) / pow10[fd]
 
 
-@njit(cache=True, inline="always")
+@helper
 def _parse_int(buf, a, b):
     """Python ``int(buf[a:b])`` on ASCII: (status, value).
 
@@ -285,7 +285,7 @@ def _parse_int(buf, a, b):
     return 0, -v if neg else v
 
 
-@njit(cache=True, inline="always")
+@helper
 def _lower(c):
     return c | 32 if 65 <= c <= 90 else c
 
@@ -306,7 +306,7 @@ _INFINITY = np.array([105, 110, 102, 105, 110, 105, 116, 121], np.uint8)  # infi
 _NAN = np.array([110, 97, 110], np.uint8)  # nan
 
 
-@njit(cache=True, inline="always")
+@helper
 def _digits(buf, i, b):
     """Skip a Python ``digitpart`` (digits, single ``_`` between digits) from ``i``.
 
@@ -452,14 +452,14 @@ def _event(st, kind, pos, a, b, nxt, line):
     return EVENT
 
 
-@njit(cache=True, inline="always")
+@helper
 def _resume(st):
     """A line kernel's place and counters as `_park` left them, with its phase and
     error level: ``(pos, line, count, body, phase, level)``."""
     return st[POS], st[LINE], st[COUNT], st[BODY], st[PHASE], st[LEVEL]
 
 
-@njit(cache=True, inline="always")
+@helper
 def _park(st, pos, line, count, body):
     """Save a line kernel's place and counters in ``st``: where the next call
     resumes, or what Python reads after an event."""

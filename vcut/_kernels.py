@@ -15,7 +15,7 @@ members.
 
 import numpy as np
 
-from frontend.jitcache import njit, prange
+from frontend.jitcache import helper, njit, prange
 
 __all__ = ["greedy_assign", "greedy_batched", "hdrf_assign", "replica_sets", "replica_set_bytes", "dbh_assign", "stream_order", "RULE_PG", "RULE_LIBRA"]
 
@@ -46,7 +46,7 @@ def _tree_build(load, cap, size):
     return tree
 
 
-@njit(cache=True, inline="always")
+@helper
 def _better(a, b, load, cap):
     if a < 0:
         return b
@@ -107,7 +107,7 @@ def replica_set_bytes(n, p, dense=None):
     return n * (4 + 4 + INLINE * (2 if p <= np.iinfo(np.int16).max else 4))
 
 
-@njit(cache=True, inline="always")
+@helper
 def _row(v, cnt, ids, ovf):
     """The bitset row of A(v), or -1 while its ids are inline."""
     if cnt[v] <= ids.shape[1]:
@@ -115,13 +115,13 @@ def _row(v, cnt, ids, ovf):
     return v if ovf.shape[0] == 0 else ovf[v]
 
 
-@njit(cache=True, inline="always")
+@helper
 def _contains(v, c, cnt, ids, ovf, pool):
     """Whether cluster ``c`` is in A(v)."""
     return _in_row(v, _row(v, cnt, ids, ovf), c, cnt, ids, pool)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _in_row(v, row, c, cnt, ids, pool):
     """Whether cluster ``c`` is in A(v), whose bitset row is ``row`` (-1: inline)."""
     if row < 0:
@@ -132,7 +132,7 @@ def _in_row(v, row, c, cnt, ids, pool):
     return (pool[row, c // 64] >> np.uint64(c % 64)) & np.uint64(1) != np.uint64(0)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _add(v, c, cnt, ids, ovf, pool, used):
     """Put ``c`` into A(v); returns the pool rows in use. The pool must have a
     free row (`_room`)."""
@@ -169,7 +169,7 @@ def _room(pool, used, ovf):
     return grown
 
 
-@njit(cache=True, inline="always")
+@helper
 def _pick(c, best, best_v, load, cap):
     """``(best, best_v)`` after looking at cluster ``c``: the least loaded, ties
     to the lowest id."""
@@ -179,7 +179,7 @@ def _pick(c, best, best_v, load, cap):
     return best, best_v
 
 
-@njit(cache=True, inline="always")
+@helper
 def _ll_set(v, cnt, ids, ovf, pool, load, cap, best):
     """Least loaded of A(v) and ``best`` (-1: none yet)."""
     best_v = np.inf if best < 0 else load[best] / cap[best]
@@ -196,7 +196,7 @@ def _ll_set(v, cnt, ids, ovf, pool, load, cap, best):
     return best
 
 
-@njit(cache=True, inline="always")
+@helper
 def _ll_common(u, v, cnt, ids, ovf, pool, load, cap):
     """Least loaded of A(u) & A(v) (-1 if they share none)."""
     best = -1
@@ -218,7 +218,7 @@ def _ll_common(u, v, cnt, ids, ovf, pool, load, cap):
     return best
 
 
-@njit(cache=True, inline="always")
+@helper
 def _stopped(k, counter):
     """Every `TICK` edges: publish ``k`` in ``counter[0]``; whether ``counter[1]``
     asks the kernel to stop."""
@@ -228,7 +228,7 @@ def _stopped(k, counter):
     return False
 
 
-@njit(cache=True, inline="always")
+@helper
 def _done(counter, m):
     """All ``m`` edges assigned, unless the kernel was stopped."""
     if counter[1] == 0:
@@ -252,7 +252,7 @@ def _loads(p, cap):
     return load, size, tree
 
 
-@njit(cache=True, inline="always")
+@helper
 def _hdrf_start(u, v, degree, part, load, scale, tree, lam, eps, normalized, maxload):
     """HDRF's view of edge (u, v): ``(th_u, th_v, c_min, denom, best, best_s)``, the
     least loaded cluster being the first candidate."""
@@ -274,7 +274,7 @@ def _hdrf_start(u, v, degree, part, load, scale, tree, lam, eps, normalized, max
     return th_u, 1.0 - th_u, c_min, denom, c_min, lam * (maxload - minload) / denom
 
 
-@njit(cache=True, inline="always")
+@helper
 def _hdrf_commit(best, load, scale, tree, size, maxload):
     """One more edge on cluster ``best``; returns the new largest load."""
     load[best] += 1.0
@@ -297,7 +297,7 @@ def _count_rows(A, cnt):
         cnt[v] = k
 
 
-@njit(cache=True, inline="always")
+@helper
 def _ll_rows(A, u, v, mode, load, cap):
     """Least loaded cluster of row ``u`` of ``A`` (``mode`` 0), of ``A[u] & A[v]`` (1) or
     of ``A[u] | A[v]`` (2); -1 if the set is empty. A load over a tiny capacity may
@@ -321,7 +321,7 @@ def _ll_rows(A, u, v, mode, load, cap):
     return best
 
 
-@njit(cache=True, inline="always")
+@helper
 def _decide_dense(u, v, A, load, cap, full, rule, degree, rem):
     """Algorithm 1's choice for edge (u, v) on dense bitset rows ``A``: the cluster, or
     -1 for the least loaded of all (case 4 and the fallbacks when the candidates are
@@ -360,7 +360,7 @@ def _decide_dense(u, v, A, load, cap, full, rule, degree, rem):
     return c
 
 
-@njit(cache=True, inline="always")
+@helper
 def _apply_dense(e, u, v, c, weight, A, load, cap, full, rem, tree, size, out):
     """Place edge ``e`` = (u, v) on ``c`` (-1, or a cluster full by now: the least
     loaded of all) and update the state; returns the cluster."""
@@ -405,7 +405,7 @@ PARALLEL_BATCH = 2048
 RECHECK = True
 
 
-@njit(cache=True, inline="always")
+@helper
 def _in_both(A, u, v, c):
     """Whether cluster ``c`` holds replicas of both ``u`` and ``v``."""
     w = c // 64
@@ -612,7 +612,7 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
     return load, pool
 
 
-@njit(cache=True, inline="always")
+@helper
 def _hdrf_score(c, in_u, in_v, load, scale, limit, c_min, lam, maxload, denom, th_u, th_v, best,
                 best_s):
     """``(best, best_s)`` after scoring cluster ``c`` of A(u) or A(v)."""
@@ -723,7 +723,7 @@ def dbh_pairs(src, dst, du, dv, cum_cap, seed, out):
         out[e] = _dbh_one(src[e], dst[e], du[e], dv[e], cum_cap, seed)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _dbh_one(u, v, du, dv, cum_cap, seed):
     x = u if (du < dv or (du == dv and u < v)) else v
     h = _mix(np.uint64(x) + np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15))
@@ -744,10 +744,13 @@ def _graphx_hash(x):
     """``|x * GRAPHX_PRIME|`` on a wrapping 64-bit integer, as GraphX computes it on a
     Long, as an unsigned value (the product -2**63 counts as 2**63, where Scala's
     ``math.abs`` would leave it negative)."""
-    y = np.int64(x) * np.int64(GRAPHX_PRIME)
-    if y < 0:
-        return np.uint64(0) - np.uint64(y)
-    return np.uint64(y)
+    # in unsigned arithmetic, which wraps by definition: a signed product that overflows is
+    # undefined to LLVM, which may then fold the sign test away (it did when this function
+    # was compiled apart from its caller)
+    y = np.uint64(x) * np.uint64(GRAPHX_PRIME)
+    if y >= np.uint64(1 << 63):
+        return np.uint64(0) - y
+    return y
 
 
 @njit(cache=True)
