@@ -195,10 +195,11 @@ def _gain(e, src, dst, weight, out, load, bound, rel, sptr, snum, sl, mu, mv, st
 BATCH_MIN = 8
 
 
-@njit(cache=True)
+@helper
 def _prep_x(x, rel, sptr, snum, sl, mx, cx, xs, stamp):
     """For `_gain_x` on ``x``'s edges: ``mx[c] = stamp`` and ``cx[c]`` = x's edge count for
-    each cluster c of x, and x's clusters in ``xs`` by (load / bound, id) ascending."""
+    each cluster c of x, and x's clusters in ``xs`` by (load / bound, id) ascending; more
+    than 32 of them are left for `_sort_x` (which allocates: not in a `helper`)."""
     na = snum[x]
     for t in range(na):
         v = sl[sptr[x] + t]
@@ -206,9 +207,7 @@ def _prep_x(x, rel, sptr, snum, sl, mx, cx, xs, stamp):
         mx[c] = stamp
         cx[c] = v & COUNT_MASK
         xs[t] = c
-    if na > 32:  # by id, then stably by rel
-        ids = np.sort(xs[:na])
-        xs[:na] = ids[np.argsort(rel[ids], kind="mergesort")]
+    if na > 32:
         return na
     for t in range(1, na):  # insertion sort by (rel, id)
         c = xs[t]
@@ -218,6 +217,13 @@ def _prep_x(x, rel, sptr, snum, sl, mx, cx, xs, stamp):
             i -= 1
         xs[i] = c
     return na
+
+
+@njit(cache=True)
+def _sort_x(xs, na, rel):
+    """``xs[:na]`` by id, then stably by ``rel``: `_prep_x`'s order for many clusters."""
+    ids = np.sort(xs[:na])
+    xs[:na] = ids[np.argsort(rel[ids], kind="mergesort")]
 
 
 @helper
@@ -333,13 +339,19 @@ def _grown(a):
 @njit(cache=True)
 def _enqueue(hkey, hval, hver, size, g, stamp, e, ver):
     """Edge ``e`` (version ``ver``) queued with gain ``g``, ties by ``stamp``
-    (the later first); the queue's arrays (grown when full) and new size."""
+    (the later first); the queue's arrays (grown when full) and new size. `fm` calls
+    `_queue` instead while the queue has room (no reference counting per entry)."""
     if size == hkey.shape[0]:
         hkey = _grown(hkey)
         hval = _grown(hval)
         hver = _grown(hver)
-    size = _push(hkey, hval, hver, size, ((g + 3) << STAMP_BITS) | (stamp & STAMP_MASK), e, ver)
-    return hkey, hval, hver, size
+    return hkey, hval, hver, _queue(hkey, hval, hver, size, g, stamp, e, ver)
+
+
+@helper
+def _queue(hkey, hval, hver, size, g, stamp, e, ver):
+    """`_enqueue` into a queue with room; the new size."""
+    return _push(hkey, hval, hver, size, ((g + 3) << STAMP_BITS) | (stamp & STAMP_MASK), e, ver)
 
 
 @njit(cache=True, nogil=True)
@@ -401,6 +413,8 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 mstamp += 1
                 xstamp = mstamp
                 na = _prep_x(seed, rel, sptr, snum, sl, mu, cx, xs, xstamp)
+                if na > 32:
+                    _sort_x(xs, na, rel)
             for j in range(ptr[seed], ptr[seed + 1]):
                 f = adj[j]
                 mstamp += 1
@@ -413,8 +427,11 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 if b >= 0:
                     ver[f] += 1
                     pstamp += 1
-                    hkey, hval, hver, size = _enqueue(hkey, hval, hver, size, g, pstamp, f,
-                                                      ver[f])
+                    if size < hkey.shape[0]:
+                        size = _queue(hkey, hval, hver, size, g, pstamp, f, ver[f])
+                    else:
+                        hkey, hval, hver, size = _enqueue(hkey, hval, hver, size, g, pstamp, f,
+                                                          ver[f])
             cum = 0
             best = 0
             best_len = 0
@@ -434,8 +451,11 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 if g < (key >> STAMP_BITS) - 3:  # worse than queued: back in line
                     ver[e] += 1
                     pstamp += 1
-                    hkey, hval, hver, size = _enqueue(hkey, hval, hver, size, g, pstamp, e,
-                                                      ver[e])
+                    if size < hkey.shape[0]:
+                        size = _queue(hkey, hval, hver, size, g, pstamp, e, ver[e])
+                    else:
+                        hkey, hval, hver, size = _enqueue(hkey, hval, hver, size, g, pstamp, e,
+                                                          ver[e])
                     continue
                 if nm == log_e.shape[0]:
                     log_e = _grown(log_e)
@@ -484,6 +504,8 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                         mstamp += 1
                         xstamp = mstamp
                         na = _prep_x(x, rel, sptr, snum, sl, mu, cx, xs, xstamp)
+                        if na > 32:
+                            _sort_x(xs, na, rel)
                     for j in range(ptr[x], ptr[x + 1]):
                         f = adj[j]
                         if lock[f] == sid or (only >= 0 and out[f] != only):
@@ -498,8 +520,11 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                         ver[f] += 1  # its queued entry is stale either way
                         if b >= 0:
                             pstamp += 1
-                            hkey, hval, hver, size = _enqueue(hkey, hval, hver, size, g, pstamp,
-                                                              f, ver[f])
+                            if size < hkey.shape[0]:
+                                size = _queue(hkey, hval, hver, size, g, pstamp, f, ver[f])
+                            else:
+                                hkey, hval, hver, size = _enqueue(hkey, hval, hver, size, g, pstamp, f,
+                                                                  ver[f])
             for t in range(nm - 1, best_len - 1, -1):  # undo the moves after the best prefix
                 e = log_e[t]
                 b = out[e]
