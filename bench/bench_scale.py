@@ -92,7 +92,7 @@ rows[-1]["count"] = len(cl.src) + res.messages
 def baselines():
     for other in MAPPERS:
         if other != "memory-centric":
-            q = place(inter, m, other)
+            q = place(inter, m, other, clustering=cl)  # time-aware simulates the clusters
             simulate(cl, q.core, m, inter.value_bytes)
 if {baselines}:
     phase("baselines", baselines)
