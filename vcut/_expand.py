@@ -130,8 +130,9 @@ def _join(y, i, cap, push, weight, ptr, adj, nbr, live, high, out, load, rem, in
     """``y`` joins the boundary S of cluster ``i``: its unassigned edges to S and
     to ``high`` vertices (NE++ counts those as in every core) are allocated (not
     scanned for a high-degree ``y``: its edges come from the low side); then
-    ``y`` waits in the heap if ``push``. Whether the cluster is full. The same sweep drops ``y``'s assigned edges from its list (order
-    kept: ``adj``/``nbr`` hold each vertex's live edges first)."""
+    ``y`` waits in the heap if ``push``. Whether the cluster is full. The same
+    sweep drops ``y``'s assigned edges from its list (order kept: ``adj``/``nbr``
+    hold each vertex's live edges first)."""
     in_s[y] = i
     if high[y]:
         return False

@@ -523,8 +523,8 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                             if size < hkey.shape[0]:
                                 size = _queue(hkey, hval, hver, size, g, pstamp, f, ver[f])
                             else:
-                                hkey, hval, hver, size = _enqueue(hkey, hval, hver, size, g, pstamp, f,
-                                                                  ver[f])
+                                hkey, hval, hver, size = _enqueue(hkey, hval, hver, size, g,
+                                                                  pstamp, f, ver[f])
             for t in range(nm - 1, best_len - 1, -1):  # undo the moves after the best prefix
                 e = log_e[t]
                 b = out[e]
