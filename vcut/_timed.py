@@ -289,6 +289,10 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                         best = c
                 best_f = _finish(lo, end, order, src, dst, weight, home, avail, best, free[best],
                                  latency, speed)
+            # room for the group's new rows (two per edge at most) before its loop, so that
+            # `pool` is not reassigned per edge: a loop-carried array is counted per turn
+            while ovf.shape[0] > 0 and used + 2 * (end - lo) > pool.shape[0]:
+                pool = _room(pool, max(used, pool.shape[0] - 1), ovf)  # doubles it
             for j in range(lo, end):
                 e = _edge(order, j)
                 u = min(src[e], dst[e])
@@ -297,8 +301,6 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                 done += 1
                 if home[u] < 0:  # a vertex without in-edges: homed where it is first used
                     home[u] = best
-                if ovf.shape[0] > 0 and used + 2 > pool.shape[0]:
-                    pool = _room(pool, used, ovf)
                 used = _add(u, best, cnt, ids, ovf, pool, used)
                 used = _add(v, best, cnt, ids, ovf, pool, used)
             if home[v] < 0:
