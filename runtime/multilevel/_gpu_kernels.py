@@ -313,6 +313,21 @@ def _sift(keys, vals, lo, root, size):
 
 
 @cuda.jit(device=True)
+def _merge_repeats(tidx, tw, lo, m):
+    """The sorted row ``tidx[lo:lo + m]`` with each run of one neighbour merged into its
+    first entry, weights ``tw`` added; the merged row's length."""
+    out = 0
+    for i in range(m):
+        if out > 0 and tidx[lo + out - 1] == tidx[lo + i]:
+            tw[lo + out - 1] += tw[lo + i]
+        else:
+            tidx[lo + out] = tidx[lo + i]
+            tw[lo + out] = tw[lo + i]
+            out += 1
+    return out
+
+
+@cuda.jit(device=True)
 def _heapsort(keys, vals, lo, size):
     """Sort ``keys[lo:lo + size]`` ascending, ``vals`` alongside (in place, O(s log s))."""
     for root in range(size // 2 - 1, -1, -1):
@@ -353,15 +368,7 @@ def contract_rows_kernel(indptr, indices, ewgt, match, cmap, rep, bscan, cnt, nc
             tw[lo + m] = ewgt[e]
             m += 1
     _heapsort(tidx, tw, lo, m)
-    out = 0
-    for i in range(m):
-        if out > 0 and tidx[lo + out - 1] == tidx[lo + i]:
-            tw[lo + out - 1] += tw[lo + i]
-        else:
-            tidx[lo + out] = tidx[lo + i]
-            tw[lo + out] = tw[lo + i]
-            out += 1
-    real[c] = out
+    real[c] = _merge_repeats(tidx, tw, lo, m)
 
 
 @cuda.jit
@@ -426,15 +433,7 @@ def contract_rows_heavy_kernel(indptr, indices, ewgt, match, cmap, rep, bscan, c
             stride //= 2
         size *= 2
     if t == 0 and c >= 0:
-        out = 0
-        for i in range(m):
-            if out > 0 and tidx[lo + out - 1] == tidx[lo + i]:
-                tw[lo + out - 1] += tw[lo + i]
-            else:
-                tidx[lo + out] = tidx[lo + i]
-                tw[lo + out] = tw[lo + i]
-                out += 1
-        real[c] = out
+        real[c] = _merge_repeats(tidx, tw, lo, m)
 
 
 @cuda.jit
