@@ -160,11 +160,14 @@ def _add(v, c, cnt, ids, ovf, pool, used):
 
 
 @njit(cache=True)
-def _room(pool, used, ovf):
-    """The pool with at least two free rows (a copy twice as large when needed)."""
-    if ovf.shape[0] == 0 or used + 2 <= pool.shape[0]:
+def _room(pool, used, ovf, rows=2):
+    """The pool with at least ``rows`` free rows (a copy, doubled as often as needed)."""
+    if ovf.shape[0] == 0 or used + rows <= pool.shape[0]:
         return pool
-    grown = np.zeros((2 * pool.shape[0], pool.shape[1]), dtype=np.uint64)
+    size = max(2 * pool.shape[0], 1)
+    while used + rows > size:
+        size *= 2
+    grown = np.zeros((size, pool.shape[1]), dtype=np.uint64)
     grown[:used] = pool[:used]
     return grown
 

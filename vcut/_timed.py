@@ -291,8 +291,8 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                                  latency, speed)
             # room for the group's new rows (two per edge at most) before its loop, so that
             # `pool` is not reassigned per edge: a loop-carried array is counted per turn
-            while ovf.shape[0] > 0 and used + 2 * (end - lo) > pool.shape[0]:
-                pool = _room(pool, max(used, pool.shape[0] - 1), ovf)  # doubles it
+            if ovf.shape[0] > 0 and used + 2 * (end - lo) > pool.shape[0]:
+                pool = _room(pool, used, ovf, 2 * (end - lo))
             for j in range(lo, end):
                 e = _edge(order, j)
                 u = min(src[e], dst[e])
