@@ -136,8 +136,66 @@ def cluster_tasks(order, t_c, p, tasks):
 
 
 @njit(cache=True, nogil=True)
+def position_tasks(order, src, dst, ptr, rcl, rin, rout, rsrc, rdst, t_c, t_w, t_obj, home,
+                   newid, old_of, rptr, ncl, nin, nout, nvert, rmap, pc, pw, po, ps, pd, nhome):
+    """A scheduled vertex cut in the layout `simulate_events` reads fastest.
+
+    Input: the tasks in task order with ``order`` (m,) the task at each position;
+    the replica table (``ptr`` (V + 1,), ``rcl``, ``rin``, ``rout`` (R,), the tasks'
+    replicas ``rsrc``, ``rdst``); the tasks' cluster, cycles, object; ``home`` (V,).
+    Output (written in place): the vertices relabelled in the order the positions
+    first touch them (``newid``: old id -> new; untouched vertices last, in id
+    order; ``old_of`` its inverse), the replica table by new vertex (``rptr``,
+    ``ncl``, ``nin``, ``nout``, ``nvert``; each vertex's replicas in their old
+    order; ``rmap``: old replica -> new), the tasks by position (``pc``, ``pw``,
+    ``po``, ``ps``, ``pd``) and ``nhome``. O(m + V + R); one pass over the
+    positions reads the task arrays at random, so that every simulation of the
+    clustering then reads them in sequence.
+    """
+    m = order.shape[0]
+    n = home.shape[0]
+    for v in range(n):
+        newid[v] = -1
+    nxt = 0
+    for pos in range(m):
+        x = order[pos]
+        for w in (src[x], dst[x]):
+            if newid[w] < 0:
+                newid[w] = nxt
+                old_of[nxt] = w
+                nxt += 1
+    for v in range(n):
+        if newid[v] < 0:
+            newid[v] = nxt
+            old_of[nxt] = v
+            nxt += 1
+    rptr[0] = 0
+    for i in range(n):
+        v = old_of[i]
+        base = rptr[i]
+        cnt = ptr[v + 1] - ptr[v]
+        for j in range(cnt):
+            r = ptr[v] + j
+            q = base + j
+            rmap[r] = q
+            ncl[q] = rcl[r]
+            nin[q] = rin[r]
+            nout[q] = rout[r]
+            nvert[q] = i
+        rptr[i + 1] = base + cnt
+        nhome[i] = home[v]
+    for pos in range(m):
+        x = order[pos]
+        pc[pos] = t_c[x]
+        pw[pos] = t_w[x]
+        po[pos] = t_obj[x]
+        ps[pos] = rmap[rsrc[x]]
+        pd[pos] = rmap[rdst[x]]
+
+
+@njit(cache=True, nogil=True)
 def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, rep_in,
-                    rep_out, rep_ptr, home, cl_ptr, cl_tasks, core_of, core_cl_ptr, core_cl, speed,
+                    rep_out, rep_ptr, home, vorder, cl_ptr, cl_tasks, core_of, core_cl_ptr, core_cl, speed,
                     numa, lat, mem_cycles, cols, hop_cycles, ser, msg_bytes, n_links, n_obj,
                     window, ready_stack, counter):
     """Run the simulation; see `mapping.simulate` for the model.
@@ -151,6 +209,9 @@ def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cl
     rep_vertex, rep_cluster, rep_in, rep_out : (R,) replicas sorted by vertex; in-/out-task counts
     rep_ptr : (V + 1,) replicas of vertex v are rep_ptr[v]:rep_ptr[v+1]
     home : (V,) home cluster (-1: no edges)
+    vorder : (V,) the vertices in the order of their ids before `position_tasks` relabelled
+        them (empty: the identity); vertices without in-tasks are published at time 0 in
+        that order, so that their messages' ties break as they did
     cl_ptr, cl_tasks : CSR of each cluster's tasks (positions, ascending; `cluster_tasks`)
     core_of : (P,) core of each cluster; core_cl_ptr, core_cl : CSR of each core's clusters
     speed, numa : (K,) core speed, NUMA node; lat : (nodes, nodes) memory latency
@@ -187,12 +248,12 @@ def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cl
     link_bytes = np.zeros(n_links)
     obj_node = np.full(max(n_obj, 1), -1, dtype=np.int32)
     stats = np.zeros(6)
-    # the event heap grows on demand: one event pushes at most a message per
-    # replica of a vertex and a task per core
-    burst = K + 2
-    for v in range(V):
-        burst = max(burst, rep_ptr[v + 1] - rep_ptr[v] + K + 2)
-    cap = 4 * burst + 4096
+    # the event heap, allocated once: each replica has at most one message in flight (its
+    # gather is sent when its in-tasks are done and arrives before the vertex is final, so
+    # before any scatter to it is sent) and each core one task, so it never holds more than
+    # R + K events; pages it never reaches are never touched. (Grown on demand, the arrays
+    # were reassigned inside the loop and numba counted references to them at every event.)
+    cap = R + K + 1
     ht = np.empty(cap)
     hs = np.empty(cap, dtype=np.int64)
     hk = np.empty(cap, dtype=np.int8)
@@ -200,9 +261,8 @@ def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cl
     size = 0
     seq = 0
     # vertices without in-tasks are final at time 0
-    for v in range(V):
-        if size + burst > len(ht):
-            ht, hs, hk, hi = _grow(ht, hs, hk, hi, size)
+    for i in range(V):
+        v = i if vorder.shape[0] == 0 else vorder[i]
         if home[v] >= 0 and parts_left[v] == 0:
             size, seq, _ = _publish(v, 0.0, home, core_of, rep_ptr, rep_out, rep_cluster, avail,
                                     ready_stack, 0, msg_bytes, cols, hop_cycles, ser, link_free,
@@ -219,8 +279,6 @@ def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cl
             counter[0] = int(stats[5])
             if counter[1] != 0:
                 break
-        if size + burst > len(ht):
-            ht, hs, hk, hi = _grow(ht, hs, hk, hi, size)
         size = _pop(ht, hs, hk, hi, size)
         now = ht[size]
         kind = hk[size]
@@ -278,21 +336,6 @@ def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cl
                                    size, seq)
     counter[0] = int(stats[5])
     return finish, busy, link_bytes, stats, obj_node
-
-
-@njit(cache=True)
-def _grow(ht, hs, hk, hi, size):
-    """The heap's arrays at twice the capacity, the first ``size`` entries kept."""
-    cap = 2 * len(ht)
-    nt = np.empty(cap)
-    ns = np.empty(cap, dtype=np.int64)
-    nk = np.empty(cap, dtype=np.int8)
-    ni = np.empty(cap, dtype=np.int64)
-    nt[:size] = ht[:size]
-    ns[:size] = hs[:size]
-    nk[:size] = hk[:size]
-    ni[:size] = hi[:size]
-    return nt, ns, nk, ni
 
 
 @helper

@@ -225,7 +225,7 @@ def ref_simulation(cl, core, machine, value_bytes=32):
         np.empty(0, np.int64), c, cl.weight[order], t_obj, rs, rd, rv, rc,
         np.bincount(rd, minlength=len(keys)).astype(np.int64),
         np.bincount(rs, minlength=len(keys)).astype(np.int64), ptr, cl.home.astype(np.int64),
-        cl_ptr, np.argsort(c, kind="stable").astype(np.int64), core, core_ptr,
+        np.empty(0, np.int64), cl_ptr, np.argsort(c, kind="stable").astype(np.int64), core, core_ptr,
         np.argsort(core, kind="stable").astype(np.int64),
         np.asarray(machine.core_speed, dtype=np.float64),
         np.asarray(machine.numa_of_core, dtype=np.int64),

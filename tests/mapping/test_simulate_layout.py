@@ -1,0 +1,113 @@
+"""The simulator's layout of scheduled clusterings (`mapping.simulate.positioned`) and its
+event heap's bound: the same outputs, to the bit, as the task-order layout."""
+
+import importlib
+
+import numpy as np
+import pytest
+
+from frontend import arrays
+from mapping.interactions import Clustering, from_vertex_partition
+from mapping.machine import table2
+
+sim = importlib.import_module("mapping.simulate")
+
+
+def clustering(edges, cluster, home, schedule=None, n=None):
+    src = np.array([a for a, _, _ in edges], dtype=np.int64)
+    dst = np.array([b for _, b, _ in edges], dtype=np.int64)
+    w = np.array([x for _, _, x in edges], dtype=np.float64)
+    n = n or int(max(src.max(), dst.max())) + 1
+    return Clustering(n=n, p=int(max(cluster)) + 1, src=src, dst=dst, weight=w,
+                      cluster=np.array(cluster, dtype=np.int32), home=np.array(home, dtype=np.int32),
+                      obj=np.full(len(src), -1, dtype=np.int64), kind="vertex-cut", method="hand",
+                      schedule=None if schedule is None else np.array(schedule, dtype=np.int32))
+
+
+def unpositioned(cl, core, machine):
+    """`simulate` in the task-order layout (the layout `positioned` replaces)."""
+    kept = vars(cl).pop("_positioned", None)
+    vars(cl)["_positioned"] = None
+    try:
+        return sim.simulate(cl, core, machine)
+    finally:
+        vars(cl)["_positioned"] = kept
+
+
+def same(a, b):
+    return (np.array_equal(a.finish, b.finish) and np.array_equal(a.busy, b.busy)
+            and np.array_equal(a.link_bytes, b.link_bytes) and a.makespan == b.makespan
+            and (a.messages, a.communication_bytes, a.network_bytes, a.hop_bytes,
+                 a.remote_memory_tasks)
+            == (b.messages, b.communication_bytes, b.network_bytes, b.hop_bytes,
+                b.remote_memory_tasks))
+
+
+def test_a_schedule_is_followed_and_finish_times_come_back_in_task_order():
+    # one cluster, two tasks ready at 0: by execution order (0 -> 1) runs first (10, 15);
+    # scheduled the other way round, (2 -> 3) runs first: finishes 5 and 15, reported per task
+    edges = [(0, 1, 10), (2, 3, 5)]
+    plain = clustering(edges, [0, 0], home=[0, 0, 0, 0])
+    assert sim.positioned(plain) is None  # no schedule: the tasks run in their own order
+    assert sim.simulate(plain, [0], table2(1, (1, 1))).finish.tolist() == [10.0, 15.0]
+    cl = clustering(edges, [0, 0], home=[0, 0, 0, 0], schedule=[1, 0])
+    pv = sim.positioned(cl)
+    assert pv is not None and pv.cluster.tolist() == [0, 0] and pv.weight.tolist() == [5.0, 10.0]
+    # vertices relabelled by the position that first touches them: 2, 3, 0, 1
+    assert pv.vorder.tolist() == [2, 3, 0, 1]
+    r = sim.simulate(cl, [0], table2(1, (1, 1)))
+    assert r.finish.tolist() == [15.0, 5.0] and r.makespan == 15.0
+    assert same(r, unpositioned(cl, [0], table2(1, (1, 1))))
+
+
+def test_every_in_flight_message_fits_the_heap():
+    # a hub (vertex 4) with an in-task and an out-task in each of 4 clusters on a row of 4
+    # cores: 3 gathers in flight at once, then 3 scatters. Links are reserved in injection
+    # order (cores 1, 2, 3 at time 10): gathers arrive at 14, 16, 18; the hub is final at 18
+    # and its scatters reach cores 1, 2, 3 at 22, 26, 30; the out-tasks end at 28..40.
+    edges = [(i, 4, 10) for i in range(4)] + [(4, 5 + i, 10) for i in range(4)]
+    cluster = [0, 1, 2, 3, 0, 1, 2, 3]
+    home = [0, 1, 2, 3, 0, 0, 1, 2, 3]
+    schedule = [0, 1, 2, 3, 4, 5, 6, 7]
+    cl = clustering(edges, cluster, home, schedule=schedule)
+    machine = table2(4, (1, 4))
+    r = sim.simulate(cl, [0, 1, 2, 3], machine)
+    assert r.finish.tolist() == [10.0] * 4 + [28.0, 32.0, 36.0, 40.0]
+    assert r.messages == 6 and r.makespan == 40.0
+    assert same(r, unpositioned(cl, [0, 1, 2, 3], machine))
+
+
+@pytest.mark.parametrize("p", [8, 64])
+def test_par_clusterings_simulate_the_same_in_either_layout(strassen8, p):
+    from mapping.analyze import cluster_graph
+    from mapping.time_aware import compact
+
+    _, g = strassen8
+    cl, _ = cluster_graph(g, p, "par")
+    pv = sim.positioned(cl)
+    assert pv is not None
+    # the relabelling is a permutation, and each position's replicas are its task's
+    assert np.array_equal(np.sort(pv.vorder), np.arange(cl.n))
+    order = cl.order
+    new = pv.vorder
+    assert np.array_equal(pv.vertex[pv.src], new[cl.src[order]])
+    assert np.array_equal(pv.vertex[pv.dst], new[cl.dst[order]])
+    assert np.array_equal(pv.rep_cluster[pv.src], cl.cluster[order])
+    assert np.array_equal(pv.home[new], cl.home)
+    assert np.array_equal(np.diff(pv.ptr), np.diff(cl.table.ptr)[np.argsort(new)])
+    machine = table2(p)
+    rng = np.random.default_rng(5)
+    for core in (compact(p, machine), rng.integers(0, machine.cores, p)):
+        assert same(sim.simulate(cl, core, machine), unpositioned(cl, core, machine))
+
+
+def test_no_layout_for_edge_cuts_or_while_spilling(tmp_path, strassen8):
+    from mapping.analyze import cluster_graph
+
+    src, dst, w = np.array([0, 0, 0]), np.array([1, 2, 3]), np.ones(3)
+    assert sim.positioned(from_vertex_partition(src, dst, w, np.array([0, 1, 1, 1]), 2)) is None
+    _, g = strassen8
+    cl, _ = cluster_graph(g, 8, "par")
+    with arrays.spilling(str(tmp_path)):
+        assert sim.positioned(cl) is None  # disk-backed runs keep the task-order layout
+    assert sim.positioned(cl) is not None
