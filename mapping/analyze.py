@@ -168,7 +168,7 @@ PRICE_TOLERANCE = 0.02
 
 
 def _steer(graph, p, cl, metrics, machine, latency, say, jobs=None):
-    """``(clustering, metrics)``: the fastest of ``par``'s priorities
+    """``(clustering, metrics, simulations)``: the fastest of ``par``'s priorities
     (`vcut.parallel.GAMMAS`) on ``machine``, judged by the simulator, then
     the highest replica price that simulates about as fast. The other
     priorities run ``jobs`` at a time (default `simulation_jobs`), the same
@@ -195,7 +195,8 @@ def _steer(graph, p, cl, metrics, machine, latency, say, jobs=None):
     0.25 by 1 %, the simulator puts it 11 % behind). ``metrics`` gains
     ``priorities`` and ``steered_prices``: ``[gamma or price, simulated
     makespan]`` of each priority and price tried (the price kept by the
-    priorities first).
+    priorities first). ``simulations``: ``{"compact": (core, SimResult)}``, the kept
+    clustering's simulation, from which the time-aware mapping starts.
     """
     from vcut.parallel import GAMMAS, PRICES
 
@@ -203,15 +204,24 @@ def _steer(graph, p, cl, metrics, machine, latency, say, jobs=None):
     from .time_aware import EVAL_TASKS, compact
 
     core = compact(int(p), machine)
+    # each clustering's compact simulation by id(clustering): (core, SimResult). Every
+    # clustering is judged as soon as it is made, so an id a dead one left behind is
+    # overwritten before it is read; within the budget, a few simulations at most.
+    sim = {}
 
     def judge(c):  # messages of VALUE_BYTES, as `interactions` sizes them below
-        return simulate(c, core, machine, VALUE_BYTES).makespan
+        res = simulate(c, core, machine, VALUE_BYTES)
+        sim[id(c)] = (core, res)
+        return res.makespan
+
+    def done(c, m):
+        return c, m, {"compact": sim[id(c)]}
 
     best = first = judge(cl)
     bound = lower_bound(cl, machine).lower_bound
     tried = [[float(metrics["priority_gamma"]), best]]
     if best <= STEER * bound or len(cl.src) * len(GAMMAS) > EVAL_TASKS:
-        return cl, {**metrics, "priorities": tried}
+        return done(cl, {**metrics, "priorities": tried})
     gammas = [g for g in GAMMAS if g != metrics["priority_gamma"]]
     workers = simulation_jobs(cl, len(gammas)) if jobs is None else int(jobs)
     say(f"  par at priorities gamma {', '.join(f'{g:g}' for g in gammas)} (the first simulates "
@@ -251,7 +261,7 @@ def _steer(graph, p, cl, metrics, machine, latency, say, jobs=None):
         if run is None:
             break
         cl, metrics, best, kept = run[0], run[1], min(best, run[2]), price
-    return cl, {**metrics, "priorities": tried, "steered_prices": prices}
+    return done(cl, {**metrics, "priorities": tried, "steered_prices": prices})
 
 
 def _vertex_cut_metrics(part):
@@ -339,8 +349,9 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     check_memory(BYTES_PER_CORE_PAIR * float(p) ** 2, f"mapping {int(p):,} clusters",
                  "use fewer clusters (-p)")
     machine = machine if machine is not None else table2(int(p))
+    sims = {}  # simulations run so far: (core, SimResult) by mapping, for reuse
     if method == "par" and assignment is None:
-        cl, metrics = _steer(graph, p, cl, metrics, machine, latency, say, jobs)
+        cl, metrics, sims = _steer(graph, p, cl, metrics, machine, latency, say, jobs)
     done("partition", t)
     t = time.perf_counter()
     say("extracting cluster interactions")
@@ -348,7 +359,8 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     done("interactions", t)
     t = time.perf_counter()
     say(f"mapping onto {machine.name} ({mapper})")
-    sims = {}  # the time-aware mapping's simulations: (core, SimResult) by mapping
+    if inter.value_bytes != VALUE_BYTES:
+        sims = {}  # the steering's messages were of another size
     pl = place(inter, machine, mapper, threshold=threshold, seed=seed, clustering=cl,
                simulations=sims, jobs=jobs)
     done("mapping", t)

@@ -59,8 +59,11 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=No
     (a dict), when given, receives ``name: (core, SimResult)`` for every start
     simulated (``memory-centric`` and `STARTS`) and for the result
     (``time-aware``), so that a caller comparing mappings need not simulate
-    them again. The starts are simulated ``jobs`` at a time (threads; default
-    `mapping.simulate.simulation_jobs`), the same result whatever the number.
+    them again; a start it holds already (``name: (core, SimResult)`` of the same
+    placement of ``cl`` with messages of ``inter.value_bytes``, as `mapping.analyze`'s
+    priority steering leaves the compact one) is not simulated again. The starts are
+    simulated ``jobs`` at a time (threads; default `mapping.simulate.simulation_jobs`),
+    the same result whatever the number.
     """
     core, _ = memory_centric(inter, machine, threshold)
     core = np.asarray(core, dtype=np.int64)
@@ -89,11 +92,18 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=No
     starts = 1 + min(len(STARTS), evals - 1)
     firsts = [("memory-centric", core)] + [
         (name, np.asarray(others[name](), dtype=np.int64)) for name in STARTS[:starts - 1]]
-    workers = simulation_jobs(cl, len(firsts)) if jobs is None else int(jobs)
-    sims = run_parallel([functools.partial(simulate, cl, c, machine, vb) for _, c in firsts],
-                        workers)
-    for (name, c), res in zip(firsts, sims):  # judged in order, as if one after another
-        judge(c, name, res)
+    known = {}  # starts the caller simulated already (same placement)
+    for name, c in firsts:
+        have = (simulations or {}).get(name)
+        if have is not None and np.array_equal(have[0], c):
+            known[name] = have[1]
+    todo = [(name, c) for name, c in firsts if name not in known]
+    workers = simulation_jobs(cl, len(todo)) if jobs is None else int(jobs)
+    ran = run_parallel([functools.partial(simulate, cl, c, machine, vb) for _, c in todo],
+                       workers)
+    known.update((name, res) for (name, _), res in zip(todo, ran))
+    for name, c in firsts:  # judged in order, as if one after another
+        judge(c, name, known[name])
         if name == "memory-centric":
             start = best
     rng = np.random.default_rng(seed)

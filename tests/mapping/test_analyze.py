@@ -244,6 +244,29 @@ def test_the_comparison_reuses_the_mappings_own_simulations_exactly(strassen8):
     assert np.array_equal(a.result.finish, again.finish)
 
 
+def test_the_mapping_starts_from_the_steering_s_compact_simulation(strassen8, monkeypatch):
+    # the priority steering simulated par's clusters on the compact placement: the
+    # time-aware mapping takes that simulation as its compact start instead of running it
+    # again, and ends where a search simulating every start itself ends
+    import mapping.time_aware as ta
+    from mapping.placement import place
+    from mapping.time_aware import compact
+
+    trace, g = strassen8
+    m = load_machine("table2:64")
+    seen = []
+    real = ta.simulate
+    monkeypatch.setattr(ta, "simulate", lambda cl, core, *a: seen.append(core) or real(cl, core, *a))
+    a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
+    core = compact(64, m)
+    assert not any(np.array_equal(c, core) for c in seen[:3])  # the other starts ran
+    assert len(seen) == a.placement.info["evaluations"] - 1
+    fresh = place(a.interactions, m, "time-aware", threshold=a.placement.info["threshold"],
+                  clustering=a.clustering, jobs=1)
+    assert np.array_equal(fresh.core, a.placement.core) and fresh.info == a.placement.info
+    assert len(seen) == 2 * a.placement.info["evaluations"] - 1
+
+
 def test_analyze_greedy_cut_on_the_gpu(trace_file, capsys, monkeypatch):
     # under the simulator without a GPU (tests/conftest.py), on a slice of the run; its
     # graph is shorter than the GPU's default batch of 65,536 edges, so every edge decides
