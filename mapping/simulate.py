@@ -212,13 +212,16 @@ class Positioned:
 
 
 _POSITIONED = threading.Lock()
+#: `positioned` makes the layout when it and one simulation fit in this share of the
+#: available memory (the simulations then run as many at once as the rest holds).
+LAYOUT_SHARE = 0.8
 
 
 def positioned(cl):
     """The `Positioned` layout of `Clustering` ``cl``, made on first use and kept with
     it; None where the tasks run in their own order (no schedule to follow), for
-    edge cuts, while arrays spill to disk, or where the copies would take more
-    than a quarter of the available memory.
+    edge cuts, while arrays spill to disk, or where the copies and one simulation
+    would take more than `LAYOUT_SHARE` of the available memory.
 
     Why: a schedule (``par``'s) visits the tasks far from their order in the
     graph (on a 3 M-node dijkstra trace at p = 8 a position is on average 1.2 M
@@ -243,20 +246,23 @@ def positioned_bytes(cl):
     isz = np.dtype(cl.table.src.dtype).itemsize
     per_task = (cl.cluster.dtype.itemsize + 8 + cl.obj.dtype.itemsize + 2 * isz
                 + np.dtype(index_dtype(m)).itemsize)
-    per_replica = 4 + 2 * cl.table.n_in.dtype.itemsize + 4 + 8
-    return m * per_task + R * per_replica + n * (8 + 8 + 8 + cl.home.dtype.itemsize + 8)
+    vsz = np.dtype(index_dtype(n)).itemsize
+    # replicas: cluster, in / out counts, vertex, and the old -> new map while it is made
+    per_replica = cl.table.cluster.dtype.itemsize + 2 * cl.table.n_in.dtype.itemsize + vsz + isz
+    # vertices: new ids (kept as vorder), their inverse while made, replica offsets, home
+    return m * per_task + R * per_replica + n * (2 * vsz + 8 + cl.home.dtype.itemsize)
 
 
 def _position(cl):
     from frontend.memory import available_bytes
 
-    if positioned_bytes(cl) > available_bytes() / 4:
-        return None
+    if positioned_bytes(cl) + simulation_bytes(cl) > LAYOUT_SHARE * available_bytes():
+        return None  # the layout and the simulation that needs it must both fit
     t = cl.table
     m, n, R = len(cl.cluster), cl.n, len(t.cluster)
     vdt = index_dtype(n)
-    newid = np.empty(n, dtype=np.int64)
-    old_of = np.empty(n, dtype=np.int64)
+    newid = np.empty(n, dtype=vdt)
+    old_of = np.empty(n, dtype=vdt)
     out = dict(ptr=np.empty(n + 1, dtype=np.int64), rep_cluster=np.empty(R, t.cluster.dtype),
                n_in=np.empty(R, t.n_in.dtype), n_out=np.empty(R, t.n_out.dtype),
                vertex=np.empty(R, vdt))
@@ -273,7 +279,7 @@ def _position(cl):
     del old_of, rmap
     positions = np.empty(m, index_dtype(m))
     ptr = _kernels.cluster_tasks(np.empty(0, dtype=np.int32), task["cluster"], cl.p, positions)
-    return Positioned(home=home, vorder=newid.astype(vdt), tasks=(ptr, positions), **task, **out)
+    return Positioned(home=home, vorder=newid, tasks=(ptr, positions), **task, **out)
 
 
 def _run(cl, core, machine, value_bytes, t0, order, c, weight, t_obj, rep_src, rep_dst,

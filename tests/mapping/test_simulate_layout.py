@@ -111,3 +111,21 @@ def test_no_layout_for_edge_cuts_or_while_spilling(tmp_path, strassen8):
     with arrays.spilling(str(tmp_path)):
         assert sim.positioned(cl) is None  # disk-backed runs keep the task-order layout
     assert sim.positioned(cl) is not None
+
+
+def test_no_layout_where_it_and_a_simulation_would_not_fit(monkeypatch, strassen8):
+    import frontend.memory
+    from mapping.analyze import cluster_graph
+
+    _, g = strassen8
+    cl, _ = cluster_graph(g, 8, "par")
+    need = sim.positioned_bytes(cl) + sim.simulation_bytes(cl)
+    monkeypatch.setattr(frontend.memory, "available_bytes",
+                        lambda: int(need / sim.LAYOUT_SHARE) - 1)
+    assert sim.positioned(cl) is None
+    r = sim.simulate(cl, np.arange(8), table2(8))  # the task-order layout: the same figures
+    monkeypatch.setattr(frontend.memory, "available_bytes",
+                        lambda: int(need / sim.LAYOUT_SHARE) + 1)
+    other, _ = cluster_graph(g, 8, "par")
+    assert sim.positioned(other) is not None
+    assert same(sim.simulate(other, np.arange(8), table2(8)), r)
