@@ -13,7 +13,7 @@ compilation of about 10 s (then cached).
 
 import numpy as np
 
-from vcut._kernels import TICK_MASK
+from vcut._kernels import TICK_MASK, _done, _stopped
 from vcut._replicas import sort_run
 
 from frontend.jitcache import helper, njit
@@ -137,7 +137,8 @@ def cluster_tasks(order, t_c, p, tasks):
 
 @njit(cache=True, nogil=True)
 def position_tasks(order, src, dst, ptr, rcl, rin, rout, rsrc, rdst, t_c, t_w, t_obj, home,
-                   newid, old_of, rptr, ncl, nin, nout, nvert, rmap, pc, pw, po, ps, pd, nhome):
+                   newid, old_of, rptr, ncl, nin, nout, nvert, rmap, pc, pw, po, ps, pd, nhome,
+                   counter):
     """A scheduled vertex cut in the layout `simulate_events` reads fastest.
 
     Input: the tasks in task order with ``order`` (m,) the task at each position;
@@ -150,7 +151,8 @@ def position_tasks(order, src, dst, ptr, rcl, rin, rout, rsrc, rdst, t_c, t_w, t
     order; ``rmap``: old replica -> new), the tasks by position (``pc``, ``pw``,
     ``po``, ``ps``, ``pd``) and ``nhome``. O(m + V + R); one pass over the
     positions reads the task arrays at random, so that every simulation of the
-    clustering then reads them in sequence.
+    clustering then reads them in sequence. Progress in ``counter`` (2 m steps:
+    the two passes over the positions); returns False when asked to stop.
     """
     m = order.shape[0]
     n = home.shape[0]
@@ -158,6 +160,8 @@ def position_tasks(order, src, dst, ptr, rcl, rin, rout, rsrc, rdst, t_c, t_w, t
         newid[v] = -1
     nxt = 0
     for pos in range(m):
+        if _stopped(pos, counter):
+            return False
         x = order[pos]
         for w in (src[x], dst[x]):
             if newid[w] < 0:
@@ -185,12 +189,16 @@ def position_tasks(order, src, dst, ptr, rcl, rin, rout, rsrc, rdst, t_c, t_w, t
         rptr[i + 1] = base + cnt
         nhome[i] = home[v]
     for pos in range(m):
+        if _stopped(m + pos, counter):
+            return False
         x = order[pos]
         pc[pos] = t_c[x]
         pw[pos] = t_w[x]
         po[pos] = t_obj[x]
         ps[pos] = rmap[rsrc[x]]
         pd[pos] = rmap[rdst[x]]
+    _done(counter, 2 * m)
+    return True
 
 
 @njit(cache=True, nogil=True)

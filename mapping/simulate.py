@@ -271,11 +271,14 @@ def _position(cl):
                 obj=np.empty(m, cl.obj.dtype), src=np.empty(m, t.src.dtype),
                 dst=np.empty(m, t.dst.dtype))
     home = np.empty(n, cl.home.dtype)
-    _kernels.position_tasks(cl.order, cl.src, cl.dst, t.ptr, t.cluster, t.n_in, t.n_out, t.src,
-                            t.dst, cl.cluster, np.asarray(cl.weight, dtype=np.float64), cl.obj,
-                            cl.home, newid, old_of, out["ptr"], out["rep_cluster"], out["n_in"],
-                            out["n_out"], out["vertex"], rmap, task["cluster"], task["weight"],
-                            task["obj"], task["src"], task["dst"], home)
+    done = run_kernel(
+        "simulator layout", "positions", 2 * m, _kernels.position_tasks, cl.order, cl.src,
+        cl.dst, t.ptr, t.cluster, t.n_in, t.n_out, t.src, t.dst, cl.cluster,
+        np.asarray(cl.weight, dtype=np.float64), cl.obj, cl.home, newid, old_of, out["ptr"],
+        out["rep_cluster"], out["n_in"], out["n_out"], out["vertex"], rmap, task["cluster"],
+        task["weight"], task["obj"], task["src"], task["dst"], home)
+    if not done:  # stopped by a signal: the caller's simulation stops too
+        return None
     del old_of, rmap
     positions = np.empty(m, index_dtype(m))
     ptr = _kernels.cluster_tasks(np.empty(0, dtype=np.int32), task["cluster"], cl.p, positions)
