@@ -144,7 +144,7 @@ def _hpop(key, ids, size):
 
 @njit(cache=True, nogil=True)
 def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critical, hold, n, p,
-                 cap, limit, latency, beta, out, sets, home, avail, schedule, counter):
+                 cap, limit, latency, beta, cutoff, out, sets, home, avail, schedule, counter):
     """Assign every edge (see the module docstring).
 
     Parameters
@@ -175,6 +175,10 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
         Cycles a value takes to reach another cluster.
     beta : float
         Price of a new replica in units of ``latency``.
+    cutoff : float
+        The run stops as soon as a cluster's finish time passes it (the model
+        makespan only grows, so such a run would end above it): the caller
+        rejects any run above its cutoff. ``inf``: run to the end.
     out : int32[m]
         Written: the cluster of every edge.
     sets : tuple
@@ -192,9 +196,13 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
     Returns
     -------
     free : float64[p]
-        When each cluster finishes its last task (model cycles).
+        When each cluster finishes its last task (model cycles); stopped at the
+        cutoff: when each had finished by then (the largest above ``cutoff``).
     load : float64[p]
         Work of each cluster.
+    complete : bool
+        Whether every edge was assigned (False: stopped at the cutoff or by
+        ``counter``).
     """
     cnt, ids, ovf, pool = sets
     used = 0
@@ -246,7 +254,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
         lo = ptr[v]
         while lo < ptr[v + 1]:
             if _stopped(done, counter):
-                return free, load
+                return free, load, False
             end = min(lo + CHUNK, ptr[v + 1])
             group_w = 0.0
             nc = 0
@@ -323,6 +331,8 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
             else:
                 avail[v] = max(avail[v], best_f)
             free[best] = best_f
+            if best_f > cutoff:  # the makespan can only grow: this run cannot be kept
+                return free, load, False
             load[best] += group_w
             key[best] = np.inf if load[best] >= limit * cap[best] * (1.0 - FULL) or best == rc \
                 else best_f
@@ -350,7 +360,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                     release = max(release, avail[min(src[e], dst[e])])
                 n_pend = _hpush(pk, pi, n_pend, release, x)
     _done(counter, done)
-    return free, load
+    return free, load, True
 
 
 @njit(cache=True)

@@ -150,10 +150,13 @@ def test_the_replica_price_kept(p, latency, walk):
     runs = {b: par_assign(g.src, g.dst, g.weight, g.n, p, cap, latency=latency, beta=b)
             for b in tried}
     spans = {b: r[3]["model_makespan"] for b, r in runs.items()}
-    assert info["prices"] == [[b, spans[b]] for b in tried]
+    assert [b for b, _ in info["prices"]] == tried
     _, bottom = _timed.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), g.n)
     kept = _expected_price(spans, max(bottom.max(), g.weight.sum() / p))
     assert info["beta"] == kept and info["model_makespan"] == spans[kept]
+    # a run that could no longer be kept stopped early, at a makespan below its whole run's
+    for b, span in info["prices"]:
+        assert span == spans[b] or (b != kept and span < spans[b])
     ref = runs[kept]
     assert np.array_equal(out, ref[0]) and np.array_equal(home, ref[1])
     assert np.array_equal(schedule, ref[2])
@@ -167,6 +170,23 @@ def _random_dag(n, m, seed):
     e = np.unique(np.stack([np.minimum(a, b), np.maximum(a, b)], 1)[keep], axis=0)
     w = rng.integers(1, 20, len(e)).astype(np.float64)
     return Graph(n=n, src=e[:, 0].copy(), dst=e[:, 1].copy(), weight=w, directed=True)
+
+
+def test_a_price_that_loses_stops_at_the_makespan_that_rejects_it():
+    # p = 24, latency 40: the highest price serialises the DAG; its run stops as soon as a
+    # cluster's finish time passes 1.02x the model's bound, so it records a makespan
+    # between that and its whole run's, and the price kept and its clusters are unchanged
+    from vcut.parallel import PRICES, TOLERANCE
+
+    g = _random_dag(400, 3000, 24)
+    cap = np.full(24, 1.0 / 24)
+    _, _, _, info = par_assign(g.src, g.dst, g.weight, g.n, 24, cap, latency=40.0)
+    whole = par_assign(g.src, g.dst, g.weight, g.n, 24, cap, latency=40.0,
+                       beta=PRICES[-1])[3]["model_makespan"]
+    _, bottom = _timed.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), g.n)
+    bound = max(bottom.max(), g.weight.sum() / 24)
+    first = info["prices"][0]
+    assert first[0] == PRICES[-1] and (1 + TOLERANCE) * bound < first[1] < whole
 
 
 @pytest.mark.parametrize("p", [1, 3, 16, 130])
