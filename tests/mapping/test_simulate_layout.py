@@ -129,3 +129,37 @@ def test_no_layout_where_it_and_a_simulation_would_not_fit(monkeypatch, strassen
     other, _ = cluster_graph(g, 8, "par")
     assert sim.positioned(other) is not None
     assert same(sim.simulate(other, np.arange(8), table2(8)), r)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_schedules_simulate_the_same_in_either_layout(seed):
+    # random DAGs (edges u < v, some vertices isolated), random clusters and homes, objects,
+    # and a random topological schedule: tasks sorted by their source's level, ties at random
+    # (every in-task of u has a source of a lower level, so it comes first)
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 60))
+    m = int(rng.integers(1, 4 * n))
+    u = rng.integers(0, n - 1, m)
+    v = np.minimum(u + rng.integers(1, 8, m), n - 1)
+    keep = np.unique(u * n + v, return_index=True)[1]
+    u, v = u[keep], v[keep]
+    m = len(u)
+    p = int(rng.integers(1, 7))
+    cluster = rng.integers(0, p, m).astype(np.int32)
+    home = np.full(n, -1, dtype=np.int32)
+    for x in range(n):  # the home holds one of the vertex's tasks
+        mine = np.flatnonzero((u == x) | (v == x))
+        if len(mine):
+            home[x] = cluster[rng.choice(mine)]
+    level = np.zeros(n, dtype=np.int64)
+    for e in np.argsort(v, kind="stable"):
+        level[v[e]] = max(level[v[e]], level[u[e]] + 1)
+    schedule = np.lexsort((rng.random(m), level[u])).astype(np.int32)
+    cl = Clustering(n=n, p=p, src=u.astype(np.int64), dst=v.astype(np.int64),
+                    weight=rng.integers(1, 120, m).astype(np.float64), cluster=cluster, home=home,
+                    obj=rng.integers(-1, 3, m).astype(np.int64), kind="vertex-cut",
+                    method="random", schedule=schedule)
+    machine = table2(int(rng.choice([2, 4, 8])))
+    core = rng.integers(0, machine.cores, p)
+    assert sim.positioned(cl) is not None
+    assert same(sim.simulate(cl, core, machine), unpositioned(cl, core, machine))
