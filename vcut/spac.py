@@ -32,12 +32,12 @@ to the less loaded of them) and ``hypergraph`` (Mt-KaHyPar, a node per edge, a
 hyperedge per vertex with degree >= 2, connectivity - 1, epsilon = imbalance - 1).
 """
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
 
 from frontend.errors import InputError, VcutError
+from frontend.memory import available_bytes
 
 from . import _metis
 
@@ -89,17 +89,6 @@ def estimate_bytes(m, n_active, contracted):
     return int(nverts * 24 + 2 * edges * _BYTES_PER_ADJ)
 
 
-def _available_bytes():
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-
-
 #: integer weights are given to the backends times 100 (exact ratios, halves exact in the
 #: split form) while that sum stays below this (METIS's 32-bit idx_t with room to spare);
 #: others are scaled to a mean of 100 and rounded
@@ -129,7 +118,7 @@ def split_and_connect(src, dst, weight, n, *, contracted=True, cycles=True,
     """
     m = len(src)
     need = estimate_bytes(m, n, contracted)
-    avail = _available_bytes() if memory_limit is None else memory_limit
+    avail = available_bytes() if memory_limit is None else memory_limit
     if need > 0.8 * avail:
         raise InputError(
             f"SPAC's transformed graph would need about {need / 2**30:.1f} GiB but only "
