@@ -204,24 +204,16 @@ def _steer(graph, p, cl, metrics, machine, latency, say, jobs=None):
     from .time_aware import EVAL_TASKS, compact
 
     core = compact(int(p), machine)
-    # each clustering's compact simulation by id(clustering): (core, SimResult). Every
-    # clustering is judged as soon as it is made, so an id a dead one left behind is
-    # overwritten before it is read; within the budget, a few simulations at most.
-    sim = {}
 
     def judge(c):  # messages of VALUE_BYTES, as `interactions` sizes them below
-        res = simulate(c, core, machine, VALUE_BYTES)
-        sim[id(c)] = (core, res)
-        return res.makespan
+        return simulate(c, core, machine, VALUE_BYTES)
 
-    def done(c, m):
-        return c, m, {"compact": sim[id(c)]}
-
-    best = first = judge(cl)
+    res = judge(cl)  # the kept clustering's simulation, handed to the mapping at the end
+    best = first = res.makespan
     bound = lower_bound(cl, machine).lower_bound
     tried = [[float(metrics["priority_gamma"]), best]]
     if best <= STEER * bound or len(cl.src) * len(GAMMAS) > EVAL_TASKS:
-        return done(cl, {**metrics, "priorities": tried})
+        return cl, {**metrics, "priorities": tried}, {"compact": (core, res)}
     gammas = [g for g in GAMMAS if g != metrics["priority_gamma"]]
     workers = simulation_jobs(cl, len(gammas)) if jobs is None else int(jobs)
     say(f"  par at priorities gamma {', '.join(f'{g:g}' for g in gammas)} (the first simulates "
@@ -234,34 +226,38 @@ def _steer(graph, p, cl, metrics, machine, latency, say, jobs=None):
         return c, m, judge(c)
 
     runs = run_parallel([partial(priority, g) for g in gammas], workers)
-    for gamma, (c, m, span) in zip(gammas, runs):
-        tried.append([float(gamma), span])
-        if span < best:
-            best, cl, metrics = span, c, m
+    for gamma, (c, m, r) in zip(gammas, runs):
+        tried.append([float(gamma), r.makespan])
+        if r.makespan < best:
+            best, cl, metrics, res = r.makespan, c, m, r
+    del runs
     kept = float(metrics["replica_price"])
     prices = [[kept, best]]
 
-    def attempt(price):  # (clustering, metrics, span), or None past the simulation budget
+    def attempt(price):  # (clustering, metrics, simulation), or None past the budget
         if len(cl.src) * (len(tried) + len(prices)) > EVAL_TASKS:
             return None
         say(f"  par at replica price {price:g}")
         c, m = cluster_graph(graph, p, "par", latency=latency, beta=price,
                              gamma=metrics["priority_gamma"])
-        span = judge(c)
-        prices.append([float(price), span])
-        return c, m, span
+        r = judge(c)
+        prices.append([float(price), r.makespan])
+        return c, m, r
 
     for price in [float(x) for x in PRICES if x > kept]:
         run = attempt(price)
-        if run is not None and run[2] > (1.0 + PRICE_TOLERANCE) * best:
+        if run is not None and run[2].makespan > (1.0 + PRICE_TOLERANCE) * best:
             run = attempt(float(np.sqrt(kept * price)))
-            if run is not None and run[2] <= (1.0 + PRICE_TOLERANCE) * best:
-                cl, metrics, best = run[0], run[1], min(best, run[2])
+            if run is not None and run[2].makespan <= (1.0 + PRICE_TOLERANCE) * best:
+                cl, metrics, res = run
+                best = min(best, res.makespan)
             break
         if run is None:
             break
-        cl, metrics, best, kept = run[0], run[1], min(best, run[2]), price
-    return done(cl, {**metrics, "priorities": tried, "steered_prices": prices})
+        cl, metrics, res = run
+        best, kept = min(best, res.makespan), price
+    return (cl, {**metrics, "priorities": tried, "steered_prices": prices},
+            {"compact": (core, res)})
 
 
 def _vertex_cut_metrics(part):
