@@ -203,8 +203,8 @@ def position_tasks(order, src, dst, ptr, rcl, rin, rout, rsrc, rdst, t_c, t_w, t
 
 @njit(cache=True, nogil=True)
 def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, rep_in,
-                    rep_out, rep_ptr, home, vorder, cl_ptr, cl_tasks, core_of, core_cl_ptr, core_cl, speed,
-                    numa, lat, mem_cycles, cols, hop_cycles, ser, msg_bytes, n_links, n_obj,
+                    rep_out, rep_ptr, home, vorder, cl_ptr, cl_tasks, core_of, core_cl_ptr, core_cl,
+                    speed, numa, lat, mem_cycles, cols, hop_cycles, ser, msg_bytes, n_links, n_obj,
                     window, ready_stack, counter):
     """Run the simulation; see `mapping.simulate` for the model.
 

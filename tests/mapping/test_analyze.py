@@ -256,7 +256,8 @@ def test_the_mapping_starts_from_the_steering_s_compact_simulation(strassen8, mo
     m = load_machine("table2:64")
     seen = []
     real = ta.simulate
-    monkeypatch.setattr(ta, "simulate", lambda cl, core, *a: seen.append(core) or real(cl, core, *a))
+    monkeypatch.setattr(ta, "simulate",
+                        lambda cl, core, *a: seen.append(core) or real(cl, core, *a))
     a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
     core = compact(64, m)
     assert not any(np.array_equal(c, core) for c in seen[:3])  # the other starts ran

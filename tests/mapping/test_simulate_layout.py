@@ -19,7 +19,8 @@ def clustering(edges, cluster, home, schedule=None, n=None):
     w = np.array([x for _, _, x in edges], dtype=np.float64)
     n = n or int(max(src.max(), dst.max())) + 1
     return Clustering(n=n, p=int(max(cluster)) + 1, src=src, dst=dst, weight=w,
-                      cluster=np.array(cluster, dtype=np.int32), home=np.array(home, dtype=np.int32),
+                      cluster=np.array(cluster, dtype=np.int32),
+                      home=np.array(home, dtype=np.int32),
                       obj=np.full(len(src), -1, dtype=np.int64), kind="vertex-cut", method="hand",
                       schedule=None if schedule is None else np.array(schedule, dtype=np.int32))
 
