@@ -27,7 +27,7 @@ BYTES_PER_NODE = 190
 
 #: End-to-end analysis rate, nodes per second, without and with the baseline
 #: mappings, of the default ``par`` analysis at p = 8: 0.43 M and 0.34 M at 10 M
-#: nodes, 0.35 M and 0.26 M at 50 M (2026-11-28). (WB-Libra clusters: 0.77-0.86 M
+#: nodes, 0.35 M and 0.26 M at 50 M (2026-11-27, night). (WB-Libra clusters: 0.77-0.86 M
 #: and 0.35-0.50 M; 0.59 M and 0.25 M disk-backed at 304 M.)
 NODES_PER_SECOND = {False: 350_000, True: 250_000}
 
