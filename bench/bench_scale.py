@@ -83,10 +83,15 @@ obj = tr.obj_size
 del tr
 n = g.n
 p = {p}
-cl, _ = phase("partition", lambda: cluster_graph(g, p, "wb-libra"))
-inter = phase("interactions", lambda: interactions(cl, obj))
+algo = {algo!r}
 m = table2(p)
+kw = dict(latency=m.mean_message_cycles(32)) if algo == "par" else dict()
+cl, _ = phase("partition", lambda: cluster_graph(g, p, algo, **kw))
+inter = phase("interactions", lambda: interactions(cl, obj))
 pl = phase("mapping", lambda: place(inter, m, "memory-centric"))
+if algo == "par":  # the simulator's layout of the schedule, made once (`positioned`)
+    import importlib
+    phase("layout", lambda: importlib.import_module("mapping.simulate").positioned(cl))
 res = phase("simulation", lambda: simulate(cl, pl.core, m, inter.value_bytes))
 rows[-1]["count"] = len(cl.src) + res.messages
 def baselines():
@@ -158,6 +163,9 @@ def main(argv=None):
     ap.add_argument("--spill", metavar="DIR", help="disk-backed runs: spill files in DIR")
     ap.add_argument("--baselines", choices=["both", "no", "yes"], default="both",
                     help="whole commands with and/or without the baseline mappings")
+    ap.add_argument("--algo", choices=["wb-libra", "par"], default="wb-libra",
+                    help="the per-phase runs' partitioner (par: analyze's default, with the "
+                         "simulator's layout of its schedule as a phase of its own)")
     args = ap.parse_args(argv)
     workdir = args.workdir or tempfile.mkdtemp(prefix="vcut-bench-scale-")
     os.makedirs(workdir, exist_ok=True)
@@ -175,7 +183,7 @@ def main(argv=None):
         for p in ps:
             if not args.no_phases:
                 code = _PHASES.format(root=ROOT, trace=trace, p=p, baselines=p <= 64,
-                                      spill=args.spill)
+                                      spill=args.spill, algo=args.algo)
                 try:
                     out, _, _ = _run_child([sys.executable, "-c", code])
                 except ChildFailed as exc:
