@@ -235,12 +235,13 @@ def _choose_price(run, keep, bound):
     stays within `TOLERANCE` of the lowest model makespan so far, and after the
     first that does not, the geometric mean of it and the last one kept is tried.
 
-    Every run but the first of the walk stops at the makespan that would reject it
-    (a run's makespan only grows), so a price that loses costs only the part of
-    the run up to there (p = 1024 on a 10 M-node trace: the highest price stopped
-    at a twelfth of its run); the prices kept and the clusters are the same as
-    with every run to the end, and ``info["prices"]`` records, for a run stopped
-    early, the makespan it had reached (above the bound it missed)."""
+    Every run but the walk's first (which nothing can reject yet) stops at the
+    makespan that would reject it (a run's makespan only grows), so a price that
+    loses costs only the part of the run up to there (p = 1024 on a 10 M-node
+    trace: the highest price stopped at 58 % of its run); the prices kept and the
+    clusters are the same as with every run to the end, and ``info["prices"]``
+    records, for a run stopped early, the makespan it had reached (above the bound
+    it missed)."""
     tol = 1.0 + TOLERANCE
     top, top_complete = run(PRICES[-1], tol * bound)
     if top <= tol * bound:
@@ -248,11 +249,9 @@ def _choose_price(run, keep, bound):
         return float(PRICES[-1])
     best, kept = np.inf, None
     for price in PRICES:
-        if price != PRICES[-1]:
-            span, _ = run(price, tol * best)
-        elif top_complete and top > tol * best:
-            span = top  # its whole run, as above: it loses again
-        else:  # its result was overwritten by the lower prices' (or it stopped early)
+        if price == PRICES[-1] and top_complete and top > tol * best:
+            span = top  # its whole run, from the start: it loses again
+        else:  # a lower price, or the highest again (the lower ones overwrote its result)
             span, _ = run(price, tol * best)
         if span > tol * best:
             mid = float(np.sqrt(kept * price))
