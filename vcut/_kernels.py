@@ -919,6 +919,19 @@ def symmetric_csr(a, b, w, nv):
 
 
 @njit(cache=True)
+def aux_cut(xadj, adjncy, adjwgt, parts):
+    """Edges of weight 1 (Ψ's auxiliary edges) whose ends lie in different parts, each
+    counted once (at its lower end)."""
+    cut = 0
+    for u in range(xadj.shape[0] - 1):
+        for j in range(xadj[u], xadj[u + 1]):
+            v = adjncy[j]
+            if adjwgt[j] == 1 and u < v and parts[u] != parts[v]:
+                cut += 1
+    return cut
+
+
+@njit(cache=True)
 def label_propagation(indptr, indices, ew, vw, cap, perm, iters, labels):
     """Size-constrained label propagation (in place on ``labels``).
 

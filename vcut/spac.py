@@ -311,9 +311,9 @@ def _spac_on_device(src, dst, weight, n, k, cycles, imbalance, targets, seed):
 
 def _aux_cut(sg, parts):
     """Auxiliary edges whose ends lie in different parts (each counted once)."""
-    u = np.repeat(np.arange(sg.n), np.diff(sg.xadj))
-    aux = (sg.adjwgt == 1) & (u < sg.adjncy)
-    return int(np.count_nonzero(parts[u[aux]] != parts[sg.adjncy[aux]]))
+    from . import _kernels
+
+    return int(_kernels.aux_cut(sg.xadj, sg.adjncy, sg.adjwgt, np.asarray(parts)))
 
 
 def wvp_assign(src, dst, weight, n, k, *, greedy, imbalance=1.03, targets=None, seed=0):

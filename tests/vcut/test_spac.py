@@ -39,6 +39,17 @@ def test_split_form_edge_by_edge():
     assert sg.vwgt.tolist() == [50] * 8  # unit weights: 100 per edge, half per clone
 
 
+def test_auxiliary_cut_counts_cut_auxiliary_edges_once():
+    sg = split_and_connect(*_arrays(TRI), contracted=False, cycles=True)
+    # the auxiliary edges (above): (0, 5), (1, 2), (3, 4), (4, 6), (3, 6); clones 0-3 in part
+    # 0, 4-7 in part 1: (0, 5), (3, 4), (3, 6) cross; dominant (4, 5) lies within part 1
+    # and (2, 3) within part 0, neither counted
+    assert spac._aux_cut(sg, np.array([0, 0, 0, 0, 1, 1, 1, 1])) == 3
+    assert spac._aux_cut(sg, np.zeros(8, dtype=np.int32)) == 0
+    # every clone apart: all five auxiliary edges, the four dominant ones not
+    assert spac._aux_cut(sg, np.arange(8)) == 5
+
+
 def test_contracted_form_edge_by_edge():
     sg = split_and_connect(*_arrays(TRI), contracted=True, cycles=False)
     # vertex e = edge e; around vertex 0: e0-e2; vertex 1: e0-e1; vertex 2: e1-e2-e3 (path)
