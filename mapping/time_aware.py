@@ -11,8 +11,13 @@ improves it by local search with the simulator as the judge:
   placement, the *compact* one (clusters in id order on the cores taken NUMA
   node by NUMA node, nearest the mesh's corner first, so that clusters that
   all share the program's data use as few memory nodes as possible), and the
-  comm-greedy and round-robin baselines (`STARTS`, as many as the budget
-  allows, in that order): the result is never slower than any of them;
+  comm-greedy, round-robin, random and recursive-bisection baselines (`STARTS`,
+  as many as the budget allows, in that order): the result is never slower
+  than any of them, so the comparison `vcut analyze` prints never shows a
+  baseline mapping ahead of it (with the three first starts alone, the random
+  mapping of the same clusters ran faster on md at p = 64 and on nn and neuron
+  at p = 8); a caller that simulates the baselines too (`mapping.analyze`)
+  reuses these simulations;
 * a move either swaps the cores of two clusters or moves a cluster to a free
   core (when there are more cores than clusters);
 * half of the proposals are guided: the pair of clusters with the largest
@@ -39,9 +44,10 @@ from .simulate import simulate, simulation_jobs
 __all__ = ["time_aware", "compact", "STARTS", "MAX_EVALS", "EVAL_TASKS"]
 
 #: The placements the search may start from, after the memory-centric one.
-STARTS = ("compact", "comm-greedy", "round-robin")
-#: Most simulations of candidate placements (the starts included).
-MAX_EVALS = 12
+STARTS = ("compact", "comm-greedy", "round-robin", "random", "recursive-bisection")
+#: Most simulations of candidate placements (the starts included): 6 starts and up to 10
+#: moves (docs/mapping.md compares 12, 16 and 24).
+MAX_EVALS = 16
 #: The candidates' simulations cover at most this many tasks in all.
 EVAL_TASKS = 3e7
 
@@ -88,7 +94,9 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=No
     best, best_res = np.inf, None
     others = {"compact": lambda: compact(inter.p, machine),
               "comm-greedy": lambda: baselines.comm_greedy(inter, machine),
-              "round-robin": lambda: baselines.round_robin(inter.p, machine)}
+              "round-robin": lambda: baselines.round_robin(inter.p, machine),
+              "random": lambda: baselines.random_mapping(inter.p, machine, seed),
+              "recursive-bisection": lambda: baselines.recursive_bisection(inter, machine, seed)}
     starts = 1 + min(len(STARTS), evals - 1)
     firsts = [("memory-centric", core)] + [
         (name, np.asarray(others[name](), dtype=np.int64)) for name in STARTS[:starts - 1]]

@@ -209,7 +209,8 @@ def test_time_aware_is_never_slower_than_memory_centric(strassen8):
     assert info["makespan"] == simulate(cl, core, m).makespan <= t_start
     assert info["makespan"] <= simulate(cl, compact(8, m), m).makespan
     assert info["makespan"] <= simulate(cl, place(inter, m, "comm-greedy").core, m).makespan
-    assert info["makespan"] <= simulate(cl, place(inter, m, "round-robin").core, m).makespan
+    for other in ("round-robin", "random", "recursive-bisection"):
+        assert info["makespan"] <= simulate(cl, place(inter, m, other).core, m).makespan
     again, _ = time_aware(cl, inter, m, 4, seed=0, evals=6)
     assert np.array_equal(again, core)
     none, info = time_aware(cl, inter, m, 4, seed=0, evals=0)
