@@ -31,8 +31,17 @@ def profile(engine, devices, units):
     def on_done(done):
         took[done.device] = (len(done.units), done.end - done.start)
 
-    def on_fault(d, u):  # the sample of a failed device is run by whoever is idle
-        todo[next(x for x in engine.alive if x.can_run(engine.job) and x not in todo)] = u
+    def on_fault(d, u):
+        """The sample of a failed device goes to a device that can run the job and has
+        no sample waiting (it runs it once idle), else onto the sample waiting for the
+        first such device: every capable device may hold one already (the engine has
+        checked that one is alive)."""
+        able = [x for x in engine.alive if x.can_run(engine.job)]
+        free = [x for x in able if x not in todo]
+        if free:
+            todo[free[0]] = u
+        else:
+            todo[able[0]] = np.concatenate([todo[able[0]], u])
 
     engine.drive(next_call, on_done, on_fault)
     work = engine.job.unit_work()

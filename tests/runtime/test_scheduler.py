@@ -192,6 +192,19 @@ def test_a_failing_device_loses_nothing(policy):
     assert res.units["cpu"] + res.units["bad"] == job.n_units
 
 
+def test_profiling_survives_two_samples_failing_while_the_third_device_runs():
+    # HASS's round 0 gives each device a sample at once; "a" and "b" fail their first call
+    # while "c" still runs its own: a's sample waits for c, then b's has no device without
+    # a waiting sample (a StopIteration once) and is appended to the one waiting for c
+    job = Toy(60)
+    devs = [SimDevice("cpu", name="a", fail=1), SimDevice("gpu", name="c", speed=1),
+            SimDevice("cpu", name="b", fail=1)]
+    res = schedule(job, devs, "hass", rounds=3)
+    assert res.result == job.reference()
+    assert sorted(f.device for f in res.faults) == ["a", "b"]
+    assert res.units["c"] == job.n_units
+
+
 def test_every_device_failing_is_an_error():
     devs = [SimDevice("gpu", name="a", fail=1), SimDevice("gpu", name="b", fail=1)]
     with pytest.raises(SchedulingError, match="every device failed"):
