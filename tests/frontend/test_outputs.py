@@ -482,3 +482,28 @@ def test_killed_graph_leaves_no_partial_output(trace_npz, tmp_path, capsys, sig)
         assert (g.n, g.m) == size
     assert main(argv) == 0  # the next run
     assert os.listdir(tmp_path) == ["g.npz"]
+
+
+def test_plots_and_reports_go_only_to_files_named_for_their_format(capsys, small, tmp_path):
+    # an image or a page written over a data file named by mistake would replace it: the
+    # fuzz campaign of seed 26 had vcut schedule --report=trace.npz turn a trace into a page
+    data = tmp_path / "trace.npz"
+    np.savez(data, a=np.arange(3))
+    before = data.read_bytes()
+    code, _, err = cli(capsys, "stats", small, "--plot", data)
+    assert code == 9 and last_error(err) == (
+        f"error: --plot {data}: the plot is a PNG image; give a path ending in .png "
+        "(nothing was written)")
+    code, _, err = cli(capsys, "schedule", "--job=matmul", "--size=8", "--rounds=1",
+                       "--devices=sim:cpu", f"--report={data}")
+    assert code == 9 and last_error(err) == (
+        f"error: --report {data}: the report is an HTML page, or a PNG image; give a path "
+        "ending in .html, .htm, .png (nothing was written)")
+    assert data.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["g.edgelist", "trace.npz"]  # no temporary left
+    # any case of the suffix is a name for the format
+    assert cli(capsys, "stats", small, "--plot", tmp_path / "d.PNG")[0] == 0
+    assert (tmp_path / "d.PNG").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert cli(capsys, "schedule", "--job=matmul", "--size=8", "--rounds=1",
+                "--devices=sim:cpu", f"--report={tmp_path / 's.Html'}")[0] == 0
+    assert (tmp_path / "s.Html").read_text().startswith("<!doctype html>")

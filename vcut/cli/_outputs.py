@@ -9,7 +9,8 @@ carries something else, or a path that cannot be written is refused with one
 
 import os
 
-__all__ = ["input_paths", "check_command_outputs", "output_directory", "summary_stream"]
+__all__ = ["input_paths", "check_command_outputs", "check_suffix", "output_directory",
+           "summary_stream"]
 
 
 def input_paths(args):
@@ -40,6 +41,19 @@ def check_command_outputs(args, outputs, stdout_use=None):
     if stdout_use is None and getattr(args, "json", False):
         stdout_use = "the JSON summary"
     check_outputs(outputs, input_paths(args), stdout_use)
+
+
+def check_suffix(path, flag, suffixes, what):
+    """Refuse an output ``path`` of option ``flag`` whose name does not end in one of
+    ``suffixes`` (any case; ``-``, standard output, passes): an image or a page written
+    under another name, e.g. over a ``trace.npz`` given by mistake, would replace a data
+    file with a picture. ``what`` names the format(s), e.g. ``"a PNG image"``."""
+    from frontend.errors import OutputError
+
+    if path is None or path == "-" or str(path).lower().endswith(tuple(suffixes)):
+        return
+    raise OutputError(f"{flag} {path}: {what}; give a path ending in {', '.join(suffixes)} "
+                      "(nothing was written)")
 
 
 def summary_stream(*outputs):

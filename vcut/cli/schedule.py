@@ -4,7 +4,7 @@ import contextlib
 
 from ._cluster import add_cluster_options, client_for
 from ._common import add_common, print_json, print_rows
-from ._outputs import check_command_outputs
+from ._outputs import check_command_outputs, check_suffix
 
 __all__ = ["register", "run"]
 
@@ -44,8 +44,9 @@ def register(sub):
     p.add_argument("--check", action="store_true",
                    help="also compute the job's plain CPU reference and compare")
     p.add_argument("--report", metavar="PATH",
-                   help="plots of the shares per round, round makespans and device timelines "
-                   "(.png, else HTML)")
+                   help="plots of the shares per round, round makespans and device timelines: "
+                   "an image for a .png path, a page for .html (- : the page on standard "
+                   "output)")
     add_cluster_options(p, "with --devices dask (the default then): a local Dask cluster of N "
                         "worker processes (default: the CPUs here)")
     add_common(p)
@@ -76,6 +77,8 @@ def run(args, program_args):
     from runtime.scheduler.devices import parse_devices
 
     check_command_outputs(args, [args.report])
+    check_suffix(args.report, "--report", (".html", ".htm", ".png"),
+                 "the report is an HTML page, or a PNG image")
     if args.units is not None and args.units < 1:
         raise InputError(f"--units {args.units}: use at least 1 sub-load")
     if args.rounds < 1:

@@ -4,7 +4,7 @@ import os
 import time
 
 from ._common import MAX_SEED, add_common, int_option, print_json, print_rows
-from ._outputs import check_command_outputs, summary_stream
+from ._outputs import check_command_outputs, check_suffix, summary_stream
 
 __all__ = ["register", "run"]
 
@@ -35,6 +35,7 @@ def run(args, program_args):
     from ir_graph.stats import PowerLawFit
 
     check_command_outputs(args, [args.plot])
+    check_suffix(args.plot, "--plot", (".png",), "the plot is a PNG image")
     t0 = time.perf_counter()
     g = read_graph(args.graph, args.format)
     s = graph_stats(g, path_samples=args.path_samples, seed=args.seed)
