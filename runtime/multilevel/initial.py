@@ -47,13 +47,24 @@ def initial_partition(level, fractions, imbalance, rng):
         total = int(vw.sum())
         f0 = float(fractions[lo:mid].sum() / fractions[lo:hi].sum())
         target0 = int(round(total * f0))
-        # at most the whole weight (a huge tolerance would not fit an integer)
-        max0 = int(math.floor(min((1.0 + tol) * total * f0, total)))
-        max1 = int(math.floor(min((1.0 + tol) * total * (1.0 - f0), total)))
+        max0 = _side_max(total, f0, tol)
+        max1 = _side_max(total, 1.0 - f0, tol)
         side = _bisect(Level(ptr, idx, w, vw), target0, max0, max1, rng)
         stack.append((verts[side == 1], mid, hi))
         stack.append((verts[side == 0], lo, mid))
     return part
+
+
+def _side_max(total, share, tol):
+    """The most weight a side of ``share`` of ``total`` may take: ``floor((1 + tol) *
+    total * share)``, at most the whole weight (a huge tolerance would not fit an
+    integer). Where ``(1 + tol) * total`` overflows to inf and the share is 0, the product
+    is NaN (``--imbalance 1e308 --capacities 1e308,3``): the side then takes nothing (all
+    for an infinite tolerance, which bounds nothing)."""
+    room = (1.0 + tol) * total * share
+    if math.isnan(room):
+        room = 0.0 if math.isfinite(tol) else float(total)
+    return int(math.floor(min(room, total)))
 
 
 def _bisect(sub, target0, max0, max1, rng):
