@@ -25,7 +25,25 @@ from frontend.errors import InputError
 
 from .memory_centric import _room, _shares, cluster_comm, nearby
 
-__all__ = ["round_robin", "random_mapping", "comm_greedy", "recursive_bisection"]
+__all__ = ["round_robin", "random_mapping", "comm_greedy", "recursive_bisection", "BASELINES",
+           "baseline"]
+
+#: The baseline mappings by name (the module docstring).
+BASELINES = ("round-robin", "random", "comm-greedy", "recursive-bisection")
+
+
+def baseline(method, inter, machine, seed=0):
+    """The core of every cluster of ``inter`` under the baseline mapping ``method``
+    (one of `BASELINES`; ``seed``: random and recursive-bisection)."""
+    if method == "round-robin":
+        return round_robin(inter.p, machine)
+    if method == "random":
+        return random_mapping(inter.p, machine, seed)
+    if method == "comm-greedy":
+        return comm_greedy(inter, machine)
+    if method == "recursive-bisection":
+        return recursive_bisection(inter, machine, seed)
+    raise ValueError(f"not a baseline mapping: {method!r}")
 
 
 def round_robin(p, machine):

@@ -22,8 +22,7 @@ from .memory_centric import THRESHOLD, memory_centric
 
 __all__ = ["MAPPERS", "Placement", "place", "check_memory", "hop_bytes", "independent_time"]
 
-MAPPERS = ("time-aware", "memory-centric", "round-robin", "random", "comm-greedy",
-           "recursive-bisection")
+MAPPERS = ("time-aware", "memory-centric") + baselines.BASELINES
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,14 +72,8 @@ def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=
                                  simulations=simulations, jobs=jobs)
     elif method == "memory-centric":
         core, rule = memory_centric(inter, machine, threshold)
-    elif method == "round-robin":
-        core = baselines.round_robin(inter.p, machine)
-    elif method == "random":
-        core = baselines.random_mapping(inter.p, machine, seed)
-    elif method == "comm-greedy":
-        core = baselines.comm_greedy(inter, machine)
     else:
-        core = baselines.recursive_bisection(inter, machine, seed)
+        core = baselines.baseline(method, inter, machine, seed)
     core = baselines.check_mapping(core, inter.p, machine)
     net, hb = hop_bytes(inter, core, machine)
     return Placement(core=core, method=method, rule=rule,

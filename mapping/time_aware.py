@@ -92,14 +92,13 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=No
         return False
 
     best, best_res = np.inf, None
-    others = {"compact": lambda: compact(inter.p, machine),
-              "comm-greedy": lambda: baselines.comm_greedy(inter, machine),
-              "round-robin": lambda: baselines.round_robin(inter.p, machine),
-              "random": lambda: baselines.random_mapping(inter.p, machine, seed),
-              "recursive-bisection": lambda: baselines.recursive_bisection(inter, machine, seed)}
+    def start(name):
+        return compact(inter.p, machine) if name == "compact" else \
+            baselines.baseline(name, inter, machine, seed)
+
     starts = 1 + min(len(STARTS), evals - 1)
     firsts = [("memory-centric", core)] + [
-        (name, np.asarray(others[name](), dtype=np.int64)) for name in STARTS[:starts - 1]]
+        (name, np.asarray(start(name), dtype=np.int64)) for name in STARTS[:starts - 1]]
     known = {}  # starts the caller simulated already (same placement)
     for name, c in firsts:
         have = (simulations or {}).get(name)

@@ -47,7 +47,8 @@ def check_suffix(path, flag, suffixes, what):
     """Refuse an output ``path`` of option ``flag`` whose name does not end in one of
     ``suffixes`` (any case; ``-``, standard output, passes): an image or a page written
     under another name, e.g. over a ``trace.npz`` given by mistake, would replace a data
-    file with a picture. ``what`` names the format(s), e.g. ``"a PNG image"``."""
+    file with a picture. ``what`` says what the option writes, e.g. ``"the plot is a PNG
+    image"``."""
     from frontend.errors import OutputError
 
     if path is None or path == "-" or str(path).lower().endswith(tuple(suffixes)):
