@@ -422,9 +422,12 @@ def _table(header, rows, numeric=(1, 2)):
 def metric_text(v):
     """A partition metric for the summary and the report: a float to 4 decimals, a list of
     ``[setting, cycles]`` pairs (``par``'s prices and priorities tried) as
-    ``setting: cycles`` in braces."""
+    ``setting: cycles`` in braces, a list of ``[setting, cycles, messages]``
+    (the shares of the replica refinement tried) as ``setting: cycles, messages``."""
     if isinstance(v, float):
         return f"{v:.4f}"
     if isinstance(v, list) and all(isinstance(x, list) and len(x) == 2 for x in v):
         return "{" + ", ".join(f"{a:g}: {b:,.0f} cycles" for a, b in v) + "}"
+    if isinstance(v, list) and all(isinstance(x, list) and len(x) == 3 for x in v):
+        return "{" + "; ".join(f"{a:g}: {b:,.0f} cycles, {c:,} messages" for a, b, c in v) + "}"
     return str(v)

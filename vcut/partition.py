@@ -356,7 +356,8 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     if tau is not None and algo != "hep":
         raise InputError(f"tau is HEP's degree threshold; it does not apply to {algo}")
     if refine and algo == "par":
-        raise InputError("par keeps a schedule that refinement would break; drop --refine")
+        raise InputError("par's replicas are refined by vcut analyze, where the simulator "
+                         "judges what a move costs in time; drop --refine")
     if algo == "spac" and backend == "kahip" and capacities is not None:
         from .spac import KAHIP_TARGETS
 

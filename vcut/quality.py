@@ -167,13 +167,17 @@ def balance_bounds(imbalance, cap, weight):
 
 
 def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, seed=0,
-                      passes=REFINE_PASSES, incidence=None, dissolve=True, fm=True):
+                      passes=REFINE_PASSES, incidence=None, dissolve=True, fm=True,
+                      vertices=None):
     """`refine` on a copy of ``assignment``; returns ``(assignment int32, info)``.
 
     The bound of cluster c is ``imbalance * cap[c] * W``, or its load when
     that is higher already (a cluster over the bound may only lose weight).
     Replica dissolving passes to their fixed point (``dissolve``), then FM
-    searches (``fm``).
+    searches (``fm``). ``vertices`` (a bool per vertex), when given: the
+    dissolving passes visit only these vertices (a move takes the edges of
+    one of them out of one cluster) and FM searches start only from them
+    (`mapping.analyze` dissolves the replicas of the vertices with slack).
     """
     m = len(src)
     k = len(cap)
@@ -189,6 +193,11 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     load = np.bincount(out, weights=weight, minlength=k)
     bound = np.maximum(balance_bounds(imbalance, cap, weight), load)
     order = np.random.default_rng(seed).permutation(n).astype(np.int64)
+    if vertices is not None:  # only these vertices' edge groups move
+        vertices = np.asarray(vertices)
+        if vertices.shape != (n,) or vertices.dtype != np.bool_:
+            raise InputError(f"the vertices to refine must be {n:,} booleans, one per vertex")
+        order = order[vertices[order]]
     info = {"refine_moves": 0, "refine_passes": 0, "fm_moves": 0, "fm_passes": 0}
     before = replicas = None
     if dissolve:

@@ -224,7 +224,8 @@ def test_baselines_run_at_once_give_the_same_figures(monkeypatch):
 def test_the_comparison_simulates_no_mapping_again(strassen8, monkeypatch):
     # every baseline mapping is a start of the time-aware search, which simulated it:
     # the comparison reuses all of them, so analyze's own simulator runs once (the
-    # priority steering's compact placement) and the default is never behind a baseline
+    # priority steering's compact placement) and once per replica refinement tried (each
+    # judged on that placement), and the default is never behind a baseline
     import mapping.analyze as an
 
     trace, g = strassen8
@@ -233,7 +234,7 @@ def test_the_comparison_simulates_no_mapping_again(strassen8, monkeypatch):
     monkeypatch.setattr(an, "simulate", lambda *x, **kw: calls.append(1) or real(*x, **kw))
     a = analyze_graph(g, 8, "par", load_machine("mesh:4x4"), object_bytes=trace.obj_size,
                       jobs=1)
-    assert len(calls) == 1
+    assert len(calls) == len(a.partition["refined"])
     ours = [r["makespan"] for r in a.mappers if r["mapping"] == "time-aware"][0]
     assert all(ours <= r["makespan"] for r in a.mappers)
 
@@ -340,6 +341,7 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
         return cl, metrics, sim.makespan
 
     monkeypatch.setattr(an, "STEER", 0.0)
+    monkeypatch.setattr(an, "REFINE_SHARES", ())  # the steered clusters, as they are
     a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=2)
     # the priorities (and the mapping's starts) run two at a time: the same as one by one
     one = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
@@ -394,9 +396,96 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
     assert b.partition["replica_price"] == price
 
 
+def _longest_through(cl, latency):
+    """top + bottom of every vertex, by a plain loop over the tasks (src < dst, the node
+    ids an execution order): the longest chain through it, a task costing its weight and
+    a message's latency for each end homed on another cluster."""
+    src, dst, n = cl.src, cl.dst, cl.n
+    weight = cl.weight + latency * ((cl.home[src] != cl.cluster) * 1.0
+                                    + (cl.home[dst] != cl.cluster))
+    top, bottom = np.zeros(n), np.zeros(n)
+    for e in np.lexsort((src, dst)):
+        top[dst[e]] = max(top[dst[e]], top[src[e]] + weight[e])
+    for e in np.lexsort((dst, src))[::-1]:
+        bottom[src[e]] = max(bottom[src[e]], bottom[dst[e]] + weight[e])
+    return top + bottom
+
+
+def test_par_clusters_lose_replicas_only_where_no_time_is_lost(strassen8, monkeypatch):
+    # after the steering, par's replicas are dissolved (vcut.quality's passes) among the
+    # vertices with the most slack, the shares of REFINE_SHARES in turn; the first whose
+    # clusters simulate (compact placement) within REFINE_TOLERANCE of the steered ones,
+    # with fewer messages, is kept. Replayed here on the steered clusters (no refinement)
+    import mapping.analyze as an
+    from mapping.simulate import simulate
+    from mapping.time_aware import compact
+    from vcut.metrics import partition_metrics
+
+    trace, g = strassen8
+    m = load_machine("table2:64")
+    core = compact(64, m)
+
+    def analysis():
+        return analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False,
+                             jobs=1)
+
+    shares_by_default = an.REFINE_SHARES
+    monkeypatch.setattr(an, "REFINE_SHARES", ())
+    plain = analysis()
+    base = simulate(plain.clustering, core, m, 32)
+    assert plain.partition["refined"] == [[0.0, base.makespan, base.messages]]
+    assert plain.partition["refined_share"] == 0.0
+    reach = _longest_through(plain.clustering, m.mean_message_cycles(32))
+    for shares, tolerance in (((0.5,), 1.0), ((1.0, 0.5), -1.0), (shares_by_default, 0.005)):
+        monkeypatch.setattr(an, "REFINE_SHARES", shares)
+        monkeypatch.setattr(an, "REFINE_TOLERANCE", tolerance)
+        a = analysis()
+        tried = a.partition["refined"]
+        assert tried[0] == [0.0, base.makespan, base.messages]
+        assert [t[0] for t in tried[1:]] == list(shares[:len(tried) - 1])
+        ok = [t for t in tried[1:] if t[1] <= (1 + tolerance) * base.makespan
+              and t[2] < base.messages]
+        if tolerance < 0:  # nothing is kept, every share was tried
+            assert ok == [] and len(tried) == 1 + len(shares)
+            assert a.partition["refined_share"] == 0.0
+            assert np.array_equal(a.clustering.cluster, plain.clustering.cluster)
+            continue
+        assert ok == tried[-1:] and a.partition["refined_share"] == tried[-1][0]
+        cl = a.clustering
+        fresh = simulate(cl, core, m, 32)
+        assert [fresh.makespan, fresh.messages] == tried[-1][1:]
+        assert fresh.messages < base.messages
+        # the same tasks in the same schedule; none of them on a cluster heavier than
+        # the steered clusters' heaviest
+        for key in ("src", "dst", "weight", "schedule"):
+            assert np.array_equal(getattr(cl, key), getattr(plain.clustering, key)), key
+        load = np.bincount(cl.cluster, weights=cl.weight, minlength=64)
+        before = np.bincount(plain.clustering.cluster, weights=cl.weight, minlength=64)
+        assert load.max() <= before.max() * (1 + 1e-12)
+        # a task that moved touches a vertex among the share with the most slack
+        share = tried[-1][0]
+        used = np.flatnonzero(plain.clustering.home >= 0)  # the vertices with tasks
+        cut = np.sort(reach[used])[int(share * len(used)) - 1]
+        moved = np.flatnonzero(cl.cluster != plain.clustering.cluster)
+        assert len(moved) > 0
+        assert np.all((reach[cl.src[moved]] <= cut) | (reach[cl.dst[moved]] <= cut))
+        # every vertex's home holds one of its tasks, and stays where it still does
+        holds = set(zip(np.concatenate([cl.src, cl.dst]).tolist(),
+                        np.concatenate([cl.cluster, cl.cluster]).tolist()))
+        used = np.flatnonzero(cl.home >= 0)
+        assert all((v, int(cl.home[v])) in holds for v in used.tolist())
+        same = [v for v in used.tolist() if (v, int(plain.clustering.home[v])) in holds]
+        assert np.array_equal(cl.home[same], plain.clustering.home[same])
+        pm = partition_metrics(cl.src, cl.dst, cl.weight, cl.cluster, g.n, 64)
+        assert a.partition["replication_factor"] == pm.replication_factor
+        assert a.partition["vertex_copies"] < plain.partition["vertex_copies"]
+
+
 def test_the_summary_formats_par_settings_tried():
     from mapping.report import metric_text as _figure
 
     assert _figure([[0.0, 18987.96], [0.25, 18621.5]]) == "{0: 18,988 cycles, 0.25: 18,622 cycles}"
+    assert _figure([[0.0, 26170.5, 136739], [0.25, 26175.08, 124764]]) == (
+        "{0: 26,170 cycles, 136,739 messages; 0.25: 26,175 cycles, 124,764 messages}")
     assert _figure(1.30141) == "1.3014"
     assert _figure(85633) == "85633"

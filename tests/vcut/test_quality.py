@@ -309,6 +309,36 @@ def test_refine_path_hand_case():
     assert len(set(moved.tolist())) == 1
 
 
+def test_refine_moves_only_the_vertices_it_is_given():
+    # the path 0-1-2 cut at vertex 1 (imbalance 2 lets (1, 2) join (0, 1)): the move
+    # dissolves a replica of vertex 1, so it is made when 1 may move, whatever the others
+    src, dst, w, n = _arrays([(0, 1), (1, 2)])
+    cap = equal_capacities(2)
+    for movable, moves in (([True, False, True], 0), ([False, True, False], 1)):
+        out, info = quality.refine_assignment(src, dst, w, n, [0, 1], cap, imbalance=2.0,
+                                              fm=False, vertices=np.array(movable))
+        assert info["refine_moves"] == moves
+        assert info["replicas_after"] == 4 - moves == replicas(src, dst, out, n)
+    # the two-cluster dissolving case below, through the API: vertices 0, 3 and 4 have
+    # replicas that can go (3's in cluster 0 sends (3, 5) to 2 for a gain of 1 + 1 - 1),
+    # the others have one replica each; with 0, 3 and 4 held nothing moves, with only 0
+    # free the move of that case is made
+    edges = [(0, 1), (0, 2), (0, 3), (0, 4), (3, 5), (4, 6), (1, 7), (2, 8)]
+    src, dst, w, n = _arrays(edges)
+    start = [0, 1, 2, 2, 0, 1, 0, 1]
+    held = np.ones(n, bool)
+    held[[0, 3, 4]] = False
+    out, info = quality.refine_assignment(src, dst, w, n, start, equal_capacities(3),
+                                          imbalance=3.0, fm=False, vertices=held)
+    assert out.tolist() == start and info["refine_moves"] == 0
+    out, info = quality.refine_assignment(src, dst, w, n, start, equal_capacities(3),
+                                          imbalance=3.0, fm=False,
+                                          vertices=np.arange(n) == 0)
+    assert out.tolist() == [0, 1, 0, 1, 0, 1, 0, 1] and info["refine_moves"] == 1
+    for bad in (np.ones(n - 1, bool), np.ones(n, np.int64)):
+        with pytest.raises(InputError, match=f"must be {n} booleans, one per vertex"):
+            quality.refine_assignment(src, dst, w, n, start, equal_capacities(3), vertices=bad)
+
 def test_an_unbounded_imbalance_is_no_bound_without_warnings():
     # --imbalance 1e308 (times the weight 6 / 2): the bound overflows to inf, which is no
     # bound at all (the path joins into one cluster as at imbalance 2) and no numpy
