@@ -235,6 +235,9 @@ def test_the_comparison_simulates_no_mapping_again(strassen8, monkeypatch):
     a = analyze_graph(g, 8, "par", load_machine("mesh:4x4"), object_bytes=trace.obj_size,
                       jobs=1)
     assert len(calls) == len(a.partition["refined"])
+    # within STEER x the bound at first (strassen8, p = 8): no steering, no refinement
+    assert a.partition["priorities"][0][1] <= an.STEER * a.bound.lower_bound
+    assert len(a.partition["refined"]) == 1 and a.partition["refined_share"] == 0.0
     ours = [r["makespan"] for r in a.mappers if r["mapping"] == "time-aware"][0]
     assert all(ours <= r["makespan"] for r in a.mappers)
 
