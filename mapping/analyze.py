@@ -167,7 +167,7 @@ STEER = 1.10
 PRICE_TOLERANCE = 0.02
 
 
-def _steer(graph, p, cl, metrics, machine, latency, say, jobs=None):
+def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None):
     """``(clustering, metrics, simulations)``: the fastest of ``par``'s priorities
     (`vcut.parallel.GAMMAS`) on ``machine``, judged by the simulator, then
     the highest replica price that simulates about as fast. The other
@@ -176,7 +176,7 @@ def _steer(graph, p, cl, metrics, machine, latency, say, jobs=None):
 
     ``cl`` is ``par``'s result at the first priority; when its simulated
     makespan on the compact placement (`mapping.time_aware.compact`) is more
-    than `STEER` times the lower bound, ``par`` runs again at each other
+    than `STEER` times the lower bound (``bound``, cycles), ``par`` runs again at each other
     priority with the replica price it kept, and the clustering simulated
     fastest is kept (ties: the earlier priority). Then, at that priority, the
     prices of `vcut.parallel.PRICES` above the kept one are tried in
@@ -200,7 +200,6 @@ def _steer(graph, p, cl, metrics, machine, latency, say, jobs=None):
     """
     from vcut.parallel import GAMMAS, PRICES
 
-    from .bounds import lower_bound
     from .time_aware import EVAL_TASKS, compact
 
     core = compact(int(p), machine)
@@ -210,7 +209,6 @@ def _steer(graph, p, cl, metrics, machine, latency, say, jobs=None):
 
     res = judge(cl)  # the kept clustering's simulation, handed to the mapping at the end
     best = first = res.makespan
-    bound = lower_bound(cl, machine).lower_bound
     tried = [[float(metrics["priority_gamma"]), best]]
     if best <= STEER * bound or len(cl.src) * len(GAMMAS) > EVAL_TASKS:
         return cl, {**metrics, "priorities": tried}, {"compact": (core, res)}
@@ -268,7 +266,7 @@ REFINE_SHARES = (1.0, 0.5, 0.25, 0.125)
 REFINE_TOLERANCE = 0.0025
 
 
-def _refine(cl, metrics, machine, sims, say):
+def _refine(cl, metrics, machine, bound, sims, say):
     """``(clustering, metrics, simulations)``: ``par``'s clusters with fewer
     messages where that costs no time.
 
@@ -300,12 +298,11 @@ def _refine(cl, metrics, machine, sims, say):
     ``[share, simulated makespan, messages]`` of each share tried (the first:
     0, the unrefined clusters) and ``refined_share``, the share kept (0: none).
     """
-    from vcut import _timed
+    from vcut import _expand, _timed
     from vcut._replicas import execution_order, replica_table
     from vcut.metrics import partition_metrics
     from vcut.quality import refine_assignment, refine_bytes
 
-    from .bounds import lower_bound
     from .time_aware import EVAL_TASKS
 
     core, res = sims["compact"]
@@ -314,7 +311,7 @@ def _refine(cl, metrics, machine, sims, say):
     out = {**metrics, "refined": tried, "refined_share": 0.0}
     if m == 0 or p < 2 or res.messages == 0 or refine_bytes(cl.n, m) > available_bytes():
         return cl, out, sims
-    if metrics["priorities"][0][1] <= STEER * lower_bound(cl, machine).lower_bound:
+    if metrics["priorities"][0][1] <= STEER * bound:
         return cl, out, sims  # near the bound: as with the steering, nothing to win
     order = execution_order(cl.src, cl.dst)
     # a task waits a message's latency for a value homed elsewhere and for sending its
@@ -330,13 +327,15 @@ def _refine(cl, metrics, machine, sims, say):
     load = np.bincount(cl.cluster, weights=cl.weight, minlength=p)
     heaviest = float(load.max() / load.mean()) if load.sum() > 0 else 1.0
     cap = np.full(p, 1.0 / p)
+    incidence = _expand.incidence(cl.src, cl.dst, cl.n, np.ones(m, dtype=np.bool_))  # shared
     for share in REFINE_SHARES:
         if m * (len(tried) + 1) > EVAL_TASKS:
             break
         movable = np.zeros(cl.n, dtype=np.bool_)
         movable[rank[:int(share * len(rank))]] = True
         cluster, info = refine_assignment(cl.src, cl.dst, cl.weight, cl.n, cl.cluster, cap,
-                                          imbalance=heaviest, fm=False, vertices=movable)
+                                          imbalance=heaviest, fm=False, vertices=movable,
+                                          incidence=incidence)
         if info["refine_moves"] == 0:
             continue
         table = replica_table(cl.src, cl.dst, cluster, cl.weight, cl.n, p)
@@ -444,8 +443,13 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     machine = machine if machine is not None else table2(int(p))
     sims = {}  # simulations run so far: (core, SimResult) by mapping, for reuse
     if method == "par" and assignment is None:
-        cl, metrics, sims = _steer(graph, p, cl, metrics, machine, latency, say, jobs)
-        cl, metrics, sims = _refine(cl, metrics, machine, sims, say)
+        from .bounds import lower_bound
+
+        # the same for every clustering of these tasks (their chains and work): the
+        # steering's and the refinement's yardstick
+        bound = lower_bound(cl, machine).lower_bound
+        cl, metrics, sims = _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs)
+        cl, metrics, sims = _refine(cl, metrics, machine, bound, sims, say)
     done("partition", t)
     t = time.perf_counter()
     say("extracting cluster interactions")

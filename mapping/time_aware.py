@@ -92,6 +92,7 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=No
         return False
 
     best, best_res = np.inf, None
+
     def start(name):
         return compact(inter.p, machine) if name == "compact" else \
             baselines.baseline(name, inter, machine, seed)
