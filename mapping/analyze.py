@@ -309,7 +309,8 @@ def _refine(cl, metrics, machine, bound, sims, say):
     m, p = len(cl.src), int(cl.p)
     tried = [[0.0, res.makespan, res.messages]]
     out = {**metrics, "refined": tried, "refined_share": 0.0}
-    if m == 0 or p < 2 or res.messages == 0 or refine_bytes(cl.n, m) > available_bytes():
+    if m == 0 or p < 2 or res.messages == 0 or refine_bytes(cl.n, m) > available_bytes() \
+            or 2 * m > EVAL_TASKS:  # no share's simulation fits the budget: rank nothing
         return cl, out, sims
     if metrics["priorities"][0][1] <= STEER * bound:
         return cl, out, sims  # near the bound: as with the steering, nothing to win

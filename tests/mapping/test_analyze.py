@@ -482,6 +482,17 @@ def test_par_clusters_lose_replicas_only_where_no_time_is_lost(strassen8, monkey
         pm = partition_metrics(cl.src, cl.dst, cl.weight, cl.cluster, g.n, 64)
         assert a.partition["replication_factor"] == pm.replication_factor
         assert a.partition["vertex_copies"] < plain.partition["vertex_copies"]
+    # with no room in the simulated-task budget for a share's simulation, nothing is
+    # ranked or refined (nor the incidence built)
+    import mapping.time_aware as ta
+    from vcut import _expand
+
+    monkeypatch.setattr(ta, "EVAL_TASKS", 2 * len(plain.clustering.src) - 1)
+    monkeypatch.setattr(_expand, "incidence", None)  # a call would fail
+    a = analysis()  # (the steering tries fewer prices in that budget too)
+    fresh = simulate(a.clustering, core, m, 32)
+    assert a.partition["refined"] == [[0.0, fresh.makespan, fresh.messages]]
+    assert a.partition["refined_share"] == 0.0
 
 
 def test_the_summary_formats_par_settings_tried():
