@@ -82,7 +82,10 @@ def main():
     u8m = T.Array(T.uint64, 2, "C")
     greedy = {"greedy_decide_kernel": (i8a, i8a, i8a, i8, i8, u8m, f8a, f8a, f8a, i8, i8a, i8a,
                                        i8a),
-              "greedy_scatter_kernel": (i8a, u8m, i8a, i8, u8m, i8a)}
+              "greedy_scatter_kernel": (i8a, u8m, i8a, i8, u8m, i8a),
+              "greedy_rounds_kernel": (i8a, i8a, i8a, i8a, i8a, f8a, f8a, i8, i4a, u8m, i8a, i8a,
+                                       i8a, i8a, i8a, i4a, i8a, i8a, i8a, i8a, i8a, i8, i8, i8,
+                                       i8)}
     sigs.update(greedy)
     # the multilevel partitioner's GPU phases (runtime.multilevel._gpu_kernels): int64 arrays
     from runtime.multilevel import _gpu_kernels as ML

@@ -21,6 +21,8 @@
 # traversals; sized from the H200 run of 2026-11-27 (tests 90 s, multilevel 113 s without the
 # profile, batched ~80 s, traversal of both graphs ~55 s): about 8 minutes of a 15-minute
 # device budget, leaving room for a second, shorter call.
+# `bash bench/gpu_session.sh rounds` runs the greedy family's GPU tests and its batches on
+# RMAT 21 (16 M edges; both apply forms beside their CPU twins at B = 64 k) and RMAT 22.
 # `bash bench/gpu_session.sh partition` runs issue 15's checks alone: the multilevel and
 # greedy GPU tests, bench_multilevel.py --gpu --profile (where each cell's GPU seconds go),
 # and the greedy batches on RMAT 21 (16 M edges).
@@ -48,6 +50,19 @@ if [ "$1" = partition ]; then  # issue 15's checks alone (~5.5 min)
         --graphs cnr-2000.arcs.txt.gz,delaunay_n16.edges.gz --ks 8,64 --repeat 1 \
         --csv "$OUT/multilevel.csv"
     step batched 100 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21
+    tail -3 "$OUT/tests.txt"
+    cat "$OUT/env.txt"
+    exit 0
+fi
+if [ "$1" = rounds ]; then  # the greedy batches applied in rounds on the device (~5 min)
+    step tests 150 python3 -m pytest -q -p no:cacheprovider -n 4 --timeout 120 --tb=short \
+        tests/vcut/test_gpu_greedy.py tests/vcut/test_rounds.py
+    step batched 150 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21 \
+        --batches 65536
+    step batched2 100 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21 \
+        --batches 8192,1048576 --no-cpu-batches
+    step batched22 110 python3 bench/bench_batched.py --device gpu --rmat-only --scale 22 \
+        --batches 65536 --no-cpu-batches
     tail -3 "$OUT/tests.txt"
     cat "$OUT/env.txt"
     exit 0

@@ -131,7 +131,8 @@ def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="gi
     dict)``.
     """
     from vcut.edge_cut import EDGE_CUTS, edge_cut
-    from vcut.partition import ALGORITHMS, partition_from_assignment, partition_graph, simplify
+    from vcut.partition import (ALGORITHMS, GREEDY, partition_from_assignment, partition_graph,
+                                simplify)
 
     if assignment is not None:
         part = partition_from_assignment(graph, assignment, p, algo=method)
@@ -153,8 +154,12 @@ def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="gi
     if method not in ALGORITHMS:
         raise InputError(f"unknown partitioning method {method!r}; use one of "
                          f"{', '.join(EDGE_CUTS + ALGORITHMS)}")
+    # the recheck on the GPU too: a trace's graph is often a single batch, which then
+    # gives the sequential stream's cut (the rounds trade a little replication for speed)
+    gpu = device != "cpu" and method in GREEDY
     part = partition_graph(graph, p, method, lam=lam, seed=seed, order=order, latency=latency,
-                           device=device, beta=beta, gamma=gamma)
+                           device=device, beta=beta, gamma=gamma,
+                           apply="recheck" if gpu else None)
     return from_edge_partition(part, graph.node_object, method), _vertex_cut_metrics(part)
 
 

@@ -563,14 +563,13 @@ def wd_kernel(indptr, indices, weights, dist, wl, size, scan, done, per, total, 
     _flush(sbuf, nxt, count)
 
 
-@cuda.jit
-def block_scan_kernel(x, out, sums, n):
-    """Inclusive scan of each block's slice (Hillis-Steele in shared memory);
-    ``sums[b]`` = the block's total."""
-    tmp = cuda.shared.array(SCAN_SHARED, dtype=nb_int64)
-    tid = cuda.threadIdx.x
-    i = cuda.blockIdx.x * cuda.blockDim.x + tid
-    tmp[tid] = x[i] if i < n else 0
+@cuda.jit(device=True)
+def block_inclusive(tmp, tid, x):
+    """Inclusive prefix sum of ``x`` over the threads of the block (Hillis-Steele in the
+    shared array ``tmp``, at least one entry per thread): ``(this thread's prefix, the
+    block's total)``. Every thread of the block must call it; ``tmp`` is free again on
+    return."""
+    tmp[tid] = x
     cuda.syncthreads()
     off = 1
     while off < cuda.blockDim.x:
@@ -579,10 +578,24 @@ def block_scan_kernel(x, out, sums, n):
         tmp[tid] += add
         cuda.syncthreads()
         off *= 2
+    mine = tmp[tid]
+    total = tmp[cuda.blockDim.x - 1]
+    cuda.syncthreads()
+    return mine, total
+
+
+@cuda.jit
+def block_scan_kernel(x, out, sums, n):
+    """Inclusive scan of each block's slice (`block_inclusive`); ``sums[b]`` = the
+    block's total."""
+    tmp = cuda.shared.array(SCAN_SHARED, dtype=nb_int64)
+    tid = cuda.threadIdx.x
+    i = cuda.blockIdx.x * cuda.blockDim.x + tid
+    mine, total = block_inclusive(tmp, tid, x[i] if i < n else 0)
     if i < n:
-        out[i] = tmp[tid]
+        out[i] = mine
     if tid == cuda.blockDim.x - 1:
-        sums[cuda.blockIdx.x] = tmp[tid]
+        sums[cuda.blockIdx.x] = total
 
 
 @cuda.jit

@@ -218,6 +218,27 @@ def _check_batch(batch, algo, p):
                          "use fewer clusters or drop --batch")
 
 
+#: the greedy family: the algorithms that stream in batches (on the CPU or the GPU)
+GREEDY = tuple(_GREEDY)
+#: how a batch is applied (`partition_graph`'s ``apply``)
+APPLIES = ("recheck", "rounds")
+
+
+def _check_apply(apply, algo, batch, asked, device):
+    """How batches apply: the one asked for, else ``rounds`` on the GPU and ``recheck``
+    on the CPU; None for a sequential stream (also where ``auto`` fell back to it)."""
+    if apply is not None and apply not in APPLIES:
+        raise InputError(f"unknown apply {apply!r}; use {' or '.join(APPLIES)}")
+    if algo in _GREEDY and batch is None and device == "cpu" and asked == "auto":
+        return None
+    if apply is None:
+        return "rounds" if device == "gpu" else ("recheck" if batch is not None else None)
+    if algo not in _GREEDY or (batch is None and device != "gpu"):
+        raise InputError("--apply is for the greedy family's batched stream: give --batch "
+                         "or --device gpu, or drop --apply")
+    return apply
+
+
 def _check_device(device, algo, p, backend="metis"):
     """The device the partitioning runs on: ``"gpu"`` for the greedy family and SPAC over
     the multilevel backend when asked (or ``"auto"`` and one is usable), else ``"cpu"``;
@@ -280,7 +301,8 @@ def capacity_fractions(p, algo, capacities):
 
 def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None,
                     backend="metis", spac_variant="contracted", imbalance=1.03, latency=None,
-                    beta=None, tau=None, refine=False, batch=None, device="cpu", gamma=0.0):
+                    beta=None, tau=None, refine=False, batch=None, device="cpu", gamma=0.0,
+                    apply=None):
     """Partition the edges of ``graph`` into ``p`` clusters.
 
     Parameters
@@ -330,6 +352,11 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         The greedy family's batched stream decides on the GPU with ``"gpu"``
         (`vcut._gpu_greedy`: the same assignment as the CPU's batches); ``"auto"``
         takes the GPU when one is usable, else the CPU. Other algorithms: CPU.
+    apply : {"recheck", "rounds"}, optional
+        How a batch is applied: ``"recheck"`` (the CPU's default) in stream
+        order, deciding again each edge whose frozen choice would add a replica;
+        ``"rounds"`` (the GPU's default; `vcut._rounds`) in a few parallel rounds,
+        so that the GPU never returns to the host within the stream.
 
     Returns
     -------
@@ -363,7 +390,8 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
 
         raise InputError(KAHIP_TARGETS)  # before the transform, not after it
     _check_batch(batch, algo, p)
-    device = _check_device(device, algo, p, backend)
+    asked, device = device, _check_device(device, algo, p, backend)
+    apply = _check_apply(apply, algo, batch, asked, device)
     simple, cap = simple_input(graph, p, algo, capacities)
     src, dst, weight, input_edge, loops, repeats = simple
     m = len(src)
@@ -390,10 +418,28 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         else:  # batches, decided on the cores or on the GPU
             full = limit * (1.0 - _kernels.FULL_TOLERANCE) * cap
             rows = _kernels.replica_sets(n, p)[3]
-            if device == "gpu":
-                from ._gpu_greedy import default_batch, greedy_batched_gpu
+            if batch is None:
+                from ._gpu_greedy import default_batch
 
-                batch = default_batch(m) if batch is None else batch
+                batch = default_batch(m)
+            if apply == "rounds":
+                from ._rounds import ROUNDS, greedy_rounds, quantize
+
+                wq, scale = quantize(w)
+                fn = greedy_rounds
+                if device == "gpu":
+                    from ._gpu_greedy import greedy_rounds_gpu as fn
+                res = run_kernel("partition", "edges", m, fn, src, dst, wq, stream,
+                                 deg.astype(np.int64), cap, full * scale, rule, out, rows,
+                                 int(batch), ROUNDS)
+                redo = res[1]
+                extra.update(apply="rounds", apply_rounds=int(res[2]))
+                if device == "gpu":
+                    extra.update(device="gpu", device_seconds=res[3]["device_seconds"],
+                                 launches=res[3]["launches"])
+            elif device == "gpu":
+                from ._gpu_greedy import greedy_batched_gpu
+
                 _, redo, ginfo = run_kernel("partition", "edges", m, greedy_batched_gpu, src, dst,
                                             w, stream, deg, cap, full, rule, out, rows,
                                             int(batch), _kernels.RECHECK)

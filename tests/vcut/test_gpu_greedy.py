@@ -18,6 +18,7 @@ from frontend.errors import InputError
 from runtime import _gpu, config
 from runtime.generators import rmat
 from tests.vcut.test_greedy import graph, reference, weighted_graphs
+from tests.vcut.test_rounds import rounds_of
 from vcut import _gpu_greedy
 from vcut.partition import partition_graph
 
@@ -30,12 +31,13 @@ def small_launches(monkeypatch):
 
 
 def test_gpu_batches_equal_the_cpu_batches_and_one_edge_batches_the_stream():
+    # the recheck form: decisions on the device, the apply on the host
     g = rmat(6, 4, seed=4)
     small = rmat(4, 3, seed=4)  # one launch per edge: a short stream
     for algo in GREEDY:
         for batch in (9, 64, 10_000):
             cpu = partition_graph(g, 6, algo, batch=batch)
-            gpu = partition_graph(g, 6, algo, batch=batch, device="gpu")
+            gpu = partition_graph(g, 6, algo, batch=batch, device="gpu", apply="recheck")
             assert gpu.assignment.tolist() == cpu.assignment.tolist(), (algo, batch)
             assert gpu.info["redecided"] == cpu.info["redecided"]
             assert gpu.info["device"] == "gpu" and "device" not in cpu.info
@@ -43,8 +45,8 @@ def test_gpu_batches_equal_the_cpu_batches_and_one_edge_batches_the_stream():
             # a decide launch per batch, a scatter launch between two batches
             assert gpu.info["launches"] == 2 * math.ceil(m / min(batch, m)) - 1
         seq = partition_graph(small, 6, algo)
-        assert partition_graph(small, 6, algo, batch=1, device="gpu").assignment.tolist() == \
-            seq.assignment.tolist()
+        assert partition_graph(small, 6, algo, batch=1, device="gpu",
+                               apply="recheck").assignment.tolist() == seq.assignment.tolist()
 
 
 @settings(max_examples=25, deadline=None)
@@ -57,17 +59,46 @@ def test_gpu_batches_equal_the_literal_batches(gw, p, algo, batch):
     ref = reference(edges, weights if weighted else [1] * len(edges), p,
                     rule="libra" if "libra" in algo else "pg", bounded=algo.startswith("wb"),
                     lam=1.0, batch=batch)
-    got = partition_graph(graph(edges, weights), p, algo, batch=batch, device="gpu")
+    got = partition_graph(graph(edges, weights), p, algo, batch=batch, device="gpu",
+                          apply="recheck")
     assert got.assignment.tolist() == ref
 
 
+def test_gpu_rounds_equal_the_cpu_twin():
+    # every round on the device (one cooperative launch per CHUNK edges): the CPU twin's
+    # assignment, re-decisions and rounds (the twin itself equals a literal transcription,
+    # tests/vcut/test_rounds.py); a single block of 8 threads under the simulator
+    g = rmat(5, 4, seed=4)
+    for algo, batch, rounds, p in (("wb-libra", 16, 64, 6), ("pg", 1000, 64, 5),
+                                   ("w-pg", 13, 2, 3)):
+        with rounds_of(rounds):
+            cpu = partition_graph(g, p, algo, batch=batch, apply="rounds")
+            gpu = partition_graph(g, p, algo, batch=batch, device="gpu")
+        assert gpu.assignment.tolist() == cpu.assignment.tolist(), algo
+        for key in ("redecided", "apply_rounds", "apply"):
+            assert gpu.info[key] == cpu.info[key], key
+        assert gpu.info["device"] == "gpu" and gpu.info["launches"] == 1  # m < CHUNK
+
+
+def test_gpu_rounds_launch_per_chunk_and_one_edge_batches(monkeypatch):
+    small = rmat(3, 3, seed=4)
+    seq = partition_graph(small, 3, "wb-libra")
+    monkeypatch.setattr(_gpu_greedy, "CHUNK", 4)
+    gpu = partition_graph(small, 3, "wb-libra", batch=1, device="gpu")
+    m = seq.info["simple_edges"]
+    assert gpu.assignment.tolist() == seq.assignment.tolist()
+    assert gpu.info["launches"] == math.ceil(m / 4) and gpu.info["apply_rounds"] == m
+
+
 def test_default_batch_capacities_and_the_bound():
-    g = rmat(9, 8, seed=7)
+    g = rmat(5, 6, seed=7)
     caps = [1, 2, 3, 2]
     gpu = partition_graph(g, 4, "wb-libra", device="gpu", capacities=caps, lam=1.1)
     m = gpu.info["simple_edges"]
     assert gpu.info["batch"] == min(m, 65536) == _gpu_greedy.default_batch(m)
-    cpu = partition_graph(g, 4, "wb-libra", batch=gpu.info["batch"], capacities=caps, lam=1.1)
+    assert gpu.info["apply"] == "rounds"
+    cpu = partition_graph(g, 4, "wb-libra", batch=gpu.info["batch"], capacities=caps, lam=1.1,
+                          apply="rounds")
     assert gpu.assignment.tolist() == cpu.assignment.tolist()
     loads = np.bincount(gpu.assignment, minlength=4)
     share = np.array(caps) / sum(caps)
@@ -97,6 +128,13 @@ def test_bad_devices_and_memory(monkeypatch):
     assert need == 8 * (3 * 3 + 4 + 8 + 3 + 2 * 3 * 3)
     monkeypatch.setattr(config, "DEVICE_MEMORY", need - 1)
     with pytest.raises(InputError, match=f"needs {need / 2**20:,.1f} MiB of device memory"):
+        partition_graph(g, 2, "wb-libra", device="gpu", apply="recheck")
+    # rounds: ends, quanta, order (4 m), rows (n), degrees, counts, first writers (3 n),
+    # choices, bits, states, tiles (4 B), 4 per-cluster arrays, the counters; int32 parts
+    need = _gpu_greedy.rounds_bytes(4, 3, 1, 65536, 2)
+    assert need == 8 * (4 * 3 + 4 + 3 * 4 + 4 * 3 + 4 * 2 + 6) + 4 * 3
+    monkeypatch.setattr(config, "DEVICE_MEMORY", need - 1)
+    with pytest.raises(InputError, match="needs 0.0 MiB of device memory, 0.0 MiB are free"):
         partition_graph(g, 2, "wb-libra", device="gpu")
     monkeypatch.setattr(config, "DEVICE_MEMORY", None)
     monkeypatch.setattr(_gpu, "_device_present", lambda: False)
@@ -106,7 +144,7 @@ def test_bad_devices_and_memory(monkeypatch):
 
 def test_cli(tmp_path):
     path = tmp_path / "g.txt"
-    g = rmat(7, 6, seed=2)
+    g = rmat(5, 4, seed=2)
     path.write_text("".join(f"{a} {b}\n" for a, b in zip(g.src.tolist(), g.dst.tolist())))
 
     def run(*a):
@@ -116,11 +154,17 @@ def test_cli(tmp_path):
     r = run("--device", "gpu", "--batch", "50", "--json")
     assert r.returncode == 0, r.stderr
     gpu = json.loads(r.stdout)
-    r = run("--batch", "50", "--json")
+    r = run("--batch", "50", "--json", "--apply", "rounds")
     cpu = json.loads(r.stdout)
     assert (gpu["device"], cpu["device"]) == ("gpu", "cpu")
-    for key in ("replication_factor", "edge_weight_imbalance", "batch", "redecided", "loads"):
+    for key in ("replication_factor", "edge_weight_imbalance", "batch", "redecided", "loads",
+                "apply", "apply_rounds"):
         assert gpu[key] == cpu[key], key
+    assert gpu["apply"] == "rounds"
+    r = run("--apply", "rounds")
+    assert r.returncode == 2 and r.stderr.strip().splitlines() == [
+        "error: --apply is for the greedy family's batched stream: give --batch or --device "
+        "gpu, or drop --apply"]
     r = run("--device", "gpu", "--workers", "2")
     assert r.returncode == 2 and r.stderr.strip().splitlines() == [
         "error: --device gpu runs in this process; the Dask workers (--workers, --scheduler, "

@@ -84,40 +84,26 @@ def test_star_vertex_cut_beats_any_edge_cut():
 
 
 # -- a literal transcription of the spec's rules, as the reference -----------------
-def reference(edges, weights, p, rule, bounded, lam, cap=None, batch=None, recheck=True):
-    """Algorithm 1 edge by edge; with ``batch``, every edge of a batch decides against
-    copies of the state taken at the batch's start, then the batch is applied in order
-    (an edge whose choice was 'the least loaded of all' or, with ``recheck``, would add
-    a replica by now decides again on the live state; a cluster full by now gives way
-    to the least loaded of all)."""
-    cap = [1.0 / p] * p if cap is None else cap
-    W = sum(weights)
-    n = max(max(e) for e in edges) + 1
-    deg = [0] * n
-    for a, b in edges:
-        deg[a] += 1
-        deg[b] += 1
-    rem = deg[:]
-    A = [set() for _ in range(n)]
-    load = [0.0] * p
+def rules(p, cap, deg, rule, bounded, lam, W):
+    """Algorithm 1 literally: ``(decide, full, least)``; ``decide(u, v, A, load, rem)`` gives
+    the cluster, or None for the least loaded of all."""
+    def full(c, load):  # at the bound, within the kernel's relative tolerance of 1e-12
+        return bounded and load[c] >= lam * W * cap[c] * (1 - 1e-12)
 
-    def decide(u, v, A, load, rem):  # the cluster, or None: the least loaded of all
-        def ll(S):
-            return min(S, key=lambda c: (load[c] / cap[c], c))
+    def least(S, load):
+        return min(S, key=lambda c: (load[c] / cap[c], c))
 
-        def full(c):  # at the bound, within the kernel's relative tolerance of 1e-12
-            return bounded and load[c] >= lam * W * cap[c] * (1 - 1e-12)
-
+    def decide(u, v, A, load, rem):
         if not A[u] and not A[v]:
             return None
         if bool(A[u]) != bool(A[v]):
-            m = ll(A[u] or A[v])
-            return None if full(m) else m
+            m = least(A[u] or A[v], load)
+            return None if full(m, load) else m
         if A[u] & A[v]:
-            m = ll(A[u] & A[v])
-            if full(m):
-                m = ll(A[u] | A[v])
-                if full(m):
+            m = least(A[u] & A[v], load)
+            if full(m, load):
+                m = least(A[u] | A[v], load)
+                if full(m, load):
                     return None
             return m
         if rule == "libra":
@@ -125,18 +111,43 @@ def reference(edges, weights, p, rule, bounded, lam, cap=None, batch=None, reche
         else:
             s = u if rem[u] >= rem[v] else v
         t = v if s == u else u
-        m = ll(A[s])
-        if full(m):
-            m = ll(A[t])
-            if full(m):
+        m = least(A[s], load)
+        if full(m, load):
+            m = least(A[t], load)
+            if full(m, load):
                 return None
         return m
+
+    return decide, full, least
+
+
+def degrees_of(edges):
+    n = max(max(e) for e in edges) + 1
+    deg = [0] * n
+    for a, b in edges:
+        deg[a] += 1
+        deg[b] += 1
+    return n, deg
+
+
+def reference(edges, weights, p, rule, bounded, lam, cap=None, batch=None, recheck=True):
+    """Algorithm 1 edge by edge; with ``batch``, every edge of a batch decides against
+    copies of the state taken at the batch's start, then the batch is applied in order
+    (an edge whose choice was 'the least loaded of all' or, with ``recheck``, would add
+    a replica by now decides again on the live state; a cluster full by now gives way
+    to the least loaded of all)."""
+    cap = [1.0 / p] * p if cap is None else cap
+    n, deg = degrees_of(edges)
+    rem = deg[:]
+    A = [set() for _ in range(n)]
+    load = [0.0] * p
+    decide, full, least = rules(p, cap, deg, rule, bounded, lam, sum(weights))
 
     out = []
 
     def place(u, v, w, m):
-        if m is None or (bounded and load[m] >= lam * W * cap[m] * (1 - 1e-12)):
-            m = min(range(p), key=lambda c: (load[c] / cap[c], c))
+        if m is None or full(m, load):
+            m = least(range(p), load)
         out.append(m)
         load[m] += w
         A[u].add(m)

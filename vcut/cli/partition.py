@@ -43,9 +43,14 @@ def register(sub):
                     "vertex, written as a METIS .part file)")
     pa.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
                     help="multilevel, SPAC with --backend multilevel, and the greedy family's "
-                    "batched stream (decided on the GPU, the CPU batches' result; --batch "
+                    "batched stream (on the GPU applied in rounds, see --apply; --batch "
                     "default 65536 there): where it runs (default cpu; auto: the GPU when one "
                     "is usable)")
+    pa.add_argument("--apply", choices=["recheck", "rounds"],
+                    help="greedy cuts in batches (--batch or --device gpu): apply each batch in "
+                    "stream order, deciding again every edge that would add a replica "
+                    "(recheck, the CPU's default), or in parallel rounds (rounds, the GPU's "
+                    "default: every round on the device; the same result on the CPU)")
     pa.add_argument("--tau", type=float, metavar="T",
                     help="hep: degree threshold in mean degrees (default 10)")
     pa.add_argument("--refine", action="store_true",
@@ -148,7 +153,7 @@ def _run(args, program_args):
                                    spac_variant=args.variant, imbalance=args.imbalance,
                                    latency=args.latency, beta=args.beta, tau=args.tau,
                                    refine=args.refine, batch=args.batch, device=args.device,
-                                   gamma=args.gamma)
+                                   gamma=args.gamma, apply=args.apply)
     if files is None:
         files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
@@ -173,6 +178,9 @@ def _run(args, program_args):
     elif "batch" in info:
         result.update({k: info[k] for k in ("batch", "redecided")})
         result["device"] = info.get("device", "cpu")
+        result["apply"] = info.get("apply", "recheck")
+        if "apply_rounds" in info:
+            result["apply_rounds"] = info["apply_rounds"]
     extra = [k for k in ("tau", "high_degree_vertices", "streamed_edges", "refine_moves",
                          "refine_passes", "fm_moves", "fm_passes", "replicas_before",
                          "replicas_after", "starts", "candidates", "best_of", "spac_skipped")
@@ -230,7 +238,10 @@ def _run(args, program_args):
     elif "batch" in info:
         rows.insert(-1, ("batches", f"{info['batch']:,} edges each, decided in parallel"
                                     + (" on the GPU" if info.get("device") == "gpu" else "")
-                                    + f"; {info['redecided']:,} decided again when applied"))
+                                    + (f"; applied in {info['apply_rounds']:,} rounds, "
+                                       f"{info['redecided']:,} decided again"
+                                       if "apply_rounds" in info else
+                                       f"; {info['redecided']:,} decided again when applied")))
     if files:
         rows.append(("written", ", ".join(files)))
     print_rows(rows, summary_stream(args.output))

@@ -1,0 +1,205 @@
+"""The batched stream applied in rounds (`vcut._rounds`, the GPU's form) on the CPU."""
+
+import contextlib
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from frontend.errors import InputError
+from runtime.generators import rmat
+from tests.vcut.test_greedy import degrees_of, graph, rules, weighted_graphs
+from vcut import _rounds
+from vcut.partition import partition_graph
+
+GREEDY = ("pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra")
+
+
+@contextlib.contextmanager
+def rounds_of(r):
+    """`vcut._rounds.ROUNDS` set to ``r`` for the block."""
+    old = _rounds.ROUNDS
+    _rounds.ROUNDS = r
+    try:
+        yield
+    finally:
+        _rounds.ROUNDS = old
+
+
+def waterfill(load, cap, total):
+    """The module's water-filling, literally: clusters by (ratio, id), the level that
+    ``total`` quanta reach, each cluster's whole quanta below it, then one quantum each
+    from the least loaded until the total is met; returns (clusters in order, cumulative quanta)."""
+    order = sorted(range(len(load)), key=lambda c: (load[c] / cap[c], c))
+    sum_load, sum_cap, top = 0, 0.0, len(order) - 1
+    for j, c in enumerate(order):
+        sum_load += load[c]
+        sum_cap += cap[c]
+        level = (total + sum_load) / sum_cap
+        if j == len(order) - 1 or level <= load[order[j + 1]] / cap[order[j + 1]]:
+            top = j
+            break
+    quota = [max(0, math.floor(level * cap[c]) - load[c]) if j <= top else 0
+             for j, c in enumerate(order)]
+    for j in range(total - sum(quota)):  # the rounding's remainder, least loaded first
+        quota[j if j <= top else 0] += 1
+    return order, np.cumsum(quota).tolist()
+
+
+def reference_rounds(edges, weights, p, rule, bounded, lam, batch, rounds, cap=None):
+    """The rounds of `vcut._rounds` transcribed with Python sets (integer weights)."""
+    cap = [1.0 / p] * p if cap is None else cap
+    n, deg = degrees_of(edges)
+    rem = deg[:]
+    A = [set() for _ in range(n)]
+    load = [0] * p
+    bound = [lam * sum(weights) * (1 - 1e-12) * c if bounded else math.inf for c in cap]
+    decide, _, _ = rules(p, cap, deg, rule, bounded, lam, sum(weights))
+    out = [None] * len(edges)
+    for lo in range(0, len(edges), batch):
+        pending = list(range(lo, min(len(edges), lo + batch)))
+        for r in range(rounds):
+            last = r == rounds - 1
+            choice, writes = {}, {}
+            for e in pending:
+                u, v = edges[e]
+                c = decide(u, v, A, load, rem)
+                choice[e] = c
+                writes[e] = {u, v} if c is None else {x for x in (u, v) if c not in A[x]}
+            first = {}
+            for e in pending:
+                for x in writes[e]:
+                    first.setdefault(x, e)
+            ready = [e for e in pending if last or not writes[e] or all(
+                first.get(x, e) >= e for x in edges[e])]
+            for c in range(p):  # capacity, in stream order
+                mine = [e for e in ready if choice[e] == c]
+                if load[c] + sum(weights[e] for e in mine) < bound[c]:
+                    load[c] += sum(weights[e] for e in mine)
+                    continue
+                for e in mine:
+                    if load[c] < bound[c]:
+                        load[c] += weights[e]
+                    else:
+                        choice[e] = None
+            open_ = [e for e in ready if choice[e] is None]
+            if open_:
+                order, cum = waterfill(load, cap, sum(weights[e] for e in open_))
+                at = 0
+                for e in open_:
+                    c = order[0] if at == 0 else next(
+                        (order[j] for j in range(p) if cum[j] > at), order[-1])
+                    choice[e] = c
+                    at += weights[e]
+                    load[c] += weights[e]
+            for e in ready:
+                u, v = edges[e]
+                out[e] = choice[e]
+                A[u].add(choice[e])
+                A[v].add(choice[e])
+                rem[u] -= 1
+                rem[v] -= 1
+            pending = [e for e in pending if e not in set(ready)]
+            if not pending:
+                break
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(weighted_graphs(), st.integers(2, 9), st.sampled_from(GREEDY),
+       st.sampled_from([1, 2, 3, 7, 64]), st.sampled_from([1, 2, 3, 64]), st.booleans())
+def test_rounds_equal_the_literal_rounds(gw, p, algo, batch, rounds, hetero):
+    edges, weights = gw
+    p = min(p, len(edges))
+    cap = None
+    if hetero:
+        raw = np.arange(1, p + 1, dtype=float)
+        cap = (raw / raw.sum()).tolist()
+    weighted = algo.startswith("w")
+    ref = reference_rounds(edges, weights if weighted else [1] * len(edges), p,
+                           "libra" if "libra" in algo else "pg", algo.startswith("wb"), 1.0,
+                           batch, rounds, cap)
+    with rounds_of(rounds):
+        got = partition_graph(graph(edges, weights), p, algo, batch=batch, apply="rounds",
+                              capacities=cap)
+    assert got.assignment.tolist() == ref
+    assert got.info["apply"] == "rounds" and got.info["batch"] == batch
+
+
+def test_one_edge_batches_are_the_sequential_stream():
+    g = rmat(9, 6, seed=5)
+    rng = np.random.default_rng(1)
+    heavy = graph(list(zip(g.src.tolist(), g.dst.tolist())),
+                  rng.integers(1, 20, size=g.m).tolist())
+    for algo in GREEDY:
+        for gr in (g, heavy):
+            seq = partition_graph(gr, 7, algo, lam=1.02)
+            one = partition_graph(gr, 7, algo, lam=1.02, batch=1, apply="rounds")
+            assert one.assignment.tolist() == seq.assignment.tolist(), algo
+            assert one.info["redecided"] == 0  # one edge: always ready in its first round
+            assert one.info["apply_rounds"] == seq.info["simple_edges"]
+
+
+def test_rounds_by_hand():
+    # a path 0-1-2-3 and an edge 4-5 in one batch of 4 on p = 2, w-libra (unbounded).
+    # Round 0: every set is empty, so every edge asks for the least loaded (it writes
+    # both ends); (0,1) and (4,5) are their vertices' first writers, (1,2) and (2,3) wait.
+    # The water-fill spreads 2 quanta at level 1: (0,1) -> 0, (4,5) -> 1.
+    # Round 1: (1,2) follows A(1) = {0} (writes 2), (2,3) is open (writes 2 and 3): (1,2)
+    # is 2's first writer, so (2,3) waits again. Round 2: (2,3) follows A(2) = {0}.
+    edges = [(0, 1), (1, 2), (2, 3), (4, 5)]
+    got = partition_graph(graph(edges), 2, "w-libra", batch=4, apply="rounds")
+    assert got.assignment.tolist() == [0, 0, 0, 1]
+    assert (got.info["apply_rounds"], got.info["redecided"]) == (3, 3)
+    # with one round every edge applies on its first choice: the open ones are water-
+    # filled in stream order, two quanta to each cluster
+    with rounds_of(1):
+        got = partition_graph(graph(edges), 2, "w-libra", batch=4, apply="rounds")
+    assert got.assignment.tolist() == [0, 0, 1, 1] and got.info["redecided"] == 0
+
+
+def test_rounds_keep_the_bound_and_stay_close_to_the_recheck():
+    # measured on this graph (RF / the sequential stream's): B = 64: recheck 1.005, rounds
+    # 1.000; B = 512: 1.032, 1.016; B = 4096 (15 % of the stream): 1.092, 1.124
+    g = rmat(12, 8, seed=3)
+    seq = partition_graph(g, 16, "wb-libra").metrics.replication_factor
+    for batch, slack in ((64, 1.0), (512, 1.0), (4096, 1.04)):
+        r = partition_graph(g, 16, "wb-libra", batch=batch, apply="rounds")
+        m = r.info["simple_edges"]
+        loads = np.bincount(r.assignment, minlength=16)
+        assert loads.sum() == m and loads.max() <= m / 16 + 1  # lambda = 1: the bound + 1 edge
+        assert r.info["apply_rounds"] <= _rounds.ROUNDS * math.ceil(m / batch)
+        recheck = partition_graph(g, 16, "wb-libra", batch=batch).metrics.replication_factor
+        assert r.metrics.replication_factor <= slack * recheck, batch
+        assert r.metrics.replication_factor >= seq * 0.99
+
+
+def test_quantize():
+    q, s = _rounds.quantize(np.array([1.0, 3.0, 7.0]))
+    assert s == 1.0 and q.tolist() == [1, 3, 7] and q.dtype == np.int64
+    q, s = _rounds.quantize(np.array([0.5, 0.25, 1.75]))
+    # total 2.5 < 2: 2^(52 - 2 - 1) = 2^49, and these are exact in that scale
+    assert s == 2.0 ** 49 and q.tolist() == [2 ** 48, 2 ** 47, 7 * 2 ** 47]
+    assert int(q.sum()) < 2 ** 52
+
+
+def test_fractional_weights_use_quanta_and_one_edge_batches_match():
+    edges = [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (4, 5), (5, 6), (4, 6)]
+    w = [0.5, 1.25, 0.75, 2.0, 0.125, 1.5, 0.25, 1.0]  # dyadic: exact in quanta
+    seq = partition_graph(graph(edges, w), 3, "wb-libra", lam=1.1)
+    one = partition_graph(graph(edges, w), 3, "wb-libra", lam=1.1, batch=1, apply="rounds")
+    assert one.assignment.tolist() == seq.assignment.tolist()
+
+
+def test_bad_apply():
+    g = graph([(0, 1), (1, 2), (2, 3)])
+    with pytest.raises(InputError, match="^unknown apply 'later'; use recheck or rounds$"):
+        partition_graph(g, 2, "wb-libra", batch=2, apply="later")
+    with pytest.raises(InputError, match="give --batch or --device gpu, or drop --apply"):
+        partition_graph(g, 2, "wb-libra", apply="rounds")
+    with pytest.raises(InputError, match="drop --batch for hdrf"):
+        partition_graph(g, 2, "hdrf", batch=2, apply="rounds")
+    with pytest.raises(InputError, match="give --batch or --device gpu, or drop --apply"):
+        partition_graph(g, 2, "dbh", apply="rounds")
