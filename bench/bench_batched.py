@@ -121,8 +121,8 @@ def main():
     args = ap.parse_args()
     if args.device == "gpu":
         return gpu_table(args)
-    head = ("graph", "order", "m", "B", "apply", "RF", "RF / seq", "balance", "redecided",
-            "seconds", "M edges/s")
+    head = ("graph", "order", "m", "B", "apply", "RF", "RF / seq", "balance",
+            "redecided (rounds: re-decisions)", "seconds", "M edges/s")
     print(f"# wb-libra, p = {args.p}; {os.cpu_count()} CPUs; one run per cell")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))

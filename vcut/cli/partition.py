@@ -239,7 +239,7 @@ def _run(args, program_args):
         rows.insert(-1, ("batches", f"{info['batch']:,} edges each, decided in parallel"
                                     + (" on the GPU" if info.get("device") == "gpu" else "")
                                     + (f"; applied in {info['apply_rounds']:,} rounds, "
-                                       f"{info['redecided']:,} decided again"
+                                       f"{info['redecided']:,} re-decisions"
                                        if "apply_rounds" in info else
                                        f"; {info['redecided']:,} decided again when applied")))
     if files:
