@@ -86,6 +86,9 @@ def main():
               "greedy_rounds_kernel": (i8a, i8a, i8a, i8a, i8a, f8a, f8a, i8, i4a, u8m, i8a, i8a,
                                        i8a, i8a, i8a, i4a, i8a, i8a, i8a, i8a, i8a, i8, i8, i8,
                                        i8)}
+    sig = list(greedy["greedy_rounds_kernel"])
+    sig[0] = sig[1] = sig[3] = i4a  # ends and stream order in 4 bytes while they fit
+    greedy["greedy_rounds_kernel (4-byte ids)"] = tuple(sig)
     sigs.update(greedy)
     # the multilevel partitioner's GPU phases (runtime.multilevel._gpu_kernels): int64 arrays
     from runtime.multilevel import _gpu_kernels as ML

@@ -336,12 +336,13 @@ def greedy_batched_gpu(src, dst, weight, order, degree, cap, full, rule, out, A,
 
 
 def rounds_bytes(n, m, words, batch, p):
-    """Device memory of the rounds form: ends, quanta and stream order (4 m int64), the
-    assignment (m int32), the replica rows (n x words uint64), degrees, counts and
-    first writers (3 n), the batch's choices, write bits and states (3 B) and the
-    per-cluster and per-tile scratch."""
+    """Device memory of the rounds form: ends and stream order (3 m, int32 while n and
+    m fit, else int64), weight quanta (m int64), the assignment (m int32), the replica
+    rows (n x words uint64), degrees, counts and first writers (3 n), the batch's
+    choices, write bits and states (3 B) and the per-cluster and per-tile scratch."""
     b = min(batch, max(m, 1))
-    return 8 * (4 * m + n * words + 3 * n + 3 * b + 4 * p + b + _SLOTS) + 4 * m
+    ids = 4 if max(n, m) < 2**31 else 8
+    return 8 * (m + n * words + 3 * n + 3 * b + 4 * p + b + _SLOTS) + (3 * ids + 4) * m
 
 
 def greedy_rounds_gpu(src, dst, wq, order, degree, cap, full, rule, out, A, batch, rounds,
@@ -368,7 +369,8 @@ def greedy_rounds_gpu(src, dst, wq, order, degree, cap, full, rule, out, A, batc
     def up(a, dtype):
         return cu.to_device(np.ascontiguousarray(a, dtype=dtype))
 
-    d = [up(src, np.int64), up(dst, np.int64), up(wq, np.int64), up(order, np.int64),
+    ids = np.int32 if max(n, m) < 2**31 else np.int64  # 4-byte ends and order where they fit
+    d = [up(src, ids), up(dst, ids), up(wq, np.int64), up(order, ids),
          up(degree, np.int64), up(cap, np.float64), up(full, np.float64), int(rule),
          cu.device_array(m, dtype=np.int32), up(A, np.uint64), up(np.zeros(p), np.int64),
          up(degree, np.int64), up(np.full(n, R.NONE), np.int64), cu.device_array(b, np.int64),

@@ -129,10 +129,11 @@ def test_bad_devices_and_memory(monkeypatch):
     monkeypatch.setattr(config, "DEVICE_MEMORY", need - 1)
     with pytest.raises(InputError, match=f"needs {need / 2**20:,.1f} MiB of device memory"):
         partition_graph(g, 2, "wb-libra", device="gpu", apply="recheck")
-    # rounds: ends, quanta, order (4 m), rows (n), degrees, counts, first writers (3 n),
-    # choices, bits, states, tiles (4 B), 4 per-cluster arrays, the counters; int32 parts
+    # rounds: quanta (m), rows (n), degrees, counts, first writers (3 n), choices, bits,
+    # states, tiles (4 B), 4 per-cluster arrays, the counters in 8 bytes; ends, order and
+    # the assignment in 4 (int32 while they fit)
     need = _gpu_greedy.rounds_bytes(4, 3, 1, 65536, 2)
-    assert need == 8 * (4 * 3 + 4 + 3 * 4 + 4 * 3 + 4 * 2 + 6) + 4 * 3
+    assert need == 8 * (3 + 4 + 3 * 4 + 4 * 3 + 4 * 2 + 6) + 4 * 4 * 3
     monkeypatch.setattr(config, "DEVICE_MEMORY", need - 1)
     with pytest.raises(InputError, match="needs 0.0 MiB of device memory, 0.0 MiB are free"):
         partition_graph(g, 2, "wb-libra", device="gpu")
