@@ -49,7 +49,8 @@ if [ "$1" = partition ]; then  # issue 15's checks alone (~5.5 min)
     step multilevel 160 python3 bench/bench_multilevel.py --gpu --profile --datasets .devdata \
         --graphs cnr-2000.arcs.txt.gz,delaunay_n16.edges.gz --ks 8,64 --repeat 1 \
         --csv "$OUT/multilevel.csv"
-    step batched 100 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21
+    step batched 100 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21 \
+        --batches 65536
     tail -3 "$OUT/tests.txt"
     cat "$OUT/env.txt"
     exit 0
@@ -79,7 +80,8 @@ if [ "$1" = all ]; then  # every GPU test file, then one short benchmark per iss
         --csv "$OUT/multilevel.csv"
     step spac 50 python3 bench/bench_spac.py --multilevel cpu,gpu --quick \
         --graphs soc-Epinions1-lcc.txt.gz,cnr-2000.arcs.txt.gz
-    step batched 90 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21
+    step batched 90 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21 \
+        --batches 65536
     step mst 25 python3 bench/bench_mst.py --device gpu --scale 20 --repeat 2
     step traversal 60 python3 bench/bench_traversal.py --device gpu --repeat 3 \
         --graphs grid256,luxembourg_osm
@@ -90,7 +92,8 @@ fi
 step tests 150 python3 -m pytest -q -p no:cacheprovider -n 0 tests/runtime/test_gpu.py \
     tests/runtime/test_gpu_stack.py tests/runtime/test_mst.py tests/vcut/test_gpu_greedy.py
 step mst 100 python3 bench/bench_mst.py --device gpu --scale 21 --repeat 2
-step batched 110 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21
+step batched 110 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21 \
+    --batches 65536
 step traversal 170 python3 bench/bench_traversal.py --device gpu --gpu-target --repeat 3
 tail -3 "$OUT/tests.txt"
 cat "$OUT/mst.txt" "$OUT/batched.txt" "$OUT/env.txt"
