@@ -26,8 +26,10 @@ REFINE_PASSES = 10
 FM_LIMIT = 12
 FM_HUB = 256
 #: FM's work per level: adjacency entries scanned by gain evaluations, per entry of the
-#: level (the seeds' own evaluation included, about the boundary's share of one)
-FM_BUDGET = 1.5
+#: level (the seeds' own evaluation included, about the boundary's share of one). 1.5
+#: cut 0.8 % less than 1.0 for 7 % more time over bench_multilevel's 64 cells
+#: (docs/runtime.md)
+FM_BUDGET = 1.0
 
 
 def _boundary_order(level, part, rng):
