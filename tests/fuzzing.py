@@ -437,6 +437,10 @@ def _partition_cli(seeds, rng, workdir):
         argv += ["--order", rng.choice(["random", "bfs", "dfs"])]
     if rng.random() < 0.1:
         argv += ["--capacities", ",".join(rng.choice(["1", "1e-300", "0.5", "2"]) for _ in range(int(p)))]
+    if rng.random() < 0.2:  # batches, applied either way (and refused where they do not apply)
+        argv += ["--batch", rng.choice(["1", "3", "64", "0"])]
+        if rng.random() < 0.7:
+            argv += ["--apply", rng.choice(["rounds", "recheck"])]
     return _cli(argv + ["-o", os.path.join(workdir, "out.part")])
 
 

@@ -51,17 +51,22 @@ _TOTAL_BITS = 52
 
 
 def quantize(weight):
-    """``(quanta, scale)``: the edge weights as int64 quanta ``round(w * scale)``. Whole
-    weights (every unweighted graph) keep scale 1; others get the largest power-of-two
-    scale that keeps the total below 2^52, so that loads are exact integers in a
-    float64."""
+    """``(quanta, shift)``: the edge weights as int64 quanta ``round(w * 2**shift)``
+    (`np.ldexp`, so no scale overflows). Whole weights (every unweighted graph) keep
+    shift 0; others get the shift that brings the total just below 2^52, so that loads
+    are exact integers in a float64 (a weight below a quantum becomes 0). Bounds in
+    weight units scale the same way: ``np.ldexp(bound, shift)``."""
     w = np.asarray(weight, dtype=np.float64)
-    total = float(w.sum()) if w.size else 0.0
+    with np.errstate(over="ignore"):
+        total = float(w.sum()) if w.size else 0.0
     if w.size and total < 2.0 ** _TOTAL_BITS and np.all(w == np.floor(w)):
-        return w.astype(np.int64), 1.0
-    shift = _TOTAL_BITS - int(np.ceil(np.log2(total + 1.0))) - 1 if total > 0 else 0
-    scale = float(2.0 ** shift)
-    return np.rint(w * scale).astype(np.int64), scale
+        return w.astype(np.int64), 0
+    if not np.isfinite(total):  # the sum overflows: its size from the largest weight
+        size = math.log2(float(w.max())) + math.log2(w.size)
+    else:
+        size = math.log2(total) if total > 0 else 0.0
+    shift = _TOTAL_BITS - 1 - math.ceil(size)
+    return np.rint(np.ldexp(w, shift)).astype(np.int64), shift
 
 
 @helper

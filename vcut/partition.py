@@ -425,12 +425,12 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
             if apply == "rounds":
                 from ._rounds import ROUNDS, greedy_rounds, quantize
 
-                wq, scale = quantize(w)
+                wq, shift = quantize(w)
                 fn = greedy_rounds
                 if device == "gpu":
                     from ._gpu_greedy import greedy_rounds_gpu as fn
                 res = run_kernel("partition", "edges", m, fn, src, dst, wq, stream,
-                                 deg.astype(np.int64), cap, full * scale, rule, out, rows,
+                                 deg.astype(np.int64), cap, np.ldexp(full, shift), rule, out, rows,
                                  int(batch), ROUNDS)
                 redo = res[1]
                 extra.update(apply="rounds", apply_rounds=int(res[2]))

@@ -178,19 +178,29 @@ def test_rounds_keep_the_bound_and_stay_close_to_the_recheck():
 
 def test_quantize():
     q, s = _rounds.quantize(np.array([1.0, 3.0, 7.0]))
-    assert s == 1.0 and q.tolist() == [1, 3, 7] and q.dtype == np.int64
+    assert s == 0 and q.tolist() == [1, 3, 7] and q.dtype == np.int64
     q, s = _rounds.quantize(np.array([0.5, 0.25, 1.75]))
-    # total 2.5 < 2: 2^(52 - 2 - 1) = 2^49, and these are exact in that scale
-    assert s == 2.0 ** 49 and q.tolist() == [2 ** 48, 2 ** 47, 7 * 2 ** 47]
+    # total 2.5: ceil(log2) = 2, so the shift is 52 - 1 - 2 and these are exact in it
+    assert s == 49 and q.tolist() == [2 ** 48, 2 ** 47, 7 * 2 ** 47]
     assert int(q.sum()) < 2 ** 52
+    q, s = _rounds.quantize(np.array([1e-300, 3e-300]))  # tiny: scaled up, not zeroed
+    assert s == 51 - math.ceil(math.log2(4e-300)) and s > 1023
+    assert abs(q[1] - 3 * q[0]) <= 2 and 2 ** 50 < int(q.sum()) < 2 ** 52
+    q, s = _rounds.quantize(np.array([1e308, 1e308, 0.5]))  # the sum overflows a float64
+    assert s == 51 - math.ceil(math.log2(1e308) + math.log2(3))
+    assert q[0] == q[1] and q[2] == 0 and int(q.sum()) < 2 ** 53
+    q, s = _rounds.quantize(np.array([2.0 ** 60, 1.0]))  # whole, but the total is too big
+    assert s == -9 and q.tolist() == [2 ** 51, 0]  # 2^60 + 1 is 2^60 in a float64
 
 
 def test_fractional_weights_use_quanta_and_one_edge_batches_match():
     edges = [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (4, 5), (5, 6), (4, 6)]
     w = [0.5, 1.25, 0.75, 2.0, 0.125, 1.5, 0.25, 1.0]  # dyadic: exact in quanta
-    seq = partition_graph(graph(edges, w), 3, "wb-libra", lam=1.1)
-    one = partition_graph(graph(edges, w), 3, "wb-libra", lam=1.1, batch=1, apply="rounds")
-    assert one.assignment.tolist() == seq.assignment.tolist()
+    for scale in (1.0, 2.0 ** -1000, 2.0 ** 1000):  # tiny and huge weights alike
+        g = graph(edges, [x * scale for x in w])
+        seq = partition_graph(g, 3, "wb-libra", lam=1.1)
+        one = partition_graph(g, 3, "wb-libra", lam=1.1, batch=1, apply="rounds")
+        assert one.assignment.tolist() == seq.assignment.tolist(), scale
 
 
 def test_bad_apply():
