@@ -103,6 +103,8 @@ def _int_weights(w):
     w = np.asarray(w, dtype=np.float64)
     if len(w) and w.min() >= 1 and 100.0 * w.sum() < EXACT_WEIGHT_SUM and (w == np.rint(w)).all():
         return 100 * w.astype(np.int64)
+    if len(w) and w.max() > 0:  # relative to the largest first: huge weights overflow a sum
+        w = w / w.max()
     mean = w.mean() if len(w) and w.mean() > 0 else 1.0
     return np.maximum(1, np.rint(100.0 * w / mean)).astype(np.int64)
 

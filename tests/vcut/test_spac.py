@@ -72,6 +72,10 @@ def test_vertex_weights_follow_edge_weights(monkeypatch):
     monkeypatch.setattr(spac, "EXACT_WEIGHT_SUM", 800)  # 100 x the sum 8 is not below it
     sg = split_and_connect(src, dst, np.array([1.0, 3.0, 1.0, 3.0]), n, contracted=True)
     assert sg.vwgt.tolist() == [50, 150, 50, 150]
+    # weights whose sum overflows a float64 (found by fuzzing: the mean was inf, the
+    # weights nan, then the int64 minimum at the backends): relative to the largest first
+    sg = split_and_connect(src, dst, np.array([1e308, 3e307, 1e308, 3e307]), n, contracted=True)
+    assert sg.vwgt.tolist() == [154, 46, 154, 46]
 
 
 def test_reconstruction_assigns_every_edge():
