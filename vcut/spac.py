@@ -101,7 +101,9 @@ def _int_weights(w):
     rounded. (Rounding weights 1 and 2 of mean 1.14 to 88 and 175 let SPAC's edge balance
     reach 1.031 under a 1.03 bound on cnr-2000.)"""
     w = np.asarray(w, dtype=np.float64)
-    if len(w) and w.min() >= 1 and 100.0 * w.sum() < EXACT_WEIGHT_SUM and (w == np.rint(w)).all():
+    with np.errstate(over="ignore"):  # a sum past the float64 range is inf: not exact
+        total = w.sum() if len(w) else 0.0
+    if len(w) and w.min() >= 1 and 100.0 * total < EXACT_WEIGHT_SUM and (w == np.rint(w)).all():
         return 100 * w.astype(np.int64)
     if len(w) and w.max() > 0:  # relative to the largest first: huge weights overflow a sum
         w = w / w.max()
