@@ -184,16 +184,19 @@ def weighted_graphs(draw):
     return edges, weights
 
 
+def ramp(p):
+    """Unequal capacities 1 : 2 : ... : p, normalised to sum 1."""
+    raw = np.arange(1, p + 1, dtype=float)
+    return (raw / raw.sum()).tolist()
+
+
 @settings(max_examples=200, deadline=None)
 @given(weighted_graphs(), st.integers(1, 70), st.sampled_from(["pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra"]),
        st.sampled_from([1.0, 1.05, 1.5]), st.booleans())
 def test_kernel_equals_the_literal_rules(gw, p, algo, lam, hetero):
     edges, weights = gw
     p = min(p, len(edges))
-    cap = None
-    if hetero:
-        raw = np.arange(1, p + 1, dtype=float)
-        cap = (raw / raw.sum()).tolist()
+    cap = ramp(p) if hetero else None
     got = partition_graph(graph(edges, weights), p, algo, lam=lam, capacities=cap).assignment.tolist()
     weighted = algo.startswith("w")
     ref = reference(edges, weights if weighted else [1] * len(edges), p,

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from frontend.errors import InputError
 from runtime.generators import rmat
-from tests.vcut.test_greedy import degrees_of, graph, rules, weighted_graphs
+from tests.vcut.test_greedy import degrees_of, graph, ramp, rules, weighted_graphs
 from vcut import _rounds
 from vcut.partition import partition_graph
 
@@ -113,10 +113,7 @@ def reference_rounds(edges, weights, p, rule, bounded, lam, batch, rounds, cap=N
 def test_rounds_equal_the_literal_rounds(gw, p, algo, batch, rounds, hetero):
     edges, weights = gw
     p = min(p, len(edges))
-    cap = None
-    if hetero:
-        raw = np.arange(1, p + 1, dtype=float)
-        cap = (raw / raw.sum()).tolist()
+    cap = ramp(p) if hetero else None
     weighted = algo.startswith("w")
     ref = reference_rounds(edges, weights if weighted else [1] * len(edges), p,
                            "libra" if "libra" in algo else "pg", algo.startswith("wb"), 1.0,
