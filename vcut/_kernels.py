@@ -369,14 +369,22 @@ def _apply_dense(e, u, v, c, weight, A, load, cap, full, rem, tree, size, out):
     loaded of all) and update the state; returns the cluster."""
     if c < 0 or load[c] >= full[c]:
         c = tree[1]
-    out[e] = c
     load[c] += weight[e]
     _tree_update(tree, c, size, load, cap)
-    A[u, c // 64] |= np.uint64(1) << np.uint64(c % 64)
-    A[v, c // 64] |= np.uint64(1) << np.uint64(c % 64)
+    _place(e, u, v, c, A, rem, out)
+    return c
+
+
+@helper
+def _place(e, u, v, c, A, rem, out):
+    """Edge ``e`` = (u, v) on cluster ``c``: its assignment, replica bits and the ends'
+    unassigned-edge counts (loads are the caller's)."""
+    out[e] = c
+    bit = np.uint64(1) << np.uint64(c % 64)
+    A[u, c // 64] |= bit
+    A[v, c // 64] |= bit
     rem[u] -= 1
     rem[v] -= 1
-    return c
 
 
 @njit(cache=True, nogil=True)

@@ -159,18 +159,6 @@ def _filled(at, order, quota):
     return order[p - 1]
 
 
-@helper
-def _place(e, u, v, c, wq, A, rem, out):
-    """Edge ``e`` = (u, v) on cluster ``c``: its replica bits and counts (the load is
-    added by the caller)."""
-    out[e] = c
-    bit = np.uint64(1) << np.uint64(c % 64)
-    A[u, c // 64] |= bit
-    A[v, c // 64] |= bit
-    rem[u] -= 1
-    rem[v] -= 1
-
-
 @njit(cache=True, parallel=True)
 def greedy_rounds(src, dst, wq, order, degree, cap, full, rule, out, A, batch, rounds, counter):
     """The batched stream applied in rounds (the module's steps), on the CPU: the
@@ -263,7 +251,7 @@ def greedy_rounds(src, dst, wq, order, degree, cap, full, rule, out, A, batch, r
             for k in range(cnt):  # 5. apply
                 if state[k] == 1:
                     e = order[lo + k]
-                    _place(e, src[e], dst[e], dec[k], wq, A, rem, out)
+                    K._place(e, src[e], dst[e], dec[k], A, rem, out)
                     state[k] = 2
                 elif state[k] == 0:
                     left += 1
