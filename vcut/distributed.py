@@ -51,13 +51,13 @@ from frontend.memory import check_memory
 from . import _kernels
 from .metrics import degrees
 from .partition import (GRAPHX, HDRF_CAPACITY, HDRF_FULL_DEGREES, HDRF_LAMBDA, HDRF_NORMALIZED,
-                        _GREEDY, check_arguments, finish_partition, simple_input)
+                        _GREEDY, GREEDY, check_arguments, finish_partition, simple_input)
 
 __all__ = ["HASH_CUTS", "GREEDY_CUTS", "DISTRIBUTED_ALGORITHMS", "DEFAULT_BATCH", "PIECE",
            "partition_distributed", "check_distributed"]
 
 HASH_CUTS = ("random", "dbh", "graphx-1d", "graphx-2d", "graphx-crvc")
-GREEDY_CUTS = tuple(_GREEDY) + ("hdrf",)
+GREEDY_CUTS = GREEDY + ("hdrf",)
 DISTRIBUTED_ALGORITHMS = HASH_CUTS + GREEDY_CUTS
 #: Edges each worker places between two merges of the shared state.
 DEFAULT_BATCH = 8192

@@ -349,8 +349,8 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         then apply in order (`vcut._kernels.greedy_batched`); 1 gives the
         sequential result exactly. None: sequential (on the GPU: 65,536).
     device : {"cpu", "gpu", "auto"}
-        The greedy family's batched stream decides on the GPU with ``"gpu"``
-        (`vcut._gpu_greedy`: the same assignment as the CPU's batches); ``"auto"``
+        The greedy family's batched stream runs on the GPU with ``"gpu"``
+        (`vcut._gpu_greedy`: the CPU's assignment for the same ``apply``); ``"auto"``
         takes the GPU when one is usable, else the CPU. Other algorithms: CPU.
     apply : {"recheck", "rounds"}, optional
         How a batch is applied: ``"recheck"`` (the CPU's default) in stream
