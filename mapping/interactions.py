@@ -227,16 +227,10 @@ def _oriented(src, dst):
 
 
 def _task_objects(u, v, node_object):
-    """The object of each task: ``dst``'s when it accesses memory, else ``src``'s
-    (int32 when the object ids fit)."""
-    if node_object is None:
-        return np.full(len(u), -1, dtype=np.int32)
-    obj = np.asarray(node_object)
-    dt = np.int32 if len(obj) == 0 or int(obj.max()) < 2**31 - 1 else np.int64
-    out = obj[v].astype(dt)
-    miss = np.flatnonzero(out < 0)
-    out[miss] = obj[u[miss]]
-    return arrays.spill(out)
+    """`vcut.partition.task_objects`, spilled to disk where the session spills."""
+    from vcut.partition import task_objects
+
+    return arrays.spill(task_objects(u, v, node_object))
 
 
 def from_edge_partition(part, node_object=None, method=None):

@@ -67,6 +67,25 @@ def _tree_update(tree, c, size, load, cap):
         i //= 2
 
 
+@helper
+def _tree_range(tree, size, lo, hi, key, cap):
+    """The best leaf (`_better`) among clusters ``lo..hi-1`` of a `_tree_build` tree, -1
+    when the range is empty."""
+    best = -1
+    a = lo + size
+    b = hi + size
+    while a < b:
+        if a & 1:
+            best = _better(best, tree[a], key, cap)
+            a += 1
+        if b & 1:
+            b -= 1
+            best = _better(best, tree[b], key, cap)
+        a //= 2
+        b //= 2
+    return best
+
+
 #: The streaming kernels publish their progress every TICK edges (and look
 #: whether they are asked to stop).
 TICK = 1 << 16

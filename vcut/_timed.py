@@ -24,7 +24,8 @@ import numpy as np
 
 from frontend.jitcache import helper, njit
 
-from ._kernels import _add, _contains, _done, _room, _stopped, _tree_build, _tree_update
+from ._kernels import (_add, _contains, _done, _room, _stopped, _tree_build, _tree_range,
+                       _tree_update)
 
 #: In-edges of one vertex decided together, at most this many at a time.
 CHUNK = 64
@@ -64,7 +65,21 @@ def levels(src, dst, weight, order, n):
 
 
 @helper
-def _finish(k, end, order, src, dst, weight, home, avail, c, start, latency, speed):
+def _remote(e, c, weight, numa):
+    """Cycles task ``e`` adds on cluster ``c`` for reaching its memory object on
+    another NUMA node (0 without `numa`, for no object, or for one not touched yet:
+    the first touch places it on ``c``'s node)."""
+    obj, node, pen, mem, first = numa
+    if obj.shape[0] == 0 or obj[e] < 0:
+        return 0.0
+    b = first[obj[e]]
+    if b < 0:
+        return 0.0
+    return min(1.0, weight[e] / mem) * pen[node[c], b]
+
+
+@helper
+def _finish(k, end, order, src, dst, weight, home, avail, c, start, latency, speed, numa):
     """When edges ``order[k:end]`` finish on cluster ``c`` from ``start``."""
     t = start
     for j in range(k, end):
@@ -74,8 +89,30 @@ def _finish(k, end, order, src, dst, weight, home, avail, c, start, latency, spe
         a = 0.0
         if hu >= 0:
             a = avail[u] if hu == c else avail[u] + latency
-        t = max(t, a) + weight[e] / speed[c]
+        t = max(t, a) + (weight[e] + _remote(e, c, weight, numa)) / speed[c]
     return t
+
+
+@helper
+def _local(lo, end, order, numa, tree, size, key, ones):
+    """The cluster free first on the NUMA node holding the memory object of the
+    group ``order[lo:end]`` (its first task with one), -1 if none or not placed yet."""
+    obj, node, pen, mem, first = numa
+    nodes = pen.shape[0]
+    if obj.shape[0] == 0:
+        return -1
+    for j in range(lo, end):
+        o = obj[_edge(order, j)]
+        if o >= 0:
+            b = first[o]
+            if b < 0:
+                return -1
+            # the clusters of node b are b's range of the (nondecreasing) node ids
+            a = np.searchsorted(node, b)
+            z = np.searchsorted(node, b, side="right")
+            c = _tree_range(tree, size, a, z, key, ones) if nodes > 0 else -1
+            return c
+    return -1
 
 
 @helper
@@ -151,7 +188,8 @@ def _hpop(key, ids, size):
 
 @njit(cache=True, nogil=True)
 def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critical, hold, n, p,
-                 cap, limit, latency, beta, cutoff, out, sets, home, avail, schedule, counter):
+                 cap, limit, latency, beta, cutoff, out, sets, home, avail, schedule, numa,
+                 counter):
     """Assign every edge (see the module docstring).
 
     Parameters
@@ -197,6 +235,14 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
     schedule : int[m]
         Written: the edges in the order they were scheduled (each cluster runs
         its tasks in this order).
+    numa : tuple
+        ``(obj, node, pen, mem, first)``: the memory object of every edge
+        (int[m], -1: none; empty: no NUMA model), the NUMA node of every
+        cluster (int64[p], nondecreasing), ``pen[a, b]`` the extra cycles of a
+        DRAM access from node ``a`` to memory of node ``b``, ``mem`` the cycles
+        of one DRAM access (a task of ``w`` cycles pays ``min(1, w / mem)`` of
+        it) and ``first`` (int64, one per object, -1) written: the node of the
+        cluster that touched each object first (first-touch placement).
     counter : int64[2]
         Progress (edges) and stop flag (`frontend.progress`).
 
@@ -222,9 +268,10 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
         size *= 2
     key = np.zeros(p)  # the tree's key: free time, inf once the cluster is full
     tree = _tree_build(key, ones, size)
-    cand = np.empty(CANDIDATES + 1, dtype=np.int64)
+    cand = np.empty(CANDIDATES + 2, dtype=np.int64)
     home[:] = -1
     avail[:] = 0.0
+    numa[4][:] = -1
     done = 0
     rc = -1  # the cluster reserved for the critical chain, and from when
     rt = 0.0
@@ -283,6 +330,13 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
             if not seen:
                 cand[nc] = h
                 nc += 1
+            h = _local(lo, end, order, numa, tree, size, key, ones)
+            seen = h < 0 or key[h] == np.inf
+            for i in range(nc):
+                seen = seen or cand[i] == h
+            if not seen:
+                cand[nc] = h
+                nc += 1
             best = -1
             best_s = np.inf
             best_f = 0.0
@@ -291,7 +345,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                 if load[c] + group_w > limit * cap[c] and load[c] > 0.0:
                     continue
                 t = _finish(lo, end, order, src, dst, weight, home, avail, c, free[c], latency,
-                            speed)
+                            speed, numa)
                 new = 0
                 for j in range(lo, end):
                     e = _edge(order, j)
@@ -305,7 +359,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                 for c in range(p):
                     if load[c] + group_w <= limit * cap[c] or load[c] == 0.0:
                         t = _finish(lo, end, order, src, dst, weight, home, avail, c, free[c],
-                                    latency, speed)
+                                    latency, speed, numa)
                         s = t + hold * _delay(c, rc, rt, t, crit)
                         if s < best_s:
                             best, best_s, best_f = c, s, t
@@ -315,7 +369,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                     if load[c] / cap[c] < load[best] / cap[best]:
                         best = c
                 best_f = _finish(lo, end, order, src, dst, weight, home, avail, best, free[best],
-                                 latency, speed)
+                                 latency, speed, numa)
             # room for the group's new rows (two per edge at most) before its loop, so that
             # `pool` is not reassigned per edge: a loop-carried array is counted per turn
             if ovf.shape[0] > 0 and used + 2 * (end - lo) > pool.shape[0]:
@@ -325,6 +379,8 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                 u = min(src[e], dst[e])
                 out[e] = best
                 schedule[done] = e
+                if numa[0].shape[0] > 0 and numa[0][e] >= 0 and numa[4][numa[0][e]] < 0:
+                    numa[4][numa[0][e]] = numa[1][best]  # first touch
                 done += 1
                 if home[u] < 0:  # a vertex without in-edges: homed where it is first used
                     home[u] = best

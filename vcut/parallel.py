@@ -38,6 +38,13 @@ cuts the same edges while scheduling them:
   charges half a latency per message and nothing for the bandwidth, and at
   price 0 it promises makespans the simulator never gives (dijkstra, p = 64:
   1.01× the bound in the model, 2.2× simulated, twice the communication);
+* with a memory model (``numa``; `mapping.analyze` gives the machine's for
+  the clusters' cores in the compact placement), a task costs what the
+  simulator charges it: ``min(1, w / DRAM cycles)`` of the extra latency from
+  its cluster's NUMA node to the node of its memory object, placed by the
+  first task that touches it (first touch), and the cluster free first on
+  that node is a candidate too; the clusters are numbered by node inside, so
+  ties go to the lowest cluster in node order;
 * the order in which tasks were scheduled is kept (`EdgePartition.schedule`):
   each cluster runs its tasks in that order, which the simulator and the
   mapping use instead of the program's order.
@@ -123,7 +130,7 @@ def scratch_bytes(n, m):
 
 
 def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=None,
-               gamma=0.0):
+               gamma=0.0, numa=None):
     """Schedule and cut the simple graph ``(src, dst, weight)`` into ``p`` clusters.
 
     Parameters
@@ -150,6 +157,16 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         of falling behind it (fft at p = 64: 1.53x the bound at 0, 1.33x at 1;
         see `GAMMAS`).
 
+    numa : tuple, optional
+        ``(obj, node, latency_matrix, memory_cycles)``: the memory object of
+        every edge (int (m,), -1: none), the NUMA node each cluster will run on
+        (int (p,)), the machine's memory latencies between nodes and the cycles
+        of a local DRAM access. A task then costs, as in the simulator
+        (`mapping.simulate`), ``min(1, w / memory_cycles) * (L[a, b] - L[a, a])``
+        more on a cluster of node ``a`` when its object was first touched from
+        node ``b``, and the cluster free first on the object's node is a
+        candidate too (`NUMA`). Default: no memory model.
+
     Returns
     -------
     out : int32 (m,)
@@ -175,6 +192,10 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
     from ir_graph.graph import index_dtype
 
     m = len(src)
+    modelled = numa is not None
+    numa, perm = _numa_model(numa, m, p)
+    if perm is not None:  # clusters renumbered so that each node's are a range
+        cap = np.asarray(cap, np.float64)[perm]
     order = execution_order(np.minimum(src, dst), np.maximum(src, dst))
     order = np.empty(0, dtype=np.int64) if order is None else order
     top, bottom = _timed.levels(src, dst, weight, order, n)
@@ -208,6 +229,7 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
             "partition", "edges", m, _timed.timed_assign, src, dst, weight, order, ptr, out_ptr,
             out_v, priority, critical, HOLD, n, p, cap, limit, float(latency) * LATENCY_SHARE,
             float(price), float(cutoff), out, _kernels.replica_sets(n, p), home, avail, schedule,
+            numa,
         )
         spans[float(price)] = float(free.max()) if p else 0.0
         return spans[float(price)], bool(complete)
@@ -221,9 +243,46 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
     else:
         kept = _choose_price(run, keep, bound)
     out, home, schedule = bufs[0]
+    if perm is not None:
+        out[:] = perm[out]
+        home[home >= 0] = perm[home[home >= 0]]
     return out, home, schedule, {"latency": float(latency), "beta": kept, "gamma": float(gamma),
+                                 "numa": modelled,
                                  "model_makespan": spans[kept],
                                  "prices": [[b, s] for b, s in spans.items()]}
+
+
+def _numa_model(numa, m, p):
+    """``(numa, perm)``: `_timed.timed_assign`'s memory model from `par_assign`'s
+    ``numa`` argument (checked), and the renumbering of the clusters that puts
+    each node's in a range (None: they are already), or an empty model."""
+    none = (np.empty(0, np.int32), np.empty(0, np.int64), np.zeros((0, 0)), 1.0,
+            np.empty(0, np.int64))
+    if numa is None:
+        return none, None
+    obj, node, lat, mem = numa
+    obj = np.asarray(obj)
+    node = np.asarray(node)
+    lat = np.asarray(lat, dtype=np.float64)
+    k = lat.shape[0] if lat.ndim == 2 else -1
+    if lat.ndim != 2 or lat.shape != (k, k) or not np.isfinite(lat).all() \
+            or (lat < 0).any():
+        raise InputError("the NUMA latencies must be a square matrix of finite cycles >= 0")
+    if obj.shape != (m,) or obj.dtype.kind not in "iu" or (m and obj.min() < -1):
+        raise InputError(f"the memory objects must be {m:,} integers >= -1, one per edge")
+    if node.shape != (p,) or node.dtype.kind not in "iu" \
+            or (p and (node.min() < 0 or node.max() >= k)):
+        raise InputError(f"the NUMA nodes of the clusters must be {p} integers 0..{k - 1}")
+    if not np.isfinite(mem) or mem <= 0:
+        raise InputError(f"the DRAM access must take a number of cycles > 0, got {mem}")
+    node = node.astype(np.int64)
+    perm = None
+    if p > 1 and (np.diff(node) < 0).any():
+        perm = np.argsort(node, kind="stable")
+        node = node[perm]
+    pen = lat - np.diag(lat)[:, None]
+    objects = int(obj.max()) + 1 if m else 0
+    return (obj, node, pen, float(mem), np.empty(objects, np.int64)), perm
 
 
 def _choose_price(run, keep, bound):

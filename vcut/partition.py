@@ -174,6 +174,21 @@ def simplify(graph):
     return simple_edges(graph.src, graph.dst, graph.weight, graph.n)
 
 
+def task_objects(src, dst, node_object):
+    """The memory object of each edge as a task (the mapping's and ``par``'s rule):
+    the object of its later end (``max(src, dst)``, the node that runs it) when that
+    accesses memory, else the earlier end's; -1 for none or without ``node_object``
+    (int32 when the object ids fit)."""
+    if node_object is None:
+        return np.full(len(src), -1, dtype=np.int32)
+    obj = np.asarray(node_object)
+    dt = np.int32 if len(obj) == 0 or int(obj.max()) < 2**31 - 1 else np.int64
+    out = obj[np.maximum(src, dst)].astype(dt, copy=False)
+    miss = np.flatnonzero(out < 0)
+    out[miss] = obj[np.minimum(src[miss], dst[miss])]
+    return out
+
+
 def _order(kind, src, dst, n, seed):
     m = len(src)
     if kind == "given":
@@ -302,7 +317,7 @@ def capacity_fractions(p, algo, capacities):
 def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None,
                     backend="metis", spac_variant="contracted", imbalance=1.03, latency=None,
                     beta=None, tau=None, refine=False, batch=None, device="cpu", gamma=0.0,
-                    apply=None):
+                    apply=None, numa=None):
     """Partition the edges of ``graph`` into ``p`` clusters.
 
     Parameters
@@ -337,6 +352,12 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     gamma : float
         ``par``: priority of a ready vertex, its bottom level minus ``gamma``
         times its top level (`vcut.parallel.par_assign`).
+    numa : tuple, optional
+        ``par``: ``(node, latency_matrix, memory_cycles)``, the NUMA node of
+        each cluster's core, the machine's memory latencies between nodes and
+        the cycles of a local DRAM access: a task pays for reaching its memory
+        object (``graph.node_object``) on another node
+        (`vcut.parallel.par_assign`'s ``numa``).
     tau : float, optional
         ``hep``: degree threshold in mean degrees (default
         `vcut.quality.DEFAULT_TAU`).
@@ -380,6 +401,8 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         raise InputError(f"unknown SPAC variant {spac_variant!r}; use contracted or split")
     if not np.isfinite(imbalance) or imbalance < 1:
         raise InputError(f"imbalance must be at least 1 (1.03 = 3 %), got {imbalance}")
+    if numa is not None and algo != "par":
+        raise InputError(f"the NUMA model is par's; {algo} does not take one")
     if tau is not None and algo != "hep":
         raise InputError(f"tau is HEP's degree threshold; it does not apply to {algo}")
     if refine and algo == "par":
@@ -483,9 +506,11 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     elif algo == "par":
         from .parallel import par_assign
 
+        if numa is not None:
+            numa = (task_objects(src, dst, graph.node_object), *numa)
         assigned, homes, schedule, par_info = par_assign(src, dst, weight, n, p, cap,
                                                          imbalance=imbalance, latency=latency,
-                                                         beta=beta, gamma=gamma)
+                                                         beta=beta, gamma=gamma, numa=numa)
         out = assigned
         extra.update(par_info)
     elif algo == "ne":

@@ -246,6 +246,110 @@ def test_the_priority_weight_gamma_by_hand():
     assert order(1.0) == [0, 3, 1, 4, 2]
 
 
+# two clusters on NUMA nodes 0 and 1; an access from one node to the other's memory
+# costs 140 cycles instead of 100, so a task of w cycles pays min(1, w / 100) * 40 more
+NUMA_LAT = [[100.0, 140.0], [140.0, 100.0]]
+
+
+def test_the_memory_model_by_hand():
+    # 0 -> 1 (weight 10) and 2 -> 3 (weight 100), both tasks on memory object 0, no
+    # latency, no price, no binding work bound. 1 and 3 tie (bottom levels 0): 1 goes
+    # first, to cluster 0 (free first, lowest id); its task is the object's first
+    # touch, so the object lives on node 0. 3 is ready at 0 and cluster 1 is free:
+    # there it finishes at 100 + 1 * 40 = 140, on cluster 0 (node 0, the candidate
+    # free first on the object's node) at 10 + 100 = 110: cluster 0
+    g = _graph(4, [(0, 1), (2, 3)], [10.0, 100.0])
+    cap = np.full(2, 0.5)
+    obj = np.zeros(2, dtype=np.int64)
+
+    def run(node):
+        return par_assign(g.src, g.dst, g.weight, 4, 2, cap, imbalance=3.0, latency=0.0,
+                          beta=0.0, numa=(obj, np.array(node), np.array(NUMA_LAT), 100.0))
+
+    out, home, _, info = run([0, 1])
+    assert out.tolist() == [0, 0] and info["model_makespan"] == 110.0 and info["numa"]
+    # without the model 3 takes the idle cluster 1 and finishes at 100
+    out, _, _, info = par_assign(g.src, g.dst, g.weight, 4, 2, cap, imbalance=3.0,
+                                 latency=0.0, beta=0.0)
+    assert out.tolist() == [0, 1] and info["model_makespan"] == 100.0 and not info["numa"]
+    # the clusters on nodes 1 and 0: numbered by node inside (ties go to the lowest
+    # number there, cluster 1 on node 0), so 1 goes to cluster 1 and puts the object on
+    # node 0, and 3 follows it there (110 against 140 on cluster 0)
+    out, home, _, info = run([1, 0])
+    assert out.tolist() == [1, 1] and home.tolist() == [1, 1, 1, 1]
+    assert info["model_makespan"] == 110.0
+    # a task of 10 cycles pays a tenth of the distance: with the first task on object
+    # 1 instead, 3 (object 0, untouched) is its object's first touch and pays nothing
+    # on the idle cluster 1: 100
+    out, _, _, info = par_assign(g.src, g.dst, g.weight, 4, 2, cap, imbalance=3.0, latency=0.0,
+                                 beta=0.0, numa=(np.array([1, 0]), np.array([0, 1]),
+                                                 np.array(NUMA_LAT), 100.0))
+    assert out.tolist() == [0, 1] and info["model_makespan"] == 100.0
+    # a task without an object (-1) never pays: 3 on the idle cluster at 100
+    out, _, _, info = par_assign(g.src, g.dst, g.weight, 4, 2, cap, imbalance=3.0, latency=0.0,
+                                 beta=0.0, numa=(np.array([0, -1]), np.array([0, 1]),
+                                                 np.array(NUMA_LAT), 100.0))
+    assert out.tolist() == [0, 1] and info["model_makespan"] == 100.0
+
+
+def test_a_remote_task_pays_its_share_of_the_distance():
+    # the same two tasks with weights 10 and 50 and the second one's cluster forced
+    # by the work bound (imbalance 1: each cluster takes at most 30 of the 60): cluster
+    # 0 is full after 10 + 50 > 30, so 3 runs on cluster 1 (node 1), remote from the
+    # object on node 0: 50 + 0.5 * 40 = 70
+    g = _graph(4, [(0, 1), (2, 3)], [10.0, 50.0])
+    out, _, _, info = par_assign(g.src, g.dst, g.weight, 4, 2, np.full(2, 0.5), imbalance=1.0,
+                                 latency=0.0, beta=0.0,
+                                 numa=(np.zeros(2, np.int32), np.array([0, 1]),
+                                       np.array(NUMA_LAT), 100.0))
+    assert out.tolist() == [0, 1] and info["model_makespan"] == 70.0
+
+
+def test_bad_memory_models():
+    g = _graph(3, [(0, 1), (1, 2)])
+    cap = np.full(2, 0.5)
+    lat = np.array(NUMA_LAT)
+    good = (np.zeros(2, np.int64), np.array([0, 1]), lat, 100.0)
+    for i, bad, what in [(0, np.zeros(3, np.int64), "memory objects"),
+                         (0, np.array([0, -2]), "memory objects"),
+                         (0, np.array([0.0, 1.0]), "memory objects"),
+                         (1, np.array([0, 2]), "NUMA nodes"), (1, np.array([0]), "NUMA nodes"),
+                         (1, np.array([-1, 0]), "NUMA nodes"),
+                         (2, np.ones((2, 3)), "latencies"), (2, np.ones(2), "latencies"),
+                         (2, np.array([[100.0, np.nan], [1.0, 1.0]]), "latencies"),
+                         (2, -lat, "latencies"), (3, 0.0, "DRAM"), (3, float("nan"), "DRAM")]:
+        numa = list(good)
+        numa[i] = bad
+        with pytest.raises(InputError, match=what):
+            par_assign(g.src, g.dst, g.weight, 3, 2, cap, latency=1.0, numa=tuple(numa))
+    with pytest.raises(InputError, match="NUMA model is par's"):
+        partition_graph(g, 2, "wb-libra", numa=good[1:])
+
+
+def test_tree_range_is_the_best_of_the_range():
+    # `_tree_range` against a scan: the lowest key in lo..hi-1, ties to the lowest id
+    from vcut._kernels import _tree_build, _tree_range, _tree_update
+
+    rng = np.random.default_rng(7)
+    for p in (1, 2, 5, 8, 13):
+        size = 1
+        while size < p:
+            size *= 2
+        key = rng.integers(0, 4, p).astype(np.float64)
+        key[rng.random(p) < 0.2] = np.inf
+        ones = np.ones(p)
+        tree = _tree_build(key, ones, size)
+        for _ in range(3):
+            c = int(rng.integers(p))
+            key[c] = float(rng.integers(0, 4))
+            _tree_update(tree, c, size, key, ones)
+            for lo in range(p + 1):
+                for hi in range(lo, p + 1):
+                    got = _tree_range(tree, size, lo, hi, key, ones)
+                    want = -1 if lo == hi else lo + int(np.argmin(key[lo:hi]))
+                    assert got == want, (p, lo, hi, key.tolist())
+
+
 def test_bad_latency_and_beta():
     g = _graph(3, [(0, 1), (1, 2)])
     with pytest.raises(InputError, match="latency"):
