@@ -160,6 +160,11 @@ def parallel_tables(only, extra, window):
             refined = a.partition.get("refined")  # the share of vertices refined (shares tried)
             kept += (" | -" if not refined
                      else f" | {a.partition['refined_share']:g} ({len(refined) - 1})")
+            # par's memory model kept, or its first clusters' compact simulation / bound
+            # with and without it where the steering went on without
+            models = a.partition.get("memory_models")
+            kept += (" | " + ("numa" if a.partition.get("numa_model") else "none") if not models
+                     else " | " + " / ".join(f"{mk / lb:.3f}" for _, mk in models) + " → none")
             rows[p].append((s["name"], lb, a.result.makespan, base,
                             a.result.communication_bytes / compnet_comm, secs, kept))
             wb = analyze_graph(g, p, "wb-libra", mach, mapper="memory-centric",
@@ -180,8 +185,9 @@ def parallel_tables(only, extra, window):
         print(f"\n### Default analysis (par + time-aware), p = {p}, {spec}\n")
         print("| program | lower bound | makespan | / bound (<= 1.25) | "
               + " | ".join(others) + " | comm / CompNet (<= 0.7) | gamma (tried) | "
-              "price (tried) | refined share (tried) | seconds |")
-        print("|---" * (len(others) + 9) + "|")
+              "price (tried) | refined share (tried) | memory model (first run with / without) | "
+              "seconds |")
+        print("|---" * (len(others) + 10) + "|")
         for name, lb, mk, base, comm, secs, kept in rows[p]:
             cells = [f"{base[o] / mk:.2f}" for o in others]
             print(f"| {name} | {lb:,.0f} | {mk:,.0f} | {mk / lb:.3f} | " + " | ".join(cells)

@@ -27,7 +27,7 @@ from frontend.memory import available_bytes, check_memory
 from frontend.progress import run_parallel
 
 from .interactions import VALUE_BYTES, from_edge_partition, from_vertex_partition, interactions
-from .machine import BYTES_PER_CORE_PAIR, table2
+from .machine import BYTES_PER_CORE_PAIR, MEMORY_CYCLES, table2
 from .memory_centric import THRESHOLD
 from .placement import MAPPERS, independent_time, place
 from .simulate import simulate, simulation_bytes, simulation_jobs
@@ -120,13 +120,14 @@ class Analysis:
 
 
 def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="given",
-                  assignment=None, latency=None, device="cpu", beta=None, gamma=0.0):
+                  assignment=None, latency=None, device="cpu", beta=None, gamma=0.0,
+                  numa=None):
     """The `Clustering` of ``graph`` into ``p`` clusters by ``method``.
 
     ``assignment`` (a cluster per input edge, e.g. from a partition file)
     replaces the partitioner. ``latency``: the cycles a value takes between
-    two cores, ``beta`` the replica price and ``gamma`` the priority, for
-    ``par`` (`vcut.parallel.par_assign`). ``device``: the greedy family's batched
+    two cores, ``beta`` the replica price, ``gamma`` the priority and ``numa``
+    the memory model (`par_numa`), for ``par`` (`vcut.parallel.par_assign`). ``device``: the greedy family's batched
     stream on the GPU (`vcut.partition.partition_graph`). Returns ``(clustering, metrics
     dict)``.
     """
@@ -159,8 +160,25 @@ def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="gi
     gpu = device != "cpu" and method in GREEDY
     part = partition_graph(graph, p, method, lam=lam, seed=seed, order=order, latency=latency,
                            device=device, beta=beta, gamma=gamma,
-                           apply="recheck" if gpu else None)
+                           apply="recheck" if gpu else None,
+                           numa=numa if method == "par" else None)
     return from_edge_partition(part, graph.node_object, method), _vertex_cut_metrics(part)
+
+
+#: ``par`` models the NUMA distance of its tasks' memory objects (`par_numa`).
+PAR_NUMA = True
+
+
+def par_numa(machine, p):
+    """``par``'s memory model on ``machine`` (`vcut.partition.partition_graph`'s ``numa``):
+    the NUMA node of each cluster's core in the compact placement
+    (`mapping.time_aware.compact`, where the priority steering simulates the
+    clusters and the time-aware mapping starts), the latency matrix and a DRAM
+    access's cycles."""
+    from .time_aware import compact
+
+    node = np.asarray(machine.numa_of_core, dtype=np.int64)[compact(int(p), machine)]
+    return node, np.asarray(machine.numa_latency, dtype=np.float64), float(MEMORY_CYCLES)
 
 
 #: ``par``'s other priorities (`vcut.parallel.GAMMAS`) and higher replica
@@ -172,7 +190,7 @@ STEER = 1.10
 PRICE_TOLERANCE = 0.02
 
 
-def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None):
+def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=None):
     """``(clustering, metrics, simulations)``: the fastest of ``par``'s priorities
     (`vcut.parallel.GAMMAS`) on ``machine``, judged by the simulator, then
     the highest replica price that simulates about as fast. The other
@@ -202,6 +220,13 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None):
     makespan]`` of each priority and price tried (the price kept by the
     priorities first). ``simulations``: ``{"compact": (core, SimResult)}``, the kept
     clustering's simulation, from which the time-aware mapping starts.
+
+    ``numa``: ``cl`` was built with ``par``'s memory model (`par_numa`). Where the
+    steering runs, ``par`` runs again without it at the same priority and the steering
+    goes on from that clustering (``metrics["memory_models"]``: ``[1, makespan]`` of the
+    model's, ``[0, makespan]`` of the other's compact simulation): clusters fit for the
+    compact placement lost to the free mapping of the others there (docs/mapping.md).
+    The extra run counts against the budget.
     """
     from vcut.parallel import GAMMAS, PRICES
 
@@ -215,8 +240,20 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None):
     res = judge(cl)  # the kept clustering's simulation, handed to the mapping at the end
     best = first = res.makespan
     tried = [[float(metrics["priority_gamma"]), best]]
-    if best <= STEER * bound or len(cl.src) * len(GAMMAS) > EVAL_TASKS:
+    extra = int(numa is not None)  # the run without the memory model
+    if best <= STEER * bound or len(cl.src) * (len(GAMMAS) + extra) > EVAL_TASKS:
         return cl, {**metrics, "priorities": tried}, {"compact": (core, res)}
+    if numa is not None:  # the steering runs without the memory model (docs/mapping.md)
+        say(f"  par without the memory model (with it, the first simulates at "
+            f"{first / bound:.2f}x the lower bound)")
+        models = [[1.0, first]]
+        cl, metrics = cluster_graph(graph, p, "par", latency=latency,
+                                    gamma=metrics["priority_gamma"])
+        res = judge(cl)
+        best = first = res.makespan
+        models.append([0.0, first])
+        tried = [[float(metrics["priority_gamma"]), best]]
+        numa = None
     gammas = [g for g in GAMMAS if g != metrics["priority_gamma"]]
     workers = simulation_jobs(cl, len(gammas)) if jobs is None else int(jobs)
     say(f"  par at priorities gamma {', '.join(f'{g:g}' for g in gammas)} (the first simulates "
@@ -225,7 +262,7 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None):
 
     def priority(gamma):  # independent of the others: run side by side, kept in GAMMAS order
         c, m = cluster_graph(graph, p, "par", latency=latency, beta=metrics["replica_price"],
-                             gamma=gamma)
+                             gamma=gamma, numa=numa)
         return c, m, judge(c)
 
     runs = run_parallel([partial(priority, g) for g in gammas], workers)
@@ -238,11 +275,11 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None):
     prices = [[kept, best]]
 
     def attempt(price):  # (clustering, metrics, simulation), or None past the budget
-        if len(cl.src) * (len(tried) + len(prices)) > EVAL_TASKS:
+        if len(cl.src) * (extra + len(tried) + len(prices)) > EVAL_TASKS:
             return None
         say(f"  par at replica price {price:g}")
         c, m = cluster_graph(graph, p, "par", latency=latency, beta=price,
-                             gamma=metrics["priority_gamma"])
+                             gamma=metrics["priority_gamma"], numa=numa)
         r = judge(c)
         prices.append([float(price), r.makespan])
         return c, m, r
@@ -259,8 +296,10 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None):
             break
         cl, metrics, res = run
         best, kept = min(best, res.makespan), price
-    return (cl, {**metrics, "priorities": tried, "steered_prices": prices},
-            {"compact": (core, res)})
+    out = {**metrics, "priorities": tried, "steered_prices": prices}
+    if extra:
+        out["memory_models"] = models  # [1, the model's first simulation], [0, without]
+    return cl, out, {"compact": (core, res)}
 
 
 #: The shares of the vertices (those with the most slack first) whose replicas
@@ -368,7 +407,8 @@ def _vertex_cut_metrics(part):
            "vertex_copies": m.vertex_copies, "work_imbalance": m.edge_weight_imbalance}
     if "beta" in part.info:  # par: the replica price it kept and the ones it tried
         out.update(replica_price=part.info["beta"], model_makespan=part.info["model_makespan"],
-                   prices=part.info["prices"], priority_gamma=part.info["gamma"])
+                   prices=part.info["prices"], priority_gamma=part.info["gamma"],
+                   numa_model=part.info["numa"])
     return out
 
 
@@ -441,12 +481,20 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     say(f"partitioning {graph.m:,} edges into {p} clusters ({method})")
     # par's message latency: the machine's (default: the Table 2 machine of p cores)
     latency = machine.mean_message_cycles(VALUE_BYTES) if machine is not None else None
-    cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, order=order,
-                                assignment=assignment, latency=latency, device=device)
+    from vcut.edge_cut import EDGE_CUTS
+
+    if assignment is None and method not in EDGE_CUTS and p > graph.m:
+        # (the partitioner says so too, but par needs the machine first, and it is p x p)
+        raise InputError(f"{p} clusters but the graph has only {graph.m} edges; "
+                         f"use p <= {graph.m}")
     # cluster-pair matrices (communication, interactions), then the machine's core pairs
     check_memory(BYTES_PER_CORE_PAIR * float(p) ** 2, f"mapping {int(p):,} clusters",
                  "use fewer clusters (-p)")
     machine = machine if machine is not None else table2(int(p))
+    numa = par_numa(machine, p) if method == "par" and assignment is None and PAR_NUMA else None
+
+    cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, order=order,
+                                assignment=assignment, latency=latency, device=device, numa=numa)
     sims = {}  # simulations run so far: (core, SimResult) by mapping, for reuse
     if method == "par" and assignment is None:
         from .bounds import lower_bound
@@ -454,7 +502,8 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         # the same for every clustering of these tasks (their chains and work): the
         # steering's and the refinement's yardstick
         bound = lower_bound(cl, machine).lower_bound
-        cl, metrics, sims = _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs)
+        cl, metrics, sims = _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs,
+                                   numa)
         cl, metrics, sims = _refine(cl, metrics, machine, bound, sims, say)
     done("partition", t)
     t = time.perf_counter()

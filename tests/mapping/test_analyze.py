@@ -319,6 +319,48 @@ def test_analyze_greedy_cut_on_the_gpu(trace_file, capsys, monkeypatch):
         "the CPU: drop --device")
 
 
+def test_par_with_and_without_the_memory_model(strassen8, monkeypatch):
+    # par models the NUMA distance of its tasks' objects on the compact placement's
+    # nodes, and those clusters stay where the steering does not run; where it runs
+    # (here: STEER at 0), par runs again without the model and the steering goes on
+    # from there: the same analysis as without the model, which records the first
+    # simulations of both
+    import mapping.analyze as an
+    from mapping.analyze import cluster_graph
+    from mapping.machine import MEMORY_CYCLES
+    from mapping.simulate import simulate
+    from mapping.time_aware import compact
+
+    trace, g = strassen8
+    m = load_machine("table2:64")
+    numa = an.par_numa(m, 64)
+    assert np.array_equal(numa[0], np.asarray(m.numa_of_core)[compact(64, m)])
+    assert np.array_equal(numa[1], m.numa_latency) and numa[2] == MEMORY_CYCLES
+
+    def analyse():
+        return analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
+
+    monkeypatch.setattr(an, "STEER", np.inf)
+    a = analyse()
+    assert a.partition["numa_model"] and "memory_models" not in a.partition
+    cl, _ = cluster_graph(g, 64, "par", latency=m.mean_message_cycles(32), numa=numa)
+    assert np.array_equal(a.clustering.cluster, cl.cluster)
+    monkeypatch.setattr(an, "STEER", 0.0)
+    both = analyse()
+    monkeypatch.setattr(an, "PAR_NUMA", False)
+    blind = analyse()
+    assert not blind.partition["numa_model"] and "memory_models" not in blind.partition
+    assert not both.partition["numa_model"]
+    assert np.array_equal(both.clustering.cluster, blind.clustering.cluster)
+    assert np.array_equal(both.placement.core, blind.placement.core)
+    assert both.result.makespan == blind.result.makespan
+    (on, with_model), (off, without) = both.partition["memory_models"]
+    assert (on, off) == (1.0, 0.0)
+    assert with_model == simulate(cl, compact(64, m), m).makespan
+    assert without == blind.partition["priorities"][0][1]
+    assert {k: v for k, v in both.partition.items() if k != "memory_models"} == blind.partition
+
+
 def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkeypatch):
     # with the threshold at 0 every priority of vcut.parallel.GAMMAS is tried (at the
     # replica price kept at the first), then the prices of vcut.parallel.PRICES above
@@ -345,6 +387,7 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
 
     monkeypatch.setattr(an, "STEER", 0.0)
     monkeypatch.setattr(an, "REFINE_SHARES", ())  # the steered clusters, as they are
+    monkeypatch.setattr(an, "PAR_NUMA", False)  # one pipeline (the memory model: below)
     a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=2)
     # the priorities (and the mapping's starts) run two at a time: the same as one by one
     one = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
