@@ -127,9 +127,9 @@ def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="gi
     ``assignment`` (a cluster per input edge, e.g. from a partition file)
     replaces the partitioner. ``latency``: the cycles a value takes between
     two cores, ``beta`` the replica price, ``gamma`` the priority and ``numa``
-    the memory model (`par_numa`), for ``par`` (`vcut.parallel.par_assign`). ``device``: the greedy family's batched
-    stream on the GPU (`vcut.partition.partition_graph`). Returns ``(clustering, metrics
-    dict)``.
+    the memory model (`par_numa`), for ``par`` (`vcut.parallel.par_assign`).
+    ``device``: the greedy family's batched stream on the GPU
+    (`vcut.partition.partition_graph`). Returns ``(clustering, metrics dict)``.
     """
     from vcut.edge_cut import EDGE_CUTS, edge_cut
     from vcut.partition import (ALGORITHMS, GREEDY, partition_from_assignment, partition_graph,
@@ -482,11 +482,12 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     # par's message latency: the machine's (default: the Table 2 machine of p cores)
     latency = machine.mean_message_cycles(VALUE_BYTES) if machine is not None else None
     from vcut.edge_cut import EDGE_CUTS
+    from vcut.partition import check_clusters
 
-    if assignment is None and method not in EDGE_CUTS and p > graph.m:
-        # (the partitioner says so too, but par needs the machine first, and it is p x p)
-        raise InputError(f"{p} clusters but the graph has only {graph.m} edges; "
-                         f"use p <= {graph.m}")
+    if assignment is None and method not in EDGE_CUTS:
+        # (the partitioner checks the simple graph too, but par needs the machine first,
+        # and it is p x p)
+        check_clusters(p, graph.m)
     # cluster-pair matrices (communication, interactions), then the machine's core pairs
     check_memory(BYTES_PER_CORE_PAIR * float(p) ** 2, f"mapping {int(p):,} clusters",
                  "use fewer clusters (-p)")

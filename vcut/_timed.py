@@ -69,7 +69,7 @@ def _remote(e, c, weight, numa):
     """Cycles task ``e`` adds on cluster ``c`` for reaching its memory object on
     another NUMA node (0 without `numa`, for no object, or for one not touched yet:
     the first touch places it on ``c``'s node)."""
-    obj, node, pen, mem, first = numa
+    obj, node, starts, pen, mem, first = numa
     if obj.shape[0] == 0 or obj[e] < 0:
         return 0.0
     b = first[obj[e]]
@@ -97,22 +97,35 @@ def _finish(k, end, order, src, dst, weight, home, avail, c, start, latency, spe
 def _local(lo, end, order, numa, tree, size, key, ones):
     """The cluster free first on the NUMA node holding the memory object of the
     group ``order[lo:end]`` (its first task with one), -1 if none or not placed yet."""
-    obj, node, pen, mem, first = numa
-    nodes = pen.shape[0]
+    obj, node, starts, pen, mem, first = numa
     if obj.shape[0] == 0:
         return -1
     for j in range(lo, end):
         o = obj[_edge(order, j)]
         if o >= 0:
             b = first[o]
-            if b < 0:
-                return -1
-            # the clusters of node b are b's range of the (nondecreasing) node ids
-            a = np.searchsorted(node, b)
-            z = np.searchsorted(node, b, side="right")
-            c = _tree_range(tree, size, a, z, key, ones) if nodes > 0 else -1
-            return c
+            return -1 if b < 0 else _tree_range(tree, size, starts[b], starts[b + 1], key, ones)
     return -1
+
+
+@helper
+def _touch(e, c, numa):
+    """Task ``e`` runs on cluster ``c``: its memory object, if untouched, goes to ``c``'s
+    node (first touch)."""
+    obj, node, starts, pen, mem, first = numa
+    if obj.shape[0] > 0 and obj[e] >= 0 and first[obj[e]] < 0:
+        first[obj[e]] = node[c]
+
+
+@helper
+def _offer(cand, nc, h):
+    """Cluster ``h`` added to the candidates ``cand[:nc]`` unless it is one; their
+    number."""
+    for i in range(nc):
+        if cand[i] == h:
+            return nc
+    cand[nc] = h
+    return nc + 1
 
 
 @helper
@@ -236,9 +249,10 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
         Written: the edges in the order they were scheduled (each cluster runs
         its tasks in this order).
     numa : tuple
-        ``(obj, node, pen, mem, first)``: the memory object of every edge
+        ``(obj, node, starts, pen, mem, first)``: the memory object of every edge
         (int[m], -1: none; empty: no NUMA model), the NUMA node of every
-        cluster (int64[p], nondecreasing), ``pen[a, b]`` the extra cycles of a
+        cluster (int64[p], nondecreasing), node ``b``'s clusters
+        ``starts[b]..starts[b + 1] - 1``, ``pen[a, b]`` the extra cycles of a
         DRAM access from node ``a`` to memory of node ``b``, ``mem`` the cycles
         of one DRAM access (a task of ``w`` cycles pays ``min(1, w / mem)`` of
         it) and ``first`` (int64, one per object, -1) written: the node of the
@@ -271,7 +285,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
     cand = np.empty(CANDIDATES + 2, dtype=np.int64)
     home[:] = -1
     avail[:] = 0.0
-    numa[4][:] = -1
+    numa[5][:] = -1
     done = 0
     rc = -1  # the cluster reserved for the critical chain, and from when
     rt = 0.0
@@ -317,26 +331,13 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                 group_w += weight[e]
                 h = home[min(src[e], dst[e])]
                 if h >= 0 and nc < CANDIDATES:
-                    seen = False
-                    for i in range(nc):
-                        seen = seen or cand[i] == h
-                    if not seen:
-                        cand[nc] = h
-                        nc += 1
+                    nc = _offer(cand, nc, h)
             h = tree[1]
-            seen = key[h] == np.inf
-            for i in range(nc):
-                seen = seen or cand[i] == h
-            if not seen:
-                cand[nc] = h
-                nc += 1
+            if key[h] != np.inf:
+                nc = _offer(cand, nc, h)
             h = _local(lo, end, order, numa, tree, size, key, ones)
-            seen = h < 0 or key[h] == np.inf
-            for i in range(nc):
-                seen = seen or cand[i] == h
-            if not seen:
-                cand[nc] = h
-                nc += 1
+            if h >= 0 and key[h] != np.inf:
+                nc = _offer(cand, nc, h)
             best = -1
             best_s = np.inf
             best_f = 0.0
@@ -379,8 +380,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                 u = min(src[e], dst[e])
                 out[e] = best
                 schedule[done] = e
-                if numa[0].shape[0] > 0 and numa[0][e] >= 0 and numa[4][numa[0][e]] < 0:
-                    numa[4][numa[0][e]] = numa[1][best]  # first touch
+                _touch(e, best, numa)
                 done += 1
                 if home[u] < 0:  # a vertex without in-edges: homed where it is first used
                     home[u] = best

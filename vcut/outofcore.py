@@ -60,7 +60,7 @@ from ir_graph.pieces import mix64
 from .distributed import (DEFAULT_BATCH, GREEDY_CUTS, HASH_CUTS, RETRIES, _greedy_round,
                           _hash_piece, _Ingress, _lost_worker, check_distributed)
 from .metrics import PartitionMetrics, random_rf_bound
-from .partition import capacity_fractions
+from .partition import capacity_fractions, check_clusters
 
 __all__ = ["FilePartition", "partition_file"]
 
@@ -171,8 +171,7 @@ def _stages(run, algo, p, cap, lam, seed, batch, output):
     m = run.m
     if m == 0:
         raise InputError("the graph has no edges (other than self-loops); nothing to partition")
-    if p > m:
-        raise InputError(f"{p} clusters but the graph has only {m} edges; use p <= {m}")
+    check_clusters(p, m)
     if algo in HASH_CUTS:
         rounds = run.hash_cut(algo, p, cap, seed)
     else:

@@ -165,7 +165,7 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         (`mapping.simulate`), ``min(1, w / memory_cycles) * (L[a, b] - L[a, a])``
         more on a cluster of node ``a`` when its object was first touched from
         node ``b``, and the cluster free first on the object's node is a
-        candidate too (`NUMA`). Default: no memory model.
+        candidate too (`_timed._local`). Default: no memory model.
 
     Returns
     -------
@@ -256,8 +256,8 @@ def _numa_model(numa, m, p):
     """``(numa, perm)``: `_timed.timed_assign`'s memory model from `par_assign`'s
     ``numa`` argument (checked), and the renumbering of the clusters that puts
     each node's in a range (None: they are already), or an empty model."""
-    none = (np.empty(0, np.int32), np.empty(0, np.int64), np.zeros((0, 0)), 1.0,
-            np.empty(0, np.int64))
+    none = (np.empty(0, np.int32), np.empty(0, np.int64), np.empty(0, np.int64),
+            np.zeros((0, 0)), 1.0, np.empty(0, np.int64))
     if numa is None:
         return none, None
     obj, node, lat, mem = numa
@@ -280,9 +280,10 @@ def _numa_model(numa, m, p):
     if p > 1 and (np.diff(node) < 0).any():
         perm = np.argsort(node, kind="stable")
         node = node[perm]
+    starts = np.searchsorted(node, np.arange(k + 1)).astype(np.int64)
     pen = lat - np.diag(lat)[:, None]
     objects = int(obj.max()) + 1 if m else 0
-    return (obj, node, pen, float(mem), np.empty(objects, np.int64)), perm
+    return (obj, node, starts, pen, float(mem), np.empty(objects, np.int64)), perm
 
 
 def _choose_price(run, keep, bound):

@@ -295,9 +295,14 @@ def simple_input(graph, p, algo, capacities):
     m = len(simple[0])
     if m == 0:
         raise InputError("the graph has no edges (other than self-loops); nothing to partition")
+    check_clusters(p, m)
+    return simple, capacity_fractions(p, algo, capacities)
+
+
+def check_clusters(p, m):
+    """`InputError` for more clusters than the ``m`` edges to share among them."""
     if p > m:
         raise InputError(f"{p} clusters but the graph has only {m} edges; use p <= {m}")
-    return simple, capacity_fractions(p, algo, capacities)
 
 
 def capacity_fractions(p, algo, capacities):
