@@ -38,7 +38,7 @@ cuts the same edges while scheduling them:
   charges half a latency per message and nothing for the bandwidth, and at
   price 0 it promises makespans the simulator never gives (dijkstra, p = 64:
   1.01× the bound in the model, 2.2× simulated, twice the communication);
-* with a memory model (``numa``; `mapping.analyze` gives the machine's for
+* with a memory model (``numa``; `mapping.analyze` can give the machine's for
   the clusters' cores in the compact placement), a task costs what the
   simulator charges it: ``min(1, w / DRAM cycles)`` of the extra latency from
   its cluster's NUMA node to the node of its memory object, placed by the
