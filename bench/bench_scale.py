@@ -86,6 +86,9 @@ p = {p}
 algo = {algo!r}
 m = table2(p)
 kw = dict(latency=m.mean_message_cycles(32)) if algo == "par" else dict()
+import mapping.analyze as an
+if algo == "par" and an.PAR_NUMA:  # the memory model `vcut analyze` gives par
+    kw["numa"] = an.par_numa(m, p)
 cl, _ = phase("partition", lambda: cluster_graph(g, p, algo, **kw))
 inter = phase("interactions", lambda: interactions(cl, obj))
 pl = phase("mapping", lambda: place(inter, m, "memory-centric"))

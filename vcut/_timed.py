@@ -78,6 +78,16 @@ def _remote(e, c, weight, numa):
     return min(1.0, weight[e] / mem) * pen[node[c], b]
 
 
+@njit(cache=True, nogil=True)
+def remote_cycles(out, weight, numa):
+    """Cycles of work the memory model ``numa`` added to the assignment ``out`` of the
+    run that filled its first touches (`_remote` of every task)."""
+    total = 0.0
+    for e in range(out.shape[0]):
+        total += _remote(e, out[e], weight, numa)
+    return total
+
+
 @helper
 def _finish(k, end, order, src, dst, weight, home, avail, c, start, latency, speed, numa):
     """When edges ``order[k:end]`` finish on cluster ``c`` from ``start``."""

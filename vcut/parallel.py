@@ -29,7 +29,8 @@ cuts the same edges while scheduling them:
   within `TOLERANCE` of the lowest seen is kept (after the first price that
   costs more, the geometric mean of it and the last kept one is tried; the
   highest is tried first and kept at once when the model puts it within
-  `TOLERANCE` of its own bound, max(longest path, work / p)). At a
+  `TOLERANCE` of its own bound, max(longest path, work / p), where the work
+  includes the remote cycles the run charged under a memory model). At a
   few clusters with work to spare every price runs as fast and the highest
   communicates least (fft at p = 8: price 96 sends 0.55× CompNet's bytes,
   1.5 sends 0.93×, at the same makespan); at many clusters a high price
@@ -60,7 +61,9 @@ Cost: O(m log n) time per price tried (two heaps of vertices; the bottom
 levels and the successor lists are computed once): one run where the highest
 price meets the model's bound (every sample at p = 8), at most
 ``len(PRICES) + 2`` otherwise, of which a run that cannot be kept stops once its
-makespan passes the figure that rejects it (`_choose_price`); O(n + m) memory
+makespan passes the figure that rejects it (`_choose_price`; the highest price's
+first run goes to the end under a memory model, whose bound it knows only
+there); O(n + m) memory
 (two results: the kept one and the next price's).
 """
 
@@ -237,11 +240,16 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
     def keep():
         bufs.reverse()
 
+    def remote():
+        """The memory model's extra cycles in the last run (which went to the end)."""
+        return _timed.remote_cycles(bufs[-1][0], weight, numa)
+
     if beta is not None:
         run(beta)
         kept = float(beta)
     else:
-        kept = _choose_price(run, keep, bound)
+        kept = _choose_price(run, keep, lambda extra: max(chain, (total + extra) / p),
+                             remote if modelled else None)
     out, home, schedule = bufs[0]
     if perm is not None:
         out[:] = perm[out]
@@ -286,12 +294,15 @@ def _numa_model(numa, m, p):
     return (obj, node, starts, pen, float(mem), np.empty(objects, np.int64)), perm
 
 
-def _choose_price(run, keep, bound):
+def _choose_price(run, keep, bound, remote=None):
     """The replica price to keep (see the module docstring): ``run(price, cutoff)``
     partitions and returns ``(model makespan, complete)``, stopping early once the
     makespan passes ``cutoff``; ``keep()`` keeps the last run's result. The highest
     price goes first and is kept at once when it is within `TOLERANCE` of the
-    model's ``bound``; otherwise `PRICES` are run in increasing order while each
+    model's bound, ``bound(extra)`` for a run that added ``extra`` cycles of work:
+    with a memory model, ``remote()`` gives the remote cycles the highest price's
+    run charged (it then runs to the end, since its bound is known only there),
+    without one the bound is ``bound(0)``; otherwise `PRICES` are run in increasing order while each
     stays within `TOLERANCE` of the lowest model makespan so far, and after the
     first that does not, the geometric mean of it and the last one kept is tried.
 
@@ -303,8 +314,13 @@ def _choose_price(run, keep, bound):
     records, for a run stopped early, the makespan it had reached (above the bound
     it missed)."""
     tol = 1.0 + TOLERANCE
-    top, top_complete = run(PRICES[-1], tol * bound)
-    if top <= tol * bound:
+    if remote is None:
+        top, top_complete = run(PRICES[-1], tol * bound(0.0))
+        limit = bound(0.0)
+    else:
+        top, top_complete = run(PRICES[-1])
+        limit = bound(remote())
+    if top <= tol * limit:
         keep()
         return float(PRICES[-1])
     best, kept = np.inf, None

@@ -340,7 +340,7 @@ def test_par_with_and_without_the_memory_model(strassen8, monkeypatch):
     def analyse():
         return analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
 
-    monkeypatch.setattr(an, "PAR_NUMA", True)  # off by default (its cost at scale)
+    monkeypatch.setattr(an, "PAR_NUMA", True)  # the default, set in case it changes
     monkeypatch.setattr(an, "STEER", np.inf)
     a = analyse()
     assert a.partition["numa_model"] and "memory_models" not in a.partition
