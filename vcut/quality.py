@@ -69,8 +69,10 @@ SPAC_CV = 0.5
 #: `best` runs SPAC on graphs of at least this many edges per cluster: METIS k-way
 #: coarsens no further than 30 k vertices (METIS 5.1's ``CoarsenTo``), and below a tenth
 #: of the SPAC graph (about one vertex per edge) that floor makes its cost an initial
-#: partitioning at near full size
-SPAC_PER_PART = 300
+#: partitioning at near full size; from 300 to 500 edges per cluster (3elt and data at
+#: k = 32) SPAC took 18-19 ms, 3-4 times the refined expansion, for 1.6-3.6 % fewer
+#: replicas, both below NE's and HEP's (docs/vcut.md)
+SPAC_PER_PART = 500
 HEP_LAMBDA = 1.1
 HEP_EPS = 1.0
 
@@ -234,7 +236,8 @@ def runs_spac(deg, k):
     a `mesh_like` graph with at least `SPAC_PER_PART` edges per cluster. With fewer, METIS
     k-way partitions a coarsest graph of 30 k vertices, more than a tenth of the SPAC graph,
     which on meshes of 7-30 thousand edges at k = 128 took 35-60 ms, 2-6 times the four
-    refined expansions, for 1-2.5 % fewer replicas."""
+    refined expansions, for 1-2.5 % fewer replicas (and at 430-470 edges per cluster 3-4
+    times, for 1.6-3.6 %)."""
     deg = np.asarray(deg)
     return mesh_like(deg) and int(deg.sum()) // 2 >= SPAC_PER_PART * k
 

@@ -623,12 +623,12 @@ def _grid(side):
 
 
 def test_best_without_metis_keeps_the_expansions_and_says_why(monkeypatch):
-    # a graph SPAC runs on (the 20 x 20 grid, 760 edges, 2 clusters) where METIS is
+    # a graph SPAC runs on (the 25 x 25 grid, 1,200 edges, 2 clusters) where METIS is
     # missing: SPAC's error is reported, the other expansions run, and the result is
     # best's without SPAC
     import sys
 
-    src, dst, w, n = _grid(20)
+    src, dst, w, n = _grid(25)
     deg = degrees(src, dst, n)
     assert quality.runs_spac(deg, 2)
     cap = equal_capacities(2)
@@ -662,14 +662,14 @@ def test_mesh_like():
 
 
 def test_runs_spac():
-    # mesh-like and at least 300 edges per cluster: the 20 x 20 grid has 760 edges, so
-    # SPAC runs for 2 clusters (380 each) and not for 3 (253); a star of 700 edges never
-    src, dst, _, n = _grid(20)
+    # mesh-like and at least 500 edges per cluster: the 25 x 25 grid has 1,200 edges, so
+    # SPAC runs for 2 clusters (600 each) and not for 3 (400); a star of 700 edges never
+    src, dst, _, n = _grid(25)
     deg = degrees(src, dst, n)
-    assert len(src) == 760 and quality.SPAC_PER_PART == 300
+    assert len(src) == 1200 and quality.SPAC_PER_PART == 500
     assert quality.runs_spac(deg, 2) and not quality.runs_spac(deg, 3)
-    assert quality.runs_spac(np.full(600, 2), 2)  # a 600-cycle: exactly 300 edges each
-    assert not quality.runs_spac(np.full(598, 2), 2)
+    assert quality.runs_spac(np.full(1000, 2), 2)  # a 1000-cycle: exactly 500 edges each
+    assert not quality.runs_spac(np.full(998, 2), 2)
     tips = np.arange(1, 701)
     assert not quality.runs_spac(degrees(np.zeros_like(tips), tips, 701), 2)
 
