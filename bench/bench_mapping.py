@@ -165,6 +165,11 @@ def parallel_tables(only, extra, window):
             models = a.partition.get("memory_models")
             kept += (" | " + ("numa" if a.partition.get("numa_model") else "none") if not models
                      else " | " + " / ".join(f"{mk / lb:.3f}" for _, mk in models) + " → none")
+            # the order replayed (mapping.analyze._replay): makespan / bound before -> after
+            replays = a.partition.get("replays")
+            kept += (" | -" if not replays else
+                     f" | {min(replays + [a.result.makespan]) / lb:.3f} ← "
+                     f"{a.partition['replays_from'] / lb:.3f} ({a.partition['replayed']})")
             rows[p].append((s["name"], lb, a.result.makespan, base,
                             a.result.communication_bytes / compnet_comm, secs, kept))
             wb = analyze_graph(g, p, "wb-libra", mach, mapper="memory-centric",
@@ -186,8 +191,8 @@ def parallel_tables(only, extra, window):
         print("| program | lower bound | makespan | / bound (<= 1.25) | "
               + " | ".join(others) + " | comm / CompNet (<= 0.7) | gamma (tried) | "
               "price (tried) | refined share (tried) | memory model (first run with / without) | "
-              "seconds |")
-        print("|---" * (len(others) + 10) + "|")
+              "order replayed (after ← before, replays kept) | seconds |")
+        print("|---" * (len(others) + 11) + "|")
         for name, lb, mk, base, comm, secs, kept in rows[p]:
             cells = [f"{base[o] / mk:.2f}" for o in others]
             print(f"| {name} | {lb:,.0f} | {mk:,.0f} | {mk / lb:.3f} | " + " | ".join(cells)

@@ -2,6 +2,7 @@
 
 import json
 import os
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -273,8 +274,11 @@ def test_the_mapping_starts_from_the_steering_s_compact_simulation(strassen8, mo
     from mapping.placement import place
     from mapping.time_aware import compact
 
+    import mapping.analyze as an
+
     trace, g = strassen8
     m = load_machine("table2:64")
+    monkeypatch.setattr(an, "REPLAYS", 0)  # the clusters' order as the mapping saw it
     seen = []
     real = ta.simulate
     monkeypatch.setattr(ta, "simulate",
@@ -477,6 +481,7 @@ def test_par_clusters_lose_replicas_only_where_no_time_is_lost(strassen8, monkey
                              jobs=1)
 
     shares_by_default = an.REFINE_SHARES
+    monkeypatch.setattr(an, "REPLAYS", 0)  # the clusters in the order the refinement judged
     monkeypatch.setattr(an, "REFINE_SHARES", ())
     plain = analysis()
     base = simulate(plain.clustering, core, m, 32)
@@ -547,3 +552,56 @@ def test_the_summary_formats_par_settings_tried():
         "{0: 26,170 cycles, 136,739 messages; 0.25: 26,175 cycles, 124,764 messages}")
     assert _figure(1.30141) == "1.3014"
     assert _figure(85633) == "85633"
+
+
+def test_par_clusters_replay_their_simulated_order(strassen8, monkeypatch):
+    # after the mapping (1.14x the bound at p = 64, above STEER), every cluster runs its
+    # tasks by their finish times in the last simulation (ties: the order they had),
+    # simulated again REPLAYS times; the fastest order is kept, the placement is the
+    # mapping's. Replayed here by hand from the analysis without replays
+    import mapping.analyze as an
+    from mapping.simulate import simulate
+
+    trace, g = strassen8
+    m = load_machine("table2:64")
+
+    def analysis():
+        return analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False,
+                             jobs=1)
+
+    a = analysis()
+    monkeypatch.setattr(an, "REPLAYS", 0)
+    b = analysis()
+    assert "replays" not in b.partition
+    assert np.array_equal(a.placement.core, b.placement.core)
+    assert np.array_equal(a.clustering.cluster, b.clustering.cluster)
+    cur, r, spans, orders = b.clustering, b.result, [], []
+    n_tasks = len(cur.src)
+    for _ in range(3):
+        before = list(range(n_tasks)) if cur.order is None else cur.order.tolist()
+        pos = {e: i for i, e in enumerate(before)}
+        order = np.array(sorted(range(n_tasks), key=lambda e: (r.finish[e], pos[e])))
+        cur = replace(cur, schedule=order)
+        r = simulate(cur, b.placement.core, m, b.interactions.value_bytes)
+        spans.append(r.makespan)
+        orders.append(order)
+    assert a.partition["replays"] == spans and a.partition["replays_from"] == b.result.makespan
+    best = min([b.result.makespan] + spans)
+    assert a.result.makespan == best < b.result.makespan
+    kept = a.partition["replayed"]
+    assert kept == 1 + spans.index(best)
+    assert np.array_equal(a.clustering.schedule, orders[kept - 1])
+    again = simulate(a.clustering, a.placement.core, m, a.interactions.value_bytes)
+    assert again.makespan == a.result.makespan
+    # within STEER of the bound after the mapping, or past the simulation budget: no replay
+    monkeypatch.setattr(an, "REPLAYS", 3)
+    vb = b.interactions.value_bytes
+    at = b.result.makespan / an.STEER
+    kept, res, tried, n = an._replay(b.clustering, b.placement.core, m, b.result, vb, at, print)
+    assert kept is b.clustering and res is b.result and (tried, n) == ([], 0)
+    assert an._replay(b.clustering, b.placement.core, m, b.result, vb, at * 0.999,
+                      print)[2] == spans
+    import mapping.time_aware as ta
+    monkeypatch.setattr(ta, "EVAL_TASKS", 3 * n_tasks - 1)
+    assert an._replay(b.clustering, b.placement.core, m, b.result, vb, at * 0.999,
+                      print)[2] == []
