@@ -209,11 +209,15 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
     cap = np.asarray(cap, np.float64)
     total = float(np.sum(weight))
     limit = float(imbalance) * total
-    # the model's own bound: the longest path at the fastest cluster's speed, the work shared
+    # the model's own bound: the longest path at the fastest cluster's speed, the work
+    # (plus the ``extra`` cycles a memory model charged) shared
     cp = float(bottom.max(initial=0.0))
     chain = cp / (p * float(cap.max()))
-    bound = max(chain, total / p)
-    critical = (top + bottom) >= cp * (1 - 1e-9) if chain >= CRITICAL * bound \
+
+    def bound(extra=0.0):
+        return max(chain, (total + extra) / p)
+
+    critical = (top + bottom) >= cp * (1 - 1e-9) if chain >= CRITICAL * bound() \
         else np.zeros(0, dtype=np.bool_)
     priority = bottom - float(gamma) * top if gamma else bottom
     del top
@@ -248,8 +252,7 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         run(beta)
         kept = float(beta)
     else:
-        kept = _choose_price(run, keep, lambda extra: max(chain, (total + extra) / p),
-                             remote if modelled else None)
+        kept = _choose_price(run, keep, bound, remote if modelled else None)
     out, home, schedule = bufs[0]
     if perm is not None:
         out[:] = perm[out]
@@ -302,9 +305,10 @@ def _choose_price(run, keep, bound, remote=None):
     model's bound, ``bound(extra)`` for a run that added ``extra`` cycles of work:
     with a memory model, ``remote()`` gives the remote cycles the highest price's
     run charged (it then runs to the end, since its bound is known only there),
-    without one the bound is ``bound(0)``; otherwise `PRICES` are run in increasing order while each
-    stays within `TOLERANCE` of the lowest model makespan so far, and after the
-    first that does not, the geometric mean of it and the last one kept is tried.
+    without one the bound is ``bound(0)``; otherwise `PRICES` are run in increasing
+    order while each stays within `TOLERANCE` of the lowest model makespan so far,
+    and after the first that does not, the geometric mean of it and the last one kept
+    is tried.
 
     Every run but the walk's first (which nothing can reject yet) stops at the
     makespan that would reject it (a run's makespan only grows), so a price that
