@@ -356,13 +356,15 @@ def _queue(hkey, hval, hver, size, g, stamp, e, ver):
 
 @njit(cache=True, nogil=True)
 def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit, drop, hub,
-       counter):
+       budget, counter):
     """FM passes (module docstring) on ``out`` in place, each cluster's load
     kept within ``bound`` (a cluster above it may only lose weight);
     ``hub``: the edges of a vertex of higher degree are not pushed again after
     a move next to it (they are evaluated when popped). Stops after a pass
-    that gains nothing or after ``passes`` passes.
-    Returns (moves kept, passes run, replicas before, replicas after)."""
+    that gains nothing, after ``passes`` passes, or before the first search
+    that would start with ``budget`` moves tried (kept or undone) in all
+    (``budget`` < 0: no such bound).
+    Returns (moves kept, passes run, replicas before, replicas after, moves tried)."""
     m = src.shape[0]
     load, sptr, snum, sl, before = build_slots(ptr, adj, out, weight, n, k, slack)
     replicas = before
@@ -388,6 +390,7 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
     pstamp = 0
     sid = 0
     kept = 0
+    tried = 0
     run = 0
     step = 0
     active = np.ones(n, dtype=np.bool_)  # seeds of the next pass: all, then next to kept moves
@@ -402,9 +405,12 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
             if step & TICK_MASK == 0:
                 counter[0] = step
                 if counter[1] != 0:
-                    return kept, run, before, replicas
+                    return kept, run, before, replicas, tried
             if snum[seed] < 2:
                 continue
+            if budget >= 0 and tried >= budget:
+                counter[0] = step
+                return kept, run, before, replicas, tried
             visited[seed] = run
             sid += 1
             size = 0
@@ -538,10 +544,11 @@ def fm(src, dst, weight, ptr, adj, n, k, out, bound, order, passes, slack, limit
                 nxt[src[log_e[t]]] = True
                 nxt[dst[log_e[t]]] = True
             kept += best_len
+            tried += nm
             gained += best
         if gained == 0:
             break
         active, nxt = nxt, active
         nxt[:] = False
     counter[0] = step
-    return kept, run, before, replicas
+    return kept, run, before, replicas, tried

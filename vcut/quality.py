@@ -36,6 +36,7 @@
 """
 
 import functools
+import math
 
 import numpy as np
 
@@ -65,6 +66,9 @@ FM_LIMIT = 16
 #: plateaus are walked, a losing step ends it; docs/vcut.md measures it against no such cut)
 FM_DROP = 0
 FM_HUB = 1024
+#: FM tries at most this many moves per edge in all (kept or undone; checked before each
+#: search): its work is linear in the edges whatever the number of passes
+FM_BUDGET = 0.3
 SPAC_CV = 0.5
 #: `best` runs SPAC on graphs of at least this many edges per cluster: METIS k-way
 #: coarsens no further than 30 k vertices (METIS 5.1's ``CoarsenTo``), and below a tenth
@@ -170,7 +174,7 @@ def balance_bounds(imbalance, cap, weight):
 
 def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, seed=0,
                       passes=REFINE_PASSES, incidence=None, dissolve=True, fm=True,
-                      vertices=None):
+                      vertices=None, fm_budget=FM_BUDGET):
     """`refine` on a copy of ``assignment``; returns ``(assignment int32, info)``.
 
     The bound of cluster c is ``imbalance * cap[c] * W``, or its load when
@@ -180,6 +184,8 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     dissolving passes visit only these vertices (a move takes the edges of
     one of them out of one cluster) and FM searches start only from them
     (`mapping.analyze` dissolves the replicas of the vertices with slack).
+    ``fm_budget``: FM starts no search once it has tried this many moves per
+    edge (None: FM runs to its fixed point or `FM_PASSES`).
     """
     m = len(src)
     k = len(cap)
@@ -200,7 +206,7 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
         if vertices.shape != (n,) or vertices.dtype != np.bool_:
             raise InputError(f"the vertices to refine must be {n:,} booleans, one per vertex")
         order = order[vertices[order]]
-    info = {"refine_moves": 0, "refine_passes": 0, "fm_moves": 0, "fm_passes": 0}
+    info = {"refine_moves": 0, "refine_passes": 0, "fm_moves": 0, "fm_passes": 0, "fm_tried": 0}
     before = replicas = None
     if dissolve:
         moves, run, before, replicas = run_kernel(
@@ -209,12 +215,13 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
             REFINE_SKIP)
         info.update(refine_moves=int(moves), refine_passes=int(run))
     if fm:
-        kept, run, r0, replicas = run_kernel(
+        budget = -1 if fm_budget is None else int(math.ceil(fm_budget * m))
+        kept, run, r0, replicas, tried = run_kernel(
             f"FM refinement (up to {FM_PASSES} passes)", "searches", FM_PASSES * n, _fm.fm, src,
             dst, weight, ptr, adj, n, k, out, bound, order, FM_PASSES, FM_SLACK, FM_LIMIT, FM_DROP,
-            FM_HUB)
+            FM_HUB, budget)
         before = r0 if before is None else before
-        info.update(fm_moves=int(kept), fm_passes=int(run))
+        info.update(fm_moves=int(kept), fm_passes=int(run), fm_tried=int(tried))
     if replicas is None:
         before = replicas = _expand.replica_count(ptr, adj, out, n, k)
     info.update(replicas_before=int(before), replicas_after=int(replicas))

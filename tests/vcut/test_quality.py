@@ -305,7 +305,7 @@ def test_refine_path_hand_case():
     assert same.tolist() == [0, 1] and info["refine_moves"] == 0
     moved, info = quality.refine_assignment(src, dst, w, n, [0, 1], cap, imbalance=2.0)
     assert info == {"refine_moves": 1, "refine_passes": 3, "fm_moves": 0, "fm_passes": 1,
-                    "replicas_before": 4, "replicas_after": 3}
+                    "fm_tried": 0, "replicas_before": 4, "replicas_after": 3}
     assert len(set(moved.tolist())) == 1
 
 
@@ -485,7 +485,7 @@ def test_fm_drop_cuts_searches_at_their_first_step_below_the_best_prefix():
     for drop in (0, 64):
         out = start.astype(np.int64).copy()
         res = quality._fm.fm(src, dst, w, ptr, adj, n, 3, out, bound, np.arange(n), 8, 4, 16,
-                             drop, 32, np.zeros(2, np.int64))
+                             drop, 32, -1, np.zeros(2, np.int64))
         assert res[3] == replicas(src, dst, out, n) and np.bincount(out, minlength=3).max() <= 4
         after[drop] = res[3]
     assert after[64] == fewest < after[0] < 9
@@ -499,8 +499,8 @@ def test_fm_kernel_undoes_a_search_without_gain_exactly():
     out = np.array([0, 0, 1, 1])
     ptr, adj = quality._expand.incidence(src, dst, n, np.ones(4, bool))
     res = quality._fm.fm(src, dst, w, ptr, adj, n, 2, out, np.array([2.5, 2.5]), np.arange(n),
-                         8, 4, 16, 0, 32, np.zeros(2, np.int64))
-    assert out.tolist() == [0, 0, 1, 1] and tuple(res) == (0, 1, 6, 6)
+                         8, 4, 16, 0, 32, -1, np.zeros(2, np.int64))
+    assert out.tolist() == [0, 0, 1, 1] and tuple(res)[:4] == (0, 1, 6, 6)
 
 
 @settings(max_examples=100, deadline=None)
@@ -519,13 +519,49 @@ def test_fm_kernel_keeps_its_counts_and_bounds_with_tight_slots_and_hubs(gw, k, 
     bound = np.maximum(1.1 * w.sum() / k, np.bincount(out, weights=w, minlength=k))
     ptr, adj = quality._expand.incidence(src, dst, n, np.ones(len(src), bool))
     order = np.random.default_rng(seed).permutation(n).astype(np.int64)
-    kept, run, before, after = quality._fm.fm(src, dst, w, ptr, adj, n, k, out, bound, order,
-                                             8, slack, 4, drop, hub, np.zeros(2, np.int64))
+    kept, run, before, after, _ = quality._fm.fm(src, dst, w, ptr, adj, n, k, out, bound, order,
+                                                8, slack, 4, drop, hub, -1, np.zeros(2, np.int64))
     assert before == replicas(src, dst, start, n)
     assert after == replicas(src, dst, out, n) <= before
     assert (kept == 0) == (out.tolist() == start.tolist())
     assert np.all(np.bincount(out, weights=w, minlength=k) <= bound + 1e-9)
 
+
+@settings(max_examples=60, deadline=None)
+@given(weighted_graphs(), st.integers(2, 8), st.integers(0, 1000), st.floats(0.0, 1.0))
+def test_fm_budget_stops_before_the_first_search_past_it(gw, k, seed, frac):
+    # FM checks its budget (moves tried, kept or undone) before each search: with budget 0
+    # nothing moves; with the unbounded run's own count or more, the unbounded result; with b
+    # in between it stops at the first search start with b tried, so every budget from b to
+    # the count it stopped at gives the same moves, and the counts and bounds still hold
+    # (a run that stops at its budget does not start the pass that would find no gain)
+    edges, weights = gw
+    src, dst, w, n = _arrays(edges, weights)
+    k = min(k, len(src))
+    start = np.random.default_rng(seed).integers(0, k, len(src))
+    bound = np.maximum(1.1 * w.sum() / k, np.bincount(start, weights=w, minlength=k))
+    ptr, adj = quality._expand.incidence(src, dst, n, np.ones(len(src), bool))
+    order = np.random.default_rng(seed).permutation(n).astype(np.int64)
+
+    def run(budget):
+        out = start.astype(np.int64).copy()
+        res = quality._fm.fm(src, dst, w, ptr, adj, n, k, out, bound, order, 8, 4, 4, 0, 1024,
+                             budget, np.zeros(2, np.int64))
+        assert res[3] == replicas(src, dst, out, n) <= res[2] == replicas(src, dst, start, n)
+        assert np.all(np.bincount(out, weights=w, minlength=k) <= bound + 1e-9)
+        return tuple(res), out.tolist()
+
+    full, full_out = run(-1)
+    none, none_out = run(0)
+    assert none_out == start.tolist() and none[0] == none[4] == 0 and none[3] == none[2]
+    for budget in (full[4], full[4] + 5):
+        res, out = run(budget)
+        assert out == full_out and res[:1] + res[2:] == full[:1] + full[2:]
+    b = int(frac * full[4])
+    res, out = run(b)
+    assert b <= res[4] <= full[4] and res[0] <= res[4]
+    for other in {b, (b + res[4]) // 2, res[4]}:
+        assert run(other) == (res, out)
 
 def test_fm_batched_gains_equal_the_generic_ones():
     # _gain_x (x's clusters marked and sorted by load once, for a hub's edges) against
