@@ -3,6 +3,7 @@ literal Python transcription of the published pseudo-code."""
 
 import heapq
 import itertools
+import math
 import re
 import subprocess
 import sys
@@ -737,6 +738,29 @@ def test_best_on_a_real_graph_is_balanced_and_beats_wb_libra(request):
         assert best.metrics.replication_factor <= ne.metrics.replication_factor
         assert best.metrics.replication_factor < partition_graph(g, k, "wb-libra") \
             .metrics.replication_factor
+
+
+def test_the_fm_budget_on_a_real_graph():
+    # ca-HepPh k = 32 from one expansion: FM unbounded tries some moves per edge; with a
+    # budget of a tenth of that it stops past the budget, well before, with fewer replicas
+    # removed; the default budget (0.3 per edge) does not bind there
+    from tests.conftest import dataset
+    from ir_graph import read_graph
+    from vcut.partition import simplify
+
+    g = read_graph(dataset("ca-HepPh.txt.gz"))
+    src, dst, w = (np.asarray(x) for x in simplify(g)[:3])
+    n, m, cap = g.n, len(src), equal_capacities(32)
+    start = quality.ne_assign(src, dst, w, n, cap)
+    free, fi = quality.refine_assignment(src, dst, w, n, start, cap, fm_budget=None)
+    assert 0 < fi["fm_tried"] < quality.FM_BUDGET * m
+    same, di = quality.refine_assignment(src, dst, w, n, start, cap)
+    assert same.tolist() == free.tolist() and di == fi
+    budget = 0.1 * fi["fm_tried"] / m
+    cut, ci = quality.refine_assignment(src, dst, w, n, start, cap, fm_budget=budget)
+    assert math.ceil(budget * m) <= ci["fm_tried"] < fi["fm_tried"]
+    assert fi["replicas_after"] < ci["replicas_after"] < ci["replicas_before"]
+    assert ci["replicas_after"] == replicas(src, dst, cut, n)
 
 
 # -- bad input --------------------------------------------------------------------------------

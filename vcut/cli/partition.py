@@ -182,7 +182,7 @@ def _run(args, program_args):
         if "apply_rounds" in info:
             result["apply_rounds"] = info["apply_rounds"]
     extra = [k for k in ("tau", "high_degree_vertices", "streamed_edges", "refine_moves",
-                         "refine_passes", "fm_moves", "fm_passes", "replicas_before",
+                         "refine_passes", "fm_moves", "fm_tried", "fm_passes", "replicas_before",
                          "replicas_after", "starts", "candidates", "best_of", "spac_skipped")
              if k in info]
     result.update({k: info[k] for k in extra})
@@ -214,8 +214,10 @@ def _run(args, program_args):
                          f"{info['streamed_edges']:,} edges streamed"))
     if "refine_moves" in info:
         rows.insert(-1, ("refinement", f"{info['refine_moves']:,} group moves in "
-                         f"{info['refine_passes']} passes, {info['fm_moves']:,} FM moves in "
-                         f"{info['fm_passes']} passes: {info['replicas_before']:,} -> "
+                         f"{info['refine_passes']} passes, {info['fm_moves']:,} FM moves kept of "
+                         f"{info['fm_tried']:,} tried in {info['fm_passes']} "
+                         f"pass{'es' if info['fm_passes'] != 1 else ''}: "
+                         f"{info['replicas_before']:,} -> "
                          f"{info['replicas_after']:,} vertex copies"))
     if args.algo == "spac" and "auxiliary_cut" in info:
         rows.insert(-1, ("SPAC", f"{info['backend']}"
