@@ -83,7 +83,7 @@ __all__ = ["par_assign", "BETA", "PRICES", "TOLERANCE", "LATENCY_SHARE", "CRITIC
 BETA = 1.5
 #: The replica prices `par_assign` tries when none is given, in increasing
 #: order (fewer replicas, i.e. less communication, at each step).
-PRICES = (BETA, 6.0, 24.0, 96.0)
+PRICES = (BETA, 6.0, 24.0, 96.0, 384.0, 1536.0)
 #: A higher price is kept while its model makespan stays within this fraction
 #: of the lowest one seen: up to 2 % more time for less communication.
 TOLERANCE = 0.02

@@ -132,6 +132,15 @@ def _expected_price(spans, bound):
     return kept
 
 
+@pytest.fixture
+def four_prices(monkeypatch):
+    """The walks below were found with the prices up to 96 (the rule is the same for any
+    list; these small DAGs cover each of its branches with them)."""
+    from vcut import parallel
+
+    monkeypatch.setattr(parallel, "PRICES", (1.5, 6.0, 24.0, 96.0))
+
+
 # every branch of the rule: the highest price kept at once; kept at the end
 # of the walk; the geometric mean between the last kept and the first that
 # lost kept; the mean losing too (at 1.5 and at 24)
@@ -139,7 +148,7 @@ def _expected_price(spans, bound):
     (2, 6.0, [96.0]), (4, 6.0, [96.0, 1.5, 6.0, 24.0]), (4, 40.0, [96.0, 1.5, 6.0, 24.0, 12.0]),
     (24, 40.0, [96.0, 1.5, 6.0, 3.0]), (24, 1.0, [96.0, 1.5, 6.0, 24.0, 48.0]),
 ])
-def test_the_replica_price_kept(p, latency, walk):
+def test_the_replica_price_kept(p, latency, walk, four_prices):
     from vcut.parallel import PRICES
 
     g = _random_dag(400, 3000, p)
@@ -160,6 +169,30 @@ def test_the_replica_price_kept(p, latency, walk):
     ref = runs[kept]
     assert np.array_equal(out, ref[0]) and np.array_equal(home, ref[1])
     assert np.array_equal(schedule, ref[2])
+
+
+@pytest.mark.parametrize("p, latency", [(2, 6.0), (4, 40.0), (24, 1.0)])
+def test_the_replica_price_kept_with_the_default_prices(p, latency):
+    # the documented rule over the default PRICES, each price's model makespan from an
+    # explicit run (run on demand: the rule reads the prices its walk reaches)
+    from vcut.parallel import PRICES
+
+    g = _random_dag(400, 3000, p)
+    cap = np.full(p, 1.0 / p)
+    out, _, _, info = par_assign(g.src, g.dst, g.weight, g.n, p, cap, latency=latency)
+    assert info["prices"][0][0] == PRICES[-1] == 1536.0
+
+    class Spans(dict):
+        def __missing__(self, b):
+            self[b] = par_assign(g.src, g.dst, g.weight, g.n, p, cap, latency=latency,
+                                 beta=b)[3]["model_makespan"]
+            return self[b]
+
+    spans = Spans()
+    _, bottom = _timed.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), g.n)
+    kept = _expected_price(spans, max(bottom.max(), g.weight.sum() / p))
+    assert info["beta"] == kept and info["model_makespan"] == spans[kept]
+    assert set(b for b, _ in info["prices"]) == set(spans)
 
 
 def _random_dag(n, m, seed):
@@ -309,7 +342,8 @@ def test_a_remote_task_pays_its_share_of_the_distance():
     (4, 6.0, 1, [96.0]), (2, 6.0, 0, [96.0]), (4, 6.0, 0, [96.0, 1.5, 6.0, 3.0]),
     (8, 2.0, 3, [96.0, 1.5, 6.0, 24.0, 48.0]),
 ])
-def test_the_price_walk_with_a_memory_model_counts_the_remote_cycles(p, latency, seed, walk):
+def test_the_price_walk_with_a_memory_model_counts_the_remote_cycles(p, latency, seed, walk,
+                                                                    four_prices):
     # with a memory model the highest price runs to the end and is kept at once when its
     # model makespan is within TOLERANCE of max(chain, (work + remote cycles) / p), the
     # remote cycles recomputed here from its assignment and schedule (each object on the
