@@ -279,6 +279,7 @@ def test_the_mapping_starts_from_the_steering_s_compact_simulation(strassen8, mo
     trace, g = strassen8
     m = load_machine("table2:64")
     monkeypatch.setattr(an, "REPLAYS", 0)  # the clusters' order as the mapping saw it
+    monkeypatch.setattr(an, "WINDOW_FREE", False)
     seen = []
     real = ta.simulate
     monkeypatch.setattr(ta, "simulate",
@@ -482,6 +483,7 @@ def test_par_clusters_lose_replicas_only_where_no_time_is_lost(strassen8, monkey
 
     shares_by_default = an.REFINE_SHARES
     monkeypatch.setattr(an, "REPLAYS", 0)  # the clusters in the order the refinement judged
+    monkeypatch.setattr(an, "WINDOW_FREE", False)
     monkeypatch.setattr(an, "REFINE_SHARES", ())
     plain = analysis()
     base = simulate(plain.clustering, core, m, 32)
@@ -555,10 +557,14 @@ def test_the_summary_formats_par_settings_tried():
 
 
 def test_par_clusters_replay_their_simulated_order(strassen8, monkeypatch):
-    # after the mapping (1.14x the bound at p = 64, above STEER), every cluster runs its
-    # tasks by their finish times in the last simulation (ties: the order they had),
-    # simulated again REPLAYS times; the fastest order is kept, the placement is the
-    # mapping's. Replayed here by hand from the analysis without replays
+    # after the mapping (1.14x the bound at p = 64, above STEER): every cluster's tasks in
+    # the order of their finish times in a simulation without an issue window (ties: the
+    # order they had), which the windowed cores then run exactly as the window-free ones
+    # did (the same finish time for every task); then up to REPLAYS re-sorts by the last
+    # simulation's finish times, each from the last (the first from the faster of the
+    # window-free order and the mapping's), until an order reproduces itself; the fastest
+    # order is kept, the placement is the mapping's. Replayed here by hand from the
+    # analysis without either
     import mapping.analyze as an
     from mapping.simulate import simulate
 
@@ -569,22 +575,43 @@ def test_par_clusters_replay_their_simulated_order(strassen8, monkeypatch):
         return analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False,
                              jobs=1)
 
+    def by_finish(cur, r):
+        before = list(range(n_tasks)) if cur.order is None else cur.order.tolist()
+        pos = {e: i for i, e in enumerate(before)}
+        return np.array(sorted(range(n_tasks), key=lambda e: (r.finish[e], pos[e])))
+
+    def by_hand(window_free):
+        cur, r, spans, orders = b.clustering, b.result, [], []
+        best = b.result.makespan
+        if window_free:
+            free = simulate(cur, core, replace(m, issue_window=n_tasks), vb)
+            order = by_finish(cur, free)
+            fcl = replace(cur, schedule=order)
+            fr = simulate(fcl, core, m, vb)
+            assert fr.makespan == free.makespan and np.array_equal(fr.finish, free.finish)
+            spans.append(fr.makespan)
+            orders.append(order)
+            if fr.makespan < best:
+                cur, r, best = fcl, fr, fr.makespan
+        for _ in range(3):
+            order = by_finish(cur, r)
+            if cur.order is not None and order.tolist() == cur.order.tolist():
+                break
+            cur = replace(cur, schedule=order)
+            r = simulate(cur, core, m, vb)
+            spans.append(r.makespan)
+            orders.append(order)
+        return spans, orders
+
     a = analysis()
     monkeypatch.setattr(an, "REPLAYS", 0)
+    monkeypatch.setattr(an, "WINDOW_FREE", False)
     b = analysis()
     assert "replays" not in b.partition
     assert np.array_equal(a.placement.core, b.placement.core)
     assert np.array_equal(a.clustering.cluster, b.clustering.cluster)
-    cur, r, spans, orders = b.clustering, b.result, [], []
-    n_tasks = len(cur.src)
-    for _ in range(3):
-        before = list(range(n_tasks)) if cur.order is None else cur.order.tolist()
-        pos = {e: i for i, e in enumerate(before)}
-        order = np.array(sorted(range(n_tasks), key=lambda e: (r.finish[e], pos[e])))
-        cur = replace(cur, schedule=order)
-        r = simulate(cur, b.placement.core, m, b.interactions.value_bytes)
-        spans.append(r.makespan)
-        orders.append(order)
+    core, vb, n_tasks = b.placement.core, b.interactions.value_bytes, len(b.clustering.src)
+    spans, orders = by_hand(True)
     assert a.partition["replays"] == spans and a.partition["replays_from"] == b.result.makespan
     best = min([b.result.makespan] + spans)
     assert a.result.makespan == best < b.result.makespan
@@ -593,15 +620,16 @@ def test_par_clusters_replay_their_simulated_order(strassen8, monkeypatch):
     assert np.array_equal(a.clustering.schedule, orders[kept - 1])
     again = simulate(a.clustering, a.placement.core, m, a.interactions.value_bytes)
     assert again.makespan == a.result.makespan
-    # within STEER of the bound after the mapping, or past the simulation budget: no replay
+    # the replays alone (no window-free order): each from the last
     monkeypatch.setattr(an, "REPLAYS", 3)
-    vb = b.interactions.value_bytes
+    old, _ = by_hand(False)
     at = b.result.makespan / an.STEER
-    kept, res, tried, n = an._replay(b.clustering, b.placement.core, m, b.result, vb, at, print)
+    assert an._replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == old
+    # within STEER of the bound after the mapping, or past the simulation budget: no replay
+    monkeypatch.setattr(an, "WINDOW_FREE", True)
+    kept, res, tried, n = an._replay(b.clustering, core, m, b.result, vb, at, print)
     assert kept is b.clustering and res is b.result and (tried, n) == ([], 0)
-    assert an._replay(b.clustering, b.placement.core, m, b.result, vb, at * 0.999,
-                      print)[2] == spans
+    assert an._replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == spans
     import mapping.time_aware as ta
-    monkeypatch.setattr(ta, "EVAL_TASKS", 3 * n_tasks - 1)
-    assert an._replay(b.clustering, b.placement.core, m, b.result, vb, at * 0.999,
-                      print)[2] == []
+    monkeypatch.setattr(ta, "EVAL_TASKS", 6 * n_tasks - 1)
+    assert an._replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == []
