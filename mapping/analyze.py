@@ -207,33 +207,33 @@ def _window_free(machine, m):
 
 def _replay(cl, core, machine, res, value_bytes, bound, say):
     """``(clustering, SimResult, makespans, kept)``: ``cl`` on ``core`` with its clusters'
-    tasks in better orders for the machine's windowed cores; the fastest kept (ties: the
+    tasks in orders fitter for the machine's windowed cores; the fastest kept (ties: the
     earlier), ``res`` (the mapping's order) included.
 
-    First the order of a simulation without an issue window: each cluster's tasks sorted
-    by their finish times there (ties: the order they had, so the order stays
-    topological). A windowed core that runs that order starts the same task at the same
-    time as the window-free one did (the oldest task it has not started is the next one
-    the window-free core started, and ready then), so the machine runs as if it had no
-    window: sort at p = 64 1.416 -> 1.151x the bound, neuron 1.307 -> 1.263, fft 1.328
-    -> 1.242 (docs/mapping.md). Then, up to `REPLAYS` times, each from the last (the
-    first from the window-free order where it was faster, else from the mapping's), the
-    tasks re-sorted by their finish times in the last simulation (``par``'s schedule
-    follows its timing model, not the simulator's out-of-order cores), until an order is
-    the one its own simulation gives (the window-free order usually is). Only where ``res`` is
-    above `STEER` times the lower bound ``bound`` and within the simulation budget
-    (`mapping.time_aware.EVAL_TASKS`, the window-free simulation counted three times);
-    ``makespans``: those of the orders simulated (the window-free one's first),
-    ``kept``: which made the order kept (0: the mapping's, 1: the window-free one's,
-    2...: the replays after it; without `WINDOW_FREE`, 1...: the replays)."""
+    First (`WINDOW_FREE`) the order of a simulation without an issue window: each
+    cluster's tasks sorted by their finish times there (ties: the order they had, so the
+    order stays topological). A windowed core that runs that order starts the same task at
+    the same time as the window-free one did (the oldest task it has not started is the
+    next one the window-free core started, and ready then), so the machine runs as if it
+    had no window: sort at p = 64 1.449 -> 1.151x the bound, neuron 1.362 -> 1.260, fft
+    1.345 -> 1.241 (docs/mapping.md). Then, from the mapping's order, up to `REPLAYS`
+    times, each from the last, the tasks re-sorted by their finish times in the last
+    simulation (``par``'s schedule follows its timing model, not the simulator's
+    out-of-order cores), until an order is the one its own simulation gives. Only where
+    ``res`` is above `STEER` times the lower bound ``bound``, and within the simulation
+    budget (`mapping.time_aware.EVAL_TASKS`; the window-free simulation counts twice):
+    the window-free order first, then as many replays as fit. ``makespans``: those of the
+    orders simulated (the window-free one's first), ``kept``: which made the order kept
+    (0: the mapping's; 1: the first simulated, ...)."""
     from .time_aware import EVAL_TASKS
 
     m = len(cl.src)
-    first = int(WINDOW_FREE)
-    runs = first + max(REPLAYS, 0)
-    if not runs or res.makespan <= STEER * bound or m * (runs + 2 * first) > EVAL_TASKS:
+    room = int(EVAL_TASKS // max(m, 1))  # simulations of cl that the budget allows
+    free = 3 if WINDOW_FREE and room >= 3 else 0
+    replays = min(max(REPLAYS, 0), room - free)
+    if free + replays == 0 or res.makespan <= STEER * bound:
         return cl, res, [], 0
-    best_cl, best, spans, kept = cl, res, [], 0
+    best_cl, best, spans = cl, res, []
 
     def resorted(c, sim):  # c's tasks by their finish times in sim, ties as they were
         pos = np.arange(m)
@@ -241,26 +241,26 @@ def _replay(cl, core, machine, res, value_bytes, bound, say):
             pos[c.order] = np.arange(m)
         return np.lexsort((pos, sim.finish))
 
-    cur, r = cl, res
-    if first:
+    def run(order):
+        nonlocal best_cl, best
+        c = replace(cl, schedule=order)
+        r = simulate(c, core, machine, value_bytes)
+        spans.append(r.makespan)
+        if r.makespan < best.makespan:
+            best_cl, best = c, r
+        return c, r
+
+    if free:
         say("  simulating without an issue window for the clusters' task order")
-        free = replace(cl, schedule=resorted(cl, simulate(cl, core, _window_free(machine, m),
-                                                           value_bytes)))
-        r_free = simulate(free, core, machine, value_bytes)
-        spans.append(r_free.makespan)
-        if r_free.makespan < best.makespan:
-            best_cl, best, kept = free, r_free, 1
-            cur, r = free, r_free
-    for i in range(REPLAYS):
+        run(resorted(cl, simulate(cl, core, _window_free(machine, m), value_bytes)))
+    cur, r = cl, res
+    for i in range(replays):
         order = resorted(cur, r)
         if cur.order is not None and np.array_equal(order, cur.order):
             break  # the order its own simulation gives: replaying changes nothing
-        cur = replace(cl, schedule=order)
-        say(f"  replaying the simulated order ({i + 1} of {REPLAYS})")
-        r = simulate(cur, core, machine, value_bytes)
-        spans.append(r.makespan)
-        if r.makespan < best.makespan:
-            best_cl, best, kept = cur, r, first + i + 1
+        say(f"  replaying the simulated order ({i + 1} of {replays})")
+        cur, r = run(order)
+    kept = 0 if best_cl is cl else 1 + next(i for i, x in enumerate(spans) if x == best.makespan)
     return best_cl, best, spans, kept
 
 

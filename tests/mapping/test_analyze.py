@@ -560,11 +560,10 @@ def test_par_clusters_replay_their_simulated_order(strassen8, monkeypatch):
     # after the mapping (1.14x the bound at p = 64, above STEER): every cluster's tasks in
     # the order of their finish times in a simulation without an issue window (ties: the
     # order they had), which the windowed cores then run exactly as the window-free ones
-    # did (the same finish time for every task); then up to REPLAYS re-sorts by the last
-    # simulation's finish times, each from the last (the first from the faster of the
-    # window-free order and the mapping's), until an order reproduces itself; the fastest
-    # order is kept, the placement is the mapping's. Replayed here by hand from the
-    # analysis without either
+    # did (the same finish time for every task); then, from the mapping's order, up to
+    # REPLAYS re-sorts by the last simulation's finish times, each from the last, until an
+    # order reproduces itself; the fastest order is kept, the placement is the mapping's.
+    # Replayed here by hand from the analysis without either
     import mapping.analyze as an
     from mapping.simulate import simulate
 
@@ -580,20 +579,17 @@ def test_par_clusters_replay_their_simulated_order(strassen8, monkeypatch):
         pos = {e: i for i, e in enumerate(before)}
         return np.array(sorted(range(n_tasks), key=lambda e: (r.finish[e], pos[e])))
 
-    def by_hand(window_free):
-        cur, r, spans, orders = b.clustering, b.result, [], []
-        best = b.result.makespan
+    def by_hand(window_free, replays=3):
+        spans, orders = [], []
         if window_free:
-            free = simulate(cur, core, replace(m, issue_window=n_tasks), vb)
-            order = by_finish(cur, free)
-            fcl = replace(cur, schedule=order)
-            fr = simulate(fcl, core, m, vb)
+            free = simulate(b.clustering, core, replace(m, issue_window=n_tasks), vb)
+            order = by_finish(b.clustering, free)
+            fr = simulate(replace(b.clustering, schedule=order), core, m, vb)
             assert fr.makespan == free.makespan and np.array_equal(fr.finish, free.finish)
             spans.append(fr.makespan)
             orders.append(order)
-            if fr.makespan < best:
-                cur, r, best = fcl, fr, fr.makespan
-        for _ in range(3):
+        cur, r = b.clustering, b.result
+        for _ in range(replays):
             order = by_finish(cur, r)
             if cur.order is not None and order.tolist() == cur.order.tolist():
                 break
@@ -620,16 +616,20 @@ def test_par_clusters_replay_their_simulated_order(strassen8, monkeypatch):
     assert np.array_equal(a.clustering.schedule, orders[kept - 1])
     again = simulate(a.clustering, a.placement.core, m, a.interactions.value_bytes)
     assert again.makespan == a.result.makespan
-    # the replays alone (no window-free order): each from the last
+    # the replays alone (no window-free order)
     monkeypatch.setattr(an, "REPLAYS", 3)
-    old, _ = by_hand(False)
     at = b.result.makespan / an.STEER
-    assert an._replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == old
-    # within STEER of the bound after the mapping, or past the simulation budget: no replay
+    assert an._replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == \
+        by_hand(False)[0]
+    # within STEER of the bound after the mapping: no replay; the simulation budget (in
+    # simulations of the clusters, the window-free one counting twice) cuts the replays
+    # first, then the window-free order
     monkeypatch.setattr(an, "WINDOW_FREE", True)
     kept, res, tried, n = an._replay(b.clustering, core, m, b.result, vb, at, print)
     assert kept is b.clustering and res is b.result and (tried, n) == ([], 0)
     assert an._replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == spans
     import mapping.time_aware as ta
-    monkeypatch.setattr(ta, "EVAL_TASKS", 6 * n_tasks - 1)
-    assert an._replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == []
+    for room, want in ((4, by_hand(True, 1)[0]), (3, spans[:1]), (2, by_hand(False, 2)[0]),
+                       (0, [])):
+        monkeypatch.setattr(ta, "EVAL_TASKS", room * n_tasks + n_tasks - 1)
+        assert an._replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == want
