@@ -233,7 +233,7 @@ def _replay(cl, core, machine, res, value_bytes, bound, say):
     replays = min(max(REPLAYS, 0), room - free)
     if free + replays == 0 or res.makespan <= STEER * bound:
         return cl, res, [], 0
-    best_cl, best, spans = cl, res, []
+    best_cl, best, spans, kept = cl, res, [], 0
 
     def resorted(c, sim):  # c's tasks by their finish times in sim, ties as they were
         pos = np.arange(m)
@@ -242,12 +242,12 @@ def _replay(cl, core, machine, res, value_bytes, bound, say):
         return np.lexsort((pos, sim.finish))
 
     def run(order):
-        nonlocal best_cl, best
+        nonlocal best_cl, best, kept
         c = replace(cl, schedule=order)
         r = simulate(c, core, machine, value_bytes)
         spans.append(r.makespan)
         if r.makespan < best.makespan:
-            best_cl, best = c, r
+            best_cl, best, kept = c, r, len(spans)
         return c, r
 
     if free:
@@ -260,7 +260,6 @@ def _replay(cl, core, machine, res, value_bytes, bound, say):
             break  # the order its own simulation gives: replaying changes nothing
         say(f"  replaying the simulated order ({i + 1} of {replays})")
         cur, r = run(order)
-    kept = 0 if best_cl is cl else 1 + next(i for i, x in enumerate(spans) if x == best.makespan)
     return best_cl, best, spans, kept
 
 

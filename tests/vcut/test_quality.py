@@ -564,6 +564,7 @@ def test_fm_budget_stops_before_the_first_search_past_it(gw, k, seed, frac):
     for other in {b, (b + res[4]) // 2, res[4]}:
         assert run(other) == (res, out)
 
+
 def test_fm_batched_gains_equal_the_generic_ones():
     # _gain_x (x's clusters marked and sorted by load once, for a hub's edges) against
     # _gain on every edge of every vertex, over random assignments, loads near the bound
