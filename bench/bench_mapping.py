@@ -23,7 +23,9 @@ weights, so every figure is deterministic):
    round-robin, random, comm-greedy and recursive-bisection mappings of its
    own clusters (target: lower on >= 9 of 10 samples at each p), and its
    communication against CompNet's (target <= 0.7), the priority ``par``
-   kept (how many it tried: `mapping.analyze.STEER`), its replica price and
+   kept (how many it tried: `mapping.analyze.STEER`; ``c`` where the clusters
+   with the chains protected were kept, `vcut.parallel.CHAIN_SLACK`, and in
+   brackets their compact simulation / bound where tried), its replica price and
    the share of vertices whose replicas were dissolved (`mapping.analyze._refine`),
    each with how many were tried; the counts are given for the bundled samples and,
    with ``--extra``, for all. Then the designs
@@ -152,6 +154,10 @@ def parallel_tables(only, extra, window):
                     compnet_comm = b.result.communication_bytes
             tried = a.partition.get("priorities", [])
             kept = f"{a.partition['priority_gamma']:g} ({len(tried)})" if tried else "-"
+            # the chains protected: the slack kept (its simulated makespan / bound, if tried)
+            chains = a.partition.get("chains")
+            kept += f" {'c' if a.partition.get('chain_slack') else ''}" + (
+                f"[{chains[0][1] / lb:.2f}]" if chains else "")
             steered = a.partition.get("steered_prices")
             price = a.partition.get("replica_price")
             # the model's price -> the one kept (others tried)
@@ -189,7 +195,7 @@ def parallel_tables(only, extra, window):
     for p, spec in setups:
         print(f"\n### Default analysis (par + time-aware), p = {p}, {spec}\n")
         print("| program | lower bound | makespan | / bound (<= 1.25) | "
-              + " | ".join(others) + " | comm / CompNet (<= 0.7) | gamma (tried) | "
+              + " | ".join(others) + " | comm / CompNet (<= 0.7) | gamma (tried) chains [/ bound] | "
               "price (tried) | refined share (tried) | memory model (first run with / without) | "
               "order replayed (after ← before, replays kept) | seconds |")
         print("|---" * (len(others) + 11) + "|")

@@ -121,13 +121,14 @@ class Analysis:
 
 def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="given",
                   assignment=None, latency=None, device="cpu", beta=None, gamma=0.0,
-                  numa=None):
+                  numa=None, chain_slack=0.0):
     """The `Clustering` of ``graph`` into ``p`` clusters by ``method``.
 
     ``assignment`` (a cluster per input edge, e.g. from a partition file)
     replaces the partitioner. ``latency``: the cycles a value takes between
-    two cores, ``beta`` the replica price, ``gamma`` the priority and ``numa``
-    the memory model (`par_numa`), for ``par`` (`vcut.parallel.par_assign`).
+    two cores, ``beta`` the replica price, ``gamma`` the priority, ``chain_slack``
+    the chains protected and ``numa`` the memory model (`par_numa`), for ``par``
+    (`vcut.parallel.par_assign`).
     ``device``: the greedy family's batched stream on the GPU
     (`vcut.partition.partition_graph`). Returns ``(clustering, metrics dict)``.
     """
@@ -160,7 +161,7 @@ def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="gi
     gpu = device != "cpu" and method in GREEDY
     part = partition_graph(graph, p, method, lam=lam, seed=seed, order=order, latency=latency,
                            device=device, beta=beta, gamma=gamma,
-                           apply="recheck" if gpu else None,
+                           chain_slack=chain_slack, apply="recheck" if gpu else None,
                            numa=numa if method == "par" else None)
     return from_edge_partition(part, graph.node_object, method), _vertex_cut_metrics(part)
 
@@ -301,7 +302,7 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=
     compact placement lost to the free mapping of the others there (docs/mapping.md).
     The extra run counts against the budget.
     """
-    from vcut.parallel import GAMMAS, PRICES
+    from vcut.parallel import CHAIN_SLACK, GAMMAS, PRICES
 
     from .time_aware import EVAL_TASKS, compact
 
@@ -328,31 +329,36 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=
         tried = [[float(metrics["priority_gamma"]), best]]
         numa = None
     gammas = [g for g in GAMMAS if g != metrics["priority_gamma"]]
-    workers = simulation_jobs(cl, len(gammas)) if jobs is None else int(jobs)
-    say(f"  par at priorities gamma {', '.join(f'{g:g}' for g in gammas)} (the first simulates "
-        f"at {first / bound:.2f}x the lower bound)" + (f", {workers} at a time" if workers > 1
-                                                       else ""))
+    # then the chains (priority 0), where the budget has room for one more simulation
+    chain = len(cl.src) * (len(GAMMAS) + 1 + extra) <= EVAL_TASKS and CHAIN_SLACK > 0
+    runs = [(g, 0.0) for g in gammas] + ([(GAMMAS[0], CHAIN_SLACK)] if chain else [])
+    workers = simulation_jobs(cl, len(runs)) if jobs is None else int(jobs)
+    say(f"  par at priorities gamma {', '.join(f'{g:g}' for g in gammas)}"
+        + (f" and with the chains within {CHAIN_SLACK:g} of the longest protected" if chain
+           else "") + f" (the first simulates at {first / bound:.2f}x the lower bound)"
+        + (f", {workers} at a time" if workers > 1 else ""))
 
-    def priority(gamma):  # independent of the others: run side by side, kept in GAMMAS order
+    def candidate(gamma, slack):  # independent of the others: run side by side, kept in order
         c, m = cluster_graph(graph, p, "par", latency=latency, beta=metrics["replica_price"],
-                             gamma=gamma, numa=numa)
+                             gamma=gamma, chain_slack=slack, numa=numa)
         return c, m, judge(c)
 
-    runs = run_parallel([partial(priority, g) for g in gammas], workers)
-    for gamma, (c, m, r) in zip(gammas, runs):
-        tried.append([float(gamma), r.makespan])
+    chains = []
+    for (gamma, slack), (c, m, r) in zip(runs, run_parallel(
+            [partial(candidate, g, s) for g, s in runs], workers)):
+        (chains if slack else tried).append([float(slack or gamma), r.makespan])
         if r.makespan < best:
             best, cl, metrics, res = r.makespan, c, m, r
-    del runs
     kept = float(metrics["replica_price"])
     prices = [[kept, best]]
 
     def attempt(price):  # (clustering, metrics, simulation), or None past the budget
-        if len(cl.src) * (extra + len(tried) + len(prices)) > EVAL_TASKS:
+        if len(cl.src) * (extra + len(tried) + len(chains) + len(prices)) > EVAL_TASKS:
             return None
         say(f"  par at replica price {price:g}")
         c, m = cluster_graph(graph, p, "par", latency=latency, beta=price,
-                             gamma=metrics["priority_gamma"], numa=numa)
+                             gamma=metrics["priority_gamma"], chain_slack=metrics["chain_slack"],
+                             numa=numa)
         r = judge(c)
         prices.append([float(price), r.makespan])
         return c, m, r
@@ -369,7 +375,7 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=
             break
         cl, metrics, res = run
         best, kept = min(best, res.makespan), price
-    out = {**metrics, "priorities": tried, "steered_prices": prices}
+    out = {**metrics, "priorities": tried, "chains": chains, "steered_prices": prices}
     if extra:
         out["memory_models"] = models  # [1, the model's first simulation], [0, without]
     return cl, out, {"compact": (core, res)}
@@ -481,7 +487,7 @@ def _vertex_cut_metrics(part):
     if "beta" in part.info:  # par: the replica price it kept and the ones it tried
         out.update(replica_price=part.info["beta"], model_makespan=part.info["model_makespan"],
                    prices=part.info["prices"], priority_gamma=part.info["gamma"],
-                   numa_model=part.info["numa"])
+                   chain_slack=part.info["chain_slack"], numa_model=part.info["numa"])
     return out
 
 

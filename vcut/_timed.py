@@ -139,11 +139,16 @@ def _offer(cand, nc, h):
 
 
 @helper
-def _delay(c, rc, rt, t, crit):
-    """How long a group finishing at ``t`` on cluster ``c`` holds up the critical
-    chain, whose next vertex could start on cluster ``rc`` at ``rt``: every
-    cycle of it is a cycle more of makespan while the chain bounds it."""
-    return t - rt if c == rc and not crit and t > rt else 0.0
+def _delay(c, res_v, res_t, t, v, crit, chains):
+    """How long vertex ``v``'s group finishing at ``t`` on cluster ``c`` holds up the
+    critical chain for which ``c`` is reserved (``res_v[c]`` >= 0), whose next vertex
+    could start there at ``res_t[c]``: every cycle of it is a cycle more of makespan
+    while the chain bounds it. Exempt: with one chain, its vertices (``crit``); with
+    several (``chains``), the vertex the cluster waits for."""
+    w = res_v[c]
+    if w < 0 or t <= res_t[c] or (w == v if chains else crit):
+        return 0.0
+    return t - res_t[c]
 
 
 #: Children per node of the vertex heaps. The ready heap holds a large share of the
@@ -212,7 +217,7 @@ def _hpop(key, ids, size):
 @njit(cache=True, nogil=True)
 def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critical, hold, n, p,
                  cap, limit, latency, beta, cutoff, out, sets, home, avail, schedule, numa,
-                 counter):
+                 chains, counter):
     """Assign every edge (see the module docstring).
 
     Parameters
@@ -234,6 +239,14 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
         chain until the successor is placed: it is not offered as the cluster
         free first, and a vertex placed there that finishes after the chain's
         value is final pays ``hold`` times the delay it causes (`_delay`).
+    chains : bool
+        ``critical`` holds several chains (the vertices near a longest path): each
+        placed critical vertex reserves its cluster for its critical successor of
+        highest priority (its heir), from when its value is there, until the heir
+        is placed, while the clusters of the other chains stay offered; the heir
+        may take its reserved cluster past ``limit`` (a chain longer than a
+        cluster's share stays on its cluster), and only the heir is exempt from
+        the hold penalty there. False: one chain, as above.
     cap : float64[p]
         Capacity fractions (sum 1): cluster ``c`` runs at ``cap[c] * p``.
     limit : float
@@ -297,8 +310,13 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
     avail[:] = 0.0
     numa[5][:] = -1
     done = 0
-    rc = -1  # the cluster reserved for the critical chain, and from when
-    rt = 0.0
+    # per cluster: the critical vertex it is reserved for (-1: none; with one chain,
+    # a successor of the last vertex placed) and from when; with several chains, per
+    # vertex the cluster reserved for it; with one, the reserved cluster
+    res_v = np.full(p, -1, dtype=np.int64)
+    res_t = np.zeros(p)
+    wait_c = np.full(n if chains and critical.shape[0] > 0 else 0, -1, dtype=np.int32)
+    rc = -1
     # vertices whose in-neighbours are all scheduled wait in `pend` by release
     # time, then in `ready` by priority once a cluster could start them
     need = np.zeros(n, dtype=np.int64)
@@ -353,7 +371,8 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
             best_f = 0.0
             for i in range(nc):
                 c = cand[i]
-                if load[c] + group_w > limit * cap[c] and load[c] > 0.0:
+                if load[c] + group_w > limit * cap[c] and load[c] > 0.0 \
+                        and not (chains and res_v[c] == v):  # a chain may pass its share
                     continue
                 t = _finish(lo, end, order, src, dst, weight, home, avail, c, free[c], latency,
                             speed, numa)
@@ -363,7 +382,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                     u = min(src[e], dst[e])
                     if home[u] >= 0 and not _contains(u, c, cnt, ids, ovf, pool):
                         new += 1
-                s = t + beta * latency * new + hold * _delay(c, rc, rt, t, crit)
+                s = t + beta * latency * new + hold * _delay(c, res_v, res_t, t, v, crit, chains)
                 if s < best_s:
                     best, best_s, best_f = c, s, t
             if best < 0:  # every candidate is full: the first to finish among those with room
@@ -371,7 +390,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                     if load[c] + group_w <= limit * cap[c] or load[c] == 0.0:
                         t = _finish(lo, end, order, src, dst, weight, home, avail, c, free[c],
                                     latency, speed, numa)
-                        s = t + hold * _delay(c, rc, rt, t, crit)
+                        s = t + hold * _delay(c, res_v, res_t, t, v, crit, chains)
                         if s < best_s:
                             best, best_s, best_f = c, s, t
             if best < 0:  # no cluster has room: the least loaded one
@@ -407,22 +426,56 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
             if best_f > cutoff:  # the makespan can only grow: this run cannot be kept
                 return free, load, False
             load[best] += group_w
-            key[best] = np.inf if load[best] >= limit * cap[best] * (1.0 - FULL) or best == rc \
+            key[best] = np.inf if load[best] >= limit * cap[best] * (1.0 - FULL) \
+                or res_v[best] >= 0 \
                 else best_f
             _tree_update(tree, best, size, key, ones)
             lo = end
-        if crit:  # the chain moves on: reserve the cluster of v while it has a critical successor
+        if crit and not chains:  # the chain moves on: reserve the cluster of v while it
+            # has a critical successor
             if rc >= 0:
+                res_v[rc] = -1
                 key[rc] = np.inf if load[rc] >= limit * cap[rc] * (1.0 - FULL) else free[rc]
                 _tree_update(tree, rc, size, key, ones)
                 rc = -1
             for j in range(out_ptr[v], out_ptr[v + 1]):
                 if critical[out_v[j]]:
                     rc = home[v]
-                    rt = avail[v]
+                    res_v[rc] = out_v[j]
+                    res_t[rc] = avail[v]
             if rc >= 0:
                 key[rc] = np.inf
                 _tree_update(tree, rc, size, key, ones)
+        elif crit:  # one of several chains moves on: release the cluster reserved for v,
+            # reserve v's for its critical successor of highest priority (its heir) unless
+            # another input of the heir arrives later
+            c0 = wait_c[v]
+            if c0 >= 0 and res_v[c0] == v:
+                res_v[c0] = -1
+                key[c0] = np.inf if load[c0] >= limit * cap[c0] * (1.0 - FULL) else free[c0]
+                _tree_update(tree, c0, size, key, ones)
+            heir = -1
+            for j in range(out_ptr[v], out_ptr[v + 1]):
+                x = out_v[j]
+                if critical[x] and (heir < 0 or priority[x] > priority[heir]):
+                    heir = x
+            c = home[v]
+            c1 = wait_c[heir] if heir >= 0 else -1
+            if c1 >= 0 and res_v[c1] == heir and res_t[c1] >= avail[v]:
+                heir = -1
+            if heir >= 0:
+                if c1 >= 0 and res_v[c1] == heir and c1 != c:
+                    res_v[c1] = -1
+                    key[c1] = np.inf if load[c1] >= limit * cap[c1] * (1.0 - FULL) else free[c1]
+                    _tree_update(tree, c1, size, key, ones)
+                old = res_v[c]
+                if old >= 0 and old != heir:
+                    wait_c[old] = -1
+                res_v[c] = heir
+                res_t[c] = avail[v]
+                wait_c[heir] = c
+                key[c] = np.inf
+                _tree_update(tree, c, size, key, ones)
         for j in range(out_ptr[v], out_ptr[v + 1]):
             x = out_v[j]
             need[x] -= 1

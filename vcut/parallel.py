@@ -76,7 +76,7 @@ from frontend.progress import run_kernel
 from . import _kernels, _timed
 
 __all__ = ["par_assign", "BETA", "PRICES", "TOLERANCE", "LATENCY_SHARE", "CRITICAL", "HOLD",
-           "GAMMAS", "default_latency", "scratch_bytes"]
+           "GAMMAS", "CHAIN_SLACK", "default_latency", "scratch_bytes"]
 
 #: Price of a new replica (one more message) in message latencies: the lowest
 #: `par_assign` tries, and the one it keeps when every higher price costs time.
@@ -107,6 +107,15 @@ HOLD = 16.0
 #: ``gamma`` of `par_assign`: bottom level minus ``gamma`` times top level),
 #: judged by the simulator; 0, the bottom level alone, first.
 GAMMAS = (0.0, 0.25, 0.5, 1.0)
+#: The chain slack `mapping.analyze` tries for ``par`` at many clusters besides
+#: `GAMMAS` (priority 0), judged by the simulator: every vertex whose longest path is
+#: within 30 % of the longest is on a protected chain. The hash table at p = 64 has
+#: four counters and running sums (``probes``, the LCG's seed, two loop indices) whose
+#: chains all come within 30 % of the longest, ``probes``'s; protecting only that one,
+#: ``par`` lets the others hop from cluster to cluster, a message at every hop, and its
+#: model runs 3.26x the bound (1.92x with the chains protected). Most programs run
+#: slower with it (neuron 1.12 -> 3.46x in the model), hence a candidate, not a default.
+CHAIN_SLACK = 0.3
 
 
 def default_latency(p):
@@ -123,17 +132,18 @@ def scratch_bytes(n, m):
     """Bytes `par_assign` allocates besides the replica sets: per vertex two
     CSR pointers, the bottom level, the top level (or the priority made of
     both, which replaces it), availability, the count of inputs left,
-    two heaps (key and id) and the critical flags; per edge the successor list
+    two heaps (key and id), the critical flags and the cluster reserved for each
+    vertex of a chain (`CHAIN_SLACK`); per edge the successor list
     and the execution order; and two results (the kept one and the next
     price's: per vertex the home, per edge the assignment and the schedule,
     memory-resident unless spilled)."""
     result = 4.0 * n + arrays.resident(4.0 * m) + arrays.resident(8.0 * m)
-    per_vertex = 8.0 * 2 + 8.0 + 8.0 + 8.0 + 8.0 + 4 * 16.0 + 1.0
+    per_vertex = 8.0 * 2 + 8.0 + 8.0 + 8.0 + 8.0 + 4 * 16.0 + 1.0 + 4.0
     return per_vertex * n + arrays.resident(4.0 * m) + 8.0 * m + 2 * result
 
 
 def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=None,
-               gamma=0.0, numa=None):
+               gamma=0.0, numa=None, chain_slack=0.0):
     """Schedule and cut the simple graph ``(src, dst, weight)`` into ``p`` clusters.
 
     Parameters
@@ -189,6 +199,8 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         raise InputError(f"the message latency must be a number of cycles >= 0, got {latency}")
     if not np.isfinite(gamma) or gamma < 0:
         raise InputError(f"the priority weight gamma must be a number >= 0, got {gamma}")
+    if not np.isfinite(chain_slack) or not 0 <= chain_slack < 1:
+        raise InputError(f"the chain slack must be a share >= 0 and < 1, got {chain_slack}")
     if beta is not None and (not np.isfinite(beta) or beta < 0):
         raise InputError(f"the replica price beta must be >= 0, got {beta}")
     from ._replicas import execution_order
@@ -217,7 +229,7 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
     def bound(extra=0.0):
         return max(chain, (total + extra) / p)
 
-    critical = (top + bottom) >= cp * (1 - 1e-9) if chain >= CRITICAL * bound() \
+    critical = (top + bottom) >= cp * (1 - chain_slack - 1e-9) if chain >= CRITICAL * bound() \
         else np.zeros(0, dtype=np.bool_)
     priority = bottom - float(gamma) * top if gamma else bottom
     del top
@@ -236,7 +248,7 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
             "partition", "edges", m, _timed.timed_assign, src, dst, weight, order, ptr, out_ptr,
             out_v, priority, critical, HOLD, n, p, cap, limit, float(latency) * LATENCY_SHARE,
             float(price), float(cutoff), out, _kernels.replica_sets(n, p), home, avail, schedule,
-            numa,
+            numa, bool(chain_slack > 0),
         )
         spans[float(price)] = float(free.max()) if p else 0.0
         return spans[float(price)], bool(complete)
@@ -258,6 +270,7 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         out[:] = perm[out]
         home[home >= 0] = perm[home[home >= 0]]
     return out, home, schedule, {"latency": float(latency), "beta": kept, "gamma": float(gamma),
+                                 "chain_slack": float(chain_slack),
                                  "numa": modelled,
                                  "model_makespan": spans[kept],
                                  "prices": [[b, s] for b, s in spans.items()]}

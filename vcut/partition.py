@@ -322,7 +322,7 @@ def capacity_fractions(p, algo, capacities):
 def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None,
                     backend="metis", spac_variant="contracted", imbalance=1.03, latency=None,
                     beta=None, tau=None, refine=False, batch=None, device="cpu", gamma=0.0,
-                    apply=None, numa=None):
+                    apply=None, numa=None, chain_slack=0.0):
     """Partition the edges of ``graph`` into ``p`` clusters.
 
     Parameters
@@ -357,6 +357,9 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     gamma : float
         ``par``: priority of a ready vertex, its bottom level minus ``gamma``
         times its top level (`vcut.parallel.par_assign`).
+    chain_slack : float
+        ``par``: 0 protects the longest path; above 0, every chain within that
+        share of it (`vcut.parallel.par_assign`).
     numa : tuple, optional
         ``par``: ``(node, latency_matrix, memory_cycles)``, the NUMA node of
         each cluster's core, the machine's memory latencies between nodes and
@@ -515,7 +518,8 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
             numa = (task_objects(src, dst, graph.node_object), *numa)
         assigned, homes, schedule, par_info = par_assign(src, dst, weight, n, p, cap,
                                                          imbalance=imbalance, latency=latency,
-                                                         beta=beta, gamma=gamma, numa=numa)
+                                                         beta=beta, gamma=gamma, numa=numa,
+                                                         chain_slack=chain_slack)
         out = assigned
         extra.update(par_info)
     elif algo == "ne":

@@ -369,7 +369,8 @@ def test_par_with_and_without_the_memory_model(strassen8, monkeypatch):
 
 def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkeypatch):
     # with the threshold at 0 every priority of vcut.parallel.GAMMAS is tried (at the
-    # replica price kept at the first), then the prices of vcut.parallel.PRICES above
+    # replica price kept at the first) and then the first with the chains within
+    # vcut.parallel.CHAIN_SLACK protected, then the prices of vcut.parallel.PRICES above
     # that one at the kept priority; each figure must be a fresh simulation of par's
     # clustering on the compact placement; the fastest priority is kept (ties: the
     # first), then each price while within PRICE_TOLERANCE of the fastest seen, and
@@ -380,14 +381,15 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
     from mapping.interactions import interactions
     from mapping.simulate import simulate
     from mapping.time_aware import compact
-    from vcut.parallel import GAMMAS, PRICES
+    from vcut.parallel import CHAIN_SLACK, GAMMAS, PRICES
 
     trace, g = strassen8
     m = load_machine("table2:64")
     latency = m.mean_message_cycles(32)
 
-    def run(gamma, beta):  # (clustering, metrics, simulated makespan)
-        cl, metrics = cluster_graph(g, 64, "par", latency=latency, gamma=gamma, beta=beta)
+    def run(gamma, beta, slack=0.0):  # (clustering, metrics, simulated makespan)
+        cl, metrics = cluster_graph(g, 64, "par", latency=latency, gamma=gamma, beta=beta,
+                                    chain_slack=slack)
         sim = simulate(cl, compact(64, m), m, interactions(cl, trace.obj_size).value_bytes)
         return cl, metrics, sim.makespan
 
@@ -407,7 +409,12 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
     for gamma, span in tried:
         _, metrics, fresh = run(gamma, None if gamma == GAMMAS[0] else price)
         assert metrics["priority_gamma"] == gamma and span == fresh
+    # then the chains protected, at the first priority and price (slower here)
+    [[slack, span]] = a.partition["chains"]
+    _, metrics, fresh = run(GAMMAS[0], price, CHAIN_SLACK)
+    assert slack == CHAIN_SLACK and metrics["chain_slack"] == slack and span == fresh
     spans = [t[1] for t in tried]
+    assert span > min(spans) and a.partition["chain_slack"] == 0.0
     gamma = GAMMAS[spans.index(min(spans))]
     assert a.partition["priority_gamma"] == gamma
     # the prices, the rule replayed on their figures
@@ -444,8 +451,14 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
     assert np.array_equal(b.clustering.cluster, first.cluster)
     monkeypatch.setattr(ta, "EVAL_TASKS", (len(GAMMAS) + 1) * len(first.src) - 1)
     b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
+    assert b.partition["chains"] == []  # no room for the chains either
     assert b.partition["steered_prices"] == steered[:1]
     assert b.partition["replica_price"] == price
+    # room for the chains, none for a price
+    monkeypatch.setattr(ta, "EVAL_TASKS", (len(GAMMAS) + 2) * len(first.src) - 1)
+    b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
+    assert b.partition["chains"] == a.partition["chains"]
+    assert b.partition["steered_prices"] == steered[:1]
 
 
 def _longest_through(cl, latency):

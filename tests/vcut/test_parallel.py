@@ -116,6 +116,59 @@ def test_an_unprotected_chain_is_held_up(monkeypatch):
     assert info["model_makespan"] == 35.0
 
 
+def test_the_chains_within_the_slack_keep_their_clusters():
+    # chain A 0 -> 1 -> 2 -> 3 (weights 10, the longest path: 30) with a leaf 0 -> 4
+    # (5), chain B 5 -> 6 -> 7 -> 8 (8 each: 24) with a leaf 5 -> 9 (9); p = 3, latency
+    # 4 (the model charges 2), price 5 (10 a replica), no binding work bound. Ready at
+    # 0, by bottom level: 1 (20), 6 (16), 4, 9. 1 takes cluster 0 (done at 10), which
+    # is then held for A; 6 takes cluster 1 (done at 8); the leaf 4 goes to cluster 2
+    # (7 + 10 against 15 + HOLD * 5 on cluster 0).
+    g = _graph(10, [(0, 1), (1, 2), (2, 3), (0, 4), (5, 6), (6, 7), (7, 8), (5, 9)],
+               [10.0, 10.0, 10.0, 5.0, 8.0, 8.0, 8.0, 9.0])
+    cap = np.full(3, 1 / 3)
+
+    def run(slack):
+        return par_assign(g.src, g.dst, g.weight, 10, 3, cap, imbalance=2.0, latency=4.0,
+                          beta=5.0, chain_slack=slack)
+
+    # slack 0: only A (top + bottom 30) is protected, not B (24). The leaf 9 finishes
+    # at 8 + 9 = 17 on B's cluster 1, 16 + 10 on cluster 2: it goes to 1, B's 7
+    # then finishes at 25 there (28 + 10 on cluster 2) and 8 at 33
+    out, home, schedule, info = run(0.0)
+    assert out.tolist() == [0, 0, 0, 2, 1, 1, 1, 1]
+    assert schedule.tolist() == [0, 4, 3, 7, 5, 1, 2, 6]
+    assert info["model_makespan"] == 33.0 and info["chain_slack"] == 0.0
+    # slack 0.3: B is within 30 % of A (24 >= 21), so 6 reserves cluster 1 for 7 from
+    # 8; the leaf 9 would hold it up 9 cycles there (17 + 16 * 9) and goes to cluster 2
+    # (16 + 10); B runs unheld, 8 done at 24, A at 30
+    out, home, schedule, info = run(0.3)
+    assert out.tolist() == [0, 0, 0, 2, 1, 1, 1, 2]
+    assert home.tolist() == [0, 0, 0, 0, 2, 1, 1, 1, 1, 2]
+    assert schedule.tolist() == [0, 4, 3, 7, 1, 5, 6, 2]
+    assert info["model_makespan"] == 30.0 and info["chain_slack"] == 0.3
+
+
+def test_a_protected_chain_may_pass_its_share():
+    # chain 0 -> 1 -> 2 -> 3 -> 4 (weights 10: 40) and 0 -> 5 -> 6 (4 each, not
+    # within 30 % of the chain); p = 2, latency 4, price 5, the 3 % work bound:
+    # 1.03 * 48 / 2 = 24.72 a cluster. 1 and 2 fill cluster 0 to 20; 5 and 6 go to
+    # cluster 1 (done at 10).
+    g = _graph(7, [(0, 1), (1, 2), (2, 3), (3, 4), (0, 5), (5, 6)],
+               [10.0, 10.0, 10.0, 10.0, 4.0, 4.0])
+    cap = np.full(2, 0.5)
+    # slack 0: 3 would put cluster 0 at 30, so it moves to cluster 1, finishing at
+    # max(10, 20 + 2) + 10 = 32, and 4 follows it there: 42
+    out, _, _, info = par_assign(g.src, g.dst, g.weight, 7, 2, cap, latency=4.0, beta=5.0)
+    assert out.tolist() == [0, 0, 1, 1, 1, 1]
+    assert info["model_makespan"] == 42.0
+    # with several chains protected, the chain's next vertex may take the cluster
+    # reserved for it past the bound: all of it on cluster 0 (40 of 48), done at 40
+    out, _, _, info = par_assign(g.src, g.dst, g.weight, 7, 2, cap, latency=4.0, beta=5.0,
+                                 chain_slack=0.3)
+    assert out.tolist() == [0, 0, 0, 0, 1, 1]
+    assert info["model_makespan"] == 40.0
+
+
 def _expected_price(spans, bound):
     """The replica price `par_assign` keeps, by its documented rule, from the
     model makespans of explicit runs."""
@@ -222,10 +275,11 @@ def test_a_price_that_loses_stops_at_the_makespan_that_rejects_it():
     assert first[0] == PRICES[-1] and (1 + TOLERANCE) * bound < first[1] < whole
 
 
-@pytest.mark.parametrize("p", [1, 3, 16, 130])
-def test_invariants_on_a_random_dag(p):
+@pytest.mark.parametrize("p, slack", [(1, 0.0), (3, 0.0), (16, 0.0), (130, 0.0), (3, 0.3),
+                                      (16, 0.5)])
+def test_invariants_on_a_random_dag(p, slack):
     g = _random_dag(400, 3000, p)
-    part = partition_graph(g, p, "par", latency=6.0)
+    part = partition_graph(g, p, "par", latency=6.0, chain_slack=slack)
     out, sched, homes = part.simple_assignment, part.schedule, part.homes
     src, dst = part.src, part.dst
     assert out.min() >= 0 and out.max() < p
@@ -242,11 +296,16 @@ def test_invariants_on_a_random_dag(p):
     # a vertex without edges has no home, every other one has
     deg = np.bincount(np.concatenate([src, dst]), minlength=g.n)
     assert np.all((homes >= 0) == (deg > 0))
-    # the work bound: no cluster above imbalance * W / p by more than one group
-    load = np.bincount(out, weights=part.weight, minlength=p)
-    group = np.bincount(hi, weights=part.weight, minlength=g.n).max()
-    assert load.max() <= 1.03 * part.weight.sum() / p + group + 1e-9
-    again = partition_graph(g, p, "par", latency=6.0)
+    # the work bound: no cluster above imbalance * W / p by more than one group, but
+    # for the in-edges of chain vertices (within the slack of a longest path)
+    w = part.weight
+    top, bottom = _timed.levels(src, dst, w, np.empty(0, np.int64), g.n)
+    chain = (top + bottom)[hi] >= bottom.max() * (1 - slack - 1e-9) if slack \
+        else np.zeros(len(src), dtype=bool)
+    load = np.bincount(out[~chain], weights=w[~chain], minlength=p)
+    group = np.bincount(hi, weights=w, minlength=g.n).max()
+    assert load.max() <= 1.03 * w.sum() / p + group + 1e-9
+    again = partition_graph(g, p, "par", latency=6.0, chain_slack=slack)
     assert np.array_equal(again.simple_assignment, out)
     assert np.array_equal(again.schedule, sched)
 
@@ -438,6 +497,9 @@ def test_bad_latency_and_beta():
     for gamma in (-0.5, float("nan"), float("inf")):
         with pytest.raises(InputError, match="gamma"):
             partition_graph(g, 2, "par", gamma=gamma)
+    for slack in (-0.1, 1.0, float("nan")):
+        with pytest.raises(InputError, match="chain slack"):
+            partition_graph(g, 2, "par", chain_slack=slack)
 
 
 def test_cli_partition_par(tmp_path):
@@ -478,3 +540,15 @@ def test_cli_partition_par(tmp_path):
     assert bad.returncode == 2
     assert bad.stderr.strip() == ("error: the priority weight gamma must be a number >= 0, "
                                   "got -1.0")
+    res = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
+                          "--algo", "par", "--latency", "5", "--chain-slack", "0.3", "--json"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    ref = partition_graph(g, 4, "par", latency=5.0, chain_slack=0.3).info
+    assert json.loads(res.stdout)["chain_slack"] == 0.3
+    assert json.loads(res.stdout)["model_makespan"] == ref["model_makespan"]
+    bad = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
+                          "--algo", "par", "--chain-slack", "1"], capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == ("error: the chain slack must be a share >= 0 and < 1, "
+                                  "got 1.0")

@@ -61,10 +61,15 @@ def register(sub):
                     "the core pairs of the Table 2 machine with p cores)")
     pa.add_argument("--beta", type=float, metavar="PRICE",
                     help="par: price of a new replica in message latencies (default: chosen per "
-                    "graph, the highest of 1.5, 6, 24, 96 that costs at most 2 %% more time)")
+                    "graph, the highest of 1.5, 6, 24, 96, 384, 1536 that costs at most 2 %% "
+                    "more time)")
     pa.add_argument("--gamma", type=float, default=0.0, metavar="G",
                     help="par: priority of a ready vertex, its bottom level minus G times its top "
                     "level (default 0; vcut analyze tries 0, 0.25, 0.5 and 1 on the machine)")
+    pa.add_argument("--chain-slack", type=float, default=0.0, metavar="S",
+                    help="par: protect every dependency chain within the share S of the longest "
+                    "path, each on its own cluster (default 0: the longest only; vcut analyze "
+                    "also tries 0.3 on the machine)")
     pa.add_argument("--backend", default="metis", choices=["metis", "kahip", "multilevel"],
                     help="vertex partitioner of spac (default metis)")
     pa.add_argument("--variant", default="contracted", choices=["contracted", "split"],
@@ -153,7 +158,8 @@ def _run(args, program_args):
                                    spac_variant=args.variant, imbalance=args.imbalance,
                                    latency=args.latency, beta=args.beta, tau=args.tau,
                                    refine=args.refine, batch=args.batch, device=args.device,
-                                   gamma=args.gamma, apply=args.apply)
+                                   gamma=args.gamma, chain_slack=args.chain_slack,
+                                   apply=args.apply)
     if files is None:
         files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
@@ -169,8 +175,8 @@ def _run(args, program_args):
         "seconds": round(info["seconds"], 4), "files": files,
     }
     if args.algo == "par":
-        result.update({k: info[k] for k in ("latency", "beta", "gamma", "model_makespan",
-                                            "prices")})
+        result.update({k: info[k] for k in ("latency", "beta", "gamma", "chain_slack",
+                                            "model_makespan", "prices")})
     if info.get("distributed"):
         result.update({k: info[k] for k in ("workers", "batch", "rounds")})
         if info.get("out_of_core"):
