@@ -24,8 +24,8 @@ weights, so every figure is deterministic):
    own clusters (target: lower on >= 9 of 10 samples at each p), and its
    communication against CompNet's (target <= 0.7), the priority ``par``
    kept (how many it tried: `mapping.analyze.STEER`; ``c`` where the clusters
-   with the chains protected were kept, `vcut.parallel.CHAIN_SLACK`, and in
-   brackets their compact simulation / bound where tried), its replica price and
+   with the chains protected were kept, `vcut.parallel.CHAIN_SLACKS`, and in
+   brackets their compact simulations / bound where tried), its replica price and
    the share of vertices whose replicas were dissolved (`mapping.analyze._refine`),
    each with how many were tried; the counts are given for the bundled samples and,
    with ``--extra``, for all. Then the designs
@@ -154,10 +154,11 @@ def parallel_tables(only, extra, window):
                     compnet_comm = b.result.communication_bytes
             tried = a.partition.get("priorities", [])
             kept = f"{a.partition['priority_gamma']:g} ({len(tried)})" if tried else "-"
-            # the chains protected: the slack kept (its simulated makespan / bound, if tried)
+            # the chains protected: the slack kept, the compact simulations / bound tried
             chains = a.partition.get("chains")
-            kept += f" {'c' if a.partition.get('chain_slack') else ''}" + (
-                f"[{chains[0][1] / lb:.2f}]" if chains else "")
+            slack = a.partition.get("chain_slack")
+            kept += f" {f'c{slack:g}' if slack else ''}" + (
+                "[" + ", ".join(f"{s / lb:.2f}" for _, s in chains) + "]" if chains else "")
             steered = a.partition.get("steered_prices")
             price = a.partition.get("replica_price")
             # the model's price -> the one kept (others tried)

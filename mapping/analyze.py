@@ -302,7 +302,7 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=
     compact placement lost to the free mapping of the others there (docs/mapping.md).
     The extra run counts against the budget.
     """
-    from vcut.parallel import CHAIN_SLACK, GAMMAS, PRICES
+    from vcut.parallel import CHAIN_SLACKS, GAMMAS, PRICES
 
     from .time_aware import EVAL_TASKS, compact
 
@@ -329,13 +329,15 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=
         tried = [[float(metrics["priority_gamma"]), best]]
         numa = None
     gammas = [g for g in GAMMAS if g != metrics["priority_gamma"]]
-    # then the chains (priority 0), where the budget has room for one more simulation
-    chain = len(cl.src) * (len(GAMMAS) + 1 + extra) <= EVAL_TASKS and CHAIN_SLACK > 0
-    runs = [(g, 0.0) for g in gammas] + ([(GAMMAS[0], CHAIN_SLACK)] if chain else [])
+    # then the chains (priority 0), as many slacks as the budget has simulations left
+    room = int(EVAL_TASKS // max(len(cl.src), 1)) - len(GAMMAS) - extra
+    slacks = [float(s) for s in CHAIN_SLACKS][:max(room, 0)]
+    runs = [(g, 0.0) for g in gammas] + [(GAMMAS[0], s) for s in slacks]
     workers = simulation_jobs(cl, len(runs)) if jobs is None else int(jobs)
     say(f"  par at priorities gamma {', '.join(f'{g:g}' for g in gammas)}"
-        + (f" and with the chains within {CHAIN_SLACK:g} of the longest protected" if chain
-           else "") + f" (the first simulates at {first / bound:.2f}x the lower bound)"
+        + (f" and with the chains within {', '.join(f'{s:g}' for s in slacks)} of the longest "
+           "protected" if slacks else "")
+        + f" (the first simulates at {first / bound:.2f}x the lower bound)"
         + (f", {workers} at a time" if workers > 1 else ""))
 
     def candidate(gamma, slack):  # independent of the others: run side by side, kept in order

@@ -76,7 +76,7 @@ from frontend.progress import run_kernel
 from . import _kernels, _timed
 
 __all__ = ["par_assign", "BETA", "PRICES", "TOLERANCE", "LATENCY_SHARE", "CRITICAL", "HOLD",
-           "GAMMAS", "CHAIN_SLACK", "default_latency", "scratch_bytes"]
+           "GAMMAS", "CHAIN_SLACKS", "default_latency", "scratch_bytes"]
 
 #: Price of a new replica (one more message) in message latencies: the lowest
 #: `par_assign` tries, and the one it keeps when every higher price costs time.
@@ -107,15 +107,15 @@ HOLD = 16.0
 #: ``gamma`` of `par_assign`: bottom level minus ``gamma`` times top level),
 #: judged by the simulator; 0, the bottom level alone, first.
 GAMMAS = (0.0, 0.25, 0.5, 1.0)
-#: The chain slack `mapping.analyze` tries for ``par`` at many clusters besides
+#: The chain slacks `mapping.analyze` tries for ``par`` at many clusters besides
 #: `GAMMAS` (priority 0), judged by the simulator: every vertex whose longest path is
-#: within 30 % of the longest is on a protected chain. The hash table at p = 64 has
-#: four counters and running sums (``probes``, the LCG's seed, two loop indices) whose
-#: chains all come within 30 % of the longest, ``probes``'s; protecting only that one,
-#: ``par`` lets the others hop from cluster to cluster, a message at every hop, and its
-#: model runs 3.26x the bound (1.92x with the chains protected). Most programs run
-#: slower with it (neuron 1.12 -> 3.46x in the model), hence a candidate, not a default.
-CHAIN_SLACK = 0.3
+#: within 30 % (40 %) of the longest is on a protected chain. The hash table at p = 64
+#: has counters in memory beside its longest chain, ``probes``'s (the LCG's seed at 0.87
+#: of it, a loop index at 0.73); protecting only the longest, ``par`` lets the others hop
+#: from cluster to cluster, a message at every hop, and its model runs 3.26x the bound
+#: (1.92x with the chains within 0.3 protected). Most programs run slower with it
+#: (neuron 1.12 -> 3.46x in the model), hence candidates, not a default.
+CHAIN_SLACKS = (0.3, 0.4)
 
 
 def default_latency(p):
@@ -133,7 +133,7 @@ def scratch_bytes(n, m):
     CSR pointers, the bottom level, the top level (or the priority made of
     both, which replaces it), availability, the count of inputs left,
     two heaps (key and id), the critical flags and the cluster reserved for each
-    vertex of a chain (`CHAIN_SLACK`); per edge the successor list
+    vertex of a chain (`CHAIN_SLACKS`); per edge the successor list
     and the execution order; and two results (the kept one and the next
     price's: per vertex the home, per edge the assignment and the schedule,
     memory-resident unless spilled)."""
@@ -179,6 +179,12 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         more on a cluster of node ``a`` when its object was first touched from
         node ``b``, and the cluster free first on the object's node is a
         candidate too (`_timed._local`). Default: no memory model.
+    chain_slack : float
+        0: the chain protected is the longest path (see the module docstring).
+        Above 0, less than 1: every vertex whose longest path is within this share of
+        the longest is on a protected chain, each chain's cluster reserved for it
+        (several counters and running sums beside the longest one; see
+        `CHAIN_SLACKS` and `_timed.timed_assign`'s ``chains``).
 
     Returns
     -------
@@ -189,7 +195,7 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
     schedule : int (m,)
         The edges in the order they were scheduled.
     info : dict
-        ``latency``, ``beta`` (the price kept), ``gamma``, ``model_makespan``
+        ``latency``, ``beta`` (the price kept), ``gamma``, ``chain_slack``, ``model_makespan``
         (cycles, under the timing model), ``prices`` (``[price, model makespan]`` of
         every run, in the order run).
     """

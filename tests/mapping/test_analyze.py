@@ -369,8 +369,8 @@ def test_par_with_and_without_the_memory_model(strassen8, monkeypatch):
 
 def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkeypatch):
     # with the threshold at 0 every priority of vcut.parallel.GAMMAS is tried (at the
-    # replica price kept at the first) and then the first with the chains within
-    # vcut.parallel.CHAIN_SLACK protected, then the prices of vcut.parallel.PRICES above
+    # replica price kept at the first) and the first with the chains within each of
+    # vcut.parallel.CHAIN_SLACKS protected, then the prices of vcut.parallel.PRICES above
     # that one at the kept priority; each figure must be a fresh simulation of par's
     # clustering on the compact placement; the fastest priority is kept (ties: the
     # first), then each price while within PRICE_TOLERANCE of the fastest seen, and
@@ -381,7 +381,7 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
     from mapping.interactions import interactions
     from mapping.simulate import simulate
     from mapping.time_aware import compact
-    from vcut.parallel import CHAIN_SLACK, GAMMAS, PRICES
+    from vcut.parallel import CHAIN_SLACKS, GAMMAS, PRICES
 
     trace, g = strassen8
     m = load_machine("table2:64")
@@ -410,11 +410,13 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
         _, metrics, fresh = run(gamma, None if gamma == GAMMAS[0] else price)
         assert metrics["priority_gamma"] == gamma and span == fresh
     # then the chains protected, at the first priority and price (slower here)
-    [[slack, span]] = a.partition["chains"]
-    _, metrics, fresh = run(GAMMAS[0], price, CHAIN_SLACK)
-    assert slack == CHAIN_SLACK and metrics["chain_slack"] == slack and span == fresh
+    chains = a.partition["chains"]
+    assert [s for s, _ in chains] == list(CHAIN_SLACKS)
+    for slack, span in chains:
+        _, metrics, fresh = run(GAMMAS[0], price, slack)
+        assert metrics["chain_slack"] == slack and span == fresh
     spans = [t[1] for t in tried]
-    assert span > min(spans) and a.partition["chain_slack"] == 0.0
+    assert min(s for _, s in chains) > min(spans) and a.partition["chain_slack"] == 0.0
     gamma = GAMMAS[spans.index(min(spans))]
     assert a.partition["priority_gamma"] == gamma
     # the prices, the rule replayed on their figures
@@ -454,11 +456,12 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
     assert b.partition["chains"] == []  # no room for the chains either
     assert b.partition["steered_prices"] == steered[:1]
     assert b.partition["replica_price"] == price
-    # room for the chains, none for a price
-    monkeypatch.setattr(ta, "EVAL_TASKS", (len(GAMMAS) + 2) * len(first.src) - 1)
-    b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
-    assert b.partition["chains"] == a.partition["chains"]
-    assert b.partition["steered_prices"] == steered[:1]
+    # room for the first slack, then for both, none for a price
+    for more in (1, 2):
+        monkeypatch.setattr(ta, "EVAL_TASKS", (len(GAMMAS) + 1 + more) * len(first.src) - 1)
+        b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
+        assert b.partition["chains"] == a.partition["chains"][:more]
+        assert b.partition["steered_prices"] == steered[:1]
 
 
 def _longest_through(cl, latency):
