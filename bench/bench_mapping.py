@@ -25,7 +25,9 @@ weights, so every figure is deterministic):
    communication against CompNet's (target <= 0.7), the priority ``par``
    kept (how many it tried: `mapping.analyze.STEER`; ``c`` where the clusters
    with the chains protected were kept, `vcut.parallel.CHAIN_SLACKS`, and in
-   brackets their compact simulations / bound where tried), its replica price and
+   brackets their compact simulations / bound where tried; ``l`` and the scale where
+   a clustering made with the latency scaled (`mapping.analyze.LATENCY_SCALES`) was
+   kept, in brackets the fastest of those / bound), its replica price and
    the share of vertices whose replicas were dissolved (`mapping.analyze._refine`),
    each with how many were tried; the counts are given for the bundled samples and,
    with ``--extra``, for all. Then the designs
@@ -159,6 +161,12 @@ def parallel_tables(only, extra, window):
             slack = a.partition.get("chain_slack")
             kept += f" {f'c{slack:g}' if slack else ''}" + (
                 "[" + ", ".join(f"{s / lb:.2f}" for _, s in chains) + "]" if chains else "")
+            # the latency scaled (mapping.analyze.LATENCY_SCALES): the scale kept, the
+            # fastest compact simulation / bound among those tried
+            scaled = a.partition.get("latencies")
+            scale = a.partition.get("latency_scale", 1.0)
+            kept += (f" {f'l{scale:g}' if scale != 1.0 else ''}"
+                     f"[{min(s for _, _, s in scaled) / lb:.2f}]" if scaled else "")
             steered = a.partition.get("steered_prices")
             price = a.partition.get("replica_price")
             # the model's price -> the one kept (others tried)
@@ -196,7 +204,7 @@ def parallel_tables(only, extra, window):
     for p, spec in setups:
         print(f"\n### Default analysis (par + time-aware), p = {p}, {spec}\n")
         print("| program | lower bound | makespan | / bound (<= 1.25) | "
-              + " | ".join(others) + " | comm / CompNet (<= 0.7) | gamma (tried) chains [/ bound] | "
+              + " | ".join(others) + " | comm / CompNet (<= 0.7) | gamma (tried) chains [/ bound] latency [/ bound] | "
               "price (tried) | refined share (tried) | memory model (first run with / without) | "
               "order replayed (after ← before, replays kept) | seconds |")
         print("|---" * (len(others) + 11) + "|")

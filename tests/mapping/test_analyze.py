@@ -387,9 +387,9 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
     m = load_machine("table2:64")
     latency = m.mean_message_cycles(32)
 
-    def run(gamma, beta, slack=0.0):  # (clustering, metrics, simulated makespan)
-        cl, metrics = cluster_graph(g, 64, "par", latency=latency, gamma=gamma, beta=beta,
-                                    chain_slack=slack)
+    def run(gamma, beta, slack=0.0, scale=1.0):  # (clustering, metrics, simulated makespan)
+        cl, metrics = cluster_graph(g, 64, "par", latency=latency * scale, gamma=gamma,
+                                    beta=beta, chain_slack=slack)
         sim = simulate(cl, compact(64, m), m, interactions(cl, trace.obj_size).value_bytes)
         return cl, metrics, sim.makespan
 
@@ -415,14 +415,30 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
     for slack, span in chains:
         _, metrics, fresh = run(GAMMAS[0], price, slack)
         assert metrics["chain_slack"] == slack and span == fresh
-    spans = [t[1] for t in tried]
-    assert min(s for _, s in chains) > min(spans) and a.partition["chain_slack"] == 0.0
-    gamma = GAMMAS[spans.index(min(spans))]
-    assert a.partition["priority_gamma"] == gamma
+    # then every priority at the latencies scaled
+    latencies = a.partition["latencies"]
+    assert [(x, gm) for x, gm, _ in latencies] == [(x, gm) for x in an.LATENCY_SCALES
+                                                   for gm in GAMMAS]
+    for scale, gm, span in latencies:
+        assert span == run(gm, price, 0.0, scale)[2]
+    # the fastest kept, ties to the earlier in that order; one at a scaled latency only
+    # when LATENCY_GAIN faster than the fastest at the machine's
+
+    def fastest(tried, chains, latencies):
+        every = [(s, gm, 0.0, 1.0) for gm, s in tried] \
+            + [(s, GAMMAS[0], sl, 1.0) for sl, s in chains]
+        unscaled = min(every, key=lambda c: c[0])
+        every += [(s, gm, 0.0, x) for x, gm, s in latencies
+                  if s < (1 - an.LATENCY_GAIN) * unscaled[0]]
+        return min(every, key=lambda c: c[0])
+
+    best, gamma, slack, scale = fastest(tried, chains, latencies)
+    assert (a.partition["priority_gamma"], a.partition["chain_slack"],
+            a.partition["latency_scale"]) == (gamma, slack, scale)
     # the prices, the rule replayed on their figures
     steered = a.partition["steered_prices"]
-    assert steered[0] == [price, min(spans)]
-    kept, best, expect = price, min(spans), []
+    assert steered[0] == [price, best]
+    kept, expect = price, []
     figure = dict((p, span) for p, span in steered[1:])
     for p in (x for x in PRICES if x > price):
         expect.append(p)
@@ -436,9 +452,9 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
     assert [p for p, _ in steered[1:]] == expect
     assert len(expect) >= 2  # strassen8 at p = 64 gets past the model's price
     for p, span in steered[1:]:
-        assert span == run(gamma, p)[2]
+        assert span == run(gamma, p, slack, scale)[2]
     assert a.partition["replica_price"] == kept
-    assert np.array_equal(a.clustering.cluster, run(gamma, kept)[0].cluster)
+    assert np.array_equal(a.clustering.cluster, run(gamma, kept, slack, scale)[0].cluster)
     # above the threshold nothing else is tried: the first priority and price stay; nor
     # when four simulations would exceed the simulated-task budget; with room for the
     # priorities only, no price is tried
@@ -453,15 +469,18 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
     assert np.array_equal(b.clustering.cluster, first.cluster)
     monkeypatch.setattr(ta, "EVAL_TASKS", (len(GAMMAS) + 1) * len(first.src) - 1)
     b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
-    assert b.partition["chains"] == []  # no room for the chains either
-    assert b.partition["steered_prices"] == steered[:1]
+    assert b.partition["chains"] == b.partition["latencies"] == []  # no room for them
+    assert b.partition["steered_prices"] == [[price, min(s for _, s in tried)]]
     assert b.partition["replica_price"] == price
-    # room for the first slack, then for both, none for a price
-    for more in (1, 2):
+    # room for the first slack, then for both, then for them and the first priority at
+    # the first latency scale, none for a price
+    for more in (1, 2, 3):
         monkeypatch.setattr(ta, "EVAL_TASKS", (len(GAMMAS) + 1 + more) * len(first.src) - 1)
         b = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
-        assert b.partition["chains"] == a.partition["chains"][:more]
-        assert b.partition["steered_prices"] == steered[:1]
+        scaled = latencies[:max(more - len(chains), 0)]
+        assert b.partition["chains"] == chains[:more] and b.partition["latencies"] == scaled
+        fits = fastest(tried, chains[:more], scaled)[0]
+        assert b.partition["steered_prices"] == [[price, fits]]
 
 
 def _longest_through(cl, latency):
@@ -649,3 +668,55 @@ def test_par_clusters_replay_their_simulated_order(strassen8, monkeypatch):
                        (0, [])):
         monkeypatch.setattr(ta, "EVAL_TASKS", room * n_tasks + n_tasks - 1)
         assert an._replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == want
+
+
+def _extra(name):
+    """Trace and model-weighted graph of samples/NAME.c (samples/extra.json)."""
+    from frontend import compile_program, trace_program
+    from ir_graph import build_graph
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    trace = trace_program(compile_program([os.path.join(root, "samples", f"{name}.c")]),
+                          timing=False)
+    return trace, build_graph(trace, weights="model")
+
+
+@pytest.mark.parametrize("name, slack, scale", [("hashtable", 0.3, 1.0), ("dcsum", 0.0, 0.5)])
+def test_the_steering_keeps_chains_or_a_scaled_latency_where_they_win(name, slack, scale):
+    # p = 64: the hash table's counters need several chains protected, dcsum a quarter of
+    # the latency charged (its compact simulation 10 % faster, past LATENCY_GAIN); the
+    # clusters kept are par's at that slack and latency, and every figure recorded is a
+    # fresh simulation of its clustering on the compact placement
+    import mapping.analyze as an
+    from mapping.analyze import cluster_graph
+    from mapping.interactions import interactions
+    from mapping.simulate import simulate
+    from mapping.time_aware import compact
+    from vcut.parallel import CHAIN_SLACKS
+
+    trace, g = _extra(name)
+    m = load_machine("table2:64")
+    latency = m.mean_message_cycles(32)
+    a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
+    part = a.partition
+    assert (part["chain_slack"], part["latency_scale"]) == (slack, scale)
+    assert [s for s, _ in part["chains"]] == list(CHAIN_SLACKS)
+    price = part["steered_prices"][0][0]
+
+    def sim(gamma, slack, scale):
+        cl, _ = cluster_graph(g, 64, "par", latency=latency * scale, beta=price, gamma=gamma,
+                              chain_slack=slack)
+        return simulate(cl, compact(64, m), m, interactions(cl, trace.obj_size).value_bytes)
+
+    unscaled = min(s for _, s in part["priorities"] + part["chains"])
+    if slack:  # the chains beat every priority
+        span = dict(part["chains"])[slack]
+        assert span == sim(0.0, slack, 1.0).makespan and span == unscaled
+        assert all(s >= (1 - an.LATENCY_GAIN) * unscaled for _, _, s in part["latencies"])
+    else:  # the scaled latency at the kept priority beats them by LATENCY_GAIN
+        gamma = part["priority_gamma"]
+        span = {gm: s for x, gm, s in part["latencies"]}[gamma]
+        assert span == sim(gamma, 0.0, scale).makespan
+        assert span < (1 - an.LATENCY_GAIN) * unscaled
+    assert part["steered_prices"][0][1] == span
+    assert a.result.makespan <= 1.25 * a.bound.lower_bound
