@@ -69,7 +69,7 @@ def register(sub):
     pa.add_argument("--chain-slack", type=float, default=0.0, metavar="S",
                     help="par: protect every dependency chain within the share S of the longest "
                     "path, each on its own cluster (default 0: the longest only; vcut analyze "
-                    "also tries 0.3 on the machine)")
+                    "also tries 0.3 and 0.4 on the machine)")
     pa.add_argument("--backend", default="metis", choices=["metis", "kahip", "multilevel"],
                     help="vertex partitioner of spac (default metis)")
     pa.add_argument("--variant", default="contracted", choices=["contracted", "split"],
