@@ -359,8 +359,14 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=
         + f" (the first simulates at {first / bound:.2f}x the lower bound)"
         + (f", {workers} at a time" if workers > 1 else ""))
 
+    def scaled(scale):  # par's latency at ``scale`` times the machine's (None: its default,
+        # the same machine's)
+        if scale == 1.0:
+            return latency
+        return scale * (machine.mean_message_cycles(VALUE_BYTES) if latency is None else latency)
+
     def candidate(gamma, slack, scale):  # independent of the others: run side by side
-        c, m = cluster_graph(graph, p, "par", latency=latency * scale,
+        c, m = cluster_graph(graph, p, "par", latency=scaled(scale),
                              beta=metrics["replica_price"], gamma=gamma, chain_slack=slack,
                              numa=numa)
         return c, {**m, "latency_scale": scale}, judge(c)
@@ -386,7 +392,7 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=
             return None
         say(f"  par at replica price {price:g}")
         scale = metrics["latency_scale"]
-        c, m = cluster_graph(graph, p, "par", latency=latency * scale, beta=price,
+        c, m = cluster_graph(graph, p, "par", latency=scaled(scale), beta=price,
                              gamma=metrics["priority_gamma"], chain_slack=metrics["chain_slack"],
                              numa=numa)
         r = judge(c)
