@@ -359,11 +359,11 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=
         + f" (the first simulates at {first / bound:.2f}x the lower bound)"
         + (f", {workers} at a time" if workers > 1 else ""))
 
-    def scaled(scale):  # par's latency at ``scale`` times the machine's (None: its default,
-        # the same machine's)
-        if scale == 1.0:
-            return latency
-        return scale * (machine.mean_message_cycles(VALUE_BYTES) if latency is None else latency)
+    # par's latency at ``scale`` times the machine's (None: par's default, the same)
+    base = machine.mean_message_cycles(VALUE_BYTES) if latency is None else latency
+
+    def scaled(scale):
+        return latency if scale == 1.0 else scale * base
 
     def candidate(gamma, slack, scale):  # independent of the others: run side by side
         c, m = cluster_graph(graph, p, "par", latency=scaled(scale),
@@ -372,7 +372,7 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=
         return c, {**m, "latency_scale": scale}, judge(c)
 
     chains, latencies = [], []
-    unscaled = np.inf  # the fastest at the machine's latency
+    unscaled = best  # the fastest at the machine's latency (these runs come first)
     for (gamma, slack, scale), (c, m, r) in zip(runs, run_parallel(
             [partial(candidate, *run) for run in runs], workers)):
         if scale != 1.0:
@@ -381,7 +381,7 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=
                 continue
         else:
             (chains if slack else tried).append([float(slack or gamma), r.makespan])
-            unscaled = min(unscaled, best, r.makespan)
+            unscaled = min(unscaled, r.makespan)
         if r.makespan < best:  # ties: the earlier
             best, cl, metrics, res = r.makespan, c, m, r
     kept = float(metrics["replica_price"])

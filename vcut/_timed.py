@@ -151,6 +151,15 @@ def _delay(c, res_v, res_t, t, v, crit, chains):
     return t - res_t[c]
 
 
+@helper
+def _release(c, res_v, key, load, limit, cap, free, tree, size, ones):
+    """Cluster ``c`` is reserved for no chain vertex any more: offered again as the
+    cluster free first unless full."""
+    res_v[c] = -1
+    key[c] = np.inf if load[c] >= limit * cap[c] * (1.0 - FULL) else free[c]
+    _tree_update(tree, c, size, key, ones)
+
+
 #: Children per node of the vertex heaps. The ready heap holds a large share of the
 #: vertices at once (a 3 M-node dijkstra trace at p = 8: 268 K on average); with four
 #: children a pop descends half as many levels as in a binary heap, reading each
@@ -434,9 +443,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
         if crit and not chains:  # the chain moves on: reserve the cluster of v while it
             # has a critical successor
             if rc >= 0:
-                res_v[rc] = -1
-                key[rc] = np.inf if load[rc] >= limit * cap[rc] * (1.0 - FULL) else free[rc]
-                _tree_update(tree, rc, size, key, ones)
+                _release(rc, res_v, key, load, limit, cap, free, tree, size, ones)
                 rc = -1
             for j in range(out_ptr[v], out_ptr[v + 1]):
                 if critical[out_v[j]]:
@@ -451,9 +458,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
             # another input of the heir arrives later
             c0 = wait_c[v]
             if c0 >= 0 and res_v[c0] == v:
-                res_v[c0] = -1
-                key[c0] = np.inf if load[c0] >= limit * cap[c0] * (1.0 - FULL) else free[c0]
-                _tree_update(tree, c0, size, key, ones)
+                _release(c0, res_v, key, load, limit, cap, free, tree, size, ones)
             heir = -1
             for j in range(out_ptr[v], out_ptr[v + 1]):
                 x = out_v[j]
@@ -465,9 +470,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                 heir = -1
             if heir >= 0:
                 if c1 >= 0 and res_v[c1] == heir and c1 != c:
-                    res_v[c1] = -1
-                    key[c1] = np.inf if load[c1] >= limit * cap[c1] * (1.0 - FULL) else free[c1]
-                    _tree_update(tree, c1, size, key, ones)
+                    _release(c1, res_v, key, load, limit, cap, free, tree, size, ones)
                 old = res_v[c]
                 if old >= 0 and old != heir:
                     wait_c[old] = -1

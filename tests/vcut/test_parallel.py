@@ -506,49 +506,36 @@ def test_cli_partition_par(tmp_path):
     g = _random_dag(200, 900, 7)
     path = tmp_path / "g.edgelist"
     path.write_text("".join(f"{a} {b} {w:g}\n" for a, b, w in zip(g.src, g.dst, g.weight)))
-    out = tmp_path / "out"
-    res = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
-                          "--algo", "par", "--latency", "5", "-o", str(out)],
-                         capture_output=True, text=True)
+
+    def vcut(*args):  # vcut partition g -p 4 --algo par ARGS
+        return subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
+                               "--algo", "par", *args], capture_output=True, text=True)
+
+    def refused(*args):  # the one-line error of a bad option, exit 2
+        bad = vcut(*args)
+        assert bad.returncode == 2
+        return bad.stderr.strip()
+
+    def fixed(option, value, **kw):  # --json with one option set: the API's result
+        res = vcut("--latency", "5", option, value, "--json")
+        assert res.returncode == 0, res.stderr
+        doc = json.loads(res.stdout)
+        assert doc["model_makespan"] == partition_graph(g, 4, "par", latency=5.0,
+                                                        **kw).info["model_makespan"]
+        return doc
+
+    res = vcut("--latency", "5", "-o", str(tmp_path / "out"))
     assert res.returncode == 0, res.stderr
-    bad = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
-                          "--algo", "par", "--latency", "-3"], capture_output=True, text=True)
-    assert bad.returncode == 2
-    assert bad.stderr.strip() == ("error: the message latency must be a number of cycles >= 0, "
-                                  "got -3.0")
-    res = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
-                          "--algo", "par", "--latency", "5", "--beta", "6", "--json"],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    doc = json.loads(res.stdout)
+    assert refused("--latency", "-3") == ("error: the message latency must be a number of "
+                                          "cycles >= 0, got -3.0")
+    doc = fixed("--beta", "6", beta=6.0)
     ref = partition_graph(g, 4, "par", latency=5.0, beta=6.0).info
     assert doc["beta"] == 6.0 and doc["latency"] == 5.0 and doc["gamma"] == 0.0
     assert doc["prices"] == [[6.0, ref["model_makespan"]]]
-    bad = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
-                          "--algo", "par", "--beta", "-1"], capture_output=True, text=True)
-    assert bad.returncode == 2
-    assert bad.stderr.strip() == "error: the replica price beta must be >= 0, got -1.0"
-    res = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
-                          "--algo", "par", "--latency", "5", "--gamma", "0.5", "--json"],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    ref = partition_graph(g, 4, "par", latency=5.0, gamma=0.5).info
-    assert json.loads(res.stdout)["gamma"] == 0.5
-    assert json.loads(res.stdout)["model_makespan"] == ref["model_makespan"]
-    bad = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
-                          "--algo", "par", "--gamma", "-1"], capture_output=True, text=True)
-    assert bad.returncode == 2
-    assert bad.stderr.strip() == ("error: the priority weight gamma must be a number >= 0, "
-                                  "got -1.0")
-    res = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
-                          "--algo", "par", "--latency", "5", "--chain-slack", "0.3", "--json"],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    ref = partition_graph(g, 4, "par", latency=5.0, chain_slack=0.3).info
-    assert json.loads(res.stdout)["chain_slack"] == 0.3
-    assert json.loads(res.stdout)["model_makespan"] == ref["model_makespan"]
-    bad = subprocess.run([sys.executable, "-m", "vcut", "partition", str(path), "-p", "4",
-                          "--algo", "par", "--chain-slack", "1"], capture_output=True, text=True)
-    assert bad.returncode == 2
-    assert bad.stderr.strip() == ("error: the chain slack must be a share >= 0 and < 1, "
-                                  "got 1.0")
+    assert refused("--beta", "-1") == "error: the replica price beta must be >= 0, got -1.0"
+    assert fixed("--gamma", "0.5", gamma=0.5)["gamma"] == 0.5
+    assert refused("--gamma", "-1") == ("error: the priority weight gamma must be a number "
+                                        ">= 0, got -1.0")
+    assert fixed("--chain-slack", "0.3", chain_slack=0.3)["chain_slack"] == 0.3
+    assert refused("--chain-slack", "1") == ("error: the chain slack must be a share >= 0 and "
+                                             "< 1, got 1.0")
