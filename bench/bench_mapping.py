@@ -185,6 +185,13 @@ def parallel_tables(only, extra, window):
             kept += (" | -" if not replays else
                      f" | {a.result.makespan / lb:.3f} ← "
                      f"{a.partition['replays_from'] / lb:.3f} ({a.partition['replayed']})")
+            # par on whole block runs (mapping.analyze._finalist): its makespan / bound and
+            # messages / the other's, "kept" where its clusters were kept
+            fin = a.partition.get("grain_finalist")
+            kept += (" | -" if not fin else
+                     f" | {fin[1][0] / lb:.3f} ← {fin[0][0] / lb:.3f}, "
+                     f"{fin[1][1] / max(fin[0][1], 1):.2f}x msgs"
+                     + (" kept" if a.partition.get("grains_kept") else ""))
             rows[p].append((s["name"], lb, a.result.makespan, base,
                             a.result.communication_bytes / compnet_comm, secs, kept))
             wb = analyze_graph(g, p, "wb-libra", mach, mapper="memory-centric",
@@ -206,8 +213,9 @@ def parallel_tables(only, extra, window):
         print("| program | lower bound | makespan | / bound (<= 1.25) | "
               + " | ".join(others) + " | comm / CompNet (<= 0.7) | gamma (tried) chains [/ bound] latency [/ bound] | "
               "price (tried) | refined share (tried) | memory model (first run with / without) | "
-              "order replayed (after ← before, replays kept) | seconds |")
-        print("|---" * (len(others) + 11) + "|")
+              "order replayed (after ← before, replays kept) | whole block runs (/ bound ← other's, "
+              "messages) | seconds |")
+        print("|---" * (len(others) + 12) + "|")
         for name, lb, mk, base, comm, secs, kept in rows[p]:
             cells = [f"{base[o] / mk:.2f}" for o in others]
             print(f"| {name} | {lb:,.0f} | {mk:,.0f} | {mk / lb:.3f} | " + " | ".join(cells)

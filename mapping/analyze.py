@@ -121,13 +121,14 @@ class Analysis:
 
 def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="given",
                   assignment=None, latency=None, device="cpu", beta=None, gamma=0.0,
-                  numa=None, chain_slack=0.0):
+                  numa=None, chain_slack=0.0, grains=0.0):
     """The `Clustering` of ``graph`` into ``p`` clusters by ``method``.
 
     ``assignment`` (a cluster per input edge, e.g. from a partition file)
     replaces the partitioner. ``latency``: the cycles a value takes between
     two cores, ``beta`` the replica price, ``gamma`` the priority, ``chain_slack``
-    the chains protected and ``numa`` the memory model (`par_numa`), for ``par``
+    the chains protected, ``grains`` the block runs scheduled whole and ``numa`` the
+    memory model (`par_numa`), for ``par``
     (`vcut.parallel.par_assign`).
     ``device``: the greedy family's batched stream on the GPU
     (`vcut.partition.partition_graph`). Returns ``(clustering, metrics dict)``.
@@ -161,7 +162,8 @@ def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="gi
     gpu = device != "cpu" and method in GREEDY
     part = partition_graph(graph, p, method, lam=lam, seed=seed, order=order, latency=latency,
                            device=device, beta=beta, gamma=gamma,
-                           chain_slack=chain_slack, apply="recheck" if gpu else None,
+                           chain_slack=chain_slack, grains=grains,
+                           apply="recheck" if gpu else None,
                            numa=numa if method == "par" else None)
     return from_edge_partition(part, graph.node_object, method), _vertex_cut_metrics(part)
 
@@ -188,6 +190,10 @@ def par_numa(machine, p):
 #: prices are tried when the first one's simulated makespan (compact
 #: placement) exceeds the lower bound by more than this factor.
 STEER = 1.10
+#: Where the steering runs, ``par`` also runs on whole block runs
+#: (`vcut.parallel.GRAIN_SHARE`) at every priority, and the fastest of those, refined and
+#: mapped, replaces the steering's clusters where it wins after the mapping (`_finalist`).
+GRAINS = True
 #: ``par``'s timing model charges half a message's latency (`vcut.parallel.LATENCY_SHARE`);
 #: where the steering runs, every priority is also tried with the latency scaled by
 #: these factors (a quarter of the latency charged), judged by the simulator like the
@@ -315,7 +321,7 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=
     compact placement lost to the free mapping of the others there (docs/mapping.md).
     The extra run counts against the budget.
     """
-    from vcut.parallel import CHAIN_SLACKS, GAMMAS, PRICES
+    from vcut.parallel import CHAIN_SLACKS, GAMMAS, GRAIN_SHARE, PRICES
 
     from .time_aware import EVAL_TASKS, compact
 
@@ -415,7 +421,25 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=
            "steered_prices": prices}
     if extra:
         out["memory_models"] = models  # [1, the model's first simulation], [0, without]
-    return cl, out, {"compact": (core, res)}
+    sims = {"compact": (core, res)}
+    used = extra + len(runs) + len(prices)  # simulations of these tasks so far
+    if GRAINS and graph.node_sid is not None and graph.node_opclass is not None \
+            and len(cl.src) * (used + len(GAMMAS)) <= EVAL_TASKS:
+        say(f"  par on whole block runs at priorities gamma {', '.join(f'{g:g}' for g in GAMMAS)}")
+
+        def grained(gamma):
+            c, m = cluster_graph(graph, p, "par", latency=latency, gamma=gamma,
+                                 beta=metrics["replica_price"], grains=GRAIN_SHARE)
+            return c, m, judge(c)
+
+        runs = run_parallel([partial(grained, g) for g in GAMMAS],
+                            simulation_jobs(cl, len(GAMMAS)) if jobs is None else int(jobs))
+        out["grain_runs"] = [[float(g), r.makespan, r.messages]
+                             for g, (_, _, r) in zip(GAMMAS, runs)]
+        c, m, r = min(runs, key=lambda run: run[2].makespan)  # ties: the earlier
+        sims["grains"] = (c, {**m, "latency_scale": 1.0, "priorities": tried,
+                              "grain_runs": out["grain_runs"]}, (core, r))
+    return cl, out, sims
 
 
 #: The shares of the vertices (those with the most slack first) whose replicas
@@ -517,6 +541,36 @@ def _refine(cl, metrics, machine, bound, sims, say):
     return cl, out, sims
 
 
+#: ``par``'s clusters on whole block runs (`vcut.parallel.GRAIN_SHARE`) replace the
+#: others after the mapping when they run faster, or when the share of the makespan they
+#: lose is at most this many times the share of the messages they save: 1 % of the time
+#: for 5 % of the messages (the sort at p = 64: 5.1 % slower, 1.151x -> 1.210x the bound,
+#: for 34 % fewer messages, 1.02x -> 0.67x CompNet's bytes; docs/mapping.md).
+GRAIN_RATE = 0.2
+#: ... and only while their makespan stays within this factor of the lower bound: a
+#: result near the bound is worth keeping fast (kmeans at p = 64: 10 % slower, 1.167x ->
+#: 1.284x the bound, for 53 % fewer messages, is not taken).
+GRAIN_BOUND = 1.25
+
+
+def _finalist(plain, grains, bound):
+    """The analysis kept of two mapped ``par`` clusterings, ``(cl, metrics, sims,
+    interactions, placement, result, fresh)`` each: ``grains`` (on whole block runs) when
+    its makespan is lower, or higher by at most `GRAIN_RATE` times the share of the
+    messages it saves (when it saves any) and within `GRAIN_BOUND` times the lower
+    bound ``bound``, else ``plain``. The metrics kept gain ``grain_finalist``:
+    ``[makespan, messages]`` of both (``plain``'s first) and ``grains_kept``."""
+    a, b = plain[5], grains[5]
+    saved = 1.0 - b.messages / a.messages if a.messages else 0.0
+    take = b.makespan < a.makespan or (
+        saved > 0 and b.makespan <= a.makespan * (1.0 + GRAIN_RATE * saved)
+        and b.makespan <= GRAIN_BOUND * bound)
+    kept = grains if take else plain
+    figures = [[a.makespan, a.messages], [b.makespan, b.messages]]
+    return (kept[0], {**kept[1], "grain_finalist": figures, "grains_kept": bool(take)},
+            *kept[2:])
+
+
 def _vertex_cut_metrics(part):
     m = part.metrics
     out = {"kind": "vertex-cut", "replication_factor": m.replication_factor,
@@ -525,6 +579,8 @@ def _vertex_cut_metrics(part):
         out.update(replica_price=part.info["beta"], model_makespan=part.info["model_makespan"],
                    prices=part.info["prices"], priority_gamma=part.info["gamma"],
                    chain_slack=part.info["chain_slack"], numa_model=part.info["numa"])
+        if "grain_share" in part.info:
+            out.update({k: part.info[k] for k in ("grain_share", "grains", "grain_vertices")})
     return out
 
 
@@ -613,6 +669,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, order=order,
                                 assignment=assignment, latency=latency, device=device, numa=numa)
     sims = {}  # simulations run so far: (core, SimResult) by mapping, for reuse
+    grain = None
     if method == "par" and assignment is None:
         from .bounds import lower_bound
 
@@ -621,33 +678,49 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         bound = lower_bound(cl, machine).lower_bound
         cl, metrics, sims = _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs,
                                    numa)
+        grain = sims.pop("grains", None)  # the block runs' finalist (`_steer`), or None
         cl, metrics, sims = _refine(cl, metrics, machine, bound, sims, say)
     done("partition", t)
-    t = time.perf_counter()
-    say("extracting cluster interactions")
-    inter = interactions(cl, object_bytes)
-    done("interactions", t)
-    t = time.perf_counter()
-    say(f"mapping onto {machine.name} ({mapper})")
-    if inter.value_bytes != VALUE_BYTES:
-        sims = {}  # the steering's messages were of another size
-    pl = place(inter, machine, mapper, threshold=threshold, seed=seed, clustering=cl,
-               simulations=sims, jobs=jobs)
-    done("mapping", t)
-    t = time.perf_counter()
-    res = _reused(sims, mapper, pl.core)
-    fresh = res is None  # else the mapping's own simulation of its result
-    if fresh:
-        say(f"simulating {len(cl.src):,} tasks")
-        res = simulate(cl, pl.core, machine, inter.value_bytes)
-    if method == "par" and assignment is None:
-        start = res.makespan
-        kept, res, spans, n = _replay(cl, pl.core, machine, res, inter.value_bytes, bound, say)
-        if spans:
-            metrics = {**metrics, "replays_from": start, "replays": spans, "replayed": n}
-        if n:  # the other mappings' simulations ran the order it had
-            cl, sims = kept, {}
-    done("simulation", t, len(cl.src) + res.messages, "events")
+    par = method == "par" and assignment is None
+
+    def mapped(cl, metrics, sims, done):  # interactions, mapping, simulation, replays
+        t = time.perf_counter()
+        say("extracting cluster interactions")
+        inter = interactions(cl, object_bytes)
+        done("interactions", t)
+        t = time.perf_counter()
+        say(f"mapping onto {machine.name} ({mapper})")
+        if inter.value_bytes != VALUE_BYTES:
+            sims = {}  # the steering's messages were of another size
+        pl = place(inter, machine, mapper, threshold=threshold, seed=seed, clustering=cl,
+                   simulations=sims, jobs=jobs)
+        done("mapping", t)
+        t = time.perf_counter()
+        res = _reused(sims, mapper, pl.core)
+        fresh = res is None  # else the mapping's own simulation of its result
+        if fresh:
+            say(f"simulating {len(cl.src):,} tasks")
+            res = simulate(cl, pl.core, machine, inter.value_bytes)
+        if par:
+            start = res.makespan
+            kept, res, spans, n = _replay(cl, pl.core, machine, res, inter.value_bytes, bound,
+                                          say)
+            if spans:
+                metrics = {**metrics, "replays_from": start, "replays": spans, "replayed": n}
+            if n:  # the other mappings' simulations ran the order it had
+                cl, sims = kept, {}
+        done("simulation", t, len(cl.src) + res.messages, "events")
+        return cl, metrics, sims, inter, pl, res, fresh
+
+    cl, metrics, sims, inter, pl, res, fresh = mapped(cl, metrics, sims, done)
+    if grain is not None:
+        t = time.perf_counter()
+        say("par on whole block runs: refining and mapping its clusters too")
+        kept = mapped(*_refine(grain[0], grain[1], machine, bound, {"compact": grain[2]}, say),
+                      lambda *a, **k: None)
+        cl, metrics, sims, inter, pl, res, fresh = _finalist(
+            (cl, metrics, sims, inter, pl, res, fresh), kept, bound)
+        done("grains", t)
     rows = []
     if baselines:
         t = time.perf_counter()

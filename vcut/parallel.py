@@ -76,7 +76,8 @@ from frontend.progress import run_kernel
 from . import _kernels, _timed
 
 __all__ = ["par_assign", "BETA", "PRICES", "TOLERANCE", "LATENCY_SHARE", "CRITICAL", "HOLD",
-           "GAMMAS", "CHAIN_SLACKS", "default_latency", "scratch_bytes"]
+           "GAMMAS", "CHAIN_SLACKS", "GRAIN_SHARE", "block_runs", "default_latency",
+           "scratch_bytes"]
 
 #: Price of a new replica (one more message) in message latencies: the lowest
 #: `par_assign` tries, and the one it keeps when every higher price costs time.
@@ -116,6 +117,38 @@ GAMMAS = (0.0, 0.25, 0.5, 1.0)
 #: (1.92x with the chains within 0.3 protected). Most programs run slower with it
 #: (neuron 1.12 -> 3.46x in the model), hence candidates, not a default.
 CHAIN_SLACKS = (0.3, 0.4)
+#: The grains `mapping.analyze` tries for ``par`` at many clusters (``grains`` of
+#: `par_assign`): a run of one basic block's instructions, executed one after another,
+#: goes to one cluster as a whole when every path through it (the run's work counted
+#: whole) is within this share of the model's bound. At -O0 half of the messages of the
+#: sort at p = 64 carry a value to an instruction of its own block run that ``par`` put on
+#: another cluster; with the runs off the longest paths kept whole it sends 0.68x
+#: CompNet's bytes instead of 1.02x at the same makespan (docs/mapping.md). Runs on the
+#: longest paths stay split: every run kept whole, the sort runs 1.45x the bound.
+GRAIN_SHARE = 0.5
+
+
+def block_runs(node_sid, node_opclass):
+    """The basic-block run of every node of an IR graph (int64, non-decreasing from 0).
+
+    Nodes are executed instructions in execution order; a run is a maximal stretch of
+    nodes that execute consecutive static instructions (``node_sid``), cut after the
+    control instructions that end a block (a branch followed by another class; phis,
+    also "control", stay with the branch before them). A call's callee runs between two
+    nodes of its caller, so it cuts the caller's run. Every run is a stretch of the
+    execution, so no dependency leaves a run and comes back: contracting the runs keeps
+    the graph acyclic.
+    """
+    from ir_graph.graph import OPCLASSES
+
+    sid = np.asarray(node_sid, dtype=np.int64)
+    n = len(sid)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    control = np.asarray(node_opclass) == OPCLASSES.index("control")
+    new = np.ones(n, dtype=np.bool_)
+    new[1:] = (sid[1:] != sid[:-1] + 1) | (control[:-1] & ~control[1:])
+    return np.cumsum(new) - 1
 
 
 def default_latency(p):
@@ -143,7 +176,7 @@ def scratch_bytes(n, m):
 
 
 def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=None,
-               gamma=0.0, numa=None, chain_slack=0.0):
+               gamma=0.0, numa=None, chain_slack=0.0, grains=None, grain_share=GRAIN_SHARE):
     """Schedule and cut the simple graph ``(src, dst, weight)`` into ``p`` clusters.
 
     Parameters
@@ -185,6 +218,14 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         the longest is on a protected chain, each chain's cluster reserved for it
         (several counters and running sums beside the longest one; see
         `CHAIN_SLACKS` and `_timed.timed_assign`'s ``chains``).
+    grains : int array (n,), optional
+        A run label per vertex, non-decreasing and contiguous (`block_runs`). The
+        runs every path through which (the run's work counted whole) is within
+        ``grain_share`` of the model's bound, max(longest path, work / p), are
+        scheduled as one vertex each (`_contract`): all their tasks go to one cluster,
+        in the order of the schedule. Not with ``numa``.
+    grain_share : float
+        See ``grains``: above 0 and at most 1.
 
     Returns
     -------
@@ -197,7 +238,8 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
     info : dict
         ``latency``, ``beta`` (the price kept), ``gamma``, ``chain_slack``, ``model_makespan``
         (cycles, under the timing model), ``prices`` (``[price, model makespan]`` of
-        every run, in the order run).
+        every run, in the order run); with ``grains``: ``grain_share``, ``grains``
+        (runs kept whole) and ``grain_vertices`` (their vertices).
     """
     if latency is None:
         latency = default_latency(p)
@@ -209,6 +251,15 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         raise InputError(f"the chain slack must be a share >= 0 and < 1, got {chain_slack}")
     if beta is not None and (not np.isfinite(beta) or beta < 0):
         raise InputError(f"the replica price beta must be >= 0, got {beta}")
+    if grains is not None:
+        if not np.isfinite(grain_share) or not 0 < grain_share <= 1:
+            raise InputError(f"the grain share must be above 0 and at most 1, got {grain_share}")
+        if numa is not None:
+            raise InputError("par schedules whole block runs without a memory model; "
+                             "drop one of them")
+        return _par_grains(src, dst, weight, n, p, cap, grains, grain_share,
+                           dict(imbalance=imbalance, latency=latency, beta=beta, gamma=gamma,
+                                chain_slack=chain_slack))
     from ._replicas import execution_order
     from ir_graph.graph import index_dtype
 
@@ -280,6 +331,123 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
                                  "numa": modelled,
                                  "model_makespan": spans[kept],
                                  "prices": [[b, s] for b, s in spans.items()]}
+
+
+def _par_grains(src, dst, weight, n, p, cap, grains, share, kw):
+    """`par_assign` with the runs of ``grains`` within ``share`` of the model's bound
+    scheduled whole (see its ``grains``).
+
+    The contracted graph has a vertex per run kept whole and per other vertex, in
+    execution order, and an edge per pair of them with tasks between them (their
+    weights summed); the work of the tasks inside a run rides on its in-edges from
+    other runs, in proportion to their weight (equal shares where they weigh
+    nothing), so that every path through the run counts all of it. A run without
+    in-edges from other runs stays split (nothing would carry its work). ``par``
+    schedules that graph; then every task of a run kept whole goes to the run's
+    home, in the order the run was scheduled (its tasks by their vertices'
+    execution order), every other task where ``par`` put it. A vertex without
+    in-edges in a run kept whole is homed where it is first used, as ``par`` homes
+    one."""
+    from ir_graph.graph import index_dtype
+
+    from ._replicas import execution_order
+
+    g = np.asarray(grains)
+    if g.shape != (n,) or g.dtype.kind not in "iu" or (n and (
+            g[0] != 0 or not np.isin(np.diff(g), (0, 1)).all())):
+        raise InputError(f"the block runs must be {n:,} labels, one per vertex, from 0, "
+                         "each the last one or the next (vcut.parallel.block_runs)")
+    g = g.astype(np.int64, copy=False)
+    weight = np.asarray(weight, np.float64)
+    cap = np.asarray(cap, np.float64)
+    lo = np.minimum(src, dst).astype(np.int64, copy=False)
+    hi = np.maximum(src, dst).astype(np.int64, copy=False)
+    m = len(lo)
+    info = {"grain_share": float(share), "grains": 0, "grain_vertices": 0}
+    # the model's bound (par_assign's): the longest path at the fastest share, the work shared
+    order = execution_order(lo, hi)
+    _, bottom = _timed.levels(lo, hi, weight, np.empty(0, np.int64) if order is None else order,
+                              n)
+    bound = max(float(bottom.max(initial=0.0)) / (p * float(cap.max())), float(weight.sum()) / p)
+    del bottom, order
+    # every path through each run, its work counted whole
+    runs = int(g[-1]) + 1 if n else 0
+    glo, ghi = g[lo], g[hi]
+    ext = glo != ghi
+    inner = np.bincount(ghi[~ext], weights=weight[~ext], minlength=runs)
+    count = np.bincount(ghi[ext], minlength=runs)
+    carried = _carried(ghi[ext], weight[ext], inner, runs)
+    order = np.lexsort((glo[ext], ghi[ext]))
+    top, bottom = _timed.levels(glo[ext][order], ghi[ext][order], carried[order],
+                                np.empty(0, np.int64), runs)
+    whole = (top + bottom <= share * bound) & (count > 0)
+    del top, bottom, order, carried, glo, ghi, ext, inner, count
+    size = np.bincount(g, minlength=runs)
+    whole &= size > 1
+    if not whole.any():
+        out, home, schedule, run_info = par_assign(src, dst, weight, n, p, cap, **kw)
+        return out, home, schedule, {**run_info, **info}
+    new = np.ones(n, dtype=np.bool_)
+    new[1:] = (g[1:] != g[:-1]) | ~whole[g[1:]]
+    group = np.cumsum(new) - 1
+    del new
+    kept = whole[g]  # the vertices of runs kept whole
+    info.update(grains=int(whole.sum()), grain_vertices=int(kept.sum()))
+    groups = int(group[-1]) + 1
+    # the contracted graph
+    gs, gd = group[lo], group[hi]
+    ext = gs != gd
+    inner = np.bincount(gd[~ext], weights=weight[~ext], minlength=groups)
+    key, inv = np.unique(gs[ext] * groups + gd[ext], return_inverse=True)
+    cw = np.bincount(inv, weights=_carried(gd[ext], weight[ext], inner, groups),
+                     minlength=len(key))
+    del inner
+    out2, home2, sched2, run_info = par_assign(key // groups, key % groups, cw, groups, p, cap,
+                                               **kw)
+    del key, cw
+    # back to the tasks: a run kept whole at its home, in its first task's place
+    pos2 = np.empty(len(sched2), dtype=np.int64)
+    pos2[sched2] = np.arange(len(sched2))
+    first = np.full(groups, len(sched2), dtype=np.int64)
+    cd = gd[ext]
+    np.minimum.at(first, cd, pos2[inv])
+    grouped = kept[hi]  # tasks of a vertex of a run kept whole
+    out = np.empty(m, dtype=np.int32)
+    place = np.empty(m, dtype=np.int64)
+    out[~ext] = home2[gd[~ext]]
+    place[~ext] = first[gd[~ext]]
+    e_out = out2[inv].astype(np.int32)
+    e_place = pos2[inv]
+    whole_dst = grouped[ext]
+    e_out[whole_dst] = home2[cd[whole_dst]]
+    e_place[whole_dst] = first[cd[whole_dst]]
+    out[ext], place[ext] = e_out, e_place
+    del e_out, e_place, pos2, first, inv, cd, gs, gd, ext
+    schedule = np.lexsort((lo, hi, place)).astype(index_dtype(m), copy=False)
+    del place
+    home = home2[group].astype(np.int32)
+    home[np.bincount(np.concatenate([lo, hi]), minlength=n) == 0] = -1  # no edges, no home
+    # a vertex without in-edges in a run kept whole: homed where first used
+    source = kept & (np.bincount(hi, minlength=n) == 0)
+    if source.any():
+        rank = np.empty(m, dtype=np.int64)
+        rank[schedule] = np.arange(m)
+        uses = np.flatnonzero(source[lo])
+        first_use = np.full(n, m, dtype=np.int64)
+        np.minimum.at(first_use, lo[uses], rank[uses])
+        v = np.flatnonzero(source & (first_use < m))
+        home[v] = out[schedule[first_use[v]]]
+    return out, home, schedule, {**run_info, **info}
+
+
+def _carried(dst_group, w, inner, groups):
+    """The weight of each edge into a group plus its share of the group's inner work
+    (in proportion to its weight; equal shares where the group's in-edges weigh nothing)."""
+    total = np.bincount(dst_group, weights=w, minlength=groups)
+    count = np.bincount(dst_group, minlength=groups)
+    t = total[dst_group]
+    share = np.where(t > 0, w / np.where(t > 0, t, 1.0), 1.0 / np.maximum(count[dst_group], 1))
+    return w + inner[dst_group] * share
 
 
 def _numa_model(numa, m, p):

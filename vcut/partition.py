@@ -322,7 +322,7 @@ def capacity_fractions(p, algo, capacities):
 def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None,
                     backend="metis", spac_variant="contracted", imbalance=1.03, latency=None,
                     beta=None, tau=None, refine=False, batch=None, device="cpu", gamma=0.0,
-                    apply=None, numa=None, chain_slack=0.0):
+                    apply=None, numa=None, chain_slack=0.0, grains=0.0):
     """Partition the edges of ``graph`` into ``p`` clusters.
 
     Parameters
@@ -360,6 +360,11 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     chain_slack : float
         ``par``: 0 protects the longest path; above 0, every chain within that
         share of it (`vcut.parallel.par_assign`).
+    grains : float
+        ``par`` on an IR graph: 0 schedules every vertex on its own; above 0 (at
+        most 1), every basic-block run (`vcut.parallel.block_runs`) whose paths
+        are within that share of the model's bound goes to one cluster whole
+        (`vcut.parallel.par_assign`'s ``grains``; `vcut.parallel.GRAIN_SHARE`).
     numa : tuple, optional
         ``par``: ``(node, latency_matrix, memory_cycles)``, the NUMA node of
         each cluster's core, the machine's memory latencies between nodes and
@@ -413,6 +418,13 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         raise InputError(f"the NUMA model is par's; {algo} does not take one")
     if tau is not None and algo != "hep":
         raise InputError(f"tau is HEP's degree threshold; it does not apply to {algo}")
+    if not np.isfinite(grains) or not 0 <= grains <= 1:
+        raise InputError(f"the grain share must be between 0 (off) and 1, got {grains}")
+    if grains and algo != "par":
+        raise InputError(f"block runs are scheduled whole by par; {algo} does not take them")
+    if grains and (graph.node_sid is None or graph.node_opclass is None):
+        raise InputError("block runs need an IR graph with its instructions (a trace's graph "
+                         "or a graph file written by vcut); drop --grains")
     if refine and algo == "par":
         raise InputError("par's replicas are refined by vcut analyze, where the simulator "
                          "judges what a move costs in time; drop --refine")
@@ -512,14 +524,16 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
             raise InputError("the hypergraph baseline takes equal shares only; drop --capacities")
         out[:] = hypergraph_assign(src, dst, weight, n, p, imbalance=imbalance, seed=seed)
     elif algo == "par":
-        from .parallel import par_assign
+        from .parallel import block_runs, par_assign
 
         if numa is not None:
             numa = (task_objects(src, dst, graph.node_object), *numa)
+        runs = dict(grains=block_runs(graph.node_sid, graph.node_opclass),
+                    grain_share=grains) if grains else {}
         assigned, homes, schedule, par_info = par_assign(src, dst, weight, n, p, cap,
                                                          imbalance=imbalance, latency=latency,
                                                          beta=beta, gamma=gamma, numa=numa,
-                                                         chain_slack=chain_slack)
+                                                         chain_slack=chain_slack, **runs)
         out = assigned
         extra.update(par_info)
     elif algo == "ne":

@@ -720,3 +720,67 @@ def test_the_steering_keeps_chains_or_a_scaled_latency_where_they_win(name, slac
         assert span < (1 - an.LATENCY_GAIN) * unscaled
     assert part["steered_prices"][0][1] == span
     assert a.result.makespan <= 1.25 * a.bound.lower_bound
+
+
+def test_the_grain_finalist_rule():
+    # whole block runs replace the other clusters when faster, or slower by at most
+    # GRAIN_RATE times the share of messages they save
+    from types import SimpleNamespace
+
+    import mapping.analyze as an
+
+    def pick(plain, grains, bound=90.0):  # (makespan, messages) each -> (kept, figures)
+        runs = [("cl", {"m": k}, None, None, None, SimpleNamespace(makespan=s, messages=n), k)
+                for k, (s, n) in (("plain", plain), ("grains", grains))]
+        out = an._finalist(*runs, bound)
+        assert out[6] == out[1]["m"]
+        return out[1]["m"], out[1]["grain_finalist"], out[1]["grains_kept"]
+
+    assert an.GRAIN_RATE == 0.2
+    assert pick((100.0, 1000), (99.0, 2000)) == ("grains", [[100.0, 1000], [99.0, 2000]], True)
+    # 34 % fewer messages are worth 6.8 % more time: 105 kept, 107 not
+    assert pick((100.0, 1000), (105.0, 660))[0] == "grains"
+    assert pick((100.0, 1000), (107.0, 660)) == ("plain", [[100.0, 1000], [107.0, 660]], False)
+    assert pick((100.0, 1000), (100.0, 1000))[0] == "plain"  # a tie: no messages saved
+    # never slower beyond GRAIN_BOUND times the lower bound (1.25 x 84 = 105)
+    assert an.GRAIN_BOUND == 1.25
+    assert pick((100.0, 1000), (105.0, 660), bound=84.0)[0] == "grains"
+    assert pick((100.0, 1000), (105.0, 660), bound=83.9)[0] == "plain"
+    assert pick((110.0, 1000), (109.0, 1200), bound=50.0)[0] == "grains"  # faster: always
+    assert pick((100.0, 0), (100.5, 0))[0] == "plain"
+
+
+def test_par_on_whole_block_runs_is_mapped_as_a_finalist(strassen8, monkeypatch):
+    # where the steering runs, par also runs on whole block runs at every priority (at the
+    # replica price the steering kept); the fastest on the compact placement is refined and mapped, and
+    # the finalist rule decides on the two mapped results
+    import mapping.analyze as an
+    from mapping.analyze import cluster_graph
+    from mapping.simulate import simulate
+    from mapping.time_aware import compact
+    from vcut.parallel import GAMMAS, GRAIN_SHARE
+
+    trace, g = strassen8
+    m = load_machine("table2:64")
+    monkeypatch.setattr(an, "STEER", 0.0)
+    a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
+    runs = a.partition["grain_runs"]
+    assert [r[0] for r in runs] == list(GAMMAS)
+    price = a.partition["replica_price"]  # the steering's, which the block runs ran at
+    for gamma, span, messages in runs:
+        cl, metrics = cluster_graph(g, 64, "par", latency=None, gamma=gamma, beta=price,
+                                    grains=GRAIN_SHARE)
+        assert metrics["grains"] > 0 and metrics["grain_share"] == GRAIN_SHARE
+        sim = simulate(cl, compact(64, m), m)
+        assert (span, messages) == (sim.makespan, sim.messages)
+    monkeypatch.setattr(an, "GRAINS", False)
+    plain = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
+    assert "grain_runs" not in plain.partition and "grain_finalist" not in plain.partition
+    (ps, pn), (gs, gn) = a.partition["grain_finalist"]
+    assert (ps, pn) == (plain.result.makespan, plain.result.messages)
+    take = gs < ps or (gn < pn and gs <= ps * (1 + an.GRAIN_RATE * (1 - gn / pn))
+                       and gs <= an.GRAIN_BOUND * a.bound.lower_bound)
+    assert a.partition["grains_kept"] == take
+    assert (a.result.makespan, a.result.messages) == ((gs, gn) if take else (ps, pn))
+    if not take:
+        assert np.array_equal(a.clustering.cluster, plain.clustering.cluster)

@@ -70,6 +70,10 @@ def register(sub):
                     help="par: protect every dependency chain within the share S of the longest "
                     "path, each on its own cluster (default 0: the longest only; vcut analyze "
                     "also tries 0.3 and 0.4 on the machine)")
+    pa.add_argument("--grains", type=float, default=0.0, metavar="S",
+                    help="par on an IR graph: schedule every basic-block run whose paths are "
+                    "within the share S of the bound as one task group on one cluster "
+                    "(default 0: off; vcut analyze also tries 0.5 on the machine)")
     pa.add_argument("--backend", default="metis", choices=["metis", "kahip", "multilevel"],
                     help="vertex partitioner of spac (default metis)")
     pa.add_argument("--variant", default="contracted", choices=["contracted", "split"],
@@ -159,7 +163,7 @@ def _run(args, program_args):
                                    latency=args.latency, beta=args.beta, tau=args.tau,
                                    refine=args.refine, batch=args.batch, device=args.device,
                                    gamma=args.gamma, chain_slack=args.chain_slack,
-                                   apply=args.apply)
+                                   grains=args.grains, apply=args.apply)
     if files is None:
         files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
@@ -177,6 +181,8 @@ def _run(args, program_args):
     if args.algo == "par":
         result.update({k: info[k] for k in ("latency", "beta", "gamma", "chain_slack",
                                             "model_makespan", "prices")})
+        result.update({k: info[k] for k in ("grain_share", "grains", "grain_vertices")
+                       if k in info})
     if info.get("distributed"):
         result.update({k: info[k] for k in ("workers", "batch", "rounds")})
         if info.get("out_of_core"):
