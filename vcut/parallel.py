@@ -46,6 +46,10 @@ cuts the same edges while scheduling them:
   first task that touches it (first touch), and the cluster free first on
   that node is a candidate too; the clusters are numbered by node inside, so
   ties go to the lowest cluster in node order;
+* with ``grains`` (an IR graph's basic-block runs, `block_runs`), the runs off the
+  longest paths (within `GRAIN_SHARE` of the model's bound) are scheduled whole, as one
+  vertex each, so that a value read a few instructions later in its own run needs no
+  message (`_par_grains`);
 * the order in which tasks were scheduled is kept (`EdgePartition.schedule`):
   each cluster runs its tasks in that order, which the simulator and the
   mapping use instead of the program's order.
@@ -161,7 +165,7 @@ def default_latency(p):
     return table2(int(p)).mean_message_cycles(VALUE_BYTES)
 
 
-def scratch_bytes(n, m):
+def scratch_bytes(n, m, grains=False):
     """Bytes `par_assign` allocates besides the replica sets: per vertex two
     CSR pointers, the bottom level, the top level (or the priority made of
     both, which replaces it), availability, the count of inputs left,
@@ -169,10 +173,14 @@ def scratch_bytes(n, m):
     vertex of a chain (`CHAIN_SLACKS`); per edge the successor list
     and the execution order; and two results (the kept one and the next
     price's: per vertex the home, per edge the assignment and the schedule,
-    memory-resident unless spilled)."""
+    memory-resident unless spilled); ``grains``: plus the contraction of block runs."""
     result = 4.0 * n + arrays.resident(4.0 * m) + arrays.resident(8.0 * m)
     per_vertex = 8.0 * 2 + 8.0 + 8.0 + 8.0 + 8.0 + 4 * 16.0 + 1.0 + 4.0
-    return per_vertex * n + arrays.resident(4.0 * m) + 8.0 * m + 2 * result
+    plain = per_vertex * n + arrays.resident(4.0 * m) + 8.0 * m + 2 * result
+    # with block runs (`_par_grains`): the edges' endpoints, runs and groups, the
+    # contracted pairs with their weights and positions, the expansion's places (int64
+    # per edge) and the run labels, groups and levels per vertex, besides the run itself
+    return plain + (12 * 8.0 * m + 6 * 8.0 * n if grains else 0.0)
 
 
 def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=None,

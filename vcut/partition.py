@@ -448,7 +448,8 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
     if streaming or algo == "par":  # replica sets (the overflow rows of compact ones come on top)
         from .parallel import scratch_bytes
 
-        check_memory(_kernels.replica_set_bytes(n, p) + (scratch_bytes(n, m) if algo == "par" else 0),
+        check_memory(_kernels.replica_set_bytes(n, p)
+                     + (scratch_bytes(n, m, bool(grains)) if algo == "par" else 0),
                      f"{algo} with p = {p} on {n:,} vertices", "use fewer clusters")
     stream = _order(order, src, dst, n, seed) if streaming else None
     if algo in _GREEDY:
