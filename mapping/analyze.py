@@ -371,10 +371,10 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=
     def scaled(scale):
         return latency if scale == 1.0 else scale * base
 
-    def candidate(gamma, slack, scale):  # independent of the others: run side by side
+    def candidate(gamma, slack, scale, grains=0.0):  # independent: run side by side
         c, m = cluster_graph(graph, p, "par", latency=scaled(scale),
                              beta=metrics["replica_price"], gamma=gamma, chain_slack=slack,
-                             numa=numa)
+                             numa=numa, grains=grains)
         return c, {**m, "latency_scale": scale}, judge(c)
 
     chains, latencies = [], []
@@ -427,18 +427,14 @@ def _steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=
             and len(cl.src) * (used + len(GAMMAS)) <= EVAL_TASKS:
         say(f"  par on whole block runs at priorities gamma {', '.join(f'{g:g}' for g in GAMMAS)}")
 
-        def grained(gamma):
-            c, m = cluster_graph(graph, p, "par", latency=latency, gamma=gamma,
-                                 beta=metrics["replica_price"], grains=GRAIN_SHARE)
-            return c, m, judge(c)
-
-        runs = run_parallel([partial(grained, g) for g in GAMMAS],
+        # (numa is None here: the steering went on without the memory model)
+        runs = run_parallel([partial(candidate, g, 0.0, 1.0, GRAIN_SHARE) for g in GAMMAS],
                             simulation_jobs(cl, len(GAMMAS)) if jobs is None else int(jobs))
         out["grain_runs"] = [[float(g), r.makespan, r.messages]
                              for g, (_, _, r) in zip(GAMMAS, runs)]
         c, m, r = min(runs, key=lambda run: run[2].makespan)  # ties: the earlier
-        sims["grains"] = (c, {**m, "latency_scale": 1.0, "priorities": tried,
-                              "grain_runs": out["grain_runs"]}, (core, r))
+        sims["grains"] = (c, {**m, "priorities": tried, "grain_runs": out["grain_runs"]},
+                          (core, r))
     return cl, out, sims
 
 

@@ -288,14 +288,12 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
     limit = float(imbalance) * total
     # the model's own bound: the longest path at the fastest cluster's speed, the work
     # (plus the ``extra`` cycles a memory model charged) shared
-    cp = float(bottom.max(initial=0.0))
-    chain = cp / (p * float(cap.max()))
-
     def bound(extra=0.0):
-        return max(chain, (total + extra) / p)
+        return _model_bound(bottom, total + extra, p, cap)
 
-    critical = (top + bottom) >= cp * (1 - chain_slack - 1e-9) if chain >= CRITICAL * bound() \
-        else np.zeros(0, dtype=np.bool_)
+    cp = float(bottom.max(initial=0.0))
+    critical = (top + bottom) >= cp * (1 - chain_slack - 1e-9) \
+        if cp / (p * float(cap.max())) >= CRITICAL * bound() else np.zeros(0, dtype=np.bool_)
     priority = bottom - float(gamma) * top if gamma else bottom
     del top
     # two result buffers: a run writes into the spare one, which becomes the
@@ -376,20 +374,18 @@ def _par_grains(src, dst, weight, n, p, cap, grains, share, kw):
     order = execution_order(lo, hi)
     _, bottom = _timed.levels(lo, hi, weight, np.empty(0, np.int64) if order is None else order,
                               n)
-    bound = max(float(bottom.max(initial=0.0)) / (p * float(cap.max())), float(weight.sum()) / p)
+    bound = _model_bound(bottom, float(weight.sum()), p, cap)
     del bottom, order
     # every path through each run, its work counted whole
     runs = int(g[-1]) + 1 if n else 0
     glo, ghi = g[lo], g[hi]
-    ext = glo != ghi
-    inner = np.bincount(ghi[~ext], weights=weight[~ext], minlength=runs)
-    count = np.bincount(ghi[ext], minlength=runs)
-    carried = _carried(ghi[ext], weight[ext], inner, runs)
-    order = np.lexsort((glo[ext], ghi[ext]))
-    top, bottom = _timed.levels(glo[ext][order], ghi[ext][order], carried[order],
-                                np.empty(0, np.int64), runs)
-    whole = (top + bottom <= share * bound) & (count > 0)
-    del top, bottom, order, carried, glo, ghi, ext, inner, count
+    ext, carried = _between(glo, ghi, weight, runs)
+    glo, ghi = glo[ext], ghi[ext]
+    order = np.lexsort((glo, ghi))
+    top, bottom = _timed.levels(glo[order], ghi[order], carried[order], np.empty(0, np.int64),
+                                runs)
+    whole = (top + bottom <= share * bound) & (np.bincount(ghi, minlength=runs) > 0)
+    del top, bottom, order, carried, glo, ghi, ext
     size = np.bincount(g, minlength=runs)
     whole &= size > 1
     if not whole.any():
@@ -404,12 +400,10 @@ def _par_grains(src, dst, weight, n, p, cap, grains, share, kw):
     groups = int(group[-1]) + 1
     # the contracted graph
     gs, gd = group[lo], group[hi]
-    ext = gs != gd
-    inner = np.bincount(gd[~ext], weights=weight[~ext], minlength=groups)
+    ext, carried = _between(gs, gd, weight, groups)
     key, inv = np.unique(gs[ext] * groups + gd[ext], return_inverse=True)
-    cw = np.bincount(inv, weights=_carried(gd[ext], weight[ext], inner, groups),
-                     minlength=len(key))
-    del inner
+    cw = np.bincount(inv, weights=carried, minlength=len(key))
+    del carried
     out2, home2, sched2, run_info = par_assign(key // groups, key % groups, cw, groups, p, cap,
                                                **kw)
     del key, cw
@@ -419,14 +413,13 @@ def _par_grains(src, dst, weight, n, p, cap, grains, share, kw):
     first = np.full(groups, len(sched2), dtype=np.int64)
     cd = gd[ext]
     np.minimum.at(first, cd, pos2[inv])
-    grouped = kept[hi]  # tasks of a vertex of a run kept whole
     out = np.empty(m, dtype=np.int32)
     place = np.empty(m, dtype=np.int64)
     out[~ext] = home2[gd[~ext]]
     place[~ext] = first[gd[~ext]]
     e_out = out2[inv].astype(np.int32)
     e_place = pos2[inv]
-    whole_dst = grouped[ext]
+    whole_dst = kept[hi[ext]]  # tasks of a vertex of a run kept whole
     e_out[whole_dst] = home2[cd[whole_dst]]
     e_place[whole_dst] = first[cd[whole_dst]]
     out[ext], place[ext] = e_out, e_place
@@ -446,6 +439,21 @@ def _par_grains(src, dst, weight, n, p, cap, grains, share, kw):
         v = np.flatnonzero(source & (first_use < m))
         home[v] = out[schedule[first_use[v]]]
     return out, home, schedule, {**run_info, **info}
+
+
+def _model_bound(bottom, work, p, cap):
+    """The timing model's bound: the longest path (the largest bottom level) at the
+    fastest cluster's share, or the work shared by ``p`` clusters."""
+    return max(float(bottom.max(initial=0.0)) / (p * float(cap.max())), work / p)
+
+
+def _between(a, b, weight, groups):
+    """``(ext, carried)`` for edges from group ``a`` to group ``b``: which edges join two
+    groups, and their weights plus the work of the edges inside their ``b`` group
+    (`_carried`)."""
+    ext = a != b
+    inner = np.bincount(b[~ext], weights=weight[~ext], minlength=groups)
+    return ext, _carried(b[ext], weight[ext], inner, groups)
 
 
 def _carried(dst_group, w, inner, groups):

@@ -58,14 +58,19 @@ def _reference(src, dst, w, n, p, runs, share, **kw):
         longest[dst[e]] = max(longest[dst[e]], longest[src[e]] + w[e])
     bound = max(longest.max(), w.sum() / p)
     k = runs[-1] + 1
-    inner = np.zeros(k)
-    into = {}  # run -> [(source run, weight)] of the edges from other runs
-    for e in range(m):
-        a, b = runs[src[e]], runs[dst[e]]
-        if a == b:
-            inner[b] += w[e]
-        else:
-            into.setdefault(b, []).append((a, w[e]))
+
+    def split(label, k):  # the work inside each group, and its in-edges from other groups
+        inner = np.zeros(k)
+        into = {}  # group -> [(source group, weight)]
+        for e in range(m):
+            a, b = label[src[e]], label[dst[e]]
+            if a == b:
+                inner[b] += w[e]
+            else:
+                into.setdefault(b, []).append((a, w[e]))
+        return inner, into
+
+    inner, into = split(runs, k)
 
     def carried(groups_into, inner_of):
         out = []
@@ -82,8 +87,8 @@ def _reference(src, dst, w, n, p, runs, share, **kw):
     for a, b, x in sorted(edges, key=lambda t: (t[1], t[0]), reverse=True):
         bottom[a] = max(bottom[a], x + bottom[b])
     size = np.bincount(runs, minlength=k)
-    whole = [top[r] + bottom[r] + (inner[r] if r not in into else 0) <= share * bound
-             and r in into and size[r] > 1 for r in range(k)]
+    whole = [top[r] + bottom[r] <= share * bound and r in into and size[r] > 1
+             for r in range(k)]
     # groups: a run kept whole, else each vertex on its own, in execution order
     group, g = [], -1
     for v in range(n):
@@ -91,15 +96,8 @@ def _reference(src, dst, w, n, p, runs, share, **kw):
             g += 1
         group.append(g)
     ng = g + 1
-    ginner = np.zeros(ng)
-    ginto, pair = {}, {}
-    for e in range(m):
-        a, b = group[src[e]], group[dst[e]]
-        if a == b:
-            ginner[b] += w[e]
-        else:
-            ginto.setdefault(b, []).append((a, w[e]))
-    for a, b, x in carried(ginto, ginner):
+    pair = {}
+    for a, b, x in carried(*split(group, ng)[::-1]):
         pair[(a, b)] = pair.get((a, b), 0.0) + x
     keys = sorted(pair)
     cs = np.array([a for a, _ in keys], dtype=np.int64)
