@@ -9,6 +9,7 @@ import numpy as np
 from frontend.jitcache import helper, njit
 
 __all__ = [
+    "activation_depth",
     "dependencies",
     "edge_bound",
     "simulate_caches",
@@ -34,6 +35,18 @@ KIND_WAW = 64  # writer -> next writer of the byte (write after write), optional
 
 OP_INSTRUCTION = 0
 OP_ARGUMENT = 1
+
+
+@njit(cache=True, nogil=True)
+def activation_depth(act_parent):
+    """Call depth of every activation (0 for a root), parents preceding children
+    (`frontend.trace_checks` checks it)."""
+    depth = np.zeros(act_parent.shape[0], dtype=np.int32)
+    for a in range(act_parent.shape[0]):
+        q = act_parent[a]
+        if q >= 0:
+            depth[a] = depth[q] + 1
+    return depth
 
 
 @helper

@@ -269,6 +269,7 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
             roi = roi[roi < n]
         del node_of
     del e_src, e_dst
+    depth = _kernels.activation_depth(np.asarray(trace.act_parent))
     opclass = np.array([_OPCLASS_OF.get(str(o), 9) for o in st.ins_opcode], dtype=np.uint8)
     if st.n_instructions:
         call_mem = (st.ins_opcode == "call") & (st.ins_mem != MEM_NONE)
@@ -306,6 +307,7 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
                                          dtype=np.int32)),
         node_opclass=arrays.spill(opclass[trace.dyn_sid if n == n_dyn else trace.dyn_sid[keep]]),
         node_object=node_object if n == n_dyn else arrays.spill(node_object[keep]),
+        node_depth=arrays.spill(depth[trace.dyn_act if n == n_dyn else trace.dyn_act[keep]]),
         edge_kind=e_kind,
         roi_starts=roi,
         meta=meta,

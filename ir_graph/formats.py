@@ -1097,8 +1097,8 @@ def _fast_lg(path, c):
 
 
 # -- own format ------------------------------------------------------------------------
-_OPTIONAL = ("node_sid", "node_opclass", "node_object", "node_weight", "edge_kind", "labels",
-             "roi_starts")
+_OPTIONAL = ("node_sid", "node_opclass", "node_object", "node_depth", "node_weight", "edge_kind",
+             "labels", "roi_starts")
 
 
 #: dtype the arrays of a graph ``.npz`` that kernels read are given (after their

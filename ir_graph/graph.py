@@ -92,6 +92,11 @@ class Graph:
         IR graphs: opcode class (index into `OPCLASSES`).
     node_object : ndarray of int32 (int64 beyond 2**31 objects), optional
         IR graphs: memory object touched (index into the trace's objects; -1).
+    node_depth : ndarray of int32, optional
+        IR graphs: call depth of each node's activation (0: the program's entry).
+        The nodes of a call, with those of its callees, are a stretch of the
+        run: from a node deeper than the one before it to the last node before
+        the depth drops below its own (`vcut.parallel.call_grains`).
     node_weight : ndarray of float64, optional
         Vertex weights (METIS files with vertex weights).
     edge_kind : ndarray of uint8, optional
@@ -119,6 +124,7 @@ class Graph:
     node_sid: np.ndarray = None
     node_opclass: np.ndarray = None
     node_object: np.ndarray = None
+    node_depth: np.ndarray = None
     node_weight: np.ndarray = None
     edge_kind: np.ndarray = None
     labels: np.ndarray = None
@@ -205,7 +211,7 @@ class Graph:
             n=end - start, src=(s[idx] - start).astype(idt), dst=(d[idx] - start).astype(idt),
             weight=self.weight[idx], directed=self.directed, node_sid=nodes(self.node_sid),
             node_opclass=nodes(self.node_opclass), node_object=nodes(self.node_object),
-            node_weight=nodes(self.node_weight),
+            node_depth=nodes(self.node_depth), node_weight=nodes(self.node_weight),
             edge_kind=None if self.edge_kind is None else self.edge_kind[idx],
             labels=nodes(self.labels), roi_starts=roi, meta=meta, source=self.source,
         )
@@ -263,7 +269,7 @@ class Graph:
             if len(self.node_weight) != n:
                 raise GraphFormatError(f"{where}: {len(self.node_weight)} vertex weights for {n} nodes")
             _check_weights(self.node_weight, where, "vertex")
-        for name in ("node_sid", "node_opclass", "node_object", "labels"):
+        for name in ("node_sid", "node_opclass", "node_object", "node_depth", "labels"):
             arr = getattr(self, name)
             if arr is not None:
                 _array(arr, where, name, "iu")
@@ -276,6 +282,9 @@ class Graph:
             check_memory((hi + 1) * BYTES_PER_OBJECT, f"{where}: memory object ids up to {hi:,}",
                          "the graph file's node_object array is corrupt; rebuild it with "
                          "'vcut graph'", error=GraphFormatError)
+        if self.node_depth is not None and n and int(self.node_depth.min()) < 0:
+            raise GraphFormatError(f"{where}: node_depth {int(self.node_depth.min())} is not a "
+                                   "call depth (>= 0); rebuild the graph with 'vcut graph'")
         if self.roi_starts is not None:
             _check_roi_starts(self.roi_starts, n, where)
         if self.edge_kind is not None:
