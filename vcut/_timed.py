@@ -513,3 +513,48 @@ def successors(src, dst, n, out_v):
         out_v[fill[u]] = max(src[e], dst[e])
         fill[u] += 1
     return ptr, out_ptr
+
+
+@njit(cache=True, nogil=True)
+def call_labels(depth, work, limit):
+    """A label per vertex, non-decreasing from 0: the vertices of every outermost call
+    whose work is at most ``limit`` share one, every other vertex has its own.
+
+    ``depth`` is each vertex's call depth in execution order: a call is the stretch
+    from a vertex deeper than the one before it (or the first vertex) to the last
+    before the depth drops below the call's (so calls nest or are apart); ``work`` is
+    each vertex's (its in-edges' weights). One pass with a stack of the calls open,
+    then one over the vertices."""
+    n = depth.shape[0]
+    end = np.full(n, -1, dtype=np.int64)  # per first vertex of a call within the limit
+    s_start = np.empty(n + 1, dtype=np.int64)
+    s_depth = np.empty(n + 1, dtype=np.int64)
+    s_work = np.empty(n + 1)
+    top = 0
+    for i in range(n + 1):
+        d = depth[i] if i < n else -1
+        while top > 0 and s_depth[top - 1] > d:  # the calls deeper than this vertex end
+            top -= 1
+            if s_work[top] <= limit:
+                end[s_start[top]] = i
+            if top > 0:
+                s_work[top - 1] += s_work[top]
+        if i == n:
+            break
+        if i == 0 or d > depth[i - 1]:  # a call begins (deeper than any call open)
+            s_start[top] = i
+            s_depth[top] = d
+            s_work[top] = 0.0
+            top += 1
+        if top > 0:
+            s_work[top - 1] += work[i]
+    labels = np.empty(n, dtype=np.int64)
+    label = -1
+    covered = 0  # the vertices before this are in a call taken whole
+    for i in range(n):
+        if i >= covered:
+            label += 1
+            if end[i] > i + 1:
+                covered = end[i]
+        labels[i] = label
+    return labels

@@ -80,8 +80,8 @@ from frontend.progress import run_kernel
 from . import _kernels, _timed
 
 __all__ = ["par_assign", "BETA", "PRICES", "TOLERANCE", "LATENCY_SHARE", "CRITICAL", "HOLD",
-           "GAMMAS", "CHAIN_SLACKS", "GRAIN_SHARE", "block_runs", "default_latency",
-           "scratch_bytes"]
+           "GAMMAS", "CHAIN_SLACKS", "GRAIN_SHARE", "CALL_SHARE", "CALL_GRAIN_SHARE",
+           "block_runs", "default_latency", "scratch_bytes"]
 
 #: Price of a new replica (one more message) in message latencies: the lowest
 #: `par_assign` tries, and the one it keeps when every higher price costs time.
@@ -130,6 +130,17 @@ CHAIN_SLACKS = (0.3, 0.4)
 #: CompNet's bytes instead of 1.02x at the same makespan (docs/mapping.md). Runs on the
 #: longest paths stay split: every run kept whole, the sort runs 1.45x the bound.
 GRAIN_SHARE = 0.5
+#: With calls as the grains (`par_assign`'s ``calls``), a call is one when its work, with
+#: its callees', is at most this share of the model's bound: small enough that 16 of them
+#: fill a cluster's share of the work, as a task-parallel runtime's cut-off spawns a call
+#: as a task above it and runs it inline below. The divide-and-conquer sample at p = 64:
+#: 89 % of par's messages go between instructions of one activation; with the calls
+#: whole at 1/16 it sends 0.56-0.62x CompNet's bytes instead of 0.91x at 1.07-1.08x the
+#: bound (1/4: 0.30x at 1.16x; 1/8: 0.41x at 1.11x).
+CALL_SHARE = 1.0 / 16
+#: `mapping.analyze` tries calls as grains with this ``grain_share``: every call kept
+#: whole whose paths stay within the model's bound.
+CALL_GRAIN_SHARE = 1.0
 
 
 def block_runs(node_sid, node_opclass):
@@ -165,7 +176,7 @@ def default_latency(p):
     return table2(int(p)).mean_message_cycles(VALUE_BYTES)
 
 
-def scratch_bytes(n, m, grains=False):
+def scratch_bytes(n, m, grains=False, calls=False):
     """Bytes `par_assign` allocates besides the replica sets: per vertex two
     CSR pointers, the bottom level, the top level (or the priority made of
     both, which replaces it), availability, the count of inputs left,
@@ -173,18 +184,20 @@ def scratch_bytes(n, m, grains=False):
     vertex of a chain (`CHAIN_SLACKS`); per edge the successor list
     and the execution order; and two results (the kept one and the next
     price's: per vertex the home, per edge the assignment and the schedule,
-    memory-resident unless spilled); ``grains``: plus the contraction of block runs."""
+    memory-resident unless spilled); ``grains``: plus the contraction of block runs;
+    ``calls``: plus the call labels' stack, ends and work (`_timed.call_labels`)."""
     result = 4.0 * n + arrays.resident(4.0 * m) + arrays.resident(8.0 * m)
     per_vertex = 8.0 * 2 + 8.0 + 8.0 + 8.0 + 8.0 + 4 * 16.0 + 1.0 + 4.0
     plain = per_vertex * n + arrays.resident(4.0 * m) + 8.0 * m + 2 * result
     # with block runs (`_par_grains`): the edges' endpoints, runs and groups, the
     # contracted pairs with their weights and positions, the expansion's places (int64
     # per edge) and the run labels, groups and levels per vertex, besides the run itself
-    return plain + (12 * 8.0 * m + 6 * 8.0 * n if grains else 0.0)
+    return plain + (12 * 8.0 * m + 6 * 8.0 * n if grains else 0.0) + (6 * 8.0 * n if calls else 0.0)
 
 
 def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=None,
-               gamma=0.0, numa=None, chain_slack=0.0, grains=None, grain_share=GRAIN_SHARE):
+               gamma=0.0, numa=None, chain_slack=0.0, grains=None, grain_share=GRAIN_SHARE,
+               calls=None, call_share=CALL_SHARE):
     """Schedule and cut the simple graph ``(src, dst, weight)`` into ``p`` clusters.
 
     Parameters
@@ -234,6 +247,13 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         in the order of the schedule. Not with ``numa``.
     grain_share : float
         See ``grains``: above 0 and at most 1.
+    calls : int array (n,), optional
+        Instead of ``grains``, an IR graph's call depth per vertex (``node_depth``): the
+        runs are the outermost calls whose work (with their callees') is at most
+        ``call_share`` of the model's bound, each vertex outside them a run of its own
+        (`_timed.call_labels`); then as ``grains``.
+    call_share : float
+        See ``calls``: above 0 and at most 1.
 
     Returns
     -------
@@ -259,15 +279,19 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         raise InputError(f"the chain slack must be a share >= 0 and < 1, got {chain_slack}")
     if beta is not None and (not np.isfinite(beta) or beta < 0):
         raise InputError(f"the replica price beta must be >= 0, got {beta}")
-    if grains is not None:
-        if not np.isfinite(grain_share) or not 0 < grain_share <= 1:
-            raise InputError(f"the grain share must be above 0 and at most 1, got {grain_share}")
+    if grains is not None or calls is not None:
+        if grains is not None and calls is not None:
+            raise InputError("par takes block runs or calls as its grains, not both; "
+                             "drop one of them")
+        for name, share in (("grain", grain_share), ("call", call_share)):
+            if not np.isfinite(share) or not 0 < share <= 1:
+                raise InputError(f"the {name} share must be above 0 and at most 1, got {share}")
         if numa is not None:
-            raise InputError("par schedules whole block runs without a memory model; "
+            raise InputError("par schedules whole block runs or calls without a memory model; "
                              "drop one of them")
         return _par_grains(src, dst, weight, n, p, cap, grains, grain_share,
                            dict(imbalance=imbalance, latency=latency, beta=beta, gamma=gamma,
-                                chain_slack=chain_slack))
+                                chain_slack=chain_slack), calls, call_share)
     from ._replicas import execution_order
     from ir_graph.graph import index_dtype
 
@@ -339,7 +363,7 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
                                  "prices": [[b, s] for b, s in spans.items()]}
 
 
-def _par_grains(src, dst, weight, n, p, cap, grains, share, kw):
+def _par_grains(src, dst, weight, n, p, cap, grains, share, kw, calls=None, call_share=None):
     """`par_assign` with the runs of ``grains`` within ``share`` of the model's bound
     scheduled whole (see its ``grains``).
 
@@ -358,12 +382,18 @@ def _par_grains(src, dst, weight, n, p, cap, grains, share, kw):
 
     from ._replicas import execution_order
 
-    g = np.asarray(grains)
-    if g.shape != (n,) or g.dtype.kind not in "iu" or (n and (
-            g[0] != 0 or not np.isin(np.diff(g), (0, 1)).all())):
-        raise InputError(f"the block runs must be {n:,} labels, one per vertex, from 0, "
-                         "each the last one or the next (vcut.parallel.block_runs)")
-    g = g.astype(np.int64, copy=False)
+    if calls is not None:
+        depth = np.asarray(calls)
+        if depth.shape != (n,) or depth.dtype.kind not in "iu" or (n and depth.min() < 0):
+            raise InputError(f"the call depths must be {n:,} integers >= 0, one per vertex "
+                             "(an IR graph's node_depth)")
+    else:
+        g = np.asarray(grains)
+        if g.shape != (n,) or g.dtype.kind not in "iu" or (n and (
+                g[0] != 0 or not np.isin(np.diff(g), (0, 1)).all())):
+            raise InputError(f"the block runs must be {n:,} labels, one per vertex, from 0, "
+                             "each the last one or the next (vcut.parallel.block_runs)")
+        g = g.astype(np.int64, copy=False)
     weight = np.asarray(weight, np.float64)
     cap = np.asarray(cap, np.float64)
     lo = np.minimum(src, dst).astype(np.int64, copy=False)
@@ -376,6 +406,11 @@ def _par_grains(src, dst, weight, n, p, cap, grains, share, kw):
                               n)
     bound = _model_bound(bottom, float(weight.sum()), p, cap)
     del bottom, order
+    if calls is not None:  # the calls within their share of the bound, each vertex else
+        info["call_share"] = float(call_share)
+        g = _timed.call_labels(depth.astype(np.int64, copy=False),
+                               np.bincount(hi, weights=weight, minlength=n),
+                               float(call_share) * bound)
     # every path through each run, its work counted whole
     runs = int(g[-1]) + 1 if n else 0
     glo, ghi = g[lo], g[hi]

@@ -60,6 +60,8 @@ GRAPHX = {"graphx-1d": _kernels.GRAPHX_1D, "graphx-2d": _kernels.GRAPHX_2D,
           "graphx-crvc": _kernels.GRAPHX_CRVC}
 SPAC_VARIANTS = ("contracted", "split")
 ORDERS = ("given", "random", "bfs", "dfs")
+#: What ``par`` schedules whole with ``grains`` (`partition_graph`'s ``grain_unit``).
+GRAIN_UNITS = ("runs", "calls")
 
 #: HDRF scored as the reference implementation does (the one HEP, Mayer &
 #: Jacobsen, SIGMOD 2021, ships): the paper's score with epsilon = 1, lambda =
@@ -322,7 +324,7 @@ def capacity_fractions(p, algo, capacities):
 def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0, capacities=None,
                     backend="metis", spac_variant="contracted", imbalance=1.03, latency=None,
                     beta=None, tau=None, refine=False, batch=None, device="cpu", gamma=0.0,
-                    apply=None, numa=None, chain_slack=0.0, grains=0.0):
+                    apply=None, numa=None, chain_slack=0.0, grains=0.0, grain_unit="runs"):
     """Partition the edges of ``graph`` into ``p`` clusters.
 
     Parameters
@@ -365,6 +367,11 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         most 1), every basic-block run (`vcut.parallel.block_runs`) whose paths
         are within that share of the model's bound goes to one cluster whole
         (`vcut.parallel.par_assign`'s ``grains``; `vcut.parallel.GRAIN_SHARE`).
+    grain_unit : {"runs", "calls"}
+        With ``grains``: the grains are basic-block runs, or the outermost calls whose
+        work is at most `vcut.parallel.CALL_SHARE` of the model's bound (the IR graph's
+        ``node_depth``; `vcut.parallel.par_assign`'s ``calls``), every other vertex
+        on its own.
     numa : tuple, optional
         ``par``: ``(node, latency_matrix, memory_cycles)``, the NUMA node of
         each cluster's core, the machine's memory latencies between nodes and
@@ -422,9 +429,15 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         raise InputError(f"the grain share must be between 0 (off) and 1, got {grains}")
     if grains and algo != "par":
         raise InputError(f"block runs are scheduled whole by par; {algo} does not take them")
-    if grains and (graph.node_sid is None or graph.node_opclass is None):
+    if grain_unit not in GRAIN_UNITS:
+        raise InputError(f"unknown grain unit {grain_unit!r}; use one of {', '.join(GRAIN_UNITS)}")
+    if grains and grain_unit == "runs" and (graph.node_sid is None or graph.node_opclass is None):
         raise InputError("block runs need an IR graph with its instructions (a trace's graph "
                          "or a graph file written by vcut); drop --grains")
+    if grains and grain_unit == "calls" and graph.node_depth is None:
+        raise InputError("calls as grains need an IR graph with its call depths (a trace's "
+                         "graph or a graph file written by this vcut); drop --grains or use "
+                         "--grain-unit runs")
     if refine and algo == "par":
         raise InputError("par's replicas are refined by vcut analyze, where the simulator "
                          "judges what a move costs in time; drop --refine")
@@ -449,7 +462,8 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
         from .parallel import scratch_bytes
 
         check_memory(_kernels.replica_set_bytes(n, p)
-                     + (scratch_bytes(n, m, bool(grains)) if algo == "par" else 0),
+                     + (scratch_bytes(n, m, bool(grains), bool(grains) and grain_unit == "calls")
+                        if algo == "par" else 0),
                      f"{algo} with p = {p} on {n:,} vertices", "use fewer clusters")
     stream = _order(order, src, dst, n, seed) if streaming else None
     if algo in _GREEDY:
@@ -529,8 +543,9 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
 
         if numa is not None:
             numa = (task_objects(src, dst, graph.node_object), *numa)
-        runs = dict(grains=block_runs(graph.node_sid, graph.node_opclass),
-                    grain_share=grains) if grains else {}
+        runs = {} if not grains else dict(calls=graph.node_depth, grain_share=grains) \
+            if grain_unit == "calls" else \
+            dict(grains=block_runs(graph.node_sid, graph.node_opclass), grain_share=grains)
         assigned, homes, schedule, par_info = par_assign(src, dst, weight, n, p, cap,
                                                          imbalance=imbalance, latency=latency,
                                                          beta=beta, gamma=gamma, numa=numa,

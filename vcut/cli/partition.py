@@ -74,6 +74,10 @@ def register(sub):
                     help="par on an IR graph: schedule every basic-block run whose paths are "
                     "within the share S of the bound as one task group on one cluster "
                     "(default 0: off; vcut analyze also tries 0.5 on the machine)")
+    pa.add_argument("--grain-unit", default="runs", choices=["runs", "calls"],
+                    help="with --grains: basic-block runs, or calls (with their callees) whose "
+                    "work is at most 1/16 of the bound, each other instruction on its own "
+                    "(default runs; vcut analyze tries both)")
     pa.add_argument("--backend", default="metis", choices=["metis", "kahip", "multilevel"],
                     help="vertex partitioner of spac (default metis)")
     pa.add_argument("--variant", default="contracted", choices=["contracted", "split"],
@@ -163,7 +167,8 @@ def _run(args, program_args):
                                    latency=args.latency, beta=args.beta, tau=args.tau,
                                    refine=args.refine, batch=args.batch, device=args.device,
                                    gamma=args.gamma, chain_slack=args.chain_slack,
-                                   grains=args.grains, apply=args.apply)
+                                   grains=args.grains, grain_unit=args.grain_unit,
+                                   apply=args.apply)
     if files is None:
         files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
@@ -181,8 +186,8 @@ def _run(args, program_args):
     if args.algo == "par":
         result.update({k: info[k] for k in ("latency", "beta", "gamma", "chain_slack",
                                             "model_makespan", "prices")})
-        result.update({k: info[k] for k in ("grain_share", "grains", "grain_vertices")
-                       if k in info})
+        result.update({k: info[k] for k in ("grain_share", "grains", "grain_vertices",
+                                            "call_share") if k in info})
     if info.get("distributed"):
         result.update({k: info[k] for k in ("workers", "batch", "rounds")})
         if info.get("out_of_core"):
