@@ -397,6 +397,7 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
     monkeypatch.setattr(an, "STEER", 0.0)
     monkeypatch.setattr(an, "REFINE_SHARES", ())  # the steered clusters, as they are
     monkeypatch.setattr(an, "PAR_NUMA", False)  # one pipeline (the memory model: below)
+    monkeypatch.setattr(an, "GRAINS", False)  # the steering's clusters (finalists: below)
     a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=2)
     # the priorities (and the mapping's starts) run two at a time: the same as one by one
     one = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
@@ -683,7 +684,8 @@ def _extra(name):
 
 
 @pytest.mark.parametrize("name, slack, scale", [("hashtable", 0.3, 1.0), ("dcsum", 0.0, 0.5)])
-def test_the_steering_keeps_chains_or_a_scaled_latency_where_they_win(name, slack, scale):
+def test_the_steering_keeps_chains_or_a_scaled_latency_where_they_win(name, slack, scale,
+                                                                      monkeypatch):
     # p = 64: the hash table's counters need several chains protected, dcsum a quarter of
     # the latency charged (its compact simulation 10 % faster, past LATENCY_GAIN); the
     # clusters kept are par's at that slack and latency, and every figure recorded is a
@@ -698,6 +700,7 @@ def test_the_steering_keeps_chains_or_a_scaled_latency_where_they_win(name, slac
     trace, g = _extra(name)
     m = load_machine("table2:64")
     latency = m.mean_message_cycles(32)
+    monkeypatch.setattr(an, "GRAINS", False)  # the steering's clusters, not a finalist
     a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False)
     part = a.partition
     assert (part["chain_slack"], part["latency_scale"]) == (slack, scale)
@@ -724,64 +727,110 @@ def test_the_steering_keeps_chains_or_a_scaled_latency_where_they_win(name, slac
 
 
 def test_the_grain_finalist_rule():
-    # whole block runs replace the other clusters when faster, or slower by at most
-    # GRAIN_RATE times the share of messages they save
+    # whole block runs (or calls) replace the other clusters when faster with fewer
+    # messages, or slower by at most GRAIN_RATE times the share of messages they save;
+    # with more messages, only when faster by more than GRAIN_RATE times the share added
     from types import SimpleNamespace
 
     import mapping.analyze as an
 
-    def pick(plain, grains, bound=90.0):  # (makespan, messages) each -> (kept, figures)
-        runs = [("cl", {"m": k}, None, None, None, SimpleNamespace(makespan=s, messages=n), k)
+    def pick(plain, grains, bound=90.0, unit="runs"):  # (makespan, messages) each
+        runs = [("cl", {"m": k, "grains_kept": "earlier"}, None, None, None,
+                 SimpleNamespace(makespan=s, messages=n), k)
                 for k, (s, n) in (("plain", plain), ("grains", grains))]
-        out = an._finalist(*runs, bound)
+        out = an._finalist(*runs, bound, unit)
         assert out[6] == out[1]["m"]
-        return out[1]["m"], out[1]["grain_finalist"], out[1]["grains_kept"]
+        name = "grain" if unit == "runs" else "call"
+        return out[1]["m"], out[1][f"{name}_finalist"], out[1][f"{name}s_kept"]
 
     assert an.GRAIN_RATE == 0.2
-    assert pick((100.0, 1000), (99.0, 2000)) == ("grains", [[100.0, 1000], [99.0, 2000]], True)
+    assert pick((100.0, 1000), (99.0, 900)) == ("grains", [[100.0, 1000], [99.0, 900]], True)
+    # twice the messages are worth 20 % of the time: 79 kept, 80 or 99 not
+    assert pick((100.0, 1000), (99.0, 2000)) == ("plain", [[100.0, 1000], [99.0, 2000]], False)
+    assert pick((100.0, 1000), (80.0, 2000))[0] == "plain"
+    assert pick((100.0, 1000), (79.0, 2000))[0] == "grains"
     # 34 % fewer messages are worth 6.8 % more time: 105 kept, 107 not
     assert pick((100.0, 1000), (105.0, 660))[0] == "grains"
     assert pick((100.0, 1000), (107.0, 660)) == ("plain", [[100.0, 1000], [107.0, 660]], False)
     assert pick((100.0, 1000), (100.0, 1000))[0] == "plain"  # a tie: no messages saved
+    assert pick((100.0, 1000), (99.9, 1000))[0] == "grains"  # as many messages, faster
     # never slower beyond GRAIN_BOUND times the lower bound (1.25 x 84 = 105)
     assert an.GRAIN_BOUND == 1.25
     assert pick((100.0, 1000), (105.0, 660), bound=84.0)[0] == "grains"
     assert pick((100.0, 1000), (105.0, 660), bound=83.9)[0] == "plain"
-    assert pick((110.0, 1000), (109.0, 1200), bound=50.0)[0] == "grains"  # faster: always
+    # faster with fewer messages: whatever the bound; 20 % more messages: 4 % faster
+    # within GRAIN_BOUND times the bound (1.25 x 90 = 112.5)
+    assert pick((110.0, 1000), (109.0, 900), bound=50.0)[0] == "grains"
+    assert pick((110.0, 1000), (105.5, 1200))[0] == "grains"
+    assert pick((110.0, 1000), (105.7, 1200))[0] == "plain"
+    # past it, any time saved (110 > 1.25 x 87.9)
+    assert pick((110.0, 1000), (109.9, 3000), bound=87.9)[0] == "grains"
+    assert pick((110.0, 1000), (110.0, 3000), bound=87.9)[0] == "plain"
+    assert pick((110.0, 1000), (109.9, 3000), bound=88.0)[0] == "plain"
     assert pick((100.0, 0), (100.5, 0))[0] == "plain"
+    # calls: their own fields; the block runs' kept from the clusters they were set against
+    kept, figures, calls = pick((100.0, 1000), (99.0, 900), unit="calls")
+    assert (kept, figures, calls) == ("grains", [[100.0, 1000], [99.0, 900]], True)
+    runs = [("cl", {"m": k, **extra}, None, None, None, SimpleNamespace(makespan=s, messages=n), k)
+            for k, s, n, extra in (("plain", 100.0, 1000, {"grains_kept": True,
+                                                           "grain_finalist": [[1, 2], [3, 4]]}),
+                                   ("calls", 99.0, 900, {}))]
+    out = an._finalist(*runs, 90.0, "calls")[1]
+    assert out == {"m": "calls", "grains_kept": True, "grain_finalist": [[1, 2], [3, 4]],
+                   "call_finalist": [[100.0, 1000], [99.0, 900]], "calls_kept": True}
 
 
 def test_par_on_whole_block_runs_is_mapped_as_a_finalist(strassen8, monkeypatch):
-    # where the steering runs, par also runs on whole block runs at every priority (at the
-    # replica price the steering kept); the fastest on the compact placement is refined and mapped, and
-    # the finalist rule decides on the two mapped results
+    # where the steering runs, par also runs on whole block runs and on whole calls at
+    # every priority (at the replica price the steering kept); the fastest of each on the
+    # compact placement, and the fastest at the latency the steering did not keep, are
+    # refined and mapped, and the finalist rule decides on them one after another
     import mapping.analyze as an
     from mapping.analyze import cluster_graph
     from mapping.simulate import simulate
     from mapping.time_aware import compact
-    from vcut.parallel import GAMMAS, GRAIN_SHARE
+    from vcut.parallel import CALL_GRAIN_SHARE, CALL_SHARE, GAMMAS, GRAIN_SHARE
 
     trace, g = strassen8
     m = load_machine("table2:64")
     monkeypatch.setattr(an, "STEER", 0.0)
     a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
-    runs = a.partition["grain_runs"]
-    assert [r[0] for r in runs] == list(GAMMAS)
-    price = a.partition["replica_price"]  # the steering's, which the block runs ran at
-    for gamma, span, messages in runs:
-        cl, metrics = cluster_graph(g, 64, "par", latency=None, gamma=gamma, beta=price,
-                                    grains=GRAIN_SHARE)
-        assert metrics["grains"] > 0 and metrics["grain_share"] == GRAIN_SHARE
-        sim = simulate(cl, compact(64, m), m)
-        assert (span, messages) == (sim.makespan, sim.messages)
     monkeypatch.setattr(an, "GRAINS", False)
     plain = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
-    assert "grain_runs" not in plain.partition and "grain_finalist" not in plain.partition
-    (ps, pn), (gs, gn) = a.partition["grain_finalist"]
-    assert (ps, pn) == (plain.result.makespan, plain.result.messages)
-    take = gs < ps or (gn < pn and gs <= ps * (1 + an.GRAIN_RATE * (1 - gn / pn))
-                       and gs <= an.GRAIN_BOUND * a.bound.lower_bound)
-    assert a.partition["grains_kept"] == take
-    assert (a.result.makespan, a.result.messages) == ((gs, gn) if take else (ps, pn))
-    if not take:
+    fields = an.FINALIST_FIELDS
+    assert not {"grain_runs", "grain_calls", *(k for f in fields.values() for k in f)} \
+        & set(plain.partition)
+    price = plain.partition["replica_price"]  # the steering's, which the grains ran at
+    scale = plain.partition["latency_scale"]  # the steering's, which the calls ran at
+    for key, unit, share, latency in (("grain_runs", "runs", GRAIN_SHARE, None),
+                                      ("grain_calls", "calls", CALL_GRAIN_SHARE,
+                                       scale * m.mean_message_cycles(32))):
+        assert [r[0] for r in a.partition[key]] == list(GAMMAS)
+        for gamma, span, messages in a.partition[key]:
+            cl, metrics = cluster_graph(g, 64, "par", latency=latency, gamma=gamma, beta=price,
+                                        grains=share, grain_unit=unit)
+            assert metrics["grains"] > 0 and metrics["grain_share"] == share
+            assert metrics.get("call_share") == (CALL_SHARE if unit == "calls" else None)
+            sim = simulate(cl, compact(64, m), m)
+            assert (span, messages) == (sim.makespan, sim.messages)
+
+    def rule(a_, b_):  # the finalist rule on (makespan, messages)
+        saved = 1 - b_[1] / a_[1]
+        limit = a_[0] * (1 + an.GRAIN_RATE * saved)
+        near = an.GRAIN_BOUND * a.bound.lower_bound
+        if saved > 0:
+            return b_[0] <= limit and (b_[0] < a_[0] or b_[0] <= near)
+        return b_[0] < limit or (a_[0] > near and b_[0] < a_[0])
+
+    # the other latency, then whole block runs, then whole calls, each against the
+    # clusters kept so far (the steering's first)
+    assert [u for u in fields if fields[u][0] in a.partition] == ["latency", "runs", "calls"]
+    current = (plain.result.makespan, plain.result.messages)
+    for unit, (found, took) in fields.items():
+        before, fig = map(tuple, a.partition[found])
+        assert before == current
+        assert a.partition[took] == rule(before, fig)
+        current = fig if rule(before, fig) else before
+    assert (a.result.makespan, a.result.messages) == current
+    if current == (plain.result.makespan, plain.result.messages):
         assert np.array_equal(a.clustering.cluster, plain.clustering.cluster)
