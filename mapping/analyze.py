@@ -728,7 +728,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     done("partition", t)
     par = method == "par" and assignment is None
 
-    def mapped(cl, metrics, sims, done):  # interactions, mapping, simulation, replays
+    def mapped(cl, metrics, sims, done, jobs=jobs):  # interactions, mapping, simulation, replays
         t = time.perf_counter()
         say("extracting cluster interactions")
         inter = interactions(cl, object_bytes)
@@ -758,17 +758,23 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         return cl, metrics, sims, inter, pl, res, fresh
 
     cl, metrics, sims, inter, pl, res, fresh = mapped(cl, metrics, sims, done)
-    for unit, *finalist in grain or ():
+    if grain:
         t = time.perf_counter()
-        what = {"latency": "the other latency", "runs": "whole block runs",
-                "calls": "whole calls"}[unit]
-        say(f"par at {what}: refining and mapping its clusters too" if unit == "latency"
-            else f"par on {what}: refining and mapping its clusters too")
-        kept = mapped(*_refine(finalist[0], finalist[1], machine, bound,
-                               {"compact": finalist[2]}, say), lambda *a, **k: None)
-        cl, metrics, sims, inter, pl, res, fresh = _finalist(
-            (cl, metrics, sims, inter, pl, res, fresh), kept, bound, unit)
-        done(f"grains ({unit})", t)
+        what = {"latency": "at the other latency", "runs": "on whole block runs",
+                "calls": "on whole calls"}
+        workers = simulation_jobs(cl, len(grain)) if jobs is None else int(jobs)
+        say("par " + ", ".join(what[unit] for unit, *_ in grain) + ": refining and mapping "
+            "those clusters too" + (f", {workers} at a time" if workers > 1 else ""))
+
+        def finalist(c, m, sim):  # independent of the others: run side by side, quietly
+            return mapped(*_refine(c, m, machine, bound, {"compact": sim}, lambda line: None),
+                          lambda *a, **k: None, jobs=1 if workers > 1 else jobs)
+
+        ready = run_parallel([partial(finalist, *f) for _, *f in grain], workers)
+        for (unit, *_), kept in zip(grain, ready):  # judged one after another
+            cl, metrics, sims, inter, pl, res, fresh = _finalist(
+                (cl, metrics, sims, inter, pl, res, fresh), kept, bound, unit)
+        done("finalists", t)
     rows = []
     if baselines:
         t = time.perf_counter()

@@ -795,6 +795,10 @@ def test_par_on_whole_block_runs_is_mapped_as_a_finalist(strassen8, monkeypatch)
     m = load_machine("table2:64")
     monkeypatch.setattr(an, "STEER", 0.0)
     a = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
+    # the finalists mapped side by side: the same figures
+    two = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=2)
+    assert two.partition == a.partition and np.array_equal(two.placement.core, a.placement.core)
+    assert (two.result.makespan, two.result.messages) == (a.result.makespan, a.result.messages)
     monkeypatch.setattr(an, "GRAINS", False)
     plain = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
     fields = an.FINALIST_FIELDS
