@@ -194,9 +194,9 @@ STEER = 1.10
 #: Where the steering runs, ``par`` also runs on whole block runs
 #: (`vcut.parallel.GRAIN_SHARE`, at the machine's latency) and on whole calls
 #: (`vcut.parallel.CALL_GRAIN_SHARE`, at the latency the steering kept; graphs with
-#: ``node_depth``) at every priority, and the fastest of each, refined and mapped,
-#: replaces the clusters kept so far where it wins after the mapping (`_finalist`: the
-#: block runs' first, then the calls').
+#: ``node_depth``) at every priority, and the fastest of each, refined and mapped (after
+#: the fastest at the latency the steering did not keep), replaces the clusters kept so
+#: far where it wins after the mapping (`_finalist`, in `FINALIST_FIELDS`' order).
 GRAINS = True
 #: ``par``'s timing model charges half a message's latency (`vcut.parallel.LATENCY_SHARE`);
 #: where the steering runs, every priority is also tried with the latency scaled by
@@ -598,9 +598,9 @@ def _finalist(plain, grains, bound, unit="runs"):
     whole block runs at 1.21x the bound, for 27 % more messages, 0.67x -> 0.86x
     CompNet's bytes, are not taken), or lower at all where ``plain`` runs past
     `GRAIN_BOUND` times the bound (neuron: 1.26x -> 1.24x for 29 % more messages, 0.31x
-    -> 0.40x CompNet's bytes); else ``plain``. The metrics kept gain the unit's `FINALIST_FIELDS`:
-    ``[makespan, messages]`` of both (``plain``'s first) and whether ``grains`` was
-    kept, besides the fields of the finalists before it (``plain``'s)."""
+    -> 0.40x CompNet's bytes); else ``plain``. The metrics kept gain the unit's
+    `FINALIST_FIELDS`: ``[makespan, messages]`` of both (``plain``'s first) and whether
+    ``grains`` was kept, besides the fields of the finalists before it (``plain``'s)."""
     a, b = plain[5], grains[5]
     saved = 1.0 - b.messages / a.messages if a.messages else 0.0
     limit = a.makespan * (1.0 + GRAIN_RATE * saved)  # below a's when it adds messages

@@ -1,15 +1,13 @@
 """``par`` on whole calls (vcut._timed.call_labels, par_assign's calls, grain_unit)."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from frontend.errors import InputError
 from ir_graph.graph import Graph
-from tests.vcut.test_parallel_grains import _ir_dag, _reference
+from tests.vcut.test_parallel_grains import _cli_partition, _ir_dag, _reference
 from vcut._timed import call_labels
 from vcut.parallel import CALL_SHARE, par_assign
 from vcut.partition import partition_graph
@@ -181,17 +179,8 @@ def test_bad_calls():
 
 
 def test_cli_partition_calls(tmp_path):
-    from ir_graph.formats import write_graph
-
     g = _ir_dag_calls(300, 1200, 7)
-    path = tmp_path / "g.npz"
-    write_graph(g, str(path))
-
-    def vcut(file, *args):
-        return subprocess.run([sys.executable, "-m", "vcut", "partition", str(file), "-p", "3",
-                               "--algo", "par", "--latency", "5", *args],
-                              capture_output=True, text=True)
-
+    path, vcut = _cli_partition(g, tmp_path)
     res = vcut(path, "--grains", "1", "--grain-unit", "calls", "--json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)

@@ -214,10 +214,11 @@ def test_bad_grains():
         partition_graph(plain, 2, "par", grains=0.5)
 
 
-def test_cli_partition_grains(tmp_path):
+def _cli_partition(g, tmp_path):
+    """``(path, vcut)``: ``g`` written as a .npz, and ``vcut(file, *args)`` running
+    ``vcut partition FILE -p 3 --algo par --latency 5 ARGS``."""
     from ir_graph.formats import write_graph
 
-    g = _ir_dag(300, 1200, 7)
     path = tmp_path / "g.npz"
     write_graph(g, str(path))
 
@@ -226,6 +227,12 @@ def test_cli_partition_grains(tmp_path):
                                "--algo", "par", "--latency", "5", *args],
                               capture_output=True, text=True)
 
+    return path, vcut
+
+
+def test_cli_partition_grains(tmp_path):
+    g = _ir_dag(300, 1200, 7)
+    path, vcut = _cli_partition(g, tmp_path)
     res = vcut(path, "--grains", "0.5", "--json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
