@@ -146,6 +146,9 @@ def main():
     ap.add_argument("--fm-alt", type=float, default=0.0, metavar="B",
                     help="with --fm-ablation: the FM budget of the second run instead of 0 "
                     "(no FM), in adjacency entries per entry of the level")
+    ap.add_argument("--jet", action="store_true",
+                    help="also run the CPU twin with the GPU's Jet refinement instead of FM "
+                         "(refinement.REFINER = 'jet'; cut and time beside)")
     ap.add_argument("--gpu", action="store_true", help="also run the GPU phases (device=gpu)")
     ap.add_argument("--profile", action="store_true",
                     help="with --gpu: one more GPU run per cell, synchronised after every kernel, "
@@ -181,6 +184,14 @@ def main():
                     t_n, rn = best_time(lambda: partition_graph(lv, k, seed=0), a.repeat)
                     refinement.FM_BUDGET = budget
                     cut_n = rn.cut
+                t_j = cut_j = bal_j = float("nan")
+                if a.jet:
+                    refinement.REFINER = "jet"
+                    try:
+                        t_j, rj = best_time(lambda: partition_graph(lv, k, seed=0), a.repeat)
+                    finally:
+                        refinement.REFINER = "fm"
+                    cut_j, bal_j = rj.cut, rj.balance
                 t_m, pm = best_time(lambda: run_metis(lv, k), a.repeat)
                 cut_m = int(K.edge_cut(lv.indptr, lv.indices, lv.ewgt, pm))
                 cut_k = bal_k = t_k = float("nan")
@@ -191,7 +202,8 @@ def main():
                 row = dict(graph=name.split(".")[0], n=lv.n, m=lv.m, k=k, cut=r.cut,
                            bal=r.balance, t=t_o, cut_metis=cut_m,
                            bal_metis=balance(pm, lv.vwgt, k), t_metis=t_m, cut_kaminpar=cut_k,
-                           bal_kaminpar=bal_k, t_kaminpar=t_k, cut_no_fm=cut_n, t_no_fm=t_n)
+                           bal_kaminpar=bal_k, t_kaminpar=t_k, cut_no_fm=cut_n, t_no_fm=t_n,
+                           cut_jet=cut_j, bal_jet=bal_j, t_jet=t_j)
                 if a.gpu:
                     t_g, rg = best_time(lambda: partition_graph(lv, k, device="gpu", seed=0),
                                         a.repeat)
@@ -207,6 +219,8 @@ def main():
                       f"{r.cut / max(cut_m, 1):6.3f} {t_o / t_m:6.2f}"
                       + (f" | FM {a.fm_alt:g} {cut_n / max(cut_m, 1):6.3f} {t_n / t_m:6.2f}"
                          if a.fm_ablation else "")
+                      + (f" | Jet {cut_j / max(cut_m, 1):6.3f} {t_j / t_m:6.2f} b{bal_j:.3f}"
+                         if a.jet else "")
                       + (f" | GPU {row['cut_gpu']:9d} {row['bal_gpu']:6.3f} {row['t_gpu']:7.3f} "
                          f"(coarsen {row['gpu_coarsening']:.3f}, initial {row['gpu_initial']:.3f}, "
                          f"refine {row['gpu_refinement']:.3f}) cut/M "
@@ -228,6 +242,13 @@ def main():
     if a.fm_ablation:
         print(f"FM budget {a.fm_alt:g} (0: no FM): cut / METIS {gmean([r['cut_no_fm'] / max(r['cut_metis'], 1) for r in rows]):.3f}, "
               f"time / METIS {gmean([r['t_no_fm'] / r['t_metis'] for r in rows]):.2f}")
+    if a.jet:
+        cj = [r["cut_jet"] / max(r["cut_metis"], 1) for r in rows]
+        print(f"Jet on the twin: cut / METIS {gmean(cj):.3f} (meshes / power-law / generated: "
+              + " / ".join(f"{gmean([c for c, r in zip(cj, rows) if r['graph'] in grp]):.3f}"
+                           for grp in groups)
+              + f"), time / METIS {gmean([r['t_jet'] / r['t_metis'] for r in rows]):.2f}, "
+              f"balance <= 1.03: {sum(r['bal_jet'] <= 1.03 + 1e-9 for r in rows)}/{len(rows)}")
     if a.gpu:
         big = [r for r in rows if r["m"] >= 10**6]
         print(f"GPU: cut / METIS {gmean([r['cut_gpu'] / max(r['cut_metis'], 1) for r in rows]):.3f}, "

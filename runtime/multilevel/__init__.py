@@ -200,7 +200,7 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
         lv = levels[i]
         # coarse levels: room for one more coarse vertex, so that the bound can be met later
         bound = maxload if i == 0 else _coarse_bound(maxload, target_w, lv.vwgt.max())
-        mv, fx = refine_fn(lv, part, bound, rng, repair=True)
+        mv, fx = refine_fn(lv, part, bound, rng, repair=True, finest=i == 0)
         moves += mv
         repairs += fx
     t4 = time.perf_counter()

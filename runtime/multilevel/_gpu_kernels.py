@@ -14,11 +14,12 @@ from numba import cuda
 
 from .._gpu import _simulated, device_twin
 from .._gpu_kernels import _upper_bound
-from . import _cpu
+from . import _cpu, _jet
 
 #: distinct neighbour parts a vertex's best move looks at (a per-thread table; parts
-#: beyond the first MAXP met in its adjacency are not considered for that vertex)
-MAXP = 32
+#: beyond the first MAXP met in its adjacency are not considered for that vertex; the
+#: Jet rules' table, `_jet.MAXP`)
+MAXP = _jet.MAXP
 #: a vertex of more neighbours than this proposes (`propose_heavy_kernel`) and is refined
 #: (`best_move_heavy_kernel`, `select_heavy_kernel`) by a block of `HEAVY_TPB` threads
 #: instead of one thread (the refinement only when k is at most `HEAVY_PARTS`: the
@@ -622,11 +623,7 @@ def heavy_flags_kernel(indptr, n, heavy, flag):
         flag[v] = 1 if indptr[v + 1] - indptr[v] > heavy else 0
 
 
-@cuda.jit(device=True)
-def _outranks(gu, ku, u, g, kv, v):
-    """Whether candidate u (gain gu, key ku) has priority over candidate v: higher gain,
-    then higher key, then higher id."""
-    return gu > g or (gu == g and (ku > kv or (ku == kv and u > v)))
+_outranks = device_twin(_jet._outranks)
 
 
 @cuda.jit
@@ -751,6 +748,105 @@ def keys_kernel(n, seed, key):
     if v < n:
         s = _mix(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15))
         key[v] = np.int64(_mix(s ^ np.uint64(v)) >> np.uint64(1))
+
+
+# ------------------------------------------------------- Jet refinement (rules in _jet)
+
+_jet_candidate = device_twin(_jet._candidate)
+_jet_after = device_twin(_jet._after, _outranks=_outranks)
+_jet_bucket = device_twin(_jet._bucket)
+_jet_sub = device_twin(_jet._sub)
+_jet_evict = device_twin(_jet._evict, _bucket=_jet_bucket)
+_jet_sheds = device_twin(_jet._sheds, _sub=_jet_sub)
+NB = _jet.NB
+SUB = _jet.SUB
+
+
+@cuda.jit
+def jet_candidates_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, lock, heavy, c4, n,
+                          dest, gain, status, k):
+    """`_jet._candidate` per vertex; also zeroes the round's moves (``status[k + 1]``)."""
+    v = cuda.grid(1)
+    if v == 0:
+        status[k + 1] = 0
+    if v >= n:
+        return
+    ps = cuda.local.array(MAXP, np.int64)
+    cs = cuda.local.array(MAXP, np.int64)
+    d, g = _jet_candidate(indptr, indices, ewgt, vwgt, part, load, maxload, lock, heavy, c4, v,
+                          ps, cs)
+    dest[v] = d
+    gain[v] = g
+
+
+@cuda.jit
+def jet_after_kernel(indptr, indices, ewgt, part, dest, gain, key, n, lock):
+    """The afterburner's verdict (`_jet._after` >= 0) into ``lock``."""
+    v = cuda.grid(1)
+    if v < n:
+        lock[v] = 1 if dest[v] >= 0 and _jet_after(indptr, indices, ewgt, part, dest, gain,
+                                                   key, v) >= 0 else 0
+
+
+@cuda.jit
+def jet_apply_kernel(lock, dest, part, vwgt, load, n, moved):
+    v = cuda.grid(1)
+    if v < n and lock[v] != 0:
+        a = part[v]
+        q = dest[v]
+        part[v] = q
+        cuda.atomic.add(load, q, vwgt[v])
+        cuda.atomic.add(load, a, -vwgt[v])
+        cuda.atomic.add(moved, 0, 1)
+
+
+@cuda.jit
+def jet_evict_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, soft, heavy, cum, key, n,
+                     dest, bucket, hist, status, k):
+    """`_jet._evict` per vertex, its weight added to its part's row of the loss buckets
+    ``hist``; zeroes the round's moves (``status[k + 1]``)."""
+    v = cuda.grid(1)
+    if v == 0:
+        status[k + 1] = 0
+    if v >= n:
+        return
+    ps = cuda.local.array(MAXP, np.int64)
+    cs = cuda.local.array(MAXP, np.int64)
+    d, b = _jet_evict(indptr, indices, ewgt, vwgt, part, load, maxload, soft, heavy, cum, key[v],
+                      v, ps, cs)
+    dest[v] = d
+    bucket[v] = b
+    if d >= 0:
+        cuda.atomic.add(hist, part[v] * NB + b, vwgt[v])
+
+
+@cuda.jit
+def jet_sub_kernel(part, dest, bucket, key, vwgt, cut_b, n, hist):
+    """The vertices of their part's cut-off bucket, by key sub-bucket (`_jet._sub`)."""
+    v = cuda.grid(1)
+    if v < n and dest[v] >= 0 and bucket[v] == cut_b[part[v]]:
+        cuda.atomic.add(hist, part[v] * SUB + _jet_sub(key[v]), vwgt[v])
+
+
+@cuda.jit
+def jet_shed_kernel(part, dest, bucket, key, vwgt, cut_b, cut_s, load, n, moved):
+    v = cuda.grid(1)
+    if v >= n or dest[v] < 0:
+        return
+    a = part[v]
+    if _jet_sheds(bucket[v], key[v], cut_b[a], cut_s[a]):
+        q = dest[v]
+        part[v] = q
+        cuda.atomic.add(load, q, vwgt[v])
+        cuda.atomic.add(load, a, -vwgt[v])
+        cuda.atomic.add(moved, 0, 1)
+
+
+@cuda.jit
+def copy_kernel(src, n, dst):
+    i = cuda.grid(1)
+    if i < n:
+        dst[i] = src[i]
 
 
 # ------------------------------------------------- SPAC's split graph (contracted form)

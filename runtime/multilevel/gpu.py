@@ -68,6 +68,8 @@ from frontend.errors import InputError
 from .. import _gpu
 from . import _cpu as K
 from . import _gpu_kernels as G
+from . import _jet as J
+from . import refinement
 from .coarsening import coarsen_to, contract_levels, vertex_cap
 from .graph import DeviceLevel  # noqa: F401 (part of this module's API)
 
@@ -80,6 +82,14 @@ MATCH_ROUNDS = 16
 REFINE_PASSES = 32
 #: also moves of gain 0 into a part that stays lighter than the vertex's own
 ZERO_MOVES = True
+#: Jet rounds (`refinement.jet_loop`) before the independent moves of each level
+JET = True
+#: the counters of a run: matching rounds; independent moves' passes, moves, gain, subset
+#: moves; host balance repairs and their moves; heavy vertices; Jet rounds, rebalancing
+#: rounds, host repairs within Jet, Jet's moves (rebalancing included) and launches
+STATS = ("match_rounds", "passes", "moves", "gain", "subset_moves", "repair_moves",
+         "host_repairs", "heavy_vertices", "jet_rounds", "jet_rebalances", "jet_repairs",
+         "jet_moves", "jet_launches")
 #: saturated requests the subset step examines at once (2**TOPK subsets; the source: 11)
 TOPK = 11
 #: int64 entries of a region's first chunk; a new chunk doubles the last one, up to
@@ -331,25 +341,115 @@ def _subset_commit(cuda, work, lv, part, load, maxload, sat, nsat, cto, cgain, s
     return True
 
 
-def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats):
+def _host_repair(lv, part, load, maxload, order, stats):
+    """The CPU twin's balance repair of the device partition (download, repair, upload)."""
+    k = len(maxload)
+    h = lv.host()
+    p = part.copy_to_host()[:lv.n]
+    loads = load.copy_to_host()[:k]
+    moves = int(K.repair_balance(h.indptr, h.indices, h.ewgt, h.vwgt, p, loads, maxload, order))
+    stats["repair_moves"] += moves
+    stats["host_repairs"] += 1
+    part[:lv.n].copy_to_device(p)
+    load[:k].copy_to_device(loads)
+    return moves
+
+
+class _DeviceJet:
+    """`refinement.jet_loop`'s operations on a device level: a round and its status are
+    5 launches and one read (loads, cut and moves in one ``status`` array), a
+    rebalancing round and its status 8 launches and four reads (the loads, the loss
+    buckets' and the cut-off bucket's histograms, k rows each, then the status); the
+    same parts as `refinement._HostJet`."""
+
+    def __init__(self, cuda, work, lv, part, status, d_max, maxload, key, stats, total):
+        n, k = lv.n, len(maxload)
+        self.cuda, self.lv, self.part, self.status_d = cuda, lv, part, status
+        self.d_max, self.maxload, self.key, self.stats, self.k = d_max, maxload, key, stats, k
+        self.load = status[:k]
+        self.lock, self.dest, self.gain, self.best = (work.take(n) for _ in range(4))
+        self.hist, self.hist2 = work.take(k * J.NB), work.take(k * J.SUB)
+        self.cuts = work.take(3 * k)
+        self.soft = refinement.soft_bounds(maxload, total)
+        self.d_soft = _upload(cuda, work, self.soft)
+        _fill(self.lock, n, 0)
+        stats["jet_launches"] += 1
+
+    def status(self):
+        lv, k = self.lv, self.k
+        _fill(self.status_d[k:], 1, 0)
+        _run(G.cut_kernel, lv.n, lv.indptr, lv.indices, lv.ewgt, self.part, lv.n,
+             self.status_d[k:])
+        self.stats["jet_launches"] += 2
+        h = self.status_d.copy_to_host()[:k + 2]
+        return int(h[k]) // 2, h[:k], int(h[k + 1])
+
+    def round(self, c4, heavy):
+        lv, k = self.lv, self.k
+        _run(G.jet_candidates_kernel, lv.n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt,
+             self.part, self.load, self.d_max, self.lock, heavy, c4, lv.n, self.dest, self.gain,
+             self.status_d, k)
+        _run(G.jet_after_kernel, lv.n, lv.indptr, lv.indices, lv.ewgt, self.part, self.dest,
+             self.gain, self.key, lv.n, self.lock)
+        _run(G.jet_apply_kernel, lv.n, self.lock, self.dest, self.part, lv.vwgt, self.load, lv.n,
+             self.status_d[k + 1:])
+        self.stats["jet_launches"] += 3
+
+    def rebalance(self, heavy):
+        lv, k = self.lv, self.k
+        d_cut = self.cuts
+        _fill(self.hist, k * J.NB, 0)
+        _fill(self.hist2, k * J.SUB, 0)
+        load = self.load.copy_to_host()[:k]
+        d_cut[2 * k:3 * k].copy_to_device(J.room_sums(load, self.soft))
+        _run(G.jet_evict_kernel, lv.n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt, self.part,
+             self.load, self.d_max, self.d_soft, heavy, d_cut[2 * k:3 * k], self.key, lv.n,
+             self.dest, self.gain, self.hist, self.status_d, k)
+        cut_b, left = J.cutoffs(self.hist.copy_to_host()[:k * J.NB], load - self.maxload, J.NB)
+        d_cut[:k].copy_to_device(cut_b)
+        _run(G.jet_sub_kernel, lv.n, self.part, self.dest, self.gain, self.key, lv.vwgt,
+             d_cut[:k], lv.n, self.hist2)
+        cut_s, _ = J.cutoffs(self.hist2.copy_to_host()[:k * J.SUB], left, J.SUB)
+        d_cut[k:2 * k].copy_to_device(cut_s)
+        _run(G.jet_shed_kernel, lv.n, self.part, self.dest, self.gain, self.key, lv.vwgt,
+             d_cut[:k], d_cut[k:2 * k], self.load, lv.n, self.status_d[k + 1:])
+        self.stats["jet_launches"] += 5
+
+    def repair(self, order):
+        return _host_repair(self.lv, self.part, self.load, self.maxload, order, self.stats)
+
+    def save(self):
+        _run(G.copy_kernel, self.lv.n, self.part, self.lv.n, self.best)
+        self.stats["jet_launches"] += 1
+
+    def restore(self):
+        n, k = self.lv.n, self.k
+        self.stats["jet_launches"] += 3
+        _run(G.copy_kernel, n, self.best, n, self.part)
+        _fill(self.load, k, 0)
+        _run(G.loads_kernel, n, self.part, self.lv.vwgt, n, self.load)
+
+
+def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats, c4=None):
     """Refinement of the device partition ``part`` of ``lv`` within ``maxload`` (host
-    array), balance repaired first on the host when a part is above its bound."""
+    array), balance repaired first on the host when a part is above its bound: Jet
+    rounds (`refinement.jet_loop`, filter ratio ``c4`` quarters), then passes of
+    independent positive and zero-gain moves."""
     n = lv.n
     k = len(maxload)
     d_max = _upload(cuda, work, maxload)
-    load = work.take(k)
+    status = work.take(k + 2)
+    load = status[:k]
     _fill(load, k, 0)
     _run(G.loads_kernel, n, part, lv.vwgt, n, load)
     loads = load.copy_to_host()[:k]
     if (loads > maxload).any():
-        h = lv.host()
-        p = part.copy_to_host()[:n]
-        order = rng.permutation(n).astype(np.int64)
-        stats["repair_moves"] += int(K.repair_balance(h.indptr, h.indices, h.ewgt, h.vwgt, p,
-                                                      loads, maxload, order))
-        stats["host_repairs"] += 1
-        part[:n].copy_to_device(p)
-        load[:k].copy_to_device(loads)
+        _host_repair(lv, part, load, maxload, rng.permutation(n).astype(np.int64), stats)
+    if JET:
+        ops = _DeviceJet(cuda, work, lv, part, status, d_max, maxload, key, stats,
+                         int(loads.sum()))
+        stats["jet_moves"] += refinement.jet_loop(ops, n, maxload, rng, c4, G.HEAVY_DEGREE,
+                                                  stats)
     cto, cgain, sel, acc, sat = (work.take(n) for _ in range(5))
     req, counters = work.take(k), work.take(3)
     heavy, hv, nh = heavy_vertices(cuda, work, lv, k)
@@ -389,8 +489,7 @@ def partition_on_device(level, k, fractions, maxload, coarse_bound, initial, see
     on_device = isinstance(level, DeviceLevel)
     if not on_device:
         _check_memory(plan_bytes(level.n, len(level.indices)))
-    stats = dict.fromkeys(("match_rounds", "passes", "moves", "gain", "subset_moves",
-                           "repair_moves", "host_repairs", "heavy_vertices"), 0)
+    stats = new_stats()
     keep = level.arena if on_device and level.arena is not None else Arena(cuda, "levels")
     work = Arena(cuda, "level scratch")
     t0 = time.perf_counter()
@@ -413,7 +512,8 @@ def partition_on_device(level, k, fractions, maxload, coarse_bound, initial, see
         work.reset()
         key = _keys(work, lv.n, int(rng.integers(1 << 62)))
         bound = maxload if i == 0 else coarse_bound(lv.heaviest())
-        refine_on_device(cuda, work, lv, part, bound, key, rng, stats)
+        refine_on_device(cuda, work, lv, part, bound, key, rng, stats,
+                         refinement.JET_C4_FINEST if i == 0 else refinement.JET_C4)
     n = finest.n
     load, cut = work.take(k), work.take(1)
     _fill(load, k, 0)
@@ -428,6 +528,11 @@ def partition_on_device(level, k, fractions, maxload, coarse_bound, initial, see
     sizes = [(lv.n, lv.m) for lv in levels]
     return (out, loads, twice // 2, sizes,
             {"coarsening": t1 - t0, "initial": t2 - t1, "refinement": t3 - t2}, stats)
+
+
+def new_stats():
+    """The run's counters (`MultilevelResult.gpu`), all 0."""
+    return dict.fromkeys(STATS, 0)
 
 
 def _check_memory(need):

@@ -16,8 +16,10 @@ linear time whatever its degrees. Every phase visits boundary vertices only.
 import numpy as np
 
 from . import _cpu as K
+from . import _jet as J
 
-__all__ = ["refine", "REFINE_PASSES", "FM_LIMIT", "FM_HUB", "FM_BUDGET"]
+__all__ = ["refine", "jet_loop", "REFINE_PASSES", "FM_LIMIT", "FM_HUB", "FM_BUDGET",
+           "JET_PATIENCE", "JET_TOLERANCE", "JET_ROUNDS", "JET_C4", "JET_HEAVY"]
 
 #: Greedy passes per level (the later ones visit only neighbours of moved vertices).
 REFINE_PASSES = 10
@@ -30,6 +32,127 @@ FM_HUB = 256
 #: cut 0.8 % less than 1.0 for 7 % more time over bench_multilevel's 64 cells
 #: (docs/runtime.md)
 FM_BUDGET = 1.0
+#: the twin's escape from the greedy moves' local minima: "fm" (k-way FM, above) or
+#: "jet" (`jet_loop`, the GPU's; for comparing the two on the CPU)
+REFINER = "fm"
+#: Jet: rounds without a better balanced cut before it stops; a cut counts as better
+#: when below JET_TOLERANCE times the best (smaller gains extend nothing); at most
+#: JET_ROUNDS rounds a level
+JET_PATIENCE = 12
+JET_TOLERANCE = 0.999
+JET_ROUNDS = 100
+#: Jet's filter ratio in quarters, on the coarse levels and on the finest: a move that
+#: loses less than c4/4 of what holds a vertex to its part is a candidate
+JET_C4 = 3
+JET_C4_FINEST = 1
+#: vertices of more neighbours are not Jet candidates (the GPU's one-thread-per-vertex
+#: limit, `_gpu_kernels.HEAVY_DEGREE`; the greedy moves still move them)
+JET_HEAVY = 256
+#: rebalancing rounds after a Jet round that overloads a part, before the host's repair
+JET_REBALANCE = 8
+
+
+def soft_bounds(maxload, total):
+    """The loads up to which the rebalancing sends vertices into a part: halfway from its
+    share of ``total`` (in proportion to the bounds) to its bound, so that parts filled
+    by many evicted vertices at once stay within their bounds."""
+    share = maxload * (total / max(int(maxload.sum()), 1))
+    return np.maximum(np.floor((maxload + share) / 2), 1).astype(np.int64)
+
+
+class _HostJet:
+    """`jet_loop`'s operations on a host level (the CPU twin of `gpu._DeviceJet`)."""
+
+    def __init__(self, level, part, maxload, key):
+        self.level, self.part, self.maxload, self.key = level, part, maxload, key
+        self.lock = np.zeros(level.n, np.int64)
+        self.dest = np.empty(level.n, np.int64)
+        self.gain = np.empty(level.n, np.int64)
+        self.load = K.part_loads(part, level.vwgt, len(maxload))
+        self.best = part.copy()
+        self.soft = soft_bounds(maxload, int(self.load.sum()))
+        self.moved = 0
+
+    def _args(self):
+        lv = self.level
+        return lv.indptr, lv.indices, lv.ewgt, lv.vwgt, self.part, self.load, self.maxload
+
+    def status(self):
+        lv = self.level
+        return int(K.edge_cut(lv.indptr, lv.indices, lv.ewgt, self.part)), self.load, self.moved
+
+    def round(self, c4, heavy):
+        self.moved = int(J.jet_round(*self._args(), self.lock, self.key, heavy, c4, self.dest,
+                                     self.gain))
+
+    def rebalance(self, heavy):
+        self.moved = int(J.jet_rebalance(*self._args(), self.soft, self.key, heavy,
+                                         J.room_sums(self.load, self.soft), self.dest,
+                                         self.gain))
+
+    def repair(self, order):
+        return int(K.repair_balance(*self._args(), order))
+
+    def save(self):
+        self.best[:] = self.part
+
+    def restore(self):
+        self.part[:] = self.best
+        self.load[:] = K.part_loads(self.part, self.level.vwgt, len(self.maxload))
+
+
+def jet_loop(ops, n, maxload, rng, c4=None, heavy=None, stats=None):
+    """Jet rounds (`_jet`) on ``ops``' partition, from a balanced one, until
+    `JET_PATIENCE` rounds bring no better balanced cut (better: below `JET_TOLERANCE`
+    times the best), `JET_ROUNDS` rounds or a fixed point; the best balanced partition
+    seen is restored (the start's when none beats it). A round that overloads a part is
+    followed by up to `JET_REBALANCE` rebalancing rounds (`_jet.jet_rebalance`), then,
+    if a part is still over, the host's repair (`_cpu.repair_balance`, seeded order
+    from ``rng``). Returns the moves; ``stats`` gains the rounds, rebalancing rounds and
+    host repairs.
+
+    ``ops``: ``status() -> (cut, loads, moved by the last step)``, ``round(c4, heavy)``,
+    ``rebalance(heavy)``, ``repair(order) -> moves``, ``save()``,
+    ``restore()``."""
+    c4 = JET_C4 if c4 is None else c4
+    heavy = JET_HEAVY if heavy is None else heavy
+    stats = {} if stats is None else stats
+    for name in ("jet_rounds", "jet_rebalances", "jet_repairs"):
+        stats.setdefault(name, 0)
+    cut, load, _ = ops.status()
+    if (load > maxload).any():
+        return 0  # the caller repairs first
+    best = cut
+    ops.save()
+    stall = moves = rounds = idle = 0
+    while stall < JET_PATIENCE and rounds < JET_ROUNDS and idle < 2:
+        rounds += 1
+        ops.round(c4, heavy)
+        cut, load, moved = ops.status()
+        moves += moved
+        idle = idle + 1 if moved == 0 else 0  # two idle rounds: nothing locked, a fixed point
+        reb = 0
+        while (load > maxload).any() and reb < JET_REBALANCE:
+            reb += 1
+            ops.rebalance(heavy)
+            cut, load, moved = ops.status()
+            moves += moved
+            if moved == 0:
+                break
+        stats["jet_rebalances"] += reb
+        if (load > maxload).any():
+            stats["jet_repairs"] += 1
+            moves += ops.repair(rng.permutation(n).astype(np.int64))
+            cut, load, _ = ops.status()
+        if cut < best and not (load > maxload).any():
+            stall = 0 if cut < JET_TOLERANCE * best else stall + 1
+            best = cut
+            ops.save()
+        else:
+            stall += 1
+    ops.restore()
+    stats["jet_rounds"] += rounds
+    return moves
 
 
 def _boundary_order(level, part, rng):
@@ -38,7 +161,7 @@ def _boundary_order(level, part, rng):
     return b[rng.permutation(len(b))]
 
 
-def refine(level, part, maxload, rng, repair=True):
+def refine(level, part, maxload, rng, repair=True, finest=False):
     args = (level.indptr, level.indices, level.ewgt, level.vwgt, part)
     load = K.part_loads(part, level.vwgt, len(maxload))
     moves, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
@@ -49,6 +172,15 @@ def refine(level, part, maxload, rng, repair=True):
         more, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
                                   REFINE_PASSES)
         moves += more
+    if REFINER == "jet" and not (load > maxload).any():
+        key = (K.vertex_keys(level.n, int(rng.integers(1 << 62))) >> np.uint64(1)).astype(
+            np.int64)
+        ops = _HostJet(level, part, maxload, key)
+        moves += jet_loop(ops, level.n, maxload, rng, JET_C4_FINEST if finest else JET_C4)
+        load[:] = ops.load
+        more, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
+                                  REFINE_PASSES)
+        return moves + more, fixed
     if FM_BUDGET > 0 and not (load > maxload).any():  # FM keeps bounds, does not repair
         fm, _, _ = K.kway_fm(*args, load, maxload, _boundary_order(level, part, rng), FM_LIMIT,
                              FM_HUB, int(FM_BUDGET * len(level.indices)))

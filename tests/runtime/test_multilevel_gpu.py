@@ -192,14 +192,18 @@ def test_cmap_and_contraction_equal_the_cpu_kernels(monkeypatch, heavy):
         assert sum(edges_of(h).values()) == sum(edges_of(lv).values()) - inner
 
 
-def refined(lv, part, maxload, seed=0):
+def refined(lv, part, maxload, seed=0, jet=False):
+    """The device refinement of ``part``; without ``jet`` the independent moves alone."""
     cuda, keep, work, dl = on_device(lv)
     d_part = gpu._upload(cuda, keep, part)
-    stats = dict.fromkeys(("passes", "moves", "gain", "subset_moves", "repair_moves",
-                           "host_repairs", "heavy_vertices"), 0)
+    stats = gpu.new_stats()
     key = gpu._keys(work, lv.n, seed)
-    gpu.refine_on_device(cuda, work, dl, d_part, np.asarray(maxload, dtype=np.int64), key,
-                         np.random.default_rng(seed), stats)
+    jet_was, gpu.JET = gpu.JET, jet
+    try:
+        gpu.refine_on_device(cuda, work, dl, d_part, np.asarray(maxload, dtype=np.int64), key,
+                             np.random.default_rng(seed), stats)
+    finally:
+        gpu.JET = jet_was
     return d_part.copy_to_host()[:lv.n], stats
 
 

@@ -1,0 +1,301 @@
+"""Jet refinement's rules (Gilbert et al., "Jet: Multilevel Graph Partitioning on GPUs",
+2023), written once for the CPU kernels here and the GPU's (`_gpu_kernels`, through
+`runtime._gpu.device_twin`).
+
+A round is three maps over the vertices, each reading only what the one before wrote,
+so the CPU's loops and the GPU's threads give the same parts:
+
+1. **candidates** (`_candidate`): an unlocked vertex of at most ``heavy`` neighbours
+   looks at the first `MAXP` other parts its row meets, keeps those with room for it
+   (loads of the round's start), and takes the best connected (then the lighter relative
+   to its bound, then the lower id). It is a candidate when the gain ``g`` (that part's
+   connection minus its own part's) is >= 0, or when the loss is small against what
+   holds it: ``4 * (-g) < c4 * own`` (``c4`` quarters; Jet's filter ratio ``c``). So
+   moves that lower the cut now are taken together with some that open the way to
+   better ones, which greedy moves never take.
+2. **afterburner** (`_after`): each candidate recomputes its gain as if every
+   neighbour candidate of higher priority (gain, then key, then id) had moved first,
+   and moves when that gain is >= 0. Two neighbours can no longer both move on a
+   stale view of each other.
+3. **apply**: the movers change parts and are locked for the next round (a vertex
+   cannot move straight back); every other vertex is unlocked.
+
+The driver (`refinement.jet_loop`) keeps the best balanced partition seen and stops
+after `refinement.JET_PATIENCE` rounds without a better one.
+"""
+
+import numpy as np
+
+from frontend.jitcache import njit
+
+#: distinct neighbour parts a vertex looks at (the GPU's per-thread table; the same as
+#: `_gpu_kernels.MAXP`)
+MAXP = 32
+
+
+@njit(cache=True, inline="always")
+def _candidate(indptr, indices, ewgt, vwgt, part, load, maxload, lock, heavy, c4, v, ps, cs):
+    """``(dest, gain)`` of vertex v (``dest`` -1: not a candidate); ``ps``/``cs``
+    scratch of `MAXP` entries."""
+    if lock[v] != 0:
+        return -1, 0
+    if heavy > 0 and indptr[v + 1] - indptr[v] > heavy:
+        return -1, 0
+    a = part[v]
+    npt = 0
+    own = 0
+    for e in range(indptr[v], indptr[v + 1]):
+        q = part[indices[e]]
+        w = ewgt[e]
+        if q == a:
+            own += w
+            continue
+        found = False
+        for i in range(npt):
+            if ps[i] == q:
+                cs[i] += w
+                found = True
+                break
+        if not found and npt < MAXP:
+            ps[npt] = q
+            cs[npt] = w
+            npt += 1
+    wv = vwgt[v]
+    best = -1
+    bc = 0
+    brel = 0.0
+    for i in range(npt):
+        q = ps[i]
+        if load[q] + wv > maxload[q]:
+            continue
+        c = cs[i]
+        rel = load[q] / maxload[q]
+        if best < 0 or c > bc or (c == bc and (rel < brel or (rel == brel and q < best))):
+            best = q
+            bc = c
+            brel = rel
+    if best < 0:
+        return -1, 0
+    g = bc - own
+    if g >= 0 or 4 * (-g) < c4 * own:
+        return best, g
+    return -1, 0
+
+
+@njit(cache=True, inline="always")
+def _outranks(gu, ku, u, g, kv, v):
+    """Whether candidate u (gain gu, key ku) has priority over candidate v: higher gain,
+    then higher key, then higher id (the rule of `_gpu_kernels.select_kernel`)."""
+    return gu > g or (gu == g and (ku > kv or (ku == kv and u > v)))
+
+
+@njit(cache=True, inline="always")
+def _after(indptr, indices, ewgt, part, dest, gain, key, v):
+    """Candidate v's gain with every neighbour candidate of higher priority moved."""
+    a = part[v]
+    q = dest[v]
+    g = gain[v]
+    kv = key[v]
+    s = 0
+    for e in range(indptr[v], indptr[v + 1]):
+        u = indices[e]
+        pu = part[u]
+        du = dest[u]
+        if du >= 0 and _outranks(gain[u], key[u], u, g, kv, v):
+            pu = du
+        if pu == q:
+            s += ewgt[e]
+        elif pu == a:
+            s -= ewgt[e]
+    return s
+
+
+@njit(cache=True)
+def jet_round(indptr, indices, ewgt, vwgt, part, load, maxload, lock, key, heavy, c4, dest,
+              gain):
+    """One Jet round on the CPU (``part``, ``load`` and ``lock`` changed in place;
+    ``dest``/``gain`` scratch of n entries); returns the number of vertices moved."""
+    n = len(part)
+    ps = np.empty(MAXP, np.int64)
+    cs = np.empty(MAXP, np.int64)
+    for v in range(n):
+        dest[v], gain[v] = _candidate(indptr, indices, ewgt, vwgt, part, load, maxload, lock,
+                                      heavy, c4, v, ps, cs)
+    # the afterburner's verdict goes to lock (read by nobody in this step)
+    for v in range(n):
+        lock[v] = 1 if dest[v] >= 0 and _after(indptr, indices, ewgt, part, dest, gain, key,
+                                               v) >= 0 else 0
+    moved = 0
+    for v in range(n):
+        if lock[v] != 0:
+            q = dest[v]
+            load[part[v]] -= vwgt[v]
+            load[q] += vwgt[v]
+            part[v] = q
+            moved += 1
+    return moved
+
+
+# ------------------------------------------------------------------------- rebalancing
+
+#: loss buckets of the rebalancing: 0 for a move that costs nothing, then
+#: 1 + floor(log2(loss)), the last one open-ended
+NB = 48
+#: sub-buckets of the cut-off bucket, by the top bits of the vertices' keys
+SUB_BITS = 8
+SUB = 1 << SUB_BITS
+
+
+@njit(cache=True, inline="always")
+def _bucket(loss):
+    if loss <= 0:
+        return 0
+    b = 1
+    while loss > 1 and b < NB - 1:
+        loss >>= 1
+        b += 1
+    return b
+
+
+@njit(cache=True, inline="always")
+def _sub(kv):
+    """A key's sub-bucket: its top `SUB_BITS` of 63."""
+    return kv >> (63 - SUB_BITS)
+
+
+@njit(cache=True, inline="always")
+def _evict(indptr, indices, ewgt, vwgt, part, load, maxload, soft, heavy, cum, kv, v, ps, cs):
+    """``(dest, bucket)`` of vertex v in the rebalancing: a vertex of an overloaded part
+    goes to the adjacent part with room for it below its ``soft`` bound that it is best
+    connected to (then the lighter relative to its bound, then the lower id; loads of the
+    round's start), else to a part drawn by its key ``kv`` in proportion to the parts'
+    room (``cum``: the room's running sum over the parts), so that the vertices with
+    nowhere near to go spread over the parts; ``bucket`` is its loss's (`_bucket`);
+    dest -1: it stays."""
+    a = part[v]
+    if load[a] <= maxload[a]:
+        return -1, 0
+    if heavy > 0 and indptr[v + 1] - indptr[v] > heavy:
+        return -1, 0
+    npt = 0
+    own = 0
+    for e in range(indptr[v], indptr[v + 1]):
+        q = part[indices[e]]
+        w = ewgt[e]
+        if q == a:
+            own += w
+            continue
+        found = False
+        for i in range(npt):
+            if ps[i] == q:
+                cs[i] += w
+                found = True
+                break
+        if not found and npt < MAXP:
+            ps[npt] = q
+            cs[npt] = w
+            npt += 1
+    wv = vwgt[v]
+    best = -1
+    bc = 0
+    brel = 0.0
+    for i in range(npt):
+        q = ps[i]
+        if load[q] + wv > soft[q]:
+            continue
+        c = cs[i]
+        rel = load[q] / maxload[q]
+        if best < 0 or c > bc or (c == bc and (rel < brel or (rel == brel and q < best))):
+            best = q
+            bc = c
+            brel = rel
+    if best < 0:
+        k = len(cum)
+        total = cum[k - 1]
+        if total <= 0:
+            return -1, 0
+        r = (kv >> 8) % total
+        lo = 0
+        hi = k - 1
+        while lo < hi:  # the first part whose running room passes r
+            mid = (lo + hi) // 2
+            if cum[mid] > r:
+                hi = mid
+            else:
+                lo = mid + 1
+        if lo == a or load[lo] + wv > soft[lo]:
+            return -1, 0
+        best = lo
+        bc = 0
+    return best, _bucket(own - bc)
+
+
+@njit(cache=True)
+def cutoffs(hist, need, width):
+    """Per part p (rows of ``hist``, ``width`` bins each, in order of preference): the
+    first bin at which the weight of its bins reaches ``need[p]``, and the weight still
+    needed within that bin; bin -1 where nothing is needed, ``width`` where all the bins
+    together fall short (all move)."""
+    k = len(need)
+    cut = np.empty(k, np.int64)
+    left = np.zeros(k, np.int64)
+    for p in range(k):
+        if need[p] <= 0:
+            cut[p] = -1
+            continue
+        acc = 0
+        cut[p] = width
+        for b in range(width):
+            h = hist[p * width + b]
+            if acc + h >= need[p]:
+                cut[p] = b
+                left[p] = need[p] - acc
+                break
+            acc += h
+    return cut, left
+
+
+def room_sums(load, soft):
+    """The running sum over the parts of their room below ``soft`` (`_evict`'s draw)."""
+    return np.cumsum(np.maximum(soft - load, 0))
+
+
+@njit(cache=True)
+def jet_rebalance(indptr, indices, ewgt, vwgt, part, load, maxload, soft, key, heavy, cum,
+                  dest, bucket):
+    """One rebalancing round on the CPU: every overloaded part sheds its cheapest
+    vertices (`_evict`'s buckets in order, the cut-off bucket by key sub-bucket) until
+    their weight covers its excess, a sub-bucket more at most; returns the moves. The
+    GPU runs the same steps (`gpu._DeviceJet.rebalance`)."""
+    n = len(part)
+    k = len(load)
+    ps = np.empty(MAXP, np.int64)
+    cs = np.empty(MAXP, np.int64)
+    hist = np.zeros(k * NB, np.int64)
+    for v in range(n):
+        dest[v], bucket[v] = _evict(indptr, indices, ewgt, vwgt, part, load, maxload, soft,
+                                    heavy, cum, key[v], v, ps, cs)
+        if dest[v] >= 0:
+            hist[part[v] * NB + bucket[v]] += vwgt[v]
+    cut_b, left = cutoffs(hist, load - maxload, NB)
+    hist2 = np.zeros(k * SUB, np.int64)
+    for v in range(n):
+        if dest[v] >= 0 and bucket[v] == cut_b[part[v]]:
+            hist2[part[v] * SUB + _sub(key[v])] += vwgt[v]
+    cut_s, _ = cutoffs(hist2, left, SUB)
+    moved = 0
+    for v in range(n):
+        a = part[v]
+        if dest[v] >= 0 and _sheds(bucket[v], key[v], cut_b[a], cut_s[a]):
+            load[a] -= vwgt[v]
+            load[dest[v]] += vwgt[v]
+            part[v] = dest[v]
+            moved += 1
+    return moved
+
+
+@njit(cache=True, inline="always")
+def _sheds(b, kv, cut_b, cut_s):
+    """Whether an evictable vertex (bucket b, key kv) of a part with cut-offs
+    ``(cut_b, cut_s)`` moves."""
+    return b < cut_b or (b == cut_b and _sub(kv) <= cut_s)
