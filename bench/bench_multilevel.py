@@ -148,7 +148,7 @@ def main():
                     "(no FM), in adjacency entries per entry of the level")
     ap.add_argument("--jet", action="store_true",
                     help="also run the CPU twin with the GPU's Jet refinement instead of FM "
-                         "(refinement.REFINER = 'jet'; cut and time beside)")
+                         "(refiner='jet'; cut and time beside)")
     ap.add_argument("--gpu", action="store_true", help="also run the GPU phases (device=gpu)")
     ap.add_argument("--profile", action="store_true",
                     help="with --gpu: one more GPU run per cell, synchronised after every kernel, "
@@ -186,11 +186,8 @@ def main():
                     cut_n = rn.cut
                 t_j = cut_j = bal_j = float("nan")
                 if a.jet:
-                    refinement.REFINER = "jet"
-                    try:
-                        t_j, rj = best_time(lambda: partition_graph(lv, k, seed=0), a.repeat)
-                    finally:
-                        refinement.REFINER = "fm"
+                    t_j, rj = best_time(lambda: partition_graph(lv, k, seed=0, refiner="jet"),
+                                        a.repeat)
                     cut_j, bal_j = rj.cut, rj.balance
                 t_m, pm = best_time(lambda: run_metis(lv, k), a.repeat)
                 cut_m = int(K.edge_cut(lv.indptr, lv.indices, lv.ewgt, pm))

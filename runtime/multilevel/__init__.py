@@ -15,6 +15,7 @@ is available. See docs/runtime.md, "Multilevel partitioning".
 import math
 import time
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from .initial import initial_partition
 from .refinement import refine
 
 __all__ = ["partition_graph", "MultilevelResult", "Level", "DeviceLevel", "csr_from_edges",
-           "level_from", "phases"]
+           "level_from", "phases", "DEVICE_REFINERS"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,6 +45,7 @@ class MultilevelResult:
     imbalance: float
     seed: int
     device: str
+    refiner: str  # fm, jet or greedy
     level_sizes: list  # (vertices, edges) per level, finest first
     seconds: dict = field(default_factory=dict)  # coarsening, initial, refinement, total
     moves: dict = field(default_factory=dict)  # refinement and repair moves
@@ -108,7 +110,7 @@ def _best_initial(initial_fn, refine_fn, coarsest, fractions, imbalance, rng, bo
     return best
 
 
-def _on_device(level, k, fractions, imbalance, seed, rng, maxload, target_w, t0):
+def _on_device(level, k, fractions, imbalance, seed, rng, maxload, target_w, t0, refiner):
     from .gpu import partition_on_device
 
     t1 = time.perf_counter()
@@ -120,19 +122,24 @@ def _on_device(level, k, fractions, imbalance, seed, rng, maxload, target_w, t0)
         return _best_initial(initial_partition, refine, coarsest, fractions, imbalance, rng, b)
 
     part, loads, cut, sizes, seconds, stats = partition_on_device(
-        level, k, fractions, maxload, bound, initial, int(seed), rng)
+        level, k, fractions, maxload, bound, initial, int(seed), rng, jet=refiner == "jet")
     seconds = {"read": t1 - t0, **seconds}
     seconds["total"] = time.perf_counter() - t0
     return MultilevelResult(
         part=part, k=k, cut=cut, loads=loads, targets=target_w,
         balance=float((loads / target_w).max()), imbalance=float(imbalance), seed=int(seed),
-        device="gpu", level_sizes=sizes, seconds=seconds,
+        device="gpu", refiner=refiner, level_sizes=sizes, seconds=seconds,
         moves={"refinement": stats["moves"] + stats["subset_moves"],
                "repair": stats["repair_moves"]},
         gpu=stats)
 
 
-def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None):
+#: each device's refiners, its default first
+DEVICE_REFINERS = {"cpu": ("fm", "jet", "greedy"), "gpu": ("jet", "greedy")}
+
+
+def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None,
+                    refiner=None):
     """Partition the vertices of ``graph`` into ``k`` parts of balanced weight, minimising cut.
 
     Parameters
@@ -147,6 +154,10 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
         Every random choice (matching ties, start vertices, visit orders).
     targets : sequence of k positive numbers, optional
         Relative part sizes (heterogeneous units); equal by default.
+    refiner : "fm", "jet", "greedy" or None
+        What follows each level's greedy moves: k-way FM (the CPU's default), Jet
+        (the GPU's default; on the CPU slower than FM and better on power-law graphs)
+        or nothing. FM runs on the CPU only.
 
     Returns
     -------
@@ -164,6 +175,10 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
         raise InputError(f"imbalance must be a number > 0 (0.03 = 3 %), got {imbalance!r}")
     if int(seed) != seed or seed < 0:
         raise InputError(f"seed must be an integer >= 0, got {seed!r}")
+    refiner = DEVICE_REFINERS[dev][0] if refiner is None else refiner
+    if refiner not in DEVICE_REFINERS[dev]:
+        raise InputError(f"refiner must be one of {', '.join(DEVICE_REFINERS[dev])} on the "
+                         f"{dev.upper()}, got {refiner!r}")
     t0 = time.perf_counter()
     if isinstance(graph, DeviceLevel) and dev == "cpu":
         graph = graph.host()
@@ -186,11 +201,13 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
     maxload = np.minimum(maxload, total).astype(np.int64)
 
     if dev == "gpu":
-        return _on_device(level, k, fractions, imbalance, seed, rng, maxload, target_w, t0)
+        return _on_device(level, k, fractions, imbalance, seed, rng, maxload, target_w, t0,
+                          refiner)
     t1 = time.perf_counter()
     levels, maps = coarsen_fn(level, k, int(seed))
     t2 = time.perf_counter()
-    part = _best_initial(initial_fn, refine_fn, levels[-1], fractions, imbalance, rng,
+    part = _best_initial(initial_fn, partial(refine_fn, refiner=refiner), levels[-1],
+                         fractions, imbalance, rng,
                          _coarse_bound(maxload, target_w, levels[-1].vwgt.max()))
     t3 = time.perf_counter()
     moves = repairs = 0
@@ -200,7 +217,7 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
         lv = levels[i]
         # coarse levels: room for one more coarse vertex, so that the bound can be met later
         bound = maxload if i == 0 else _coarse_bound(maxload, target_w, lv.vwgt.max())
-        mv, fx = refine_fn(lv, part, bound, rng, repair=True, finest=i == 0)
+        mv, fx = refine_fn(lv, part, bound, rng, repair=True, finest=i == 0, refiner=refiner)
         moves += mv
         repairs += fx
     t4 = time.perf_counter()
@@ -209,7 +226,7 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
     return MultilevelResult(
         part=part, k=k, cut=cut, loads=loads, targets=target_w,
         balance=float((loads / target_w).max()), imbalance=float(imbalance), seed=int(seed),
-        device=dev, level_sizes=[(lv.n, lv.m) for lv in levels],
+        device=dev, refiner=refiner, level_sizes=[(lv.n, lv.m) for lv in levels],
         seconds={"read": t1 - t0, "coarsening": t2 - t1, "initial": t3 - t2,
                  "refinement": t4 - t3, "total": t4 - t0},
         moves={"refinement": int(moves), "repair": int(repairs)},

@@ -82,8 +82,6 @@ MATCH_ROUNDS = 16
 REFINE_PASSES = 32
 #: also moves of gain 0 into a part that stays lighter than the vertex's own
 ZERO_MOVES = True
-#: Jet rounds (`refinement.jet_loop`) before the independent moves of each level
-JET = True
 #: the counters of a run: matching rounds; independent moves' passes, moves, gain, subset
 #: moves; host balance repairs and their moves; heavy vertices; Jet rounds, rebalancing
 #: rounds, host repairs within Jet, Jet's moves (rebalancing included) and launches
@@ -358,9 +356,9 @@ def _host_repair(lv, part, load, maxload, order, stats):
 class _DeviceJet:
     """`refinement.jet_loop`'s operations on a device level: a round and its status are
     5 launches and one read (loads, cut and moves in one ``status`` array), a
-    rebalancing round and its status 8 launches and four reads (the loads, the loss
-    buckets' and the cut-off bucket's histograms, k rows each, then the status); the
-    same parts as `refinement._HostJet`."""
+    rebalancing round and its status 7 launches and three reads (the loss buckets' and
+    the cut-off bucket's histograms, k rows each, then the status); the same parts as
+    `refinement._HostJet`."""
 
     def __init__(self, cuda, work, lv, part, status, d_max, maxload, key, stats, total):
         n, k = lv.n, len(maxload)
@@ -395,12 +393,11 @@ class _DeviceJet:
              self.status_d[k + 1:])
         self.stats["jet_launches"] += 3
 
-    def rebalance(self, heavy):
+    def rebalance(self, heavy, load):
         lv, k = self.lv, self.k
         d_cut = self.cuts
         _fill(self.hist, k * J.NB, 0)
         _fill(self.hist2, k * J.SUB, 0)
-        load = self.load.copy_to_host()[:k]
         d_cut[2 * k:3 * k].copy_to_device(J.room_sums(load, self.soft))
         _run(G.jet_evict_kernel, lv.n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt, self.part,
              self.load, self.d_max, self.d_soft, heavy, d_cut[2 * k:3 * k], self.key, lv.n,
@@ -430,10 +427,10 @@ class _DeviceJet:
         _run(G.loads_kernel, n, self.part, self.lv.vwgt, n, self.load)
 
 
-def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats, c4=None):
+def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats, c4=None, jet=True):
     """Refinement of the device partition ``part`` of ``lv`` within ``maxload`` (host
-    array), balance repaired first on the host when a part is above its bound: Jet
-    rounds (`refinement.jet_loop`, filter ratio ``c4`` quarters), then passes of
+    array), balance repaired first on the host when a part is above its bound: with
+    ``jet``, Jet (`refinement.jet_loop`, filter ratio ``c4`` quarters), then passes of
     independent positive and zero-gain moves."""
     n = lv.n
     k = len(maxload)
@@ -445,7 +442,7 @@ def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats, c4=None):
     loads = load.copy_to_host()[:k]
     if (loads > maxload).any():
         _host_repair(lv, part, load, maxload, rng.permutation(n).astype(np.int64), stats)
-    if JET:
+    if jet:
         ops = _DeviceJet(cuda, work, lv, part, status, d_max, maxload, key, stats,
                          int(loads.sum()))
         stats["jet_moves"] += refinement.jet_loop(ops, n, maxload, rng, c4, G.HEAVY_DEGREE,
@@ -477,7 +474,8 @@ def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats, c4=None):
                 break
 
 
-def partition_on_device(level, k, fractions, maxload, coarse_bound, initial, seed, rng):
+def partition_on_device(level, k, fractions, maxload, coarse_bound, initial, seed, rng,
+                        jet=True):
     """The whole run on the device: ``(part, loads, cut, level_sizes, seconds, stats)``.
 
     ``level``: a host `Level` (uploaded) or a `DeviceLevel` already there (e.g. SPAC's
@@ -513,7 +511,7 @@ def partition_on_device(level, k, fractions, maxload, coarse_bound, initial, see
         key = _keys(work, lv.n, int(rng.integers(1 << 62)))
         bound = maxload if i == 0 else coarse_bound(lv.heaviest())
         refine_on_device(cuda, work, lv, part, bound, key, rng, stats,
-                         refinement.JET_C4_FINEST if i == 0 else refinement.JET_C4)
+                         refinement.JET_C4_FINEST if i == 0 else refinement.JET_C4, jet)
     n = finest.n
     load, cut = work.take(k), work.take(1)
     _fill(load, k, 0)

@@ -18,7 +18,7 @@ import numpy as np
 from . import _cpu as K
 from . import _jet as J
 
-__all__ = ["refine", "jet_loop", "REFINE_PASSES", "FM_LIMIT", "FM_HUB", "FM_BUDGET",
+__all__ = ["refine", "jet_loop", "REFINERS", "REFINE_PASSES", "FM_LIMIT", "FM_HUB", "FM_BUDGET",
            "JET_PATIENCE", "JET_TOLERANCE", "JET_ROUNDS", "JET_C4", "JET_HEAVY"]
 
 #: Greedy passes per level (the later ones visit only neighbours of moved vertices).
@@ -32,12 +32,12 @@ FM_HUB = 256
 #: cut 0.8 % less than 1.0 for 7 % more time over bench_multilevel's 64 cells
 #: (docs/runtime.md)
 FM_BUDGET = 1.0
-#: the twin's escape from the greedy moves' local minima: "fm" (k-way FM, above) or
-#: "jet" (`jet_loop`, the GPU's; for comparing the two on the CPU)
-REFINER = "fm"
-#: Jet: rounds without a better balanced cut before it stops; a cut counts as better
+#: the refiners after the greedy moves: k-way FM (the CPU's default), Jet (`jet_loop`,
+#: the GPU's default, which the CPU runs too), or none
+REFINERS = ("fm", "jet", "greedy")
+#: Jet: steps without a better balanced cut before it stops; a cut counts as better
 #: when below JET_TOLERANCE times the best (smaller gains extend nothing); at most
-#: JET_ROUNDS rounds a level
+#: JET_ROUNDS steps (rounds and rebalancing rounds) a level
 JET_PATIENCE = 12
 JET_TOLERANCE = 0.999
 JET_ROUNDS = 100
@@ -48,7 +48,7 @@ JET_C4_FINEST = 1
 #: vertices of more neighbours are not Jet candidates (the GPU's one-thread-per-vertex
 #: limit, `_gpu_kernels.HEAVY_DEGREE`; the greedy moves still move them)
 JET_HEAVY = 256
-#: rebalancing rounds after a Jet round that overloads a part, before the host's repair
+#: rebalancing rounds in a row before the host's repair
 JET_REBALANCE = 8
 
 
@@ -85,7 +85,7 @@ class _HostJet:
         self.moved = int(J.jet_round(*self._args(), self.lock, self.key, heavy, c4, self.dest,
                                      self.gain))
 
-    def rebalance(self, heavy):
+    def rebalance(self, heavy, load):
         self.moved = int(J.jet_rebalance(*self._args(), self.soft, self.key, heavy,
                                          J.room_sums(self.load, self.soft), self.dest,
                                          self.gain))
@@ -102,18 +102,17 @@ class _HostJet:
 
 
 def jet_loop(ops, n, maxload, rng, c4=None, heavy=None, stats=None):
-    """Jet rounds (`_jet`) on ``ops``' partition, from a balanced one, until
-    `JET_PATIENCE` rounds bring no better balanced cut (better: below `JET_TOLERANCE`
-    times the best), `JET_ROUNDS` rounds or a fixed point; the best balanced partition
-    seen is restored (the start's when none beats it). A round that overloads a part is
-    followed by up to `JET_REBALANCE` rebalancing rounds (`_jet.jet_rebalance`), then,
-    if a part is still over, the host's repair (`_cpu.repair_balance`, seeded order
-    from ``rng``). Returns the moves; ``stats`` gains the rounds, rebalancing rounds and
-    host repairs.
+    """Jet (`_jet`) on ``ops``' partition, from a balanced one: each step is a Jet round
+    when the partition is balanced, else a rebalancing round (`_jet.jet_rebalance`);
+    after `JET_REBALANCE` rebalancing rounds in a row the host's repair
+    (`_cpu.repair_balance`, seeded order from ``rng``) finishes the job. It stops after
+    `JET_PATIENCE` steps without a better balanced cut (better: below `JET_TOLERANCE`
+    times the best), `JET_ROUNDS` steps or a fixed point, and restores the best balanced
+    partition seen (the start's when none beats it). Returns the moves; ``stats`` gains
+    the rounds, rebalancing rounds and host repairs.
 
     ``ops``: ``status() -> (cut, loads, moved by the last step)``, ``round(c4, heavy)``,
-    ``rebalance(heavy)``, ``repair(order) -> moves``, ``save()``,
-    ``restore()``."""
+    ``rebalance(heavy, loads)``, ``repair(order) -> moves``, ``save()``, ``restore()``."""
     c4 = JET_C4 if c4 is None else c4
     heavy = JET_HEAVY if heavy is None else heavy
     stats = {} if stats is None else stats
@@ -124,27 +123,28 @@ def jet_loop(ops, n, maxload, rng, c4=None, heavy=None, stats=None):
         return 0  # the caller repairs first
     best = cut
     ops.save()
-    stall = moves = rounds = idle = 0
-    while stall < JET_PATIENCE and rounds < JET_ROUNDS and idle < 2:
-        rounds += 1
-        ops.round(c4, heavy)
+    stall = moves = rounds = rebalances = idle = over = 0
+    balanced = True
+    while stall < JET_PATIENCE and rounds + rebalances < JET_ROUNDS and idle < 2:
+        if balanced:
+            rounds += 1
+            ops.round(c4, heavy)
+        else:
+            rebalances += 1
+            over += 1
+            ops.rebalance(heavy, load)
         cut, load, moved = ops.status()
         moves += moved
-        idle = idle + 1 if moved == 0 else 0  # two idle rounds: nothing locked, a fixed point
-        reb = 0
-        while (load > maxload).any() and reb < JET_REBALANCE:
-            reb += 1
-            ops.rebalance(heavy)
-            cut, load, moved = ops.status()
-            moves += moved
-            if moved == 0:
-                break
-        stats["jet_rebalances"] += reb
-        if (load > maxload).any():
+        idle = idle + 1 if moved == 0 else 0  # two idle steps: nothing locked, a fixed point
+        balanced = not (load > maxload).any()
+        if not balanced and over >= JET_REBALANCE:
             stats["jet_repairs"] += 1
             moves += ops.repair(rng.permutation(n).astype(np.int64))
             cut, load, _ = ops.status()
-        if cut < best and not (load > maxload).any():
+            balanced = not (load > maxload).any()
+        if balanced:
+            over = 0
+        if balanced and cut < best:
             stall = 0 if cut < JET_TOLERANCE * best else stall + 1
             best = cut
             ops.save()
@@ -152,6 +152,7 @@ def jet_loop(ops, n, maxload, rng, c4=None, heavy=None, stats=None):
             stall += 1
     ops.restore()
     stats["jet_rounds"] += rounds
+    stats["jet_rebalances"] += rebalances
     return moves
 
 
@@ -161,7 +162,7 @@ def _boundary_order(level, part, rng):
     return b[rng.permutation(len(b))]
 
 
-def refine(level, part, maxload, rng, repair=True, finest=False):
+def refine(level, part, maxload, rng, repair=True, finest=False, refiner="fm"):
     args = (level.indptr, level.indices, level.ewgt, level.vwgt, part)
     load = K.part_loads(part, level.vwgt, len(maxload))
     moves, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
@@ -172,7 +173,7 @@ def refine(level, part, maxload, rng, repair=True, finest=False):
         more, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
                                   REFINE_PASSES)
         moves += more
-    if REFINER == "jet" and not (load > maxload).any():
+    if refiner == "jet" and not (load > maxload).any():
         key = (K.vertex_keys(level.n, int(rng.integers(1 << 62))) >> np.uint64(1)).astype(
             np.int64)
         ops = _HostJet(level, part, maxload, key)
@@ -181,7 +182,7 @@ def refine(level, part, maxload, rng, repair=True, finest=False):
         more, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
                                   REFINE_PASSES)
         return moves + more, fixed
-    if FM_BUDGET > 0 and not (load > maxload).any():  # FM keeps bounds, does not repair
+    if refiner == "fm" and FM_BUDGET > 0 and not (load > maxload).any():  # keeps bounds
         fm, _, _ = K.kway_fm(*args, load, maxload, _boundary_order(level, part, rng), FM_LIMIT,
                              FM_HUB, int(FM_BUDGET * len(level.indices)))
         moves += fm

@@ -3,9 +3,12 @@ rebalancing round against plain Python transcriptions of their definitions, the
 afterburner on a hand case, the loop's invariants, and the GPU's operations (under the
 CUDA simulator without a GPU) against the CPU's, part for part."""
 
+import json
+
 import numpy as np
 import pytest
 
+from frontend.errors import InputError
 from runtime import config
 from runtime.multilevel import _cpu as K
 from runtime.multilevel import _jet as J
@@ -237,7 +240,7 @@ def test_jet_loop_ends_balanced_no_worse_and_deterministic(seed):
         assert (K.part_loads(p, lv.vwgt, 5) <= maxload).all()
         assert (ops.load == K.part_loads(p, lv.vwgt, 5)).all()
         assert cut_of(lv, p) < before and moves > 0
-        assert stats["jet_rounds"] >= refinement.JET_PATIENCE
+        assert stats["jet_rounds"] + stats["jet_rebalances"] >= refinement.JET_PATIENCE
     assert out[0] == out[1]
 
 
@@ -250,15 +253,50 @@ def test_jet_loop_leaves_an_overloaded_start_alone():
     assert p.tolist() == part.tolist()
 
 
-def test_the_cpu_twin_with_jet_is_valid_and_beats_no_refinement_of_its_kind(monkeypatch):
+def test_the_cpu_twin_with_jet_is_valid_and_beats_the_greedy_moves_alone():
     lv = random_level(5, n=400, m=1600, vmax=2)
-    monkeypatch.setattr(refinement, "FM_BUDGET", 0)
-    greedy = partition_graph(lv, 8, seed=1)
-    monkeypatch.setattr(refinement, "REFINER", "jet")
-    jet = partition_graph(lv, 8, seed=1)
+    greedy = partition_graph(lv, 8, seed=1, refiner="greedy")
+    jet = partition_graph(lv, 8, seed=1, refiner="jet")
+    assert (jet.refiner, greedy.refiner, partition_graph(lv, 8).refiner) == ("jet", "greedy", "fm")
     assert jet.balance <= 1.03 + 1e-9 and jet.cut == cut_of(lv, jet.part)
     assert jet.cut < greedy.cut
-    assert partition_graph(lv, 8, seed=1).part.tolist() == jet.part.tolist()
+    assert partition_graph(lv, 8, seed=1, refiner="jet").part.tolist() == jet.part.tolist()
+
+
+def test_refiner_bad_input():
+    lv = random_level(0)
+    for bad in ("kl", 3):
+        with pytest.raises(InputError, match="refiner must be one of fm, jet, greedy on the CPU"):
+            partition_graph(lv, 4, refiner=bad)
+
+
+def test_cli_refiner(tmp_path, capsys):
+    from ir_graph import write_graph
+    from runtime.generators import grid
+    from vcut.cli import main
+
+    g = grid(16, 16, seed=0)
+    path = tmp_path / "g.npz"
+    write_graph(g, path)
+    lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
+    out = tmp_path / "g.part"
+    for refiner in ("jet", "greedy", None):
+        argv = ["partition", str(path), "-p", "4", "--algo", "multilevel", "-o", str(out),
+                "--json"] + (["--refiner", refiner] if refiner else [])
+        assert main(argv) == 0
+        res = json.loads(capsys.readouterr().out)
+        want = partition_graph(lv, 4, refiner=refiner)
+        assert res["refiner"] == want.refiner == (refiner or "fm")
+        assert [int(x) for x in out.read_text().split()] == want.part.tolist()
+        assert res["edge_cut"] == want.cut
+    assert main(["partition", str(path), "-p", "4", "--algo", "wb-libra", "--refiner",
+                 "jet"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "error: --refiner chooses the multilevel edge cut's refinement; --algo wb-libra has "
+        "none: drop --refiner or use --algo multilevel")
+    assert main(["partition", str(path), "-p", "4", "--algo", "multilevel", "--refiner",
+                 "kl"]) == 2
+    assert "invalid choice: 'kl'" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------- GPU
@@ -314,11 +352,13 @@ def test_the_gpu_gives_the_cpus_parts(small_launches, monkeypatch, seed, heavy):
     # and keys
 
 
-def test_the_gpu_partition_uses_jet_and_keeps_its_guarantees(small_launches, monkeypatch):
+def test_the_gpu_partition_uses_jet_and_keeps_its_guarantees(small_launches):
     lv = random_level(3, n=150, m=500, vmax=2)
     with_jet = partition_graph(lv, 4, device="gpu", seed=2)
-    monkeypatch.setattr(gpu, "JET", False)
-    without = partition_graph(lv, 4, device="gpu", seed=2)
+    without = partition_graph(lv, 4, device="gpu", seed=2, refiner="greedy")
+    assert (with_jet.refiner, without.refiner) == ("jet", "greedy")
+    with pytest.raises(InputError, match="one of jet, greedy on the GPU, got 'fm'"):
+        partition_graph(lv, 4, device="gpu", refiner="fm")
     assert with_jet.gpu["jet_rounds"] > 0 and without.gpu["jet_rounds"] == 0
     for r in (with_jet, without):
         assert r.balance <= 1.03 + 1e-9 and r.cut == cut_of(lv, r.part)

@@ -198,12 +198,8 @@ def refined(lv, part, maxload, seed=0, jet=False):
     d_part = gpu._upload(cuda, keep, part)
     stats = gpu.new_stats()
     key = gpu._keys(work, lv.n, seed)
-    jet_was, gpu.JET = gpu.JET, jet
-    try:
-        gpu.refine_on_device(cuda, work, dl, d_part, np.asarray(maxload, dtype=np.int64), key,
-                             np.random.default_rng(seed), stats)
-    finally:
-        gpu.JET = jet_was
+    gpu.refine_on_device(cuda, work, dl, d_part, np.asarray(maxload, dtype=np.int64), key,
+                         np.random.default_rng(seed), stats, jet=jet)
     return d_part.copy_to_host()[:lv.n], stats
 
 

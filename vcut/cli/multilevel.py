@@ -23,14 +23,15 @@ def run_multilevel(args, graph, targets):
 
         capacity_fractions(args.p, "multilevel", targets)
     res = partition_graph(graph, args.p, device=args.device, imbalance=args.imbalance - 1.0,
-                          seed=args.seed, targets=targets)
+                          seed=args.seed, targets=targets, refiner=args.refiner)
     files = []
     if args.output:
         with atomic_output(args.output, "w") as fh:
             fh.write("\n".join(map(str, res.part.tolist())) + "\n")
         files.append(args.output)
     result = {
-        "algo": "multilevel", "p": res.k, "device": res.device, "edge_cut": res.cut,
+        "algo": "multilevel", "p": res.k, "device": res.device, "refiner": res.refiner,
+        "edge_cut": res.cut,
         "balance": res.balance, "imbalance": round(res.imbalance, 12), "seed": res.seed,
         "levels": [list(s) for s in res.level_sizes],
         "seconds": {k: round(v, 4) for k, v in res.seconds.items()},
@@ -46,8 +47,8 @@ def run_multilevel(args, graph, targets):
     sizes = res.level_sizes
     sec = res.seconds
     rows = [
-        ("algorithm", f"multilevel edge cut (p = {res.k}, device = {res.device}, "
-                      f"seed = {res.seed})"),
+        ("algorithm", f"multilevel edge cut (p = {res.k}, device = {res.device}, refiner = "
+                      f"{res.refiner}, seed = {res.seed})"),
         ("vertices / edges", f"{sizes[0][0]:,} / {sizes[0][1]:,}"),
         ("edge cut (weight)", f"{res.cut:,}"),
         ("balance", f"{res.balance:.5f} (bound {1 + res.imbalance:g})"),
@@ -57,7 +58,9 @@ def run_multilevel(args, graph, targets):
     ]
     if res.gpu:
         g = res.gpu
-        rows.append(("on the GPU", f"{g['match_rounds']} matching rounds, {g['passes']} refinement "
+        rows.append(("on the GPU", f"{g['match_rounds']} matching rounds, {g['jet_rounds']} Jet "
+                                   f"rounds and {g['jet_rebalances']} rebalancing rounds "
+                                   f"({g['jet_moves']:,} moves), {g['passes']} refinement "
                                    f"passes ({g['moves'] + g['subset_moves']:,} moves), "
                                    f"{g['host_repairs']} host repairs, "
                                    f"{g['device_bytes'] / 2**20:,.1f} MiB of device memory"))

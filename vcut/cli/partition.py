@@ -51,6 +51,10 @@ def register(sub):
                     "stream order, deciding again every edge that would add a replica "
                     "(recheck, the CPU's default), or in parallel rounds (rounds, the GPU's "
                     "default: every round on the device; the same result on the CPU)")
+    pa.add_argument("--refiner", choices=["fm", "jet", "greedy"],
+                    help="multilevel: what follows each level's greedy moves: k-way FM (the "
+                    "CPU's default), Jet (the GPU's default; on the CPU slower than FM, lower "
+                    "cuts on power-law graphs) or nothing")
     pa.add_argument("--tau", type=float, metavar="T",
                     help="hep: degree threshold in mean degrees (default 10)")
     pa.add_argument("--refine", action="store_true",
@@ -143,6 +147,9 @@ def _run(args, program_args):
     if args.device == "gpu" and (args.workers or args.scheduler or args.out_of_core):
         raise InputError("--device gpu runs in this process; the Dask workers (--workers, "
                          "--scheduler, --out-of-core) partition on their CPUs: drop one")
+    if args.refiner and args.algo != "multilevel":
+        raise InputError(f"--refiner chooses the multilevel edge cut's refinement; --algo "
+                         f"{args.algo} has none: drop --refiner or use --algo multilevel")
     if args.out_of_core and not (args.workers or args.scheduler):
         raise InputError("--out-of-core reads the graph on a Dask cluster; give --workers N "
                          "or --scheduler ADDRESS with it")
