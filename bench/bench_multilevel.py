@@ -19,6 +19,7 @@ uploads and downloads included, after a warm-up that compiles the kernels) and
 prints its cut, balance, time and per-phase seconds beside; its targets: on the
 graphs of at least 10**6 edges, >= 5 x faster than METIS at cut <= 1.05 x
 METIS's. Under the CUDA simulator (no GPU) it runs, very slowly: small graphs only.
+``--gpu-greedy`` runs the GPU without Jet too (``refiner="greedy"``), beside.
 ``--profile`` adds, per cell, one GPU run synchronised after every launch: the six
 kernels of most seconds (launches), the kernels' sum against the run's seconds (the rest
 is the host: launches from Python, reads, the initial partitioning), the levels and the
@@ -123,7 +124,9 @@ def profile_line(lv, k):
     return (f"#   profile k={k}: {wall:.3f} s synchronised, kernels {kern:.3f} s in "
             f"{sum(v[1] for v in prof.values())} launches; {len(r.level_sizes)} levels, "
             f"coarsest {nc} vertices / {mc} edges; match rounds {st['match_rounds']}, "
-            f"passes {st['passes']}, heavy {st['heavy_vertices']}; "
+            f"passes {st['passes']}, heavy {st['heavy_vertices']}, Jet rounds "
+            f"{st['jet_rounds']} + {st['jet_rebalances']} rebalancing, "
+            f"{st['jet_launches']} launches; "
             + ", ".join(f"{name.replace('_kernel', '')} {sec:.3f} ({n})"
                         for name, (sec, n) in top))
 
@@ -150,6 +153,8 @@ def main():
                     help="also run the CPU twin with the GPU's Jet refinement instead of FM "
                          "(refiner='jet'; cut and time beside)")
     ap.add_argument("--gpu", action="store_true", help="also run the GPU phases (device=gpu)")
+    ap.add_argument("--gpu-greedy", action="store_true",
+                    help="with --gpu: also the GPU without Jet (refiner='greedy'), beside")
     ap.add_argument("--profile", action="store_true",
                     help="with --gpu: one more GPU run per cell, synchronised after every kernel, "
                          "printing the kernels' seconds and launches and the host's share")
@@ -204,7 +209,14 @@ def main():
                 if a.gpu:
                     t_g, rg = best_time(lambda: partition_graph(lv, k, device="gpu", seed=0),
                                         a.repeat)
+                    if a.gpu_greedy:
+                        t_gg, rgg = best_time(lambda: partition_graph(
+                            lv, k, device="gpu", seed=0, refiner="greedy"), a.repeat)
+                        row.update(cut_gpu_greedy=rgg.cut, bal_gpu_greedy=rgg.balance,
+                                   t_gpu_greedy=t_gg)
                     row.update(cut_gpu=rg.cut, bal_gpu=rg.balance, t_gpu=t_g,
+                               jet_rounds=rg.gpu["jet_rounds"],
+                               jet_rebalances=rg.gpu["jet_rebalances"],
                                **{f"gpu_{x}": rg.seconds[x]
                                   for x in ("coarsening", "initial", "refinement")})
                     if a.profile:
@@ -221,8 +233,12 @@ def main():
                       + (f" | GPU {row['cut_gpu']:9d} {row['bal_gpu']:6.3f} {row['t_gpu']:7.3f} "
                          f"(coarsen {row['gpu_coarsening']:.3f}, initial {row['gpu_initial']:.3f}, "
                          f"refine {row['gpu_refinement']:.3f}) cut/M "
-                         f"{row['cut_gpu'] / max(cut_m, 1):6.3f} M/t {t_m / t_g:6.2f}"
-                         if a.gpu else ""), flush=True)
+                         f"{row['cut_gpu'] / max(cut_m, 1):6.3f} M/t {t_m / t_g:6.2f} "
+                         f"(Jet {row['jet_rounds']} + {row['jet_rebalances']} rounds)"
+                         if a.gpu else "")
+                      + (f" | GPU greedy {row['cut_gpu_greedy'] / max(cut_m, 1):6.3f} M/t "
+                         f"{t_m / row['t_gpu_greedy']:6.2f}" if a.gpu and a.gpu_greedy else ""),
+                      flush=True)
     cut_r = [r["cut"] / max(r["cut_metis"], 1) for r in rows]
     t_r = [r["t"] / r["t_metis"] for r in rows]
     kp = [r["cut_kaminpar"] / max(r["cut_metis"], 1) for r in rows]
@@ -256,6 +272,13 @@ def main():
                   f"{gmean([r['cut_gpu'] / max(r['cut_metis'], 1) for r in big]):.3f} "
                   f"(target <= 1.05), METIS time / GPU time "
                   f"{gmean([r['t_metis'] / r['t_gpu'] for r in big]):.2f} (target >= 5)")
+        if a.gpu_greedy:
+            for name, sel in (("all cells", rows), (">= 10^6 edges", big)):
+                if sel:
+                    print(f"GPU without Jet ({name}): cut / METIS "
+                          f"{gmean([r['cut_gpu_greedy'] / max(r['cut_metis'], 1) for r in sel]):.3f}"
+                          f", METIS time / GPU time "
+                          f"{gmean([r['t_metis'] / r['t_gpu_greedy'] for r in sel]):.2f}")
     if a.csv:
         import csv
 

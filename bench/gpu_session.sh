@@ -23,9 +23,9 @@
 # device budget, leaving room for a second, shorter call.
 # `bash bench/gpu_session.sh rounds` runs the greedy family's GPU tests and its batches on
 # RMAT 21 (16 M edges; both apply forms beside their CPU twins at B = 64 k) and RMAT 22.
-# `bash bench/gpu_session.sh partition` runs issue 15's checks alone: the multilevel and
-# greedy GPU tests, bench_multilevel.py --gpu --profile (where each cell's GPU seconds go),
-# and the greedy batches on RMAT 21 (16 M edges).
+# `bash bench/gpu_session.sh partition` runs issue 15's checks alone: the multilevel, Jet and
+# greedy GPU tests, bench_multilevel.py --gpu --gpu-greedy --profile (with and without Jet;
+# where each cell's GPU seconds go), and the greedy batches on RMAT 21 (16 M edges).
 cd "$(dirname "$0")/.." || exit 3
 OUT=${OUT:-/tmp/gpu-session}
 mkdir -p "$OUT"
@@ -43,12 +43,12 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, log its duratio
     timeout "$limit" "$@" > "$OUT/$name.txt" 2>&1
     echo "$name: exit $?, $((SECONDS - t0)) s" >> "$OUT/env.txt"
 }
-if [ "$1" = partition ]; then  # issue 15's checks alone (~5.5 min)
+if [ "$1" = partition ]; then  # issue 15's checks alone (~6.5 min)
     step tests 80 python3 -m pytest -q -p no:cacheprovider -n 8 --timeout 70 --tb=short \
-        tests/runtime/test_multilevel_gpu.py tests/vcut/test_gpu_greedy.py
-    step multilevel 160 python3 bench/bench_multilevel.py --gpu --profile --datasets .devdata \
-        --graphs cnr-2000.arcs.txt.gz,delaunay_n16.edges.gz --ks 8,64 --repeat 1 \
-        --csv "$OUT/multilevel.csv"
+        tests/runtime/test_multilevel_gpu.py tests/runtime/test_jet.py tests/vcut/test_gpu_greedy.py
+    step multilevel 200 python3 bench/bench_multilevel.py --gpu --gpu-greedy --profile \
+        --datasets .devdata --graphs cnr-2000.arcs.txt.gz,delaunay_n16.edges.gz --ks 8,64 \
+        --repeat 1 --csv "$OUT/multilevel.csv"
     step batched 100 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21 \
         --batches 65536
     tail -3 "$OUT/tests.txt"
@@ -74,7 +74,7 @@ if [ "$1" = all ]; then  # every GPU test file, then one short benchmark per iss
     step tests 130 python3 -m pytest -q -p no:cacheprovider -n 8 --timeout 100 --tb=short \
         tests/runtime/test_gpu.py tests/runtime/test_gpu_stack.py tests/runtime/test_mst.py \
         tests/vcut/test_gpu_greedy.py tests/runtime/test_multilevel_gpu.py \
-        tests/runtime/test_scheduler_jobs.py
+        tests/runtime/test_jet.py tests/runtime/test_scheduler_jobs.py
     step multilevel 140 python3 bench/bench_multilevel.py --gpu --profile --datasets .devdata \
         --graphs cnr-2000.arcs.txt.gz,delaunay_n16.edges.gz --ks 8,64 --repeat 1 \
         --csv "$OUT/multilevel.csv"

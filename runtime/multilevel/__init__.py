@@ -3,8 +3,8 @@
 ``partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None)``
 coarsens by heavy-edge matching and contraction (`coarsening`), partitions the
 coarsest graph by recursive bisection (`initial`), and projects the partition
-back level by level with greedy k-way refinement and balance repair
-(`refinement`). Every part ``b`` ends within ``(1 + imbalance) * W * t_b``
+back level by level with greedy k-way refinement, balance repair and a refiner
+that takes losing moves, k-way FM or Jet (`refinement`, `_jet`). Every part ``b`` ends within ``(1 + imbalance) * W * t_b``
 (``t_b`` its target fraction) unless one vertex alone is heavier than the
 room left. The phases are chosen per device by `phases`: on the GPU
 (`gpu`), matching, contraction and refinement run on the device and the

@@ -52,6 +52,10 @@ next level starts. Per level:
 * **balance repair** on the host: a part above its bound after a
   projection (the coarse levels allow one coarse vertex more) is repaired by
   the CPU twin's kernel on the downloaded partition.
+* **Jet** (``jet``, the default): before the independent moves, Jet rounds and
+  rebalancing rounds (`refinement.jet_loop` driving `_DeviceJet`; the rules in `_jet`,
+  compiled for the device from the CPU's source), which take losing moves the passes
+  cannot and keep the best balanced partition seen.
 
 Deterministic for a seed: every choice is a maximum over a total order, and
 every atomic is an addition, a maximum of distinct words, or a slot in a

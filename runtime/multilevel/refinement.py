@@ -1,6 +1,7 @@
-"""Refinement: greedy k-way boundary moves, balance repair, then k-way FM.
+"""Refinement: greedy k-way boundary moves, balance repair, then k-way FM or Jet.
 
-Interface: ``refine(level, part, maxload, rng, repair) -> (moves, repair_moves)``,
+Interface: ``refine(level, part, maxload, rng, repair, finest, refiner) -> (moves,
+repair_moves)``,
 ``part`` changed in place. Greedy moves never raise the cut and never break a
 bound that held; the repair (on when ``repair``) then moves vertices out of
 parts over their bound, cheapest cut loss first, and greedy refinement runs
@@ -11,6 +12,8 @@ in, and like them never raises the cut nor breaks a bound. Its searches start
 at the boundary vertices with the best moves first and stop once the pass has
 scanned `FM_BUDGET` times the level's adjacency entries, so a level costs
 linear time whatever its degrees. Every phase visits boundary vertices only.
+With ``refiner="jet"`` Jet (`jet_loop`, the GPU's refinement) takes FM's place, and
+the greedy moves run once more after it; with ``"greedy"`` neither runs.
 """
 
 import numpy as np
