@@ -10,7 +10,7 @@ so the CPU's loops and the GPU's threads give the same parts:
    (loads of the round's start), and takes the best connected (then the lighter relative
    to its bound, then the lower id). It is a candidate when the gain ``g`` (that part's
    connection minus its own part's) is >= 0, or when the loss is small against what
-   holds it: ``4 * (-g) < c4 * own`` (``c4`` quarters; Jet's filter ratio ``c``). So
+   holds it: ``-g < c4 / 4 * own`` (``c4`` quarters; Jet's filter ratio ``c``). So
    moves that lower the cut now are taken together with some that open the way to
    better ones, which greedy moves never take.
 2. **afterburner** (`_after`): each candidate recomputes its gain as if every
@@ -77,7 +77,7 @@ def _candidate(indptr, indices, ewgt, vwgt, part, load, maxload, lock, heavy, c4
     if best < 0:
         return -1, 0
     g = bc - own
-    if g >= 0 or 4 * (-g) < c4 * own:
+    if g >= 0 or -g < 0.25 * c4 * own:  # in floats: no int64 overflow on huge weights
         return best, g
     return -1, 0
 
