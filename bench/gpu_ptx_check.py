@@ -130,6 +130,13 @@ def main():
         "split_counts_kernel": (i8a, i8a, i8a, i8, i8a, i8, i8, i8a, i8a),
         "split_rows_kernel": (i8a, i8a, i8a, i8, i8a, i8, i8, i8a, i8a, i8a, i8a, i8a),
         "sort_rows_kernel": (i8a, i8a, i8a, i8, i8a), "sum_kernel": (i8a, i8a, i8, i8a),
+        "jet_candidates_kernel": (i8a,) * 8 + (i8, i8, i8, i8a, i8a, i8a, i8),
+        "jet_after_kernel": (i8a,) * 7 + (i8, i8a),
+        "jet_apply_kernel": (i8a,) * 5 + (i8, i8a),
+        "jet_evict_kernel": (i8a,) * 8 + (i8, i8a, i8a, i8, i8a, i8a, i8a, i8a, i8),
+        "jet_sub_kernel": (i8a,) * 6 + (i8, i8a),
+        "jet_shed_kernel": (i8a,) * 8 + (i8, i8a),
+        "copy_kernel": (i8a, i8, i8a),
     }
     sigs.update({f"multilevel {k}": v for k, v in multilevel.items()})
     print(f"| kernel | PTX bytes (sm_{cc[0]}{cc[1]}) | atomics |\n|---|---:|---|")
