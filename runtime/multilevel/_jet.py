@@ -26,7 +26,7 @@ after `refinement.JET_PATIENCE` rounds without a better one.
 
 import numpy as np
 
-from frontend.jitcache import njit
+from frontend.jitcache import njit, prange
 
 #: distinct neighbour parts a vertex looks at (the GPU's per-thread table; the same as
 #: `_gpu_kernels.MAXP`)
@@ -110,19 +110,37 @@ def _after(indptr, indices, ewgt, part, dest, gain, key, v):
     return s
 
 
-@njit(cache=True)
+#: vertices per parallel task of the CPU's maps
+CHUNK = 4096
+
+
+@njit(cache=True, parallel=True)
+def cut(indptr, indices, ewgt, part):
+    """The cut's weight (a parallel sum of integers: the same in any order)."""
+    twice = 0
+    for v in prange(len(part)):
+        p = part[v]
+        for e in range(indptr[v], indptr[v + 1]):
+            if part[indices[e]] != p:
+                twice += ewgt[e]
+    return twice // 2
+
+
+@njit(cache=True, parallel=True)
 def jet_round(indptr, indices, ewgt, vwgt, part, load, maxload, lock, key, heavy, c4, dest,
               gain):
     """One Jet round on the CPU (``part``, ``load`` and ``lock`` changed in place;
     ``dest``/``gain`` scratch of n entries); returns the number of vertices moved."""
     n = len(part)
-    ps = np.empty(MAXP, np.int64)
-    cs = np.empty(MAXP, np.int64)
-    for v in range(n):
-        dest[v], gain[v] = _candidate(indptr, indices, ewgt, vwgt, part, load, maxload, lock,
-                                      heavy, c4, v, ps, cs)
+    chunks = (n + CHUNK - 1) // CHUNK
+    for c in prange(chunks):  # maps: any thread order gives the same arrays
+        ps = np.empty(MAXP, np.int64)
+        cs = np.empty(MAXP, np.int64)
+        for v in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
+            dest[v], gain[v] = _candidate(indptr, indices, ewgt, vwgt, part, load, maxload,
+                                          lock, heavy, c4, v, ps, cs)
     # the afterburner's verdict goes to lock (read by nobody in this step)
-    for v in range(n):
+    for v in prange(n):
         lock[v] = 1 if dest[v] >= 0 and _after(indptr, indices, ewgt, part, dest, gain, key,
                                                v) >= 0 else 0
     moved = 0
@@ -260,7 +278,7 @@ def room_sums(load, soft):
     return np.cumsum(np.maximum(soft - load, 0))
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def jet_rebalance(indptr, indices, ewgt, vwgt, part, load, maxload, soft, key, heavy, cum,
                   dest, bucket):
     """One rebalancing round on the CPU: every overloaded part sheds its cheapest
@@ -269,12 +287,15 @@ def jet_rebalance(indptr, indices, ewgt, vwgt, part, load, maxload, soft, key, h
     GPU runs the same steps (`gpu._DeviceJet.rebalance`)."""
     n = len(part)
     k = len(load)
-    ps = np.empty(MAXP, np.int64)
-    cs = np.empty(MAXP, np.int64)
+    chunks = (n + CHUNK - 1) // CHUNK
+    for c in prange(chunks):
+        ps = np.empty(MAXP, np.int64)
+        cs = np.empty(MAXP, np.int64)
+        for v in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
+            dest[v], bucket[v] = _evict(indptr, indices, ewgt, vwgt, part, load, maxload, soft,
+                                        heavy, cum, key[v], v, ps, cs)
     hist = np.zeros(k * NB, np.int64)
     for v in range(n):
-        dest[v], bucket[v] = _evict(indptr, indices, ewgt, vwgt, part, load, maxload, soft,
-                                    heavy, cum, key[v], v, ps, cs)
         if dest[v] >= 0:
             hist[part[v] * NB + bucket[v]] += vwgt[v]
     cut_b, left = cutoffs(hist, load - maxload, NB)

@@ -82,7 +82,7 @@ class _HostJet:
 
     def status(self):
         lv = self.level
-        return int(K.edge_cut(lv.indptr, lv.indices, lv.ewgt, self.part)), self.load, self.moved
+        return int(J.cut(lv.indptr, lv.indices, lv.ewgt, self.part)), self.load, self.moved
 
     def round(self, c4, heavy):
         self.moved = int(J.jet_round(*self._args(), self.lock, self.key, heavy, c4, self.dest,
