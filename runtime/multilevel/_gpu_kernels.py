@@ -752,11 +752,14 @@ def keys_kernel(n, seed, key):
 
 # ------------------------------------------------------- Jet refinement (rules in _jet)
 
-_jet_candidate = device_twin(_jet._candidate)
+_jet_table = device_twin(_jet._table)
+_jet_roomiest = device_twin(_jet._roomiest)
+_jet_candidate = device_twin(_jet._candidate, _table=_jet_table, _roomiest=_jet_roomiest)
 _jet_after = device_twin(_jet._after, _outranks=_outranks)
 _jet_bucket = device_twin(_jet._bucket)
 _jet_sub = device_twin(_jet._sub)
-_jet_evict = device_twin(_jet._evict, _bucket=_jet_bucket)
+_jet_evict = device_twin(_jet._evict, _bucket=_jet_bucket, _table=_jet_table,
+                         _roomiest=_jet_roomiest)
 _jet_sheds = device_twin(_jet._sheds, _sub=_jet_sub)
 NB = _jet.NB
 SUB = _jet.SUB

@@ -34,13 +34,9 @@ MAXP = 32
 
 
 @njit(cache=True, inline="always")
-def _candidate(indptr, indices, ewgt, vwgt, part, load, maxload, lock, heavy, c4, v, ps, cs):
-    """``(dest, gain)`` of vertex v (``dest`` -1: not a candidate); ``ps``/``cs``
-    scratch of `MAXP` entries."""
-    if lock[v] != 0:
-        return -1, 0
-    if heavy > 0 and indptr[v + 1] - indptr[v] > heavy:
-        return -1, 0
+def _table(indptr, indices, ewgt, part, v, ps, cs):
+    """``(npt, own)``: v's edge weight into each of the first `MAXP` other parts its row
+    meets (``ps[:npt]``, ``cs[:npt]``) and into its own part."""
     a = part[v]
     npt = 0
     own = 0
@@ -60,13 +56,20 @@ def _candidate(indptr, indices, ewgt, vwgt, part, load, maxload, lock, heavy, c4
             ps[npt] = q
             cs[npt] = w
             npt += 1
-    wv = vwgt[v]
+    return npt, own
+
+
+@njit(cache=True, inline="always")
+def _roomiest(ps, cs, npt, load, maxload, bound, wv):
+    """``(part, connection)`` of the table's best part with room for weight ``wv`` below
+    ``bound``: the best connected, then the lighter relative to its ``maxload``, then the
+    lower id; part -1 when none has room."""
     best = -1
     bc = 0
     brel = 0.0
     for i in range(npt):
         q = ps[i]
-        if load[q] + wv > maxload[q]:
+        if load[q] + wv > bound[q]:
             continue
         c = cs[i]
         rel = load[q] / maxload[q]
@@ -74,6 +77,19 @@ def _candidate(indptr, indices, ewgt, vwgt, part, load, maxload, lock, heavy, c4
             best = q
             bc = c
             brel = rel
+    return best, bc
+
+
+@njit(cache=True, inline="always")
+def _candidate(indptr, indices, ewgt, vwgt, part, load, maxload, lock, heavy, c4, v, ps, cs):
+    """``(dest, gain)`` of vertex v (``dest`` -1: not a candidate); ``ps``/``cs``
+    scratch of `MAXP` entries."""
+    if lock[v] != 0:
+        return -1, 0
+    if heavy > 0 and indptr[v + 1] - indptr[v] > heavy:
+        return -1, 0
+    npt, own = _table(indptr, indices, ewgt, part, v, ps, cs)
+    best, bc = _roomiest(ps, cs, npt, load, maxload, maxload, vwgt[v])
     if best < 0:
         return -1, 0
     g = bc - own
@@ -195,38 +211,9 @@ def _evict(indptr, indices, ewgt, vwgt, part, load, maxload, soft, heavy, cum, k
         return -1, 0
     if heavy > 0 and indptr[v + 1] - indptr[v] > heavy:
         return -1, 0
-    npt = 0
-    own = 0
-    for e in range(indptr[v], indptr[v + 1]):
-        q = part[indices[e]]
-        w = ewgt[e]
-        if q == a:
-            own += w
-            continue
-        found = False
-        for i in range(npt):
-            if ps[i] == q:
-                cs[i] += w
-                found = True
-                break
-        if not found and npt < MAXP:
-            ps[npt] = q
-            cs[npt] = w
-            npt += 1
+    npt, own = _table(indptr, indices, ewgt, part, v, ps, cs)
     wv = vwgt[v]
-    best = -1
-    bc = 0
-    brel = 0.0
-    for i in range(npt):
-        q = ps[i]
-        if load[q] + wv > soft[q]:
-            continue
-        c = cs[i]
-        rel = load[q] / maxload[q]
-        if best < 0 or c > bc or (c == bc and (rel < brel or (rel == brel and q < best))):
-            best = q
-            bc = c
-            brel = rel
+    best, bc = _roomiest(ps, cs, npt, load, maxload, soft, wv)
     if best < 0:
         k = len(cum)
         total = cum[k - 1]
