@@ -20,6 +20,9 @@ from . import _cpu, _jet
 #: beyond the first MAXP met in its adjacency are not considered for that vertex; the
 #: Jet rules' table, `_jet.MAXP`)
 MAXP = _jet.MAXP
+#: a vertex's table of its first MAXP other parts (`_jet._table`), shared by the refinement
+#: and Jet
+_jet_table = device_twin(_jet._table)
 #: a vertex of more neighbours than this proposes (`propose_heavy_kernel`) and is refined
 #: (`best_move_heavy_kernel`, `select_heavy_kernel`) by a block of `HEAVY_TPB` threads
 #: instead of one thread (the refinement only when k is at most `HEAVY_PARTS`: the
@@ -529,24 +532,7 @@ def best_move_kernel(indptr, indices, ewgt, vwgt, part, load, maxload, n, zero, 
     a = part[v]
     ps = cuda.local.array(MAXP, np.int64)
     cs = cuda.local.array(MAXP, np.int64)
-    npt = 0
-    own = 0
-    for e in range(indptr[v], indptr[v + 1]):
-        q = part[indices[e]]
-        w = ewgt[e]
-        if q == a:
-            own += w
-            continue
-        found = False
-        for i in range(npt):
-            if ps[i] == q:
-                cs[i] += w
-                found = True
-                break
-        if not found and npt < MAXP:
-            ps[npt] = q
-            cs[npt] = w
-            npt += 1
+    npt, own = _jet_table(indptr, indices, ewgt, part, v, ps, cs)
     wv = vwgt[v]
     best = -1
     bg = 0
@@ -752,7 +738,6 @@ def keys_kernel(n, seed, key):
 
 # ------------------------------------------------------- Jet refinement (rules in _jet)
 
-_jet_table = device_twin(_jet._table)
 _jet_roomiest = device_twin(_jet._roomiest)
 _jet_candidate = device_twin(_jet._candidate, _table=_jet_table, _roomiest=_jet_roomiest)
 _jet_after = device_twin(_jet._after, _outranks=_outranks)
