@@ -289,11 +289,11 @@ def test_cli_refiner(tmp_path, capsys):
         assert res["refiner"] == want.refiner == (refiner or "fm")
         assert [int(x) for x in out.read_text().split()] == want.part.tolist()
         assert res["edge_cut"] == want.cut
-    assert main(["partition", str(path), "-p", "4", "--algo", "wb-libra", "--refiner",
-                 "jet"]) == 2
-    assert capsys.readouterr().err.splitlines()[-1] == (
-        "error: --refiner chooses the multilevel edge cut's refinement; --algo wb-libra has "
-        "none: drop --refiner or use --algo multilevel")
+    for algo in ("wb-libra", "spac"):
+        assert main(["partition", str(path), "-p", "4", "--algo", algo, "--refiner", "jet"]) == 2
+        assert capsys.readouterr().err.splitlines()[-1] == (
+            "error: --refiner is for --algo multilevel (SPAC's multilevel backend takes its "
+            f"device's default: fm on the CPU, jet on the GPU); drop it for --algo {algo}")
     assert main(["partition", str(path), "-p", "4", "--algo", "multilevel", "--refiner",
                  "kl"]) == 2
     assert "invalid choice: 'kl'" in capsys.readouterr().err

@@ -148,8 +148,9 @@ def _run(args, program_args):
         raise InputError("--device gpu runs in this process; the Dask workers (--workers, "
                          "--scheduler, --out-of-core) partition on their CPUs: drop one")
     if args.refiner and args.algo != "multilevel":
-        raise InputError(f"--refiner chooses the multilevel edge cut's refinement; --algo "
-                         f"{args.algo} has none: drop --refiner or use --algo multilevel")
+        raise InputError(f"--refiner is for --algo multilevel (SPAC's multilevel backend takes "
+                         f"its device's default: fm on the CPU, jet on the GPU); drop it for "
+                         f"--algo {args.algo}")
     if args.out_of_core and not (args.workers or args.scheduler):
         raise InputError("--out-of-core reads the graph on a Dask cluster; give --workers N "
                          "or --scheduler ADDRESS with it")
