@@ -26,7 +26,7 @@ from . import _cpu as K
 from .coarsening import coarsen
 from .graph import DeviceLevel, Level, csr_from_edges, level_from
 from .initial import initial_partition
-from .refinement import refine
+from .refinement import REFINERS, refine
 
 __all__ = ["partition_graph", "MultilevelResult", "Level", "DeviceLevel", "csr_from_edges",
            "level_from", "phases", "DEVICE_REFINERS"]
@@ -135,7 +135,7 @@ def _on_device(level, k, fractions, imbalance, seed, rng, maxload, target_w, t0,
 
 
 #: each device's refiners, its default first
-DEVICE_REFINERS = {"cpu": ("fm", "jet", "greedy"), "gpu": ("jet", "greedy")}
+DEVICE_REFINERS = {"cpu": REFINERS, "gpu": ("jet", "greedy")}
 
 
 def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None,

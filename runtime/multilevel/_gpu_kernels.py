@@ -687,15 +687,20 @@ def commit_kernel(sel, cto, cgain, load, maxload, req, n, acc, counters, sat):
         sat[i] = v
 
 
+@cuda.jit(device=True)
+def _move_vertex(part, vwgt, load, v, q):
+    """Vertex v into part q, both parts' loads updated atomically (a thread per mover)."""
+    a = part[v]
+    part[v] = q
+    cuda.atomic.add(load, q, vwgt[v])
+    cuda.atomic.add(load, a, -vwgt[v])
+
+
 @cuda.jit
 def apply_kernel(acc, cto, part, vwgt, load, n):
     v = cuda.grid(1)
     if v < n and acc[v] != 0:
-        a = part[v]
-        t = cto[v]
-        part[v] = t
-        cuda.atomic.add(load, t, vwgt[v])
-        cuda.atomic.add(load, a, -vwgt[v])
+        _move_vertex(part, vwgt, load, v, cto[v])
 
 
 @cuda.jit
@@ -712,11 +717,7 @@ def gather_kernel(ids, count, cto, cgain, vwgt, out_to, out_gain, out_w):
 def set_parts_kernel(ids, tos, count, part, vwgt, load):
     i = cuda.grid(1)
     if i < count:
-        v = ids[i]
-        a = part[v]
-        part[v] = tos[i]
-        cuda.atomic.add(load, tos[i], vwgt[v])
-        cuda.atomic.add(load, a, -vwgt[v])
+        _move_vertex(part, vwgt, load, ids[i], tos[i])
 
 
 @cuda.jit(device=True)
@@ -780,11 +781,7 @@ def jet_after_kernel(indptr, indices, ewgt, part, dest, gain, key, n, lock):
 def jet_apply_kernel(lock, dest, part, vwgt, load, n, moved):
     v = cuda.grid(1)
     if v < n and lock[v] != 0:
-        a = part[v]
-        q = dest[v]
-        part[v] = q
-        cuda.atomic.add(load, q, vwgt[v])
-        cuda.atomic.add(load, a, -vwgt[v])
+        _move_vertex(part, vwgt, load, v, dest[v])
         cuda.atomic.add(moved, 0, 1)
 
 
@@ -823,10 +820,7 @@ def jet_shed_kernel(part, dest, bucket, key, vwgt, cut_b, cut_s, load, n, moved)
         return
     a = part[v]
     if _jet_sheds(bucket[v], key[v], cut_b[a], cut_s[a]):
-        q = dest[v]
-        part[v] = q
-        cuda.atomic.add(load, q, vwgt[v])
-        cuda.atomic.add(load, a, -vwgt[v])
+        _move_vertex(part, vwgt, load, v, dest[v])
         cuda.atomic.add(moved, 0, 1)
 
 

@@ -126,6 +126,15 @@ def _after(indptr, indices, ewgt, part, dest, gain, key, v):
     return s
 
 
+@njit(cache=True, inline="always")
+def _relocate(part, vwgt, load, v, q):
+    """Vertex v into part q, both parts' loads updated (the CPU's apply steps; the GPU's
+    is `_gpu_kernels._move_vertex`, with atomics)."""
+    load[part[v]] -= vwgt[v]
+    load[q] += vwgt[v]
+    part[v] = q
+
+
 #: vertices per parallel task of the CPU's maps
 CHUNK = 4096
 
@@ -162,10 +171,7 @@ def jet_round(indptr, indices, ewgt, vwgt, part, load, maxload, lock, key, heavy
     moved = 0
     for v in range(n):
         if lock[v] != 0:
-            q = dest[v]
-            load[part[v]] -= vwgt[v]
-            load[q] += vwgt[v]
-            part[v] = q
+            _relocate(part, vwgt, load, v, dest[v])
             moved += 1
     return moved
 
@@ -295,9 +301,7 @@ def jet_rebalance(indptr, indices, ewgt, vwgt, part, load, maxload, soft, key, h
     for v in range(n):
         a = part[v]
         if dest[v] >= 0 and _sheds(bucket[v], key[v], cut_b[a], cut_s[a]):
-            load[a] -= vwgt[v]
-            load[dest[v]] += vwgt[v]
-            part[v] = dest[v]
+            _relocate(part, vwgt, load, v, dest[v])
             moved += 1
     return moved
 

@@ -263,6 +263,11 @@ def test_the_cpu_twin_with_jet_is_valid_and_beats_the_greedy_moves_alone():
     assert partition_graph(lv, 8, seed=1, refiner="jet").part.tolist() == jet.part.tolist()
 
 
+def test_jet_leaves_hubs_to_the_gpus_block_kernels():
+    # the CPU's Jet excludes the vertices the GPU's one-thread-per-vertex kernels would
+    assert refinement.JET_HEAVY == gpu.G.HEAVY_DEGREE
+
+
 def test_refiner_bad_input():
     lv = random_level(0)
     for bad in ("kl", 3):
