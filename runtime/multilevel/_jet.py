@@ -82,13 +82,16 @@ def _roomiest(ps, cs, npt, load, maxload, bound, wv):
 
 @njit(cache=True, inline="always")
 def _candidate(indptr, indices, ewgt, vwgt, part, load, maxload, lock, heavy, c4, v, ps, cs):
-    """``(dest, gain)`` of vertex v (``dest`` -1: not a candidate); ``ps``/``cs``
-    scratch of `MAXP` entries."""
+    """``(dest, gain)`` of vertex v (``dest`` < 0: not a candidate, -2 when an unlocked
+    vertex's row meets no other part, so that it cannot be one until a neighbour moves);
+    ``ps``/``cs`` scratch of `MAXP` entries."""
     if lock[v] != 0:
         return -1, 0
     if heavy > 0 and indptr[v + 1] - indptr[v] > heavy:
         return -1, 0
     npt, own = _table(indptr, indices, ewgt, part, v, ps, cs)
+    if npt == 0:
+        return -2, 0
     best, bc = _roomiest(ps, cs, npt, load, maxload, maxload, vwgt[v])
     if best < 0:
         return -1, 0
@@ -151,29 +154,97 @@ def cut(indptr, indices, ewgt, part):
     return twice // 2
 
 
+# The CPU visits only the vertices on its active list: the boundary, and the vertices
+# next to a move since the list was last pruned. A vertex off the list has no other part
+# in its row, so it can be no candidate (`_candidate` -2) and its ``dest`` stays < 0;
+# the rounds thus move exactly what the GPU's maps over every vertex move. The cut is
+# kept up to date from the moves alone (`_moved_cut`).
+
+
+@njit(cache=True)
+def _enlist(indptr, indices, v, active, na, listed):
+    """v and its neighbours onto the active list ``active[:na]`` (those not on it yet);
+    returns the new length."""
+    if listed[v] == 0:
+        listed[v] = 1
+        active[na] = v
+        na += 1
+    for e in range(indptr[v], indptr[v + 1]):
+        u = indices[e]
+        if listed[u] == 0:
+            listed[u] = 1
+            active[na] = u
+            na += 1
+    return na
+
+
+@njit(cache=True, parallel=True)
+def _moved_cut(indptr, indices, ewgt, part, dest, verts, nv):
+    """The change of the cut when every vertex v of ``verts[:nv]`` with ``dest[v] >= 0``
+    moves to ``dest[v]`` (all of them at once; an edge between two movers counted once)."""
+    delta = 0
+    for i in prange(nv):
+        v = verts[i]
+        dv = dest[v]
+        if dv < 0:
+            continue
+        pv = part[v]
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            du = dest[u]
+            if du >= 0 and u < v:
+                continue  # counted from u
+            pu = part[u]
+            nu = du if du >= 0 else pu
+            delta += ewgt[e] * ((1 if dv != nu else 0) - (1 if pv != pu else 0))
+    return delta
+
+
 @njit(cache=True, parallel=True)
 def jet_round(indptr, indices, ewgt, vwgt, part, load, maxload, lock, key, heavy, c4, dest,
-              gain):
-    """One Jet round on the CPU (``part``, ``load`` and ``lock`` changed in place;
-    ``dest``/``gain`` scratch of n entries); returns the number of vertices moved."""
-    n = len(part)
-    chunks = (n + CHUNK - 1) // CHUNK
+              gain, active, na, listed):
+    """One Jet round on the CPU over the active list ``active[:na]`` (flags ``listed``; see
+    above): ``part``, ``load``, ``lock`` and the list changed in place, ``dest``/``gain``
+    kept < 0 off the list; returns ``(moved, new length of the list, change of the
+    cut)``. Interior vertices leave the list, the movers' neighbours join it."""
+    chunks = (na + CHUNK - 1) // CHUNK
     for c in prange(chunks):  # maps: any thread order gives the same arrays
         ps = np.empty(MAXP, np.int64)
         cs = np.empty(MAXP, np.int64)
-        for v in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
+        for i in range(c * CHUNK, min(na, (c + 1) * CHUNK)):
+            v = active[i]
             dest[v], gain[v] = _candidate(indptr, indices, ewgt, vwgt, part, load, maxload,
                                           lock, heavy, c4, v, ps, cs)
-    # the afterburner's verdict goes to lock (read by nobody in this step)
-    for v in prange(n):
+    kept = 0
+    for i in range(na):  # interior vertices (unlocked: their lock is 0) leave the list
+        v = active[i]
+        if dest[v] == -2:
+            listed[v] = 0
+            dest[v] = -1
+        else:
+            active[kept] = v
+            kept += 1
+    na = kept
+    # the afterburner's verdict goes to lock (read by nobody in this step); then the
+    # candidates that stay drop their dest, so that dest >= 0 marks the movers
+    for i in prange(na):
+        v = active[i]
         lock[v] = 1 if dest[v] >= 0 and _after(indptr, indices, ewgt, part, dest, gain, key,
                                                v) >= 0 else 0
+    for i in prange(na):
+        v = active[i]
+        if lock[v] == 0:
+            dest[v] = -1
+    delta = _moved_cut(indptr, indices, ewgt, part, dest, active, na)
     moved = 0
-    for v in range(n):
-        if lock[v] != 0:
+    grown = na
+    for i in range(na):
+        v = active[i]
+        if dest[v] >= 0:
             _relocate(part, vwgt, load, v, dest[v])
             moved += 1
-    return moved
+            grown = _enlist(indptr, indices, v, active, grown, listed)
+    return moved, grown, delta
 
 
 # ------------------------------------------------------------------------- rebalancing
@@ -273,11 +344,14 @@ def room_sums(load, soft):
 
 @njit(cache=True, parallel=True)
 def jet_rebalance(indptr, indices, ewgt, vwgt, part, load, maxload, soft, key, heavy, cum,
-                  dest, bucket):
+                  dest, bucket, active, na, listed):
     """One rebalancing round on the CPU: every overloaded part sheds its cheapest
     vertices (`_evict`'s buckets in order, the cut-off bucket by key sub-bucket) until
-    their weight covers its excess, a sub-bucket more at most; returns the moves. The
-    GPU runs the same steps (`gpu._DeviceJet.rebalance`)."""
+    their weight covers its excess, a sub-bucket more at most. The GPU runs the same
+    steps (`gpu._DeviceJet.rebalance`). Every vertex is visited (an interior one can be
+    evicted); the movers and their neighbours join the active list ``active[:na]``
+    (`jet_round`) and every ``dest`` ends -1. Returns ``(moved, new length of the list,
+    change of the cut)``."""
     n = len(part)
     k = len(load)
     chunks = (n + CHUNK - 1) // CHUNK
@@ -297,13 +371,22 @@ def jet_rebalance(indptr, indices, ewgt, vwgt, part, load, maxload, soft, key, h
         if dest[v] >= 0 and bucket[v] == cut_b[part[v]]:
             hist2[part[v] * SUB + _sub(key[v])] += vwgt[v]
     cut_s, _ = cutoffs(hist2, left, SUB)
-    moved = 0
-    for v in range(n):
+    for v in prange(n):  # dest >= 0 now marks the movers
         a = part[v]
-        if dest[v] >= 0 and _sheds(bucket[v], key[v], cut_b[a], cut_s[a]):
-            _relocate(part, vwgt, load, v, dest[v])
+        if dest[v] >= 0 and not _sheds(bucket[v], key[v], cut_b[a], cut_s[a]):
+            dest[v] = -1
+    moved = 0
+    for v in range(n):  # the movers, listed in bucket (no longer needed)
+        if dest[v] >= 0:
+            bucket[moved] = v
             moved += 1
-    return moved
+    delta = _moved_cut(indptr, indices, ewgt, part, dest, bucket, moved)
+    for i in range(moved):
+        v = bucket[i]
+        _relocate(part, vwgt, load, v, dest[v])
+        dest[v] = -1
+        na = _enlist(indptr, indices, v, active, na, listed)
+    return moved, na, delta
 
 
 @njit(cache=True, inline="always")

@@ -64,43 +64,66 @@ def soft_bounds(maxload, total):
 
 
 class _HostJet:
-    """`jet_loop`'s operations on a host level (the CPU twin of `gpu._DeviceJet`)."""
+    """`jet_loop`'s operations on a host level (the CPU twin of `gpu._DeviceJet`): the
+    rounds visit the active list (`_jet.jet_round`: the boundary and the vertices next to
+    a move), the cut and the saved partition follow the moves."""
 
     def __init__(self, level, part, maxload, key):
+        n = level.n
         self.level, self.part, self.maxload, self.key = level, part, maxload, key
-        self.lock = np.zeros(level.n, np.int64)
-        self.dest = np.empty(level.n, np.int64)
-        self.gain = np.empty(level.n, np.int64)
+        self.lock = np.zeros(n, np.int64)
+        self.dest = np.full(n, -1, np.int64)
+        self.gain = np.zeros(n, np.int64)
+        self.active = np.arange(n, dtype=np.int64)  # the first round prunes the interior
+        self.na = n
+        self.listed = np.ones(n, np.uint8)
         self.load = K.part_loads(part, level.vwgt, len(maxload))
         self.best = part.copy()
         self.soft = soft_bounds(maxload, int(self.load.sum()))
+        self.cut = int(J.cut(level.indptr, level.indices, level.ewgt, part))
+        self.best_cut = self.cut
         self.moved = 0
 
     def _args(self):
         lv = self.level
         return lv.indptr, lv.indices, lv.ewgt, lv.vwgt, self.part, self.load, self.maxload
 
+    def _list(self):
+        return self.active, self.na, self.listed
+
     def status(self):
-        lv = self.level
-        return int(J.cut(lv.indptr, lv.indices, lv.ewgt, self.part)), self.load, self.moved
+        return self.cut, self.load, self.moved
+
+    def _step(self, out):
+        moved, self.na, delta = out
+        self.moved = int(moved)
+        self.cut += int(delta)
 
     def round(self, c4, heavy):
-        self.moved = int(J.jet_round(*self._args(), self.lock, self.key, heavy, c4, self.dest,
-                                     self.gain))
+        self._step(J.jet_round(*self._args(), self.lock, self.key, heavy, c4, self.dest,
+                               self.gain, *self._list()))
 
     def rebalance(self, heavy, load):
-        self.moved = int(J.jet_rebalance(*self._args(), self.soft, self.key, heavy,
-                                         J.room_sums(self.load, self.soft), self.dest,
-                                         self.gain))
+        self._step(J.jet_rebalance(*self._args(), self.soft, self.key, heavy,
+                                   J.room_sums(self.load, self.soft), self.dest, self.gain,
+                                   *self._list()))
 
     def repair(self, order):
-        return int(K.repair_balance(*self._args(), order))
+        lv = self.level
+        moves = int(K.repair_balance(*self._args(), order))
+        self.cut = int(J.cut(lv.indptr, lv.indices, lv.ewgt, self.part))
+        self.active[:] = np.arange(lv.n)  # the repair's moves are not tracked: all listed
+        self.na = lv.n
+        self.listed[:] = 1
+        return moves
 
     def save(self):
         self.best[:] = self.part
+        self.best_cut = self.cut
 
     def restore(self):
         self.part[:] = self.best
+        self.cut = self.best_cut
         self.load[:] = K.part_loads(self.part, self.level.vwgt, len(self.maxload))
 
 
