@@ -232,7 +232,8 @@ def contract(indptr, indices, ewgt, vwgt, match, cmap, nc):
                 break
             u = match[v]
         cptr[c + 1] = m
-    return cptr, cidx[:m].copy(), cw[:m].copy(), cvw
+    # views: the buffers' tails past m are never touched (no copy of the level)
+    return cptr, cidx[:m], cw[:m], cvw
 
 
 # ------------------------------------------------------------------- initial partitioning
