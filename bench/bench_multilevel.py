@@ -152,6 +152,9 @@ def main():
     ap.add_argument("--jet", action="store_true",
                     help="also run the CPU twin with the GPU's Jet refinement instead of FM "
                          "(refiner='jet'; cut and time beside)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="numba threads of the CPU twin (default 1: one core, as METIS's; "
+                         "Jet's maps run in parallel)")
     ap.add_argument("--gpu", action="store_true", help="also run the GPU phases (device=gpu)")
     ap.add_argument("--gpu-greedy", action="store_true",
                     help="with --gpu: also the GPU without Jet (refiner='greedy'), beside")
@@ -159,6 +162,9 @@ def main():
                     help="with --gpu: one more GPU run per cell, synchronised after every kernel, "
                          "printing the kernels' seconds and launches and the host's share")
     a = ap.parse_args()
+    from numba import set_num_threads
+
+    set_num_threads(a.threads)
     ks = [int(x) for x in a.ks.split(",")]
     if a.gpu:
         from runtime.kernels import resolve_device
