@@ -14,6 +14,9 @@ Targets (issue: GPU partitioning, CPU twin), printed with the figures:
 * time / METIS time: geometric mean <= 1.0 (one core each);
 * balance <= 1.03 in every cell.
 
+``--jet`` and ``--rb`` also run the CPU twin with Jet in FM's place and with
+``scheme="rb"`` (recursive bisection of the whole graph), cut and time beside.
+
 ``--gpu`` also runs the partitioner on the GPU (``device="gpu"``; the whole call,
 uploads and downloads included, after a warm-up that compiles the kernels) and
 prints its cut, balance, time and per-phase seconds beside; its targets: on the
@@ -27,6 +30,7 @@ coarsest graph's size, match rounds, refinement passes and heavy vertices.
 
 Usage: python bench/bench_multilevel.py [--datasets DIR] [--graphs a,b] [--ks 8,32,64,128]
        [--repeat 2] [--generated rmat18,grid1024] [--csv FILE] [--fm-ablation] [--gpu]
+       (--generated also takes rmat20, rmat22 and grid2048: 2**20 to 2**22 vertices)
 """
 
 import argparse
@@ -52,7 +56,10 @@ MESHES = ["delaunay_n15.graph.gz", "delaunay_n16.edges.gz", "fe_body.graph.gz",
           "luxembourg_osm.mtx.gz"]
 POWER_LAW = ["email-Enron.txt.gz", "ca-HepPh.txt.gz", "cit-HepPh.lg.gz",
              "as-caida20071105.lg.gz", "PGPgiantcompo.graph.gz", "cnr-2000.arcs.txt.gz"]
-GENERATED = {"rmat18": lambda: rmat(18, 8, seed=1), "grid1024": lambda: grid(1024, 1024, seed=1)}
+GENERATED = {"rmat18": lambda: rmat(18, 8, seed=1), "grid1024": lambda: grid(1024, 1024, seed=1),
+             # the issue's largest sizes (2**22 vertices; not in the default run)
+             "rmat20": lambda: rmat(20, 8, seed=1), "rmat22": lambda: rmat(22, 8, seed=1),
+             "grid2048": lambda: grid(2048, 2048, seed=1)}
 
 
 def best_time(fn, repeat):
@@ -152,6 +159,9 @@ def main():
     ap.add_argument("--jet", action="store_true",
                     help="also run the CPU twin with the GPU's Jet refinement instead of FM "
                          "(refiner='jet'; cut and time beside)")
+    ap.add_argument("--rb", action="store_true",
+                    help="also run scheme='rb' (recursive bisection of the whole graph, then "
+                         "FM; cut and time beside)")
     ap.add_argument("--threads", type=int, default=1,
                     help="numba threads of the CPU twin (default 1: one core, as METIS's; "
                          "Jet's maps run in parallel)")
@@ -200,6 +210,11 @@ def main():
                     t_j, rj = best_time(lambda: partition_graph(lv, k, seed=0, refiner="jet"),
                                         a.repeat)
                     cut_j, bal_j = rj.cut, rj.balance
+                t_b = cut_b = bal_b = float("nan")
+                if a.rb:
+                    t_b, rb = best_time(lambda: partition_graph(lv, k, seed=0, scheme="rb"),
+                                        a.repeat)
+                    cut_b, bal_b = rb.cut, rb.balance
                 t_m, pm = best_time(lambda: run_metis(lv, k), a.repeat)
                 cut_m = int(K.edge_cut(lv.indptr, lv.indices, lv.ewgt, pm))
                 cut_k = bal_k = t_k = float("nan")
@@ -211,7 +226,8 @@ def main():
                            bal=r.balance, t=t_o, cut_metis=cut_m,
                            bal_metis=balance(pm, lv.vwgt, k), t_metis=t_m, cut_kaminpar=cut_k,
                            bal_kaminpar=bal_k, t_kaminpar=t_k, cut_no_fm=cut_n, t_no_fm=t_n,
-                           cut_jet=cut_j, bal_jet=bal_j, t_jet=t_j)
+                           cut_jet=cut_j, bal_jet=bal_j, t_jet=t_j, cut_rb=cut_b,
+                           bal_rb=bal_b, t_rb=t_b)
                 if a.gpu:
                     t_g, rg = best_time(lambda: partition_graph(lv, k, device="gpu", seed=0),
                                         a.repeat)
@@ -236,6 +252,8 @@ def main():
                          if a.fm_ablation else "")
                       + (f" | Jet {cut_j / max(cut_m, 1):6.3f} {t_j / t_m:6.2f} b{bal_j:.3f}"
                          if a.jet else "")
+                      + (f" | RB {cut_b / max(cut_m, 1):6.3f} {t_b / t_m:6.2f} b{bal_b:.3f}"
+                         if a.rb else "")
                       + (f" | GPU {row['cut_gpu']:9d} {row['bal_gpu']:6.3f} {row['t_gpu']:7.3f} "
                          f"(coarsen {row['gpu_coarsening']:.3f}, initial {row['gpu_initial']:.3f}, "
                          f"refine {row['gpu_refinement']:.3f}) cut/M "
@@ -261,13 +279,15 @@ def main():
     if a.fm_ablation:
         print(f"FM budget {a.fm_alt:g} (0: no FM): cut / METIS {gmean([r['cut_no_fm'] / max(r['cut_metis'], 1) for r in rows]):.3f}, "
               f"time / METIS {gmean([r['t_no_fm'] / r['t_metis'] for r in rows]):.2f}")
-    if a.jet:
-        cj = [r["cut_jet"] / max(r["cut_metis"], 1) for r in rows]
-        print(f"Jet on the twin: cut / METIS {gmean(cj):.3f} (meshes / power-law / generated: "
-              + " / ".join(f"{gmean([c for c, r in zip(cj, rows) if r['graph'] in grp]):.3f}"
-                           for grp in groups)
-              + f"), time / METIS {gmean([r['t_jet'] / r['t_metis'] for r in rows]):.2f}, "
-              f"balance <= 1.03: {sum(r['bal_jet'] <= 1.03 + 1e-9 for r in rows)}/{len(rows)}")
+    for on, label, key in ((a.jet, "Jet on the twin", "jet"), (a.rb, "Scheme rb", "rb")):
+        if on:
+            c = [r["cut_" + key] / max(r["cut_metis"], 1) for r in rows]
+            print(f"{label}: cut / METIS {gmean(c):.3f} (meshes / power-law / generated: "
+                  + " / ".join(f"{gmean([x for x, r in zip(c, rows) if r['graph'] in grp]):.3f}"
+                               for grp in groups)
+                  + f"), time / METIS {gmean([r['t_' + key] / r['t_metis'] for r in rows]):.2f}"
+                  f", balance <= 1.03: "
+                  f"{sum(r['bal_' + key] <= 1.03 + 1e-9 for r in rows)}/{len(rows)}")
     if a.gpu:
         big = [r for r in rows if r["m"] >= 10**6]
         print(f"GPU: cut / METIS {gmean([r['cut_gpu'] / max(r['cut_metis'], 1) for r in rows]):.3f}, "

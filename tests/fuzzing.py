@@ -628,14 +628,16 @@ def _quality_cli(seeds, rng, workdir):
 
 
 def _multilevel_cli(seeds, rng, workdir):
-    """``vcut partition --algo multilevel`` (an edge cut on the CPU; each refiner) and
-    ``--algo spac`` with ``--backend metis|multilevel|kahip`` and either variant."""
+    """``vcut partition --algo multilevel`` (an edge cut on the CPU; each refiner and
+    scheme) and ``--algo spac`` with ``--backend metis|multilevel|kahip`` and either variant."""
     path = _flags_graph_case(seeds, rng, workdir)
     p = rng.choice(_P_VALUES)
     if rng.random() < 0.5:
         algo, argv = "multilevel", []
         if rng.random() < 0.4:
             argv.append(f"--refiner={rng.choice(['fm', 'jet', 'jet', 'greedy'])}")
+        if rng.random() < 0.3:
+            argv.append(f"--scheme={rng.choice(['kway', 'rb', 'rb'])}")
     else:
         algo = "spac"
         argv = [f"--backend={rng.choice(['metis', 'multilevel', 'multilevel', 'kahip'])}"]

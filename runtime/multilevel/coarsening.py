@@ -66,9 +66,10 @@ def contract_levels(finest, stop, step):
     return levels, maps
 
 
-def coarsen(level, k, seed):
-    """Contract ``level`` until `coarsen_to` or until a level shrinks by less than 15 %."""
-    stop = coarsen_to(level.n, k)
+def coarsen(level, k, seed, stop=None):
+    """Contract ``level`` until ``stop`` vertices (default `coarsen_to`) or until a level
+    shrinks by less than 15 %."""
+    stop = coarsen_to(level.n, k) if stop is None else stop
     max_vw = vertex_cap(level.vwgt.sum(), stop)
     return contract_levels(level, stop,
                            lambda fine, i: contract(fine, match(fine, max_vw, seed + i)))

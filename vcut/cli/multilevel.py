@@ -23,14 +23,16 @@ def run_multilevel(args, graph, targets):
 
         capacity_fractions(args.p, "multilevel", targets)
     res = partition_graph(graph, args.p, device=args.device, imbalance=args.imbalance - 1.0,
-                          seed=args.seed, targets=targets, refiner=args.refiner)
+                          seed=args.seed, targets=targets, refiner=args.refiner,
+                          scheme=args.scheme or "kway")
     files = []
     if args.output:
         with atomic_output(args.output, "w") as fh:
             fh.write("\n".join(map(str, res.part.tolist())) + "\n")
         files.append(args.output)
     result = {
-        "algo": "multilevel", "p": res.k, "device": res.device, "refiner": res.refiner,
+        "algo": "multilevel", "p": res.k, "device": res.device, "scheme": res.scheme,
+        "refiner": res.refiner,
         "edge_cut": res.cut,
         "balance": res.balance, "imbalance": round(res.imbalance, 12), "seed": res.seed,
         "levels": [list(s) for s in res.level_sizes],
@@ -47,8 +49,8 @@ def run_multilevel(args, graph, targets):
     sizes = res.level_sizes
     sec = res.seconds
     rows = [
-        ("algorithm", f"multilevel edge cut (p = {res.k}, device = {res.device}, refiner = "
-                      f"{res.refiner}, seed = {res.seed})"),
+        ("algorithm", f"multilevel edge cut (p = {res.k}, device = {res.device}, scheme = "
+                      f"{res.scheme}, refiner = {res.refiner}, seed = {res.seed})"),
         ("vertices / edges", f"{sizes[0][0]:,} / {sizes[0][1]:,}"),
         ("edge cut (weight)", f"{res.cut:,}"),
         ("balance", f"{res.balance:.5f} (bound {1 + res.imbalance:g})"),

@@ -55,6 +55,10 @@ def register(sub):
                     help="multilevel: what follows each level's greedy moves: k-way FM (the "
                     "CPU's default), Jet (the GPU's default; on the CPU slower than FM, lower "
                     "cuts on power-law graphs) or nothing")
+    pa.add_argument("--scheme", choices=["kway", "rb"],
+                    help="multilevel: k-way (default), or recursive bisection of the whole "
+                    "graph (METIS's -ptype=rb; CPU only, about twice the time, lower cuts on "
+                    "RMAT-like graphs)")
     pa.add_argument("--tau", type=float, metavar="T",
                     help="hep: degree threshold in mean degrees (default 10)")
     pa.add_argument("--refine", action="store_true",
@@ -151,6 +155,8 @@ def _run(args, program_args):
         raise InputError(f"--refiner is for --algo multilevel (SPAC's multilevel backend takes "
                          f"its device's default: fm on the CPU, jet on the GPU); drop it for "
                          f"--algo {args.algo}")
+    if args.scheme and args.algo != "multilevel":
+        raise InputError(f"--scheme is for --algo multilevel; drop it for --algo {args.algo}")
     if args.out_of_core and not (args.workers or args.scheduler):
         raise InputError("--out-of-core reads the graph on a Dask cluster; give --workers N "
                          "or --scheduler ADDRESS with it")
