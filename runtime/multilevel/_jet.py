@@ -36,15 +36,28 @@ MAXP = 32
 @njit(cache=True, inline="always")
 def _table(indptr, indices, ewgt, part, v, ps, cs):
     """``(npt, own)``: v's edge weight into each of the first `MAXP` other parts its row
-    meets (``ps[:npt]``, ``cs[:npt]``) and into its own part."""
+    meets (``ps[:npt]``, ``cs[:npt]``) and into its own part. A ``cs`` longer than `MAXP`
+    (the CPU's) holds each part q's place in the table at ``cs[MAXP + q]`` (-1: not in it;
+    all -1 again on return): a lookup instead of the search the GPU's threads make."""
     a = part[v]
     npt = 0
     own = 0
+    dense = len(cs) > MAXP
     for e in range(indptr[v], indptr[v + 1]):
         q = part[indices[e]]
         w = ewgt[e]
         if q == a:
             own += w
+            continue
+        if dense:
+            s = cs[MAXP + q]
+            if s >= 0:
+                cs[s] += w
+            elif npt < MAXP:
+                cs[MAXP + q] = npt
+                ps[npt] = q
+                cs[npt] = w
+                npt += 1
             continue
         found = False
         for i in range(npt):
@@ -56,7 +69,22 @@ def _table(indptr, indices, ewgt, part, v, ps, cs):
             ps[npt] = q
             cs[npt] = w
             npt += 1
+    if dense:
+        for i in range(npt):
+            cs[MAXP + ps[i]] = -1
     return npt, own
+
+
+#: the CPU looks parts up in `_table` (a place per part) up to this many parts; beyond,
+#: a chunk's scratch would cost more than the search it saves
+DENSE_PARTS = 1 << 12
+
+
+@njit(cache=True)
+def _table_scratch(k):
+    """`_table`'s ``cs`` for the CPU's maps: the table, then each of the ``k`` parts' place
+    in it (-1) when k <= `DENSE_PARTS`."""
+    return np.full(MAXP + (k if k <= DENSE_PARTS else 0), -1, np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -210,7 +238,7 @@ def jet_round(indptr, indices, ewgt, vwgt, part, load, maxload, lock, key, heavy
     chunks = (na + CHUNK - 1) // CHUNK
     for c in prange(chunks):  # maps: any thread order gives the same arrays
         ps = np.empty(MAXP, np.int64)
-        cs = np.empty(MAXP, np.int64)
+        cs = _table_scratch(len(load))
         for i in range(c * CHUNK, min(na, (c + 1) * CHUNK)):
             v = active[i]
             dest[v], gain[v] = _candidate(indptr, indices, ewgt, vwgt, part, load, maxload,
@@ -357,7 +385,7 @@ def jet_rebalance(indptr, indices, ewgt, vwgt, part, load, maxload, soft, key, h
     chunks = (n + CHUNK - 1) // CHUNK
     for c in prange(chunks):
         ps = np.empty(MAXP, np.int64)
-        cs = np.empty(MAXP, np.int64)
+        cs = _table_scratch(len(load))
         for v in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             dest[v], bucket[v] = _evict(indptr, indices, ewgt, vwgt, part, load, maxload, soft,
                                         heavy, cum, key[v], v, ps, cs)

@@ -203,6 +203,30 @@ def test_a_vertex_looks_at_the_first_maxp_parts_of_its_row():
     assert part[0] == J.MAXP
 
 
+def test_the_cpus_part_lookup_builds_the_gpus_table():
+    # the CPU's `_table` looks each part up (cs longer than MAXP), the GPU's threads search:
+    # the same parts in the same order and the same weights, rows meeting > MAXP parts too
+    rng = np.random.default_rng(5)
+    lv = random_level(5, n=200, m=8000, vmax=2)
+    k = 60
+    part = rng.integers(0, k, lv.n).astype(np.int64)
+    assert J._table_scratch(k).tolist() == [-1] * (J.MAXP + k)
+    assert len(J._table_scratch(J.DENSE_PARTS + 1)) == J.MAXP  # the search beyond
+    ps1, cs1 = np.empty(J.MAXP, np.int64), np.empty(J.MAXP, np.int64)
+    ps2, cs2 = np.empty(J.MAXP, np.int64), J._table_scratch(k)
+    wide = 0
+    for v in range(lv.n):
+        n1, own1 = J._table(lv.indptr, lv.indices, lv.ewgt, part, v, ps1, cs1)
+        n2, own2 = J._table(lv.indptr, lv.indices, lv.ewgt, part, v, ps2, cs2)
+        assert (n1, own1) == (n2, own2)
+        assert ps1[:n1].tolist() == ps2[:n2].tolist() and cs1[:n1].tolist() == cs2[:n2].tolist()
+        assert (cs2[J.MAXP:] == -1).all()  # every place cleared again
+        seen = {int(q) for q in part[lv.indices[lv.indptr[v]:lv.indptr[v + 1]]]} - {part[v]}
+        assert n1 == min(len(seen), J.MAXP)
+        wide += len(seen) > J.MAXP
+    assert wide > 0
+
+
 def test_the_afterburner_lets_one_of_two_rival_neighbours_move():
     # 0 (part 0) and 1 (part 1) share an edge of weight 5 and each has a neighbour of
     # weight 1 in its own part (2 and 3): each alone gains 4 by joining the other, both
