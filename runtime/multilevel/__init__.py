@@ -181,17 +181,15 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
         Bad k, imbalance, seed, targets, weights or graph; ``device="gpu"`` without a
         usable GPU, or a graph its memory cannot hold.
     """
-    dev = _resolve(device)
+    if scheme not in SCHEMES:
+        raise InputError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
+    # recursive bisection runs on the CPU: "auto" takes it without probing for a GPU
+    dev = "cpu" if scheme == "rb" and device == "auto" else _resolve(device)
     coarsen_fn, initial_fn, refine_fn = phases(dev)
     if not (isinstance(imbalance, (int, float)) and math.isfinite(imbalance) and imbalance > 0):
         raise InputError(f"imbalance must be a number > 0 (0.03 = 3 %), got {imbalance!r}")
     if int(seed) != seed or seed < 0:
         raise InputError(f"seed must be an integer >= 0, got {seed!r}")
-    if scheme not in SCHEMES:
-        raise InputError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
-    if scheme == "rb" and device == "auto":
-        dev = "cpu"  # recursive bisection runs on the CPU
-        coarsen_fn, initial_fn, refine_fn = phases(dev)
     if scheme == "rb" and dev == "gpu":
         raise InputError("scheme 'rb' (recursive bisection) runs on the CPU; use device "
                          "'cpu', or scheme 'kway' on the GPU")

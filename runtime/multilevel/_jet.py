@@ -112,7 +112,7 @@ def _roomiest(ps, cs, npt, load, maxload, bound, wv):
 def _candidate(indptr, indices, ewgt, vwgt, part, load, maxload, lock, heavy, c4, v, ps, cs):
     """``(dest, gain)`` of vertex v (``dest`` < 0: not a candidate, -2 when an unlocked
     vertex's row meets no other part, so that it cannot be one until a neighbour moves);
-    ``ps``/``cs`` scratch of `MAXP` entries."""
+    ``ps``/``cs`` `_table`'s scratch."""
     if lock[v] != 0:
         return -1, 0
     if heavy > 0 and indptr[v + 1] - indptr[v] > heavy:

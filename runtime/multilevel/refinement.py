@@ -74,9 +74,9 @@ class _HostJet:
         self.lock = np.zeros(n, np.int64)
         self.dest = np.full(n, -1, np.int64)
         self.gain = np.zeros(n, np.int64)
-        self.active = np.arange(n, dtype=np.int64)  # the first round prunes the interior
-        self.na = n
-        self.listed = np.ones(n, np.uint8)
+        self.active = np.empty(n, np.int64)
+        self.listed = np.empty(n, np.uint8)
+        self._list_all()  # the first round prunes the interior
         self.load = K.part_loads(part, level.vwgt, len(maxload))
         self.best = part.copy()
         self.soft = soft_bounds(maxload, int(self.load.sum()))
@@ -90,6 +90,12 @@ class _HostJet:
 
     def _list(self):
         return self.active, self.na, self.listed
+
+    def _list_all(self):
+        """Every vertex on the active list."""
+        self.active[:] = np.arange(self.level.n)
+        self.na = self.level.n
+        self.listed[:] = 1
 
     def status(self):
         return self.cut, self.load, self.moved
@@ -112,9 +118,7 @@ class _HostJet:
         lv = self.level
         moves = int(K.repair_balance(*self._args(), order))
         self.cut = int(J.cut(lv.indptr, lv.indices, lv.ewgt, self.part))
-        self.active[:] = np.arange(lv.n)  # the repair's moves are not tracked: all listed
-        self.na = lv.n
-        self.listed[:] = 1
+        self._list_all()  # the repair's moves are not tracked
         return moves
 
     def save(self):

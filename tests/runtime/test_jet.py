@@ -13,7 +13,7 @@ from runtime import config
 from runtime.multilevel import _cpu as K
 from runtime.multilevel import _jet as J
 from runtime.multilevel import csr_from_edges, gpu, partition_graph, refinement
-from tests.runtime.test_multilevel import cut_of, random_level
+from tests.runtime.test_multilevel import cut_of, on_disk, random_level
 
 _M63 = (1 << 63) - 1
 
@@ -347,14 +347,10 @@ def test_refiner_bad_input():
 
 
 def test_cli_refiner(tmp_path, capsys):
-    from ir_graph import write_graph
     from runtime.generators import grid
     from vcut.cli import main
 
-    g = grid(16, 16, seed=0)
-    path = tmp_path / "g.npz"
-    write_graph(g, path)
-    lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
+    path, lv = on_disk(tmp_path, grid(16, 16, seed=0))
     out = tmp_path / "g.part"
     for refiner in ("jet", "greedy", None):
         argv = ["partition", str(path), "-p", "4", "--algo", "multilevel", "-o", str(out),

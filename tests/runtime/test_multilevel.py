@@ -34,6 +34,16 @@ def edges_of(level):
     return out
 
 
+def on_disk(tmp_path, g):
+    """``(path, level)``: ``g`` written as ``tmp_path/g.npz`` for the command line, and the
+    CSR level the API sees."""
+    from ir_graph import write_graph
+
+    path = tmp_path / "g.npz"
+    write_graph(g, path)
+    return path, csr_from_edges(g.src, g.dst, g.weight, g.n)
+
+
 def cut_of(level, part):
     return sum(w for (u, v), w in edges_of(level).items() if part[u] != part[v])
 

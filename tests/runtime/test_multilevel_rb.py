@@ -9,7 +9,7 @@ import pytest
 from frontend.errors import InputError
 from runtime.generators import rmat
 from runtime.multilevel import csr_from_edges, initial, partition_graph
-from tests.runtime.test_multilevel import cut_of, random_level
+from tests.runtime.test_multilevel import cut_of, on_disk, random_level
 
 
 def bounds(lv, k, fractions=None, imbalance=0.03):
@@ -100,13 +100,9 @@ def test_scheme_bad_input():
 
 
 def test_cli_scheme(tmp_path, capsys):
-    from ir_graph import write_graph
     from vcut.cli import main
 
-    g = rmat(9, 8, seed=3)
-    path = tmp_path / "g.npz"
-    write_graph(g, path)
-    lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
+    path, lv = on_disk(tmp_path, rmat(9, 8, seed=3))
     out = tmp_path / "g.part"
     assert main(["partition", str(path), "-p", "4", "--algo", "multilevel", "--scheme", "rb",
                  "-o", str(out), "--json"]) == 0
