@@ -271,7 +271,7 @@ def induced(indptr, indices, ewgt, vwgt, verts, local):
     return ptr, idx, w, vw
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _heap_push(hk, hv, size, key, val):
     i = size
     hk[i] = key
@@ -286,7 +286,7 @@ def _heap_push(hk, hv, size, key, val):
     return size + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _heap_pop(hk, hv, size):
     key = hk[0]
     val = hv[0]
@@ -643,9 +643,11 @@ def _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, v, conn, touche
     return best, bgain
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push_grow(hk, hv, size, key, val):
-    """`_heap_push`, doubling the arrays first when they are full."""
+    """`_heap_push`, doubling the arrays first when they are full. Inlined with the heap's
+    push and pop: as calls, returning the arrays cost reference counting on every push
+    (k-way FM 20-25 % slower: delaunay_n16 k = 32, 20.3 -> 16.2 ms)."""
     if size == len(hk):
         hk2 = np.empty(2 * size, hk.dtype)
         hv2 = np.empty(2 * size, hv.dtype)

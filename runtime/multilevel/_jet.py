@@ -189,7 +189,7 @@ def cut(indptr, indices, ewgt, part):
 # kept up to date from the moves alone (`_moved_cut`).
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _enlist(indptr, indices, v, active, na, listed):
     """v and its neighbours onto the active list ``active[:na]`` (those not on it yet);
     returns the new length."""
