@@ -234,13 +234,17 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
                              _coarse_bound(maxload, target_w, levels[-1].vwgt.max()))
     t3 = time.perf_counter()
     moves = repairs = 0
+    edge = cand = None  # the last level's boundary; who can be on this one's
     for i in range(len(levels) - 1, -1, -1):
         if i < len(levels) - 1:
             part = K.project(part, maps[i])
+            if edge is not None:
+                cand = K.projected_candidates(maps[i], edge, levels[i + 1].n)
         lv = levels[i]
         # coarse levels: room for one more coarse vertex, so that the bound can be met later
         bound = maxload if i == 0 else _coarse_bound(maxload, target_w, lv.vwgt.max())
-        mv, fx = refine_fn(lv, part, bound, rng, repair=True, finest=i == 0, refiner=refiner)
+        mv, fx, edge = refine_fn(lv, part, bound, rng, repair=True, finest=i == 0,
+                                 refiner=refiner, candidates=cand)
         moves += mv
         repairs += fx
     t4 = time.perf_counter()

@@ -536,6 +536,69 @@ def boundary(indptr, indices, part):
 
 
 @njit(cache=True)
+def boundary_among(indptr, indices, part, cand):
+    """The vertices of ``cand`` (increasing) with a neighbour in another part: `boundary`
+    where only ``cand`` can be on it."""
+    out = np.empty(len(cand), np.int64)
+    nb = 0
+    for i in range(len(cand)):
+        v = cand[i]
+        p = part[v]
+        for e in range(indptr[v], indptr[v + 1]):
+            if part[indices[e]] != p:
+                out[nb] = v
+                nb += 1
+                break
+    return out[:nb].copy()
+
+
+@njit(cache=True)
+def boundary_since(indptr, indices, part, before, prev):
+    """`boundary` of ``part``, given ``prev``, the boundary of the partition ``before``:
+    a vertex can be on it only when it was on ``prev``, or it or a neighbour has moved
+    since (a vertex's row and its own part unchanged keep its side). Linear in the
+    vertices, plus the rows of those candidates."""
+    n = len(part)
+    mark = np.zeros(n, np.bool_)
+    for i in range(len(prev)):
+        mark[prev[i]] = True
+    for v in range(n):
+        if part[v] != before[v]:
+            mark[v] = True
+            for e in range(indptr[v], indptr[v + 1]):
+                mark[indices[e]] = True
+    out = np.empty(n, np.int64)
+    nb = 0
+    for v in range(n):
+        if mark[v]:
+            p = part[v]
+            for e in range(indptr[v], indptr[v + 1]):
+                if part[indices[e]] != p:
+                    out[nb] = v
+                    nb += 1
+                    break
+    return out[:nb].copy()
+
+
+@njit(cache=True)
+def projected_candidates(cmap, coarse_boundary, nc):
+    """The fine vertices (increasing) whose coarse vertex is on ``coarse_boundary``: only
+    they can be on the boundary of the projected partition (a fine vertex's neighbours
+    lie in its coarse vertex or in that one's neighbours, all in its part otherwise)."""
+    on = np.zeros(nc, np.bool_)
+    for i in range(len(coarse_boundary)):
+        on[coarse_boundary[i]] = True
+    n = len(cmap)
+    out = np.empty(n, np.int64)
+    m = 0
+    for v in range(n):
+        if on[cmap[v]]:
+            out[m] = v
+            m += 1
+    return out[:m]
+
+
+@njit(cache=True)
 def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passes):
     """k-way greedy refinement: boundary vertices move to their best-connected part.
 

@@ -1,7 +1,7 @@
 """Refinement: greedy k-way boundary moves, balance repair, then k-way FM or Jet.
 
-Interface: ``refine(level, part, maxload, rng, repair, finest, refiner) -> (moves,
-repair_moves)``,
+Interface: ``refine(level, part, maxload, rng, repair, finest, refiner, candidates) ->
+(moves, repair_moves, boundary)``,
 ``part`` changed in place. Greedy moves never raise the cut and never break a
 bound that held; the repair (on when ``repair``) then moves vertices out of
 parts over their bound, cheapest cut loss first, and greedy refinement runs
@@ -186,22 +186,40 @@ def jet_loop(ops, n, maxload, rng, c4=None, heavy=None, stats=None):
     return moves
 
 
-def _boundary_order(level, part, rng):
-    """The boundary vertices (the only ones with another part to go to) in a seeded order."""
-    b = K.boundary(level.indptr, level.indices, part)
+def _boundary_order(level, part, rng, b=None):
+    """The boundary vertices (the only ones with another part to go to) in a seeded order;
+    ``b``: the boundary when known."""
+    b = K.boundary(level.indptr, level.indices, part) if b is None else b
     return b[rng.permutation(len(b))]
 
 
-def refine(level, part, maxload, rng, repair=True, finest=False, refiner="fm"):
+def refine(level, part, maxload, rng, repair=True, finest=False, refiner="fm",
+           candidates=None):
+    """Greedy moves, the repair, then ``refiner`` on ``level`` (``part`` in place).
+    ``candidates``: the only vertices (increasing) that can be on the boundary, when known
+    (`_cpu.projected_candidates`). Returns the moves, the repair's moves, and the boundary
+    of the result (None after Jet and on the ``finest`` level)."""
     args = (level.indptr, level.indices, level.ewgt, level.vwgt, part)
+    ptr, idx = level.indptr, level.indices
     load = K.part_loads(part, level.vwgt, len(maxload))
-    moves, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
+    # the boundary follows the moves (`_cpu.boundary_since`) instead of a scan of every row
+    b = K.boundary(ptr, idx, part) if candidates is None else K.boundary_among(ptr, idx, part,
+                                                                               candidates)
+    before = part.copy()
+
+    def since():
+        nonlocal b
+        b = K.boundary_since(ptr, idx, part, before, b)
+        before[:] = part
+        return b
+
+    moves, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng, b),
                                REFINE_PASSES)
     fixed = 0
     if repair and (load > maxload).any():
         fixed = K.repair_balance(*args, load, maxload, rng.permutation(level.n))
-        more, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
-                                  REFINE_PASSES)
+        more, _ = K.greedy_refine(*args, load, maxload,
+                                  _boundary_order(level, part, rng, since()), REFINE_PASSES)
         moves += more
     if refiner == "jet" and not (load > maxload).any():
         key = (K.vertex_keys(level.n, int(rng.integers(1 << 62))) >> np.uint64(1)).astype(
@@ -211,9 +229,10 @@ def refine(level, part, maxload, rng, repair=True, finest=False, refiner="fm"):
         load[:] = ops.load
         more, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
                                   REFINE_PASSES)
-        return moves + more, fixed
+        return moves + more, fixed, None
     if refiner == "fm" and FM_BUDGET > 0 and not (load > maxload).any():  # keeps bounds
-        fm, _, _ = K.kway_fm(*args, load, maxload, _boundary_order(level, part, rng), FM_LIMIT,
-                             FM_HUB, int(FM_BUDGET * len(level.indices)))
+        fm, _, _ = K.kway_fm(*args, load, maxload, _boundary_order(level, part, rng, since()),
+                             FM_LIMIT, FM_HUB, int(FM_BUDGET * len(level.indices)))
         moves += fm
-    return moves, fixed
+    # the finest level's boundary has no use after it
+    return moves, fixed, None if finest else since()

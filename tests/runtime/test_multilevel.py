@@ -335,6 +335,76 @@ def test_boundary_lists_the_vertices_with_a_neighbour_elsewhere(seed):
     assert K.boundary(lv.indptr, lv.indices, part).tolist() == want
 
 
+def boundary_of(lv, part):
+    """The boundary written out: the vertices with a neighbour in another part."""
+    return [v for v in range(lv.n)
+            if any(part[u] != part[v] for u in lv.indices[lv.indptr[v]:lv.indptr[v + 1]])]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_boundary_follows_the_moves(seed):
+    """`boundary_since` (the boundary from the last one and the moves since) and
+    `boundary_among` (from candidates) equal the boundary written out: no moves, a few,
+    every vertex moved."""
+    rng = np.random.default_rng(seed)
+    lv = random_level(seed, n=70, m=150)
+    before = rng.integers(0, 3, lv.n).astype(np.int64)
+    prev = K.boundary(lv.indptr, lv.indices, before)
+    for moved in (0, 1, 5, lv.n):
+        part = before.copy()
+        who = rng.choice(lv.n, size=moved, replace=False)
+        part[who] = rng.integers(0, 3, moved)
+        want = boundary_of(lv, part)
+        assert K.boundary_since(lv.indptr, lv.indices, part, before, prev).tolist() == want
+        assert K.boundary_among(lv.indptr, lv.indices, part,
+                                np.arange(lv.n, dtype=np.int64)).tolist() == want
+        half = np.arange(0, lv.n, 2, dtype=np.int64)
+        assert K.boundary_among(lv.indptr, lv.indices, part, half).tolist() == \
+            [v for v in want if v % 2 == 0]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_projected_candidates_hold_the_projected_boundary(seed):
+    """A fine vertex is a candidate when its coarse vertex is on the coarse boundary, and
+    every vertex of the projected partition's boundary is one."""
+    lv = random_level(seed, n=80, m=200)
+    mate, _ = K.heavy_edge_matching(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, np.int64(8),
+                                    np.uint64(seed), 8)
+    coarse, cmap = contract(lv, mate)
+    cpart = np.random.default_rng(seed).integers(0, 4, coarse.n).astype(np.int64)
+    cb = boundary_of(coarse, cpart)
+    cand = K.projected_candidates(cmap, np.array(cb, np.int64), coarse.n).tolist()
+    assert cand == [v for v in range(lv.n) if cmap[v] in set(cb)]
+    assert set(boundary_of(lv, K.project(cpart, cmap))) <= set(cand)
+
+
+@pytest.mark.parametrize("refiner", ["fm", "greedy"])
+@pytest.mark.parametrize("seed", range(8))
+def test_refine_with_candidates_is_refine_without(seed, refiner):
+    """Refinement from the projected candidates moves exactly what it moves from a scan of
+    every row, and returns the boundary of its result (None on the finest level)."""
+    from runtime.multilevel.refinement import refine
+
+    lv = random_level(seed, n=90, m=260)
+    mate, _ = K.heavy_edge_matching(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, np.int64(8),
+                                    np.uint64(seed), 8)
+    coarse, cmap = contract(lv, mate)
+    cpart = np.random.default_rng(seed).integers(0, 3, coarse.n).astype(np.int64)
+    cb = K.boundary(coarse.indptr, coarse.indices, cpart)
+    maxload = np.full(3, int(1.1 * lv.vwgt.sum() / 3), np.int64)
+    outs = []
+    for cand in (None, K.projected_candidates(cmap, cb, coarse.n)):
+        part = K.project(cpart, cmap)
+        got = refine(lv, part, maxload, np.random.default_rng(seed), refiner=refiner,
+                     candidates=cand)
+        assert got[2].tolist() == boundary_of(lv, part)
+        outs.append((part.tolist(), got[:2]))
+        part = K.project(cpart, cmap)
+        assert refine(lv, part, maxload, np.random.default_rng(seed), refiner=refiner,
+                      finest=True, candidates=cand)[2] is None
+    assert outs[0] == outs[1]
+
+
 def test_islands_are_matched_with_each_other():
     """Half of an RMAT graph's vertices can be islands, which no edge reaches: paired in id
     order (within the weight bound) the level halves them instead of stalling coarsening."""
