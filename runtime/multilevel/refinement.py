@@ -22,6 +22,7 @@ from . import _cpu as K
 from . import _jet as J
 
 __all__ = ["refine", "jet_loop", "REFINERS", "REFINE_PASSES", "FM_LIMIT", "FM_HUB", "FM_BUDGET",
+           "FM_SEED_SHARE",
            "JET_PATIENCE", "JET_TOLERANCE", "JET_ROUNDS", "JET_C4", "JET_HEAVY"]
 
 #: Greedy passes per level (the later ones visit only neighbours of moved vertices).
@@ -35,6 +36,10 @@ FM_HUB = 256
 #: cut 0.8 % less than 1.0 for 7 % more time over bench_multilevel's 64 cells
 #: (docs/runtime.md)
 FM_BUDGET = 1.0
+#: FM: the seeds' first evaluation may take at most this share of the budget; where the
+#: boundary's rows hold more, its vertices of the most neighbours start no search (on
+#: power-law graphs evaluating every boundary hub spent the whole budget: one search a level)
+FM_SEED_SHARE = 0.5
 #: the refiners after the greedy moves: k-way FM (the CPU's default), Jet (`jet_loop`,
 #: the GPU's default, which the CPU runs too), or none
 REFINERS = ("fm", "jet", "greedy")
@@ -186,6 +191,18 @@ def jet_loop(ops, n, maxload, rng, c4=None, heavy=None, stats=None):
     return moves
 
 
+def seed_degree(indptr, order, room):
+    """The most neighbours an FM seed may have so that the rows of the seeds of
+    ``order`` hold at most ``room`` adjacency entries in all (the lowest degrees kept);
+    -1 when they all fit."""
+    deg = indptr[order + 1] - indptr[order]
+    if deg.sum() <= room:
+        return -1
+    deg.sort()
+    fit = int(np.searchsorted(np.cumsum(deg), room, side="right"))  # < len(deg) here
+    return int(deg[fit]) - 1  # below the first degree that does not fit
+
+
 def _boundary_order(level, part, rng, b=None):
     """The boundary vertices (the only ones with another part to go to) in a seeded order;
     ``b``: the boundary when known."""
@@ -231,8 +248,10 @@ def refine(level, part, maxload, rng, repair=True, finest=False, refiner="fm",
                                   REFINE_PASSES)
         return moves + more, fixed, None
     if refiner == "fm" and FM_BUDGET > 0 and not (load > maxload).any():  # keeps bounds
-        fm, _, _ = K.kway_fm(*args, load, maxload, _boundary_order(level, part, rng, since()),
-                             FM_LIMIT, FM_HUB, int(FM_BUDGET * len(level.indices)))
+        order = _boundary_order(level, part, rng, since())
+        budget = int(FM_BUDGET * len(level.indices))
+        fm, _, _ = K.kway_fm(*args, load, maxload, order, FM_LIMIT, FM_HUB, budget,
+                             seed_degree(level.indptr, order, FM_SEED_SHARE * budget))
         moves += fm
     # the finest level's boundary has no use after it
     return moves, fixed, None if finest else since()

@@ -236,6 +236,45 @@ def test_kway_fm_takes_a_losing_move_that_greedy_cannot():
     assert work >= len(lv.indices)  # every seed evaluated once at least
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_seed_degree_keeps_the_seeds_rows_within_their_share(seed):
+    """The seed degree is the largest that keeps the rows of the seeds of at most that many
+    neighbours within the room; -1 when every row fits."""
+    from runtime.multilevel.refinement import seed_degree
+
+    lv = random_level(seed, n=80, m=300)
+    order = np.random.default_rng(seed).permutation(lv.n).astype(np.int64)
+    deg = np.diff(lv.indptr)
+    for room in (0, 5, 50, int(deg.sum()) // 2, int(deg.sum()) - 1, int(deg.sum())):
+        d = seed_degree(lv.indptr, order, room)
+        if deg.sum() <= room:
+            assert d == -1
+            continue
+        assert deg[deg <= d].sum() <= room < deg[deg <= d + 1].sum()
+
+
+def test_kway_fm_starts_no_search_at_a_vertex_above_the_seed_degree():
+    """The hand case above with x (3 neighbours) the only seed: with a seed degree of 2 it
+    is neither evaluated nor searched from (nothing scanned, nothing moved); with 3 its
+    search moves x, then y, as above."""
+    names = ["a0", "a1", "x", "y", "b0", "b1", "b2", "b3"]
+    ix = {v: i for i, v in enumerate(names)}
+    edges = [("x", "y", 3), ("x", "b0", 2), ("y", "b1", 2), ("x", "a0", 1), ("y", "a1", 1),
+             ("a0", "a1", 5), ("b0", "b1", 5), ("b0", "b2", 5), ("b1", "b3", 5), ("b2", "b3", 5)]
+    lv = csr_from_edges(np.array([ix[a] for a, _, _ in edges]),
+                        np.array([ix[b] for _, b, _ in edges]),
+                        np.array([w for _, _, w in edges]), 8, np.ones(8, np.int64))
+    args = (lv.indptr, lv.indices, lv.ewgt, lv.vwgt)
+    maxload = np.array([6, 6], np.int64)
+    x = np.array([ix["x"]], np.int64)
+    part = np.array([0, 0, 0, 0, 1, 1, 1, 1], np.int64)
+    load = K.part_loads(part, lv.vwgt, 2)
+    assert K.kway_fm(*args, part, load, maxload, x, 25, 256, -1, 2) == (0, 0, 0)
+    assert part.tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
+    kept, gain, _ = K.kway_fm(*args, part, load, maxload, x, 25, 256, -1, 3)
+    assert (kept, gain) == (2, 2) and part.tolist() == [0, 0, 1, 1, 1, 1, 1, 1]
+
+
 @pytest.mark.parametrize("seed", range(30))
 @pytest.mark.parametrize("budget", [-1, 400])
 def test_kway_fm_never_raises_the_cut_nor_breaks_a_bound(seed, budget):
