@@ -209,11 +209,8 @@ def test_greedy_refinement_and_repair(seed):
     assert (K.part_loads(part, lv.vwgt, k) <= maxload).all()
 
 
-def test_kway_fm_takes_a_losing_move_that_greedy_cannot():
-    """x and y sit in part 0, each with weight 2 to part 1 and held by their edge x-y (3)
-    and one edge (1) each into part 0. Alone, either loses 2 by moving (greedy stays at
-    cut 4); x then y gains 2: FM moves x at -2, then y at +4, keeps both (cut 2, the optimum
-    with at most 6 of the 8 unit vertices per part)."""
+def losing_move_case():
+    """`test_kway_fm_takes_a_losing_move_that_greedy_cannot`'s graph: (level, vertex ids)."""
     names = ["a0", "a1", "x", "y", "b0", "b1", "b2", "b3"]
     ix = {v: i for i, v in enumerate(names)}
     edges = [("x", "y", 3), ("x", "b0", 2), ("y", "b1", 2), ("x", "a0", 1), ("y", "a1", 1),
@@ -221,6 +218,15 @@ def test_kway_fm_takes_a_losing_move_that_greedy_cannot():
     lv = csr_from_edges(np.array([ix[a] for a, _, _ in edges]),
                         np.array([ix[b] for _, b, _ in edges]),
                         np.array([w for _, _, w in edges]), 8, np.ones(8, np.int64))
+    return lv, ix
+
+
+def test_kway_fm_takes_a_losing_move_that_greedy_cannot():
+    """x and y sit in part 0, each with weight 2 to part 1 and held by their edge x-y (3)
+    and one edge (1) each into part 0. Alone, either loses 2 by moving (greedy stays at
+    cut 4); x then y gains 2: FM moves x at -2, then y at +4, keeps both (cut 2, the optimum
+    with at most 6 of the 8 unit vertices per part)."""
+    lv, ix = losing_move_case()
     maxload = np.array([6, 6], np.int64)
     part = np.array([0, 0, 0, 0, 1, 1, 1, 1], np.int64)
     args = (lv.indptr, lv.indices, lv.ewgt, lv.vwgt)
@@ -257,13 +263,7 @@ def test_kway_fm_starts_no_search_at_a_vertex_above_the_seed_degree():
     """The hand case above with x (3 neighbours) the only seed: with a seed degree of 2 it
     is neither evaluated nor searched from (nothing scanned, nothing moved); with 3 its
     search moves x, then y, as above."""
-    names = ["a0", "a1", "x", "y", "b0", "b1", "b2", "b3"]
-    ix = {v: i for i, v in enumerate(names)}
-    edges = [("x", "y", 3), ("x", "b0", 2), ("y", "b1", 2), ("x", "a0", 1), ("y", "a1", 1),
-             ("a0", "a1", 5), ("b0", "b1", 5), ("b0", "b2", 5), ("b1", "b3", 5), ("b2", "b3", 5)]
-    lv = csr_from_edges(np.array([ix[a] for a, _, _ in edges]),
-                        np.array([ix[b] for _, b, _ in edges]),
-                        np.array([w for _, _, w in edges]), 8, np.ones(8, np.int64))
+    lv, ix = losing_move_case()
     args = (lv.indptr, lv.indices, lv.ewgt, lv.vwgt)
     maxload = np.array([6, 6], np.int64)
     x = np.array([ix["x"]], np.int64)
