@@ -519,6 +519,16 @@ def _gather(indptr, indices, ewgt, part, v, conn, touched):
     return nt
 
 
+@njit(cache=True, inline="always")
+def _on_boundary(indptr, indices, part, v):
+    """Whether v has a neighbour in another part."""
+    p = part[v]
+    for e in range(indptr[v], indptr[v + 1]):
+        if part[indices[e]] != p:
+            return True
+    return False
+
+
 @njit(cache=True)
 def boundary(indptr, indices, part):
     """The vertices with a neighbour in another part, increasing."""
@@ -526,12 +536,9 @@ def boundary(indptr, indices, part):
     out = np.empty(n, np.int64)
     nb = 0
     for v in range(n):
-        p = part[v]
-        for e in range(indptr[v], indptr[v + 1]):
-            if part[indices[e]] != p:
-                out[nb] = v
-                nb += 1
-                break
+        if _on_boundary(indptr, indices, part, v):
+            out[nb] = v
+            nb += 1
     return out[:nb].copy()
 
 
@@ -543,12 +550,9 @@ def boundary_among(indptr, indices, part, cand):
     nb = 0
     for i in range(len(cand)):
         v = cand[i]
-        p = part[v]
-        for e in range(indptr[v], indptr[v + 1]):
-            if part[indices[e]] != p:
-                out[nb] = v
-                nb += 1
-                break
+        if _on_boundary(indptr, indices, part, v):
+            out[nb] = v
+            nb += 1
     return out[:nb].copy()
 
 
@@ -570,13 +574,9 @@ def boundary_since(indptr, indices, part, before, prev):
     out = np.empty(n, np.int64)
     nb = 0
     for v in range(n):
-        if mark[v]:
-            p = part[v]
-            for e in range(indptr[v], indptr[v + 1]):
-                if part[indices[e]] != p:
-                    out[nb] = v
-                    nb += 1
-                    break
+        if mark[v] and _on_boundary(indptr, indices, part, v):
+            out[nb] = v
+            nb += 1
     return out[:nb].copy()
 
 
