@@ -78,7 +78,7 @@ def run_min_min(engine, pool):
         if state["etc"] is None:  # measure the ETC on the first sub-loads of round 0
             k = min(len(devices), len(load))
             t0 = engine.now()
-            rates, _ = profile(engine, devices[:k], [np.array([u], np.int64) for u in load[:k]])
+            rates, _, _ = profile(engine, devices[:k], [np.array([u], np.int64) for u in load[:k]])
             profiling[0] = engine.now() - t0
             etc = {d: job.unit_work() / rates[d] for d in rates}
             for d in devices:  # a device without a sample (tiny rounds) takes the slowest ETC

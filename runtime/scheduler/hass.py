@@ -9,17 +9,34 @@ Per round, with the ratios of the previous round (round 0: profiling):
 - adaptation: the next round's ratios are the shares each device actually ran.
   When they move by at most one sub-load two rounds in a row they are final.
 
-One addition to the source: the executed shares are the next ratios only after
-a balanced round. Stealing only moves work *to* the GPUs, so a round in which the
-GPUs got too much (the CPU empties its buffer and idles, for longer than its
-longest call and ``slack`` of the round, while a GPU is still busy) does not show
-in the shares; and after a round in which GPUs stole, the shares understate them
-(each stolen sub-load paid a whole launch). After such rounds the next ratios are
-the rates the round measured (a GPU's sub-loads / seconds of its bundle, the
-CPU's over its busy time), whose fixed point is the equal-finish split.
-The profiling sample per device defaults to what fills the largest GPU (simulated
-GPUs: their saturation; the source: "the number of SPs"), or a tenth of a
-round's even share when that is more.
+Additions to the source, each measured in `bench/bench_schedule.py` (docs/runtime.md):
+
+- Profiling fits a call-time model T_d(n) = a_d + b_d n per device instead of one
+  rate: each GPU runs its sample as three calls of k, k and 2k sub-loads (the
+  first may carry one-off costs and is left out of the fit, the other two sizes
+  give the fixed cost of a call: launch, transfer start-up, an unfilled GPU); the
+  CPU runs one sub-load a call (a remote CPU: k), for as long as a GPU's sample
+  runs. A device whose sample is done while another's is not takes more (a GPU: k
+  sub-loads a call), so none idles through profiling. The rest of round 0 gets
+  the equal-finish split of the models; with a single rate a GPU whose sample is
+  mostly launch looks several times slower than it is, and round 0 ran at up to
+  twice the ideal.
+- The executed shares are the next ratios only after a balanced round. Stealing
+  only moves work *to* the GPUs, so a round in which the GPUs got too much (the CPU
+  empties its buffer and idles, for longer than its longest call and ``slack`` of
+  the round, while a GPU is still busy) does not show in the shares; a GPU that
+  idles at the end for longer than ``slack`` of the round while the CPU runs its
+  last sub-loads does not either; and after a round in which GPUs stole, the shares
+  understate them (each stolen sub-load paid a whole launch). After such rounds the
+  next ratios are the equal-finish split of the models fitted to every call so far
+  (each device's first call left out), whose fixed point is the ideal split.
+- Sub-loads are dealt by earliest finish (`distribute`), not by largest remainder:
+  with a few slow CPU sub-loads a round, one more CPU sub-load can cost more than
+  the GPU gains.
+
+The profiling sample k defaults to what fills the largest GPU (simulated GPUs:
+their saturation; the source: "the number of SPs"), or a tenth of a round's even
+share when that is more, at most half a round over all samples.
 Devices that fail are retired; their sub-loads go back to the CPU buffer.
 A remote CPU (a Dask worker's, `runtime.scheduler.workers`) pays a round trip
 per call, so it takes guided self-scheduling chunks from the front of the
@@ -31,19 +48,24 @@ from collections import deque
 import numpy as np
 
 from .bundler import Bundler
-from .profiler import profile, ratios_from_rates
+from .profiler import fit_call_time, profile, ratios_from_rates, split_by_models
 
 __all__ = ["run_hass", "distribute"]
 
 
 def distribute(ratios, m, caps=None):
-    """Split ``m`` sub-loads by ``ratios`` (largest remainder), at most ``caps[d]`` each."""
+    """Split ``m`` sub-loads by ``ratios``, at most ``caps[d]`` each.
+
+    Read as rates, the ratios make a device's time for n sub-loads proportional to
+    n / ratio; the split is the one with the earliest finish, max_d n_d / ratio_d:
+    each device first gets floor(ratio_d m), which no such split goes below, and
+    each sub-load left goes where it ends first (ties: the first device)."""
     keys = list(ratios)
-    share = np.array([ratios[k] for k in keys], dtype=float) * m
-    counts = np.floor(share).astype(np.int64)
-    order = np.argsort(-(share - counts), kind="stable")
-    for i in order[: m - int(counts.sum())]:
-        counts[i] += 1
+    rate = np.array([ratios[k] for k in keys], dtype=float)
+    counts = np.floor(rate * m).astype(np.int64)
+    safe = np.where(rate > 0, rate, 1.0)
+    for _ in range(m - int(counts.sum())):
+        counts[int(np.argmin(np.where(rate > 0, (counts + 1) / safe, np.inf)))] += 1
     out = dict(zip(keys, counts.tolist()))
     if caps:
         for k in keys:
@@ -51,12 +73,33 @@ def distribute(ratios, m, caps=None):
     return out
 
 
-def _rate(d, executed, busy, bulk):
-    """Sub-loads per second: a GPU's from its bundle (steals pay a whole launch for
-    one sub-load), the CPU's over its busy time."""
-    if d in bulk and bulk[d][1] > 0:
-        return bulk[d][0] / bulk[d][1]
-    return executed[d] / busy[d] if busy[d] > 0 else 0.0
+def _profile_round(engine, devices, load, k):
+    """HASS's round 0 profile: ``(ratios for the rest of load, rest of load,
+    each device's calls but its first)``."""
+    sizes = {d: 1 if d.kind != "gpu" and not d.remote else k for d in devices}
+    queue = deque(load)
+
+    def take(n):
+        return np.array([queue.popleft() for _ in range(min(n, len(queue)))], np.int64)
+
+    samples = [[take(n) for n in ((k, k, 2 * k) if d.kind == "gpu" else (sizes[d],))]
+               for d in devices]
+    extra = deque(queue.popleft() for _ in range(len(queue) // 2))
+    _, ratios, took = profile(engine, devices, samples, extra, sizes)
+    rest = list(extra) + list(queue)
+    history = {d: list(t[1:]) for d, t in took.items()}
+    if rest:
+        ratios = split_by_models({d: fit_call_time(t[1:] if len(t) > 2 else t)
+                                  for d, t in took.items()}, len(rest))
+    return ratios, rest, history
+
+
+def _models(history, alive):
+    """Each alive device's call-time model from its calls so far; a device that has
+    run nothing yet gets the slowest per-sub-load time of the others (it is tried)."""
+    models = {d: fit_call_time(history[d]) for d in alive if history.get(d)}
+    slowest = max((b for _, b in models.values()), default=1.0)
+    return {d: models.get(d, (0.0, slowest)) for d in alive}
 
 
 def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
@@ -64,6 +107,7 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
     bundler = Bundler()
     ratios, final, final_round, steady = None, False, None, 0
     rounds, profiling = [], 0.0
+    history = {}        # device -> (sub-loads, seconds) of its calls but the first
     for rnd, load in pool:
         engine.round = rnd
         t0 = engine.now()
@@ -72,10 +116,9 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
         if ratios is None:
             k = profile_units or max([d.saturation_units(job) or 1 for d in devices] +
                                      [len(load) // (10 * len(devices))])
-            k = max(1, min(k, len(load) // (len(devices) + 1)))
-            samples = [np.array(load[i * k:(i + 1) * k], np.int64) for i in range(len(devices))]
-            load = load[k * len(devices):]
-            _, ratios = profile(engine, devices, samples)
+            weight = sum(4 if d.kind == "gpu" else 1 for d in devices)
+            k = max(1, min(k, len(load) // (2 * weight)))
+            ratios, load, history = _profile_round(engine, devices, load, k)
             profiling = engine.now() - t0
             devices = [d for d in engine.alive if d.can_run(job)]
             ratios = {d: ratios.get(d, 0.0) for d in devices}
@@ -95,7 +138,6 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
         executed = {d: 0 for d in devices}
         stolen = {d: 0 for d in devices}
         busy = {d: 0.0 for d in devices}
-        bulk = {}           # device -> (sub-loads, seconds) of its bundle
         finish = {d: t0 for d in devices}
         longest = [0.0]     # the CPU's longest call: the granularity of its finish time
         assigned = {d.name: counts[d] / m if m else 0.0 for d in devices}
@@ -121,8 +163,7 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
             executed[done.device] += len(done.units)
             busy[done.device] += done.end - done.start
             finish[done.device] = done.end
-            if done.what == "bundle":
-                bulk[done.device] = (len(done.units), done.end - done.start)
+            history.setdefault(done.device, []).append((len(done.units), done.end - done.start))
             longest[0] = max(longest[0], done.end - done.start if done.what == "unit" else 0.0)
 
         def on_fault(d, units):
@@ -136,11 +177,14 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
         cpu_end = max((finish[d] for d in cpus if d in engine.alive), default=last)
         idle_cpu = cpus and any(finish[g] >= last for g in gpus) and \
             last - cpu_end > max(slack * (end - t0), longest[0])
-        unbalanced = idle_cpu or (steal_rates and sum(stolen.values()) > 0)
-        if final:
+        idle_gpu = cpus and any(last - finish[g] > slack * (end - t0)
+                                for g in gpus if g in engine.alive)
+        unbalanced = idle_cpu or idle_gpu or (steal_rates and sum(stolen.values()) > 0)
+        if final or not m:
             new = ratios
         elif unbalanced:
-            new = ratios_from_rates({d: _rate(d, executed, busy, bulk) for d in alive})
+            nxt = len(pool.loads[rnd + 1]) if rnd + 1 < len(pool) else m
+            new = split_by_models(_models(history, alive), nxt)
         else:
             new = ratios_from_rates(shares)
         if not final and m:

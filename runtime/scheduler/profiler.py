@@ -8,7 +8,7 @@ devices, whose time model is known: the reference HASS should reach.
 
 import numpy as np
 
-__all__ = ["profile", "ratios_from_rates", "ideal_split"]
+__all__ = ["profile", "ratios_from_rates", "ideal_split", "fit_call_time", "split_by_models"]
 
 
 def ratios_from_rates(rates):
@@ -18,35 +18,91 @@ def ratios_from_rates(rates):
     return {d: s / total for d, s in rates.items()}
 
 
-def profile(engine, devices, units):
-    """Run ``units`` (a list of id arrays, one per device) once on each device,
-    all at once; return ``(rates, ratios)`` keyed by device (work per second)."""
-    todo = dict(zip(devices, units))
+def profile(engine, devices, calls, extra=None, sizes=None):
+    """Run each device's sample, all devices at once; return ``(rates, ratios, took)``:
+    rates and ratios keyed by device (work per second), and ``took[d]``, the
+    ``(sub-loads, seconds)`` of each of its calls.
+
+    ``calls``: one entry per device, an id array (one call) or a list of them (run
+    back to back). With ``extra`` (a deque of further sub-load ids) and ``sizes``
+    (device -> sub-loads a call), no device idles while a slower one runs its sample:
+    a device whose sample is done while another's is not takes ``sizes[d]`` more
+    sub-loads from the front of ``extra``. A rate is over all the device's calls
+    (sub-loads / busy seconds). Whatever ``extra`` holds at the end is left there."""
+    todo = {d: [c] if isinstance(c, np.ndarray) else list(c) for d, c in zip(devices, calls)}
+    todo = {d: [c for c in cs if len(c)] for d, cs in todo.items()}
     took = {}
 
+    def capable():
+        return [x for x in engine.alive if x.can_run(engine.job)]
+
     def next_call(d):
-        u = todo.pop(d, None)
-        return None if u is None or not len(u) else (u, "profile")
+        if todo.get(d):
+            return todo[d].pop(0), "profile"
+        if extra and (d not in took or any(todo.get(x) or x not in took for x in capable())):
+            n = min(len(extra), max(1, sizes.get(d, 1)))
+            return np.array([extra.popleft() for _ in range(n)], np.int64), "profile"
+        return None
 
     def on_done(done):
-        took[done.device] = (len(done.units), done.end - done.start)
+        took.setdefault(done.device, []).append((len(done.units), done.end - done.start))
 
     def on_fault(d, u):
-        """The sample of a failed device goes to a device that can run the job and has
-        no sample waiting (it runs it once idle), else onto the sample waiting for the
+        """A failed device's sample goes to a device that can run the job and has no
+        sample waiting (it runs it once idle), else after the sample waiting for the
         first such device: every capable device may hold one already (the engine has
-        checked that one is alive)."""
-        able = [x for x in engine.alive if x.can_run(engine.job)]
-        free = [x for x in able if x not in todo]
-        if free:
-            todo[free[0]] = u
-        else:
-            todo[able[0]] = np.concatenate([todo[able[0]], u])
+        checked that one is alive). A failed later call's sub-loads go back to the front
+        of ``extra``."""
+        rest = [u] + todo.pop(d, [])
+        if d in took and extra is not None:
+            for c in reversed(rest):
+                extra.extendleft(reversed(c.tolist()))
+            return
+        able = capable()
+        free = [x for x in able if not todo.get(x)]
+        todo.setdefault((free or able)[0], []).extend(rest)
 
     engine.drive(next_call, on_done, on_fault)
     work = engine.job.unit_work()
-    rates = {d: n * work / max(sec, 1e-12) for d, (n, sec) in took.items() if d in engine.alive}
-    return rates, ratios_from_rates(rates)
+    took = {d: t for d, t in took.items() if d in engine.alive}
+    rates = {d: sum(n for n, _ in t) * work / max(sum(s for _, s in t), 1e-12)
+             for d, t in took.items()}
+    return rates, ratios_from_rates(rates), took
+
+
+def fit_call_time(calls):
+    """``(a, b)`` of T(n) = a + b n from one device's ``(sub-loads, seconds)`` calls:
+    least squares when they have two sizes or more, else a = 0 (b: seconds per
+    sub-load over all the calls). A fit with a < 0 or b <= 0 (noise) falls back to
+    a = 0; a is at most the shortest call."""
+    n = np.array([c[0] for c in calls], float)
+    t = np.array([c[1] for c in calls], float)
+    prop = (0.0, t.sum() / max(n.sum(), 1e-300))
+    if len(set(n.tolist())) < 2:
+        return prop
+    b = float(((n - n.mean()) * (t - t.mean())).sum() / ((n - n.mean()) ** 2).sum())
+    a = float(t.mean() - b * n.mean())
+    if not (b > 0 and a >= 0):
+        return prop
+    return min(a, float(t.min())), b
+
+
+def split_by_models(models, m):
+    """Ratios of the equal-finish split of ``m`` sub-loads over devices whose call of n
+    sub-loads takes a + b n (``models``: device -> (a, b)): T with
+    sum_d max(0, (T - a_d) / b_d) = m, ratio_d = its share of m."""
+    models = {d: (a, max(b, 1e-300)) for d, (a, b) in models.items()}
+
+    def units(T):
+        return {d: max(0.0, (T - a) / b) for d, (a, b) in models.items()}
+
+    lo, hi = 0.0, max(a + b * m for a, b in models.values())
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if sum(units(mid).values()) < m else (lo, mid)
+    got = units(hi)
+    total = sum(got.values())
+    return {d: g / total for d, g in got.items()}
 
 
 def ideal_split(devices, job, m):

@@ -11,7 +11,7 @@ from frontend.errors import InputError
 from runtime.scheduler import (CpuDevice, SchedulingError, SimDevice, parse_devices, schedule)
 from runtime.scheduler.hass import distribute
 from runtime.scheduler.jobs.base import Job
-from runtime.scheduler.profiler import ideal_split
+from runtime.scheduler.profiler import fit_call_time, ideal_split, split_by_models
 
 W = 1e6  # work per sub-load: 1 ms on a speed-1 device (rate 1e9)
 
@@ -50,15 +50,39 @@ def clean(kind, name, speed, **kw):
     return SimDevice(kind, name=name, speed=speed, **base)
 
 
-def devices_135(launch=0.0):
-    return [clean("cpu", "cpu", 1), clean("gpu", "g3", 3, launch=launch),
-            clean("gpu", "g5", 5, launch=launch)]
+def devices_135(launch=0.0, saturation=0.0):
+    return [clean("cpu", "cpu", 1), clean("gpu", "g3", 3, launch=launch, saturation=saturation),
+            clean("gpu", "g5", 5, launch=launch, saturation=saturation)]
 
 
 def test_distribute_largest_remainder():
     # shares 0.5, 0.3, 0.2 of 7: 3.5, 2.1, 1.4 -> floors 3, 2, 1; the one left goes to 0.5
     assert distribute({"a": 0.5, "b": 0.3, "c": 0.2}, 7) == {"a": 4, "b": 2, "c": 1}
     assert distribute({"a": 0.5, "b": 0.5}, 9, {"a": 2}) == {"a": 2, "b": 4}
+
+
+def test_distribute_gives_each_sub_load_where_it_ends_first():
+    # rates 0.145 : 0.855, 12 sub-loads: floors 1 and 10; the 12th ends at 2 / 0.145 = 13.8
+    # on "c" and at 11 / 0.855 = 12.9 on "g": to "g" (largest remainder gave it to "c",
+    # whose 0.74 is the larger fraction, and the round ended at 13.8)
+    assert distribute({"c": 0.145, "g": 0.855}, 12) == {"c": 1, "g": 11}
+    assert distribute({"c": 0.0, "g": 1.0}, 5) == {"c": 0, "g": 5}
+
+
+def test_fit_call_time():
+    # exact on two sizes and more; one size, or noise that makes a < 0 or b <= 0: a = 0
+    assert fit_call_time([(1, 3.0), (2, 5.0), (4, 9.0)]) == pytest.approx((1.0, 2.0))
+    assert fit_call_time([(2, 4.0), (2, 6.0)]) == pytest.approx((0.0, 2.5))
+    assert fit_call_time([(1, 5.0), (2, 4.0)]) == pytest.approx((0.0, 3.0))    # b < 0
+    assert fit_call_time([(1, 1.0), (3, 5.0)]) == pytest.approx((0.0, 1.5))    # a = -1
+
+
+def test_split_by_models_is_the_equal_finish_split():
+    # a + b n: (0, 1), (2, 0.5), (10, 1): T = 6 gives 6 + 8 + 0 = 14 sub-loads; the third
+    # device, whose fixed cost is past T, gets none
+    ratios = split_by_models({"x": (0.0, 1.0), "y": (2.0, 0.5), "z": (10.0, 1.0)}, 14)
+    assert ratios["x"] == pytest.approx(6 / 14) and ratios["y"] == pytest.approx(8 / 14)
+    assert ratios["z"] == 0.0
 
 
 def test_ideal_split_matches_the_closed_form():
@@ -72,11 +96,12 @@ def test_ideal_split_matches_the_closed_form():
 
 
 def test_hass_converges_to_the_true_shares_by_round_6():
-    # the profile of one sub-load per device pays the GPUs' 2 ms launch whole, so the
-    # GPUs start underestimated (rates 1 : 1.8 : 2.1 instead of 1 : 3 : 5) and steal
+    # a GPU is full from 4 sub-loads on: its profile calls (1, 1 and 2 sub-loads) all
+    # cost the same, so the fit sees no per-sub-load time and the GPUs start far
+    # underestimated; they steal, and the calls of round 0 put the models right
     L, m, r = 2e-3, 300, 1e9
     job = Toy(12 * m)
-    res = schedule(job, devices_135(L), "hass", rounds=12, profile_units=1)
+    res = schedule(job, devices_135(L, saturation=4 * W), "hass", rounds=12, profile_units=1)
     assert res.result == job.reference()
     T = (m * W + L * 8 * r) / (9 * r)
     true = {"cpu": T * r / W / m, "g3": (T - L) * 3 * r / W / m, "g5": (T - L) * 5 * r / W / m}
@@ -89,9 +114,27 @@ def test_hass_converges_to_the_true_shares_by_round_6():
     assert res.final_round is not None and res.final_round <= 5
 
 
+def test_the_profile_fits_a_launch_cost_and_splits_round_0_by_it():
+    # 1 : 3 : 5 with a 2 ms launch a GPU call and nothing else: the GPUs' calls of 1 and
+    # 2 sub-loads give a = 2 ms and b = W / rate exactly, so the rest of round 0 (m0
+    # sub-loads) gets the equal-finish split T0 = (m0 W + L (r3 + r5)) / (r1 + r3 + r5)
+    L, m, r = 2e-3, 300, 1e9
+    res = schedule(Toy(2 * m), devices_135(L), "hass", rounds=2, profile_units=1)
+    gpu_sample = [s.units for s in res.spans if s.device == "g5" and s.what == "profile"]
+    assert gpu_sample[:3] == [1, 1, 2]
+    m0 = m - sum(s.units for s in res.spans if s.round == 0 and s.what == "profile")
+    T0 = (m0 * W + L * 8 * r) / (9 * r)
+    exact = {"cpu": T0 * r / W, "g3": (T0 - L) * 3 * r / W, "g5": (T0 - L) * 5 * r / W}
+    assert sum(exact.values()) == pytest.approx(m0)
+    assigned = res.rounds[0]["assigned"]
+    for d, n in exact.items():   # whole sub-loads: within one of the exact split
+        assert abs(assigned[d] * m0 - n) <= 1
+    assert res.rounds[0]["stolen"] == {"cpu": 0, "g3": 0, "g5": 0}
+
+
 def test_stealing_is_gpu_from_cpu_buffer_and_one_bundle_per_gpu_per_round():
     job = Toy(1200)
-    devs = devices_135(2e-3)
+    devs = devices_135(2e-3, saturation=4 * W)   # underestimated GPUs (above): they steal
     res = schedule(job, devs, "hass", rounds=6, profile_units=1)
     assert res.stolen > 0
     kinds = {d.name: d.kind for d in devs}
@@ -100,6 +143,8 @@ def test_stealing_is_gpu_from_cpu_buffer_and_one_bundle_per_gpu_per_round():
             assert kinds[s.device] == "gpu" and s.units == 1
         if kinds[s.device] == "cpu":
             assert s.what in ("profile", "unit") and s.units == 1
+        if s.what == "profile":   # the sample: the CPU's calls of 1 sub-load, a GPU's 1, 1, 2
+            assert s.units in ((1,) if kinds[s.device] == "cpu" else (1, 2))
     for rnd in range(6):
         for g in ("g3", "g5"):
             bundles = [s for s in res.spans if s.round == rnd and s.device == g
@@ -126,7 +171,11 @@ def test_remote_cpus_take_guided_self_scheduling_chunks():
     r = schedule(job, devices, "hass", rounds=1, profile_units=1)
     assert r.result == job.reference()
     calls = sorted((s for s in r.spans if s.what == "unit"), key=lambda s: (s.start, -s.units))
-    left = 200  # the round's load less the two profiling sub-loads
+    # profiling: w1 (0.5 ms a sub-load) ends its sample while w0 (1 ms) still runs its own,
+    # so it takes one more; w0 ends at 1 ms, when w1's second call also ends: 3 sub-loads
+    assert [(s.device, s.units) for s in r.spans if s.what == "profile"] == \
+        [("w1", 1), ("w0", 1), ("w1", 1)]
+    left = 199  # the round's load less the three profiling sub-loads
     for s in calls:
         assert s.units == max(1, -(-left // 4))  # ceil(left / (2 x 2 CPUs)), in issue order
         left -= s.units
