@@ -10,7 +10,9 @@ CPU implementation; time is the device model's, see runtime/scheduler/devices.py
 - ``cpu2gpu``: sim:cpu (speed 1) + two GPUs of speed 4 and 2, 0.1 ms launch, 10 us
   transfer start-up, 12 GB/s; a GPU call is full from one sub-load on (the
   source sizes sub-loads to at least the GPU's core count);
-- ``cpu1gpu``: sim:cpu + the speed-4 GPU, for Qilin (one CPU and one GPU only).
+- ``cpu1gpu``: sim:cpu + the speed-4 GPU, for Qilin (one CPU and one GPU only);
+- card-shaped: a CPU and a GPU at the speeds measured on the H200 host (matmul
+  6000², string search 50 MB), the GPU's fixed cost of a call swept.
 
 Tables: makespan of each policy / the ideal equal-finish split (solved exactly
 for the model), and HASS / each baseline. Qilin's training is offline (not in
@@ -31,6 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from runtime.scheduler import SimDevice, schedule  # noqa: E402
 from runtime.scheduler.jobs import make_job  # noqa: E402
+from runtime.scheduler.jobs.base import Job  # noqa: E402
 from runtime.scheduler.profiler import ideal_split  # noqa: E402
 
 JOBS = {  # kind: (size, units): 64 MB of text, order 2048, 4096 BFS sources on RMAT 14, 64 graphs
@@ -117,6 +120,70 @@ def sweep(rounds=8):
                    f"{q.rounds[-1]['makespan'] / h.rounds[-1]['makespan']:.3f}"], [9, 20, 34]))
 
 
+class Timed(Job):
+    """A job of ``n`` sub-loads with a real job's work and bytes and no computation (its
+    result: the ids), for studies of a machine's time model alone."""
+    kind = "timed"
+
+    def __init__(self, n, work, unit_bytes, setup_bytes):
+        self.n_units, self.work, self.ub, self.sb = n, work, unit_bytes, setup_bytes
+
+    def unit_work(self):
+        return self.work
+
+    def unit_bytes(self):
+        return self.ub
+
+    def setup_bytes(self):
+        return self.sb
+
+    def run_cpu(self, units):
+        return units.tolist()
+
+    def combine(self, results):
+        return sorted(results)
+
+    def reference(self):
+        return list(range(self.n_units))
+
+
+#: The H200 host's measured makespans (docs/runtime.md, 2026-11-26): job, sub-loads, CPU
+#: alone, GPU alone (seconds), and the job's work / bytes per sub-load and setup bytes.
+CARD = (("matmul 6000²", 375, 2.443, 0.341, 2.0 * 16 * 6000 ** 2, 16 * 6000 * 8, 6000 ** 2 * 8),
+        ("string-search 50 MB", 500, 0.221, 0.156, 1e5, 1e5, 0))
+
+
+def card_shaped():
+    """CPU + 1 GPU with the H200 host's measured speeds (a sub-load's time: the device's
+    makespan alone / sub-loads); the GPU's fixed cost of a call (launch + an unfilled
+    GPU), on top, is not known from those figures, so it is swept."""
+    print("\n## CPU + 1 GPU at the H200 host's measured speeds (simulated; the GPU's cost of "
+          "a call swept)\n")
+    head = ["job", "launch", "full from", "rounds", "cpu only", "gpu only", "hass",
+            "hass/ideal", "best single / hass"]
+    w = [20, 7, 10, 6, 9, 9, 9, 10, 18]
+    print(row(head, w))
+    gains = []
+    for name, n, cpu_s, gpu_s, work, ub, sb in CARD:
+        job = Timed(n, work, ub, sb)
+        for launch, full in ((5e-5, 1), (2e-4, 4), (2e-3, 10)):
+            def devices():
+                return [SimDevice("cpu", name="cpu", speed=work * n / cpu_s / 1e9, overhead=0),
+                        SimDevice("gpu", name="gpu", speed=work * n / gpu_s / 1e9, launch=launch,
+                                  latency=1e-5, bandwidth=25e9, saturation=full * work)]
+            for rounds in (4, 8, 32):
+                cpu, gpu = devices()   # alone: the CPU one sub-load a call, the GPU a bundle a round
+                one = [schedule(job, [cpu], "greedy", rounds=rounds).makespan,
+                       schedule(job, [gpu], "hass", rounds=rounds).makespan]
+                h = schedule(job, devices(), "hass", rounds=rounds)
+                gains.append(min(one) / h.makespan)
+                print(row([name, f"{launch * 1e3:g} ms", f"{full} s-l", rounds,
+                           f"{one[0]:.3f}", f"{one[1]:.3f}", f"{h.makespan:.3f}",
+                           f"{h.makespan / h.ideal:.3f}", f"{gains[-1]:.2f}"], w))
+    print(f"\nbest single / hass: geometric mean {np.exp(np.mean(np.log(gains))):.3f}, "
+          f"least {min(gains):.3f}")
+
+
 def real(rounds, report):
     """The host CPU and CUDA GPU 0: measured makespans, the source's two workloads."""
     from runtime.scheduler import CpuDevice, CudaDevice
@@ -161,6 +228,7 @@ def main():
     t0 = time.perf_counter()
     if not (args.gpu and args.real_only):
         simulated(args.jobs.split(","), args.rounds, args.report)
+        card_shaped()
     if args.gpu:
         real(args.rounds, args.report)
     print(f"\n({time.perf_counter() - t0:.0f} s)")

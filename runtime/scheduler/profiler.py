@@ -31,6 +31,8 @@ def profile(engine, devices, calls, extra=None, sizes=None):
     (sub-loads / busy seconds). Whatever ``extra`` holds at the end is left there."""
     todo = {d: [c] if isinstance(c, np.ndarray) else list(c) for d, c in zip(devices, calls)}
     todo = {d: [c for c in cs if len(c)] for d, cs in todo.items()}
+    pending = {d: len(cs) for d, cs in todo.items()}   # sample calls not yet done
+    running = set()                                    # devices running a sample call
     took = {}
 
     def capable():
@@ -38,13 +40,17 @@ def profile(engine, devices, calls, extra=None, sizes=None):
 
     def next_call(d):
         if todo.get(d):
+            running.add(d)
             return todo[d].pop(0), "profile"
-        if extra and (d not in took or any(todo.get(x) or x not in took for x in capable())):
+        if extra and (d not in took or any(pending.get(x, 0) for x in capable())):
             n = min(len(extra), max(1, sizes.get(d, 1)))
             return np.array([extra.popleft() for _ in range(n)], np.int64), "profile"
         return None
 
     def on_done(done):
+        if done.device in running:
+            running.discard(done.device)
+            pending[done.device] -= 1
         took.setdefault(done.device, []).append((len(done.units), done.end - done.start))
 
     def on_fault(d, u):
@@ -54,13 +60,17 @@ def profile(engine, devices, calls, extra=None, sizes=None):
         checked that one is alive). A failed later call's sub-loads go back to the front
         of ``extra``."""
         rest = [u] + todo.pop(d, [])
+        running.discard(d)
+        pending[d] = 0
         if d in took and extra is not None:
             for c in reversed(rest):
                 extra.extendleft(reversed(c.tolist()))
             return
         able = capable()
         free = [x for x in able if not todo.get(x)]
-        todo.setdefault((free or able)[0], []).extend(rest)
+        to = (free or able)[0]
+        todo.setdefault(to, []).extend(rest)
+        pending[to] = pending.get(to, 0) + len(rest)
 
     engine.drive(next_call, on_done, on_fault)
     work = engine.job.unit_work()

@@ -132,6 +132,20 @@ def test_the_profile_fits_a_launch_cost_and_splits_round_0_by_it():
     assert res.rounds[0]["stolen"] == {"cpu": 0, "g3": 0, "g5": 0}
 
 
+def test_no_device_idles_through_profiling():
+    # the GPU's sample (1, 1 and 2 sub-loads at 5 ms a launch + 0.2 ms a sub-load) ends at
+    # 15.8 ms; the CPU (1 ms a sub-load) starts a call while it runs: 16 calls, the last
+    # from 15 to 16 ms, when profiling ends
+    devs = [clean("cpu", "cpu", 1), clean("gpu", "g", 5, launch=5e-3)]
+    res = schedule(Toy(200), devs, "hass", rounds=2, profile_units=1)
+    prof = [s for s in res.spans if s.what == "profile"]
+    assert [s.units for s in prof if s.device == "g"] == [1, 1, 2]
+    assert max(s.end for s in prof if s.device == "g") == pytest.approx(15.8e-3)
+    assert [s.units for s in prof if s.device == "cpu"] == [1] * 16
+    assert res.profiling_seconds == pytest.approx(16e-3)
+    assert res.result == Toy(200).reference()
+
+
 def test_stealing_is_gpu_from_cpu_buffer_and_one_bundle_per_gpu_per_round():
     job = Toy(1200)
     devs = devices_135(2e-3, saturation=4 * W)   # underestimated GPUs (above): they steal
