@@ -23,6 +23,8 @@
 # device budget, leaving room for a second, shorter call.
 # `bash bench/gpu_session.sh rounds` runs the greedy family's GPU tests and its batches on
 # RMAT 21 (16 M edges; both apply forms beside their CPU twins at B = 64 k) and RMAT 22.
+# `bash bench/gpu_session.sh schedule` runs issue 17's: the scheduler tests on the card and
+# bench_schedule.py --gpu --real-only at 4 and 16 rounds (string search 50 MB, matmul 6000²).
 # `bash bench/gpu_session.sh partition` runs issue 15's checks alone: the multilevel, Jet and
 # greedy GPU tests, bench_multilevel.py --gpu --gpu-greedy --profile (with and without Jet;
 # where each cell's GPU seconds go), and the greedy batches on RMAT 21 (16 M edges).
@@ -53,6 +55,15 @@ if [ "$1" = partition ]; then  # issue 15's checks alone (~6.5 min)
         --batches 65536
     tail -3 "$OUT/tests.txt"
     cat "$OUT/env.txt"
+    exit 0
+fi
+if [ "$1" = schedule ]; then  # issue 17's card figures: HASS with its call-time models (~6 min)
+    step tests 100 python3 -m pytest -q -p no:cacheprovider -n 4 --timeout 90 --tb=short \
+        tests/runtime/test_scheduler_jobs.py tests/runtime/test_scheduler.py
+    step schedule4 200 python3 bench/bench_schedule.py --gpu --real-only --rounds 4
+    step schedule16 200 python3 bench/bench_schedule.py --gpu --real-only --rounds 16
+    tail -3 "$OUT/tests.txt"
+    cat "$OUT/schedule4.txt" "$OUT/schedule16.txt" "$OUT/env.txt"
     exit 0
 fi
 if [ "$1" = rounds ]; then  # the greedy batches applied in rounds on the device (~5 min)
