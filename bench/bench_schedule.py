@@ -12,7 +12,9 @@ CPU implementation; time is the device model's, see runtime/scheduler/devices.py
   source sizes sub-loads to at least the GPU's core count);
 - ``cpu1gpu``: sim:cpu + the speed-4 GPU, for Qilin (one CPU and one GPU only);
 - card-shaped: a CPU and a GPU at the speeds measured on the H200 host (matmul
-  6000², string search 50 MB), the GPU's fixed cost of a call swept.
+  6000², string search 50 MB), the GPU's fixed cost of a call swept;
+- random machines: a CPU and 1-3 GPUs of random speed, launch and fill, random
+  job sizes and rounds (``--random N`` per regime).
 
 Tables: makespan of each policy / the ideal equal-finish split (solved exactly
 for the model), and HASS / each baseline. Qilin's training is offline (not in
@@ -172,7 +174,7 @@ def card_shaped():
                         SimDevice("gpu", name="gpu", speed=work * n / gpu_s / 1e9, launch=launch,
                                   latency=1e-5, bandwidth=25e9, saturation=full * work)]
             for rounds in (4, 8, 32):
-                cpu, gpu = devices()   # alone: the CPU one sub-load a call, the GPU a bundle a round
+                cpu, gpu = devices()   # alone: the CPU a sub-load a call, the GPU a bundle
                 one = [schedule(job, [cpu], "greedy", rounds=rounds).makespan,
                        schedule(job, [gpu], "hass", rounds=rounds).makespan]
                 h = schedule(job, devices(), "hass", rounds=rounds)
@@ -182,6 +184,45 @@ def card_shaped():
                            f"{h.makespan / h.ideal:.3f}", f"{gains[-1]:.2f}"], w))
     print(f"\nbest single / hass: geometric mean {np.exp(np.mean(np.log(gains))):.3f}, "
           f"least {min(gains):.3f}")
+
+
+def random_machines(cases, seed=1):
+    """HASS on random simulated machines: a CPU and 1-3 GPUs of random speed (0.5-10 x the
+    CPU), launch (10 us - 5 ms), fill (0-16 sub-loads), jobs of 64-4096 sub-loads in up to
+    32 rounds, with or without setup transfers. Two regimes: rounds of at least 128
+    sub-loads, and of at least 32 (where a GPU's fill and launch can outweigh a round)."""
+    print(f"\n## Random simulated machines ({cases} per regime, seed {seed})\n")
+    head = ["sub-loads a round", "hass/ideal gmean", "p90", "max", "best single/hass gmean",
+            "least", "hass slower than one device", "greedy/hass least"]
+    w = [17, 16, 6, 6, 22, 6, 28, 17]
+    print(row(head, w))
+    work = 1e6
+    for floor, sizes in ((128, (1000, 4096)), (32, (64, 256, 1000, 4096))):
+        rng = np.random.default_rng(seed)
+        out = []
+        for case in range(cases):
+            n = int(rng.choice(sizes))
+            rounds = max(1, min(int(rng.choice([2, 4, 8, 16, 32])), n // floor))
+            job = Timed(n, work, float(rng.choice([0, 1e4, 1e6])), float(rng.choice([0, 1e7, 1e8])))
+            gpus = [(float(rng.uniform(0.5, 10)), float(rng.choice([1e-5, 1e-4, 1e-3, 5e-3])),
+                     float(rng.choice([0, 1, 4, 16]))) for _ in range(int(rng.integers(1, 4)))]
+            overhead = float(rng.choice([0, 2e-5, 2e-4]))
+
+            def devices():
+                return [SimDevice("cpu", name="cpu", speed=1.0, overhead=overhead)] + [
+                    SimDevice("gpu", name=f"g{i}", speed=s, launch=l, latency=1e-5,
+                              bandwidth=12e9, saturation=f * work)
+                    for i, (s, l, f) in enumerate(gpus)]
+            h = schedule(job, devices(), "hass", rounds=rounds)
+            g = schedule(job, devices(), "greedy", rounds=rounds)
+            alone = min(schedule(job, [d], "greedy" if d.kind == "cpu" else "hass",
+                                 rounds=rounds).makespan for d in devices())
+            out.append((h.makespan / h.ideal, alone / h.makespan, g.makespan / h.makespan))
+        a = np.array(out)
+        gm = np.exp(np.log(a).mean(0))
+        print(row([f">= {floor}", f"{gm[0]:.3f}", f"{np.quantile(a[:, 0], 0.9):.3f}",
+                   f"{a[:, 0].max():.3f}", f"{gm[1]:.3f}", f"{a[:, 1].min():.3f}",
+                   f"{int((a[:, 1] < 1).sum())} of {cases}", f"{a[:, 2].min():.3f}"], w))
 
 
 def real(rounds, report):
@@ -222,6 +263,8 @@ def main():
     ap.add_argument("--real-only", action="store_true",
                     help="with --gpu: only the host CPU + CUDA GPU 0 table")
     ap.add_argument("--report", metavar="DIR", help="write an HTML report per job here")
+    ap.add_argument("--random", type=int, default=150, metavar="N",
+                    help="random simulated machines per regime (default 150)")
     args = ap.parse_args()
     if args.report:
         os.makedirs(args.report, exist_ok=True)
@@ -229,6 +272,7 @@ def main():
     if not (args.gpu and args.real_only):
         simulated(args.jobs.split(","), args.rounds, args.report)
         card_shaped()
+        random_machines(args.random)
     if args.gpu:
         real(args.rounds, args.report)
     print(f"\n({time.perf_counter() - t0:.0f} s)")

@@ -12,15 +12,19 @@ Per round, with the ratios of the previous round (round 0: profiling):
 Additions to the source, each measured in `bench/bench_schedule.py` (docs/runtime.md):
 
 - Profiling fits a call-time model T_d(n) = a_d + b_d n per device instead of one
-  rate: each GPU runs its sample as three calls of k, k and 2k sub-loads (the
-  first may carry one-off costs and is left out of the fit, the other two sizes
-  give the fixed cost of a call: launch, transfer start-up, an unfilled GPU); the
-  CPU runs one sub-load a call (a remote CPU: k), for as long as a GPU's sample
-  runs. A device whose sample is done while another's is not takes more (a GPU: k
-  sub-loads a call), so none idles through profiling. The rest of round 0 gets
+  rate: each GPU runs its sample as two calls, of k and 2k sub-loads, whose two
+  sizes give the fixed cost of a call (launch, transfer start-up, an unfilled GPU;
+  where the fit finds none, as when the first call carried a simulated GPU's setup
+  transfer, the 2k call alone gives the rate); the CPU runs one sub-load a call
+  (a remote CPU: k) for as long as a GPU's sample runs. A device whose sample is
+  done while another's is not takes more (a GPU: k sub-loads a call) from the rest
+  of round 0, so none idles through profiling (a slow GPU's sample can outlast the
+  whole round). What is left of round 0 gets
   the equal-finish split of the models; with a single rate a GPU whose sample is
   mostly launch looks several times slower than it is, and round 0 ran at up to
   twice the ideal.
+- An idle GPU steals only when its model says the sub-load ends before the CPUs
+  would have emptied their buffer (the source's GPUs are always the faster).
 - The executed shares are the next ratios only after a balanced round. Stealing
   only moves work *to* the GPUs, so a round in which the GPUs got too much (the CPU
   empties its buffer and idles, for longer than its longest call and ``slack`` of
@@ -48,7 +52,7 @@ from collections import deque
 import numpy as np
 
 from .bundler import Bundler
-from .profiler import fit_call_time, profile, ratios_from_rates, split_by_models
+from .profiler import call_model, profile, ratios_from_rates, split_by_models
 
 __all__ = ["run_hass", "distribute"]
 
@@ -82,23 +86,28 @@ def _profile_round(engine, devices, load, k):
     def take(n):
         return np.array([queue.popleft() for _ in range(min(n, len(queue)))], np.int64)
 
-    samples = [[take(n) for n in ((k, k, 2 * k) if d.kind == "gpu" else (sizes[d],))]
+    samples = [[take(n) for n in ((k, 2 * k) if d.kind == "gpu" else (sizes[d],))]
                for d in devices]
-    extra = deque(queue.popleft() for _ in range(len(queue) // 2))
-    _, ratios, took = profile(engine, devices, samples, extra, sizes)
-    rest = list(extra) + list(queue)
+    _, ratios, took = profile(engine, devices, samples, queue, sizes)
+    rest = list(queue)
     history = {d: list(t[1:]) for d, t in took.items()}
-    if rest:
-        ratios = split_by_models({d: fit_call_time(t[1:] if len(t) > 2 else t)
-                                  for d, t in took.items()}, len(rest))
+
+    def model(t):
+        """The model of all the calls; where the fit finds no fixed cost (noise, or a
+        first call that carried one-off costs), of the calls but the first."""
+        md = call_model(t)
+        return call_model(t[1:]) if md[0] == 0 and len(t) > 1 else md
+
+    if took:   # the split of what is left, or of a round like this one when nothing is
+        ratios = split_by_models({d: model(t) for d, t in took.items()}, len(rest) or len(load))
     return ratios, rest, history
 
 
 def _models(history, alive):
     """Each alive device's call-time model from its calls so far; a device that has
     run nothing yet gets the slowest per-sub-load time of the others (it is tried)."""
-    models = {d: fit_call_time(history[d]) for d in alive if history.get(d)}
-    slowest = max((b for _, b in models.values()), default=1.0)
+    models = {d: call_model(history[d]) for d in alive if history.get(d)}
+    slowest = max((md[1] for md in models.values()), default=1.0)
     return {d: models.get(d, (0.0, slowest)) for d in alive}
 
 
@@ -116,7 +125,7 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
         if ratios is None:
             k = profile_units or max([d.saturation_units(job) or 1 for d in devices] +
                                      [len(load) // (10 * len(devices))])
-            weight = sum(4 if d.kind == "gpu" else 1 for d in devices)
+            weight = sum(3 if d.kind == "gpu" else 1 for d in devices)
             k = max(1, min(k, len(load) // (2 * weight)))
             ratios, load, history = _profile_round(engine, devices, load, k)
             profiling = engine.now() - t0
@@ -142,13 +151,24 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
         longest = [0.0]     # the CPU's longest call: the granularity of its finish time
         assigned = {d.name: counts[d] / m if m else 0.0 for d in devices}
 
+        model = _models(history, devices) if history else {}
+        cpu_rate = sum(1.0 / max(model[c][1], 1e-300) for c in cpus if c in model)
+
+        def worth_stealing(g):
+            """A steal that ends before the CPUs would have emptied the buffer (always
+            without CPUs or models)."""
+            if not cpu_rate or g not in model:
+                return True
+            a, b = model[g][:2]
+            return a + b < len(buffer) / cpu_rate
+
         def next_call(d):
             if d.kind == "gpu":
                 if d not in started:
                     started.add(d)
                     if len(bundles.get(d, ())):
                         return bundles[d], "bundle"
-                if buffer:
+                if buffer and worth_stealing(d):
                     stolen[d] += 1
                     return np.array([buffer.pop()], np.int64), "steal"
                 return None
