@@ -15,7 +15,8 @@ Additions to the source, each measured in `bench/bench_schedule.py` (docs/runtim
   rate: each GPU runs its sample as two calls, of k and 2k sub-loads, whose two
   sizes give the fixed cost of a call (launch, transfer start-up, an unfilled GPU;
   where the fit finds none, as when the first call carried a simulated GPU's setup
-  transfer, the 2k call alone gives the rate); the CPU runs one sub-load a call
+  transfer, the 2k call alone gives the rate; a fit is trusted up to 4 x the
+  largest call seen, `profiler.call_model`); the CPU runs one sub-load a call
   (a remote CPU: k) for as long as a GPU's sample runs. A device whose sample is
   done while another's is not takes more (a GPU: k sub-loads a call) from the rest
   of round 0, so none idles through profiling (a slow GPU's sample can outlast the
