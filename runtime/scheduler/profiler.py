@@ -142,6 +142,8 @@ def split_by_models(models, m):
         lo, hi = (mid, hi) if sum(units(mid).values()) < m else (lo, mid)
     got = units(hi)
     total = sum(got.values())
+    if not total > 0:   # m = 0
+        return {d: 1.0 / len(got) for d in got}
     return {d: g / total for d, g in got.items()}
 
 
