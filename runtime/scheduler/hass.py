@@ -222,5 +222,8 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
             "rate_correction": bool(unbalanced) and not final,
         })
         ratios = {d: new.get(d, 0.0) for d in alive}
+    models = _models(history, [d for d in engine.alive if history.get(d)])
     return {"rounds": rounds, "final_round": final_round, "profiling_seconds": profiling,
-            "ratios": {d.name: r for d, r in ratios.items()}}
+            "ratios": {d.name: r for d, r in ratios.items()},
+            "models": {d.name: {"call_seconds": a, "seconds_per_subload": b, "trusted_to": n}
+                       for d, (a, b, n) in models.items()}}

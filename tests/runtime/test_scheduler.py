@@ -132,6 +132,12 @@ def test_the_profile_fits_a_launch_cost():
         a, b, cap = call_model(calls)
         assert a == pytest.approx(L) and b == pytest.approx(W / (speed * r))
         assert cap == 2 * EXTRAPOLATE
+    # the run's models, reported: every call but each device's first (the CPU's: 1 ms)
+    models = res.info["models"]
+    assert models["cpu"]["call_seconds"] == 0.0
+    assert models["cpu"]["seconds_per_subload"] == pytest.approx(W / r)
+    assert models["g5"]["call_seconds"] == pytest.approx(L)
+    assert models["g5"]["seconds_per_subload"] == pytest.approx(W / (5 * r))
     T, shares = ideal_split(devices_135(L), Toy(m), m)
     for rnd in res.rounds[1:]:
         assert rnd["stolen"] == {"cpu": 0, "g3": 0, "g5": 0}

@@ -133,6 +133,9 @@ def _run(args, client):
                 rows.append(("ratios final", "not yet" if r.final_round is None
                              else f"after round {r.final_round}"))
                 rows.append(("profiling", f"{r.profiling_seconds:.4g} s"))
+                rows.append(("call time", "; ".join(
+                    f"{name} {m['call_seconds']:.3g} s + {m['seconds_per_subload']:.3g} s a "
+                    "sub-load" for name, m in r.info.get("models", {}).items())))
             if r.policy == "qilin":
                 rows.append(("training (offline)", f"{r.training_seconds:.4g} s"))
             for f in r.faults:
