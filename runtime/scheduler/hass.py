@@ -20,10 +20,9 @@ Additions to the source, each measured in `bench/bench_schedule.py` (docs/runtim
   (a remote CPU: k) for as long as a GPU's sample runs. A device whose sample is
   done while another's is not takes more (a GPU: k sub-loads a call) from the rest
   of round 0, so none idles through profiling (a slow GPU's sample can outlast the
-  whole round). What is left of round 0 gets
-  the equal-finish split of the models; with a single rate a GPU whose sample is
-  mostly launch looks several times slower than it is, and round 0 ran at up to
-  twice the ideal.
+  whole round). What is left of round 0 gets the equal-finish split of the models;
+  with a single rate a GPU whose sample is mostly launch looks several times slower
+  than it is, and round 0 ran at up to twice the ideal.
 - An idle GPU steals only when its model says the sub-load ends before the CPUs
   would have emptied their buffer (the source's GPUs are always the faster).
 - The executed shares are the next ratios only after a balanced round. Stealing

@@ -56,8 +56,9 @@ def devices_135(launch=0.0, saturation=0.0):
             clean("gpu", "g5", 5, launch=launch, saturation=saturation)]
 
 
-def test_distribute_largest_remainder():
-    # shares 0.5, 0.3, 0.2 of 7: 3.5, 2.1, 1.4 -> floors 3, 2, 1; the one left goes to 0.5
+def test_distribute_floors_then_caps():
+    # shares 0.5, 0.3, 0.2 of 7: 3.5, 2.1, 1.4 -> floors 3, 2, 1; the one left ends at
+    # 4 / 0.5 = 8 on "a", 3 / 0.3 = 10 on "b", 2 / 0.2 = 10 on "c": to "a". Caps apply last
     assert distribute({"a": 0.5, "b": 0.3, "c": 0.2}, 7) == {"a": 4, "b": 2, "c": 1}
     assert distribute({"a": 0.5, "b": 0.5}, 9, {"a": 2}) == {"a": 2, "b": 4}
 
