@@ -77,7 +77,7 @@ def schedule(job, devices="auto", policy="hass", seed=0, *, rounds=10, profile_u
     ``job``: a `Job` or a kind name (``string-search``, ``matmul``, ``bfs-batch``,
     ``partition-batch``; built with its defaults and ``seed``). ``rounds``: loads the
     pool deals the job into. ``profile_units``: HASS's profiling sample k (a GPU runs
-    calls of k and 2k sub-loads; default: what fills the largest GPU, or a tenth of a
+    calls of 2k and k sub-loads; default: what fills the largest GPU, or a tenth of a
     round's even share). ``training``: Qilin's training fraction.
     ``slack``: HASS's idle-CPU threshold for the rate correction (see `hass`).
     ``warm_up``: run one sub-load on each real device first, untimed and discarded, so

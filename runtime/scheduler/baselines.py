@@ -131,7 +131,7 @@ def run_qilin(engine, pool, *, training=0.3):
         return None
 
     def on_done(done):
-        times[done.device][len(done.units)] = done.end - done.start
+        times[done.device][len(done.units)] = done.seconds
 
     try:
         trainer.drive(next_call, on_done, lambda d, units: todo.pop(d, None))

@@ -67,6 +67,8 @@ class Device:
     kind = "cpu"          # "cpu" or "gpu": the role the device plays in the policies
     simulated = False
     remote = False        # a call costs a network round trip (a Dask worker's device)
+    last_setup = 0.0      # seconds of the last call that were the job's one-off setup transfer
+                          # (simulated devices; a real device's goes in its warm-up call)
 
     def __init__(self, name):
         self.name = name
@@ -232,7 +234,9 @@ class SimDevice(Device):
             self.transfers += 1
             self.launches += 1
         results = job.run_cpu(units)
-        return results, self.call_seconds(job, len(units), first)
+        seconds = self.call_seconds(job, len(units), first)
+        self.last_setup = seconds - self.call_seconds(job, len(units)) if first else 0.0
+        return results, seconds
 
     def check_model(self, job, wall_clock=False):
         """Refuse a model whose times ``job`` cannot run under: a whole job modelled past

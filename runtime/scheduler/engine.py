@@ -66,6 +66,12 @@ class _Done:
     start: float
     end: float
     what: str
+    setup: float = 0.0     # seconds of the call that were the job's one-off setup transfer
+
+    @property
+    def seconds(self):
+        """The call's time less its one-off setup: what a call of its size costs again."""
+        return self.end - self.start - self.setup
 
 
 class Engine:
@@ -102,8 +108,10 @@ class Engine:
                 error = None
             except Exception as exc:  # a device fault: detected when the call starts
                 results, seconds, error = None, 0.0, exc
+            setup = device.last_setup if error is None else 0.0
             heapq.heappush(self._heap, (t + seconds, next(self._seq),
-                                        _Done(device, units, results, error, t, t + seconds, what)))
+                                        _Done(device, units, results, error, t, t + seconds, what,
+                                              setup)))
         else:
             fut = self._pools[device].submit(device.execute, self.job, units)
             self._pending[fut] = _Done(device, units, None, None, t, None, what)

@@ -12,10 +12,12 @@ Per round, with the ratios of the previous round (round 0: profiling):
 Additions to the source, each measured in `bench/bench_schedule.py` (docs/runtime.md):
 
 - Profiling fits a call-time model T_d(n) = a_d + b_d n per device instead of one
-  rate: each GPU runs its sample as two calls, of k and 2k sub-loads, whose two
+  rate: each GPU runs its sample as two calls, of 2k and k sub-loads, whose two
   sizes give the fixed cost of a call (launch, transfer start-up, an unfilled GPU;
-  where the fit finds none, as when the first call carried a simulated GPU's setup
-  transfer, the 2k call alone gives the rate; a fit is trusted up to 4 x the
+  a simulated device's one-off setup transfer is left out of its call's time;
+  where the fit finds none, as when the first call carried one-off costs no device
+  reported, the k call alone gives the rate, see `_profile_round`; a fit is
+  trusted up to 4 x the
   largest call seen, `profiler.call_model`); the CPU runs one sub-load a call
   (a remote CPU: k) for as long as a GPU's sample runs. A device whose sample is
   done while another's is not takes more (a GPU: k sub-loads a call) from the rest
@@ -79,14 +81,24 @@ def distribute(ratios, m, caps=None):
 
 def _profile_round(engine, devices, load, k):
     """HASS's round 0 profile: ``(ratios for the rest of load, rest of load,
-    each device's calls but its first)``."""
+    each device's calls but its first, each device's model of its profile calls)``.
+
+    A GPU's sample runs its 2k call first. A call's time is less the one-off setup a
+    device reports (`engine._Done.seconds`: a simulated device's setup transfer; a
+    real device's compilation and setup go in its untimed warm-up call); one-off
+    costs S left in the first call then steepen the fit (slope b + S / k, fixed cost
+    a - S) and make the GPU look slower, which the next rounds correct (an idle GPU
+    steals, or the round counts as unbalanced), or give a fixed cost below 0, when
+    the k call alone gives the rate. With the k call first they would flatten it
+    (b - S / k, a + 2S): the GPU would look faster for large calls and get more than
+    it can do, which nothing corrects within the round (nothing steals from a GPU)."""
     sizes = {d: 1 if d.kind != "gpu" and not d.remote else k for d in devices}
     queue = deque(load)
 
     def take(n):
         return np.array([queue.popleft() for _ in range(min(n, len(queue)))], np.int64)
 
-    samples = [[take(n) for n in ((k, 2 * k) if d.kind == "gpu" else (sizes[d],))]
+    samples = [[take(n) for n in ((2 * k, k) if d.kind == "gpu" else (sizes[d],))]
                for d in devices]
     _, ratios, took = profile(engine, devices, samples, queue, sizes)
     rest = list(queue)
@@ -98,15 +110,25 @@ def _profile_round(engine, devices, load, k):
         md = call_model(t)
         return call_model(t[1:]) if md[0] == 0 and len(t) > 1 else md
 
+    models = {d: model(t) for d, t in took.items()}
     if took:   # the split of what is left, or of a round like this one when nothing is
-        ratios = split_by_models({d: model(t) for d, t in took.items()}, len(rest) or len(load))
-    return ratios, rest, history
+        ratios = split_by_models(models, len(rest) or len(load))
+    return ratios, rest, history, models
 
 
-def _models(history, alive):
+def _models(history, alive, profiled=None):
     """Each alive device's call-time model from its calls so far; a device that has
-    run nothing yet gets the slowest per-sub-load time of the others (it is tried)."""
-    models = {d: call_model(history[d]) for d in alive if history.get(d)}
+    run nothing yet gets the slowest per-sub-load time of the others (it is tried).
+    Calls of one size cannot show a fixed cost per call: a device whose calls so far
+    (its first left out) all had one size keeps its model from the profile round
+    (``profiled``), which saw two."""
+    def fitted(d):
+        calls = history[d]
+        if profiled and profiled.get(d, (0.0,))[0] > 0 and len({n for n, _ in calls}) < 2:
+            return profiled[d]
+        return call_model(calls)
+
+    models = {d: fitted(d) for d in alive if history.get(d)}
     slowest = max((md[1] for md in models.values()), default=1.0)
     return {d: models.get(d, (0.0, slowest)) for d in alive}
 
@@ -117,6 +139,7 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
     ratios, final, final_round, steady = None, False, None, 0
     rounds, profiling = [], 0.0
     history = {}        # device -> (sub-loads, seconds) of its calls but the first
+    profiled = {}       # device -> its call model from the profile round
     for rnd, load in pool:
         engine.round = rnd
         t0 = engine.now()
@@ -127,7 +150,7 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
                                      [len(load) // (10 * len(devices))])
             weight = sum(3 if d.kind == "gpu" else 1 for d in devices)
             k = max(1, min(k, len(load) // (2 * weight)))
-            ratios, load, history = _profile_round(engine, devices, load, k)
+            ratios, load, history, profiled = _profile_round(engine, devices, load, k)
             profiling = engine.now() - t0
             devices = [d for d in engine.alive if d.can_run(job)]
             ratios = {d: ratios.get(d, 0.0) for d in devices}
@@ -151,15 +174,16 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
         longest = [0.0]     # the CPU's longest call: the granularity of its finish time
         assigned = {d.name: counts[d] / m if m else 0.0 for d in devices}
 
-        model = _models(history, devices) if history else {}
+        model = _models(history, devices, profiled) if history else {}
         cpu_rate = sum(1.0 / max(model[c][1], 1e-300) for c in cpus if c in model)
 
         def worth_stealing(g):
             """A steal that ends before the CPUs would have emptied the buffer (always
-            without CPUs or models)."""
+            without CPUs or models). A GPU's model is refitted now, with this round's
+            bundle in it."""
             if not cpu_rate or g not in model:
                 return True
-            a, b = model[g][:2]
+            a, b = (_models(history, [g], profiled) if history.get(g) else model)[g][:2]
             return a + b < len(buffer) / cpu_rate
 
         def next_call(d):
@@ -183,7 +207,7 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
             executed[done.device] += len(done.units)
             busy[done.device] += done.end - done.start
             finish[done.device] = done.end
-            history.setdefault(done.device, []).append((len(done.units), done.end - done.start))
+            history.setdefault(done.device, []).append((len(done.units), done.seconds))
             longest[0] = max(longest[0], done.end - done.start if done.what == "unit" else 0.0)
 
         def on_fault(d, units):
@@ -204,7 +228,7 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
             new = ratios
         elif unbalanced:
             nxt = len(pool.loads[rnd + 1]) if rnd + 1 < len(pool) else m
-            new = split_by_models(_models(history, alive), nxt)
+            new = split_by_models(_models(history, alive, profiled), nxt)
         else:
             new = ratios_from_rates(shares)
         if not final and m:
@@ -221,7 +245,7 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
             "rate_correction": bool(unbalanced) and not final,
         })
         ratios = {d: new.get(d, 0.0) for d in alive}
-    models = _models(history, [d for d in engine.alive if history.get(d)])
+    models = _models(history, [d for d in engine.alive if history.get(d)], profiled)
     return {"rounds": rounds, "final_round": final_round, "profiling_seconds": profiling,
             "ratios": {d.name: r for d, r in ratios.items()},
             "models": {d.name: {"call_seconds": a, "seconds_per_subload": b, "trusted_to": n}

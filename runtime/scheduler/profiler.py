@@ -54,7 +54,7 @@ def profile(engine, devices, calls, extra=None, sizes=None):
         if done.device in running:
             running.discard(done.device)
             pending[done.device] -= 1
-        took.setdefault(done.device, []).append((len(done.units), done.end - done.start))
+        took.setdefault(done.device, []).append((len(done.units), done.seconds))
 
     def on_fault(d, u):
         """A failed device's sample goes to a device that can run the job and has no

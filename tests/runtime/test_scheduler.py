@@ -101,7 +101,7 @@ def test_ideal_split_matches_the_closed_form():
 
 
 def test_hass_converges_to_the_true_shares_by_round_6():
-    # a GPU is full from 4 sub-loads on: its profile calls (1 and 2 sub-loads) cost the
+    # a GPU is full from 4 sub-loads on: its profile calls (2 and 1 sub-loads) cost the
     # same, so the fit sees no per-sub-load time and the round-0 split is far off (g3 far
     # underestimated); the GPUs steal, and round 0's calls put the models right
     L, m, r = 2e-3, 300, 1e9
@@ -120,8 +120,8 @@ def test_hass_converges_to_the_true_shares_by_round_6():
 
 
 def test_the_profile_fits_a_launch_cost():
-    # 1 : 3 : 5 with a 2 ms launch a GPU call and nothing else: a GPU's sample calls of 1
-    # and 2 sub-loads take L + W / r and L + 2 W / r, whose fit is a = L, b = W / r,
+    # 1 : 3 : 5 with a 2 ms launch a GPU call and nothing else: a GPU's sample calls of 2
+    # and 1 sub-loads take L + 2 W / r and L + W / r, whose fit is a = L, b = W / r,
     # trusted up to EXTRAPOLATE x 2 sub-loads; from round 1 on (round 0's bundles seen)
     # each round gets the ideal split, within a sub-load
     L, m, r = 2e-3, 300, 1e9
@@ -129,7 +129,7 @@ def test_the_profile_fits_a_launch_cost():
     for g, speed in (("g3", 3), ("g5", 5)):
         calls = [(s.units, s.end - s.start) for s in res.spans
                  if s.device == g and s.what == "profile"][:2]
-        assert [n for n, _ in calls] == [1, 2]
+        assert [n for n, _ in calls] == [2, 1]
         a, b, cap = call_model(calls)
         assert a == pytest.approx(L) and b == pytest.approx(W / (speed * r))
         assert cap == 2 * EXTRAPOLATE
@@ -148,22 +148,73 @@ def test_the_profile_fits_a_launch_cost():
 
 
 def test_no_device_idles_through_profiling():
-    # the GPU's sample (1 and 2 sub-loads at 5 ms a launch + 0.2 ms a sub-load) ends at
+    # the GPU's sample (2 and 1 sub-loads at 5 ms a launch + 0.2 ms a sub-load) ends at
     # 10.6 ms; the CPU (1 ms a sub-load) starts a call while it runs: 11 calls, the last
     # from 10 to 11 ms, when profiling ends
     devs = [clean("cpu", "cpu", 1), clean("gpu", "g", 5, launch=5e-3)]
     res = schedule(Toy(200), devs, "hass", rounds=2, profile_units=1)
     prof = [s for s in res.spans if s.what == "profile"]
-    assert [s.units for s in prof if s.device == "g"] == [1, 2]
+    assert [s.units for s in prof if s.device == "g"] == [2, 1]
     assert max(s.end for s in prof if s.device == "g") == pytest.approx(10.6e-3)
     assert [s.units for s in prof if s.device == "cpu"] == [1] * 11
     assert res.profiling_seconds == pytest.approx(11e-3)
     assert res.result == Toy(200).reference()
 
 
+def test_a_setup_transfer_is_not_a_per_call_cost():
+    # CPU 1 ms a sub-load; GPU 0.25 ms a sub-load, 1 ms a launch, and a 3 ms setup
+    # transfer (3 MB at 1 GB/s) in its first call. k = 2: the GPU's sample is 4 sub-loads
+    # (3 + 1 + 1 = 5 ms), then 2 (1 + 0.5 = 1.5 ms), to 6.5 ms; the CPU runs 7 sub-loads
+    # meanwhile, to 7 ms. Less its setup the first call took 2 ms: the fit is exact,
+    # 1 ms + 0.25 ms a sub-load, trusted to 16 sub-loads, past which a sub-load costs
+    # 1 / 16 + 0.25 ms. (With the setup counted it would be -2 ms + 1.75 ms a sub-load,
+    # a fixed cost below 0: the 2 sub-load call alone would give 0.75 ms a sub-load.)
+    # The 87 sub-loads left split where T = n_c x 1 ms = 5 ms + (n_g - 16) x 0.3125 ms:
+    # 20.71 / 66.29, dealt 20 / 67 (the 87th ends first on the GPU: 67 / 0.762 < 21 /
+    # 0.238). The bundle (1 + 16.75 ms) ends at 24.75 ms; the CPU has 2 left in its
+    # buffer (2 ms), a steal takes 1.25 ms: the GPU steals one, to 26 ms, when the CPU
+    # ends its last.
+    devs = [clean("cpu", "cpu", 1), clean("gpu", "g", 4, launch=1e-3, bandwidth=1e9)]
+    res = schedule(Toy(200, setup=3e6), devs, "hass", rounds=2, profile_units=2)
+    assert res.result == Toy(200).reference()
+    prof = [(s.units, s.end - s.start) for s in res.spans if s.what == "profile" and s.device == "g"]
+    assert [n for n, _ in prof] == [4, 2]
+    assert [t for _, t in prof] == [pytest.approx(5e-3), pytest.approx(1.5e-3)]
+    assert res.profiling_seconds == pytest.approx(7e-3)
+    assert res.rounds[0]["units"] == 87
+    assert res.rounds[0]["assigned"]["g"] == pytest.approx(67 / 87)
+    bundle = [s for s in res.spans if s.round == 0 and s.what == "bundle"]
+    assert [(s.units, s.end) for s in bundle] == [(67, pytest.approx(24.75e-3))]
+    assert res.rounds[0]["stolen"]["g"] == 1
+    assert res.rounds[0]["makespan"] == pytest.approx(26e-3)
+    assert res.info["models"]["g"]["call_seconds"] == pytest.approx(1e-3)
+    assert res.info["models"]["g"]["seconds_per_subload"] == pytest.approx(0.25e-3)
+
+
+def test_a_gpu_with_one_call_size_keeps_its_profiled_fixed_cost():
+    # CPU 1 ms a sub-load; GPU 1 ms a sub-load and 20.25 ms a launch. k = 3: the GPU's
+    # sample, 6 then 3 sub-loads (26.25 + 23.25 ms), ends at 49.5 ms: model (20.25 ms,
+    # 1 ms). The CPU runs 50 sub-loads meanwhile, to 50 ms. The 15 left end sooner on the
+    # CPU (15 ms) than a GPU call's launch: the GPU gets none. Idle at 50 ms, its calls
+    # but the first have one size (3), which alone shows no fixed cost (7.75 ms a
+    # sub-load); its profiled model says a steal takes 21.25 ms, more than the CPU needs
+    # for the 14 in its buffer: no steal, and the round ends at 65 ms (a steal would end
+    # at 71.25 ms).
+    devs = [clean("cpu", "cpu", 1), clean("gpu", "g", 1, launch=20.25e-3)]
+    res = schedule(Toy(74), devs, "hass", rounds=1, profile_units=3)
+    assert res.result == Toy(74).reference()
+    assert [s.units for s in res.spans if s.what == "profile" and s.device == "g"] == [6, 3]
+    assert res.profiling_seconds == pytest.approx(50e-3)
+    assert res.rounds[0]["units"] == 15
+    assert res.rounds[0]["assigned"] == {"cpu": 1.0, "g": 0.0}
+    assert res.stolen == 0
+    assert res.units == {"cpu": 65, "g": 9}
+    assert res.makespan == pytest.approx(65e-3)
+
+
 def test_a_slow_gpu_profiles_while_the_cpu_runs_round_0_and_then_does_not_steal():
-    # rounds of 20 sub-loads, k = 1. The GPU (speed 1, 50 ms a launch) samples 1 and 2
-    # sub-loads: 51 and 52 ms, to 103 ms. Meanwhile the CPU (1 ms a sub-load) runs its
+    # rounds of 20 sub-loads, k = 1. The GPU (speed 1, 50 ms a launch) samples 2 and 1
+    # sub-loads: 52 and 51 ms, to 103 ms. Meanwhile the CPU (1 ms a sub-load) runs its
     # sample and the other 16 sub-loads of round 0: nothing is left to split (m = 0).
     # Models: CPU (0, 1 ms), GPU (50 ms, 1 ms): round 1's 20 sub-loads end at 20 ms on the
     # CPU, before the GPU's launch does, so the GPU gets no bundle and steals nothing (a
@@ -190,7 +241,7 @@ def test_stealing_is_gpu_from_cpu_buffer_and_one_bundle_per_gpu_per_round():
             assert kinds[s.device] == "gpu" and s.units == 1
         if kinds[s.device] == "cpu":
             assert s.what in ("profile", "unit") and s.units == 1
-        if s.what == "profile":   # the sample: the CPU's calls of 1 sub-load, a GPU's 1, 2
+        if s.what == "profile":   # the sample: the CPU's calls of 1 sub-load, a GPU's 2, 1
             assert s.units in ((1,) if kinds[s.device] == "cpu" else (1, 2))
     for rnd in range(6):
         for g in ("g3", "g5"):

@@ -56,12 +56,12 @@ def test_gpu_resources_are_gpu_devices():
                                                         ("dask:0:gpu:0", "gpu")]
         r = schedule(job, devices, "hass", rounds=2)
         assert job.same(r.result, job.reference())
-        # the GPU profiled first (its sample: calls of 1 and 2 sub-loads); after that,
+        # the GPU profiled first (its sample: calls of 2 and 1 sub-loads); after that,
         # its share of a round went as at most one bundle (none when its model left it no
         # whole sub-load: a timing, so idle, it stole from the CPU buffer instead), one
         # launch per call
         gpu = [s for s in r.spans if s.device == "dask:0:gpu:0"]
-        assert [(s.what, s.units) for s in gpu[:2]] == [("profile", 1), ("profile", 2)]
+        assert [(s.what, s.units) for s in gpu[:2]] == [("profile", 2), ("profile", 1)]
         assert {s.what for s in gpu[2:]} <= {"bundle", "steal"}
         for rnd in {s.round for s in gpu}:
             assert sum(s.what == "bundle" for s in gpu if s.round == rnd) <= 1

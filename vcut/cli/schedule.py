@@ -38,8 +38,8 @@ def register(sub):
     p.add_argument("--training", type=float, default=0.3,
                    help="Qilin's training fraction of the input (default 0.3)")
     p.add_argument("--profile-units", type=int,
-                   help="HASS's profiling sample k, in sub-loads: a GPU runs calls of k and "
-                   "2k, the CPU one sub-load a call meanwhile (default: what fills the "
+                   help="HASS's profiling sample k, in sub-loads: a GPU runs calls of 2k and "
+                   "k, the CPU one sub-load a call meanwhile (default: what fills the "
                    "largest GPU, or a tenth of a round's even share)")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated job (default 0)")
     p.add_argument("--check", action="store_true",
