@@ -182,6 +182,24 @@ def heavy_edge_matching(indptr, indices, ewgt, vwgt, max_vw, seed, rounds):
 
 
 @njit(cache=True)
+def mesh_like(indptr, ewgt, max_ratio):
+    """Whether every edge weighs the same and no vertex has more than ``max_ratio`` times
+    the mean degree (a mesh, grid or road network's unweighted level)."""
+    n = len(indptr) - 1
+    m = indptr[n]
+    if n == 0 or m == 0:
+        return False
+    w = ewgt[0]
+    for e in range(m):
+        if ewgt[e] != w:
+            return False
+    most = 0
+    for u in range(n):
+        most = max(most, indptr[u + 1] - indptr[u])
+    return most * n <= max_ratio * m
+
+
+@njit(cache=True)
 def coarse_map(match):
     """Cmap: the rank of min(v, match[v]) among the vertices with v <= match[v]."""
     n = len(match)

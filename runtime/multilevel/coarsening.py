@@ -19,6 +19,11 @@ __all__ = ["coarsen", "coarsen_to", "contract_levels", "vertex_cap", "MATCH_ROUN
 MATCH_ROUNDS = 8
 #: Stop when a level keeps more than this share of its vertices (the source: 0.85).
 SHRINK_STOP = 0.85
+#: Mesh-like levels (one edge weight, no degree above this times the mean) skip the
+#: matching's proposal rounds (`match`). The benchmark's meshes reach 7.7, its power-law
+#: graphs 25-1084, on which the greedy pass alone cut 1.7 % worse.
+MESH_DEGREE_RATIO = 16
+GREEDY_ON_MESHES = True
 #: A coarse vertex may weigh at most this times the mean weight at the stop size (METIS).
 MAX_VERTEX_FACTOR = 1.5
 
@@ -29,9 +34,17 @@ def coarsen_to(n, k):
 
 
 def match(level, max_vw, seed):
-    """The heavy-edge matching of ``level`` (``match[v]``: v's mate, or v)."""
+    """The heavy-edge matching of ``level`` (``match[v]``: v's mate, or v).
+
+    On a mesh-like level (`_cpu.mesh_like`: every edge of one weight, no degree above
+    `MESH_DEGREE_RATIO` x the mean) the proposal rounds are skipped: with no heavy
+    edge to prefer they only break ties by hash, at 3.4 x the time of the greedy pass
+    that follows them (as METIS matches unweighted graphs at random)."""
+    rounds = MATCH_ROUNDS
+    if GREEDY_ON_MESHES and K.mesh_like(level.indptr, level.ewgt, MESH_DEGREE_RATIO):
+        rounds = 0
     m, _ = K.heavy_edge_matching(level.indptr, level.indices, level.ewgt, level.vwgt,
-                                 np.int64(max_vw), np.uint64(seed), MATCH_ROUNDS)
+                                 np.int64(max_vw), np.uint64(seed), rounds)
     return m
 
 
