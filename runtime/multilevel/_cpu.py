@@ -196,7 +196,7 @@ def mesh_like(indptr, ewgt, max_ratio):
     most = 0
     for u in range(n):
         most = max(most, indptr[u + 1] - indptr[u])
-    return most * n <= max_ratio * m
+    return most <= max_ratio * (m / n)   # in floats: most * n can pass int64
 
 
 @njit(cache=True)

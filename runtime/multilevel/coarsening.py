@@ -23,6 +23,7 @@ SHRINK_STOP = 0.85
 #: matching's proposal rounds (`match`). The benchmark's meshes reach 7.7, its power-law
 #: graphs 25-1084, on which the greedy pass alone cut 1.7 % worse.
 MESH_DEGREE_RATIO = 16
+#: False: the proposal rounds on every level (the rule before; for A/B runs)
 GREEDY_ON_MESHES = True
 #: A coarse vertex may weigh at most this times the mean weight at the stop size (METIS).
 MAX_VERTEX_FACTOR = 1.5
