@@ -24,7 +24,8 @@ def ratios_from_rates(rates):
 def profile(engine, devices, calls, extra=None, sizes=None):
     """Run each device's sample, all devices at once; return ``(rates, ratios, took)``:
     rates and ratios keyed by device (work per second), and ``took[d]``, the
-    ``(sub-loads, seconds)`` of each of its calls.
+    ``(sub-loads, seconds)`` of each of its calls (seconds less the job's one-off setup
+    the device reported, `engine._Done.seconds`).
 
     ``calls``: one entry per device, an id array (one call) or a list of them (run
     back to back). With ``extra`` (a deque of further sub-load ids) and ``sizes``
