@@ -225,6 +225,26 @@ def random_machines(cases, seed=1):
                    f"{int((a[:, 1] < 1).sum())} of {cases}", f"{a[:, 2].min():.3f}"], w))
 
 
+def diagnose(h, cpu_alone, cpu_name):
+    """Lines on a real HASS run: its profiling, each device's fitted call model, each
+    round's makespan, and a CPU sub-load's time beside the GPU against alone (``cpu_alone``
+    seconds; a ratio above 1: the CPU computes slower while it shares the host with the
+    thread driving the GPU)."""
+    models = h.info.get("models", {})
+    out = [f"hass: profiling {h.profiling_seconds:.3f} s, {h.stolen} stolen, ratios final "
+           f"{'never' if h.final_round is None else f'after round {h.final_round}'}; "
+           "rounds " + ", ".join(f"{r['makespan']:.3f}" for r in h.rounds) + " s",
+           "call models: " + "; ".join(
+               f"{d} {m['call_seconds'] * 1e3:.3g} ms + {m['seconds_per_subload'] * 1e3:.3g} ms "
+               f"a sub-load (to {m['trusted_to']})" for d, m in models.items())]
+    if cpu_name in models and cpu_alone > 0:
+        beside = models[cpu_name]["seconds_per_subload"]
+        out.append(f"a CPU sub-load: {cpu_alone * 1e3:.3g} ms alone, {beside * 1e3:.3g} ms beside "
+                   f"the GPU (x {beside / cpu_alone:.2f}; above 1: the CPU slows while the GPU "
+                   "runs)")
+    return out
+
+
 def real(rounds, report):
     """The host CPU and CUDA GPU 0: measured makespans, the source's two workloads."""
     from runtime.scheduler import CpuDevice, CudaDevice
@@ -251,6 +271,8 @@ def real(rounds, report):
         print(row([kind, f"{t['cpu only']:.3f}", f"{t['gpu only']:.3f}"]
                   + [f"{res[p].makespan:.3f}" for p in ("hass", "min-min", "greedy", "qilin")]
                   + [f"{min(t.values()) / res['hass'].makespan:.2f}", "ok" if ok else "DIFF"], w))
+        for line in diagnose(res["hass"], t["cpu only"] / units, cpu.name):
+            print(f"{'':16}  {line}")
         if report:
             write_report(list(res.values()), os.path.join(report, f"{kind}-real.html"))
 
