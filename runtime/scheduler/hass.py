@@ -17,14 +17,14 @@ Additions to the source, each measured in `bench/bench_schedule.py` (docs/runtim
   a simulated device's one-off setup transfer is left out of its call's time;
   where the fit finds none, as when the first call carried one-off costs no device
   reported, the k call alone gives the rate, see `_profile_round`; a fit is
-  trusted up to 4 x the
-  largest call seen, `profiler.call_model`); the CPU runs one sub-load a call
-  (a remote CPU: k) for as long as a GPU's sample runs. A device whose sample is
-  done while another's is not takes more (a GPU: k sub-loads a call) from the rest
-  of round 0, so none idles through profiling (a slow GPU's sample can outlast the
-  whole round). What is left of round 0 gets the equal-finish split of the models;
-  with a single rate a GPU whose sample is mostly launch looks several times slower
-  than it is, and round 0 ran at up to twice the ideal.
+  trusted up to 4 x the largest call seen, `profiler.call_model`); the CPU runs
+  one sub-load a call (a remote CPU: k) for as long as a GPU's sample runs. A
+  device whose sample is done while another's is not takes more (a GPU: k
+  sub-loads a call) from the rest of round 0, so none idles through profiling
+  (a slow GPU's sample can outlast the whole round). What is left of round 0 gets
+  the equal-finish split of the models; with a single rate a GPU whose sample is
+  mostly launch looks several times slower than it is, and round 0 ran at up to
+  twice the ideal.
 - An idle GPU steals only when its model says the sub-load ends before the CPUs
   would have emptied their buffer (the source's GPUs are always the faster).
 - The executed shares are the next ratios only after a balanced round. Stealing
@@ -157,8 +157,7 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
         m = len(load)
         gpus = [d for d in devices if d.kind == "gpu"]
         cpus = [d for d in devices if d.kind != "gpu"]
-        if not cpus and gpus:
-            pass  # no CPU: the buffer is the host's, emptied by steals alone
+        # with no CPU the buffer is the host's, emptied by steals alone
         counts = distribute({d: ratios.get(d, 0.0) for d in devices}, m,
                             {d: d.capacity(job) for d in gpus})
         pos, bundles = 0, {}
@@ -179,9 +178,9 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
 
         def worth_stealing(g):
             """A steal that ends before the CPUs would have emptied the buffer (always
-            without CPUs or models). A GPU's model is refitted now, with this round's
-            bundle in it."""
-            if not cpu_rate or g not in model:
+            without CPUs or models: cpu_rate is then 0). A GPU's model is refitted now,
+            with this round's bundle in it."""
+            if not cpu_rate:
                 return True
             a, b = (_models(history, [g], profiled) if history.get(g) else model)[g][:2]
             return a + b < len(buffer) / cpu_rate
