@@ -189,6 +189,34 @@ def test_coarsening_matches_mesh_like_levels_greedily(seed):
             reference_matching(other, 9, seed, C.MATCH_ROUNDS)
 
 
+def test_coarsening_stops_after_a_level_that_keeps_most_of_its_edges(monkeypatch):
+    from types import SimpleNamespace as L
+
+    from runtime.multilevel import coarsening as C
+
+    # scripted steps (n, m): 800 <= 0.9 x 1000 and 720 <= 0.9 x 800 go on (the bound is
+    # not strict); 700 > 0.9 x 720 stops there, keeping that level, above `stop` = 100
+    sizes = [(600, 800), (400, 720), (250, 700), (90, 600)]
+
+    def step(fine, i):
+        return L(n=sizes[i][0], m=sizes[i][1]), i
+
+    finest = L(n=1000, m=1000)
+    levels, maps = C.contract_levels(finest, 100, step, 0.9)
+    assert [(lv.n, lv.m) for lv in levels] == [(1000, 1000)] + sizes[:3] and maps == [0, 1, 2]
+    levels, _ = C.contract_levels(finest, 100, step)  # the vertex rule alone (the GPU's)
+    assert [(lv.n, lv.m) for lv in levels] == [(1000, 1000)] + sizes
+    # `coarsen` applies the bound: at 0.5, rmat 2^10's first contraction (which keeps
+    # more than half its edges) is its last
+    g = rmat(10, 8, seed=1)
+    lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
+    full, _ = C.coarsen(lv, 8, 0)
+    monkeypatch.setattr(C, "EDGE_SHRINK_STOP", 0.5)
+    cut_short, _ = C.coarsen(lv, 8, 0)
+    assert len(full) > 2 and full[1].m > 0.5 * full[0].m
+    assert len(cut_short) == 2 and cut_short[1].indices.tolist() == full[1].indices.tolist()
+
+
 @pytest.mark.parametrize("seed", range(25))
 def test_cmap_and_contraction_keep_the_weights(seed):
     lv = random_level(seed)
