@@ -88,11 +88,12 @@ def contract_levels(finest, stop, step, edge_stop=None):
     return levels, maps
 
 
-def coarsen(level, k, seed, stop=None):
+def coarsen(level, k, seed, stop=None, edges=True):
     """Contract ``level`` until ``stop`` vertices (default `coarsen_to`) or until a level
-    shrinks by less than 15 % of its vertices or 10 % of its edges (`EDGE_SHRINK_STOP`)."""
+    shrinks by less than 15 % of its vertices, or (``edges``) 10 % of its edges
+    (`EDGE_SHRINK_STOP`)."""
     stop = coarsen_to(level.n, k) if stop is None else stop
     max_vw = vertex_cap(level.vwgt.sum(), stop)
     return contract_levels(level, stop,
                            lambda fine, i: contract(fine, match(fine, max_vw, seed + i)),
-                           EDGE_SHRINK_STOP)
+                           EDGE_SHRINK_STOP if edges else None)

@@ -76,9 +76,10 @@ def test_a_bisection_coarsens_to_at_most_the_cap(monkeypatch):
     seen = []
     real = initial.coarsen
 
-    def spy(sub, k, seed, stop=None):
+    def spy(sub, k, seed, stop=None, edges=True):
         seen.append((sub.n, stop))
-        return real(sub, k, seed, stop)
+        assert edges is False  # the bisections stop by the vertex rule alone
+        return real(sub, k, seed, stop, edges)
 
     monkeypatch.setattr(initial, "coarsen", spy)
     g = rmat(12, 4, seed=2)
