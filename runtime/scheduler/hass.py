@@ -35,7 +35,11 @@ Additions to the source, each measured in `bench/bench_schedule.py` (docs/runtim
   last sub-loads does not either; and after a round in which GPUs stole, the shares
   understate them (each stolen sub-load paid a whole launch). After such rounds the
   next ratios are the equal-finish split of the models fitted to every call so far
-  (each device's first call left out), whose fixed point is the ideal split.
+  (each device's first call left out), whose fixed point is the ideal split. So
+  are they before a round of another size than this one (after round 0, whose
+  profiling leaves a smaller rest, and before a shorter last round): with a fixed
+  cost per call the shares of m sub-loads are not those of m' (bench_schedule's
+  random machines at >= 32 sub-loads a round: 16 -> 13 of 150 slower than one device).
 - Sub-loads are dealt by earliest finish (`distribute`), not by largest remainder:
   with a few slow CPU sub-loads a round, one more CPU sub-load can cost more than
   the GPU gains.
@@ -223,10 +227,10 @@ def run_hass(engine, pool, *, profile_units=None, slack=0.02, steal_rates=True):
         idle_gpu = cpus and any(last - finish[g] > slack * (end - t0)
                                 for g in gpus if g in engine.alive)
         unbalanced = idle_cpu or idle_gpu or (steal_rates and sum(stolen.values()) > 0)
+        nxt = len(pool.loads[rnd + 1]) if rnd + 1 < len(pool) else m
         if final or not m:
             new = ratios
-        elif unbalanced:
-            nxt = len(pool.loads[rnd + 1]) if rnd + 1 < len(pool) else m
+        elif unbalanced or nxt != m:
             new = split_by_models(_models(history, alive, profiled), nxt)
         else:
             new = ratios_from_rates(shares)

@@ -191,6 +191,27 @@ def test_a_setup_transfer_is_not_a_per_call_cost():
     assert res.info["models"]["g"]["seconds_per_subload"] == pytest.approx(0.25e-3)
 
 
+def test_the_round_after_profiling_is_split_by_the_models_not_by_round_0s_shares():
+    # CPU 1 ms a sub-load; GPU 0.25 ms a sub-load and 5 ms a launch; rounds of 40, k = 2.
+    # The GPU's sample, 4 then 2 sub-loads (6 + 5.5 ms), ends at 11.5 ms: model (5 ms,
+    # 0.25 ms), exact. The CPU runs 12 meanwhile, to 12 ms. The 22 left split where
+    # n_c = 5 + 0.25 n_g: 8.4 / 13.6, dealt 8 / 14 (the 22nd ends first on the GPU:
+    # 14 / 0.618 < 9 / 0.382); both end near 20 ms (CPU 20, GPU 12 + 8.5 = 20.5): a
+    # balanced round. Its shares, 8 : 14, would deal round 1 14 / 26 (CPU 14 ms, GPU
+    # 11.5 ms; no steal pays), but with a fixed cost per call the shares of 22 sub-loads
+    # are not those of 40: the models split 40 at 12 / 28, both ending at 12 ms (5 + 7).
+    devs = [clean("cpu", "cpu", 1), clean("gpu", "g", 4, launch=5e-3)]
+    res = schedule(Toy(80), devs, "hass", rounds=2, profile_units=2)
+    assert res.result == Toy(80).reference()
+    assert res.profiling_seconds == pytest.approx(12e-3)
+    assert res.rounds[0]["units"] == 22
+    assert res.rounds[0]["assigned"]["g"] == pytest.approx(14 / 22)
+    assert res.rounds[0]["makespan"] == pytest.approx(20.5e-3)
+    assert res.rounds[1]["assigned"] == {"cpu": pytest.approx(0.3), "g": pytest.approx(0.7)}
+    assert res.rounds[1]["makespan"] == pytest.approx(12e-3)
+    assert res.makespan == pytest.approx(32.5e-3)  # 34.5 ms with round 0's shares
+
+
 def test_a_gpu_with_one_call_size_keeps_its_profiled_fixed_cost():
     # CPU 1 ms a sub-load; GPU 1 ms a sub-load and 20.25 ms a launch. k = 3: the GPU's
     # sample, 6 then 3 sub-loads (26.25 + 23.25 ms), ends at 49.5 ms: model (20.25 ms,
