@@ -17,6 +17,10 @@ Targets (issue: GPU partitioning, CPU twin), printed with the figures:
 ``--jet`` and ``--rb`` also run the CPU twin with Jet in FM's place and with
 ``scheme="rb"`` (recursive bisection of the whole graph), cut and time beside.
 
+``--seeds N`` also partitions each cell with seeds 0..N-1 (untimed; METIS with the same
+seeds) and prints the mean and the worst of the cuts against METIS's mean: how far an
+unlucky seed can land.
+
 ``--gpu`` also runs the partitioner on the GPU (``device="gpu"``; the whole call,
 uploads and downloads included, after a warm-up that compiles the kernels) and
 prints its cut, balance, time and per-phase seconds beside; its targets: on the
@@ -30,6 +34,7 @@ coarsest graph's size, match rounds, refinement passes and heavy vertices.
 
 Usage: python bench/bench_multilevel.py [--datasets DIR] [--graphs a,b] [--ks 8,32,64,128]
        [--repeat 2] [--generated rmat18,grid1024] [--csv FILE] [--fm-ablation] [--gpu]
+       [--seeds N]
        (--generated also takes rmat20, rmat22 and grid2048: 2**20 to 2**22 vertices)
 """
 
@@ -77,10 +82,10 @@ def balance(part, vwgt, k):
     return float(loads.max() / (vwgt.sum() / k))
 
 
-def run_metis(lv, k):
+def run_metis(lv, k, seed=0):
     import pymetis
 
-    opts = pymetis.Options(ufactor=30, seed=0)
+    opts = pymetis.Options(ufactor=30, seed=seed)
     _, parts = pymetis.part_graph(k, pymetis.CSRAdjacency(lv.indptr, lv.indices),
                                   vweights=lv.vwgt, eweights=lv.ewgt, options=opts)
     return np.asarray(parts, dtype=np.int64)
@@ -162,6 +167,9 @@ def main():
     ap.add_argument("--rb", action="store_true",
                     help="also run scheme='rb' (recursive bisection of the whole graph, then "
                          "FM; cut and time beside)")
+    ap.add_argument("--seeds", type=int, default=1,
+                    help="also partition with seeds 0..N-1 (untimed), METIS too, and print "
+                         "the mean and the worst cut over them against METIS's mean")
     ap.add_argument("--threads", type=int, default=1,
                     help="numba threads of the CPU twin (default 1: one core, as METIS's; "
                          "Jet's maps run in parallel)")
@@ -243,6 +251,15 @@ def main():
                                   for x in ("coarsening", "initial", "refinement")})
                     if a.profile:
                         print(profile_line(lv, k), flush=True)
+                if a.seeds > 1:
+                    ours = [r.cut] + [partition_graph(lv, k, seed=s).cut
+                                      for s in range(1, a.seeds)]
+                    theirs = [cut_m] + [int(K.edge_cut(lv.indptr, lv.indices, lv.ewgt,
+                                                       run_metis(lv, k, s)))
+                                        for s in range(1, a.seeds)]
+                    row.update(seeds_mean=float(np.mean(ours) / max(np.mean(theirs), 1)),
+                               seeds_worst=max(ours) / max(np.mean(theirs), 1),
+                               seeds_metis_worst=max(theirs) / max(np.mean(theirs), 1))
                 rows.append(row)
                 print(f"{row['graph'][:28]:28s} {lv.n:9d} {lv.m:10d} {k:4d} | {r.cut:9d} "
                       f"{r.balance:6.3f} {t_o:7.3f} | {cut_m:9d} {row['bal_metis']:6.3f} "
@@ -250,6 +267,8 @@ def main():
                       f"{r.cut / max(cut_m, 1):6.3f} {t_o / t_m:6.2f}"
                       + (f" | FM {a.fm_alt:g} {cut_n / max(cut_m, 1):6.3f} {t_n / t_m:6.2f}"
                          if a.fm_ablation else "")
+                      + (f" | seeds {row['seeds_mean']:6.3f} worst {row['seeds_worst']:6.3f}"
+                         f" (METIS {row['seeds_metis_worst']:6.3f})" if a.seeds > 1 else "")
                       + (f" | Jet {cut_j / max(cut_m, 1):6.3f} {t_j / t_m:6.2f} b{bal_j:.3f}"
                          if a.jet else "")
                       + (f" | RB {cut_b / max(cut_m, 1):6.3f} {t_b / t_m:6.2f} b{bal_b:.3f}"
@@ -276,6 +295,13 @@ def main():
     print(f"time / METIS, geometric mean  {gmean(t_r):.2f}    (target <= 1.0)")
     print(f"balance <= 1.03: {sum(r['bal'] <= 1.03 + 1e-9 for r in rows)}/{len(rows)}")
     print(f"KaMinPar cut / METIS, geometric mean {gmean(kp):.3f}")
+    if a.seeds > 1:
+        worst = max(rows, key=lambda r: r["seeds_worst"])
+        print(f"seeds 0-{a.seeds - 1}: mean cut / METIS's mean "
+              f"{gmean([r['seeds_mean'] for r in rows]):.3f}; worst seed / METIS's mean "
+              f"{gmean([r['seeds_worst'] for r in rows]):.3f} (METIS's own worst "
+              f"{gmean([r['seeds_metis_worst'] for r in rows]):.3f}); the largest "
+              f"{worst['seeds_worst']:.3f} ({worst['graph']}, k = {worst['k']})")
     if a.fm_ablation:
         print(f"FM budget {a.fm_alt:g} (0: no FM): cut / METIS {gmean([r['cut_no_fm'] / max(r['cut_metis'], 1) for r in rows]):.3f}, "
               f"time / METIS {gmean([r['t_no_fm'] / r['t_metis'] for r in rows]):.2f}")

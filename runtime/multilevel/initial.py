@@ -21,7 +21,7 @@ from . import _cpu as K
 from .coarsening import coarsen, coarsen_to
 from .graph import Level
 
-__all__ = ["initial_partition", "TRIES", "FM_PASSES", "BISECT_CAP"]
+__all__ = ["initial_partition", "TRIES", "FM_PASSES", "BISECT_CAP", "COMPONENT_SPLITS"]
 
 #: Start vertices tried per bisection.
 TRIES = 8
@@ -33,6 +33,11 @@ FM_PASSES = 8
 #: (``scheme="rb"``) growing regions on n / 20 vertices gave 2.2-2.5 x METIS's cut on rgg
 #: and road graphs, and 0.91-1.06 x with this cap
 BISECT_CAP = 200
+#: On a disconnected coarsest graph, the components tried for the one split
+#: (`_cpu.split_components`; the lightest that can give side 0 what whole ones leave it)
+COMPONENT_SPLITS = 1
+SPLIT_TRIES = 4
+SPLIT_MARGIN = 0.5
 
 
 def initial_partition(level, fractions, imbalance, rng):
@@ -86,6 +91,9 @@ def _bisect(sub, target0, max0, max1, rng):
     bounds = (np.int64(target0), np.int64(max0), np.int64(max1))
     side = K.grow_bisection(c.indptr, c.indices, c.ewgt, c.vwgt, starts, order, *bounds,
                             FM_PASSES)
+    K.split_components(c.indptr, c.indices, c.ewgt, c.vwgt, side, order, *bounds, FM_PASSES,
+                       SPLIT_TRIES, COMPONENT_SPLITS,
+                       SPLIT_MARGIN)
     for i in range(len(maps) - 1, -1, -1):
         side = K.project(side, maps[i])
         lv = levels[i]
