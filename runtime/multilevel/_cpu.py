@@ -432,7 +432,8 @@ def _bisection_key(indptr, indices, ewgt, vwgt, side, max0, max1):
 def split_components(indptr, indices, ewgt, vwgt, side, order, target0, max0, max1, passes,
                      tries, limit, margin):
     """Bisections of a disconnected graph that split one component alone; ``side`` is
-    replaced by the best when it has a lower ``(excess, cut)``. Returns whether it was.
+    replaced by the best of them when it breaks the bounds less, or as little and cuts
+    less than ``margin`` times ``side``'s cut. Returns whether it was.
 
     Whole components go to side 0, heaviest first, while they fit under ``target0``; if
     side 1 is then within its bound that is a bisection of cut 0. Otherwise side 0 lacks
@@ -442,6 +443,9 @@ def split_components(indptr, indices, ewgt, vwgt, side, order, target0, max0, ma
     graph. Growth from one start alone can fill a component and restart inside a dense
     one at the wrong share of it (a web graph's bisection: cut 189,701 where 56 exists);
     a component split at the share the others leave does not."""
+    best_ex, best_cut = _bisection_key(indptr, indices, ewgt, vwgt, side, max0, max1)
+    if best_ex == 0 and best_cut == 0:
+        return False
     lab, nc = components(indptr, indices)
     if nc < 2:
         return False
@@ -461,12 +465,11 @@ def split_components(indptr, indices, ewgt, vwgt, side, order, target0, max0, ma
     for v in range(n):
         if on0[lab[v]]:
             base[v] = 0
-    best_ex, best_cut = _bisection_key(indptr, indices, ewgt, vwgt, side, max0, max1)
-    best_cut = best_cut * margin  # what a split must beat at the same excess
+    bar = best_cut * margin  # the cut a split must beat at the same excess
     found = False
     if w0 >= total - max1:  # the components alone balance the sides: no edge is cut
         ex, cut = _bisection_key(indptr, indices, ewgt, vwgt, base, max0, max1)
-        if ex < best_ex or (ex == best_ex and cut < best_cut):
+        if ex < best_ex or (ex == best_ex and cut < bar):
             side[:] = base
             return True
         return False
@@ -490,9 +493,9 @@ def split_components(indptr, indices, ewgt, vwgt, side, order, target0, max0, ma
             _grow_into(indptr, indices, ewgt, vwgt, trial, verts[t], verts[:nv], target0)
             fm_bisection(indptr, indices, ewgt, vwgt, trial, max0, max1, passes)
             ex, cut = _bisection_key(indptr, indices, ewgt, vwgt, trial, max0, max1)
-            if ex < best_ex or (ex == best_ex and cut < best_cut):
+            if ex < best_ex or (ex == best_ex and cut < bar):
                 best_ex = ex
-                best_cut = cut
+                bar = cut
                 side[:] = trial
                 found = True
     return found
