@@ -152,3 +152,28 @@ def test_the_bisections_split_components_on_their_coarsest_graph(monkeypatch):
                            np.random.default_rng(0))
     assert seen == [(14, initial.SPLIT_TRIES, initial.COMPONENT_SPLITS, initial.SPLIT_MARGIN)]
     assert cut_and_w0(lv, side)[0] == 1
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_split_never_makes_a_bisection_worse(seed):
+    rng = np.random.default_rng(seed)
+    g = nx.disjoint_union_all([nx.gnm_random_graph(int(s), int(2 * s), seed=seed + i)
+                               for i, s in enumerate(rng.integers(2, 30, size=5))])
+    for u, v in g.edges():
+        g[u][v]["weight"] = int(rng.integers(1, 20))
+    lv = level_of(g)
+    lv = Level(lv.indptr, lv.indices, lv.ewgt, rng.integers(1, 5, size=lv.n))
+    total = int(lv.vwgt.sum())
+    target0 = int(total * rng.uniform(0.3, 0.7))
+    max0, max1 = int(target0 * 1.03), int((total - target0) * 1.03)
+
+    def key(side):
+        cut, w0 = cut_and_w0(lv, side)
+        return max(w0 - max0, 0) + max(total - w0 - max1, 0), cut
+
+    side = rng.integers(0, 2, size=lv.n).astype(np.int64)
+    before = key(side)
+    replaced = split(lv, side, target0, max0, max1, order=rng.permutation(lv.n),
+                     margin=1.0)
+    after = key(side)
+    assert after < before if replaced else after == before
