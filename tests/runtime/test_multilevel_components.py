@@ -91,12 +91,12 @@ def test_a_failed_growth_is_replaced_by_a_component_split():
 
 def test_a_split_must_halve_the_cut():
     lv = three_components()
-    # grown from the 6-clique's vertices 0-3 (each takes two of them), FM reaches cut 50:
-    # not half of 80, so the side stays
-    side = bad_side()
-    assert not split(lv, side, 7, 8, 8) and side.tolist() == bad_side().tolist()
-    # at margin 1 the 50 wins
-    assert split(lv, side, 7, 8, 8, margin=1.0) and cut_and_w0(lv, side) == (50, 6)
+    # grown from the 6-clique's vertices 0-3 (each takes two of them: cut 80 again), FM
+    # finds nothing better within 15 moves: not below 80, so the side stays at any margin
+    for margin in (0.5, 1.0):
+        side = bad_side()
+        assert not split(lv, side, 7, 8, 8, margin=margin)
+        assert side.tolist() == bad_side().tolist()
     # Y, Z and two of the triangle: cut 21 (two triangle edges and 5-6); the split's 1 is
     # below 0.05 x 21 = 1.05 but not below 0.04 x 21 = 0.84
     two = np.ones(lv.n, np.int64)
