@@ -417,21 +417,12 @@ def components(indptr, indices):
 
 
 @njit(cache=True)
-def _bisection_key(indptr, indices, ewgt, vwgt, side, max0, max1):
-    """``(excess, bound, cut)`` of a bisection: its excess as a share of the bound it
-    breaks (`_over`), and its cut."""
-    load = np.zeros(2, np.int64)
-    cut = 0
-    for v in range(len(vwgt)):
-        load[side[v]] += vwgt[v]
-        for e in range(indptr[v], indptr[v + 1]):
-            if side[indices[e]] != side[v]:
-                cut += ewgt[e]
+def _excess(vwgt, side, max0, max1):
+    """A bisection's excess over its bounds as a share of the bound it breaks (`_over`)."""
     bound = np.empty(2, np.int64)
     bound[0] = max0
     bound[1] = max1
-    ea, eb = _over(load, bound)
-    return ea, eb, cut // 2
+    return _over(part_loads(side, vwgt, 2), bound)
 
 
 @njit(cache=True, inline="always")
@@ -456,7 +447,8 @@ def split_components(indptr, indices, ewgt, vwgt, side, order, target0, max0, ma
     graph. Growth from one start alone can fill a component and restart inside a dense
     one at the wrong share of it (a web graph's bisection: cut 189,701 where 56 exists);
     a component split at the share the others leave does not."""
-    best_ea, best_eb, best_cut = _bisection_key(indptr, indices, ewgt, vwgt, side, max0, max1)
+    best_ea, best_eb = _excess(vwgt, side, max0, max1)
+    best_cut = edge_cut(indptr, indices, ewgt, side)
     if best_ea == 0 and best_cut == 0:
         return False
     lab, nc = components(indptr, indices)
@@ -481,8 +473,8 @@ def split_components(indptr, indices, ewgt, vwgt, side, order, target0, max0, ma
     bar = best_cut * margin  # the cut a split must beat at the same excess
     found = False
     if w0 >= total - max1:  # the components alone balance the sides: no edge is cut
-        ea, eb, cut = _bisection_key(indptr, indices, ewgt, vwgt, base, max0, max1)
-        if _key_less(ea, eb, cut, best_ea, best_eb, bar):
+        ea, eb = _excess(vwgt, base, max0, max1)
+        if _key_less(ea, eb, 0, best_ea, best_eb, bar):
             side[:] = base
             return True
         return False
@@ -504,8 +496,8 @@ def split_components(indptr, indices, ewgt, vwgt, side, order, target0, max0, ma
         for t in range(min(tries, nv)):
             trial[:] = base
             _grow_into(indptr, indices, ewgt, vwgt, trial, verts[t], verts[:nv], target0)
-            fm_bisection(indptr, indices, ewgt, vwgt, trial, target0, max0, max1, passes)
-            ea, eb, cut = _bisection_key(indptr, indices, ewgt, vwgt, trial, max0, max1)
+            cut = fm_bisection(indptr, indices, ewgt, vwgt, trial, target0, max0, max1, passes)
+            ea, eb = _excess(vwgt, trial, max0, max1)
             if _key_less(ea, eb, cut, best_ea, best_eb, bar):
                 best_ea = ea
                 best_eb = eb
@@ -626,13 +618,13 @@ def fm_bisection(indptr, indices, ewgt, vwgt, side, target0, max0, max1, passes)
             v1, n1 = _live_top(hk1, hv1, n1, side, 1, locked, gain)
             if v0 < 0 and v1 < 0:
                 break
+            heavy0 = load[0] - target0 > load[1] - target1  # side 0 further above target
             if v0 < 0 or v1 < 0:
                 take0 = v1 < 0
             elif free:  # no bound can bind: the better move
-                take0 = gain[v0] > gain[v1] or (gain[v0] == gain[v1]
-                                                 and load[0] - target0 > load[1] - target1)
+                take0 = gain[v0] > gain[v1] or (gain[v0] == gain[v1] and heavy0)
             else:  # the side further above its target gives
-                take0 = load[0] - target0 > load[1] - target1
+                take0 = heavy0
             if take0:
                 v = v0
                 _, _, n0 = _heap_pop(hk0, hv0, n0)
@@ -652,8 +644,7 @@ def fm_bisection(indptr, indices, ewgt, vwgt, side, target0, max0, max1, passes)
             nm += 1
             since += 1
             ea, eb = _over(load, bound)
-            if ratio_less(ea, eb, best_ea, best_eb) or (
-                    cut < best_cut and not ratio_less(best_ea, best_eb, ea, eb)):
+            if _key_less(ea, eb, cut, best_ea, best_eb, best_cut):
                 best_cut = cut
                 best_ea = ea
                 best_eb = eb
@@ -675,8 +666,8 @@ def grow_bisection(indptr, indices, ewgt, vwgt, starts, order, target0, max0, ma
     best_ea = best_eb = best_cut = 0
     for s in starts:
         side = _grow(indptr, indices, ewgt, vwgt, s, order, target0)
-        fm_bisection(indptr, indices, ewgt, vwgt, side, target0, max0, max1, passes)
-        ea, eb, cut = _bisection_key(indptr, indices, ewgt, vwgt, side, max0, max1)
+        cut = fm_bisection(indptr, indices, ewgt, vwgt, side, target0, max0, max1, passes)
+        ea, eb = _excess(vwgt, side, max0, max1)
         if not found or _key_less(ea, eb, cut, best_ea, best_eb, best_cut):
             found = True
             best_ea = ea
