@@ -49,6 +49,27 @@ def best(fn, repeat):
     return t, out
 
 
+#: the runtime.config tunables --gpu-config may set
+GPU_TUNABLES = ("LEVELS_PER_LAUNCH", "RESIDENT_FRONTIER", "RESIDENT_BLOCKS", "SMALL_FRONTIER",
+                "THREADS_PER_BLOCK")
+
+
+def set_gpu_config(ap, spec):
+    """Apply ``NAME=VALUE,...`` to runtime.config (integers, or 'none'); print what is set."""
+    from runtime import config
+
+    for item in filter(None, spec.split(",")):
+        name, _, value = item.partition("=")
+        if name not in GPU_TUNABLES:
+            ap.error(f"--gpu-config: {name!r} is not one of {', '.join(GPU_TUNABLES)}")
+        try:
+            setattr(config, name, None if value.lower() == "none" else int(value))
+        except ValueError:
+            ap.error(f"--gpu-config: {name}={value!r} is not an integer or 'none'")
+    print("GPU tunables: " + ", ".join(f"{n}={getattr(config, n)}" for n in GPU_TUNABLES),
+          flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=3)
@@ -60,7 +81,12 @@ def main():
                     "grid256,luxembourg_osm")
     ap.add_argument("--no-cpu", action="store_true",
                     help="with --device gpu: skip the CPU strategies run beside the GPU ones")
+    ap.add_argument("--gpu-config", default="", metavar="NAME=VALUE,...",
+                    help="set GPU tunables of runtime.config for this run (for A/B runs on a "
+                         f"card): {', '.join(GPU_TUNABLES)}; 'none' for None, e.g. "
+                         "LEVELS_PER_LAUNCH=64,RESIDENT_FRONTIER=0 (the loop before 2026-11-29)")
     args = ap.parse_args()
+    set_gpu_config(ap, args.gpu_config)
     s = args.scale
     dev = args.device
     graphs = [] if args.only_target else [

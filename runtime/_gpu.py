@@ -175,12 +175,22 @@ def cooperative_blocks(kernel, args, tpb):
     return int(kernel.compile(sig).max_cooperative_grid_blocks(tpb))
 
 
+def resident_blocks(coop):
+    """Blocks of the device-resident loop's grid: the ``coop`` that can be resident at once,
+    or fewer where `config.RESIDENT_BLOCKS` says so (at least one; 0 stays 0: no
+    cooperative launch here)."""
+    if coop <= 0 or config.RESIDENT_BLOCKS is None:
+        return coop
+    return max(1, min(coop, int(config.RESIDENT_BLOCKS)))
+
+
 def resident_cap(blocks):
     """Largest frontier the device-resident loop keeps (`config.SMALL_FRONTIER`, or by
-    default one node per warp of the cooperative grid)."""
+    default one node per warp of the cooperative grid or `config.RESIDENT_FRONTIER`,
+    whichever is larger: the warps loop over a larger frontier)."""
     if config.SMALL_FRONTIER is not None:
         return int(config.SMALL_FRONTIER)
-    return max(1, blocks * config.THREADS_PER_BLOCK // 32)
+    return max(1, blocks * config.THREADS_PER_BLOCK // 32, int(config.RESIDENT_FRONTIER))
 
 
 class DeviceCSR:
@@ -375,6 +385,7 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
         except Exception as exc:  # no cooperative launch here (e.g. libcudadevrt missing)
             coop = 0
             info["resident_error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+        coop = resident_blocks(coop)
         cap = resident_cap(coop) if coop > 0 else -1  # -1: every level on the host loop
         small = 0
         cuda.synchronize()

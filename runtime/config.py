@@ -23,7 +23,18 @@ DEVICE_MEMORY = None
 #: frontiers of at most this many nodes run device-resident: a cooperative grid iterates up
 #: to LEVELS_PER_LAUNCH levels per launch with a grid barrier between levels, the host reads
 #: the size once per launch (BS, WD, HP); None = one node per warp of that grid (the most
-#: resident blocks x THREADS_PER_BLOCK / 32: 8,448 on an H100 / H200)
+#: resident blocks x THREADS_PER_BLOCK / 32: 8,448 on an H100 / H200) or RESIDENT_FRONTIER,
+#: whichever is larger
 SMALL_FRONTIER = None
-#: levels one device-resident launch may run before the host looks again
-LEVELS_PER_LAUNCH = 64
+#: the least frontier the default cap keeps on the device: a level run from the host costs a
+#: launch and a blocking read (0.3-0.4 ms on an H200), while the grid's warps take a frontier
+#: of this size in 8 nodes each (microseconds), so graphs of 10^5-10^6 edges, whose frontiers
+#: fit, run every level resident (email-Enron from its hub: 9 levels, frontiers up to
+#: 19,662 nodes; its largest three ran from the host before)
+RESIDENT_FRONTIER = 65536
+#: levels one device-resident launch may run before the host looks again (64 before: a grid
+#: of 765 levels was 12 launches and host reads, ~4 ms of its 7.0 ms on an H200)
+LEVELS_PER_LAUNCH = 1024
+#: blocks of the device-resident loop's cooperative grid; None = as many as can be resident
+#: at once (a smaller grid synchronises faster, and takes fewer frontier nodes at a time)
+RESIDENT_BLOCKS = None

@@ -258,6 +258,53 @@ def test_resident_loop_shares_a_hub_among_a_warps_lanes(monkeypatch):
     assert r.iterations == 6 and r.edges_relaxed == 2 * len(src)  # each edge both ways, once
 
 
+def test_default_cap_keeps_frontiers_larger_than_the_grid_on_the_device(monkeypatch):
+    """By default the resident loop keeps frontiers of up to `config.RESIDENT_FRONTIER`
+    nodes, past one node per warp of its grid (the warps loop over them), and runs up to
+    `config.LEVELS_PER_LAUNCH` levels a launch: a 9 x 12 grid from a corner is 20 levels
+    with frontiers of up to 9 nodes, on the simulator's one-block grid of 8 threads (one
+    node per thread: width 1); so one launch and one host read."""
+    monkeypatch.setattr(config, "SMALL_FRONTIER", None)
+    monkeypatch.setattr(config, "LEVELS_PER_LAUNCH", 1024)
+    monkeypatch.setattr(config, "RESIDENT_FRONTIER", 65536)
+    g = grid(9, 12, seed=2, weights="uniform")
+    for kind, run in (("bfs", bfs), ("sssp", sssp)):
+        r = run(g, 0, "bs", device="gpu")
+        assert np.allclose(r.dist, reference(g, 0, kind == "bfs"))
+        assert r.info["device_resident_levels"] == r.iterations
+        assert r.info["host_syncs"] == r.info["level_launches"] == 1
+    assert bfs(g, 0, "bs", device="gpu").iterations == 9 + 12 - 1
+    # the cap of one node per warp alone (RESIDENT_FRONTIER 0, the rule before): 8 threads
+    # are no whole warp, so the cap is 1 node: the frontiers are 1, 2, ..., 9, ..., 2, 1
+    # nodes, and only the first and the last level (one launch, one read each) stay on
+    # the device; the 18 between are a host read each
+    monkeypatch.setattr(config, "RESIDENT_FRONTIER", 0)
+    r = bfs(g, 0, "bs", device="gpu")
+    assert np.array_equal(r.dist, reference(g, 0, True))
+    assert r.info["device_resident_levels"] == 2
+    assert r.info["host_syncs"] == 2 + 18 and r.info["level_launches"] == 2 + 18
+
+
+def test_resident_cap_and_blocks(monkeypatch):
+    """The cap: `config.SMALL_FRONTIER` where set, else the larger of one node per warp
+    and `config.RESIDENT_FRONTIER`; the grid: the resident blocks, or fewer."""
+    monkeypatch.setattr(config, "THREADS_PER_BLOCK", 256)
+    monkeypatch.setattr(config, "SMALL_FRONTIER", None)
+    monkeypatch.setattr(config, "RESIDENT_FRONTIER", 65536)
+    assert _gpu.resident_cap(264) == 65536          # 264 x 8 warps = 2,112 < 65,536
+    assert _gpu.resident_cap(10_000) == 80_000      # 10,000 x 8 warps
+    monkeypatch.setattr(config, "RESIDENT_FRONTIER", 0)
+    assert _gpu.resident_cap(264) == 2112
+    monkeypatch.setattr(config, "SMALL_FRONTIER", 77)
+    assert _gpu.resident_cap(264) == 77
+    assert _gpu.resident_blocks(264) == 264 and _gpu.resident_blocks(0) == 0
+    monkeypatch.setattr(config, "RESIDENT_BLOCKS", 8)
+    assert _gpu.resident_blocks(264) == 8 and _gpu.resident_blocks(3) == 3
+    assert _gpu.resident_blocks(0) == 0             # no cooperative launch: stays none
+    monkeypatch.setattr(config, "RESIDENT_BLOCKS", 0)
+    assert _gpu.resident_blocks(264) == 1
+
+
 @pytest.mark.parametrize("tpb", [8, 64])
 @pytest.mark.parametrize("directed", [False, True])
 def test_direction_optimising_bfs_on_the_gpu(monkeypatch, tpb, directed):
