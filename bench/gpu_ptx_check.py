@@ -46,6 +46,7 @@ def main():
     sigs = {
         "bs_kernel": (i8a, i8a, f8a, f8a, i8a, i8, i8, i8a, i8a, i8a, i8a),
         "resident_levels_kernel": (i8a, i8a, f8a, f8a, i8a, i8a, i8, i8, i8, i8, i8a, i8a, i8a, i8a),
+        "block_levels_kernel": (i8a, i8a, f8a, f8a, i8a, i8a, i8, i8, i8, i8, i8, i8a, i8a, i8a),
         "ns_kernel": (i8a, i8a, f8a, i8a, i8a, i8, f8a, i8a, i8, i8, i8a, i8a, i8a, i8a),
         "hp_kernel": (i8a, i8a, f8a, f8a, i8a, i8, i8a, i8, i8, i8a, i8a, i8a, i8a, i8a, i8a),
         "reset_done_kernel": (i8a, i8, i8a),
@@ -71,7 +72,7 @@ def main():
         "mst_labels_kernel": (i4a, i8a),
     }
     # DeviceCSR holds 4-byte neighbour ids while they fit: the CSR kernels, with those too
-    for name in ("bs_kernel", "resident_levels_kernel", "ns_kernel", "hp_kernel", "delta_kernel",
+    for name in ("bs_kernel", "resident_levels_kernel", "block_levels_kernel", "ns_kernel", "hp_kernel", "delta_kernel",
                  "do_top_down_kernel", "do_bottom_up_kernel", "ep_kernel", "wd_kernel"):
         sig = list(sigs[name])
         sig[1] = i4a  # the second argument is the neighbour ids in each of them

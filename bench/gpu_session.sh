@@ -26,8 +26,9 @@
 # `bash bench/gpu_session.sh schedule` runs issue 17's: the scheduler tests on the card and
 # bench_schedule.py --gpu --real-only at 4 and 16 rounds (string search 50 MB, matmul 6000²).
 # `bash bench/gpu_session.sh traversal` runs issue 16's open case: the GPU tests, then BFS / SSSP
-# on grid256, luxembourg_osm and email-Enron with the resident loop as before (64 levels a
-# launch, cap one node per warp), as now (1024, cap >= 65,536), and on 32- and 4-block grids.
+# on grid256, luxembourg_osm and email-Enron with the resident loop as before (the grid tier
+# alone, 64 levels a launch, cap one node per warp), as now (the one-block tier first, 1024
+# levels a launch, the grid's cap >= 65,536), the grid tier alone, and that on 32 blocks.
 # `bash bench/gpu_session.sh partition` runs issue 15's checks alone: the multilevel, Jet and
 # greedy GPU tests, bench_multilevel.py --gpu --gpu-greedy --profile (with and without Jet;
 # where each cell's GPU seconds go), and the greedy batches on RMAT 21 (16 M edges).
@@ -83,21 +84,22 @@ if [ "$1" = rounds ]; then  # the greedy batches applied in rounds on the device
     exit 0
 fi
 if [ "$1" = traversal ]; then  # issue 16's open case: the GPU against the 16-thread CPU (~5 min)
-    # the small high-diameter and e-mail graphs: the resident loop as it was (64 levels a
-    # launch, the cap one node per warp), as it is now (1024 levels, cap >= 65,536 nodes), and
-    # with smaller cooperative grids (a grid barrier over fewer blocks); the CPU once
+    # the small high-diameter and e-mail graphs: the resident loop as it was (the grid tier
+    # alone, 64 levels a launch, its cap one node per warp), as it is now (the one-block tier,
+    # then the grid with a cap of >= 65,536 nodes, 1024 levels a launch), the grid tier alone
+    # as now, and that on 32 blocks (a cheaper barrier); the CPU strategies once
     step tests 100 python3 -m pytest -q -p no:cacheprovider -n 4 --timeout 90 --tb=short \
         tests/runtime/test_gpu.py tests/runtime/test_gpu_stack.py
     G=grid256,luxembourg_osm,email-Enron
     step trav_before 60 python3 bench/bench_traversal.py --device gpu --no-cpu --repeat 3 \
-        --graphs $G --gpu-config LEVELS_PER_LAUNCH=64,RESIDENT_FRONTIER=0
+        --graphs $G --gpu-config LEVELS_PER_LAUNCH=64,BLOCK_FRONTIER=0,RESIDENT_FRONTIER=0
     step trav_now 60 python3 bench/bench_traversal.py --device gpu --repeat 3 --graphs $G
-    step trav_blocks32 45 python3 bench/bench_traversal.py --device gpu --no-cpu --repeat 3 \
-        --graphs $G --gpu-config RESIDENT_BLOCKS=32
-    step trav_blocks4 45 python3 bench/bench_traversal.py --device gpu --no-cpu --repeat 3 \
-        --graphs $G --gpu-config RESIDENT_BLOCKS=4
+    step trav_grid 45 python3 bench/bench_traversal.py --device gpu --no-cpu --repeat 3 \
+        --graphs $G --gpu-config BLOCK_FRONTIER=0
+    step trav_grid32 45 python3 bench/bench_traversal.py --device gpu --no-cpu --repeat 3 \
+        --graphs $G --gpu-config BLOCK_FRONTIER=0,RESIDENT_BLOCKS=32
     tail -3 "$OUT/tests.txt"
-    for f in trav_before trav_now trav_blocks32 trav_blocks4; do
+    for f in trav_before trav_now trav_grid trav_grid32; do
         echo "== $f"; grep -E "GPU tunables|@gpu|scipy|@cpu" "$OUT/$f.txt" | cut -c1-200
     done
     cat "$OUT/env.txt"

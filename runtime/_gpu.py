@@ -184,6 +184,24 @@ def resident_blocks(coop):
     return max(1, min(coop, int(config.RESIDENT_BLOCKS)))
 
 
+def block_tier(n, m):
+    """``(threads, width, cap)`` of the one-block tier of the device-resident loop
+    (`_gpu_kernels.block_levels_kernel`) for a graph of ``n`` nodes and ``m`` adjacency
+    entries: `config.BLOCK_THREADS` threads in groups of ``width`` lanes, the least power
+    of two at or above the mean degree (at most 32 and the block), one group per
+    frontier node; it keeps frontiers of up to `config.BLOCK_FRONTIER` nodes (None: 4
+    nodes a group; 0: the tier is off, cap -1)."""
+    threads = max(1, int(config.BLOCK_THREADS))
+    width = 1
+    while width < min(32, threads) and width < m / max(n, 1):
+        width *= 2
+    if config.BLOCK_FRONTIER is not None:
+        cap = int(config.BLOCK_FRONTIER)
+    else:
+        cap = 4 * (threads // width)
+    return threads, width, cap if cap > 0 else -1
+
+
 def resident_cap(blocks):
     """Largest frontier the device-resident loop keeps (`config.SMALL_FRONTIER`, or by
     default one node per warp of the cooperative grid or `config.RESIDENT_FRONTIER`,
@@ -387,10 +405,26 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
             info["resident_error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
         coop = resident_blocks(coop)
         cap = resident_cap(coop) if coop > 0 else -1  # -1: every level on the host loop
+        bthreads, bwidth, bcap = block_tier(n_all, len(indices))
         small = 0
+        tiers = [0, 0]  # launches of the one-block tier and of the cooperative grid
         cuda.synchronize()
         t1 = time.perf_counter()
         while size > 0:
+            if strategy != "ns" and size <= bcap:
+                # device-resident, first tier: one block, a block barrier between levels
+                G.block_levels_kernel[1, bthreads](
+                    d_indptr, d_indices, d_weights, d_dist, d_wl, d_nxt, size, it,
+                    config.LEVELS_PER_LAUNCH, bcap, bwidth, d_stamp, d_work, d_state)
+                launches += 1
+                tiers[0] += 1
+                size, levels = (int(x) for x in d_state.copy_to_host())
+                syncs += 1
+                small += levels
+                it += levels
+                if levels % 2:
+                    d_wl, d_nxt = d_nxt, d_wl
+                continue
             if strategy != "ns" and size <= cap:
                 # device-resident: the cooperative grid runs levels until the frontier grows
                 # past the cap or empties, or the level budget is spent
@@ -399,6 +433,7 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
                     d_indptr, d_indices, d_weights, d_dist, d_wl, d_nxt, size, it,
                     config.LEVELS_PER_LAUNCH, cap, d_stamp, d_counts, d_work, d_state)
                 launches += 1
+                tiers[1] += 1
                 size, levels = (int(x) for x in d_state.copy_to_host())
                 syncs += 1
                 small += levels
@@ -444,6 +479,7 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
         cuda.synchronize()
         t2 = time.perf_counter()
         info["device_resident_levels"] = small
+        info["block_launches"], info["grid_launches"] = tiers
         work = int(d_work.copy_to_host()[0])
         if strategy == "wd":
             info["pieces"] = pieces

@@ -190,6 +190,61 @@ def resident_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, 
 
 
 @cuda.jit
+def block_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, max_levels, cap,
+                        width, stamp, work, state):
+    """Up to ``max_levels`` BS iterations in a launch of ONE block, while the frontier
+    holds at most ``cap`` nodes: the first tier of the device-resident loop, for the
+    frontiers of a few hundred nodes that grids, roads and paths have level after level.
+    A block barrier (``syncthreads``) ends a level instead of a grid barrier, and the
+    level's push counter is shared memory; groups of ``width`` lanes (1, 2, 4, ... 32)
+    share a frontier node's edges, so a thread per edge of a low-degree node and no
+    serialised hub. Counters, worklists (``wl`` in, alternating with ``nxt``) and
+    ``state`` (frontier size, levels run) as `resident_levels_kernel`; the three push
+    counters rotate, the next one reset a level ahead, so no reset races a read. Each
+    thread adds its examined edges to ``work`` once, at the end. Same relaxation and
+    claims as `bs_kernel` (iteration ``it0 + level``)."""
+    counts = cuda.shared.array(3, dtype=nb_int64)
+    tid = cuda.threadIdx.x
+    lane = tid % width
+    group = tid // width
+    groups = cuda.blockDim.x // width
+    if tid == 0:
+        counts[0] = 0
+    cuda.syncthreads()
+    size = size0
+    level = 0
+    mine = 0
+    while level < max_levels and size > 0 and size <= cap:
+        c = level % 3
+        if tid == 0:
+            counts[(level + 1) % 3] = 0
+        it = it0 + level
+        side = level % 2  # 0: wl -> nxt, 1: nxt -> wl
+        k = group
+        while k < size and group < groups:
+            u = _pick(side, wl, nxt, k)
+            lo = indptr[u]
+            hi = indptr[u + 1]
+            if lane == 0:
+                mine += hi - lo
+            j = lo + lane
+            while j < hi:
+                v = _relax_claim(u, j, indices, weights, dist, it, stamp)
+                if v >= 0:
+                    _append(v, 1 - side, wl, nxt, counts, c)
+                j += width
+            k += groups
+        cuda.syncthreads()
+        size = counts[c]
+        level += 1
+    if mine > 0:
+        cuda.atomic.add(work, 0, mine)
+    if tid == 0:
+        state[0] = size
+        state[1] = level
+
+
+@cuda.jit
 def ns_kernel(indptr2, indices2, weights2, child_ptr, children, n, dist2, wl, size, it, stamp,
               nxt, count, work):
     """NS: BS over the split graph; an improved parent hands its distance to

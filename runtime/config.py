@@ -32,6 +32,13 @@ SMALL_FRONTIER = None
 #: fit, run every level resident (email-Enron from its hub: 9 levels, frontiers up to
 #: 19,662 nodes; its largest three ran from the host before)
 RESIDENT_FRONTIER = 65536
+#: threads of the one-block tier of the device-resident loop (`_gpu.block_tier`): frontiers
+#: of up to BLOCK_FRONTIER nodes run there with a block barrier between levels, cheaper
+#: than the grid's (estimates from the H200 runs of 2026-11-26/27 with their host reads
+#: taken out: an earlier one-block loop 0.5-2 us a level, the cooperative grid 3-4.5 us)
+BLOCK_THREADS = 1024
+#: None = 4 nodes per group of lanes (4,096 / the group width); 0 = no one-block tier
+BLOCK_FRONTIER = None
 #: levels one device-resident launch may run before the host looks again (64 before: a grid
 #: of 765 levels was 12 launches and host reads, ~4 ms of its 7.0 ms on an H200)
 LEVELS_PER_LAUNCH = 1024

@@ -24,6 +24,8 @@ def small_launches(monkeypatch):
     monkeypatch.setattr(config, "RESIDENT_THREADS", 24)
     # the per-level kernels unless a test turns the device-resident loop on
     monkeypatch.setattr(config, "SMALL_FRONTIER", 0)
+    monkeypatch.setattr(config, "BLOCK_FRONTIER", 0)
+    monkeypatch.setattr(config, "BLOCK_THREADS", 16)
 
 
 def test_scans():
@@ -283,6 +285,71 @@ def test_default_cap_keeps_frontiers_larger_than_the_grid_on_the_device(monkeypa
     assert np.array_equal(r.dist, reference(g, 0, True))
     assert r.info["device_resident_levels"] == 2
     assert r.info["host_syncs"] == 2 + 18 and r.info["level_launches"] == 2 + 18
+
+
+def test_block_tier_runs_small_frontiers_in_one_block(monkeypatch):
+    """The one-block tier (`block_levels_kernel`): a 9 x 12 grid's mean degree is
+    2 x 195 / 108 = 3.6, so groups of 4 lanes; 16 threads are 4 groups, and the tier
+    keeps frontiers of up to 4 x 4 = 16 nodes. BFS from a corner has frontiers of at
+    most 9 nodes: every one of its 20 levels runs in one launch of one block."""
+    monkeypatch.setattr(config, "BLOCK_FRONTIER", None)
+    monkeypatch.setattr(config, "SMALL_FRONTIER", None)
+    g = grid(9, 12, seed=2, weights="uniform")
+    assert _gpu.block_tier(108, 2 * 195) == (16, 4, 16)
+    r = bfs(g, 0, "bs", device="gpu")
+    assert np.array_equal(r.dist, reference(g, 0, True)) and r.iterations == 20
+    assert r.info["block_launches"] == 1 and r.info["grid_launches"] == 0
+    assert r.info["host_syncs"] == 1 and r.info["device_resident_levels"] == 20
+    assert r.edges_relaxed == 2 * 195  # each edge once from each end
+    for strategy in ("bs", "wd", "hp"):  # SSSP: frontiers may outgrow the tier, then the grid
+        r = sssp(g, 0, strategy, device="gpu")
+        assert np.allclose(r.dist, reference(g, 0, False))
+        assert r.info["block_launches"] >= 1
+    # a path of 40 levels, 16 levels a launch: ceil(40 / 16) = 3 launches, all one block
+    monkeypatch.setattr(config, "LEVELS_PER_LAUNCH", 16)
+    n = 40
+    path = Graph(n=n, src=np.arange(n - 1), dst=np.arange(1, n), weight=np.ones(n - 1))
+    r = bfs(path, 0, "bs", device="gpu")
+    assert r.dist.tolist() == list(range(n))
+    assert r.info["block_launches"] == r.info["host_syncs"] == 3 and r.info["grid_launches"] == 0
+
+
+def test_block_tier_hands_a_large_frontier_to_the_grid(monkeypatch):
+    """A clique of 40 nodes with a tail of 10 from its node 39: 790 edges, mean degree
+    2 x 790 / 50 = 31.6, so groups of 32 lanes; 64 threads are 2 groups and the tier's cap
+    is 8 nodes. BFS from node 0: level 0 (1 node) runs in the block, level 1 has 39 nodes,
+    past the cap, so the cooperative grid runs levels 1-11 (it leaves only when a frontier
+    outgrows its own cap): two launches, two host reads, 12 levels on the device, every
+    edge examined once from each end."""
+    monkeypatch.setattr(config, "BLOCK_FRONTIER", None)
+    monkeypatch.setattr(config, "BLOCK_THREADS", 64)
+    monkeypatch.setattr(config, "SMALL_FRONTIER", None)
+    src = [a for a in range(40) for b in range(a + 1, 40)] + list(range(39, 49))
+    dst = [b for a in range(40) for b in range(a + 1, 40)] + list(range(40, 50))
+    g = Graph(n=50, src=np.array(src), dst=np.array(dst), weight=np.ones(len(src)))
+    assert len(src) == 790 and _gpu.block_tier(50, 2 * 790) == (64, 32, 8)
+    r = bfs(g, 0, "bs", device="gpu")
+    assert np.array_equal(r.dist, reference(g, 0, True)) and r.iterations == 12
+    assert r.info["block_launches"] == 1 and r.info["grid_launches"] == 1
+    assert r.info["host_syncs"] == 2 and r.info["device_resident_levels"] == 12
+    assert r.edges_relaxed == 2 * 790
+
+
+def test_block_tier_shape(monkeypatch):
+    """Groups of the least power of two at or above the mean degree, at most 32 lanes
+    and the block; 4 nodes a group; BLOCK_FRONTIER overrides, 0 turns the tier off."""
+    monkeypatch.setattr(config, "BLOCK_THREADS", 1024)
+    monkeypatch.setattr(config, "BLOCK_FRONTIER", None)
+    assert _gpu.block_tier(10, 20) == (1024, 2, 2048)    # mean degree 2
+    assert _gpu.block_tier(10, 25) == (1024, 4, 1024)    # 2.5 -> 4
+    assert _gpu.block_tier(10, 0) == (1024, 1, 4096)     # no edges
+    assert _gpu.block_tier(10, 1000) == (1024, 32, 128)  # 100 -> at most a warp
+    monkeypatch.setattr(config, "BLOCK_THREADS", 16)
+    assert _gpu.block_tier(10, 1000) == (16, 16, 4)      # at most the block
+    monkeypatch.setattr(config, "BLOCK_FRONTIER", 50)
+    assert _gpu.block_tier(10, 1000) == (16, 16, 50)
+    monkeypatch.setattr(config, "BLOCK_FRONTIER", 0)
+    assert _gpu.block_tier(10, 1000) == (16, 16, -1)
 
 
 def test_resident_cap_and_blocks(monkeypatch):
