@@ -167,9 +167,10 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
         back), or recursive bisection of the whole graph, each bisection multilevel, then
         the refiner on the graph (METIS's ``-ptype=rb``; CPU only): about 2.5 x the time,
         better on RMAT-like graphs (rmat18: 0.49 x METIS's cut at k = 8 against 0.59 x)
-        and power-law graphs (0.97 x against 1.04 x), worse on meshes (1.04 x, 0.97 x). Where the bisections leave a part over its bound that no
-        move repairs (tight bounds on a few heavy vertices), the k-way result is returned
-        when it is closer to the bounds, with ``scheme="kway"``.
+        and power-law graphs (0.97 x against 1.04 x), worse on meshes (1.04 x, 0.97 x).
+        Where the bisections leave a part over its bound that no move repairs (tight
+        bounds on a few heavy vertices), the k-way result is returned when it is closer
+        to the bounds, with ``scheme="kway"``.
 
     Returns
     -------

@@ -412,6 +412,13 @@ def test_without_cooperative_launches_every_level_runs_on_the_host(monkeypatch):
     assert r.dist.tolist() == list(range(n))
     assert r.info["device_resident_levels"] == 0 and r.info["host_syncs"] == n
     assert r.info["resident_error"] == "RuntimeError: libcudadevrt.a not found"
+    # the one-block tier is a plain launch: the path's frontiers of one node still run there
+    monkeypatch.setattr(config, "BLOCK_FRONTIER", None)
+    r = bfs(g, 0, "bs", device="gpu")
+    assert r.dist.tolist() == list(range(n))
+    assert r.info["device_resident_levels"] == n and r.info["host_syncs"] == 1
+    assert r.info["block_launches"] == 1 and r.info["grid_launches"] == 0
+    assert r.info["resident_error"] == "RuntimeError: libcudadevrt.a not found"
 
 
 @pytest.mark.parametrize("name", ["rmat", "grid", "er"])
