@@ -392,7 +392,7 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
             d_sub = cuda.device_array(n_all, dtype=np.int64)
             d_sub2 = cuda.device_array(n_all, dtype=np.int64)
             d_count2 = cuda.to_device(np.zeros(1, dtype=np.int64))
-        d_state = cuda.to_device(np.zeros(2, dtype=np.int64))
+        d_state = cuda.to_device(np.zeros(3, dtype=np.int64))
         d_counts = cuda.to_device(np.zeros(3, dtype=np.int64))
         zeros3 = np.zeros(3, dtype=np.int64)
         resident = G.resident_levels_kernel
@@ -418,7 +418,7 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
                     config.LEVELS_PER_LAUNCH, bcap, bwidth, d_stamp, d_work, d_state)
                 launches += 1
                 tiers[0] += 1
-                size, levels = (int(x) for x in d_state.copy_to_host())
+                size, levels, widest = (int(x) for x in d_state.copy_to_host())
                 syncs += 1
                 small += levels
                 it += levels
@@ -434,7 +434,7 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
                     config.LEVELS_PER_LAUNCH, cap, d_stamp, d_counts, d_work, d_state)
                 launches += 1
                 tiers[1] += 1
-                size, levels = (int(x) for x in d_state.copy_to_host())
+                size, levels, widest = (int(x) for x in d_state.copy_to_host())
                 syncs += 1
                 small += levels
                 it += levels
@@ -480,6 +480,8 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
         t2 = time.perf_counter()
         info["device_resident_levels"] = small
         info["block_launches"], info["grid_launches"] = tiers
+        if tiers[0]:
+            info["block_widest_group"] = widest
         work = int(d_work.copy_to_host()[0])
         if strategy == "wd":
             info["pieces"] = pieces

@@ -197,24 +197,34 @@ def block_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, max
     frontiers of a few hundred nodes that grids, roads and paths have level after level.
     A block barrier (``syncthreads``) ends a level instead of a grid barrier, and the
     level's push counter is shared memory; groups of ``width`` lanes (1, 2, 4, ... 32)
-    share a frontier node's edges, so a thread per edge of a low-degree node and no
-    serialised hub. Counters, worklists (``wl`` in, alternating with ``nxt``) and
-    ``state`` (frontier size, levels run) as `resident_levels_kernel`; the three push
+    share a frontier node's edges, so a thread per edge of a low-degree node, and a
+    level whose frontier leaves groups idle widens them (powers of two, up to the whole
+    block) so that a hub's row is shared by every thread. Counters, worklists (``wl`` in, alternating with ``nxt``) and
+    ``state`` (frontier size, levels run; [2]: the widest group so far) as
+    `resident_levels_kernel`; the three push
     counters rotate, the next one reset a level ahead, so no reset races a read. Each
     thread adds its examined edges to ``work`` once, at the end. Same relaxation and
     claims as `bs_kernel` (iteration ``it0 + level``)."""
     counts = cuda.shared.array(3, dtype=nb_int64)
     tid = cuda.threadIdx.x
-    lane = tid % width
-    group = tid // width
-    groups = cuda.blockDim.x // width
+    nth = cuda.blockDim.x
     if tid == 0:
         counts[0] = 0
     cuda.syncthreads()
     size = size0
     level = 0
     mine = 0
+    widest = width
     while level < max_levels and size > 0 and size <= cap:
+        # a frontier smaller than the groups gets wider groups: the block's threads share
+        # its nodes' edges (a hub source alone: every thread of the block on its row)
+        w = width
+        while 2 * w <= nth and 2 * w * size <= nth:
+            w *= 2
+        widest = max(widest, w)
+        lane = tid % w
+        group = tid // w
+        groups = nth // w
         c = level % 3
         if tid == 0:
             counts[(level + 1) % 3] = 0
@@ -232,7 +242,7 @@ def block_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, max
                 v = _relax_claim(u, j, indices, weights, dist, it, stamp)
                 if v >= 0:
                     _append(v, 1 - side, wl, nxt, counts, c)
-                j += width
+                j += w
             k += groups
         cuda.syncthreads()
         size = counts[c]
@@ -242,6 +252,7 @@ def block_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, max
     if tid == 0:
         state[0] = size
         state[1] = level
+        state[2] = max(state[2], widest)
 
 
 @cuda.jit

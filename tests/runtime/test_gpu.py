@@ -333,6 +333,36 @@ def test_block_tier_hands_a_large_frontier_to_the_grid(monkeypatch):
     assert r.info["block_launches"] == 1 and r.info["grid_launches"] == 1
     assert r.info["host_syncs"] == 2 and r.info["device_resident_levels"] == 12
     assert r.edges_relaxed == 2 * 790
+    assert r.info["block_widest_group"] == 64  # the source alone: the block on its row
+
+
+def test_block_tier_widens_groups_for_a_hub(monkeypatch):
+    """The hub graph of the grid's test (a path 0-1-2, hub 2 with 100 leaves, each leaf
+    with a tail of two): mean degree 2 x 302 / 303 < 2, so groups of 2 lanes, 8 of them in
+    16 threads; the tier's cap set to 1,000 keeps every level in one block. The hub's
+    level has one node, so its group widens to the whole block: the same distances, each
+    edge examined once from each end, one launch."""
+    monkeypatch.setattr(config, "BLOCK_FRONTIER", 1000)
+    src, dst = [0, 1], [1, 2]
+    for i in range(100):
+        leaf, t1, t2 = 3 + 3 * i, 4 + 3 * i, 5 + 3 * i
+        src += [2, leaf, t1]
+        dst += [leaf, t1, t2]
+    g = Graph(n=303, src=np.array(src), dst=np.array(dst),
+              weight=np.arange(1, len(src) + 1.0))
+    assert _gpu.block_tier(303, 2 * 302) == (16, 2, 1000)
+    for kind, run in (("bfs", bfs), ("sssp", sssp)):
+        r = run(g, 0, "bs", device="gpu")
+        assert np.allclose(r.dist, reference(g, 0, kind == "bfs"))
+        assert r.info["block_launches"] == r.info["host_syncs"] == 1
+        assert r.info["device_resident_levels"] == r.iterations
+    r = bfs(g, 0, "bs", device="gpu")
+    assert r.iterations == 6 and r.edges_relaxed == 2 * 302
+    assert r.info["block_widest_group"] == 16  # the whole block on the hub's level
+    monkeypatch.setattr(config, "BLOCK_THREADS", 12)  # no power of two: 8 of 12 threads
+    r = bfs(g, 0, "bs", device="gpu")
+    assert np.array_equal(r.dist, reference(g, 0, True)) and r.edges_relaxed == 2 * 302
+    assert r.info["block_widest_group"] == 8
 
 
 def test_block_tier_shape(monkeypatch):
