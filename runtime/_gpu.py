@@ -480,8 +480,8 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
         t2 = time.perf_counter()
         info["device_resident_levels"] = small
         info["block_launches"], info["grid_launches"] = tiers
-        if tiers[0]:
-            info["block_widest_group"] = widest
+        if sum(tiers):
+            info["widest_group"] = widest
         work = int(d_work.copy_to_host()[0])
         if strategy == "wd":
             info["pieces"] = pieces

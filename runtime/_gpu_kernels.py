@@ -143,7 +143,10 @@ def resident_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, 
     """Up to ``max_levels`` BS iterations in ONE cooperative launch, while the
     frontier holds at most ``cap`` nodes: the device-resident loop. Every warp
     of the grid takes a frontier node at a time and its 32 lanes share the
-    node's edges (a hub does not serialise one thread); the grid synchronises
+    node's edges (a hub does not serialise one thread); a frontier of fewer nodes
+    than warps gets wider groups (powers of two, up to the whole grid on a lone
+    node), and each thread adds its examined edges to ``work`` once, at the end
+    (one global atomic a node before); the grid synchronises
     (cooperative groups) between levels, so a level costs a grid barrier instead
     of a launch and a blocking host read. The worklists alternate between
     ``wl`` and ``nxt`` (the input is in ``wl``; after an odd number of levels
@@ -151,42 +154,53 @@ def resident_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, 
     ``counts[L % 3]``; the counter of level L + 1 is reset during level L, after
     every thread has read level L - 1's (three rotate, so no reset races a
     read); the host zeroes ``counts[0]``. ``state`` gets (frontier size, levels
-    run). Same relaxation and claims as `bs_kernel` (iteration ``it0 + level``),
+    run, the widest group so far). Same relaxation and claims as `bs_kernel` (iteration ``it0 + level``),
     so the result is the fixed point every strategy reaches."""
     g = cuda.cg.this_grid()
     width = _group_width()
     rank = cuda.grid(1)
-    lane = cuda.threadIdx.x % width
-    group = rank // width
-    groups = cuda.gridsize(1) // width
+    total = cuda.gridsize(1)
     size = size0
     level = 0
+    mine = 0
+    widest = width
     while level < max_levels and size > 0 and size <= cap:
+        # fewer nodes than groups: wider groups, up to the whole grid on a lone node
+        w = width
+        while 2 * w <= total and 2 * w * size <= total:
+            w *= 2
+        widest = max(widest, w)
+        lane = rank % w
+        group = rank // w
+        groups = total // w
         c = level % 3
         if rank == 0:
             counts[(level + 1) % 3] = 0
         it = it0 + level
         side = level % 2  # 0: wl -> nxt, 1: nxt -> wl
         k = group
-        while k < size:
+        while k < size and group < groups:
             u = _pick(side, wl, nxt, k)
             lo = indptr[u]
             hi = indptr[u + 1]
             if lane == 0:
-                cuda.atomic.add(work, 0, hi - lo)
+                mine += hi - lo
             j = lo + lane
             while j < hi:
                 v = _relax_claim(u, j, indices, weights, dist, it, stamp)
                 if v >= 0:
                     _append(v, 1 - side, wl, nxt, counts, c)
-                j += width
+                j += w
             k += groups
         g.sync()
         size = counts[c]
         level += 1
+    if mine > 0:
+        cuda.atomic.add(work, 0, mine)
     if rank == 0:
         state[0] = size
         state[1] = level
+        state[2] = max(state[2], widest)
 
 
 @cuda.jit

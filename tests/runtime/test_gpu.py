@@ -258,6 +258,8 @@ def test_resident_loop_shares_a_hub_among_a_warps_lanes(monkeypatch):
         assert r.info["host_syncs"] == 1
     r = bfs(g, 0, "bs", device="gpu")
     assert r.iterations == 6 and r.edges_relaxed == 2 * len(src)  # each edge both ways, once
+    # the hub's level has one node: its group widens from a warp to the grid's 64 threads
+    assert r.info["widest_group"] == 64 and r.info["grid_launches"] == 1
 
 
 def test_default_cap_keeps_frontiers_larger_than_the_grid_on_the_device(monkeypatch):
@@ -333,7 +335,7 @@ def test_block_tier_hands_a_large_frontier_to_the_grid(monkeypatch):
     assert r.info["block_launches"] == 1 and r.info["grid_launches"] == 1
     assert r.info["host_syncs"] == 2 and r.info["device_resident_levels"] == 12
     assert r.edges_relaxed == 2 * 790
-    assert r.info["block_widest_group"] == 64  # the source alone: the block on its row
+    assert r.info["widest_group"] == 64  # the source alone: the block on its row
 
 
 def test_block_tier_widens_groups_for_a_hub(monkeypatch):
@@ -358,11 +360,11 @@ def test_block_tier_widens_groups_for_a_hub(monkeypatch):
         assert r.info["device_resident_levels"] == r.iterations
     r = bfs(g, 0, "bs", device="gpu")
     assert r.iterations == 6 and r.edges_relaxed == 2 * 302
-    assert r.info["block_widest_group"] == 16  # the whole block on the hub's level
+    assert r.info["widest_group"] == 16  # the whole block on the hub's level
     monkeypatch.setattr(config, "BLOCK_THREADS", 12)  # no power of two: 8 of 12 threads
     r = bfs(g, 0, "bs", device="gpu")
     assert np.array_equal(r.dist, reference(g, 0, True)) and r.edges_relaxed == 2 * 302
-    assert r.info["block_widest_group"] == 8
+    assert r.info["widest_group"] == 8
 
 
 def test_block_tier_shape(monkeypatch):
