@@ -23,7 +23,7 @@ from frontend.arrays import shares
 from frontend.errors import InputError
 
 from . import _cpu as K
-from .coarsening import coarsen
+from .coarsening import check_level_memory, coarsen
 from .graph import DeviceLevel, Level, csr_from_edges, level_from
 from .initial import initial_partition
 from .refinement import REFINERS, refine
@@ -222,6 +222,7 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
     if dev == "gpu":
         return _on_device(level, k, fractions, imbalance, seed, rng, maxload, target_w, t0,
                           refiner)
+    check_level_memory(level, first=True)  # the first contraction, before anything runs
     t1 = time.perf_counter()
     if scheme == "rb":  # the bisections coarsen their own subgraphs (seconds["initial"])
         levels, maps = [level], []

@@ -9,11 +9,43 @@ import math
 
 import numpy as np
 
+from frontend.errors import InputError, OutOfMemory
+from frontend.memory import check_memory
+
 from . import _cpu as K
 from .graph import Level
 
-__all__ = ["coarsen", "coarsen_to", "contract_levels", "vertex_cap", "MATCH_ROUNDS",
-           "SHRINK_STOP", "EDGE_SHRINK_STOP"]
+__all__ = ["coarsen", "coarsen_to", "contract_levels", "vertex_cap", "check_level_memory",
+           "MATCH_ROUNDS", "SHRINK_STOP", "EDGE_SHRINK_STOP"]
+
+#: Bytes one contraction step may touch per adjacency entry of its fine level (the coarse
+#: neighbour and weight buffers, 8 + 8; a coarse level has at most the fine one's entries)
+#: and per fine vertex (the matching's mates, proposals, keys and lists, 6 x 8; Cmap, 8;
+#: the coarse weights, offsets and the slot table, 3 x 8).
+STEP_BYTES_PER_ENTRY = 16
+STEP_BYTES_PER_VERTEX = 80
+#: Steps that need less are not checked (a check reads /proc/meminfo, ~50 us; the
+#: bisections of the initial partitioning contract hundreds of small subgraphs).
+CHECK_FROM_BYTES = 64 << 20
+
+
+def check_level_memory(level, first=False, available=None):
+    """Refuse a contraction of ``level`` whose buffers do not fit in the memory available
+    (`frontend.memory.check_memory`), before it allocates: on the graph itself
+    (``first``) an `InputError` (exit 2: nothing has run), on a later level an
+    `OutOfMemory` (exit 11), each in one line with the figures. Returns the bytes the
+    step needs (0 for a level on the GPU, whose memory is planned before the run)."""
+    if not isinstance(level, Level):
+        return 0
+    need = STEP_BYTES_PER_ENTRY * len(level.indices) + STEP_BYTES_PER_VERTEX * level.n
+    if need >= CHECK_FROM_BYTES or available is not None:
+        what = (f"multilevel partitioning of a graph of {level.n:,} vertices and "
+                f"{level.m:,} edges" if first else
+                f"contracting a level of {level.n:,} vertices and {level.m:,} edges")
+        check_memory(need, what, "use a machine with more memory, or a streaming vertex cut "
+                     "(e.g. --algo hdrf) that keeps its edge arrays on disk (--spill DIR)",
+                     error=InputError if first else OutOfMemory, available=available)
+    return need
 
 #: Proposal rounds of the matching (each matches at least the heaviest free edge).
 MATCH_ROUNDS = 8
@@ -74,10 +106,12 @@ def contract_levels(finest, stop, step, edge_stop=None):
     """``(levels, maps)``: ``step(fine, i) -> (coarse, cmap)`` applied from ``finest`` until
     a level has at most ``stop`` vertices, or a step merges nothing or shrinks its level by
     less than 15 % (`SHRINK_STOP`), or keeps more than ``edge_stop`` of its edges (that
-    level is kept in both cases). Both devices' coarsening."""
+    level is kept in both cases). Both devices' coarsening. A step whose buffers do not
+    fit in the memory available is refused before it allocates (`check_level_memory`)."""
     levels, maps = [finest], []
     while levels[-1].n > stop:
         fine = levels[-1]
+        check_level_memory(fine)
         coarse, cmap = step(fine, len(maps))
         if coarse.n == fine.n:
             break

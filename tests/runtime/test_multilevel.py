@@ -763,3 +763,84 @@ def test_ratio_comparisons_are_exact_past_int64_products():
         # one vertex over side 0's bound against one over side 1's by the share of the
         # bound broken (1 / 402 against 1 / 503 at weight 1, 0.03 / 402.97 against
         # 0.29 / 503.7 at 2**40): the two can differ there, exactly within the bounds
+
+
+def test_memory_is_checked_before_each_contraction(tmp_path, capsys, monkeypatch):
+    """A contraction step may touch 16 bytes per adjacency entry of its fine level and 80
+    per fine vertex (`coarsening.check_level_memory`); one that does not fit is refused
+    before it allocates: on the graph itself an InputError (exit 2, nothing written), on
+    a later level an OutOfMemory (exit 11) naming that level."""
+    from frontend.errors import OutOfMemory
+    from frontend.memory import format_bytes
+    from runtime.multilevel import coarsening
+
+    g = grid(20, 20, seed=0)  # 400 vertices, 760 edges: 1,520 entries
+    lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
+    need = 16 * 1520 + 80 * 400
+    assert coarsening.check_level_memory(lv, first=True, available=need) == need == 56320
+    with pytest.raises(InputError) as e:
+        coarsening.check_level_memory(lv, first=True, available=need - 1)
+    assert str(e.value) == (
+        f"multilevel partitioning of a graph of 400 vertices and 760 edges needs about "
+        f"{format_bytes(need)} of memory but {format_bytes(need - 1)} are available; use a "
+        "machine with more memory, or a streaming vertex cut (e.g. --algo hdrf) that keeps "
+        "its edge arrays on disk (--spill DIR)")
+    with pytest.raises(OutOfMemory, match="^contracting a level of 400 vertices and 760 "):
+        coarsening.check_level_memory(lv, available=100)
+    # small levels are not checked (each check reads /proc/meminfo) unless the threshold says
+    assert need < coarsening.CHECK_FROM_BYTES
+    levels, _ = coarsening.coarsen(lv, 4, 0)  # the hierarchy partition_graph builds
+    monkeypatch.setattr("frontend.memory.available_bytes", lambda: need - 1)
+    assert partition_graph(lv, 4, seed=0).balance <= 1.03
+    monkeypatch.setattr(coarsening, "CHECK_FROM_BYTES", 0)
+    with pytest.raises(InputError, match="^multilevel partitioning of a graph of 400 "):
+        partition_graph(lv, 4, seed=0)
+    # a later level: memory for the graph and its first contraction (checked twice: up
+    # front and by the coarsening), then none
+    calls = []
+
+    def shrinking():
+        calls.append(1)
+        return 1 << 40 if len(calls) <= 2 else 100
+
+    monkeypatch.setattr("frontend.memory.available_bytes", shrinking)
+    with pytest.raises(OutOfMemory) as e:
+        partition_graph(lv, 4, seed=0)
+    assert str(e.value).startswith(f"contracting a level of {levels[1].n:,} vertices and "
+                                   f"{levels[1].m:,} edges needs about ")
+    # the command line: one line, exit 2, no part file (50,000 bytes hold what the reader
+    # checks, 25 KiB for 400 nodes, not the 56,320 of the first contraction)
+    from vcut.cli import main
+
+    path, out = tmp_path / "g.npz", tmp_path / "g.part"
+    write_graph(g, path)
+    monkeypatch.setattr("frontend.memory.available_bytes", lambda: 50_000)
+    assert main(["partition", str(path), "-p", "4", "--algo", "multilevel", "-o",
+                 str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(
+        "error: multilevel partitioning of a graph of 400 vertices and 760 edges needs about")
+    assert not out.exists()
+
+
+def test_out_of_memory_advice_fits_the_command(tmp_path, capsys, monkeypatch):
+    """A MemoryError in a phase is one line, exit 11, with what that command can do with
+    less (partition: fewer parts, or a vertex cut on disk or on a cluster), not the
+    analysis's --window / --roi advice."""
+    import runtime.multilevel as ML
+    from frontend.memory import format_bytes
+    from vcut.cli import main
+
+    def boom(*a, **k):
+        raise MemoryError("Allocation failed")
+
+    monkeypatch.setattr(ML, "initial_partition", boom)
+    monkeypatch.setattr("frontend.memory.available_bytes", lambda: 3 << 30)
+    path = tmp_path / "g.npz"
+    write_graph(grid(20, 20, seed=0), path)
+    assert main(["partition", str(path), "-p", "4", "--algo", "multilevel"]) == 11
+    err = capsys.readouterr().err
+    assert err == (f"error: out of memory ({format_bytes(3 << 30)} available now); use fewer "
+                   "parts (-p); a vertex cut can keep its edge arrays on disk (--spill DIR) "
+                   "or hold the graph on a cluster (--out-of-core --workers N), or use a "
+                   "machine with more memory\n")

@@ -107,7 +107,8 @@ def main(argv=None):
             _json_error(argv, str(exc), 2)
             return 2
         except (VcutError, MemoryError) as caught:
-            exc = _out_of_memory() if isinstance(caught, MemoryError) else caught
+            exc = (_out_of_memory(getattr(args, "command", None))
+                   if isinstance(caught, MemoryError) else caught)
             if exc.details:
                 print(exc.details, file=sys.stderr)
             if getattr(args, "verbose", False):
@@ -164,15 +165,32 @@ def _interruption(exc):
     return None
 
 
-def _out_of_memory():
-    """The `OutOfMemory` error a ``MemoryError`` in any phase becomes."""
+#: what each command can do with less memory (`_out_of_memory`); the rest: a larger machine
+_LESS_MEMORY = {
+    "trace": "trace fewer instructions (--max-instructions) or a region (--roi FUNC)",
+    "graph": "trace fewer instructions (--max-instructions) or a region (--roi FUNC)",
+    "analyze": "analyse a slice (--window START:END), trace fewer instructions "
+               "(--max-instructions) or a region (--roi FUNC), keep the large arrays on disk "
+               "(--spill DIR), use fewer clusters (-p)",
+    "partition": "use fewer parts (-p); a vertex cut can keep its edge arrays on disk "
+                 "(--spill DIR) or hold the graph on a cluster (--out-of-core --workers N)",
+    "batch": "run fewer jobs at once (--workers N)",
+    "schedule": "give the job a smaller --size or more sub-loads (--units)",
+}
+_LESS_MEMORY["compare"] = _LESS_MEMORY["analyze"]
+
+
+def _out_of_memory(command=None):
+    """The `OutOfMemory` error a ``MemoryError`` in any phase of ``command`` becomes: the
+    memory available now and what that command can do with less."""
     from frontend.errors import OutOfMemory
     from frontend.memory import available_bytes, format_bytes
 
+    advice = _LESS_MEMORY.get(command)
     return OutOfMemory(
-        f"out of memory ({format_bytes(available_bytes())} available now); analyse a "
-        "slice (--window START:END), trace fewer instructions (--max-instructions) or "
-        "a region (--roi FUNC), use fewer clusters (-p), or a machine with more memory")
+        f"out of memory ({format_bytes(available_bytes())} available now); "
+        + (f"{advice}, or use a machine with more memory" if advice
+           else "use a machine with more memory"))
 
 
 def _json_error(argv, message, code):
