@@ -411,29 +411,22 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
         cuda.synchronize()
         t1 = time.perf_counter()
         while size > 0:
-            if strategy != "ns" and size <= bcap:
-                # device-resident, first tier: one block, a block barrier between levels
-                G.block_levels_kernel[1, bthreads](
-                    d_indptr, d_indices, d_weights, d_dist, d_wl, d_nxt, size, it,
-                    config.LEVELS_PER_LAUNCH, bcap, bwidth, d_stamp, d_work, d_state)
+            tier = None if strategy == "ns" else 0 if size <= bcap else 1 if size <= cap else None
+            if tier is not None:
+                # device-resident: one block (a block barrier between levels) for small
+                # frontiers, else the cooperative grid (a grid barrier); each runs levels
+                # until the frontier outgrows its cap or empties, or the level budget is spent
+                if tier == 0:
+                    G.block_levels_kernel[1, bthreads](
+                        d_indptr, d_indices, d_weights, d_dist, d_wl, d_nxt, size, it,
+                        config.LEVELS_PER_LAUNCH, bcap, bwidth, d_stamp, d_work, d_state)
+                else:
+                    d_counts.copy_to_device(zeros3)
+                    resident[coop, config.THREADS_PER_BLOCK](
+                        d_indptr, d_indices, d_weights, d_dist, d_wl, d_nxt, size, it,
+                        config.LEVELS_PER_LAUNCH, cap, d_stamp, d_counts, d_work, d_state)
                 launches += 1
-                tiers[0] += 1
-                size, levels, widest = (int(x) for x in d_state.copy_to_host())
-                syncs += 1
-                small += levels
-                it += levels
-                if levels % 2:
-                    d_wl, d_nxt = d_nxt, d_wl
-                continue
-            if strategy != "ns" and size <= cap:
-                # device-resident: the cooperative grid runs levels until the frontier grows
-                # past the cap or empties, or the level budget is spent
-                d_counts.copy_to_device(zeros3)
-                resident[coop, config.THREADS_PER_BLOCK](
-                    d_indptr, d_indices, d_weights, d_dist, d_wl, d_nxt, size, it,
-                    config.LEVELS_PER_LAUNCH, cap, d_stamp, d_counts, d_work, d_state)
-                launches += 1
-                tiers[1] += 1
+                tiers[tier] += 1
                 size, levels, widest = (int(x) for x in d_state.copy_to_host())
                 syncs += 1
                 small += levels

@@ -137,64 +137,50 @@ def _group_width():
     return 32 if cuda.blockDim.x % 32 == 0 else 1
 
 
-@cuda.jit
-def resident_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, max_levels, cap,
-                           stamp, counts, work, state):
-    """Up to ``max_levels`` BS iterations in ONE cooperative launch, while the
-    frontier holds at most ``cap`` nodes: the device-resident loop. Every warp
-    of the grid takes a frontier node at a time and its 32 lanes share the
-    node's edges (a hub does not serialise one thread); a frontier of fewer nodes
-    than warps gets wider groups (powers of two, up to the whole grid on a lone
-    node), and each thread adds its examined edges to ``work`` once, at the end
-    (one global atomic a node before); the grid synchronises
-    (cooperative groups) between levels, so a level costs a grid barrier instead
-    of a launch and a blocking host read. The worklists alternate between
-    ``wl`` and ``nxt`` (the input is in ``wl``; after an odd number of levels
-    the frontier is in ``nxt``). Level L counts its pushes in
-    ``counts[L % 3]``; the counter of level L + 1 is reset during level L, after
-    every thread has read level L - 1's (three rotate, so no reset races a
-    read); the host zeroes ``counts[0]``. ``state`` gets (frontier size, levels
-    run, the widest group so far). Same relaxation and claims as `bs_kernel` (iteration ``it0 + level``),
-    so the result is the fixed point every strategy reaches."""
-    g = cuda.cg.this_grid()
-    width = _group_width()
-    rank = cuda.grid(1)
-    total = cuda.gridsize(1)
-    size = size0
-    level = 0
+@cuda.jit(device=True)
+def _resident_level(indptr, indices, weights, dist, wl, nxt, stamp, counts, size, level, it0,
+                    rank, total, width):
+    """One level of the device-resident loop, run by thread ``rank`` of the ``total``
+    that meet at its barrier (a block's or the grid's): groups of ``width`` lanes share a
+    frontier node's edges, widened (powers of two, up to ``total``) while the frontier has
+    fewer nodes than groups, so a lone hub's row is shared by every thread. Pushes count
+    in ``counts[level % 3]``; the counter of the next level is reset here, a level ahead
+    (it was last read at the end of level - 2, and every thread has passed a barrier
+    since), so no reset races a read. Returns (edges this thread examined, the group
+    width). Same relaxation and claims as `bs_kernel` (iteration ``it0 + level``)."""
+    w = width
+    while 2 * w <= total and 2 * w * size <= total:
+        w *= 2
+    lane = rank % w
+    group = rank // w
+    groups = total // w
+    c = level % 3
+    if rank == 0:
+        counts[(level + 1) % 3] = 0
+    it = it0 + level
+    side = level % 2  # 0: wl -> nxt, 1: nxt -> wl
     mine = 0
-    widest = width
-    while level < max_levels and size > 0 and size <= cap:
-        # fewer nodes than groups: wider groups, up to the whole grid on a lone node
-        w = width
-        while 2 * w <= total and 2 * w * size <= total:
-            w *= 2
-        widest = max(widest, w)
-        lane = rank % w
-        group = rank // w
-        groups = total // w
-        c = level % 3
-        if rank == 0:
-            counts[(level + 1) % 3] = 0
-        it = it0 + level
-        side = level % 2  # 0: wl -> nxt, 1: nxt -> wl
-        k = group
-        while k < size and group < groups:
-            u = _pick(side, wl, nxt, k)
-            lo = indptr[u]
-            hi = indptr[u + 1]
-            if lane == 0:
-                mine += hi - lo
-            j = lo + lane
-            while j < hi:
-                v = _relax_claim(u, j, indices, weights, dist, it, stamp)
-                if v >= 0:
-                    _append(v, 1 - side, wl, nxt, counts, c)
-                j += w
-            k += groups
-        g.sync()
-        size = counts[c]
-        level += 1
+    k = group
+    while k < size and group < groups:
+        u = _pick(side, wl, nxt, k)
+        lo = indptr[u]
+        hi = indptr[u + 1]
+        if lane == 0:
+            mine += hi - lo
+        j = lo + lane
+        while j < hi:
+            v = _relax_claim(u, j, indices, weights, dist, it, stamp)
+            if v >= 0:
+                _append(v, 1 - side, wl, nxt, counts, c)
+            j += w
+        k += groups
+    return mine, w
+
+
+@cuda.jit(device=True)
+def _resident_done(work, mine, state, rank, size, level, widest):
+    """End of a resident launch: each thread's examined edges into ``work`` (one atomic
+    a thread), and (frontier size, levels run, the widest group so far) into ``state``."""
     if mine > 0:
         cuda.atomic.add(work, 0, mine)
     if rank == 0:
@@ -204,21 +190,48 @@ def resident_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, 
 
 
 @cuda.jit
+def resident_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, max_levels, cap,
+                           stamp, counts, work, state):
+    """Up to ``max_levels`` BS iterations in ONE cooperative launch, while the
+    frontier holds at most ``cap`` nodes: the device-resident loop's grid tier. Every
+    warp of the grid takes a frontier node at a time and its 32 lanes share the node's
+    edges (`_resident_level`: wider groups on a frontier of fewer nodes than warps); the
+    grid synchronises (cooperative groups) between levels, so a level costs a grid
+    barrier instead of a launch and a blocking host read. The worklists alternate
+    between ``wl`` and ``nxt`` (the input is in ``wl``; after an odd number of levels
+    the frontier is in ``nxt``); the host zeroes ``counts[0]``. ``state`` gets (frontier
+    size, levels run, the widest group so far); each thread adds its examined edges to
+    ``work`` once, at the end. The result is the fixed point every strategy reaches."""
+    g = cuda.cg.this_grid()
+    width = _group_width()
+    rank = cuda.grid(1)
+    total = cuda.gridsize(1)
+    size = size0
+    level = 0
+    mine = 0
+    widest = width
+    while level < max_levels and size > 0 and size <= cap:
+        m, w = _resident_level(indptr, indices, weights, dist, wl, nxt, stamp, counts, size,
+                               level, it0, rank, total, width)
+        mine += m
+        widest = max(widest, w)
+        g.sync()
+        size = counts[level % 3]
+        level += 1
+    _resident_done(work, mine, state, rank, size, level, widest)
+
+
+@cuda.jit
 def block_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, max_levels, cap,
                         width, stamp, work, state):
     """Up to ``max_levels`` BS iterations in a launch of ONE block, while the frontier
     holds at most ``cap`` nodes: the first tier of the device-resident loop, for the
     frontiers of a few hundred nodes that grids, roads and paths have level after level.
-    A block barrier (``syncthreads``) ends a level instead of a grid barrier, and the
-    level's push counter is shared memory; groups of ``width`` lanes (1, 2, 4, ... 32)
-    share a frontier node's edges, so a thread per edge of a low-degree node, and a
-    level whose frontier leaves groups idle widens them (powers of two, up to the whole
-    block) so that a hub's row is shared by every thread. Counters, worklists (``wl`` in, alternating with ``nxt``) and
-    ``state`` (frontier size, levels run; [2]: the widest group so far) as
-    `resident_levels_kernel`; the three push
-    counters rotate, the next one reset a level ahead, so no reset races a read. Each
-    thread adds its examined edges to ``work`` once, at the end. Same relaxation and
-    claims as `bs_kernel` (iteration ``it0 + level``)."""
+    A block barrier (``syncthreads``) ends a level instead of a grid barrier, the push
+    counters are shared memory, and groups of ``width`` lanes (1, 2, 4, ... 32: sized to
+    the mean degree by the host, widened on small frontiers) share a frontier node's
+    edges (`_resident_level`). Worklists, ``work`` and ``state`` as
+    `resident_levels_kernel`."""
     counts = cuda.shared.array(3, dtype=nb_int64)
     tid = cuda.threadIdx.x
     nth = cuda.blockDim.x
@@ -230,43 +243,14 @@ def block_levels_kernel(indptr, indices, weights, dist, wl, nxt, size0, it0, max
     mine = 0
     widest = width
     while level < max_levels and size > 0 and size <= cap:
-        # a frontier smaller than the groups gets wider groups: the block's threads share
-        # its nodes' edges (a hub source alone: every thread of the block on its row)
-        w = width
-        while 2 * w <= nth and 2 * w * size <= nth:
-            w *= 2
+        m, w = _resident_level(indptr, indices, weights, dist, wl, nxt, stamp, counts, size,
+                               level, it0, tid, nth, width)
+        mine += m
         widest = max(widest, w)
-        lane = tid % w
-        group = tid // w
-        groups = nth // w
-        c = level % 3
-        if tid == 0:
-            counts[(level + 1) % 3] = 0
-        it = it0 + level
-        side = level % 2  # 0: wl -> nxt, 1: nxt -> wl
-        k = group
-        while k < size and group < groups:
-            u = _pick(side, wl, nxt, k)
-            lo = indptr[u]
-            hi = indptr[u + 1]
-            if lane == 0:
-                mine += hi - lo
-            j = lo + lane
-            while j < hi:
-                v = _relax_claim(u, j, indices, weights, dist, it, stamp)
-                if v >= 0:
-                    _append(v, 1 - side, wl, nxt, counts, c)
-                j += w
-            k += groups
         cuda.syncthreads()
-        size = counts[c]
+        size = counts[level % 3]
         level += 1
-    if mine > 0:
-        cuda.atomic.add(work, 0, mine)
-    if tid == 0:
-        state[0] = size
-        state[1] = level
-        state[2] = max(state[2], widest)
+    _resident_done(work, mine, state, tid, size, level, widest)
 
 
 @cuda.jit
