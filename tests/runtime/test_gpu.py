@@ -238,19 +238,25 @@ def test_node_splitting_and_edge_worklists_read_back_every_level(monkeypatch):
         assert r.info["host_syncs"] == r.info["level_launches"] == r.iterations == n
 
 
-def test_resident_loop_shares_a_hub_among_a_warps_lanes(monkeypatch):
-    """Blocks of whole warps: each frontier node's edges are shared by 32 lanes (the
-    other tests run blocks of 8 threads, a thread per node)."""
-    monkeypatch.setattr(config, "THREADS_PER_BLOCK", 64)
-    monkeypatch.setattr(config, "SMALL_FRONTIER", 1000)
-    # a path 0-1-2, a hub 2 with 100 leaves, each leaf with a tail of two more nodes
+def _hub_graph():
+    """A path 0-1-2, a hub 2 with 100 leaves, each leaf with a tail of two more nodes:
+    303 nodes, 302 edges of weights 1..302."""
     src, dst = [0, 1], [1, 2]
     for i in range(100):
         leaf, t1, t2 = 3 + 3 * i, 4 + 3 * i, 5 + 3 * i
         src += [2, leaf, t1]
         dst += [leaf, t1, t2]
-    n = 303
-    g = Graph(n=n, src=np.array(src), dst=np.array(dst), weight=np.arange(1, len(src) + 1.0))
+    return Graph(n=303, src=np.array(src), dst=np.array(dst),
+                 weight=np.arange(1, len(src) + 1.0))
+
+
+def test_resident_loop_shares_a_hub_among_a_warps_lanes(monkeypatch):
+    """Blocks of whole warps: each frontier node's edges are shared by 32 lanes (the
+    other tests run blocks of 8 threads, a thread per node)."""
+    monkeypatch.setattr(config, "THREADS_PER_BLOCK", 64)
+    monkeypatch.setattr(config, "SMALL_FRONTIER", 1000)
+    g = _hub_graph()
+    src = g.src
     for kind, run in (("bfs", bfs), ("sssp", sssp)):
         r = run(g, 0, "bs", device="gpu")
         assert np.allclose(r.dist, reference(g, 0, kind == "bfs"))
@@ -345,13 +351,7 @@ def test_block_tier_widens_groups_for_a_hub(monkeypatch):
     level has one node, so its group widens to the whole block: the same distances, each
     edge examined once from each end, one launch."""
     monkeypatch.setattr(config, "BLOCK_FRONTIER", 1000)
-    src, dst = [0, 1], [1, 2]
-    for i in range(100):
-        leaf, t1, t2 = 3 + 3 * i, 4 + 3 * i, 5 + 3 * i
-        src += [2, leaf, t1]
-        dst += [leaf, t1, t2]
-    g = Graph(n=303, src=np.array(src), dst=np.array(dst),
-              weight=np.arange(1, len(src) + 1.0))
+    g = _hub_graph()
     assert _gpu.block_tier(303, 2 * 302) == (16, 2, 1000)
     for kind, run in (("bfs", bfs), ("sssp", sssp)):
         r = run(g, 0, "bs", device="gpu")
