@@ -238,6 +238,13 @@ def test_node_splitting_and_edge_worklists_read_back_every_level(monkeypatch):
         assert r.info["host_syncs"] == r.info["level_launches"] == r.iterations == n
 
 
+def _one_block_grid(monkeypatch):
+    """The grid tier on one block, as the simulator runs it, on a real card too (where
+    the resident blocks are many): counts and group widths that depend on the grid's
+    size are then the same on both."""
+    monkeypatch.setattr(_gpu, "cooperative_blocks", lambda *args: 1)
+
+
 def _hub_graph():
     """A path 0-1-2, a hub 2 with 100 leaves, each leaf with a tail of two more nodes:
     303 nodes, 302 edges of weights 1..302."""
@@ -253,6 +260,7 @@ def _hub_graph():
 def test_resident_loop_shares_a_hub_among_a_warps_lanes(monkeypatch):
     """Blocks of whole warps: each frontier node's edges are shared by 32 lanes (the
     other tests run blocks of 8 threads, a thread per node)."""
+    _one_block_grid(monkeypatch)
     monkeypatch.setattr(config, "THREADS_PER_BLOCK", 64)
     monkeypatch.setattr(config, "SMALL_FRONTIER", 1000)
     g = _hub_graph()
@@ -274,6 +282,7 @@ def test_default_cap_keeps_frontiers_larger_than_the_grid_on_the_device(monkeypa
     `config.LEVELS_PER_LAUNCH` levels a launch: a 9 x 12 grid from a corner is 20 levels
     with frontiers of up to 9 nodes, on the simulator's one-block grid of 8 threads (one
     node per thread: width 1); so one launch and one host read."""
+    _one_block_grid(monkeypatch)
     monkeypatch.setattr(config, "SMALL_FRONTIER", None)
     monkeypatch.setattr(config, "LEVELS_PER_LAUNCH", 1024)
     monkeypatch.setattr(config, "RESIDENT_FRONTIER", 65536)
@@ -329,6 +338,7 @@ def test_block_tier_hands_a_large_frontier_to_the_grid(monkeypatch):
     past the cap, so the cooperative grid runs levels 1-11 (it leaves only when a frontier
     outgrows its own cap): two launches, two host reads, 12 levels on the device, every
     edge examined once from each end."""
+    _one_block_grid(monkeypatch)
     monkeypatch.setattr(config, "BLOCK_FRONTIER", None)
     monkeypatch.setattr(config, "BLOCK_THREADS", 64)
     monkeypatch.setattr(config, "SMALL_FRONTIER", None)
