@@ -102,33 +102,46 @@ def vertex_cap(total, stop):
     return max(1, int(MAX_VERTEX_FACTOR * total / stop))
 
 
-def contract_levels(finest, stop, step, edge_stop=None):
-    """``(levels, maps)``: ``step(fine, i) -> (coarse, cmap)`` applied from ``finest`` until
-    a level has at most ``stop`` vertices, or a step merges nothing or shrinks its level by
-    less than 15 % (`SHRINK_STOP`), or keeps more than ``edge_stop`` of its edges (that
-    level is kept in both cases). Both devices' coarsening. A step whose buffers do not
-    fit in the memory available is refused before it allocates (`check_level_memory`)."""
+def contract_levels(finest, stop, step, edge_stop=None, thin=None):
+    """``(levels, maps)``: ``step(fine, i) -> (coarse, cmap)`` (``i``: the step's number)
+    applied from ``finest`` until a level has at most ``stop`` vertices, or a step merges
+    nothing or shrinks its level by less than 15 % (`SHRINK_STOP`), or keeps more than
+    ``edge_stop`` of its edges (that level is kept in both cases). Both devices'
+    coarsening. A step whose buffers do not fit in the memory available is refused
+    before it allocates (`check_level_memory`).
+
+    ``thin`` (host levels only): a level between the finest and the coarsest with at
+    least this share of the adjacency entries of the last level kept is dropped once
+    the next one is built, and the maps across it are composed, so the hierarchy holds
+    only levels that shrank (RMAT-like graphs keep most edges level after level)."""
     levels, maps = [finest], []
+    steps = 0
     while levels[-1].n > stop:
         fine = levels[-1]
         check_level_memory(fine)
-        coarse, cmap = step(fine, len(maps))
+        coarse, cmap = step(fine, steps)
+        steps += 1
         if coarse.n == fine.n:
             break
-        levels.append(coarse)
-        maps.append(cmap)
+        if (thin is not None and len(levels) >= 2
+                and len(fine.indices) >= thin * len(levels[-2].indices)):
+            maps[-1] = K.project(cmap, maps[-1])  # fine vertex -> coarse, across the dropped
+            levels[-1] = coarse
+        else:
+            levels.append(coarse)
+            maps.append(cmap)
         if coarse.n > SHRINK_STOP * fine.n or (
                 edge_stop is not None and coarse.m > edge_stop * fine.m):
             break
     return levels, maps
 
 
-def coarsen(level, k, seed, stop=None, edges=True):
+def coarsen(level, k, seed, stop=None, edges=True, thin=None):
     """Contract ``level`` until ``stop`` vertices (default `coarsen_to`) or until a level
     shrinks by less than 15 % of its vertices, or (``edges``) 10 % of its edges
-    (`EDGE_SHRINK_STOP`)."""
+    (`EDGE_SHRINK_STOP`); ``thin``: see `contract_levels`."""
     stop = coarsen_to(level.n, k) if stop is None else stop
     max_vw = vertex_cap(level.vwgt.sum(), stop)
     return contract_levels(level, stop,
                            lambda fine, i: contract(fine, match(fine, max_vw, seed + i)),
-                           EDGE_SHRINK_STOP if edges else None)
+                           EDGE_SHRINK_STOP if edges else None, thin)

@@ -844,3 +844,34 @@ def test_out_of_memory_advice_fits_the_command(tmp_path, capsys, monkeypatch):
                    "parts (-p); a vertex cut can keep its edge arrays on disk (--spill DIR) "
                    "or hold the graph on a cluster (--out-of-core --workers N), or use a "
                    "machine with more memory\n")
+
+
+def test_thin_hierarchies_drop_levels_that_kept_most_entries():
+    """``thin``: a level between the finest and the coarsest with at least that share
+    of the entries of the last level kept is dropped and the maps across it composed; the
+    kept levels are the full hierarchy's own (the matchings are seeded by step, not by
+    level), so projecting through the composed maps is projecting through all of them.
+    RMAT 2^9, 16 edges a vertex: entries 9,568, 7,700, 4,586, 2,112, 1,698, 1,676; at 0.75
+    the second (7,700 >= 7,176) and the fifth (1,698 >= 0.75 x 2,112 = 1,584) go."""
+    from runtime.multilevel.coarsening import coarsen
+
+    g = rmat(9, 16, seed=2)
+    lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
+    full, fmaps = coarsen(lv, 2, 7, 60, edges=False)
+    thin, tmaps = coarsen(lv, 2, 7, 60, edges=False, thin=0.75)
+    assert [len(x.indices) for x in full] == [9568, 7700, 4586, 2112, 1698, 1676]
+    kept = [0, 2, 3, 5]
+    assert len(thin) == len(kept) and len(tmaps) == len(kept) - 1
+    for t, i in zip(thin, kept):
+        f = full[i]
+        assert all(np.array_equal(getattr(t, a), getattr(f, a))
+                   for a in ("indptr", "indices", "ewgt", "vwgt"))
+    for j in range(len(kept) - 1):
+        composed = np.arange(full[kept[j]].n)
+        for i in range(kept[j], kept[j + 1]):
+            composed = fmaps[i][composed]
+        assert np.array_equal(tmaps[j], composed)
+    # without thin, nothing changes: the same hierarchy as before the option
+    again, amaps = coarsen(lv, 2, 7, 60, edges=False, thin=None)
+    assert [len(x.indices) for x in again] == [len(x.indices) for x in full]
+    assert all(np.array_equal(a, b) for a, b in zip(amaps, fmaps))

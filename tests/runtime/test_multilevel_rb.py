@@ -76,10 +76,11 @@ def test_a_bisection_coarsens_to_at_most_the_cap(monkeypatch):
     seen = []
     real = initial.coarsen
 
-    def spy(sub, k, seed, stop=None, edges=True):
+    def spy(sub, k, seed, stop=None, edges=True, thin=None):
         seen.append((sub.n, stop))
         assert edges is False  # the bisections stop by the vertex rule alone
-        return real(sub, k, seed, stop, edges)
+        assert thin == initial.THIN_LEVELS == 0.75  # and keep the levels that shrank
+        return real(sub, k, seed, stop, edges, thin)
 
     monkeypatch.setattr(initial, "coarsen", spy)
     g = rmat(12, 4, seed=2)
