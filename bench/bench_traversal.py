@@ -84,8 +84,8 @@ def main():
     ap.add_argument("--gpu-config", default="", metavar="NAME=VALUE,...",
                     help="set GPU tunables of runtime.config for this run (for A/B runs on a "
                          f"card): {', '.join(GPU_TUNABLES)}; 'none' for None, e.g. "
-                         "LEVELS_PER_LAUNCH=64,BLOCK_FRONTIER=0,RESIDENT_FRONTIER=0 (the loop before "
-                         "2026-11-29)")
+                         "LEVELS_PER_LAUNCH=64,BLOCK_FRONTIER=0,RESIDENT_FRONTIER=0 "
+                         "(the loop before 2026-11-29)")
     args = ap.parse_args()
     set_gpu_config(ap, args.gpu_config)
     s = args.scale

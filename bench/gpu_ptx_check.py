@@ -72,8 +72,9 @@ def main():
         "mst_labels_kernel": (i4a, i8a),
     }
     # DeviceCSR holds 4-byte neighbour ids while they fit: the CSR kernels, with those too
-    for name in ("bs_kernel", "resident_levels_kernel", "block_levels_kernel", "ns_kernel", "hp_kernel", "delta_kernel",
-                 "do_top_down_kernel", "do_bottom_up_kernel", "ep_kernel", "wd_kernel"):
+    for name in ("bs_kernel", "resident_levels_kernel", "block_levels_kernel", "ns_kernel",
+                 "hp_kernel", "delta_kernel", "do_top_down_kernel", "do_bottom_up_kernel",
+                 "ep_kernel", "wd_kernel"):
         sig = list(sigs[name])
         sig[1] = i4a  # the second argument is the neighbour ids in each of them
         sigs[name + " (4-byte ids)"] = tuple(sig)

@@ -168,7 +168,6 @@ def _interruption(exc):
 #: what each command can do with less memory (`_out_of_memory`); the rest: a larger machine
 _LESS_MEMORY = {
     "trace": "trace fewer instructions (--max-instructions) or a region (--roi FUNC)",
-    "graph": "trace fewer instructions (--max-instructions) or a region (--roi FUNC)",
     "analyze": "analyse a slice (--window START:END), trace fewer instructions "
                "(--max-instructions) or a region (--roi FUNC), keep the large arrays on disk "
                "(--spill DIR), use fewer clusters (-p)",
@@ -177,6 +176,7 @@ _LESS_MEMORY = {
     "batch": "run fewer jobs at once (--workers N)",
     "schedule": "give the job a smaller --size or more sub-loads (--units)",
 }
+_LESS_MEMORY["graph"] = _LESS_MEMORY["trace"]
 _LESS_MEMORY["compare"] = _LESS_MEMORY["analyze"]
 
 
