@@ -82,7 +82,7 @@ class Analysis:
             "communication_bytes": r.communication_bytes, "network_bytes": r.network_bytes,
             "hop_bytes": r.hop_bytes, "messages": r.messages,
             "remote_memory_tasks": r.remote_memory_tasks,
-            "mean_utilization": float(r.utilization.mean()),
+            **r.utilization_figures(),
             **self.bound.figures(r.makespan),
             "partition": self.partition, "phases": self.phases,
             "mappers": self.mappers,
@@ -639,7 +639,7 @@ def _reused(sims, name, core):
 def _mapping_figures(r):
     """The comparison table's figures of one simulation (`SimResult`)."""
     return {"makespan": r.makespan, "hop_bytes": r.hop_bytes, "network_bytes": r.network_bytes,
-            "mean_utilization": float(r.utilization.mean())}
+            **r.utilization_figures()}
 
 
 def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time-aware",

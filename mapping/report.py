@@ -15,7 +15,7 @@ import io
 import numpy as np
 
 __all__ = ["analysis_html", "compare_figure", "compare_tables", "figure_png", "insight_html",
-           "metric_text", "timeline_figure", "windows_tables"]
+           "metric_text", "timeline_figure", "utilization_rows", "windows_tables"]
 
 
 def _plt():
@@ -126,6 +126,18 @@ def _mappers_figure(a):
     return fig
 
 
+def utilization_rows(r, cores):
+    """The two labelled utilisation rows of a summary: the mean over the cores that hold a
+    cluster, and over all ``cores`` of the machine (`mapping.simulate.SimResult`)."""
+    used = r.cores_used
+    empty = f", {cores - used} of them empty" if used < cores else ""
+    return [("utilisation of the cores in use",
+             f"{r.utilization_used_cores:.3f} (mean over the {used} of {cores} cores that "
+             "hold clusters)"),
+            ("utilisation of all cores",
+             f"{r.utilization_all_cores:.3f} (mean over all {cores} cores{empty})")]
+
+
 def analysis_html(a, graph, source, methods=None, insight=None):
     """The text of ``report.html`` for an `Analysis` of ``graph``.
 
@@ -159,7 +171,7 @@ def analysis_html(a, graph, source, methods=None, insight=None):
             ("without dependency waits", f"{a.independent_time:,.0f} cycles"),
             ("communication", f"{r.communication_bytes:,.0f} bytes in {r.messages:,} messages"),
             ("network bytes / hop-bytes", f"{r.network_bytes:,.0f} / {r.hop_bytes:,.0f}"),
-            ("mean core utilisation", f"{r.utilization.mean():.3f}"),
+            *utilization_rows(r, a.machine.cores),
             ("remote-memory tasks", f"{r.remote_memory_tasks:,}")]
     rows += [(f"partition: {k.replace('_', ' ')}", metric_text(v)) for k, v in a.partition.items()]
     rows += [(f"phase: {k}", f"{v:.2f} s") for k, v in a.phases.items()]
@@ -168,9 +180,12 @@ def analysis_html(a, graph, source, methods=None, insight=None):
     mappers = ""
     if a.mappers:
         mappers = "<h2>Mappings</h2><table><tr><th>mapping</th><th>makespan</th><th>hop-bytes</th>" \
-                  "<th>utilisation</th></tr>" + "".join(
+                  "<th>cores in use</th><th>utilisation of the cores in use</th>" \
+                  "<th>utilisation of all cores</th></tr>" + "".join(
                       f"<tr><td>{html.escape(m['mapping'])}</td><td>{m['makespan']:,.0f}</td>"
-                      f"<td>{m['hop_bytes']:,.0f}</td><td>{m['mean_utilization']:.3f}</td></tr>"
+                      f"<td>{m['hop_bytes']:,.0f}</td><td>{m['cores_used']}</td>"
+                      f"<td>{m['utilization_used_cores']:.3f}</td>"
+                      f"<td>{m['utilization_all_cores']:.3f}</td></tr>"
                       for m in a.mappers) + "</table>"
     images = "\n".join(
         f"<h2>{html.escape(title)}</h2><img alt='{html.escape(title)}' "
@@ -240,7 +255,8 @@ def compare_figure(rows, methods, title):
 
 #: Figures shown as ratios (four decimals) in the windows tables; the others are counts,
 #: bytes or cycles, except ``makespan_seconds`` (shown in s, ms, us or ns).
-_RATIOS = ("replication_factor", "work_imbalance", "speedup", "mean_utilization")
+_RATIOS = ("replication_factor", "work_imbalance", "speedup", "utilization_used_cores",
+           "utilization_all_cores")
 
 #: Columns of the per-window table (when the analysis has them), besides its position.
 _WINDOW_COLUMNS = ("replication_factor", "cut_edges", "work_imbalance", "communication_bytes",

@@ -35,10 +35,13 @@ UNITS = {"nodes": "nodes", "roi": "ROI activations"}
 #: Figures of every window's analysis whose variation is reported, in report order, after
 #: the partitioner's own (``replication_factor``, ``vertex_copies``, ``work_imbalance`` of a
 #: vertex cut; ``cut_edges``, ``work_imbalance`` of an edge cut). ``speedup``: the tasks'
-#: total cycles (their time one after another on one core) over the makespan.
+#: total cycles (their time one after another on one core) over the makespan;
+#: ``utilization_used_cores`` averages over the ``cores_used`` cores holding a cluster,
+#: ``utilization_all_cores`` over every core of the machine.
 PARTITION_FIGURES = ("replication_factor", "vertex_copies", "cut_edges", "work_imbalance")
 FIGURES = ("communication_bytes", "messages", "network_bytes", "hop_bytes", "makespan",
-           "makespan_seconds", "independent_time", "speedup", "mean_utilization")
+           "makespan_seconds", "independent_time", "speedup", "cores_used",
+           "utilization_used_cores", "utilization_all_cores")
 
 
 @dataclass(frozen=True, eq=False)
@@ -205,6 +208,6 @@ def _figures(a):
               "makespan": r.makespan, "makespan_seconds": r.seconds,
               "independent_time": a.independent_time,
               "speedup": work / r.makespan if r.makespan > 0 else float("nan"),
-              "mean_utilization": float(r.utilization.mean())}
+              **r.utilization_figures()}
     out.update((k, values[k]) for k in FIGURES)
     return out

@@ -36,7 +36,10 @@ Network
 
 Outputs: the makespan (last task's finish), busy cycles and utilisation per
 core, bytes per directed link, messages, bytes between different cores
-(network bytes) and hop-bytes (bytes x hops).
+(network bytes) and hop-bytes (bytes x hops). The mean utilisation is given
+twice, each named for what it averages: over the cores that hold a cluster
+(``utilization_used_cores``) and over every core of the machine
+(``utilization_all_cores``, lower whenever clusters leave cores empty).
 """
 
 import dataclasses
@@ -63,7 +66,12 @@ LINK_DIRECTIONS = ("east", "west", "south", "north")
 
 @dataclass(frozen=True, eq=False)
 class SimResult:
-    """Outputs of `simulate` (cycles unless the name says seconds)."""
+    """Outputs of `simulate` (cycles unless the name says seconds).
+
+    ``busy`` and ``utilization`` (busy / makespan) have one entry per core of
+    the machine; ``used`` marks the cores that hold at least one cluster
+    (None: the cores that were busy).
+    """
 
     makespan: float
     seconds: float
@@ -77,6 +85,32 @@ class SimResult:
     remote_memory_tasks: int
     finish: np.ndarray
     info: dict = field(default_factory=dict)
+    used: np.ndarray = None
+
+    @property
+    def cores_used(self):
+        """Cores that hold at least one cluster."""
+        return int(np.count_nonzero(self._used()))
+
+    @property
+    def utilization_used_cores(self):
+        """Mean utilisation of the cores that hold a cluster (0 when none does)."""
+        used = self._used()
+        return float(self.utilization[used].mean()) if used.any() else 0.0
+
+    @property
+    def utilization_all_cores(self):
+        """Mean utilisation of every core of the machine, empty ones included."""
+        return float(self.utilization.mean()) if len(self.utilization) else 0.0
+
+    def utilization_figures(self):
+        """``cores_used``, ``utilization_used_cores`` and ``utilization_all_cores``."""
+        return {"cores_used": self.cores_used,
+                "utilization_used_cores": self.utilization_used_cores,
+                "utilization_all_cores": self.utilization_all_cores}
+
+    def _used(self):
+        return np.asarray(self.busy > 0 if self.used is None else self.used, dtype=bool)
 
     def link_grid(self, machine):
         """Bytes through each router (sum of its outgoing links), as a rows x cols grid."""
@@ -89,7 +123,7 @@ class SimResult:
             "messages": self.messages, "communication_bytes": self.communication_bytes,
             "network_bytes": self.network_bytes, "hop_bytes": self.hop_bytes,
             "remote_memory_tasks": self.remote_memory_tasks,
-            "mean_utilization": float(self.utilization.mean()) if len(self.utilization) else 0.0,
+            **self.utilization_figures(),
             "max_link_bytes": float(self.link_bytes.max()) if len(self.link_bytes) else 0.0,
         }
 
@@ -331,4 +365,5 @@ def _run(cl, core, machine, value_bytes, t0, order, c, weight, t_obj, rep_src, r
         remote_memory_tasks=int(stats[4]), finish=finish,
         info={"seconds_simulating": time.perf_counter() - t0, "value_bytes": value_bytes,
               "replicas": int(R)},
+        used=np.bincount(core, minlength=machine.cores) > 0,
     )

@@ -38,8 +38,9 @@ __all__ = ["BatchJob", "COLUMNS", "load_manifest", "run_batch", "run_job", "writ
 
 #: Columns of the table, in order (figures from ``vcut analyze --json``).
 COLUMNS = ("job", "args", "p", "status", "error", "nodes", "edges", "method", "machine",
-           "makespan", "lower_bound", "makespan_over_bound", "speedup", "mean_utilization",
-           "communication_bytes", "hop_bytes", "replication_factor", "seconds")
+           "makespan", "lower_bound", "makespan_over_bound", "speedup", "cores_used",
+           "utilization_used_cores", "utilization_all_cores", "communication_bytes",
+           "hop_bytes", "replication_factor", "seconds")
 
 _JOB_KEYS = {"name", "sources", "source", "args", "defines", "options", "p"}
 _TOP_KEYS = {"p", "options", "job"}
@@ -159,7 +160,8 @@ def run_job(job):
             "edges": s["graph"]["edges"], "method": s["method"], "machine": s["machine"],
             "makespan": s["makespan"], "lower_bound": s["lower_bound"],
             "makespan_over_bound": s["makespan_over_bound"], "speedup": s["speedup"],
-            "mean_utilization": s["mean_utilization"],
+            "cores_used": s["cores_used"], "utilization_used_cores": s["utilization_used_cores"],
+            "utilization_all_cores": s["utilization_all_cores"],
             "communication_bytes": s["communication_bytes"], "hop_bytes": s["hop_bytes"],
             "replication_factor": s["partition"].get("replication_factor"),
             "seconds": time.perf_counter() - t0}
@@ -243,7 +245,9 @@ def _html(rows, title):
             "tr.error{background:#fdd}</style></head><body>"
             f"<h1>{escape(title)}</h1><p>{len(rows)} runs, {failed} failed. Speed-up: work / "
             "makespan of the simulated mapping; bound: work / max(critical path, work / "
-            "cores).</p>" + _plot_svg(rows) + f"<table><tr>{head}</tr>{body}</table></body></html>")
+            "cores). Utilisation: the mean busy share of the cores_used cores that hold "
+            "clusters (utilization_used_cores) and of every core of the machine "
+            "(utilization_all_cores).</p>" + _plot_svg(rows) + f"<table><tr>{head}</tr>{body}</table></body></html>")
 
 
 def write_results(rows, outdir, title="vcut batch"):

@@ -260,7 +260,10 @@ def test_the_comparison_reuses_the_mappings_own_simulations_exactly(strassen8):
         fresh = simulate(a.clustering, core, m, a.interactions.value_bytes)
         assert row["makespan"] == fresh.makespan and row["hop_bytes"] == fresh.hop_bytes
         assert row["network_bytes"] == fresh.network_bytes
-        assert row["mean_utilization"] == float(fresh.utilization.mean())
+        assert row["utilization_all_cores"] == float(fresh.utilization.mean())
+        used = np.isin(np.arange(m.cores), core)
+        assert row["cores_used"] == int(used.sum())
+        assert row["utilization_used_cores"] == float(fresh.utilization[used].mean())
     again = simulate(a.clustering, a.placement.core, m, a.interactions.value_bytes)
     assert a.result.makespan == again.makespan
     assert np.array_equal(a.result.finish, again.finish)
@@ -838,3 +841,44 @@ def test_par_on_whole_block_runs_is_mapped_as_a_finalist(strassen8, monkeypatch)
     assert (a.result.makespan, a.result.messages) == current
     if current == (plain.result.makespan, plain.result.messages):
         assert np.array_equal(a.clustering.cluster, plain.clustering.cluster)
+
+
+def test_utilization_is_reported_for_the_cores_in_use_and_for_all_cores(trace_file, tmp_path,
+                                                                       capsys):
+    # 2 clusters on the 4 cores of mesh:2x2: two cores stay empty. The summary, --json,
+    # mapping.json and the report each give both means, labelled; none gives the bare
+    # mean over all cores as "mean utilisation".
+    out = str(tmp_path / "u")
+    argv = ("analyze", trace_file, "-p", "2", "--machine", "mesh:2x2", "--algo", "wb-libra",
+            "--mapping", "round-robin", "--no-baselines")
+    code, stdout, err = run(capsys, *argv, "-o", out, "--json")
+    assert code == 0, err
+    s = json.loads(stdout)
+    doc = json.load(open(os.path.join(out, "mapping.json")))
+    util = [c["utilization"] for c in doc["cores"]]
+    used = [c["utilization"] for c in doc["cores"] if c["clusters"]]
+    assert s["cores_used"] == len(used) == 2 and "mean_utilization" not in s
+    assert s["utilization_used_cores"] == pytest.approx(sum(used) / 2, rel=1e-12)
+    assert s["utilization_all_cores"] == pytest.approx(sum(util) / 4, rel=1e-12)
+    assert s["utilization_all_cores"] == pytest.approx(s["utilization_used_cores"] / 2,
+                                                       rel=1e-12)
+    metrics = doc["metrics"]
+    assert "mean_utilization" not in metrics
+    assert [metrics[k] for k in ("cores_used", "utilization_used_cores",
+                                 "utilization_all_cores")] == \
+        [s[k] for k in ("cores_used", "utilization_used_cores", "utilization_all_cores")]
+    used_row = (f"{s['utilization_used_cores']:.3f} (mean over the 2 of 4 cores that hold "
+                "clusters)")
+    all_row = f"{s['utilization_all_cores']:.3f} (mean over all 4 cores, 2 of them empty)"
+    html = open(os.path.join(out, "report.html")).read()
+    assert f"<tr><th>utilisation of the cores in use</th><td>{used_row}</td></tr>" in html
+    assert f"<tr><th>utilisation of all cores</th><td>{all_row}</td></tr>" in html
+    assert "mean core utilisation" not in html
+    code, stdout, err = run(capsys, *argv)
+    assert code == 0, err
+    lines = stdout.splitlines()
+    assert any(ln.startswith("utilisation of the cores in use") and ln.endswith(used_row)
+               for ln in lines)
+    assert any(ln.startswith("utilisation of all cores") and ln.endswith(all_row)
+               for ln in lines)
+    assert "mean core utilisation" not in stdout

@@ -19,7 +19,8 @@ P = 4
 #: The figures of ``vcut analyze --json`` a window's row repeats: (summary key, row key).
 SUMMARY_FIGURES = [("communication_bytes",) * 2, ("messages",) * 2, ("network_bytes",) * 2,
                    ("hop_bytes",) * 2, ("makespan",) * 2, ("makespan_seconds",) * 2,
-                   ("independent_time",) * 2, ("mean_utilization",) * 2]
+                   ("independent_time",) * 2, ("cores_used",) * 2,
+                   ("utilization_used_cores",) * 2, ("utilization_all_cores",) * 2]
 
 
 def run(capsys, *argv):
@@ -90,7 +91,7 @@ def test_variation_statistics_by_hand(strassen_trace, capsys):
     assert doc["figures"] == ["replication_factor", "vertex_copies", "work_imbalance",
                               "communication_bytes", "messages", "network_bytes", "hop_bytes",
                               "makespan", "makespan_seconds", "independent_time", "speedup",
-                              "mean_utilization"]
+                              "cores_used", "utilization_used_cores", "utilization_all_cores"]
     for key in doc["figures"]:
         values = [r[key] for r in rows]
         got = doc["statistics"][key]
@@ -121,7 +122,9 @@ def test_table_on_stdout(strassen_trace, capsys):
     assert [ln.split()[0] for ln in lines[head + 1:head + 3]] == ["0", "1"]
     stats = lines[lines.index("", head) + 1:]
     assert stats[0].split() == ["figure", "min", "median", "max", "cv"]
-    assert stats[1].startswith("replication factor") and len(stats) == 13
+    assert stats[1].startswith("replication factor") and len(stats) == 15
+    assert [ln.split("  ")[0] for ln in stats[-3:]] == [
+        "cores used", "utilization used cores", "utilization all cores"]
 
 
 def test_windows_of_roi_activations(roi_trace, capsys):

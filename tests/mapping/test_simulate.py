@@ -181,3 +181,29 @@ def test_simulation_invariants(data):
     assert (r.network_bytes, r.hop_bytes) == hop_bytes(inter, core, m)
     one = simulate(cl, np.zeros(p, dtype=np.int64), m)  # one core never waits
     assert one.makespan == pytest.approx(w.sum())
+
+
+def test_utilization_of_the_cores_in_use_and_of_all_cores_by_hand():
+    # issue 61, item 14: two clusters on a 1 x 4 machine leave cores 2 and 3 empty. The
+    # two-cluster case above: makespan 34, busy 10 (core 0) and 20 (core 1), so the cores in
+    # use are busy (10 + 20) / (2 * 34) = 15/34 of the time and the machine (10 + 20) /
+    # (4 * 34) = 15/68; a mean over all cores halves the figure of the cores that work.
+    cl = clustering([(0, 1, 10), (1, 2, 20)], [0, 1], home=[0, 1, 1])
+    r = simulate(cl, [0, 1], table2(4, (1, 4)))
+    assert r.makespan == 34.0 and r.busy.tolist() == [10.0, 20.0, 0.0, 0.0]
+    assert r.cores_used == 2
+    assert r.utilization_used_cores == pytest.approx(15 / 34, rel=1e-15)
+    assert r.utilization_all_cores == pytest.approx(15 / 68, rel=1e-15)
+    d = r.to_dict()
+    assert "mean_utilization" not in d
+    assert (d["cores_used"], d["utilization_used_cores"], d["utilization_all_cores"]) == (
+        2, r.utilization_used_cores, r.utilization_all_cores)
+    # a core that holds a cluster counts as in use even when its cluster has no task
+    empty = clustering([(0, 1, 10), (1, 2, 20)], [0, 1], home=[0, 1, 1])
+    empty = Clustering(n=empty.n, p=3, src=empty.src, dst=empty.dst, weight=empty.weight,
+                       cluster=empty.cluster, home=empty.home, obj=empty.obj,
+                       kind="vertex-cut", method="hand")
+    r3 = simulate(empty, [0, 1, 3], table2(4, (1, 4)))
+    assert r3.cores_used == 3
+    assert r3.utilization_used_cores == pytest.approx(30 / (3 * r3.makespan), rel=1e-15)
+    assert r3.utilization_all_cores == pytest.approx(30 / (4 * r3.makespan), rel=1e-15)

@@ -31,7 +31,8 @@ int main(int argc, char **argv) {
 """
 CRASH = "int main(void) { volatile int *p = 0; return *p; }\n"
 FIGURES = ("nodes", "edges", "makespan", "lower_bound", "makespan_over_bound", "speedup",
-           "mean_utilization", "communication_bytes", "hop_bytes", "replication_factor")
+           "cores_used", "utilization_used_cores", "utilization_all_cores",
+           "communication_bytes", "hop_bytes", "replication_factor")
 
 
 @pytest.fixture

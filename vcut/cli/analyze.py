@@ -72,7 +72,7 @@ def run(args, program_args):
 def _run(args, program_args):
     if args.windows or args.window_size:
         return _run_windows(args, program_args)
-    from mapping.report import metric_text
+    from mapping.report import metric_text, utilization_rows
 
     summary, a, graph, source, ins, methods, files = _analyse(args, program_args)
     if args.json:
@@ -102,7 +102,7 @@ def _run(args, program_args):
                                      "after another: not a bound of the makespan)"),
         ("communication", f"{r.communication_bytes:,.0f} bytes ({r.messages:,} messages)"),
         ("network bytes / hop-bytes", f"{r.network_bytes:,.0f} / {r.hop_bytes:,.0f}"),
-        ("mean core utilisation", f"{r.utilization.mean():.3f}"),
+        *utilization_rows(r, a.machine.cores),
         ("reading", ins.reading),
     ]
     for m in a.mappers:
