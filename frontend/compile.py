@@ -99,6 +99,28 @@ def _clean_diagnostics(text):
     return "\n".join(lines).strip()
 
 
+#: Characters of the compiler's first error quoted in a failed compilation's message.
+QUOTED_ERROR = 120
+
+
+def _failure_message(src, code, diag):
+    """The one line of a failed compilation of ``src``: the compiler's exit status and its
+    first error (the source's own path shortened to its name), or that it printed none.
+    The diagnostics themselves travel in the error's ``details``."""
+    name = os.path.basename(src)
+    head = f"compilation of {name} failed (compiler exit {code})"
+    lines = diag.splitlines()
+    first = next((ln for ln in lines if "error:" in ln), lines[0] if lines else "")
+    if not first.strip():
+        return f"{head} without printing a diagnostic; compile {name} by hand to see why"
+    first = first.strip()
+    if first.startswith(src + ":"):
+        first = name + first[len(src):]
+    if len(first) > QUOTED_ERROR:
+        first = first[:QUOTED_ERROR - 3] + "..."
+    return f"{head}: {first}; fix the errors the compiler reported"
+
+
 def compile_program(
     sources,
     *,
@@ -186,11 +208,7 @@ def compile_program(
                 ) from None
             diag = _clean_diagnostics(res.stderr)
             if res.returncode != 0 or not os.path.exists(out):
-                raise CompileError(
-                    f"compilation of {os.path.basename(src)} failed (compiler exit "
-                    f"{res.returncode}); fix the errors reported above",
-                    details=diag,
-                )
+                raise CompileError(_failure_message(src, res.returncode, diag), details=diag)
             if diag:
                 diagnostics.append(diag)
             with open(out) as fh:

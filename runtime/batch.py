@@ -17,7 +17,9 @@ Every (job, argument list, p) is one row: the summary ``vcut analyze SOURCES -p 
 OPTIONS --json -- ARGS`` prints, computed on a worker (the traced program runs in
 its sandboxed child process there, as on this machine) and gathered in the
 manifest's order. A row that fails (a compile error, a crash of the traced
-program, a limit) carries its one-line error; the others complete. A worker lost
+program, a limit) carries its one-line error, and a compile error also the first
+`DIAGNOSTIC_LINES` lines of the compiler's diagnostics (``diagnostics``, in
+``batch.json`` and under the row in ``report.html``); the others complete. A worker lost
 mid-row has the row re-run elsewhere by Dask: rows are pure functions of their
 command lines, so nothing is lost and nothing changes.
 
@@ -34,13 +36,17 @@ from dataclasses import dataclass, field
 
 from frontend.errors import InputError
 
-__all__ = ["BatchJob", "COLUMNS", "load_manifest", "run_batch", "run_job", "write_results"]
+__all__ = ["BatchJob", "COLUMNS", "DIAGNOSTIC_LINES", "diagnostics_head", "load_manifest",
+           "run_batch", "run_job", "write_results"]
 
 #: Columns of the table, in order (figures from ``vcut analyze --json``).
 COLUMNS = ("job", "args", "p", "status", "error", "nodes", "edges", "method", "machine",
            "makespan", "lower_bound", "makespan_over_bound", "speedup", "cores_used",
            "utilization_used_cores", "utilization_all_cores", "communication_bytes",
            "hop_bytes", "replication_factor", "seconds")
+
+#: Lines of a failed row's compiler diagnostics kept in its ``diagnostics`` (JSON, HTML).
+DIAGNOSTIC_LINES = 20
 
 _JOB_KEYS = {"name", "sources", "source", "args", "defines", "options", "p"}
 _TOP_KEYS = {"p", "options", "job"}
@@ -152,6 +158,7 @@ def run_job(job):
         s = summary_for(job.argv())
     except VcutError as exc:
         return {**row, "status": "error", "error": exc.message,
+                "diagnostics": diagnostics_head(exc.details),
                 "seconds": time.perf_counter() - t0}
     except MemoryError:
         return {**row, "status": "error", "error": "out of memory on the worker",
@@ -165,6 +172,15 @@ def run_job(job):
             "communication_bytes": s["communication_bytes"], "hop_bytes": s["hop_bytes"],
             "replication_factor": s["partition"].get("replication_factor"),
             "seconds": time.perf_counter() - t0}
+
+
+def diagnostics_head(text, lines=DIAGNOSTIC_LINES):
+    """The first ``lines`` lines of a tool's diagnostics (the compiler's), and a last line
+    saying how many more there were; "" for none."""
+    have = text.splitlines() if text else []
+    if len(have) <= lines:
+        return "\n".join(have)
+    return "\n".join(have[:lines] + [f"... ({len(have) - lines} more lines)"])
 
 
 def run_batch(jobs, client, progress=None):
@@ -234,15 +250,21 @@ def _html(rows, title):
             return f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}"
         return escape(str(v)) if v is not None else ""
 
+    def diagnostics(r):
+        text = r.get("diagnostics")
+        return (f"<tr class='diagnostics'><td colspan='{len(COLUMNS)}'><pre>{escape(text)}"
+                "</pre></td></tr>") if text else ""
+
     head = "".join(f"<th>{escape(c)}</th>" for c in COLUMNS)
     body = "".join(
         "<tr class='{}'>{}</tr>".format(r.get("status"), "".join(
-            f"<td>{cell(r.get(c, ''))}</td>" for c in COLUMNS)) for r in rows)
+            f"<td>{cell(r.get(c, ''))}</td>" for c in COLUMNS)) + diagnostics(r) for r in rows)
     failed = sum(r.get("status") != "ok" for r in rows)
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{escape(title)}</title>"
             "<style>body{font-family:sans-serif}table{border-collapse:collapse;font-size:12px}"
             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-            "tr.error{background:#fdd}</style></head><body>"
+            "tr.error{background:#fdd}tr.diagnostics td{text-align:left;background:#fff5f5}"
+            "pre{margin:0;font-size:11px}</style></head><body>"
             f"<h1>{escape(title)}</h1><p>{len(rows)} runs, {failed} failed. Speed-up: work / "
             "makespan of the simulated mapping; bound: work / max(critical path, work / "
             "cores). Utilisation: the mean busy share of the cores_used cores that hold "

@@ -63,7 +63,8 @@ def test_compile_error_shows_compiler_diagnostics(capsys, cfile, out_path):
     assert code == errors.CompileError.exit_code == 4
     assert "bad.c:1:" in err and "error: use of undeclared identifier 'undefined_var'" in err
     assert last_error_line(err) == (
-        "error: compilation of bad.c failed (compiler exit 1); fix the errors reported above"
+        "error: compilation of bad.c failed (compiler exit 1): bad.c:1:25: error: use of "
+        "undeclared identifier 'undefined_var'; fix the errors the compiler reported"
     )
     assert "Traceback" not in err
     assert_nothing_written(out_path)

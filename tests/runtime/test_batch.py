@@ -168,6 +168,60 @@ sources = ["crash.c"]
     assert "<svg" in html and "1 failed" in html
 
 
+#: Eight compile errors: 8 x 3 lines of clang's diagnostics and its count, past the 20 kept.
+BROKEN = "".join(f"int f{k}(void) {{ return undefined_{k} + ; }}\n" for k in range(8))
+
+
+def test_a_compile_error_keeps_the_compilers_diagnostics(programs, capsys):
+    # issue 61, item 8: the row said "fix the errors reported above" while the diagnostics
+    # were nowhere; now the message quotes the first error, the row's JSON and the report
+    # keep the first 20 lines of them, and stderr shows them
+    from frontend import compile_program
+    from frontend.errors import CompileError
+
+    write_c(programs, "broken.c", BROKEN)
+    with pytest.raises(CompileError) as caught:
+        compile_program(str(programs / "broken.c"))
+    lines = caught.value.details.splitlines()
+    assert len(lines) > 20
+    first = lines[0].replace(str(programs / "broken.c"), "broken.c")
+    assert first.startswith("broken.c:1:") and "error: use of undeclared identifier" in first
+    message = (f"compilation of broken.c failed (compiler exit 1): {first}; fix the errors "
+               "the compiler reported")
+    assert caught.value.message == message
+    kept = "\n".join(lines[:20] + [f"... ({len(lines) - 20} more lines)"])
+    path = _manifest(programs, """
+p = [2, 3]
+options = ["--no-baselines"]
+[[job]]
+sources = ["loop.c"]
+args = [["25"]]
+p = [2]
+[[job]]
+sources = ["broken.c"]
+""")
+    out = programs / "out"
+    rc = main(["batch", path, "-o", str(out), "--workers", "1", "--json"])
+    assert rc == 1
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert [r["status"] for r in doc["rows"]] == ["ok", "error", "error"]
+    for row in doc["rows"][1:]:
+        assert row["error"] == message and row["diagnostics"] == kept
+    assert json.loads((out / "batch.json").read_text())["rows"] == doc["rows"]
+    with open(out / "batch.csv") as fh:
+        assert [r["error"] for r in csv.DictReader(fh)] == ["", message, message]
+    from html import escape
+
+    html = (out / "report.html").read_text()
+    assert html.count(f"<pre>{escape(kept)}</pre>") == 2
+    # on stderr once for both p of the job, above the last line
+    assert captured.err.endswith(
+        f"compiler diagnostics of broken (p=2, p=3):\n{kept}\n"
+        f"error: 2 of 3 runs failed; their errors are in their rows of {out / 'batch.csv'} "
+        "(the compiler's diagnostics above and in batch.json and report.html)\n")
+
+
 def test_cli_bad_manifest_and_arguments(programs, capsys):
     rc = main(["batch", str(programs / "none.toml"), "-o", str(programs / "o")])
     assert rc != 0

@@ -57,8 +57,24 @@ def run(args, program_args):
                        f"{r['makespan_over_bound']:.3f}" if r["status"] == "ok" else r["error"])
             print(f"{r['job']:<14} {r['args']:<12} p={r['p']:<4} {r['status']:<6} {figures}")
         print(f"written: {', '.join(files)}")
+    shown = _print_diagnostics(failed)
     if failed:
         print(f"error: {len(failed)} of {len(rows)} runs failed; their errors are in their "
-              f"rows of {files[0]}", file=sys.stderr)
+              f"rows of {files[0]}" + (" (the compiler's diagnostics above and in batch.json "
+                                       "and report.html)" if shown else ""), file=sys.stderr)
         return 1
     return 0
+
+
+def _print_diagnostics(failed):
+    """The compiler's diagnostics of the failed rows on stderr, each text once (the rows of
+    one job at several p share it); returns whether any were printed."""
+    seen = {}
+    for r in failed:
+        if r.get("diagnostics"):
+            seen.setdefault((r["job"], r["diagnostics"]), []).append(r)
+    for (job, text), same in seen.items():
+        runs = ", ".join(f"{(r['args'] + ' ') if r['args'] else ''}p={r['p']}" for r in same)
+        print(f"compiler diagnostics of {job} ({runs}):", file=sys.stderr)
+        print(text, file=sys.stderr)
+    return bool(seen)
