@@ -16,10 +16,11 @@ def _run(capsys, *argv):
 def test_program_arguments_without_the_separator(capsys, tmp_path):
     src = tmp_path / "p.c"
     src.write_text("int main(int c, char **v) { return c; }\n")
-    code, out, err = _run(capsys, "trace", str(src), "-o", str(tmp_path / "t.npz"), "hello")
+    out_path = str(tmp_path / "t.npz")
+    code, out, err = _run(capsys, "trace", str(src), "-o", out_path, "hello")
     assert code == 2 and out == ""
-    assert err == ("error: vcut: unrecognized arguments: hello; arguments for the traced program "
-                   "go after '--' (vcut trace prog.c -o t.npz -- ARG ...)\n")
+    assert err == (f"error: vcut trace: unrecognized arguments: hello; program arguments go "
+                   f"after --: vcut trace {src} -o {out_path} -- hello\n")
 
 
 def test_usage_errors_are_one_line(capsys):
@@ -47,8 +48,10 @@ def test_a_missing_analyze_input_is_named_for_what_it_is(capsys, tmp_path):
     missing = str(tmp_path / "run.npz")
     code, _, err = _run(capsys, "analyze", missing, "-p", "2")
     assert code == 2
-    assert err == (f"error: input not found: {missing}; give C sources (.c), a trace (.npz "
-                   "from 'vcut trace') or a graph file\n")
+    assert err == (f"error: input not found: {missing}; vcut analyze takes C sources (.c, or "
+                   ".ll LLVM IR), one trace (.npz from 'vcut trace') or one graph file (.graph, "
+                   ".metis, .edgelist, .edges, .el, .txt, .mtx, .lg, optionally .gz; or .npz "
+                   "from 'vcut graph')\n")
 
 
 def test_stdin_from_a_fifo_and_a_device(capfd, tmp_path):

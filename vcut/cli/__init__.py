@@ -37,13 +37,25 @@ COMMANDS = (trace, graph, stats, partition, analyze, batch, compare, traverse, m
 
 
 class UsageError(Exception):
-    """A command line argparse cannot parse (exit 2, one line)."""
+    """A command line argparse cannot parse (exit 2, one line); ``unrecognized``: the
+    words argparse did not take, when that was the problem."""
+
+    def __init__(self, message, unrecognized=()):
+        super().__init__(message)
+        self.unrecognized = list(unrecognized)
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``error: vcut trace: ...`` and what to do."""
 
-    def error(self, message):
+    def parse_args(self, args=None, namespace=None):
+        """argparse's, keeping the words it did not take as they were typed."""
+        args, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self.error("unrecognized arguments: " + " ".join(extras), extras)
+        return args
+
+    def error(self, message, unrecognized=()):
         hint = ""
         if message.startswith("unrecognized arguments"):
             hint = ("; arguments for the traced program go after '--' "
@@ -52,7 +64,7 @@ class _Parser(argparse.ArgumentParser):
             hint = "; a value that starts with '-' is written --option=-VALUE"
         elif message.startswith("the following arguments are required"):
             hint = f"; see '{self.prog} --help'"
-        raise UsageError(f"{self.prog}: {message}{hint}")
+        raise UsageError(f"{self.prog}: {message}{hint}", unrecognized)
 
 
 def build_parser():
@@ -95,6 +107,7 @@ def main(argv=None):
         args = None
         try:
             args = parser.parse_args(argv)  # option types raise InputError for bad numbers
+            args.command_line = argv  # as typed, for messages that correct it
             with reporting(progress_sink(args)):
                 code = args.func(args, program_args)
             if entry:  # a reader gone by now is found here, not at the interpreter's exit
@@ -103,8 +116,9 @@ def main(argv=None):
         except BrokenPipeError:
             return _closed_stdout()
         except UsageError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            _json_error(argv, str(exc), 2)
+            message = _program_arguments(exc, argv, program_args) or str(exc)
+            print(f"error: {message}", file=sys.stderr)
+            _json_error(argv, message, 2)
             return 2
         except (VcutError, MemoryError) as caught:
             exc = (_out_of_memory(getattr(args, "command", None))
@@ -134,6 +148,30 @@ def main(argv=None):
             _ignore_late_signals()
         elif previous is not None:
             _restore(previous)
+
+
+#: The commands that run a program, and so take its arguments after ``--``.
+_RUN_PROGRAMS = ("trace", "graph", "analyze", "compare")
+
+
+def _program_arguments(exc, argv, program_args):
+    """For words argparse left over that are no options (``vcut trace p.c -o t.npz 20``)
+    of a command that runs programs: that program arguments go after ``--``, with the
+    corrected command; else None."""
+    import shlex
+
+    words = exc.unrecognized
+    if (not words or any(w.startswith("-") for w in words) or not argv
+            or argv[0] not in _RUN_PROGRAMS):
+        return None
+    rest = list(argv)
+    for w in reversed(words):  # argparse lists them in order; the last ones are theirs
+        k = len(rest) - 1 - rest[::-1].index(w) if w in rest else None
+        if k is None or k == 0:
+            return None
+        del rest[k]
+    return (f"vcut {rest[0]}: unrecognized arguments: {shlex.join(words)}; program arguments "
+            f"go after --: vcut {shlex.join([*rest, '--', *words, *program_args])}")
 
 
 def _closed_stdout():

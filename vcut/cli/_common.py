@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'spill_context', 'analysis_input', 'parse_window', 'parse_window_size', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
+__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'spill_context', 'analysis_input', 'check_inputs', 'is_source', 'ACCEPTS', 'SOURCE_SUFFIXES', 'parse_window', 'parse_window_size', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
 
 #: Largest ``--seed`` (seeds reach numba kernels as int64).
 MAX_SEED = 2**63 - 1
@@ -172,6 +172,90 @@ def parse_window_size(text):
     return unit, size
 
 
+#: Suffixes of a program's sources (`frontend.compile_program`: C, or LLVM IR).
+SOURCE_SUFFIXES = (".c", ".ll")
+
+_SOURCES = "C sources (.c, or .ll LLVM IR)"
+_TRACE = "one trace (.npz from 'vcut trace')"
+_GRAPH = ("one graph file (.graph, .metis, .edgelist, .edges, .el, .txt, .mtx, .lg, optionally "
+          ".gz; or .npz from 'vcut graph')")
+#: What each command that runs programs reads, as its messages name it.
+ACCEPTS = {"trace": _SOURCES, "graph": f"{_SOURCES} or {_TRACE}",
+           "analyze": f"{_SOURCES}, {_TRACE} or {_GRAPH}"}
+ACCEPTS["compare"] = ACCEPTS["analyze"]
+
+
+def is_source(path):
+    """Whether ``path`` names a program source (`SOURCE_SUFFIXES`)."""
+    return path.lower().endswith(SOURCE_SUFFIXES)
+
+
+def check_inputs(args, program_args):
+    """Refuse, before any work, the positional inputs the command cannot take.
+
+    After a source, an input that is neither a source nor (for graph, analyze and
+    compare) a trace or graph file is a program argument given without ``--``: the
+    message says so with the corrected command line. A first input that is none of
+    what the command reads (`ACCEPTS`) is named with that list; ``vcut trace`` leaves
+    that to the compiler's check.
+    """
+    from frontend.errors import InputError
+
+    command = args.command
+    inputs = list(getattr(args, "sources", None) or args.inputs)
+    takes = f"vcut {command} takes {ACCEPTS[command]}"
+    if is_source(inputs[0]):
+        for k, path in enumerate(inputs[1:], 1):
+            if not (is_source(path) or _trace_or_graph(command, path)):
+                import shlex
+
+                raise InputError(
+                    f"{shlex.quote(path)} is not a C source file; program arguments go after "
+                    f"--: {_corrected(args, inputs, k, program_args)}")
+        if not all(is_source(p) for p in inputs):
+            raise InputError(f"{takes}; not a mix of them: got {', '.join(inputs)}")
+        return
+    if command == "trace":
+        return  # compile_program names the file and what trace takes
+    path = inputs[0]
+    if not os.path.exists(path):
+        raise InputError(f"input not found: {path}; {takes}")
+    if not _trace_or_graph(command, path):
+        ext = os.path.splitext(path)[1].lower()
+        raise InputError(f"{path} is not an input vcut {command} takes (extension "
+                         f"{ext or 'none'!r}); give {ACCEPTS[command]}")
+    if len(inputs) > 1:
+        raise InputError(f"{takes}, not several: got {', '.join(inputs)}")
+
+
+def _trace_or_graph(command, path):
+    """Whether ``command`` reads ``path`` as a trace or graph file (by its suffix)."""
+    from frontend.errors import InputError
+    from ir_graph.formats import detect_format
+
+    if command == "trace":
+        return False
+    if command == "graph":
+        return path.lower().endswith(".npz")
+    try:
+        detect_format(path)
+    except InputError:
+        return False
+    return True
+
+
+def _corrected(args, inputs, k, program_args):
+    """The command line with ``inputs[k:]`` moved after ``--`` (before the program
+    arguments already there): the typed one (``args.command_line``) when known."""
+    import shlex
+
+    typed = getattr(args, "command_line", None) or []
+    n = len(inputs)
+    words = next((typed[:i + k] + typed[i + n:] for i in range(1, len(typed) - n + 1)
+                  if typed[i:i + n] == inputs), [args.command, *inputs[:k]])
+    return "vcut " + shlex.join([*words, "--", *inputs[k:], *program_args])
+
+
 def analysis_input(args, program_args, budget=None, say=None):
     """(graph, object sizes or None, description) of the command's input.
 
@@ -214,7 +298,7 @@ def analysis_input(args, program_args, budget=None, say=None):
         return g if window is None else window.cut(g)
 
     inputs = args.inputs
-    if all(p.lower().endswith(".c") for p in inputs):
+    if all(is_source(p) for p in inputs):
         if (isinstance(window, RoiWindow) or unit == "roi") and not getattr(args, "roi", None):
             from ir_graph.windows import roi_bounds
 
@@ -222,12 +306,8 @@ def analysis_input(args, program_args, budget=None, say=None):
         trace = run_trace(args, program_args).spilled()
         warn_about_run(trace)
         return from_trace(trace, " ".join(inputs))
-    if len(inputs) != 1:
-        raise InputError("give C sources, or one trace (.npz), or one graph file")
+    check_inputs(args, program_args)  # a mix of sources, traces and graphs
     path = inputs[0]
-    if not os.path.exists(path):
-        raise InputError(f"input not found: {path}; give C sources (.c), a trace (.npz from "
-                         "'vcut trace') or a graph file")
     if path.lower().endswith(".npz") and npz_format(path) == "vcut-trace":
         from frontend.arrays import spill_directory
 

@@ -9,6 +9,7 @@ from ._common import (
     add_common,
     add_trace_options,
     analysis_input,
+    check_inputs,
     int_option,
     json_text,
     print_json,
@@ -65,6 +66,7 @@ def register(sub):
 
 
 def run(args, program_args):
+    check_inputs(args, program_args)
     with spill_context(args):
         return _run(args, program_args)
 
@@ -208,6 +210,8 @@ def summary_for(argv):
         args = build_parser().parse_args(["analyze", *argv])
     except UsageError as exc:
         raise InputError(str(exc)) from None
+    args.command_line = ["analyze", *argv]
+    check_inputs(args, program_args)
     if args.windows or args.window_size:
         raise InputError("a batch row is one whole analysis; drop --windows / --window-size")
     args.json = True  # no progress lines

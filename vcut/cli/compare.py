@@ -8,6 +8,7 @@ from ._common import (
     add_common,
     add_trace_options,
     analysis_input,
+    check_inputs,
     json_text,
     print_json,
     progress_lines,
@@ -42,6 +43,7 @@ def register(sub):
 
 
 def run(args, program_args):
+    check_inputs(args, program_args)
     with spill_context(args):
         return _run(args, program_args)
 

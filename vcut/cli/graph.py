@@ -4,7 +4,14 @@ import os
 import sys
 import time
 
-from ._common import add_common, add_trace_options, print_json, print_rows, run_trace
+from ._common import (
+    add_common,
+    add_trace_options,
+    check_inputs,
+    print_json,
+    print_rows,
+    run_trace,
+)
 from ._outputs import check_command_outputs, summary_stream
 
 __all__ = ["register", "run"]
@@ -41,6 +48,7 @@ def run(args, program_args):
     from ir_graph import build_graph, fit_power_law, write_graph
     from ir_graph.formats import detect_format
 
+    check_inputs(args, program_args)
     traces = [p for p in args.inputs if p.lower().endswith(".npz")]
     check_command_outputs(args, [args.output, None if traces else args.save_trace],
                           None if traces or args.json else "the program's output")
@@ -49,8 +57,6 @@ def run(args, program_args):
         raise InputError("vcut graph writes .npz, .graph, .edgelist or .mtx; not .lg")
     t0 = time.perf_counter()
     if traces:
-        if len(args.inputs) != 1:
-            raise InputError("give either one trace (.npz) or C sources, not both")
         trace = load_trace(traces[0])
     else:
         trace = run_trace(args, program_args)

@@ -4,7 +4,14 @@ import os
 import sys
 import time
 
-from ._common import add_common, add_trace_options, print_json, print_rows, run_trace
+from ._common import (
+    add_common,
+    add_trace_options,
+    check_inputs,
+    print_json,
+    print_rows,
+    run_trace,
+)
 from ._outputs import check_command_outputs
 
 __all__ = ["register", "run"]
@@ -31,6 +38,7 @@ def run(args, program_args):
     from frontend.atomic import atomic_output
     from frontend.errors import ProgramError
 
+    check_inputs(args, program_args)
     to_file = args.stdout_file
     check_command_outputs(args, [args.output, *([to_file] if to_file else [])],
                           None if args.json or to_file else "the program's output")
