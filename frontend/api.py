@@ -110,7 +110,9 @@ def trace_program(
         ``NAME=VALUE``: the program's whole environment.
     keep_files : str, optional
         Directory to copy the files the program wrote in its working
-        directory into (they are listed in ``meta["written_files"]``).
+        directory into (they are listed in ``meta["written_files"]``); links
+        there are replaced, never written through (``meta["kept_replaced"]``),
+        and files refused are in ``meta["not_kept"]`` (`frontend.run.run_module`).
     stdout_sink, stderr_sink : int, optional
         File descriptors to pass the program's stdout / stderr on to as it
         writes them, byte for byte (e.g. 1 and 2). The trace keeps the first
@@ -161,6 +163,8 @@ def trace_program(
         "sandbox": res.status.get("sandbox", "none"),
         "sandbox_notes": list(res.status.get("sandbox_notes", [])),
         "written_files": [list(f) for f in res.written_files],
+        "kept_replaced": [list(f) for f in res.kept_replaced],
+        "not_kept": [list(f) for f in res.not_kept],
     }
     events = res.events if res.events is not None else np.zeros(0, np.uint64)
     decode = functools.partial(decode_trace, im.static, global_addresses=res.global_addresses,

@@ -303,11 +303,12 @@ def test_kept_files_on_a_full_disk(capsys, monkeypatch, tmp_path):
     """--keep-files DIR: the copy that does not fit is removed."""
     disk = Disk(100)
 
-    def copy_on_disk(src, dst):
-        with open(src, "rb") as fin, disk.limit(open(dst, "wb")) as fout:
-            fout.write(fin.read())
+    def copy_on_disk(fin, fout, length=0):
+        data, out = memoryview(fin.read()), _Room(fout, disk)
+        while data:
+            data = data[out.write(data):]
 
-    monkeypatch.setattr(frontend.run, "shutil", SimpleNamespace(copyfile=copy_on_disk))
+    monkeypatch.setattr(frontend.run, "shutil", SimpleNamespace(copyfileobj=copy_on_disk))
     src = write_c(str(tmp_path), "writer.c", WRITER)
     keep = tmp_path / "kept"
     keep.mkdir()

@@ -70,6 +70,8 @@ def run(args, program_args):
             summary[name + "_bytes"] = trace.meta.get(name + "_bytes", 0)
             summary[name + "_truncated"] = trace.meta.get(name + "_truncated", False)
         summary["stdout_file"] = os.path.abspath(to_file) if to_file else None
+        summary["kept_replaced"] = trace.meta.get("kept_replaced", [])
+        summary["not_kept"] = trace.meta.get("not_kept", [])
         print_json(summary)
         return 0
     print_rows([  # on stderr: our stdout carries the program's own output
@@ -90,6 +92,7 @@ def run(args, program_args):
         print(f"note: the program wrote {len(written)} file(s) ({size:,} bytes) in its private "
               "working directory; they were discarded (--keep-files DIR keeps them)",
               file=sys.stderr)
+    _keep_notes(trace.meta, args.keep_files)
     failed = trace.meta.get("failed_allocations", 0)
     if failed:
         print(f"note: {failed} heap allocation(s) of the program returned NULL under the "
@@ -98,3 +101,23 @@ def run(args, program_args):
         print(f"note: the trace was cut at the budget of {args.max_instructions:,} instructions "
               "(--max-instructions)", file=sys.stderr)
     return 0
+
+
+#: Lines of each kind of --keep-files note printed; the rest are counted.
+KEEP_NOTES_SHOWN = 10
+
+
+def _keep_notes(meta, keep_dir):
+    """The entries of ``--keep-files DIR`` replaced by the program's files, and its files not
+    kept, one note line each (the first `KEEP_NOTES_SHOWN`)."""
+    replaced = [f"note: --keep-files replaced {os.path.join(keep_dir, rel)}, a {what}, with the "
+                "program's file (never written through)"
+                for rel, what in meta.get("kept_replaced", [])]
+    refused = [f"note: --keep-files did not keep the program's file {rel}: {why}"
+               for rel, why in meta.get("not_kept", [])]
+    for lines in (replaced, refused):
+        for line in lines[:KEEP_NOTES_SHOWN]:
+            print(line, file=sys.stderr)
+        if len(lines) > KEEP_NOTES_SHOWN:
+            print(f"note: ... and {len(lines) - KEEP_NOTES_SHOWN} more like it (--json lists "
+                  "them all)", file=sys.stderr)
