@@ -8,8 +8,9 @@ the kernel grants is used, and the level that ran is reported:
     new user, mount, PID, network, IPC and UTS namespaces (no root needed
     where unprivileged user namespaces are enabled): the program sees a
     fresh root with ``/usr``, ``/etc``, ``/bin``, ``/lib*``, ``/opt``
-    read-only, ``/dev`` with only null, zero, full, random and urandom, a
-    private ``/tmp`` (tmpfs) and its working directory as an overlay whose
+    read-only (the secrets of ``/etc`` hidden: `etc_secrets`), ``/dev``
+    with only null, zero, full, random and urandom, a private ``/tmp``
+    (tmpfs) and its working directory as an overlay whose
     writes go to a private directory; no network interface but a downed
     loopback; every process of the namespace dies with its init. Plus the
     two levels below.
@@ -27,11 +28,13 @@ the kernel grants is used, and the level that ran is reported:
 """
 
 import ctypes
+import fnmatch
 import os
 import platform
 import re
 import resource
 import signal
+import stat
 import struct
 
 __all__ = [
@@ -39,6 +42,7 @@ __all__ = [
     "SandboxError",
     "die_with_parent",
     "enter_namespaces",
+    "etc_secrets",
     "install_seccomp",
     "apply_rlimits",
     "seccomp_supported",
@@ -72,6 +76,11 @@ EPERM = 1
 
 #: Read-only directories of the namespace level's root (those that exist).
 SYSTEM_DIRS = ("usr", "etc", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "opt")
+#: Paths under /etc hidden whatever their mode (shell patterns, relative to /etc).
+SECRETS = ("shadow", "shadow-", "gshadow", "gshadow-", "sudoers", "sudoers.d",
+           "ssh/ssh_host_*_key")
+#: The most entries of /etc looked at for files that are not world-readable.
+ETC_SCAN_LIMIT = 100_000
 #: The only device nodes the program sees.
 DEVICES = ("null", "zero", "full", "random", "urandom")
 
@@ -178,6 +187,76 @@ def _unescape(field):
     return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
 
 
+def etc_secrets(top="/etc", limit=ETC_SCAN_LIMIT):
+    """What the namespace level hides under ``top``: its `SECRETS` and what others may not read.
+
+    ``top`` is walked without following links, at most ``limit`` entries. A
+    regular file is hidden when it matches `SECRETS` or is not world-readable
+    (``mode & 0o004 == 0``); a directory when it matches `SECRETS` or is not
+    world-readable and searchable (``mode & 0o005 != 0o005``), and then
+    whole (it is not entered). Links, devices, FIFOs and sockets are left
+    as they are (a link to a hidden file shows the empty file).
+
+    Returns
+    -------
+    hidden : list of (str, bool)
+        Paths relative to ``top`` and whether each is a directory, in walk order.
+    complete : bool
+        False when the walk stopped at ``limit`` entries.
+    """
+    hidden, seen = [], 0
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        try:
+            with os.scandir(os.path.join(top, rel)) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > limit:
+                return hidden, False
+            path = os.path.join(rel, entry.name)
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            secret = any(fnmatch.fnmatchcase(path, pattern) for pattern in SECRETS)
+            if stat.S_ISDIR(st.st_mode):
+                if secret or st.st_mode & 0o005 != 0o005:
+                    hidden.append((path, True))
+                else:
+                    pending.append(path)
+            elif stat.S_ISREG(st.st_mode) and (secret or not st.st_mode & 0o004):
+                hidden.append((path, False))
+    return hidden, True
+
+
+def _hide_secrets(scratch, root):
+    """Mount an empty read-only file or directory over each of `etc_secrets` in the new root.
+
+    Returns notes on what could not be hidden (a mount the kernel refused)."""
+    real = os.path.realpath("/etc")
+    inner = root + real
+    if not os.path.isdir(inner):
+        return []
+    empty_file, empty_dir = os.path.join(scratch, "empty-file"), os.path.join(scratch, "empty-dir")
+    os.close(os.open(empty_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444))
+    os.chmod(empty_file, 0o444)
+    os.mkdir(empty_dir)
+    os.chmod(empty_dir, 0o555)
+    hidden, complete = etc_secrets(real)
+    notes = [] if complete else [
+        f"only the first {ETC_SCAN_LIMIT:,} entries of {real} were checked for secrets"]
+    for rel, is_dir in hidden:
+        try:
+            _bind_readonly(empty_dir if is_dir else empty_file, os.path.join(inner, rel))
+        except (SandboxError, OSError) as exc:
+            notes.append(f"could not hide {os.path.join(real, rel)}: {exc}")
+    return notes
+
+
 def enter_namespaces(scratch, cwd, tmp_mib=256):
     """Move this (single-threaded) process into new namespaces and a new root.
 
@@ -232,6 +311,7 @@ def enter_namespaces(scratch, cwd, tmp_mib=256):
         elif os.path.isdir(src):
             os.mkdir(dst)
             _bind_readonly(src, dst, recursive=True)
+    notes += _hide_secrets(scratch, root)
     dev = os.path.join(root, "dev")
     os.mkdir(dev)
     _mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=16k,mode=755")
