@@ -8,12 +8,15 @@ Conventions shared by every subcommand:
   stdout (nothing else goes to stdout then);
 * errors print one line ``error: ...`` on stderr (the compiler's own
   diagnostics above it when there are any) and exit non-zero with the
-  error's code; ``--verbose`` adds the Python traceback;
+  error's code; ``--verbose`` adds the Python traceback; with ``--json``,
+  stdout then carries ``{"error": MESSAGE, "exit_code": CODE}`` instead of
+  the results;
 * outputs are written to a temporary file and renamed, so a failed run
   leaves nothing half-written; an output that is one of the inputs is refused
   before any work (see `frontend.atomic` for what ``-o`` accepts);
 * SIGINT and SIGTERM end the run with ``error: interrupted`` (exit 130) or
-  ``error: terminated`` (exit 143), no traceback; a closed stdout (``| head``)
+  ``error: terminated`` (exit 143), no traceback, and with ``--json`` the same
+  error object on stdout as every other error; a closed stdout (``| head``)
   ends it quietly with exit 141;
 * long runs show progress on stderr when it is a terminal.
 """
@@ -135,11 +138,14 @@ def main(argv=None):
         if stop is None:
             raise
         _SIGNALS.armed = False
-        if isinstance(stop, KeyboardInterrupt):
-            print("error: interrupted", file=sys.stderr)
-            return 130
-        print("error: terminated", file=sys.stderr)
-        return 143
+        message, code = ("interrupted", 130) if isinstance(stop, KeyboardInterrupt) \
+            else ("terminated", 143)
+        print(f"error: {message}", file=sys.stderr)
+        try:  # argv is None when the signal came before it was read
+            _json_error(sys.argv[1:] if argv is None else argv, message, code)
+        except BrokenPipeError:
+            return _closed_stdout()
+        return code
     finally:
         # First statement of every way out (no call before it, so no signal
         # handler can run in between): from here on a signal is ignored.

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'spill_context', 'analysis_input', 'check_inputs', 'is_source', 'ACCEPTS', 'SOURCE_SUFFIXES', 'parse_window', 'parse_window_size', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
+__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'spill_context', 'analysis_input', 'check_inputs', 'is_source', 'note_truncated', 'ACCEPTS', 'SOURCE_SUFFIXES', 'parse_window', 'parse_window_size', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
 
 #: Largest ``--seed`` (seeds reach numba kernels as int64).
 MAX_SEED = 2**63 - 1
@@ -278,6 +278,7 @@ def analysis_input(args, program_args, budget=None, say=None):
         else ("nodes", None)
 
     def from_trace(trace, source):
+        note_truncated(trace.meta, "the analysis")
         n = trace.dynamic_instructions
         roi = None
         if isinstance(window, RoiWindow) or unit == "roi":
@@ -312,7 +313,9 @@ def analysis_input(args, program_args, budget=None, say=None):
         from frontend.arrays import spill_directory
 
         return from_trace(load_trace(path, mmap=spill_directory() is not None), path)
-    return _cut(read_graph(path)), None, path
+    g = read_graph(path)
+    note_truncated(g.meta, "the analysis")
+    return _cut(g), None, path
 
 
 def _sample_size(span, count, unit, size, roi):
@@ -326,6 +329,18 @@ def _sample_size(span, count, unit, size, roi):
     bounds = np.append(roi[(roi >= lo) & (roi < hi)], hi)
     m = min(size, len(bounds) - 1)
     return int((bounds[m:] - bounds[:-m]).max()) if m >= 1 else hi - lo
+
+
+def note_truncated(meta, covers):
+    """Say on stderr, whatever the output (``--json`` too), that the trace behind a result
+    was cut at its instruction budget (``meta``: the trace's, or a graph's built from one),
+    so that ``covers`` ("the graph", "the analysis") only the start of the run."""
+    if not meta.get("truncated"):
+        return
+    budget = meta.get("max_instructions")
+    at = f"the budget of {budget:,} instructions" if budget else "its instruction budget"
+    print(f"note: the trace was cut at {at} (--max-instructions); {covers} covers only the "
+          "start of the run", file=sys.stderr)
 
 
 #: A trace with fewer dynamic instructions than this is worth a warning before analysis.

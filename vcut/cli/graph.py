@@ -8,6 +8,7 @@ from ._common import (
     add_common,
     add_trace_options,
     check_inputs,
+    note_truncated,
     print_json,
     print_rows,
     run_trace,
@@ -62,6 +63,7 @@ def run(args, program_args):
         trace = run_trace(args, program_args)
         if args.save_trace:
             trace.save(args.save_trace)
+    note_truncated(trace.meta, "the graph")
     g = build_graph(trace, weights=args.weights, war=args.war, waw=args.waw)
     report = write_graph(g, args.output, fmt)
     fit = fit_power_law(g.degrees())

@@ -8,6 +8,7 @@ from ._common import (
     add_common,
     add_trace_options,
     check_inputs,
+    note_truncated,
     print_json,
     print_rows,
     run_trace,
@@ -70,6 +71,7 @@ def run(args, program_args):
             summary[name + "_bytes"] = trace.meta.get(name + "_bytes", 0)
             summary[name + "_truncated"] = trace.meta.get(name + "_truncated", False)
         summary["stdout_file"] = os.path.abspath(to_file) if to_file else None
+        note_truncated(trace.meta, "it")
         summary["kept_replaced"] = trace.meta.get("kept_replaced", [])
         summary["not_kept"] = trace.meta.get("not_kept", [])
         print_json(summary)
@@ -97,9 +99,7 @@ def run(args, program_args):
     if failed:
         print(f"note: {failed} heap allocation(s) of the program returned NULL under the "
               f"{args.memory_limit} MiB memory limit (--memory-limit)", file=sys.stderr)
-    if summary["truncated"]:
-        print(f"note: the trace was cut at the budget of {args.max_instructions:,} instructions "
-              "(--max-instructions)", file=sys.stderr)
+    note_truncated(trace.meta, "it")
     return 0
 
 
