@@ -501,6 +501,20 @@ def apply_batch(src, dst, weight, order, lo, hi, dec, degree, cap, full, rule, o
     return redo
 
 
+@helper
+def _least_not_full(load, scale, limit, c_min):
+    """The least loaded cluster with ``load / scale < limit`` (ties: the lowest id);
+    ``c_min`` when every cluster is full. O(p)."""
+    best = c_min
+    best_r = np.inf
+    for c in range(load.shape[0]):
+        r = load[c] / scale[c]
+        if r < limit[c] and r < best_r:
+            best_r = r
+            best = c
+    return best
+
+
 @njit(cache=True, nogil=True)
 def _hdrf_dense(src, dst, order, cap, lam, eps, normalized, limit, degree, part, out, A, load,
                 maxload, counter):
@@ -508,7 +522,10 @@ def _hdrf_dense(src, dst, order, cap, lam, eps, normalized, limit, degree, part,
     from the edge counts ``load`` (updated in place), their largest scaled value
     ``maxload`` and the partial degrees ``part``; returns the new ``maxload``.
     Cluster ``c`` is full when ``load[c] / scale[c] >= limit[c]`` (one bound for
-    all in a whole stream; a distributed step is given its share of the room)."""
+    all in a whole stream; a distributed step is given its share of the room).
+    The least loaded cluster, the fallback, is the least loaded one not full:
+    with one bound for all that is the least loaded of all (when it is full, so
+    is every cluster, and it takes the edge)."""
     nw = A.shape[1]
     scale = cap * cap.shape[0]
     size, tree = _tree_of(load, scale)
@@ -520,6 +537,10 @@ def _hdrf_dense(src, dst, order, cap, lam, eps, normalized, limit, degree, part,
         v = dst[e]
         th_u, th_v, c_min, denom, best, best_s = _hdrf_start(
             u, v, degree, part, load, scale, tree, lam, eps, normalized, maxload)
+        if load[c_min] / scale[c_min] >= limit[c_min]:  # per-cluster limits only
+            c_min = _least_not_full(load, scale, limit, c_min)
+            best = c_min
+            best_s = lam * (maxload - load[c_min] / scale[c_min]) / denom
         for which in range(2):
             x = u if which == 0 else v
             for wi in range(nw):

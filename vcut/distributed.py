@@ -29,6 +29,15 @@ streams it) is cut into one contiguous chunk per worker.
   others' new replicas, so ``workers * batch`` edges are placed on a state
   that lags by up to that many. docs/vcut.md, "Distributed partitioning",
   has the measured replication factors against the sequential run.
+* **Bounds.** Workers of a round do not see each other's loads, so each is
+  given a share of every cluster's room under the bound. The greedy rules see
+  the loads as the bound less their share (`_shares`). HDRF scores the merged
+  loads themselves, as the sequential stream does (its balance term on the
+  shrunken differences of such views would fill clusters one after another
+  along the stream), and gets its shares as per-cluster limits in whole edges
+  whose rows cover each worker's round (`_edge_shares`): no cluster ever holds
+  more than HDRF's capacity (``ceil(m / p)`` edges times its capacity share),
+  the sequential bound.
 
 Each task carries its own input (a piece of the stream, or the slice of a
 round with the state rows of the vertices it touches) and returns its result:
@@ -241,21 +250,67 @@ SHARE_MEMORY = 0.5
 SHARE_EDGES = 8192
 
 
+def _fractions(demand):
+    """Each worker's fraction of each cluster (a column sums to 1): in proportion
+    to what it placed there lately (``demand``, a row per worker), smoothed by
+    `SHARE_SMOOTHING` times the mean so that a cluster no worker used is shared
+    evenly."""
+    demand = demand + SHARE_SMOOTHING * demand.mean() + 1e-12
+    return demand / demand.sum(axis=0)
+
+
 def _shares(now, bound, used, active):
     """Each active worker's view of the loads for a round: the bound less its share
     of the room left (``bound - now``), so that it sees a cluster full when its
     share is spent and the least loaded is the one with most share left.
 
     A cluster's room is shared in proportion to what each worker placed there in
-    the last round (smoothed by `SHARE_SMOOTHING`): a worker whose part of the
-    stream keeps filling a cluster keeps most of it, as a sequential stream
-    would, instead of every worker spreading over every cluster.
+    the last round (`_fractions`): a worker whose part of the stream keeps
+    filling a cluster keeps most of it, as a sequential stream would, instead of
+    every worker spreading over every cluster.
     """
     room = bound - now  # negative where already over: every view sees it full
-    demand = used[active]
-    demand = demand + SHARE_SMOOTHING * demand.mean() + 1e-12
-    frac = demand / demand.sum(axis=0)
+    frac = _fractions(used[active])
     return {c: bound - room * frac[i] for i, c in enumerate(active)}
+
+
+def _edge_shares(room, frac, need):
+    """Integer shares ``S[i, c]`` of each cluster's ``room`` (whole edges) among the
+    workers of a round: about ``room * frac`` (``frac[i, c]``, a column sums to 1),
+    no column above its room, and every row at least the ``need[i]`` edges worker
+    ``i`` places in the round, so that no worker runs out of room while another
+    has some to spare. Possible when ``need.sum() <= room.sum()``; otherwise
+    every room is handed out and a row stays short.
+
+    HDRF's capacity is a whole number of edges per cluster: shares in whole
+    edges, summing to at most the room, keep it exactly, as the sequential
+    stream does.
+    """
+    share = np.floor(room[None, :] * frac).astype(np.int64)
+    left = room - share.sum(axis=0)
+    for i in np.argsort(need - share.sum(axis=1), kind="stable")[::-1]:
+        short = int(need[i] - share[i].sum())
+        for c in np.argsort(-frac[i], kind="stable"):  # the clusters it wants most first
+            if short <= 0:
+                break
+            give = min(short, int(left[c]))
+            share[i, c] += give
+            left[c] -= give
+            short -= give
+        for j in range(len(need)):  # then what others hold beyond their need
+            if short <= 0:
+                break
+            if j == i:
+                continue
+            for c in np.argsort(frac[i] - frac[j], kind="stable")[::-1]:
+                spare = int(share[j].sum() - need[j])
+                if short <= 0 or spare <= 0:
+                    break
+                give = min(short, spare, int(share[j, c]))
+                share[j, c] -= give
+                share[i, c] += give
+                short -= give
+    return share
 
 
 class _Ingress:
@@ -290,6 +345,11 @@ class _Ingress:
         self.units = self.scale if algo == "hdrf" else np.ones(p)  # the bound is on load / units
         self.used = np.zeros((workers, p))  # what each worker placed per cluster lately, in units
         self.workers = workers
+        if algo == "hdrf":  # the capacity in whole edges: the least k with k / scale >= bound
+            k = np.ceil(self.bound * self.scale)
+            k = np.where((k - 1) / self.scale >= self.bound, k - 1, k)
+            self.capacity = np.where(k / self.scale < self.bound, k + 1, k)
+        self.limits = {}  # hdrf: each chunk's limits in the round (`views`)
 
     def spans(self, r):
         """``(chunk, first edge, end)`` of every chunk with edges in round ``r``."""
@@ -299,17 +359,33 @@ class _Ingress:
         return [(c, a, e) for c, a, e in spans if a < e]
 
     def views(self, spans):
-        """Each chunk's view of the loads in a round (`_shares`)."""
-        if self.shared:
-            views = _shares(self.load / self.units, self.bound, self.used, [c for c, _, _ in spans])
-            return {c: v * self.units for c, v in views.items()}
-        return {c: self.load.copy() for c, _, _ in spans}  # one stream: the sequential run
+        """Each chunk's view of the loads in a round.
 
-    def arguments(self, verts, view):
-        """The state a worker's round needs after its edges and weights (`_greedy_round`)."""
+        The greedy rules see the bound less their share of the room (`_shares`).
+        HDRF sees the merged loads themselves, as its balance term scores them
+        in the sequential stream, and is given its share of each cluster's room
+        in whole edges as per-cluster limits (`_edge_shares`, in `limits`).
+        """
+        self.limits = {}
+        if not self.shared:  # one stream: the sequential run
+            return {c: self.load.copy() for c, _, _ in spans}
+        active = [c for c, _, _ in spans]
+        if self.algo == "hdrf":
+            room = np.maximum(self.capacity - self.load, 0).astype(np.int64)
+            need = np.array([b - a for _, a, b in spans], dtype=np.int64)
+            share = _edge_shares(room, _fractions(self.used[active]), need)
+            for i, c in enumerate(active):
+                self.limits[c] = (self.load + share[i] - 0.5) / self.scale
+            return {c: self.load.copy() for c in active}
+        views = _shares(self.load / self.units, self.bound, self.used, active)
+        return {c: v * self.units for c, v in views.items()}
+
+    def arguments(self, verts, view, chunk):
+        """The state chunk ``chunk``'s round needs after its edges and weights
+        (`_greedy_round`), ``view`` its view of the loads (`views`)."""
         local_deg = self.kdeg[verts] if len(self.kdeg) else self.kdeg
         return (local_deg, self.rem[verts], self.A[verts], view,
-                float((view / self.scale).max()), self.cap, self.bound)
+                float((view / self.scale).max()), self.cap, self.limits.get(chunk, self.bound))
 
     def decay(self):
         """Age the shares' memory by a round."""
@@ -341,7 +417,8 @@ def _coordinated(client, algo, src, dst, weight, deg, n, p, cap, lam, batch, wor
         for c, a, b in spans:
             verts, inv = np.unique(np.concatenate([src[a:b], dst[a:b]]), return_inverse=True)
             s, d = inv[:b - a], inv[b - a:]
-            calls.append((_greedy_round, (algo, s, d, w[a:b]) + state.arguments(verts, views[c])))
+            calls.append((_greedy_round,
+                          (algo, s, d, w[a:b]) + state.arguments(verts, views[c], c)))
             slices.append((c, a, b, verts, inv))
         results = _run_tasks(client, calls, f"{algo} round {r + 1}")
         state.decay()

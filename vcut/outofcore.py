@@ -375,7 +375,7 @@ class _Run:
                 preps = self._prepare(state, r + 1) if r + 1 < state.rounds else []
                 views = state.views(spans)
                 calls = [self.submit(_greedy_round, algo, x["s"], x["d"], x["w"],
-                                     *state.arguments(x["verts"], views[c]))
+                                     *state.arguments(x["verts"], views[c], c))
                          for (c, _, _), x in zip(spans, slices)]
                 results = self.gather(calls, f"{algo} round {r + 1}")
                 state.decay()
