@@ -47,6 +47,10 @@ class ScheduleResult:
     ideal: object = None
     info: dict = field(default_factory=dict)
 
+    def skipped(self):
+        """The devices left out of the run and why: ``[{"device", "reason"}]``."""
+        return [{"device": k, "reason": v} for k, v in self.excluded.items()]
+
     def summary(self):
         """JSON-able figures (everything but the job's result and the timeline)."""
         return {
@@ -57,6 +61,7 @@ class ScheduleResult:
             "final_round": self.final_round, "profiling_seconds": self.profiling_seconds,
             "training_seconds": self.training_seconds, "rounds": list(self.rounds),
             "faults": [vars(f) for f in self.faults], "excluded": self.excluded,
+            "devices_skipped": self.skipped(),
             "clock": "virtual" if self.virtual else "wall", **self.info,
         }
 
@@ -100,7 +105,8 @@ def schedule(job, devices="auto", policy="hass", seed=0, *, rounds=10, profile_u
     excluded = {}
     for d in devices:
         if d.kind == "gpu" and not job.gpu_capable:
-            excluded[d.name] = f"{job.kind} has no GPU implementation"
+            excluded[d.name] = f"{job.kind} has no GPU implementation" + (
+                f" ({job.no_gpu_because})" if job.no_gpu_because else "")
         elif not d.can_run(job):
             excluded[d.name] = (f"one sub-load needs {job.setup_bytes() + job.unit_bytes():,} "
                                 f"bytes, the device has {int(d.memory()):,}")

@@ -462,6 +462,34 @@ def test_cli_schedule_json_report_and_check(tmp_path, capsys):
     assert "one CPU and one GPU" in capsys.readouterr().err
 
 
+def test_cli_schedule_says_which_devices_it_left_out(capsys):
+    # issue 61, item 6: partition-batch left the GPUs out with no word on stderr or
+    # in --json's own terms
+    import json
+
+    from vcut.cli import main
+
+    reason = ("partition-batch has no GPU implementation (its sub-loads are vcut's sequential "
+              "stream, which runs on the CPU)")
+    argv = ["schedule", "--job", "partition-batch", "--size", "2", "--rounds", "2",
+            "--devices", "sim:cpu,sim:gpu,sim:gpu"]
+    assert main(argv + ["--json", "--policy", "all"]) == 0
+    cap = capsys.readouterr()
+    out = json.loads(cap.out)
+    skipped = [{"device": "sim:gpu", "reason": reason}, {"device": "sim:gpu#2", "reason": reason}]
+    assert out["devices_skipped"] == skipped
+    assert all(r["devices_skipped"] == skipped for r in out["results"])
+    assert cap.err.splitlines() == [
+        f"note: left out of partition-batch: sim:gpu, sim:gpu#2: {reason}; it runs on sim:cpu"]
+    assert main(argv) == 0  # the table too
+    cap = capsys.readouterr()
+    assert cap.err.splitlines() == [
+        f"note: left out of partition-batch: sim:gpu, sim:gpu#2: {reason}; it runs on sim:cpu"]
+    assert main(argv[:-1] + ["sim:cpu", "--json"]) == 0  # nothing left out: no note
+    cap = capsys.readouterr()
+    assert cap.err == "" and json.loads(cap.out)["devices_skipped"] == []
+
+
 def test_cli_schedule_bad_input(capsys):
     from vcut.cli import main
 

@@ -180,7 +180,7 @@ def test_partition_batch_is_the_partitioner_and_cpu_only():
     assert job.n_units == 4 and not job.gpu_capable
     got = job.run_cpu(np.array([1]))[0]
     assert np.array_equal(got, partition_graph(g, 3, "wb-libra", seed=5).assignment)
-    with pytest.raises(NotImplementedError, match="issue 15"):
+    with pytest.raises(NotImplementedError, match="sequential stream, which runs on the CPU"):
         job.run_gpu(np.array([0]), None)
     assert job.same(by_calls(job, job.run_cpu, [3, 1]), job.reference())
 

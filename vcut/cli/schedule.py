@@ -106,6 +106,9 @@ def _run(args, client):
     for policy in policies:
         results.append(schedule(job, parse_devices(args.devices, client), policy, rounds=args.rounds,
                                 profile_units=args.profile_units, training=args.training))
+    skipped = _skipped(results)
+    if skipped:
+        _note_skipped(job, results, skipped)
     checked = None
     if args.check:
         ref = job.reference()
@@ -113,7 +116,8 @@ def _run(args, client):
     if args.report:
         write_report(results, args.report)
     if args.json:
-        out = {"job": job.describe(), "results": [r.summary() for r in results]}
+        out = {"job": job.describe(), "devices_skipped": skipped,
+               "results": [r.summary() for r in results]}
         if checked is not None:
             out["matches_reference"] = checked
         print_json(out)
@@ -147,3 +151,26 @@ def _run(args, client):
             print("result matches the CPU reference" if checked
                   else "RESULT DIFFERS FROM THE CPU REFERENCE")
     return 0 if checked in (None, True) else 1
+
+
+def _skipped(results):
+    """The devices any run left out, once each in the order given: ``[{"device", "reason"}]``."""
+    seen = {}
+    for r in results:
+        for item in r.skipped():
+            seen.setdefault(item["device"], item)
+    return list(seen.values())
+
+
+def _note_skipped(job, results, skipped):
+    """One note line on stderr: which devices were left out, why, and what runs the job."""
+    import sys
+
+    by_reason = {}
+    for item in skipped:
+        by_reason.setdefault(item["reason"], []).append(item["device"])
+    used = []
+    for r in results:
+        used.extend(d["name"] for d in r.devices if d["name"] not in used)
+    why = "; ".join(f"{', '.join(names)}: {reason}" for reason, names in by_reason.items())
+    print(f"note: left out of {job.kind}: {why}; it runs on {', '.join(used)}", file=sys.stderr)

@@ -27,6 +27,9 @@ class Job:
     n_units = 0
     #: False when the job has no GPU implementation (GPU devices then get none of it)
     gpu_capable = True
+    #: Why a job that is not ``gpu_capable`` has no GPU implementation ("": not said),
+    #: for the line that tells which devices were left out
+    no_gpu_because = ""
 
     def unit_work(self):
         """Abstract work of one sub-load (bytes scanned, flops, edges ...): the size

@@ -1,9 +1,12 @@
 """A batch of vertex cuts: one edge partition per (graph, k).
 
 Sub-load u is one (graph, k) pair, run by vcut's CPU partitioner; its result is
-the cluster of every edge. No GPU implementation yet (the GPU partitioner is
-issue 15's), so GPU devices are left out of this job. Sub-loads are equal when
-the graphs are (the generator makes RMAT graphs of one scale).
+the cluster of every edge. There is no GPU implementation: a sub-load is vcut's
+sequential edge stream, which runs on the CPU (the GPU runs the greedy family's
+batched stream, another assignment, and a job's result must not depend on the
+device), so GPU devices are left out of this job and the command says so.
+Sub-loads are equal when the graphs are (the generator makes RMAT graphs of one
+scale).
 """
 
 import numpy as np
@@ -18,6 +21,7 @@ __all__ = ["PartitionBatch"]
 class PartitionBatch(Job):
     kind = "partition-batch"
     gpu_capable = False
+    no_gpu_because = "its sub-loads are vcut's sequential stream, which runs on the CPU"
 
     def __init__(self, graphs, ks, algo="wb-libra", seed=0):
         graphs, ks = list(graphs), [int(k) for k in ks]
@@ -54,8 +58,8 @@ class PartitionBatch(Job):
         return [self._one(u) for u in units.tolist()]
 
     def run_gpu(self, units, gpu):
-        raise NotImplementedError("partition-batch has no GPU implementation yet (the GPU "
-                                  "multilevel partitioner is issue 15's)")
+        raise NotImplementedError(f"partition-batch has no GPU implementation: "
+                                  f"{self.no_gpu_because}")
 
     def combine(self, results):
         return [results[u] for u in range(self.n_units)]
