@@ -5,6 +5,16 @@ Its message is one line that says what was wrong, the value seen and what to
 do; the command line prints exactly that line and exits with ``exit_code``.
 Errors that carry a tool's own multi-line diagnostics (the C compiler's)
 keep them in ``details``, printed above the one-line message.
+
+One rule for sizes: an input that declares, or would need, more memory than
+the machine has (a graph header's node count, a gzip that decompresses past
+the bound, a machine of too many cores) is refused before anything is
+allocated with `InputTooLarge`, a kind of `InputError` (exit 2), whatever
+file or argument it comes from; `OutOfMemory` (exit 11) is for running out
+of memory while working, after those checks let the work start.
+
+Messages that quote what a file holds go through `excerpt`: at most
+`QUOTE_CHARS` characters of it, with the columns shown when that is a part.
 """
 
 __all__ = [
@@ -23,7 +33,13 @@ __all__ = [
     "OutputError",
     "GraphFormatError",
     "OutOfMemory",
+    "InputTooLarge",
+    "excerpt",
+    "QUOTE_CHARS",
 ]
+
+#: Most characters of a file's text that a message quotes (`excerpt`).
+QUOTE_CHARS = 120
 
 
 class VcutError(Exception):
@@ -94,6 +110,14 @@ class ProgramOutOfMemory(ProgramError):
     """The traced program ran past its memory limit."""
 
 
+class InputTooLarge(InputError):
+    """An input declares, or would need, more memory than this machine has (exit 2).
+
+    Raised before anything is allocated for it: a graph header's node count,
+    a file or gzip larger than the reading bound, a machine of too many cores.
+    """
+
+
 class SandboxUnavailable(InputError):
     """The sandbox level asked for (``--sandbox LEVEL``) is not granted on this machine."""
 
@@ -120,3 +144,46 @@ class OutOfMemory(VcutError):
     """A phase ran out of memory (``MemoryError``) after the budget check let it start."""
 
     exit_code = 11
+
+
+def excerpt(text, start=0, end=None, width=QUOTE_CHARS):
+    """``text`` quoted for a one-line message: ``repr(text)``, or a part of it.
+
+    A text of at most ``width`` characters is quoted whole (``'2 x'``). A
+    longer one is cut to the ``width`` characters around ``text[start:end]``
+    (the offending part; default its start), ``...`` marking what is left
+    out, followed by the columns shown: ``'1 2 3'... (columns 1-120 of
+    10,103)``.
+
+    Parameters
+    ----------
+    text : str
+    start, end : int, optional
+        The offending part of ``text`` (0-based, ``end`` exclusive).
+    width : int
+        Most characters quoted.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> excerpt("2 x")
+    "'2 x'"
+    >>> excerpt("1 " * 100 + "x", start=200, width=10)
+    "...' 1 1 1 1 x' (columns 192-201 of 201)"
+    """
+    text = str(text)
+    n = len(text)
+    if n <= width:
+        return repr(text)
+    end = start + 1 if end is None else end
+    start = min(max(int(start), 0), n)
+    # the offending part from its start, with some context before it when it is short
+    lo = max(0, min(start - max(width - (end - start), 0) // 2, n - width))
+    if lo > start:
+        lo = start
+    hi = min(lo + width, n)
+    return (("..." if lo else "") + repr(text[lo:hi]) + ("..." if hi < n else "")
+            + f" (columns {lo + 1:,}-{hi:,} of {n:,})")

@@ -6,7 +6,9 @@ socket or device (``/dev/zero``, ``/dev/stdin``) is refused with one line
 instead of hanging or reading forever. `read_input` then reads the whole
 file, decompressing ``.gz`` in chunks and stopping at a size bound so that a
 gzip bomb costs at most the bound, not the host's memory; `InputStream`
-reads it piece by piece with the same checks and messages.
+reads it piece by piece with the same checks and messages. A file past the
+bound is `InputTooLarge` (exit 2) whatever the reader, as every input that
+needs more memory than the machine has (`frontend.errors`).
 """
 
 import gzip
@@ -14,7 +16,7 @@ import os
 import stat
 import zlib
 
-from .errors import InputError
+from .errors import InputError, InputTooLarge
 from .memory import available_bytes, format_bytes
 
 __all__ = ["check_input_file", "read_input", "InputStream", "text_limit", "TEXT_MEMORY_FACTOR"]
@@ -80,7 +82,7 @@ def read_input(path, what, error=InputError, *, limit=None, missing=InputError):
     what : str
         What the file is, for messages.
     error : type
-        Exception class of unreadable or oversized content.
+        Exception class of unreadable content.
     limit : int, optional
         Largest (decompressed) size accepted; default `text_limit`.
     missing : type
@@ -91,7 +93,9 @@ def read_input(path, what, error=InputError, *, limit=None, missing=InputError):
     missing
         Missing file, or not a regular file.
     error
-        Unreadable, corrupt gzip data, or larger than ``limit`` (decompressed).
+        Unreadable or corrupt gzip data.
+    InputTooLarge
+        Larger than ``limit`` (decompressed).
     """
     with InputStream(path, what, error, limit=limit, missing=missing) as stream:
         return stream.read()
@@ -125,7 +129,7 @@ class InputStream:
     what : str
         What the file is, for messages.
     error : type
-        Exception class of unreadable or oversized content.
+        Exception class of unreadable content.
     limit : int, optional
         Largest (decompressed) size accepted; default `text_limit`.
     missing : type
@@ -143,7 +147,9 @@ class InputStream:
     missing
         Missing file, or not a regular file.
     error
-        Unreadable, or a plain file larger than ``limit``.
+        Unreadable.
+    InputTooLarge
+        A plain file larger than ``limit``.
     """
 
     def __init__(self, path, what, error=InputError, *, limit=None, missing=InputError):
@@ -155,7 +161,7 @@ class InputStream:
         self.total = 0
         self._gz = path.endswith(".gz")
         if not self._gz and self.size > self.limit:
-            raise error(_too_big(path, what, self.limit))
+            raise InputTooLarge(_too_big(path, what, self.limit))
         try:
             self._fh = gzip.open(path, "rb") if self._gz else open(path, "rb", buffering=0)
         except _READ_ERRORS as exc:
@@ -173,7 +179,9 @@ class InputStream:
         Raises
         ------
         error
-            Unreadable or corrupt data, or a ``.gz`` past ``limit``.
+            Unreadable or corrupt data.
+        InputTooLarge
+            A ``.gz`` past ``limit``.
         """
         view = memoryview(view).cast("B")
         got = 0
@@ -187,7 +195,7 @@ class InputStream:
             raise self.error(_cannot_read(self.path, self.what, exc)) from None
         self.total += got
         if self._gz and self.total > self.limit:
-            raise self.error(_too_big(self.path, self.what, self.limit))
+            raise InputTooLarge(_too_big(self.path, self.what, self.limit))
         return got
 
     def read(self):
@@ -196,7 +204,9 @@ class InputStream:
         Raises
         ------
         error
-            Unreadable or corrupt data, or a ``.gz`` past ``limit``.
+            Unreadable or corrupt data.
+        InputTooLarge
+            A ``.gz`` past ``limit``.
         """
         chunks = []
         try:
@@ -206,7 +216,7 @@ class InputStream:
                     break
                 self.total += len(chunk)
                 if self._gz and self.total > self.limit:
-                    raise self.error(_too_big(self.path, self.what, self.limit))
+                    raise InputTooLarge(_too_big(self.path, self.what, self.limit))
                 chunks.append(chunk)
         except _READ_ERRORS as exc:
             raise self.error(_cannot_read(self.path, self.what, exc)) from None

@@ -10,7 +10,7 @@ the limit and what to do.
 
 import os
 
-from .errors import InputError
+from .errors import InputTooLarge
 
 __all__ = ["available_bytes", "check_memory", "format_bytes", "usable_cpus", "jobs_that_fit"]
 
@@ -66,7 +66,7 @@ def format_bytes(b):
     return f"{b:,.0f} bytes"
 
 
-def check_memory(need, what, advice, *, error=InputError, available=None):
+def check_memory(need, what, advice, *, error=InputTooLarge, available=None):
     """Raise ``error`` unless ``need`` bytes fit in the memory available.
 
     Parameters
@@ -78,8 +78,10 @@ def check_memory(need, what, advice, *, error=InputError, available=None):
     advice : str
         What the user can do instead.
     error : type
-        Exception class (default `InputError`, exit 2; file readers pass
-        their format error).
+        Exception class (default `frontend.errors.InputTooLarge`, exit 2: an
+        input that declares or needs more memory than there is, whatever
+        reads it; a phase that runs short after its check passes
+        `OutOfMemory`).
     available : int, optional
         The budget in bytes (default: `available_bytes`).
 

@@ -6,6 +6,7 @@ import zipfile
 
 import numpy as np
 
+from .errors import InputTooLarge
 from .inputs import check_input_file
 from .memory import available_bytes, format_bytes
 
@@ -25,7 +26,8 @@ def read_versioned_npz(path, *, kind, version, error, remake, required=(), optio
     version : int
         The format version this vcut reads.
     error : type
-        Exception class raised for every problem (one line naming the file).
+        Exception class raised for every problem (one line naming the file)
+        but one: arrays larger than the memory allows are `InputTooLarge`.
     remake : str
         What to do about another version (``"re-create it with 'vcut trace'"``).
     required, optional : sequence of str
@@ -53,8 +55,8 @@ def read_versioned_npz(path, *, kind, version, error, remake, required=(), optio
                 raise error(f"{path} is not a vcut {kind} (no 'meta' entry)")
             size = sum(info.file_size for info in z.zip.infolist()
                        if not (mmap and info.compress_type == zipfile.ZIP_STORED))
-            if size > available_bytes() // 2:
-                raise error(f"{path} declares {format_bytes(size)} of arrays, more than the memory "
+            if size > available_bytes() // 2:  # too large for memory: exit 2, as every input
+                raise InputTooLarge(f"{path} declares {format_bytes(size)} of arrays, more than the memory "
                             f"available allows reading; it is corrupt or too large for this machine")
             raw = z["meta"]
             if raw.shape != () or raw.dtype.kind != "U":
@@ -80,7 +82,7 @@ def read_versioned_npz(path, *, kind, version, error, remake, required=(), optio
 
             names = list(required) + [k for k in optional if k in z.files]
             arrays = {k: member(k) for k in names}
-    except error:
+    except (error, InputTooLarge):
         raise
     except Exception as exc:  # every zip / npy / json failure means the same to the user
         raise error(f"{path} is not a readable vcut {kind}: {exc}") from None

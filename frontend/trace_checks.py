@@ -262,8 +262,7 @@ def check_trace_arrays(static, dyn, meta, where):
             "is not the block's activation", where=ran)
     # the parameter table build_graph allocates: one entry per parameter per activation
     check_memory(8 * float(st["fn_nargs"].astype(np.float64)[act_func].sum()),
-                 f"{where}: the activations' parameters", "the trace is corrupt or too large",
-                 error=TraceFormatError)
+                 f"{where}: the activations' parameters", "the trace is corrupt or too large")
     c.range("mem_dyn", d["mem_dyn"], 0, N)
     mem_dyn = d["mem_dyn"].astype(np.int64)
     if len(mem_dyn) > 1 and (np.diff(mem_dyn) < 0).any():

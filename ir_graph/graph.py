@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from frontend.arrays import unique
-from frontend.errors import GraphFormatError
+from frontend.errors import QUOTE_CHARS, GraphFormatError, InputTooLarge, excerpt
 from frontend.memory import check_memory
 
 __all__ = ["Graph", "index_dtype", "check_node_count", "OPCLASSES", "BYTES_PER_NODE", "MAX_NODES"]
@@ -61,15 +61,20 @@ def check_node_count(n, where):
     Raises
     ------
     GraphFormatError
+        Negative, or beyond `MAX_NODES`.
+    InputTooLarge
+        Its per-node arrays would need more memory than is available.
     """
-    if n < 0:
-        raise GraphFormatError(f"{where}: negative node count {n}")
-    if n > MAX_NODES:
-        raise GraphFormatError(f"{where}: node count {n} is beyond the {MAX_NODES} vcut supports; "
-                               "the count in the file is wrong")
+    if n < 0 or n > MAX_NODES:
+        text = str(n)  # a count of 4,000 digits is quoted in part
+        shown = text if len(text) <= QUOTE_CHARS else excerpt(text)
+        if n < 0:
+            raise GraphFormatError(f"{where}: negative node count {shown}")
+        raise GraphFormatError(f"{where}: node count {shown} is beyond the {MAX_NODES} vcut "
+                               "supports; the count in the file is wrong")
     check_memory(n * BYTES_PER_NODE, f"{where}: a graph of {n:,} nodes",
                  "check the node count of the file, or use a machine with more memory",
-                 error=GraphFormatError)
+                 error=InputTooLarge)
 
 
 @dataclass(frozen=True, eq=False)
@@ -281,7 +286,7 @@ class Graph:
                 raise GraphFormatError(f"{where}: node_object {lo} is not an object id (>= 0) or -1")
             check_memory((hi + 1) * BYTES_PER_OBJECT, f"{where}: memory object ids up to {hi:,}",
                          "the graph file's node_object array is corrupt; rebuild it with "
-                         "'vcut graph'", error=GraphFormatError)
+                         "'vcut graph'", error=InputTooLarge)
         if self.node_depth is not None and n and int(self.node_depth.min()) < 0:
             raise GraphFormatError(f"{where}: node_depth {int(self.node_depth.min())} is not a "
                                    "call depth (>= 0); rebuild the graph with 'vcut graph'")
