@@ -18,9 +18,11 @@ arrays and returns a status:
                    Python's ``str.splitlines``/``str.split`` would (non-ASCII): read
                    the file with the Python reader instead
 `WIDEN`            edge lists: an id does not fit the id arrays' dtype
+`LONG`             the line at ``st[POS]`` (number ``st[LINE] + 1``) is longer than
+                   ``st[MAXLEN]`` bytes, complete or not: refuse the file
 =================  ==============================================================
 
-A line is not consumed when a kernel returns `FULL`, `EVENT` or `WIDEN`:
+A line is not consumed when a kernel returns `FULL`, `EVENT`, `WIDEN` or `LONG`:
 calling it again reads the same line (`consume` skips it). Lines follow
 ``str.splitlines`` (``\\n``, ``\\r\\n``, ``\\r``, ``\\v``, ``\\f``, ``\\x1c``-``\\x1e``
 end a line) and are stripped and split as ``str.split`` does on ASCII (tab,
@@ -56,6 +58,10 @@ __all__ = [
     "EVENT",
     "UNSUPPORTED",
     "WIDEN",
+    "LONG",
+    "first_of_pairs",
+    "compact_pairs",
+    "long_line",
 ]
 
 # -- statuses ------------------------------------------------------------------------
@@ -64,6 +70,7 @@ FULL = 1
 EVENT = 2
 UNSUPPORTED = 3
 WIDEN = 4
+LONG = 5
 
 # -- slots of the state array ``st`` (int64) -------------------------------------------
 POS = 0  # first unread byte of buf
@@ -86,13 +93,14 @@ FWD = 16  # METIS: forward entries (u < v) written
 BODY = 17  # Matrix Market / LG: entry lines read
 STOP = 18  # edge lists: report (K_STOP) the line of this entry (-1: never)
 BASE = 19  # METIS: the vertex of xadj[0] / vw[0] (a piece of the file: ir_graph.pieces)
-NSLOTS = 20
+MAXLEN = 20  # the longest line accepted, in bytes (without its line break): LONG beyond
+NSLOTS = 21
 
 NO_ERROR = 99
 
 # -- event kinds -------------------------------------------------------------------
 K_FIRST = 1  # edge list: the first data line (a column-name line?)
-K_VCUT = 2  # edge list: a '# vcut graph:' comment
+K_VCUT = 2  # edge list: a '# vcut graph:' comment; Matrix Market: '% vcut graph:' before the size
 K_COLS = 3  # edge list: not 2 or 3 columns (class 1: raised at once)
 K_MISMATCH = 4  # edge list: column count differs from the first edge line (class 3)
 K_IDS = 5  # edge list: bad node id (class 4)
@@ -131,12 +139,17 @@ def _strtod(typingctx, buf, pos):
 
 
 # -- bytes -------------------------------------------------------------------------
+#: `_find_line`: the line is longer than its bound
+_TOO_LONG = -2
+
+
 @njit(cache=True, inline="always")
-def _find_line(buf, pos, filled, final):
+def _find_line(buf, pos, filled, final, limit):
     """End of the line starting at ``pos``: (end, next line, non-ASCII seen).
 
     ``end`` is -1 when the line is not complete in ``buf[:filled]`` (or there
-    is no line left at the end of the data).
+    is no line left at the end of the data), `_TOO_LONG` when its bytes so
+    far, complete or not, are more than ``limit``.
     """
     e = pos
     hi = False
@@ -148,6 +161,8 @@ def _find_line(buf, pos, filled, final):
         elif c >= 128:
             hi = True
         e += 1
+    if e - pos > limit:
+        return _TOO_LONG, 0, hi
     if e == filled:
         if not final or e == pos:
             return -1, 0, hi
@@ -511,6 +526,7 @@ def edgelist_lines(buf, filled, final, st, src, dst, w, maxid, pow10, scratch):
     level = st[LEVEL]
     plain = level == NO_ERROR and st[FIRST] == 0
     stop = st[STOP]
+    limit = st[MAXLEN]
     while True:
         if plain:
             # the common line in one pass: 'u v' or 'u v w', plain digits, space or tab
@@ -540,7 +556,8 @@ def edgelist_lines(buf, filled, final, st, src, dst, w, maxid, pow10, scratch):
                             nxt = t + 1
                         elif buf[t] == 13 and t + 1 < filled and buf[t + 1] == 10:
                             nxt = t + 2
-                    if (nxt > 0 and (ncol == nt or ncol == 0) and v0 <= maxid and v1 <= maxid
+                    if (nxt > 0 and t - pos <= limit and (ncol == nt or ncol == 0)
+                            and v0 <= maxid and v1 <= maxid
                             and count < len(src) and (nt == 2 or count < len(w)) and count != stop):
                         if ncol == 0:
                             ncol = nt
@@ -553,8 +570,13 @@ def edgelist_lines(buf, filled, final, st, src, dst, w, maxid, pow10, scratch):
                         pos = nxt
                         line += 1
                         continue
-        e, nxt, hi = _find_line(buf, pos, filled, final)
+        e, nxt, hi = _find_line(buf, pos, filled, final, limit)
         if e < 0:
+            if e == _TOO_LONG:
+                st[POS] = pos
+                st[LINE] = line
+                st[COUNT] = count
+                return LONG
             break
         a, b = _strip(buf, pos, e)
         if a == b:
@@ -699,10 +721,18 @@ def metis_lines(buf, filled, final, st, n, has_size, has_vw, has_ew, ncon, adj, 
     phase = st[PHASE]
     level = st[LEVEL]
     base = st[BASE]
+    limit = st[MAXLEN]
     x = 1.0
     while True:
-        e, nxt, hi = _find_line(buf, pos, filled, final)
+        e, nxt, hi = _find_line(buf, pos, filled, final, limit)
         if e < 0:
+            if e == _TOO_LONG:
+                st[POS] = pos
+                st[LINE] = line
+                st[COUNT] = cnt
+                st[VERTEX] = u
+                st[FWD] = f
+                return LONG
             break
         a, b = _strip(buf, pos, e)
         if a < b and buf[a] == 37:  # '%'
@@ -857,12 +887,27 @@ def metis_symmetric(adj, xadj, n):
 
 
 # -- Matrix Market -------------------------------------------------------------------
+_VCUT_COMMENT = np.array([ord(c) for c in "% vcut graph: "], np.uint8)
+
+
+@helper
+def _vcut_comment(buf, a, b):
+    """Whether ``buf[a:b]`` starts with ``% vcut graph: `` (vcut wrote the file)."""
+    if b - a < len(_VCUT_COMMENT):
+        return False
+    for k in range(len(_VCUT_COMMENT)):
+        if buf[a + k] != _VCUT_COMMENT[k]:
+            return False
+    return True
+
+
 @njit(cache=True)
 def mtx_lines(buf, filled, final, st, rows, need, src, dst, w, pow10, scratch):
     """Read the complete Matrix Market lines of ``buf[st[POS]:filled]``.
 
     Phase 0: the first line is a `K_BANNER` event. Phase 1: the first line
-    that is neither blank nor a ``%`` comment is the size line (`K_HEADER`).
+    that is neither blank nor a ``%`` comment is the size line (`K_HEADER`);
+    a comment ``% vcut graph: ...`` before it is a `K_VCUT` event.
     Phase 2: entry lines (``st[BODY]`` counts them): ``need`` values (2 for
     pattern, 3 with a value), 1-based ``i j`` in ``1..rows``, stored 0-based
     in ``src``, ``dst`` (``st[COUNT]``), the value in ``w``. The first bad
@@ -885,9 +930,13 @@ def mtx_lines(buf, filled, final, st, rows, need, src, dst, w, pow10, scratch):
         A status (module docstring).
     """
     pos, line, count, body, phase, level = _resume(st)
+    limit = st[MAXLEN]
     while True:
-        e, nxt, hi = _find_line(buf, pos, filled, final)
+        e, nxt, hi = _find_line(buf, pos, filled, final, limit)
         if e < 0:
+            if e == _TOO_LONG:
+                _park(st, pos, line, count, body)
+                return LONG
             break
         a, b = _strip(buf, pos, e)
         if phase == 0:
@@ -899,6 +948,8 @@ def mtx_lines(buf, filled, final, st, rows, need, src, dst, w, pow10, scratch):
             if hi and _unicode_break(buf, a, b):
                 _park(st, pos, line, count, body)
                 return UNSUPPORTED
+            if phase == 1 and _vcut_comment(buf, a, b):
+                return _event(st, K_VCUT, pos, a, b, nxt, line)
             pos = nxt
             line += 1
             continue
@@ -987,9 +1038,13 @@ def lg_lines(buf, filled, final, st, nv, src, dst):
         A status (module docstring).
     """
     pos, line, count, body, phase, level = _resume(st)
+    limit = st[MAXLEN]
     while True:
-        e, nxt, hi = _find_line(buf, pos, filled, final)
+        e, nxt, hi = _find_line(buf, pos, filled, final, limit)
         if e < 0:
+            if e == _TOO_LONG:
+                _park(st, pos, line, count, body)
+                return LONG
             break
         a, b = _strip(buf, pos, e)
         if hi:
@@ -1099,3 +1154,137 @@ def first_at_least(src, dst, count, bound):
         if src[k] >= bound or dst[k] >= bound:
             return k
     return -1
+
+
+# -- repeated edges ------------------------------------------------------------------
+@njit(cache=True)
+def first_of_pairs(src, dst, n, directed, first, rep, order, ptr, mark):
+    """Whether each edge is the first of its pair (``first``), and that first edge (``rep``).
+
+    Undirected (``directed`` False), ``u v`` and ``v u`` are one pair; directed,
+    ``u v`` and ``v u`` are two. O(n + m): the edges are grouped by their
+    larger end (by ``dst`` when directed) with a counting sort, in edge order,
+    and each group's other ends are looked up in ``mark``.
+
+    Parameters
+    ----------
+    src, dst : int32[:] or int64[:]
+        ``m`` edges over ids ``0..n-1``.
+    n : int
+    directed : bool
+    first : bool[m]
+        Output: whether edge ``e`` is the first of its pair.
+    rep : int64[m] or int64[0]
+        Output when of length ``m``: the first edge of each edge's pair (``e``
+        itself when first).
+    order : int32[m] or int64[m]
+        Work array.
+    ptr : int64[n + 1]
+        Zeros; overwritten.
+    mark : int64[n]
+        -1 everywhere; left so.
+
+    Returns
+    -------
+    repeats : int
+        Edges that repeat their pair's first edge as written (same ends in
+        the same order; a self-loop's repeats all count here).
+    reverse : int
+        Edges written the other way round from their pair's first edge.
+    """
+    m = len(src)
+    for e in range(m):
+        hi = dst[e] if directed else max(src[e], dst[e])
+        ptr[hi + 1] += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    for e in range(m):
+        hi = dst[e] if directed else max(src[e], dst[e])
+        order[ptr[hi]] = e
+        ptr[hi] += 1
+    repeats = 0
+    reverse = 0
+    start = 0
+    for v in range(n):  # ptr[v] is now the end of group v
+        end = ptr[v]
+        for k in range(start, end):
+            e = order[k]
+            lo = src[e] if directed else min(src[e], dst[e])
+            f = mark[lo]
+            first[e] = f < 0
+            if f < 0:
+                mark[lo] = e
+                f = e
+            else:
+                if src[e] == src[f]:
+                    repeats += 1
+                else:
+                    reverse += 1
+            if len(rep):
+                rep[e] = f
+        for k in range(start, end):
+            e = order[k]
+            mark[src[e] if directed else min(src[e], dst[e])] = -1
+        start = end
+    return repeats, reverse
+
+
+# -- long lines ----------------------------------------------------------------------
+@njit(cache=True)
+def long_line(buf, run, limit):
+    """Look for a line longer than ``limit`` bytes in ``buf``, which continues a line
+    of ``run`` bytes (lines end as in `_find_line`).
+
+    Returns
+    -------
+    at : int
+        The index in ``buf`` of the byte that makes a line longer than
+        ``limit`` (the line starts ``limit`` bytes before it), or -1.
+    run : int
+        Bytes of the last, unfinished, line at the end of ``buf``.
+    """
+    for i in range(len(buf)):
+        c = buf[i]
+        if c == 10 or c == 13 or c == 11 or c == 12 or c == 28 or c == 29 or c == 30:
+            run = 0
+        else:
+            run += 1
+            if run > limit:
+                return i, run
+    return -1, run
+
+
+@njit(cache=True)
+def compact_pairs(first, rep, src, dst, w, add):
+    """Keep the first edge of each pair (`first_of_pairs`), in place and in order.
+
+    Parameters
+    ----------
+    first : bool[m]
+    rep : int64[m]
+        The first edge of each edge's pair (``add``); overwritten. Unused
+        (length 0) without ``add``.
+    src, dst : int32[m] or int64[m]
+    w : float64[m]
+        Weights; the first ``k`` entries become the kept edges' (with ``add``
+        the sum of their pair's weights, added in edge order).
+    add : bool
+
+    Returns
+    -------
+    int
+        ``k``, the edges kept: ``src[:k]``, ``dst[:k]``, ``w[:k]``.
+    """
+    k = 0
+    for e in range(len(src)):
+        x = w[e]  # not written yet: every write so far went to an index below e
+        if first[e]:
+            src[k] = src[e]
+            dst[k] = dst[e]
+            w[k] = x
+            if add:
+                rep[e] = k  # the new index of a first edge, for its repeats
+            k += 1
+        elif add:
+            w[rep[rep[e]]] += x
+    return k

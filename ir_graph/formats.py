@@ -25,8 +25,30 @@ format         suffixes                         notes
 
 Any of them may be gzip-compressed (``.gz`` after the suffix). Readers
 validate everything they read and raise `GraphFormatError` naming the file,
-the line and what is wrong; nothing is dropped silently (self-loops and
-repeated edges are kept as given). Writers go through a temporary file.
+the line and what is wrong, quoting at most ``QUOTE_CHARS`` characters of
+it (`frontend.errors.excerpt`: the offending token and its column in a
+long line). A line longer than `MAX_LINE` bytes (a METIS vertex line: 64
+bytes per vertex and edge weight the header allows, at least `MAX_LINE`) is
+refused as soon as the reader has passed that many bytes of it, so that a
+file of one enormous line (a gzip bomb) costs a few MiB of reading, not the
+whole stream. A size that cannot fit in memory is `InputTooLarge`.
+Writers go through a temporary file.
+
+Repeated edges. A graph file is read as METIS and networkx's ``Graph`` read
+it: in an undirected graph ``u v`` and ``v u`` are one edge, and a line
+repeated is the same edge again, not a second one or extra weight. Every
+edge after the first of its pair is merged into that first one, which keeps
+its place, its direction and its weight (``duplicates="sum"``: the weights
+of all of them summed; ``"keep"``: nothing merged, every line an edge of its
+own). A directed file (LG ``d``, Matrix Market ``general``) keeps ``u v``
+and ``v u`` as two arcs and merges repeats of the same arc, unless it is
+read as undirected (``directed=False``, as the partitioners read it). METIS
+lists every edge at both ends by definition: each pair of entries is one
+edge, and a vertex that lists a neighbour twice has a repeated edge.
+``meta["merged"]`` counts what was merged. Self-loops are kept (once).
+Files vcut wrote are read exactly as written: ``.npz``, and edge lists and
+Matrix Market files with vcut's ``vcut graph:`` comment (an IR graph's
+parallel dependencies are edges of their own).
 
 Text formats are read in chunks (`CHUNK_BYTES`) by compiled tokenizers
 (`ir_graph._parse`) that write the numbers straight into the graph's
@@ -44,21 +66,36 @@ import json
 import mmap
 import os
 import re
+from dataclasses import replace
 
 import numpy as np
 
 from frontend.atomic import atomic_output
-from frontend.errors import GraphFormatError, InputError
-from frontend.inputs import InputStream, check_input_file, read_input
+from frontend.errors import QUOTE_CHARS, GraphFormatError, InputError, InputTooLarge, excerpt
+from frontend.inputs import InputStream, check_input_file
 from frontend.memory import check_memory, format_bytes
 from frontend.npzfile import read_versioned_npz
 
 from . import _parse as P
 from .graph import Graph, check_node_count, index_dtype
 
-__all__ = ["read_graph", "write_graph", "detect_format", "FORMATS", "GRAPH_FORMAT_VERSION"]
+__all__ = ["read_graph", "write_graph", "detect_format", "FORMATS", "GRAPH_FORMAT_VERSION",
+           "DUPLICATES", "MAX_LINE", "METIS_LINE_BYTES"]
 
 GRAPH_FORMAT_VERSION = 1
+
+#: What `read_graph` does with an edge that repeats an earlier one (module docstring).
+DUPLICATES = ("first", "sum", "keep")
+
+#: The longest line of a text graph, in bytes (without its line break).
+MAX_LINE = 1 << 20
+#: Bytes a METIS vertex line may take per vertex (and per vertex weight) the header
+#: declares: room for an id, an edge weight and the blanks between them.
+METIS_LINE_BYTES = 64
+
+#: Each text format, with its article, as messages name it.
+_FORMAT_NAMES = {"metis": "a METIS", "edgelist": "an edge-list", "mtx": "a Matrix Market",
+                 "lg": "an LG"}
 
 _SUFFIXES = {
     ".graph": "metis",
@@ -88,11 +125,114 @@ def detect_format(path):
     )
 
 
-def _open_text(path):
-    data = read_input(os.fspath(path), "graph file", GraphFormatError)
-    if b"\0" in data[:_BINARY_PREFIX]:
+#: Bytes the Python readers read at a time.
+_PY_CHUNK = 1 << 22
+
+#: Line ends of the kernels (`ir_graph._parse`): LF, CR, CR LF, VT, FF, FS, GS, RS.
+_LINE_END = re.compile(rb"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e]")
+
+
+def _open_text(path, fmt):
+    """The text of a graph file for the Python readers, decoded.
+
+    Read in pieces with the checks of `frontend.inputs.InputStream` (a file
+    past the size bound is refused first); a NUL among the first 64 KiB is
+    binary data; a line longer than its bound (`MAX_LINE`; METIS vertex
+    lines `_metis_line_limit`) is refused as soon as it is read, as the
+    compiled readers refuse it.
+    """
+    chunks, total, run, limit = [], 0, 0, MAX_LINE
+    binary = False
+    header = _MetisHead(path) if fmt == "metis" else None
+    view = bytearray(_PY_CHUNK)
+    with InputStream(path, "graph file", GraphFormatError) as stream:
+        while True:
+            got = stream.readinto(view)
+            if not got:
+                break
+            chunk = bytes(view[:got])
+            if total < _BINARY_PREFIX and b"\0" in chunk[:_BINARY_PREFIX - total]:
+                binary = True  # read on: the size bound and read errors come first
+            total += got
+            if binary:
+                continue
+            chunks.append(chunk)
+            arr = np.frombuffer(chunk, np.uint8)
+            split = 0
+            if header is not None and header.limit is None:
+                end = header.feed(chunk, total - got)
+                if header.limit is not None:
+                    split = min(max(end - (total - got), 0), got)
+            at, run = P.long_line(arr[:split], run, limit) if split else (-1, run)
+            if at < 0:
+                if header is not None and header.limit is not None:
+                    limit = header.limit
+                at, run = P.long_line(arr[split:], run, limit)
+                at = at + split if at >= 0 else at
+            if at >= 0:
+                data = b"".join(chunks)
+                start = total - got + at - limit  # the long line's first byte
+                k = len(data[:start].decode("utf-8", errors="replace").splitlines()) + 1
+                raise GraphFormatError(_long_line(path, k, data[start:start + QUOTE_CHARS],
+                                                  limit, fmt))
+    if binary:
         raise GraphFormatError(_binary_message(path))
-    return data.decode("utf-8", errors="replace")
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+class _MetisHead:
+    """Finds a METIS file's header in its first bytes, for the bound of its lines."""
+
+    def __init__(self, path):
+        self.path = path
+        self.pending = b""  # the bytes after the last complete line looked at
+        self.at = 0  # the file offset of pending
+        self.lines = 0  # lines looked at
+        self.limit = None
+
+    def feed(self, chunk, offset):
+        """Look at the complete lines of ``chunk`` (at file ``offset``); returns the
+        file offset of the header line's end once it is found (``limit`` set then)."""
+        data = self.pending + chunk
+        pos = 0
+        for m in _LINE_END.finditer(data):
+            if m.end() == len(data) and data[-1:] == b"\r":
+                break  # a CR LF cut between two chunks: one line end, seen with the next
+            line = data[pos:m.start()].decode("utf-8", errors="replace").strip()
+            self.lines += 1
+            if not line.startswith("%"):
+                self.limit = _metis_line_limit(self.path, self.lines, line)
+                return self.at + m.start()
+            pos = m.end()
+        self.at += pos
+        self.pending = data[pos:]
+        return None
+
+
+def _metis_line_limit(path, k, header):
+    """The longest line (bytes) of a METIS file whose header, line ``k``, is ``header``:
+    `METIS_LINE_BYTES` per vertex and vertex weight it declares (at least `MAX_LINE`);
+    `MAX_LINE` for a header the reader will refuse."""
+    try:
+        n, m, _, ncon = _metis_header(path, k, header)
+    except GraphFormatError:
+        return MAX_LINE
+    return _metis_bound(n, m, ncon)
+
+
+def _metis_bound(n, m, ncon):
+    """`_metis_line_limit` of the header values ``n m fmt ncon``: a vertex line lists at most
+    ``min(n, m)`` neighbours and ``ncon`` vertex weights."""
+    return max(MAX_LINE, METIS_LINE_BYTES * (min(n, m, 2**40) + min(ncon, 2**20) + 1))
+
+
+def _long_line(path, k, head, limit, fmt):
+    """The message of line ``k``, longer than ``limit`` bytes, starting with bytes ``head``."""
+    name = _FORMAT_NAMES.get(fmt, "a text")
+    why = f" ({METIS_LINE_BYTES} bytes per vertex of its header)" if limit > MAX_LINE else ""
+    text = bytes(head[:QUOTE_CHARS]).decode("utf-8", errors="replace")
+    return (f"{path}:{k}: line longer than {limit:,} bytes, the most {name} line may have{why}; "
+            f"it begins {text!r}...; the file is not {name} graph, or it is corrupt")
 
 
 #: Leading bytes of a text graph searched for NUL (binary data).
@@ -106,33 +246,68 @@ def _binary_message(path):
 def _read_python(path, fmt):
     """Read a text graph with the Python readers (the whole text in memory)."""
     reader = {"metis": _read_metis, "edgelist": _read_edgelist, "mtx": _read_mtx, "lg": _read_lg}[fmt]
-    return reader(path, _open_text(path))
+    return reader(path, _open_text(path, fmt))
 
 
-def read_graph(path, format=None):
-    """Read a graph file (see the module docstring for formats).
+def read_graph(path, format=None, *, duplicates="first", directed=None):
+    """Read a graph file (see the module docstring for formats and repeated edges).
 
     Parameters
     ----------
     path : str
     format : str, optional
         One of `FORMATS`; default: from the suffix.
+    duplicates : {"first", "sum", "keep"}
+        An edge that repeats an earlier one (the same pair again, or in an
+        undirected graph the same pair the other way round) is merged into
+        the first, which keeps its weight (``"first"``) or gets the sum of
+        theirs (``"sum"``); ``"keep"`` keeps every line as an edge of its own.
+        Files vcut wrote are read as written whatever this says.
+    directed : bool, optional
+        Read the edges as arcs (``u v`` and ``v u`` two edges) or as
+        undirected edges (one); default: as the file says (edge lists,
+        METIS, LG ``u`` and symmetric Matrix Market are undirected). METIS
+        graphs are undirected whatever this says.
 
     Returns
     -------
     Graph
+        ``meta["merged"]``: ``{"repeated_edges", "reverse_pairs",
+        "duplicates"}``, the edges merged into an earlier one written the
+        same way round and the other way round (absent for files read as
+        written).
 
     Raises
     ------
     InputError
-        Missing file or unknown format.
+        Missing file, unknown format, or ``duplicates`` or ``directed`` not
+        one of their values.
+    InputTooLarge
+        The file, or the graph its header declares, needs more memory than
+        is available.
     GraphFormatError
         Malformed content: names the file, the line and what is wrong.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "square.txt")
+    >>> _ = open(path, "w").write("0 1\\n1 0\\n1 2\\n2 3\\n3 0\\n0 3\\n")
+    >>> g = read_graph(path)
+    >>> g.m, g.meta["merged"]["reverse_pairs"]
+    (4, 2)
+    >>> read_graph(path, duplicates="sum").weight.tolist()
+    [2.0, 1.0, 1.0, 2.0]
     """
     path = os.fspath(path)
     fmt = format or detect_format(path)
     if fmt not in FORMATS:
         raise InputError(f"unknown graph format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if duplicates not in DUPLICATES:
+        raise InputError(f"duplicates must be one of {', '.join(DUPLICATES)}, got {duplicates!r}")
+    if directed not in (None, True, False):
+        raise InputError(f"directed must be True, False or None (as the file says), got "
+                         f"{directed!r}")
     if fmt == "npz":
         return _read_npz(path)
     try:
@@ -143,7 +318,46 @@ def read_graph(path, format=None):
     g.meta.setdefault("format", fmt)
     # the first vertex id of the format, for ids in what commands print and read
     g.meta.setdefault("id_base", 1 if fmt in ("metis", "mtx", "lg") else 0)
-    return g.validate(path)
+    g = g.validate(path)
+    if g.meta.get("vcut_header"):  # written by vcut: its edges as they are
+        return g
+    return _merge_repeats(g, path, duplicates,
+                          g.directed if directed is None or fmt == "metis" else directed)
+
+
+def _merge_repeats(g, path, duplicates, directed):
+    """``g`` with every edge that repeats an earlier one merged into it (module
+    docstring), as a graph with ``directed``; ``meta["merged"]`` says what was."""
+    from frontend import arrays
+
+    counts = {"repeated_edges": 0, "reverse_pairs": 0, "duplicates": duplicates}
+    meta = dict(g.meta, merged=counts)
+    if duplicates == "keep" or g.m < 2:
+        return replace(g, directed=directed, meta=meta)
+    n, m = int(g.n), g.m
+    idt = index_dtype(m)
+    check_memory(arrays.resident((1.0 + np.dtype(idt).itemsize + 8.0 * (duplicates == "sum")) * m)
+                 + 16.0 * (n + 1), f"{path}: merging the repeated edges of {m:,} edges",
+                 "use a machine with more memory, or read the file as written (--duplicates "
+                 "keep)", error=InputTooLarge)
+    first = arrays.empty(m, np.bool_)
+    rep = arrays.empty(m if duplicates == "sum" else 0, np.int64)
+    order = arrays.empty(m, idt)
+    ptr = np.zeros(n + 1, np.int64)
+    mark = np.full(n, -1, np.int64)
+    repeats, reverse = P.first_of_pairs(g.src, g.dst, n, directed, first, rep, order, ptr, mark)
+    del order, ptr, mark
+    counts.update(repeated_edges=int(repeats), reverse_pairs=int(reverse))
+    if repeats + reverse == 0:
+        return replace(g, directed=directed, meta=meta)
+    # in place: the reader's arrays are this graph's alone (a read-only map is copied)
+    src, dst, w = (a if a.flags.writeable else a.copy() for a in (g.src, g.dst, g.weight))
+    k = P.compact_pairs(first, rep, src, dst, w, duplicates == "sum")
+    del rep, first
+    if k <= g.m // 2:  # most of the file merged away: give that memory back
+        src, dst, w = src[:k].copy(), dst[:k].copy(), w[:k].copy()
+    return replace(g, src=arrays.spill(src[:k]), dst=arrays.spill(dst[:k]),
+                   weight=arrays.spill(w[:k]), directed=directed, meta=meta)
 
 
 def _lines(text):
@@ -151,23 +365,56 @@ def _lines(text):
     return [(k, ln.strip()) for k, ln in enumerate(text.splitlines(), 1)]
 
 
-def _ints(path, lineno, tokens):
-    try:
-        return [int(t) for t in tokens]
-    except ValueError:
-        raise GraphFormatError(f"{path}:{lineno}: expected integers, found {' '.join(tokens)!r}") from None
+def _ints(path, lineno, tokens, line=None, first=0, step=1, sep=None):
+    """The integers of ``tokens``, which are tokens ``first``, ``first + step``, ...
+    of ``line`` split at ``sep`` (white space when None)."""
+    out = []
+    for i, t in enumerate(tokens):
+        try:
+            out.append(int(t))
+        except ValueError:
+            joined = " ".join(tokens)
+            if len(joined) <= QUOTE_CHARS or line is None:
+                found = excerpt(joined)
+            else:  # a long line: the bad token and where it is
+                found = excerpt(t) + _column(line, first + i * step, sep)
+            raise GraphFormatError(f"{path}:{lineno}: expected integers, found {found}") from None
+    return out
 
 
-def _number(path, lineno, tok, what):
+def _number(path, lineno, tok, what, line=None, index=None):
+    """The weight ``tok`` (token ``index`` of ``line``): finite and non-negative."""
     try:
         v = float(tok)
     except ValueError:
-        raise GraphFormatError(f"{path}:{lineno}: {what} {tok!r} is not a number") from None
+        v = None
+    where = _column(line, index) if line is not None and len(line) > QUOTE_CHARS else ""
+    if v is None:
+        raise GraphFormatError(f"{path}:{lineno}: {what} {excerpt(tok)}{where} is not a number")
     if not np.isfinite(v):
-        raise GraphFormatError(f"{path}:{lineno}: {what} {tok} is not a finite number")
+        raise GraphFormatError(f"{path}:{lineno}: {what} {_shown(tok)}{where} is not a finite "
+                               "number")
     if v < 0:
-        raise GraphFormatError(f"{path}:{lineno}: {what} {tok} is negative")
+        raise GraphFormatError(f"{path}:{lineno}: {what} {_shown(tok)}{where} is negative")
     return v
+
+
+def _shown(text):
+    """``text`` as it is when short, else quoted in part (`frontend.errors.excerpt`)."""
+    text = str(text)
+    return text if len(text) <= QUOTE_CHARS else excerpt(text)
+
+
+def _column(line, index, sep=None):
+    """`` at column C`` of token ``index`` of ``line`` split at ``sep`` (white space
+    when None), counted from the line's first character other than white space."""
+    if sep is None:
+        for k, m in enumerate(re.finditer(r"\S+", line)):
+            if k == index:
+                return f" at column {m.start() + 1:,}"
+        return ""
+    parts = line.split(sep)
+    return f" at column {sum(len(p) + 1 for p in parts[:index]) + 1:,}"
 
 
 # -- METIS --------------------------------------------------------------------
@@ -221,8 +468,8 @@ def _metis_extra(path, k, n):
 
 
 def _metis_count(path, m, entries):
-    return (f"{path}: header says {m} edges, the neighbour lists hold {entries} entries "
-            f"(expected {2 * m}: each edge is listed by both ends)")
+    return (f"{path}: header says {_shown(m)} edges, the neighbour lists hold {entries} entries "
+            f"(expected {_shown(2 * m)}: each edge is listed by both ends)")
 
 
 def _metis_asymmetric(path):
@@ -231,14 +478,16 @@ def _metis_asymmetric(path):
 
 def _metis_header(path, hk, header):
     """``(n, m, fmt, ncon)`` of the METIS header line ``header`` (line ``hk``)."""
-    head = _ints(path, hk, header.split())
+    head = _ints(path, hk, header.split(), header)
     if len(head) < 2:
-        raise GraphFormatError(f"{path}:{hk}: METIS header needs at least 'n m', found {header!r}")
+        raise GraphFormatError(f"{path}:{hk}: METIS header needs at least 'n m', found "
+                               f"{excerpt(header)}")
     n, m = head[0], head[1]
     fmt = f"{head[2]:03d}" if len(head) > 2 else "000"
     ncon = head[3] if len(head) > 3 else 1
     if n < 0 or m < 0 or ncon < 1 or len(fmt) != 3 or set(fmt) - {"0", "1"}:
-        raise GraphFormatError(f"{path}:{hk}: invalid METIS header {header!r}")
+        raise GraphFormatError(f"{path}:{hk}: invalid METIS header {excerpt(header)}")
+    check_node_count(n, f"{path}:{hk}")
     return n, m, fmt, ncon
 
 
@@ -252,19 +501,24 @@ def _metis_vertex(path, k, ln, u, n, has_size, has_vw, has_ew, ncon):
     if has_vw:
         if len(tok) < pos + ncon:
             raise GraphFormatError(f"{path}:{k}: missing vertex weight")
-        vweight = _number(path, k, tok[pos], "vertex weight")
+        vweight = _number(path, k, tok[pos], "vertex weight", ln, pos)
         pos += ncon
     rest = tok[pos:]
     step = 2 if has_ew else 1
     if len(rest) % step:
         raise GraphFormatError(f"{path}:{k}: neighbour without its edge weight")
-    nb = _ints(path, k, rest[0::step])
-    for v in nb:
+    nb = _ints(path, k, rest[0::step], ln, pos, step)
+    long = len(ln) > QUOTE_CHARS
+    for i, v in enumerate(nb):
         if v < 1 or v > n:
-            raise GraphFormatError(f"{path}:{k}: neighbour {v} out of range 1..{n}")
+            where = _column(ln, pos + i * step) if long else ""
+            raise GraphFormatError(f"{path}:{k}: neighbour {_shown(v)}{where} out of range 1..{n}")
         if v == u + 1:
-            raise GraphFormatError(f"{path}:{k}: vertex {u + 1} lists itself (METIS has no self-loops)")
-    ew = [_number(path, k, t, "edge weight") for t in rest[1::step]] if has_ew else []
+            where = _column(ln, pos + i * step) if long else ""
+            raise GraphFormatError(f"{path}:{k}: vertex {u + 1} lists itself{where} (METIS has "
+                                   "no self-loops)")
+    ew = [_number(path, k, t, "edge weight", ln, pos + 2 * i + 1)
+          for i, t in enumerate(rest[1::step])] if has_ew else []
     return nb, ew, vweight
 
 
@@ -358,6 +612,8 @@ def _read_edgelist(path, text):
         inv = inv.reshape(-1, 2)
     idt = index_dtype(max(n, len(rows)))
     meta = {"header": header} if header else {}
+    if declared is not None:
+        meta["vcut_header"] = True
     return Graph(n=n, src=inv[:, 0].astype(idt), dst=inv[:, 1].astype(idt), weight=w,
                  directed=directed, labels=labels, meta=meta)
 
@@ -378,7 +634,7 @@ def _is_column_names(tok):
 
 
 def _edgelist_columns(path, k, ln):
-    return f"{path}:{k}: expected 'u v' or 'u v weight', found {ln!r}"
+    return f"{path}:{k}: expected 'u v' or 'u v weight', found {excerpt(ln)}"
 
 
 def _edgelist_empty(path):
@@ -401,13 +657,14 @@ def _edgelist_ids(path, k, tok):
         try:
             v = int(t)
         except ValueError:
-            raise GraphFormatError(f"{path}:{k}: node ids must be integers, found {tok[0]!r} {tok[1]!r}") from None
+            raise GraphFormatError(f"{path}:{k}: node ids must be integers, found "
+                                   f"{excerpt(tok[0])} {excerpt(tok[1])}") from None
         if not -2**63 <= v < 2**63:
-            raise GraphFormatError(f"{path}:{k}: node id in {' '.join(tok[:2])!r} is larger than "
-                                   f"{2**63 - 1}, the largest id vcut reads")
+            raise GraphFormatError(f"{path}:{k}: node id in {excerpt(' '.join(tok[:2]))} is larger "
+                                   f"than {2**63 - 1}, the largest id vcut reads")
         ids.append(v)
     if ids[0] < 0 or ids[1] < 0:
-        raise GraphFormatError(f"{path}:{k}: negative node id in {' '.join(tok[:2])!r}")
+        raise GraphFormatError(f"{path}:{k}: negative node id in {excerpt(' '.join(tok[:2]))}")
     return ids
 
 
@@ -438,6 +695,7 @@ def _read_mtx(path, text):
     if not body:
         raise GraphFormatError(_mtx_no_size(path))
     sk, size = body[0]
+    own = any(ln.startswith(_MTX_VCUT) for k, ln in lines[1:sk - 1])
     rows, nnz = _mtx_size(path, sk, size)
     entries = body[1:]
     if len(entries) != nnz:
@@ -453,7 +711,18 @@ def _read_mtx(path, text):
             w[r] = x
     idt = index_dtype(max(rows, nnz))
     return Graph(n=rows, src=src.astype(idt), dst=dst.astype(idt), weight=w,
-                 directed=symmetry == "general", meta={"mtx": f"{field_} {symmetry}"})
+                 directed=symmetry == "general", meta=_mtx_meta(field_, symmetry, own))
+
+
+#: The comment vcut writes after a Matrix Market banner (`_write_mtx`).
+_MTX_VCUT = "% vcut graph: "
+
+
+def _mtx_meta(field_, symmetry, own):
+    meta = {"mtx": f"{field_} {symmetry}"}
+    if own:
+        meta["vcut_header"] = True
+    return meta
 
 
 def _mtx_banner(path, first):
@@ -462,12 +731,15 @@ def _mtx_banner(path, first):
         raise GraphFormatError(f"{path}:1: missing '%%MatrixMarket matrix coordinate ...' banner")
     banner = first.lower().split()
     if len(banner) < 5 or banner[1] != "matrix" or banner[2] != "coordinate":
-        raise GraphFormatError(f"{path}:1: only 'matrix coordinate' Matrix Market files are graphs, found {first!r}")
+        raise GraphFormatError(f"{path}:1: only 'matrix coordinate' Matrix Market files are "
+                               f"graphs, found {excerpt(first)}")
     field_, symmetry = banner[3], banner[4]
     if field_ not in ("pattern", "real", "integer"):
-        raise GraphFormatError(f"{path}:1: unsupported field {field_!r} (pattern, real or integer)")
+        raise GraphFormatError(f"{path}:1: unsupported field {excerpt(field_)} (pattern, real or "
+                               "integer)")
     if symmetry not in ("general", "symmetric"):
-        raise GraphFormatError(f"{path}:1: unsupported symmetry {symmetry!r} (general or symmetric)")
+        raise GraphFormatError(f"{path}:1: unsupported symmetry {excerpt(symmetry)} (general or "
+                               "symmetric)")
     return field_, symmetry
 
 
@@ -476,17 +748,19 @@ def _mtx_no_size(path):
 
 
 def _mtx_count(path, nnz, found):
-    return f"{path}: size line says {nnz} entries, found {found}"
+    return f"{path}: size line says {_shown(nnz)} entries, found {found}"
 
 
 def _mtx_size(path, sk, size):
     """``(rows, entries)`` of the size line ``size`` (line ``sk``) of a square matrix."""
-    dims = _ints(path, sk, size.split())
+    dims = _ints(path, sk, size.split(), size)
     if len(dims) != 3:
-        raise GraphFormatError(f"{path}:{sk}: size line must be 'rows cols entries', found {size!r}")
+        raise GraphFormatError(f"{path}:{sk}: size line must be 'rows cols entries', found "
+                               f"{excerpt(size)}")
     rows, cols, nnz = dims
     if rows != cols:
-        raise GraphFormatError(f"{path}:{sk}: a {rows} x {cols} matrix is not square, so it is not a graph")
+        raise GraphFormatError(f"{path}:{sk}: a {_shown(rows)} x {_shown(cols)} matrix is not "
+                               "square, so it is not a graph")
     check_node_count(rows, f"{path}:{sk}")
     return rows, nnz
 
@@ -495,11 +769,12 @@ def _mtx_entry(path, k, ln, need, rows):
     """``(i, j, value)`` of entry line ``ln`` (line ``k``; value None for a pattern)."""
     tok = ln.split()
     if len(tok) != need:
-        raise GraphFormatError(f"{path}:{k}: expected {need} values per entry, found {ln!r}")
-    i, j = _ints(path, k, tok[:2])
+        raise GraphFormatError(f"{path}:{k}: expected {need} values per entry, found {excerpt(ln)}")
+    i, j = _ints(path, k, tok[:2], ln)
     if not (1 <= i <= rows and 1 <= j <= rows):
-        raise GraphFormatError(f"{path}:{k}: entry ({i}, {j}) out of range 1..{rows}")
-    return i, j, _number(path, k, tok[2], "entry value") if need == 3 else None
+        raise GraphFormatError(f"{path}:{k}: entry ({_shown(i)}, {_shown(j)}) out of range "
+                               f"1..{rows}")
+    return i, j, _number(path, k, tok[2], "entry value", ln, 2) if need == 3 else None
 
 
 def _write_mtx(g, fh):
@@ -543,15 +818,16 @@ def _lg_empty(path):
 
 
 def _lg_count(path, ne, found):
-    return f"{path}: header says {ne} edges, found {found}"
+    return f"{path}: header says {_shown(ne)} edges, found {found}"
 
 
 def _lg_header(path, hk, header):
     """``(nv, ne, directed)`` of the LG header line ``header`` (line ``hk``)."""
     parts = header.split(",")
     if len(parts) < 3 or parts[2] not in ("d", "u"):
-        raise GraphFormatError(f"{path}:{hk}: LG header must be 'nv,ne,d|u,...', found {header!r}")
-    nv, ne = _ints(path, hk, parts[:2])
+        raise GraphFormatError(f"{path}:{hk}: LG header must be 'nv,ne,d|u,...', found "
+                               f"{excerpt(header)}")
+    nv, ne = _ints(path, hk, parts[:2], header, sep=",")
     check_node_count(nv, f"{path}:{hk}")
     return nv, ne, parts[2] == "d"
 
@@ -560,10 +836,10 @@ def _lg_edge(path, k, ln, nv):
     """The 1-based ``(src, dst)`` of LG edge line ``ln`` (line ``k``)."""
     tok = ln.split(",")
     if len(tok) != 2:
-        raise GraphFormatError(f"{path}:{k}: expected 'src,dst', found {ln!r}")
-    a, b = _ints(path, k, tok)
+        raise GraphFormatError(f"{path}:{k}: expected 'src,dst', found {excerpt(ln)}")
+    a, b = _ints(path, k, tok, ln, sep=",")
     if not (1 <= a <= nv and 1 <= b <= nv):
-        raise GraphFormatError(f"{path}:{k}: edge {a},{b} out of range 1..{nv}")
+        raise GraphFormatError(f"{path}:{k}: edge {_shown(a)},{_shown(b)} out of range 1..{nv}")
     return a, b
 
 
@@ -628,7 +904,7 @@ class _Chunks:
     def _stream_read(self, view):
         try:
             return self.stream.readinto(view)
-        except GraphFormatError:
+        except (GraphFormatError, InputTooLarge):
             self.broken = True
             raise
 
@@ -651,14 +927,15 @@ class _Chunks:
             size = max(tail + self.chunk, 2 * len(self.buf))
             check_memory(size, f"{self.path}: a line of {tail:,} bytes",
                          "the file is not a text graph, or use a machine with more memory",
-                         error=GraphFormatError)
+                         error=InputTooLarge)
             buf = np.empty(size, np.uint8)
             buf[:tail] = self.buf[pos:self.filled]
             self.buf = buf
         elif tail and pos:
             self.buf[:tail] = self.buf[pos:self.filled]
         st[P.POS] = 0
-        want = min(len(self.buf) - tail, self.chunk)
+        # a long line is read in ever larger pieces: each is scanned once more from its start
+        want = min(len(self.buf) - tail, max(self.chunk, tail))
         got = self._read(self.buf[tail:tail + want])
         self.filled = tail + got
         self.final = got < want
@@ -677,10 +954,12 @@ class _Chunks:
 
 
 def _state():
-    """A fresh kernel state (`ir_graph._parse` slots): nothing read, no error, no stop."""
+    """A fresh kernel state (`ir_graph._parse` slots): nothing read, no error, no stop,
+    lines of at most `MAX_LINE` bytes."""
     st = np.zeros(P.NSLOTS, np.int64)
     st[P.LEVEL] = P.NO_ERROR
     st[P.STOP] = -1
+    st[P.MAXLEN] = MAX_LINE
     return st
 
 
@@ -732,7 +1011,7 @@ class _Array:
         try:
             mm = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)
         except OSError:  # address space refused (strict overcommit, a ulimit)
-            raise GraphFormatError(f"{self.path}: reading {n:,} entries needs {format_bytes(size)} of "
+            raise InputTooLarge(f"{self.path}: reading {n:,} entries needs {format_bytes(size)} of "
                                    "address space, more than this machine gives; use a machine with "
                                    "more memory or a smaller graph") from None
         if hasattr(mmap, "MADV_HUGEPAGE"):
@@ -745,7 +1024,7 @@ class _Array:
         if self._fd is None:
             check_memory((need - len(self.a)) * self.dtype.itemsize,
                          f"{self.path}: reading {need:,} entries",
-                         "use a machine with more memory or a smaller graph", error=GraphFormatError)
+                         "use a machine with more memory or a smaller graph", error=InputTooLarge)
         self._resize(max(need, 2 * len(self.a)))
 
     def _resize(self, n):
@@ -807,7 +1086,13 @@ def _read_fast(path, fmt, chunk=None):
 
 
 def _run(kernel, c, st, *args):
-    """Call ``kernel`` until it returns something other than `NEED` before the end."""
+    """Call ``kernel`` until it returns something other than `NEED` before the end.
+
+    Raises
+    ------
+    GraphFormatError
+        A line longer than ``st[MAXLEN]`` (`LONG`): the rest of the file is not read.
+    """
     while True:
         status = kernel(c.buf, c.filled, c.final, st, *args)
         if status == P.NEED and not c.final:
@@ -815,7 +1100,17 @@ def _run(kernel, c, st, *args):
             continue
         if status == P.UNSUPPORTED:
             raise _Unsupported(c.path)
+        if status == P.LONG:
+            c.broken = True  # refused now: not read to its end first (a gzip bomb)
+            pos = int(st[P.POS])
+            raise GraphFormatError(_long_line(c.path, int(st[P.LINE]) + 1,
+                                              c.buf[pos:pos + QUOTE_CHARS], int(st[P.MAXLEN]),
+                                              _KERNEL_FORMATS.get(kernel)))
         return status
+
+
+_KERNEL_FORMATS = {P.edgelist_lines: "edgelist", P.metis_lines: "metis", P.mtx_lines: "mtx",
+                   P.lg_lines: "lg"}
 
 
 def _reraise(fn, *args):
@@ -907,6 +1202,8 @@ def _fast_edgelist(path, c, stop=-1, *, piece=None):
     if src.dtype != idt:
         src, dst = src.astype(idt), dst.astype(idt)
     meta = {"header": header} if header else {}
+    if declared is not None:
+        meta["vcut_header"] = True
     return Graph(n=n, src=src, dst=dst, weight=w, directed=directed, labels=labels, meta=meta)
 
 
@@ -929,11 +1226,11 @@ def _renumber(path, src, dst, count):
     table = (top + 1) * np.dtype(rdt).itemsize
     if table <= max(2 * count * src.itemsize, 1 << 26):
         check_memory(table, f"{path}: renumbering node ids up to {top:,}",
-                     "use a machine with more memory", error=GraphFormatError)
+                     "use a machine with more memory", error=InputTooLarge)
         n, labels = P.renumber_dense(src, dst, count, np.zeros(top + 1, rdt))
         return n, (labels if n != top + 1 else None)
     check_memory(4 * count * src.itemsize, f"{path}: renumbering {count:,} edges",
-                 "use a machine with more memory", error=GraphFormatError)
+                 "use a machine with more memory", error=InputTooLarge)
     ids = np.concatenate([src, dst])
     ids.sort()
     keep = np.empty(len(ids), bool)
@@ -966,11 +1263,14 @@ def _fast_metis(path, c, *, piece=None):
                       none_f, none_i, none_i, none_f, P.POW10, c.scratch)
         if status == P.NEED:
             raise GraphFormatError(_metis_empty(path))
-        n, m, fmt, ncon = _metis_header(path, int(st[P.EVLINE]), c.line(st))
+        k, header = int(st[P.EVLINE]), c.line(st)
+        n, m, fmt, ncon = _metis_header(path, k, header)
+        st[P.MAXLEN] = _metis_line_limit(path, k, header)
         _consume(st)
     else:
         n, m, fmt, ncon = piece[2]
         st[P.VERTEX] = st[P.BASE] = piece[1]
+        st[P.MAXLEN] = _metis_bound(n, m, ncon)
     st[P.PHASE] = 1
     has_size, has_vw, has_ew = fmt[0] == "1", fmt[1] == "1", fmt[2] == "1"
     idt = index_dtype(max(n, m))
@@ -1049,7 +1349,13 @@ def _fast_mtx(path, c):
     field_, symmetry = _mtx_banner(path, c.line(st) if status == P.EVENT else None)
     _consume(st)
     st[P.PHASE] = 1
-    status = _run(P.mtx_lines, c, st, 0, 2, none_i, none_i, none_f, P.POW10, c.scratch)
+    own = False
+    while True:
+        status = _run(P.mtx_lines, c, st, 0, 2, none_i, none_i, none_f, P.POW10, c.scratch)
+        if status != P.EVENT or st[P.KIND] != P.K_VCUT:
+            break
+        own = True
+        _consume(st)
     if status == P.NEED:
         raise GraphFormatError(_mtx_no_size(path))
     rows, nnz = _mtx_size(path, int(st[P.EVLINE]), c.line(st))
@@ -1070,7 +1376,7 @@ def _fast_mtx(path, c):
     count = int(st[P.COUNT])
     return Graph(n=rows, src=src.done(count), dst=dst.done(count),
                  weight=w.done(count) if need == 3 else np.ones(count),
-                 directed=symmetry == "general", meta={"mtx": f"{field_} {symmetry}"})
+                 directed=symmetry == "general", meta=_mtx_meta(field_, symmetry, own))
 
 
 def _fast_lg(path, c):

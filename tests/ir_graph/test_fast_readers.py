@@ -99,7 +99,8 @@ def test_own_edge_list_keeps_node_count_and_direction(tmp_path, chunk):
     text = ("# vcut graph: 7 nodes, 3 edges, directed\n# source target weight\n"
             "0 2 1\n2 3 0.25\n5 2 3\n")
     g = fast(write(tmp_path, "g.edgelist", text), chunk)
-    check(g, 7, [0, 2, 5], [2, 3, 2], weight=[1, 0.25, 3], directed=True)
+    check(g, 7, [0, 2, 5], [2, 3, 2], weight=[1, 0.25, 3], directed=True,
+          meta={"vcut_header": True})
 
 
 @pytest.mark.parametrize("chunk", [None, 1, 4])

@@ -52,7 +52,7 @@ def _written(path):
 @pytest.mark.parametrize("algo, weighted", [("random", True), ("hdrf", False), ("wb-libra", True)])
 def test_the_file_partition_is_the_in_memory_one(dask_client, tmp_path, algo, weighted):
     path = _edge_list(tmp_path / "g.txt", seed=len(algo), weighted=weighted)
-    g = read_graph(path)
+    g = read_graph(path, duplicates="keep")  # the pieces hold every line as an edge
     out = str(tmp_path / "g.parts")
     got = partition_file(path, 6, algo, client=dask_client, output=out, piece_bytes=2500,
                          batch=400)
@@ -90,7 +90,8 @@ def test_one_worker_one_piece_is_the_sequential_stream(dask_client, tmp_path):
     path = _edge_list(tmp_path / "g.txt", seed=9, loops=False)
     out = str(tmp_path / "g.parts")
     partition_file(path, 4, "wb-libra", client=dask_client, workers=1, output=out)
-    assert np.array_equal(_written(out), partition_graph(read_graph(path), 4, "wb-libra").assignment)
+    assert np.array_equal(_written(out), partition_graph(read_graph(path, duplicates="keep"), 4,
+                                                         "wb-libra").assignment)
 
 
 def test_a_worker_killed_mid_run_changes_nothing(dask_client, tmp_path):
@@ -124,12 +125,12 @@ def test_cli_out_of_core(tmp_path, capsys):
     path = _edge_list(tmp_path / "g.txt", seed=3)
     out = tmp_path / "g.parts"
     rc = main(["partition", path, "-p", "4", "--algo", "dbh", "--workers", "2", "--out-of-core",
-               "-o", str(out), "--json"])
+               "--duplicates", "keep", "-o", str(out), "--json"])
     assert rc == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["pieces"] == 1 and doc["files"] == [str(out)]
     assert not os.path.exists(str(out) + ".replicas.npz")
-    seq = partition_graph(read_graph(path), 4, "dbh")
+    seq = partition_graph(read_graph(path, duplicates="keep"), 4, "dbh")
     assert np.array_equal(_written(out), seq.assignment)
     assert doc["replication_factor"] == seq.metrics.replication_factor
 
@@ -138,6 +139,7 @@ def test_cli_out_of_core(tmp_path, capsys):
     (["--out-of-core"], "give --workers N"),
     (["--out-of-core", "--workers", "2", "--algo", "ne"], "does not run distributed"),
     (["--out-of-core", "--workers", "2", "--algo", "multilevel"], "drop --out-of-core"),
+    (["--out-of-core", "--workers", "2"], "add --duplicates keep"),
 ])
 def test_cli_bad_out_of_core_options(tmp_path, capsys, argv, message):
     path = _edge_list(tmp_path / "g.txt", m=50)

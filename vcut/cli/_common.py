@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'spill_context', 'analysis_input', 'check_inputs', 'is_source', 'note_truncated', 'ACCEPTS', 'SOURCE_SUFFIXES', 'parse_window', 'parse_window_size', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
+__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'add_graph_options', 'read_graph_file', 'merged_on_read', 'spill_context', 'analysis_input', 'check_inputs', 'is_source', 'note_truncated', 'ACCEPTS', 'SOURCE_SUFFIXES', 'parse_window', 'parse_window_size', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
 
 #: Largest ``--seed`` (seeds reach numba kernels as int64).
 MAX_SEED = 2**63 - 1
@@ -108,6 +108,48 @@ def add_analysis_options(p, algo=True):
                    "the large arrays (graph, partition, replicas, simulation) in memory-mapped "
                    "scratch files in DIR (deleted as they are freed), so that a trace larger "
                    "than memory can be analysed; slower when the memory runs short")
+    _add_duplicates(p)
+
+
+#: ``--format`` values: `ir_graph.formats.FORMATS`.
+GRAPH_FORMATS = ["metis", "edgelist", "mtx", "lg", "npz"]
+
+
+def add_graph_options(p, help="graph file format (default: from the suffix)"):
+    """``--format`` and ``--duplicates``: how a command reads a graph file (`read_graph_file`)."""
+    p.add_argument("--format", choices=GRAPH_FORMATS, help=help)
+    _add_duplicates(p)
+
+
+def _add_duplicates(p):
+    p.add_argument("--duplicates", choices=["first", "sum", "keep"], default="first",
+                   help="a graph file's edge listed again (u v twice; in an undirected file also "
+                   "v u after u v) is merged into the first, which keeps its weight (first, the "
+                   "default) or gets their weights summed (sum); keep: every line an edge of its "
+                   "own. Files vcut wrote are read as written")
+
+
+def read_graph_file(args, path=None, directed=None):
+    """`ir_graph.read_graph` of ``path`` (default ``args.graph``) with the command's
+    ``--format`` and ``--duplicates``; ``directed`` as `read_graph` takes it."""
+    from ir_graph import read_graph
+
+    return read_graph(path or args.graph, getattr(args, "format", None),
+                      duplicates=getattr(args, "duplicates", "first"), directed=directed)
+
+
+def merged_on_read(g, say=True):
+    """What reading merged (``g.meta["merged"]``, None for a file read as written), and
+    with ``say`` a note on stderr when it merged any edge."""
+    merged = g.meta.get("merged")
+    if say and merged and (merged["repeated_edges"] or merged["reverse_pairs"]):
+        weight = ("the first line's weight (--duplicates sum adds them)"
+                  if merged["duplicates"] == "first" else "their weights summed")
+        print(f"note: {g.meta.get('source', 'the graph')}: {merged['reverse_pairs']:,} edges "
+              f"listed both ways (u v and v u) and {merged['repeated_edges']:,} repeated lines "
+              f"merged into one edge each, {weight}; --duplicates keep reads every line as an "
+              "edge", file=sys.stderr)
+    return merged
 
 
 def spill_context(args):
@@ -269,7 +311,7 @@ def analysis_input(args, program_args, budget=None, say=None):
     """
     from frontend import load_trace
     from frontend.errors import InputError
-    from ir_graph import build_graph, read_graph
+    from ir_graph import build_graph
     from ir_graph.windows import RoiWindow
 
     window = parse_window(args.window) if getattr(args, "window", None) else None
@@ -313,7 +355,7 @@ def analysis_input(args, program_args, budget=None, say=None):
         from frontend.arrays import spill_directory
 
         return from_trace(load_trace(path, mmap=spill_directory() is not None), path)
-    g = read_graph(path)
+    g = read_graph_file(args, path)
     note_truncated(g.meta, "the analysis")
     return _cut(g), None, path
 

@@ -1,6 +1,6 @@
 """``vcut mst``: the minimum spanning forest of a graph (Borůvka, CPU or GPU)."""
 
-from ._common import add_common, print_json, print_rows
+from ._common import add_common, add_graph_options, print_json, print_rows, read_graph_file
 from ._outputs import check_command_outputs, summary_stream
 
 __all__ = ["register", "run"]
@@ -18,7 +18,7 @@ def register(sub):
     p.add_argument("graph", metavar="GRAPH")
     p.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
                    help="cpu, gpu (numba.cuda), or auto: the GPU when there is one (default cpu)")
-    p.add_argument("--format", choices=["metis", "edgelist", "mtx", "lg", "npz"])
+    add_graph_options(p)
     p.add_argument("-o", "--output", metavar="EDGES",
                    help="the forest's edges, 'u v weight' per line, ids as in the graph file")
     add_common(p)
@@ -27,11 +27,10 @@ def register(sub):
 
 def run(args, program_args):
     from frontend.atomic import atomic_output
-    from ir_graph import read_graph
     from runtime.mst import minimum_spanning_forest
 
     check_command_outputs(args, [args.output])
-    g = read_graph(args.graph, args.format)
+    g = read_graph_file(args)
     f = minimum_spanning_forest(g, device=args.device)
     if args.output:
         ids = g.vertex_ids()

@@ -38,6 +38,7 @@ def run_multilevel(args, graph, targets):
         "levels": [list(s) for s in res.level_sizes],
         "seconds": {k: round(v, 4) for k, v in res.seconds.items()},
         "moves": res.moves, "files": files,
+        "merged_on_read": graph.meta.get("merged"),  # what reading the file merged
     }
     if res.gpu:
         result["gpu"] = res.gpu  # matching rounds, refinement passes, host repairs, bytes

@@ -5,7 +5,9 @@ import sys
 from ._common import (
     MAX_SEED,
     add_common,
+    add_graph_options,
     int_option,
+    merged_on_read,
     parse_numbers,
     print_json,
     print_rows,
@@ -104,8 +106,7 @@ def register(sub):
     pa.add_argument("--units", metavar="S1:M1,S2:M2,...",
                     help="processing units as speed:memory, memory as a fraction of the graph's "
                     "total weight; capacities by Algorithm 1 of Tzovas et al. (HiPC 2020)")
-    pa.add_argument("--format", choices=["metis", "edgelist", "mtx", "lg", "npz"],
-                    help="graph file format (default: from the suffix)")
+    add_graph_options(pa)
     pa.add_argument("-o", "--output", metavar="OUT",
                     help="assignment file to write (with OUT.replicas.npz beside it; a FIFO, "
                     "a character device or - gets the assignment only)")
@@ -125,8 +126,8 @@ def register(sub):
     pa.add_argument("--out-of-core", action="store_true",
                     help="with --workers / --scheduler: the workers read GRAPH in pieces (an "
                     "edge list or a .npz, on a path every worker sees) and hold its edges; "
-                    "this process keeps per-vertex state only. Writes OUT only (no "
-                    "OUT.replicas.npz)")
+                    "this process keeps per-vertex state only; every line is an edge of its own "
+                    "(give --duplicates keep). Writes OUT only (no OUT.replicas.npz)")
     add_progress_option(pa)
     add_common(pa)
     pa.set_defaults(func=run)
@@ -140,8 +141,9 @@ def run(args, program_args):
 def _run(args, program_args):
     from frontend.atomic import output_kind
     from frontend.errors import InputError
-    from ir_graph import read_graph
     from vcut.output import write_partition
+
+    from ._common import read_graph_file
     from vcut.partition import partition_graph
 
     # OUT.replicas.npz goes beside a regular OUT; a stream (FIFO, device, -) gets OUT only
@@ -161,12 +163,14 @@ def _run(args, program_args):
         raise InputError("--out-of-core reads the graph on a Dask cluster; give --workers N "
                          "or --scheduler ADDRESS with it")
     caps = _capacities(args)
-    files = None
+    files = merged = None
     if args.out_of_core:  # the workers read the graph; the file is written as it comes
         part = _distributed(args, None, caps)
         n, files = part.n, [args.output] if args.output else []
     else:
-        g = read_graph(args.graph, args.format)
+        # the partitioners cut undirected graphs: a directed file's arcs u v and v u are one edge
+        g = read_graph_file(args, directed=False)
+        merged = merged_on_read(g)
         n = g.n
         if args.algo == "multilevel":
             from .multilevel import run_multilevel
@@ -196,6 +200,7 @@ def _run(args, program_args):
         "alpha": info["alpha"], "rf_random_bound": info["rf_random_bound"],
         "self_loops": info["self_loops"], "repeated_edges": info["repeated_edges"],
         "seconds": round(info["seconds"], 4), "files": files,
+        "merged_on_read": merged,
     }
     if args.algo == "par":
         result.update({k: info[k] for k in ("latency", "beta", "gamma", "chain_slack",
@@ -321,6 +326,13 @@ def _distributed(args, g, caps):
         if args.algo == "multilevel":
             raise InputError("--out-of-core runs the vertex cuts of --workers; multilevel reads "
                              "the graph here: drop --out-of-core")
+        from vcut.distributed import DISTRIBUTED_ALGORITHMS
+
+        if args.duplicates != "keep" and args.algo in DISTRIBUTED_ALGORITHMS:
+            raise InputError("--out-of-core reads every line of GRAPH as an edge of its own (u v "
+                             "and v u, or a repeated line, count once each, their weights "
+                             "summed); add --duplicates keep to partition it so, or drop "
+                             "--out-of-core to merge them as the graph readers do")
         with client_for(args) as client:
             return partition_file(args.graph, args.p, args.algo, client=client, fmt=args.format,
                                   workers=args.workers, batch=args.batch or DEFAULT_BATCH,

@@ -3,7 +3,8 @@
 import os
 import time
 
-from ._common import MAX_SEED, add_common, int_option, print_json, print_rows
+from ._common import (MAX_SEED, add_common, add_graph_options, int_option, merged_on_read,
+                      print_json, print_rows, read_graph_file)
 from ._outputs import check_command_outputs, check_suffix, summary_stream
 
 __all__ = ["register", "run"]
@@ -18,8 +19,7 @@ def register(sub):
         "average shortest-path length, critical path and total weight of a graph file.",
     )
     st.add_argument("graph", metavar="GRAPH", help="graph file (.npz, .graph, .edgelist, .txt, .mtx, .lg; .gz ok)")
-    st.add_argument("--format", choices=["metis", "edgelist", "mtx", "lg", "npz"],
-                    help="file format (default: from the suffix)")
+    add_graph_options(st, "file format (default: from the suffix)")
     st.add_argument("--plot", metavar="PNG", help="write a log-log degree distribution plot")
     st.add_argument("--path-samples", type=int_option("--path-samples", 1, 2**31 - 1), default=32,
                     metavar="K",
@@ -31,19 +31,21 @@ def register(sub):
 
 
 def run(args, program_args):
-    from ir_graph import degree_plot, graph_stats, read_graph
+    from ir_graph import degree_plot, graph_stats
     from ir_graph.stats import PowerLawFit
 
     check_command_outputs(args, [args.plot])
     check_suffix(args.plot, "--plot", (".png",), "the plot is a PNG image")
     t0 = time.perf_counter()
-    g = read_graph(args.graph, args.format)
+    g = read_graph_file(args)
+    merged = merged_on_read(g)
     s = graph_stats(g, path_samples=args.path_samples, seed=args.seed)
     if args.plot:
         degree_plot(g, args.plot, PowerLawFit(s.alpha, s.x_min, s.ks, s.n_tail))
     result = s.to_dict()
     result["seconds"] = round(time.perf_counter() - t0, 3)
     result["directed"] = g.directed
+    result["merged_on_read"] = merged
     if args.json:
         print_json(result)
         return 0

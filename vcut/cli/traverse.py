@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._common import add_common, print_json, print_rows
+from ._common import add_common, add_graph_options, print_json, print_rows, read_graph_file
 from ._outputs import check_command_outputs, summary_stream
 
 __all__ = ["register", "run"]
@@ -39,7 +39,7 @@ def register(sub):
         tr.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
                         help="cpu, gpu (numba.cuda), or auto: the GPU when there is one (default cpu)")
         tr.add_argument("--directed", action="store_true", help="follow edges in their direction only")
-        tr.add_argument("--format", choices=["metis", "edgelist", "mtx", "lg", "npz"])
+        add_graph_options(tr)
         tr.add_argument("-o", "--output", metavar="DIST",
                         help="'id distance' per vertex, ids as in the graph file (inf: unreachable)")
         add_common(tr)
@@ -48,11 +48,11 @@ def register(sub):
 
 def run(args, program_args):
     from frontend.atomic import atomic_output
-    from ir_graph import read_graph
     from runtime.traversal import bfs, sssp
 
     check_command_outputs(args, [args.output])
-    g = read_graph(args.graph, args.format)
+    # --directed: u v and v u are two arcs of the file, not one edge
+    g = read_graph_file(args, directed=True if args.directed else None)
     run = bfs if args.kind == "bfs" else sssp
     extra = {"delta": args.delta} if args.kind == "sssp" else {}
     if extra.get("delta") is not None and args.strategy != "delta":
