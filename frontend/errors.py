@@ -13,8 +13,9 @@ allocated with `InputTooLarge`, a kind of `InputError` (exit 2), whatever
 file or argument it comes from; `OutOfMemory` (exit 11) is for running out
 of memory while working, after those checks let the work start.
 
-Messages that quote what a file holds go through `excerpt`: at most
-`QUOTE_CHARS` characters of it, with the columns shown when that is a part.
+Messages that quote what a file holds go through `excerpt` (text) or
+`quoted` (a value read from a file): at most `QUOTE_CHARS` characters of it,
+with the columns shown when that is a part.
 """
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "OutOfMemory",
     "InputTooLarge",
     "excerpt",
+    "quoted",
     "QUOTE_CHARS",
 ]
 
@@ -187,3 +189,23 @@ def excerpt(text, start=0, end=None, width=QUOTE_CHARS):
     hi = min(lo + width, n)
     return (("..." if lo else "") + repr(text[lo:hi]) + ("..." if hi < n else "")
             + f" (columns {lo + 1:,}-{hi:,} of {n:,})")
+
+
+def quoted(value, width=QUOTE_CHARS):
+    """``repr(value)`` for a one-line message, cut by `excerpt` when it is long.
+
+    A string is quoted as `excerpt` quotes text; another value (a list read
+    from a JSON file, ...) is its ``repr`` when that has at most ``width``
+    characters, else an excerpt of that ``repr``.
+
+    Examples
+    --------
+    >>> quoted([1, 2])
+    '[1, 2]'
+    >>> quoted(list(range(100)), width=12)
+    "'[0, 1, 2, 3,'... (columns 1-12 of 390)"
+    """
+    if isinstance(value, str):
+        return excerpt(value, width=width)
+    text = repr(value)
+    return text if len(text) <= width else excerpt(text, width=width)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from frontend.errors import InputError
+from frontend.errors import InputError, quoted
 from frontend.inputs import check_input_file, read_input
 from frontend.memory import check_memory
 
@@ -354,14 +354,14 @@ def machine_from_dict(d, where="machine file"):
         raise InputError(f"{where}: expected a JSON object, got {type(d).__name__}")
     unknown = sorted(set(d) - _FIELDS)
     if unknown:
-        raise InputError(f"{where}: unknown field {unknown[0]!r}; known fields: {', '.join(sorted(_FIELDS))}")
+        raise InputError(f"{where}: unknown field {quoted(unknown[0])}; known fields: {', '.join(sorted(_FIELDS))}")
     if "cores" not in d:
         raise InputError(f"{where}: field 'cores' is required")
     p = _num(f"{where}: field 'cores'", d["cores"], integer=True)
     mesh = d.get("mesh")
     if mesh is not None:
         if not (isinstance(mesh, list) and len(mesh) == 2):
-            raise InputError(f"{where}: field 'mesh' must be [rows, cols], got {mesh!r}")
+            raise InputError(f"{where}: field 'mesh' must be [rows, cols], got {quoted(mesh)}")
         rows = _num(f"{where}: field 'mesh' rows", mesh[0], integer=True)
         cols = _num(f"{where}: field 'mesh' cols", mesh[1], integer=True)
         if rows * cols != p:
@@ -380,26 +380,26 @@ def machine_from_dict(d, where="machine file"):
     if "core_speed" in d:
         sp = d["core_speed"]
         if not isinstance(sp, list) or len(sp) != p:
-            raise InputError(f"{where}: field 'core_speed' must list {p} speeds, got {sp!r}")
+            raise InputError(f"{where}: field 'core_speed' must list {p} speeds, got {quoted(sp)}")
         kw["core_speed"] = np.array([_num(f"{where}: core_speed[{i}]", s) for i, s in enumerate(sp)])
     if "numa" in d:
         nm = d["numa"]
         if not isinstance(nm, dict) or set(nm) - {"node_of_core", "latency_cycles"}:
             raise InputError(f"{where}: field 'numa' must be {{'node_of_core': [...], "
-                             f"'latency_cycles': [[...]]}}, got {nm!r}")
+                             f"'latency_cycles': [[...]]}}, got {quoted(nm)}")
         try:
             lat = np.asarray(nm.get("latency_cycles", [[MEMORY_CYCLES]]), dtype=float)
         except (TypeError, ValueError, OverflowError):
             lat = np.zeros(0)
         if lat.ndim != 2 or lat.shape[0] != lat.shape[1] or not np.all(np.isfinite(lat)) or (lat <= 0).any():
             raise InputError(f"{where}: numa 'latency_cycles' must be a square matrix of positive "
-                             f"numbers, got {nm.get('latency_cycles')!r}")
+                             f"numbers, got {quoted(nm.get('latency_cycles'))}")
         node = nm.get("node_of_core", [0] * p)
         if not isinstance(node, list) or len(node) != p:
-            raise InputError(f"{where}: numa 'node_of_core' must list {p} nodes, got {node!r}")
+            raise InputError(f"{where}: numa 'node_of_core' must list {p} nodes, got {quoted(node)}")
         for i, v in enumerate(node):
             if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < lat.shape[0]:
-                raise InputError(f"{where}: numa node_of_core[{i}] = {v!r} is not a node "
+                raise InputError(f"{where}: numa node_of_core[{i}] = {quoted(v)} is not a node "
                                  f"0..{lat.shape[0] - 1}")
         kw["numa_of_core"] = np.array(node, dtype=np.int32)
         kw["numa_latency"] = lat
@@ -407,22 +407,22 @@ def machine_from_dict(d, where="machine file"):
     if "cache" in d:
         cache = d["cache"]
         if not isinstance(cache, dict):
-            raise InputError(f"{where}: field 'cache' must be an object, got {cache!r}")
+            raise InputError(f"{where}: field 'cache' must be an object, got {quoted(cache)}")
         for key in cache:
             if key not in ("l1_bytes", "l1_ways", "l2_bytes", "block_bytes"):
-                raise InputError(f"{where}: unknown cache field {key!r}")
+                raise InputError(f"{where}: unknown cache field {quoted(key)}")
             kw[key] = _num(f"{where}: cache {key!r}", cache[key], integer=True)
     if "memory" in d:
         mem = d["memory"]
         if not isinstance(mem, dict):
-            raise InputError(f"{where}: field 'memory' must be an object, got {mem!r}")
+            raise InputError(f"{where}: field 'memory' must be an object, got {quoted(mem)}")
         if "bandwidth_gbs" in mem:
             kw["memory_bandwidth_gbs"] = _num(f"{where}: memory 'bandwidth_gbs'", mem["bandwidth_gbs"])
         if mem.get("bytes_per_node") is not None:
             bpn = mem["bytes_per_node"]
             if not isinstance(bpn, list) or len(bpn) != kw["numa_latency"].shape[0]:
                 raise InputError(f"{where}: memory 'bytes_per_node' must list "
-                                 f"{kw['numa_latency'].shape[0]} sizes, got {bpn!r}")
+                                 f"{kw['numa_latency'].shape[0]} sizes, got {quoted(bpn)}")
             kw["memory_bytes"] = np.array([_num(f"{where}: bytes_per_node[{i}]", b, integer=True,
                                                 largest=2**62) for i, b in enumerate(bpn)])
     kw["meta"] = {"source": where}

@@ -34,7 +34,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from frontend.errors import InputError
+from frontend.errors import InputError, quoted
 
 __all__ = ["BatchJob", "COLUMNS", "DIAGNOSTIC_LINES", "diagnostics_head", "load_manifest",
            "run_batch", "run_job", "write_results"]
@@ -70,7 +70,7 @@ class BatchJob:
 
 def _strings(value, where):
     if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) for v in value):
-        raise InputError(f"{where} must be a list of strings, got {value!r}")
+        raise InputError(f"{where} must be a list of strings, got {quoted(value)}")
     return tuple(str(v) for v in value)
 
 
@@ -78,7 +78,7 @@ def _ps(value, where):
     values = value if isinstance(value, list) else [value]
     if not values or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1
                              for v in values):
-        raise InputError(f"{where} must be a positive integer or a list of them, got {value!r}")
+        raise InputError(f"{where} must be a positive integer or a list of them, got {quoted(value)}")
     return values
 
 
@@ -113,7 +113,7 @@ def load_manifest(path):
                          "(TOML) or a \"job\" list (JSON)")
     unknown = set(doc) - _TOP_KEYS
     if unknown:
-        raise InputError(f"{path}: unknown key {sorted(unknown)[0]!r}; use p, options, job")
+        raise InputError(f"{path}: unknown key {quoted(sorted(unknown)[0])}; use p, options, job")
     base = os.path.dirname(os.path.abspath(path))
     shared_p = _ps(doc.get("p", [8]), f"{path}: p")
     shared_opts = _strings(doc.get("options", []), f"{path}: options")
@@ -124,7 +124,7 @@ def load_manifest(path):
             raise InputError(f"{where} must be a table of name, sources, args, ...")
         bad = set(item) - _JOB_KEYS
         if bad:
-            raise InputError(f"{where}: unknown key {sorted(bad)[0]!r}; use "
+            raise InputError(f"{where}: unknown key {quoted(sorted(bad)[0])}; use "
                              f"{', '.join(sorted(_JOB_KEYS))}")
         sources = item.get("sources", [item["source"]] if "source" in item else None)
         if not sources:
