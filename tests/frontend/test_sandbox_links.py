@@ -274,13 +274,35 @@ def test_keep_files_summary_names_what_was_replaced_and_refused(tmp_path, capsys
     os.symlink("../outside/x", keep / "cfg")
     code = main(["trace", src, "-o", str(tmp_path / "t.npz"), "--cwd", str(work),
                  "--keep-files", str(keep), "--sandbox", "namespaces", "--json"])
-    out = json.loads(capsys.readouterr().out)
+    got = capsys.readouterr()
+    out = json.loads(got.out)
     assert code == 0
+    # the notes go to stderr with --json too
+    assert [line for line in got.err.splitlines() if line.startswith("note: --keep")] == notes
     assert out["kept_replaced"] == [["cfg", "symbolic link to ../outside/x"]]
     assert out["not_kept"] == [
         ["sub/y.txt", f"{keep}/sub is a symbolic link to ../outside/subdir; "
                       "vcut does not write through links"]]
     assert (outside / "x").read_text() == "original\n"
+
+
+@pytest.mark.parametrize("command", ["graph", "analyze"])
+def test_every_command_that_runs_the_program_prints_the_keep_notes(tmp_path, capsys, namespaces,
+                                                                   command):
+    outside, keep, work, src = _keep_setup(tmp_path)
+    out = ["-o", str(tmp_path / ("g.npz" if command == "graph" else "analysis"))]
+    extra = ["-p", "2", "--no-baselines"] if command == "analyze" else []
+    code = main([command, src, *out, *extra, "--cwd", str(work), "--keep-files", str(keep),
+                 "--sandbox", "namespaces"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    _assert_kept_without_writing_through(outside, keep)
+    assert [line for line in err.splitlines() if line.startswith("note: --keep")] == [
+        f"note: --keep-files replaced {keep}/cfg, a symbolic link to ../outside/x, with the "
+        "program's file (never written through)",
+        f"note: --keep-files did not keep the program's file sub/y.txt: {keep}/sub is a "
+        "symbolic link to ../outside/subdir; vcut does not write through links",
+    ]
 
 
 # -- item 3: secrets under /etc --------------------------------------------------------

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'add_graph_options', 'read_graph_file', 'merged_on_read', 'spill_context', 'analysis_input', 'check_inputs', 'is_source', 'note_truncated', 'ACCEPTS', 'SOURCE_SUFFIXES', 'parse_window', 'parse_window_size', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
+__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'add_graph_options', 'read_graph_file', 'merged_on_read', 'spill_context', 'analysis_input', 'check_inputs', 'is_source', 'note_truncated', 'ACCEPTS', 'SOURCE_SUFFIXES', 'parse_window', 'parse_window_size', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'keep_notes', 'KEEP_NOTES_SHOWN', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
 
 #: Largest ``--seed`` (seeds reach numba kernels as int64).
 MAX_SEED = 2**63 - 1
@@ -506,7 +506,30 @@ def run_trace(args, program_args, stdout_sink=2, stderr_sink=2):
     )
     if progress:
         sys.stderr.write("\n")
+    if args.keep_files:
+        keep_notes(trace.meta, args.keep_files)
     return trace
+
+
+#: Lines of each kind of --keep-files note printed; the rest are counted.
+KEEP_NOTES_SHOWN = 10
+
+
+def keep_notes(meta, keep_dir):
+    """The entries of ``--keep-files DIR`` replaced by the program's files, and its files not
+    kept, one note line each on stderr (the first `KEEP_NOTES_SHOWN`), whatever the
+    command and with ``--json`` too."""
+    replaced = [f"note: --keep-files replaced {os.path.join(keep_dir, rel)}, a {what}, with the "
+                "program's file (never written through)"
+                for rel, what in meta.get("kept_replaced", [])]
+    refused = [f"note: --keep-files did not keep the program's file {rel}: {why}"
+               for rel, why in meta.get("not_kept", [])]
+    for lines in (replaced, refused):
+        for line in lines[:KEEP_NOTES_SHOWN]:
+            print(line, file=sys.stderr)
+        if len(lines) > KEEP_NOTES_SHOWN:
+            print(f"note: ... and {len(lines) - KEEP_NOTES_SHOWN} more like it (vcut trace --json "
+                  "lists them all)", file=sys.stderr)
 
 
 def print_rows(rows, stream=None):

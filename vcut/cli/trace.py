@@ -94,7 +94,6 @@ def run(args, program_args):
         print(f"note: the program wrote {len(written)} file(s) ({size:,} bytes) in its private "
               "working directory; they were discarded (--keep-files DIR keeps them)",
               file=sys.stderr)
-    _keep_notes(trace.meta, args.keep_files)
     failed = trace.meta.get("failed_allocations", 0)
     if failed:
         print(f"note: {failed} heap allocation(s) of the program returned NULL under the "
@@ -102,22 +101,3 @@ def run(args, program_args):
     note_truncated(trace.meta, "it")
     return 0
 
-
-#: Lines of each kind of --keep-files note printed; the rest are counted.
-KEEP_NOTES_SHOWN = 10
-
-
-def _keep_notes(meta, keep_dir):
-    """The entries of ``--keep-files DIR`` replaced by the program's files, and its files not
-    kept, one note line each (the first `KEEP_NOTES_SHOWN`)."""
-    replaced = [f"note: --keep-files replaced {os.path.join(keep_dir, rel)}, a {what}, with the "
-                "program's file (never written through)"
-                for rel, what in meta.get("kept_replaced", [])]
-    refused = [f"note: --keep-files did not keep the program's file {rel}: {why}"
-               for rel, why in meta.get("not_kept", [])]
-    for lines in (replaced, refused):
-        for line in lines[:KEEP_NOTES_SHOWN]:
-            print(line, file=sys.stderr)
-        if len(lines) > KEEP_NOTES_SHOWN:
-            print(f"note: ... and {len(lines) - KEEP_NOTES_SHOWN} more like it (--json lists "
-                  "them all)", file=sys.stderr)
