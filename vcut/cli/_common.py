@@ -310,7 +310,6 @@ def analysis_input(args, program_args, budget=None, say=None):
     sampling that follows, for the budget.
     """
     from frontend import load_trace
-    from frontend.errors import InputError
     from ir_graph import build_graph
     from ir_graph.windows import RoiWindow
 
