@@ -18,26 +18,35 @@ every edge-sized array lives in the workers' memory, in pieces:
    Edge-list ids are renumbered to ``0..n-1`` in increasing order exactly as
    the reader does: the pieces' sorted ids are merged on the workers (a tree
    of unions) and each piece maps its ids by binary search.
-2. **Simplify.** Self-loops are set aside and repeated edges merged as
-   `vcut.partition.simplify` does (the first appearance kept, the weights
-   summed) by a shuffle: every piece sends each edge's unordered pair, input
-   position and weight to the bucket of the pair's hash; a bucket finds each
-   pair's first appearance and total weight and tells the pieces which of
-   their edges are first.
+2. **Merge.** The lines are merged as `ir_graph.read_graph` merges them with
+   ``duplicates`` (an undirected file: ``u v`` and ``v u`` are one edge, a
+   repeated line the same edge; a METIS neighbour listed twice is a repeated
+   line): each pair keeps its first line, with that line's weight (``"first"``)
+   or the sum of its lines' (``"sum"``); ``"keep"`` reads every line as an edge
+   and the partitioners' `vcut.partition.simplify` then merges the repeats,
+   weights summed. Files vcut wrote (a .npz, an edge list with vcut's header)
+   are read as written (``"keep"``). By a shuffle: every piece sends each
+   edge's unordered pair, input position (its direction, and weight) to the
+   bucket of the pair's hash; a bucket finds each pair's first appearance, its
+   weight and the merged lines, and tells the pieces which of their edges are
+   first. Self-loops are set aside; merging, the first loop line of a vertex
+   is kept (the driver goes through the pieces' loop vertices in input order).
 3. **Partition** the simple stream: hash cuts piece by piece (each edge alone:
    the sequential result), greedy cuts by the coordinated ingress of
    `vcut.distributed` on the same chunks, rounds and merges, each round's
    slices cut from the pieces on the workers (the driver sees only the slice's
    vertex list and the state rows it needs).
-4. **Write** one cluster per input edge, in input order: repeated edges get
-   their first appearance's cluster (the buckets pass it on), self-loops their
-   vertex's master cluster. The driver fetches the pieces' assignments one
-   after the other and streams them to a temporary file renamed into place.
+4. **Write** one cluster per edge of the graph as read, in input order (with
+   ``"keep"`` one per line: repeated edges get their first appearance's
+   cluster, which the buckets pass on), self-loops their vertex's master
+   cluster. The driver fetches the pieces' assignments one after the other
+   and streams them to a temporary file renamed into place.
 
 The result is the same as `vcut.distributed.partition_distributed` on the
-graph read into memory with the same workers and batch (the same as the
-sequential `vcut.partition.partition_graph` for hash cuts), and the tests
-check it assignment for assignment. The input file must be readable at the
+graph ``read_graph(path, duplicates=duplicates, directed=False)`` reads, with
+the same workers and batch (the same as the sequential
+`vcut.partition.partition_graph` for hash cuts), and the tests check it
+assignment for assignment. The input file must be readable at the
 same path by every worker (a shared file system on a real cluster); the
 output is written by the driver.
 
@@ -55,6 +64,7 @@ import numpy as np
 
 from frontend.errors import GraphFormatError, InputError, VcutError
 from frontend.memory import check_memory
+from ir_graph.formats import DUPLICATES
 from ir_graph.pieces import mix64
 
 from .distributed import (DEFAULT_BATCH, GREEDY_CUTS, HASH_CUTS, RETRIES, _greedy_round,
@@ -72,7 +82,10 @@ PIECES_PER_WORKER = 4
 
 @dataclass(frozen=True)
 class FilePartition:
-    """What `partition_file` found (the assignment itself is in ``output``)."""
+    """What `partition_file` found (the assignment itself is in ``output``): ``edges``
+    of the graph as read (repeats merged but for ``"keep"``; self-loops included),
+    ``simple_edges`` partitioned; ``info["merged"]`` as `ir_graph.read_graph`'s
+    ``meta["merged"]`` (None for a file read as written)."""
 
     metrics: PartitionMetrics
     info: dict
@@ -83,24 +96,31 @@ class FilePartition:
     output: str = None
 
 
-def partition_file(path, p, algo="wb-libra", *, client, fmt=None, workers=None,
-                   batch=DEFAULT_BATCH, lam=1.0, seed=0, capacities=None, output=None,
-                   piece_bytes=None, piece_edges=None, progress=None):
+def partition_file(path, p, algo="wb-libra", *, client, fmt=None, duplicates="first",
+                   workers=None, batch=DEFAULT_BATCH, lam=1.0, seed=0, capacities=None,
+                   output=None, piece_bytes=None, piece_edges=None, progress=None):
     """Partition the edges of the graph file ``path`` into ``p`` clusters on a Dask
     cluster, the workers reading the file in pieces.
 
     Parameters
     ----------
     path : str
-        An edge list (plain text) or a vcut ``.npz`` graph, readable by every worker.
+        An edge list or METIS graph (plain text) or a vcut ``.npz`` graph,
+        readable by every worker.
     p, algo, workers, batch, lam, seed, capacities
         As `vcut.distributed.partition_distributed`.
     client : distributed.Client
     fmt : str, optional
-        ``"edgelist"`` or ``"npz"`` (default: from the suffix).
+        ``"edgelist"``, ``"metis"`` or ``"npz"`` (default: from the suffix).
+    duplicates : {"first", "sum", "keep"}
+        The edges of the file as `ir_graph.read_graph` reads them undirected:
+        ``u v`` and ``v u``, or a line repeated, merged into the first, with
+        its weight (``"first"``) or their weights summed (``"sum"``); every
+        line an edge (``"keep"``). Files vcut wrote are read as written.
     output : str, optional
-        File to write, one cluster id per input edge in input order (as
-        `vcut.output.write_partition` writes its plain file).
+        File to write, one cluster id per edge of the graph as read (per line
+        with ``"keep"``) in input order (as `vcut.output.write_partition`
+        writes its plain file).
     piece_bytes, piece_edges : int, optional
         Size of the pieces (`ir_graph.pieces.PIECE_BYTES`, ``PIECE_EDGES``).
     progress : callable(str), optional
@@ -112,7 +132,8 @@ def partition_file(path, p, algo="wb-libra", *, client, fmt=None, workers=None,
     Raises
     ------
     InputError
-        Bad arguments, a file that cannot be split, an empty graph.
+        Bad arguments (``duplicates`` not one of its values), a file that cannot
+        be split, an empty graph.
     GraphFormatError
         A malformed file (the first bad line found, numbered from the file's start).
     VcutError
@@ -120,6 +141,8 @@ def partition_file(path, p, algo="wb-libra", *, client, fmt=None, workers=None,
     """
     from ir_graph.pieces import PIECE_BYTES, PIECE_EDGES, plan_pieces
 
+    if duplicates not in DUPLICATES:
+        raise InputError(f"duplicates must be one of {', '.join(DUPLICATES)}, got {duplicates!r}")
     workers = check_distributed(algo, p, seed, lam, batch, workers, client)
     cap = capacity_fractions(p, algo, capacities)
     say = progress or (lambda line: None)
@@ -129,8 +152,8 @@ def partition_file(path, p, algo="wb-libra", *, client, fmt=None, workers=None,
                        at_least=PIECES_PER_WORKER * workers)
     for attempt in range(RETRIES + 1):
         try:
-            run, rounds, metrics = _attempt(client, plan, workers, say, algo, p, cap, lam,
-                                            seed, batch, output)
+            run, rounds, metrics = _attempt(client, plan, workers, say, duplicates, algo, p,
+                                            cap, lam, seed, batch, output)
             break
         except _Lost as lost:  # data a lost worker held cannot always be recomputed: again
             if attempt == RETRIES:
@@ -146,7 +169,8 @@ def partition_file(path, p, algo="wb-libra", *, client, fmt=None, workers=None,
             "seconds": time.perf_counter() - t0, "distributed": True, "out_of_core": True,
             "workers": workers, "batch": int(batch) if algo in GREEDY_CUTS else None,
             "rounds": rounds, "pieces": len(plan), "edges": run.edges, "simple_edges": run.m,
-            "self_loops": run.loops, "repeated_edges": run.repeats, "restarts": attempt,
+            "self_loops": run.loops, "repeated_edges": run.repeats, "merged": run.merged,
+            "restarts": attempt,
             "alpha": alpha,
             "rf_random_bound": random_rf_bound(p, alpha, int((deg > 0).sum()))
             if np.isfinite(alpha) else None}
@@ -154,10 +178,10 @@ def partition_file(path, p, algo="wb-libra", *, client, fmt=None, workers=None,
                          capacities=cap, output=output)
 
 
-def _attempt(client, plan, workers, say, algo, p, cap, lam, seed, batch, output):
+def _attempt(client, plan, workers, say, duplicates, algo, p, cap, lam, seed, batch, output):
     """One run of every stage: ``(run, rounds, metrics)``; `_Lost` if a worker was lost
     with data the cluster could not recompute."""
-    run = _Run(client, plan, workers, say)
+    run = _Run(client, plan, workers, say, duplicates)
     try:
         return _stages(run, algo, p, cap, lam, seed, batch, output)
     finally:
@@ -191,8 +215,9 @@ class _Run:
     """One out-of-core partitioning: the futures of the pieces on the cluster and
     the per-vertex state on the driver."""
 
-    def __init__(self, client, plan, workers, say):
+    def __init__(self, client, plan, workers, say, duplicates):
         self.client, self.plan, self.workers, self.say = client, plan, workers, say
+        self.duplicates = duplicates
         self.buckets = max(1, min(len(plan), BUCKETS_PER_WORKER * workers))
 
     def submit(self, fn, *args):
@@ -227,11 +252,14 @@ class _Run:
             self._check_metis(stats)
         self.counts = np.array([s["count"] for s in stats], dtype=np.int64)
         self.starts = np.concatenate([[0], np.cumsum(self.counts)])
-        self.edges = int(self.starts[-1])
+        self.lines = int(self.starts[-1])
         total = sum(s["weight"] for s in stats)
         if not np.isfinite(total):
             raise GraphFormatError(f"{plan.path}: the edge weights sum to {total}; scale them down")
         declared = next((s["declared"] for s in stats if s["declared"] is not None), None)
+        # files vcut wrote (a .npz, an edge list with its header) are read as written
+        self.as_written = plan.fmt == "npz" or (plan.fmt == "edgelist" and declared is not None)
+        self.mode = "keep" if self.as_written else self.duplicates
         labels = None
         if declared is not None:  # ids are 0..n-1 (a .npz, a vcut edge list)
             n = int(declared)
@@ -239,7 +267,7 @@ class _Run:
             if top >= n:
                 raise GraphFormatError(f"{plan.path}: node id {top} is beyond the {n:,} nodes the "
                                        "file declares")
-        elif self.edges:
+        elif self.lines:
             ids = [self.submit(_ids, f) for f in raw]
             while len(ids) > 1:  # a tree of unions on the workers
                 ids = [self.submit(_union, *ids[i:i + 2]) for i in range(0, len(ids), 2)]
@@ -303,32 +331,61 @@ class _Run:
                                    f"{cols[0][1]}; give every edge line the same columns")
         return cols[0][1]
 
-    # 2. simplify
+    # 2. merge
     def simplify(self):
-        k, nb = len(self.plan), self.buckets
-        self.say(f"merging repeated edges: {self.edges:,} edges in {nb} buckets")
+        k, nb, mode = len(self.plan), self.buckets, self.mode
+        self.say(f"merging repeated edges: {self.lines:,} lines in {nb} buckets")
         canon = [self.submit(_canon, self.raw[i], self.labels, self.n, int(self.starts[i]), nb,
-                             self.weighted) for i in range(k)]
+                             self.weighted, mode) for i in range(k)]
         del self.raw
-        groups = [self.submit(_group, b, self.starts, *[self.submit(_pick, c, "send", b) for c in canon])
+        groups = [self.submit(_group, b, self.starts, mode, self.weighted,
+                              *[self.submit(_pick, c, "send", b) for c in canon])
                   for b in range(nb)]
-        self.reps = [self.submit(_get, g, "repeats") for g in groups]
+        self.reps = [self.submit(_get, g, "repeats") for g in groups] if mode == "keep" else None
+        merged = [self.submit(_get, g, "merged") for g in groups]
         simple = [self.submit(_simple, canon[i], i, *[self.submit(_pick, g, "route", i) for g in groups])
                   for i in range(k)]
         del canon, groups
-        stats = self.gather([self.submit(_simple_stats, f) for f in simple], "merging repeated edges")
+        stats = self.gather([self.submit(_simple_stats, f) for f in simple] + merged,
+                            "merging repeated edges")
+        stats, merged = stats[:k], stats[k:]
         self.simple = simple
         self.firsts = np.array([s["firsts"] for s in stats], dtype=np.int64)
         self.soff = np.concatenate([[0], np.cumsum(self.firsts)])
         self.m = int(self.soff[-1])
-        self.loops = int(sum(s["loops"] for s in stats))
+        loop_lines = int(sum(s["loops"] for s in stats))
         self.repeats = int(sum(s["repeats"] for s in stats))
         self.total = float(sum(s["weight"] for s in stats))
+        self._self_loops(loop_lines)
+        if mode == "keep":
+            self.loops, self.edges = loop_lines, self.lines
+            self.loop_firsts = None
+        else:  # merged on reading: nothing left for the partitioners to merge
+            self.loops, self.edges = len(self.loop_verts), self.m + len(self.loop_verts)
+            self.repeats = 0
+        same = sum(x[0] for x in merged) + loop_lines - len(self.loop_verts)
+        self.merged = None if self.as_written else {
+            "repeated_edges": int(same) if mode != "keep" else 0,
+            "reverse_pairs": int(sum(x[1] for x in merged)), "duplicates": self.duplicates}
         check_memory(24 * self.n, f"the degrees of {self.n:,} vertices", "use a machine with more memory")
         deg = np.zeros(self.n, dtype=np.int64)
         for verts, counts in self.one_by_one([self.submit(_degrees, f) for f in simple], "degrees"):
             deg[verts] += counts  # a piece's vertices are unique
         self.deg = deg
+
+    def _self_loops(self, lines):
+        """The self-loops' vertices (``loop_verts``, sorted) and, merging, each piece's
+        lines that are the first loop of their vertex (``loop_firsts``): the pieces in
+        input order, each less the vertices of those before it. O(loop vertices) here."""
+        seen = np.empty(0, np.int64)
+        self.loop_firsts = [np.empty(0, np.int64) for _ in self.simple]
+        if lines:
+            got = self.one_by_one([self.submit(_first_loops, f) for f in self.simple],
+                                  "self-loops")
+            for i, (verts, at) in enumerate(got):
+                self.loop_firsts[i] = at[~np.isin(verts, seen, assume_unique=True)]
+                seen = np.union1d(seen, verts)
+        self.loop_verts = seen
 
     # 3. partition
     def hash_cut(self, algo, p, cap, seed):
@@ -443,7 +500,8 @@ class _Run:
         k, nb = len(self.plan), self.buckets
         loops = self._loop_clusters(p, cap, metrics) if self.loops else None
         parts = [[] for _ in range(k)]
-        if self.repeats:  # a repeated edge gets its first appearance's cluster, via the buckets
+        if self.mode == "keep" and self.repeats:
+            # a repeated edge gets its first appearance's cluster, via the buckets
             sent = [self.submit(_rep_clusters, f, self._clusters(i), nb)
                     for i, f in enumerate(self.simple)]
             back = [self.submit(_resolve, self.reps[b], self.starts, *[self.submit(_pick, s, "send", b)
@@ -453,9 +511,11 @@ class _Run:
         self.say(f"writing {output}")
         with atomic_output(output, "wb") as fh:
             for i in range(k):
-                fut = self.submit(_final, self.simple[i], self._clusters(i), loops, *parts[i])
+                firsts = None if self.loop_firsts is None else self.loop_firsts[i]
+                fut = self.submit(_final, self.simple[i], self._clusters(i), loops, firsts,
+                                  *parts[i])
                 got = self.gather([fut], f"writing {output}")[0]
-                for chunk in int_lines(got):
+                for chunk in int_lines(got) if len(got) else ():  # no line for no edges
                     fh.write(chunk)
 
     def _loop_clusters(self, p, cap, metrics):
@@ -463,9 +523,7 @@ class _Run:
         (the cluster with most of its edge weight, ties the lowest id) or, without
         edges, the least loaded cluster. Per-vertex state here: the pieces reduce
         their edges to one weight per (vertex, cluster) first."""
-        verts = np.empty(0, np.int64)
-        for got in self.one_by_one([self.submit(_loop_vertices, f) for f in self.simple], "self-loops"):
-            verts = np.union1d(verts, got)
+        verts = self.loop_verts
         fut = self.client.scatter(verts, broadcast=True)
         codes, tot = np.empty(0, np.int64), np.empty(0)
         for i, f in enumerate(self.simple):  # one piece at a time: O(vertex replicas) here
@@ -532,9 +590,10 @@ def _split(bucket, nb, *arrays):
     return [tuple(x) for x in zip(*[np.split(a[order], cuts) for a in arrays])]
 
 
-def _canon(raw, labels, n, pos0, nb, weighted):
+def _canon(raw, labels, n, pos0, nb, weighted, mode):
     """A piece's edges on ids 0..n-1 (int32 where they fit) and their unordered pairs
-    sent to the buckets: ``(pair key, input position[, weight])``."""
+    sent to the buckets: ``(pair key, input position[, src > dst][, weight])``, the
+    direction when merging (``mode`` not ``"keep"``: `_group` counts reverse pairs)."""
     s, d = raw["src"], raw["dst"]
     if labels is not None:
         s, d = np.searchsorted(labels, s), np.searchsorted(labels, d)
@@ -547,7 +606,8 @@ def _canon(raw, labels, n, pos0, nb, weighted):
     key = _pair_key(s[ok], d[ok], n)
     pos = pos0 + np.flatnonzero(ok)
     bucket = (mix64(key) % np.uint64(nb)).astype(np.int64)
-    sent = (key, pos) if w is None else (key, pos, w[ok])
+    sent = (key, pos) + ((s[ok] > d[ok],) if mode != "keep" else ()) + \
+        ((w[ok],) if w is not None else ())
     return {"src": s, "dst": d, "weight": w, "loop": ~ok, "pos0": pos0, "n": n,
             "send": _split(bucket, nb, *sent)}
 
@@ -557,10 +617,13 @@ def _pair_key(s, d, n):
     return np.minimum(s, d).astype(np.int64) * np.int64(n) + np.maximum(s, d)
 
 
-def _group(b, starts, *parts):
-    """Bucket ``b``: for each unordered pair its first appearance and total weight,
-    routed to the pieces (``route[i]``: the first appearances in piece ``i``, their
-    summed weights); ``repeats``: (first appearance, position) of the others."""
+def _group(b, starts, mode, weighted, *parts):
+    """Bucket ``b``: for each unordered pair its first appearance and weight (the first
+    appearance's with ``mode`` ``"first"``, else the sum, added in input order), routed
+    to the pieces (``route[i]``: the first appearances in piece ``i``, their weights);
+    ``"keep"``: ``repeats``, (first appearance, position) of the others; ``merged``:
+    the others written as their first appearance and the other way round (0, 0 for
+    ``"keep"``)."""
     key = np.concatenate([x[0] for x in parts])
     pos = np.concatenate([x[1] for x in parts])
     order = np.lexsort((pos, key))
@@ -569,20 +632,25 @@ def _group(b, starts, *parts):
     first[1:] = key[1:] != key[:-1]
     del key
     group = np.cumsum(first) - 1
-    rep = pos[first][group]
-    weighted = len(parts[0]) == 3
-    w = np.concatenate([x[2] for x in parts])[order] if weighted else None
-    total = np.bincount(group, weights=w, minlength=int(first.sum())).astype(np.float64)
+    w = np.concatenate([x[-1] for x in parts])[order] if weighted else None
+    if mode == "first":
+        total = w[first] if weighted else np.ones(int(first.sum()))
+    else:
+        total = np.bincount(group, weights=w, minlength=int(first.sum())).astype(np.float64)
     fpos = pos[first]
     piece = np.searchsorted(starts, fpos, "right") - 1
     route = _split(piece, len(starts) - 1, fpos, total)
     others = ~first
-    return {"route": route, "repeats": (rep[others], pos[others])}
+    if mode == "keep":
+        return {"route": route, "repeats": (fpos[group][others], pos[others]), "merged": (0, 0)}
+    flip = np.concatenate([x[2] for x in parts])[order]
+    same = int(np.count_nonzero(flip[others] == flip[first][group][others]))
+    return {"route": route, "merged": (same, int(others.sum()) - same)}
 
 
 def _simple(canon, i, *routes):
-    """Piece ``i``'s simple edges (its first appearances, in input order, with the
-    summed weights)."""
+    """Piece ``i``'s simple edges (its first appearances, in input order, with their
+    weights from `_group`)."""
     fpos = np.concatenate([r[0] for r in routes])
     fw = np.concatenate([r[1] for r in routes])
     order = np.argsort(fpos)
@@ -655,8 +723,11 @@ def _resolve(repeats, starts, *parts):
     return {"route": _split(piece, len(starts) - 1, pos, cl)}
 
 
-def _loop_vertices(simple):
-    return np.unique(simple["loop_vertices"])
+def _first_loops(simple):
+    """The piece's self-loop vertices (sorted, unique) and the line of each one's first
+    loop in the piece."""
+    verts, at = np.unique(simple["loop_vertices"], return_index=True)
+    return verts, simple["loop_local"][at]
 
 
 def _vertex_weights(simple, out, verts, p):
@@ -671,9 +742,11 @@ def _vertex_weights(simple, out, verts, p):
     return codes, np.bincount(inv, weights=ws[keep], minlength=len(codes))
 
 
-def _final(simple, out, loops, *parts):
+def _final(simple, out, loops, firsts, *parts):
     """The cluster of each of the piece's input edges (``loops``: the self-loops'
-    vertices and clusters, sorted by vertex)."""
+    vertices and clusters, sorted by vertex; ``parts``: the repeats' clusters); with
+    ``firsts`` (merging: the piece's lines that are the first loop of their vertex),
+    of its first appearances and those loops only, in input order."""
     full = np.empty(simple["count"], dtype=np.int32)
     full[simple["local"]] = out
     if loops is not None and len(simple["loop_local"]):
@@ -681,4 +754,9 @@ def _final(simple, out, loops, *parts):
         full[simple["loop_local"]] = cl[np.searchsorted(verts, simple["loop_vertices"])]
     for pos, cl in parts:
         full[pos - simple["pos0"]] = cl
-    return full
+    if firsts is None:
+        return full
+    kept = np.zeros(simple["count"], bool)
+    kept[simple["local"]] = True
+    kept[firsts] = True
+    return full[kept]

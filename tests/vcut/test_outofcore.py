@@ -1,7 +1,8 @@
 """Out-of-core vertex cuts on the Dask LocalCluster (2 worker processes): the workers
 read the file in pieces, and the assignment written is the one of the in-memory
-distributed run (the sequential one for hash cuts), repeats, self-loops, renumbered
-ids and weights included; bad input and a lost worker."""
+distributed run (the sequential one for hash cuts) on the file as `read_graph` reads
+it, repeats merged in each ``duplicates`` mode, self-loops, renumbered ids and weights
+included; bad input and a lost worker."""
 
 import gzip
 import json
@@ -20,6 +21,7 @@ from tests.conftest import dataset
 from vcut import distributed as D
 from vcut.cli import main
 from vcut.outofcore import partition_file
+from vcut.output import write_partition
 from vcut.partition import partition_graph
 
 
@@ -52,10 +54,10 @@ def _written(path):
 @pytest.mark.parametrize("algo, weighted", [("random", True), ("hdrf", False), ("wb-libra", True)])
 def test_the_file_partition_is_the_in_memory_one(dask_client, tmp_path, algo, weighted):
     path = _edge_list(tmp_path / "g.txt", seed=len(algo), weighted=weighted)
-    g = read_graph(path, duplicates="keep")  # the pieces hold every line as an edge
+    g = read_graph(path, duplicates="keep")  # every line an edge of its own
     out = str(tmp_path / "g.parts")
     got = partition_file(path, 6, algo, client=dask_client, output=out, piece_bytes=2500,
-                         batch=400)
+                         batch=400, duplicates="keep")
     want = D.partition_distributed(g, 6, algo, client=dask_client, batch=400)
     assert got.info["pieces"] > 5
     assert got.info["self_loops"] == want.info["self_loops"] > 0
@@ -72,6 +74,46 @@ def test_the_file_partition_is_the_in_memory_one(dask_client, tmp_path, algo, we
         assert np.array_equal(_written(out), seq.assignment)
 
 
+# a hash cut on 2 workers and HDRF on 1 (the sequential stream) and 2 (coordinated ingress)
+@pytest.mark.parametrize("duplicates", ["first", "sum", "keep"])
+@pytest.mark.parametrize("algo, workers", [("dbh", 2), ("hdrf", 1), ("hdrf", 2)])
+def test_repeats_are_merged_as_read_graph_merges_them(dask_client, tmp_path, algo, workers,
+                                                      duplicates):
+    path = _edge_list(tmp_path / "g.txt", seed=11, weighted=True)
+    g = read_graph(path, duplicates=duplicates, directed=False)  # as vcut partition reads it
+    keep = read_graph(path, duplicates="keep")
+    loops = keep.src == keep.dst  # repeated self-loops, in more than one piece
+    assert loops.sum() > len(np.unique(keep.src[loops])) > 1
+    out = str(tmp_path / "g.parts")
+    kw = {} if duplicates == "first" else {"duplicates": duplicates}  # first: the default
+    got = partition_file(path, 6, algo, client=dask_client, workers=workers, output=out,
+                         piece_bytes=2500, batch=400, **kw)
+    if algo in D.HASH_CUTS or workers == 1:
+        want = partition_graph(g, 6, algo)
+    else:
+        want = D.partition_distributed(g, 6, algo, client=dask_client, batch=400)
+    write_partition(want, str(tmp_path / "want"), details=False)
+    assert (tmp_path / "g.parts").read_bytes() == (tmp_path / "want").read_bytes()
+    assert got.info["pieces"] > 5
+    assert got.info["merged"] == g.meta["merged"]
+    merged = g.meta["merged"]
+    assert (merged["repeated_edges"] > 0 and merged["reverse_pairs"] > 0) == (duplicates != "keep")
+    for k in ("self_loops", "repeated_edges", "simple_edges", "edges"):
+        assert got.info[k] == want.info[k], k
+    assert (got.n, got.edges, got.simple_edges) == (g.n, g.m, want.info["simple_edges"])
+    a, b = got.metrics, want.metrics
+    assert (a.replication_factor, a.vertex_copies, a.counts) == \
+        (b.replication_factor, b.vertex_copies, b.counts)
+    assert a.loads == pytest.approx(b.loads, rel=1e-12)
+
+
+def test_a_bad_duplicates_value(dask_client, tmp_path):
+    path = _edge_list(tmp_path / "g.txt", m=50)
+    with pytest.raises(InputError) as exc:
+        partition_file(path, 2, "dbh", client=dask_client, duplicates="last")
+    assert str(exc.value) == "duplicates must be one of first, sum, keep, got 'last'"
+
+
 def test_npz_and_declared_nodes(dask_client, tmp_path):
     rng = np.random.default_rng(5)
     g = Graph(n=400, src=rng.integers(0, 300, 2000), dst=rng.integers(0, 300, 2000),
@@ -83,6 +125,7 @@ def test_npz_and_declared_nodes(dask_client, tmp_path):
         got = partition_file(path, 5, "hdrf", client=dask_client, output=out, batch=300, **kw)
         want = D.partition_distributed(read_graph(path), 5, "hdrf", client=dask_client, batch=300)
         assert got.n == 400 and got.info["pieces"] > 3
+        assert got.info["merged"] is None  # read as written: vcut wrote it
         assert np.array_equal(_written(out), want.assignment)
 
 
@@ -90,7 +133,7 @@ def test_one_worker_one_piece_is_the_sequential_stream(dask_client, tmp_path):
     path = _edge_list(tmp_path / "g.txt", seed=9, loops=False)
     out = str(tmp_path / "g.parts")
     partition_file(path, 4, "wb-libra", client=dask_client, workers=1, output=out)
-    assert np.array_equal(_written(out), partition_graph(read_graph(path, duplicates="keep"), 4,
+    assert np.array_equal(_written(out), partition_graph(read_graph(path), 4,
                                                          "wb-libra").assignment)
 
 
@@ -135,11 +178,30 @@ def test_cli_out_of_core(tmp_path, capsys):
     assert doc["replication_factor"] == seq.metrics.replication_factor
 
 
+def test_cli_out_of_core_merges_as_without_it(tmp_path, capsys):
+    path = _edge_list(tmp_path / "g.txt", seed=12, weighted=True)
+    docs, notes = [], []
+    for name, extra in (("ooc.parts", ["--out-of-core"]), ("mem.parts", [])):
+        rc = main(["partition", path, "-p", "4", "--algo", "hdrf", "--workers", "1", "--batch",
+                   "300", "-o", str(tmp_path / name), "--json"] + extra)
+        assert rc == 0
+        got = capsys.readouterr()
+        docs.append(json.loads(got.out))
+        notes.append([ln for ln in got.err.splitlines() if "listed both ways" in ln])
+    assert (tmp_path / "ooc.parts").read_bytes() == (tmp_path / "mem.parts").read_bytes()
+    ooc, mem = docs
+    assert ooc["merged_on_read"] == mem["merged_on_read"]
+    assert ooc["merged_on_read"]["duplicates"] == "first"
+    assert ooc["merged_on_read"]["reverse_pairs"] > 0
+    for k in ("self_loops", "repeated_edges", "replication_factor", "vertex_copies"):
+        assert ooc[k] == mem[k], k
+    assert len(notes[0]) == 1 and notes[0] == notes[1]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--out-of-core"], "give --workers N"),
     (["--out-of-core", "--workers", "2", "--algo", "ne"], "does not run distributed"),
     (["--out-of-core", "--workers", "2", "--algo", "multilevel"], "drop --out-of-core"),
-    (["--out-of-core", "--workers", "2"], "add --duplicates keep"),
 ])
 def test_cli_bad_out_of_core_options(tmp_path, capsys, argv, message):
     path = _edge_list(tmp_path / "g.txt", m=50)
@@ -208,6 +270,39 @@ def test_metis_in_pieces_is_the_in_memory_metis(dask_client, tmp_path, algo):
     want = D.partition_distributed(g, 6, algo, client=dask_client, batch=300)
     assert got.info["pieces"] > 10 and got.n == 400 == g.n
     assert np.array_equal(_written(out), want.assignment)
+
+
+def _metis_repeats(tmp_path):
+    """`_metis` with two neighbours listed twice at both ends (other weights the second
+    time): the header counts them."""
+    path, lines = _metis(tmp_path)
+    n, m, fmt = lines[1].split()
+    for k in (2, 300):  # vertex lines in the first and in a later piece
+        u = k - 1 if k < 120 else k - 2  # the comment at 120
+        tok = lines[k].split()
+        v = int(tok[0])  # u's first neighbour (1-based)
+        lines[k] += f" {v} 7"
+        kv = v + 1 if v + 1 < 120 else v + 2  # v's line
+        lines[kv] += f" {u} 7"
+    lines[1] = f"{n} {int(m) + 2} {fmt}"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("duplicates", ["first", "sum", "keep"])
+def test_metis_neighbours_listed_twice_merge_as_read_graph_merges_them(dask_client, tmp_path,
+                                                                      duplicates):
+    path = _metis_repeats(tmp_path)
+    g = read_graph(path, duplicates=duplicates)
+    assert g.meta["merged"]["repeated_edges"] == (2 if duplicates != "keep" else 0)
+    out = str(tmp_path / "g.parts")
+    kw = {} if duplicates == "first" else {"duplicates": duplicates}
+    got = partition_file(path, 6, "dbh", client=dask_client, output=out, piece_bytes=1500, **kw)
+    want = partition_graph(g, 6, "dbh")
+    write_partition(want, str(tmp_path / "want"), details=False)
+    assert (tmp_path / "g.parts").read_bytes() == (tmp_path / "want").read_bytes()
+    assert got.info["merged"] == g.meta["merged"] and got.edges == g.m
+    assert got.metrics.loads == pytest.approx(want.metrics.loads, rel=1e-12)
 
 
 @pytest.mark.parametrize("change", ["few", "extra", "count", "asymmetric", "token"])

@@ -125,9 +125,9 @@ def register(sub):
                     "the batch's start (p <= 128; 1 = the sequential result)")
     pa.add_argument("--out-of-core", action="store_true",
                     help="with --workers / --scheduler: the workers read GRAPH in pieces (an "
-                    "edge list or a .npz, on a path every worker sees) and hold its edges; "
-                    "this process keeps per-vertex state only; every line is an edge of its own "
-                    "(give --duplicates keep). Writes OUT only (no OUT.replicas.npz)")
+                    "edge list, METIS file or .npz, on a path every worker sees), merge its "
+                    "repeated edges as --duplicates says and hold its edges; this process keeps "
+                    "per-vertex state only. Writes OUT only (no OUT.replicas.npz)")
     add_progress_option(pa)
     add_common(pa)
     pa.set_defaults(func=run)
@@ -167,6 +167,7 @@ def _run(args, program_args):
     if args.out_of_core:  # the workers read the graph; the file is written as it comes
         part = _distributed(args, None, caps)
         n, files = part.n, [args.output] if args.output else []
+        merged = _merged_by_workers(args, part.info)
     else:
         # the partitioners cut undirected graphs: a directed file's arcs u v and v u are one edge
         g = read_graph_file(args, directed=False)
@@ -308,6 +309,18 @@ def _capacities(args):
     return None
 
 
+def _merged_by_workers(args, info):
+    """`merged_on_read` of the file the workers read with --out-of-core (its note on
+    stderr, as for a graph read here)."""
+    import os
+    from types import SimpleNamespace
+
+    meta = {"source": os.path.abspath(args.graph)}
+    if info["merged"] is not None:  # None: a file vcut wrote, read as written
+        meta["merged"] = info["merged"]
+    return merged_on_read(SimpleNamespace(meta=meta))
+
+
 def _distributed(args, g, caps):
     """The partition of ``g`` on a Dask cluster (`vcut.distributed`); with
     --out-of-core (``g`` None) of the file, read by the workers (`vcut.outofcore`)."""
@@ -326,18 +339,12 @@ def _distributed(args, g, caps):
         if args.algo == "multilevel":
             raise InputError("--out-of-core runs the vertex cuts of --workers; multilevel reads "
                              "the graph here: drop --out-of-core")
-        from vcut.distributed import DISTRIBUTED_ALGORITHMS
-
-        if args.duplicates != "keep" and args.algo in DISTRIBUTED_ALGORITHMS:
-            raise InputError("--out-of-core reads every line of GRAPH as an edge of its own (u v "
-                             "and v u, or a repeated line, count once each, their weights "
-                             "summed); add --duplicates keep to partition it so, or drop "
-                             "--out-of-core to merge them as the graph readers do")
         with client_for(args) as client:
             return partition_file(args.graph, args.p, args.algo, client=client, fmt=args.format,
-                                  workers=args.workers, batch=args.batch or DEFAULT_BATCH,
-                                  lam=args.lam, seed=args.seed, capacities=caps,
-                                  output=args.output, progress=say)
+                                  duplicates=args.duplicates, workers=args.workers,
+                                  batch=args.batch or DEFAULT_BATCH, lam=args.lam,
+                                  seed=args.seed, capacities=caps, output=args.output,
+                                  progress=say)
     with client_for(args) as client:
         return partition_distributed(g, args.p, args.algo, client=client, workers=args.workers,
                                      batch=args.batch or DEFAULT_BATCH, lam=args.lam,
