@@ -39,7 +39,7 @@ from frontend.arrays import unique
 from frontend.errors import InputError
 
 __all__ = ["Clustering", "ClusterInteractions", "from_edge_partition", "from_vertex_partition",
-           "interactions", "VALUE_BYTES"]
+           "interactions", "task_objects", "VALUE_BYTES"]
 
 #: Bytes of one message: a value moves between cores as one 32-byte cache
 #: block, as the coherence protocol of the Table 2 machine would move it.
@@ -226,10 +226,24 @@ def _oriented(src, dst):
     return np.minimum(s, d), np.maximum(s, d)
 
 
-def _task_objects(u, v, node_object):
-    """`vcut.partition.task_objects`, spilled to disk where the session spills."""
-    from vcut.partition import task_objects
+def task_objects(src, dst, node_object):
+    """The memory object of each edge as a task (the mapping's and ``par``'s rule):
+    the object of its later end (``max(src, dst)``, the node that runs it) when that
+    accesses memory, else the earlier end's; -1 for none or without ``node_object``
+    (int32 when the object ids fit)."""
+    if node_object is None:
+        return np.full(len(src), -1, dtype=np.int32)
+    obj = np.asarray(node_object)
+    dt = np.int32 if len(obj) == 0 or int(obj.max()) < 2**31 - 1 else np.int64
+    out = obj[np.maximum(src, dst)].astype(dt, copy=False)
+    miss = np.flatnonzero(out < 0)
+    out[miss] = obj[np.minimum(src[miss], dst[miss])]
+    return out
 
+
+
+def _task_objects(u, v, node_object):
+    """`task_objects`, spilled to disk where the session spills."""
     return arrays.spill(task_objects(u, v, node_object))
 
 

@@ -176,21 +176,6 @@ def simplify(graph):
     return simple_edges(graph.src, graph.dst, graph.weight, graph.n)
 
 
-def task_objects(src, dst, node_object):
-    """The memory object of each edge as a task (the mapping's and ``par``'s rule):
-    the object of its later end (``max(src, dst)``, the node that runs it) when that
-    accesses memory, else the earlier end's; -1 for none or without ``node_object``
-    (int32 when the object ids fit)."""
-    if node_object is None:
-        return np.full(len(src), -1, dtype=np.int32)
-    obj = np.asarray(node_object)
-    dt = np.int32 if len(obj) == 0 or int(obj.max()) < 2**31 - 1 else np.int64
-    out = obj[np.maximum(src, dst)].astype(dt, copy=False)
-    miss = np.flatnonzero(out < 0)
-    out[miss] = obj[np.minimum(src[miss], dst[miss])]
-    return out
-
-
 def _order(kind, src, dst, n, seed):
     m = len(src)
     if kind == "given":
@@ -539,6 +524,9 @@ def partition_graph(graph, p, algo="wb-libra", *, lam=1.0, order="given", seed=0
             raise InputError("the hypergraph baseline takes equal shares only; drop --capacities")
         out[:] = hypergraph_assign(src, dst, weight, n, p, imbalance=imbalance, seed=seed)
     elif algo == "par":
+        # mapping's package imports its whole pipeline: only par's NUMA steering needs it
+        from mapping.interactions import task_objects
+
         from .parallel import block_runs, par_assign
 
         if numa is not None:
