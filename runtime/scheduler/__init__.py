@@ -86,7 +86,8 @@ def schedule(job, devices="auto", policy="hass", seed=0, *, rounds=10, profile_u
     round's even share). ``training``: Qilin's training fraction.
     ``slack``: HASS's idle-CPU threshold for the rate correction (see `hass`).
     ``warm_up``: run one sub-load on each real device first, untimed and discarded, so
-    that kernel compilation and setup transfers are not in the makespan.
+    that kernel compilation and setup transfers are not in the makespan; a simulated
+    GPU's setup transfer is then made before the clock starts too (`SimDevice.warm_up`).
     ``client``: the `distributed.Client` whose workers the spec ``dask`` names.
     """
     from . import baselines, hass
@@ -111,6 +112,8 @@ def schedule(job, devices="auto", policy="hass", seed=0, *, rounds=10, profile_u
             excluded[d.name] = (f"one sub-load needs {job.setup_bytes() + job.unit_bytes():,} "
                                 f"bytes, the device has {int(d.memory()):,}")
     for d in devices:  # compile kernels and move setup data before the clock starts
+        if d.name not in excluded and d.simulated and warm_up:
+            d.warm_up(job)
         if d.name not in excluded and not d.simulated and warm_up:
             try:
                 d.execute(job, np.arange(1, dtype=np.int64))
@@ -154,7 +157,7 @@ def schedule(job, devices="auto", policy="hass", seed=0, *, rounds=10, profile_u
     extra = {k: v for k, v in out.items()
              if k not in ("rounds", "final_round", "profiling_seconds", "training_seconds")}
     return ScheduleResult(
-        policy=policy, job=job.describe(), devices=tuple(d.describe() for d in usable),
+        policy=policy, job=job.describe(), devices=tuple(d.describe(job) for d in usable),
         makespan=makespan, rounds=tuple(out["rounds"]), busy=busy, units=units, stolen=stolen,
         spans=tuple(engine.spans), faults=tuple(engine.faults), excluded=excluded,
         virtual=engine.virtual, result=job.combine(engine.results),

@@ -15,8 +15,13 @@ the time of its model instead of the time it took:
   exists for). The job's setup bytes cross once, before the device's first call;
   ``memory`` bytes bound what one call may hold.
 
-``rate`` = ``speed`` x 1e9 work units per second. ``fail=N`` makes the N-th call
-(counting from 1) raise `DeviceFault`, for fault-injection tests and studies.
+``rate`` = ``speed`` x 1e9 work units per second. Left unset, the rate is what the
+job's own code does on the machine the defaults model (`Job.sim_rates`: a CPU core
+of the H200 host, the H200; docs/runtime.md, "The default simulated devices"), and
+a GPU's ``saturation`` is the work of the sub-loads that give ``threads`` GPU
+threads (`Job.unit_threads`: 33,792 = one block of 256 on each of the H200's 132
+SMs). ``fail=N`` makes the N-th call (counting from 1) raise `DeviceFault`, for
+fault-injection tests and studies.
 
 Spec strings (``--devices``): ``cpu``, ``gpu:0`` (CUDA device 0),
 ``sim:cpu`` / ``sim:gpu`` followed by ``:key=value`` parameters, e.g.
@@ -47,12 +52,18 @@ MAX_MODELLED = 1e300
 #: The parameters that may be infinite (their defaults are: no limit).
 _UNBOUNDED = ("bandwidth", "memory")
 
+#: The default simulated devices: the H200 host the scheduler was measured on (its CPU
+#: running the jobs' code a call at a time, an NVIDIA H200 on PCIe 5 through numba.cuda);
+#: docs/runtime.md, "The default simulated devices", gives each figure's source. None:
+#: from the job (``speed``: `Job.sim_rates`; ``saturation``: `Job.unit_threads`).
 SIM_DEFAULTS = {
-    "cpu": dict(speed=1.0, overhead=2e-5, latency=0.0, bandwidth=math.inf, launch=0.0,
-                saturation=0.0, memory=math.inf),
-    "gpu": dict(speed=4.0, overhead=0.0, latency=1e-5, bandwidth=12e9, launch=5e-5,
-                saturation=2e6, memory=16e9),
+    "cpu": dict(speed=None, overhead=2e-6, latency=0.0, bandwidth=math.inf, launch=0.0,
+                saturation=0.0, threads=0.0, memory=math.inf),
+    "gpu": dict(speed=None, overhead=0.0, latency=1e-5, bandwidth=25e9, launch=3e-5,
+                saturation=None, threads=33792.0, memory=141e9),
 }
+#: Speed of a simulated device on a job that states no `Job.sim_rates` (x 1e9 work / s).
+GENERIC_SPEED = {"cpu": 1.0, "gpu": 4.0}
 
 
 class DeviceFault(RuntimeError):
@@ -100,7 +111,8 @@ class Device:
     def execute(self, job, units):
         raise NotImplementedError
 
-    def describe(self):
+    def describe(self, job=None):
+        """JSON-able facts of the device (``job``: as it runs that job)."""
         return {"name": self.name, "kind": self.kind, "simulated": self.simulated}
 
     def __repr__(self):
@@ -163,12 +175,13 @@ class CudaDevice(Device):
 
 @dataclass
 class SimModel:
-    speed: float
+    speed: object        # float, or None: the job's `Job.sim_rates`
     overhead: float
     latency: float
     bandwidth: float
     launch: float
-    saturation: float
+    saturation: object   # float, or None: from ``threads`` and the job's `Job.unit_threads`
+    threads: float
     memory: float
     fail: int = 0
 
@@ -191,6 +204,8 @@ class SimDevice(Device):
                                  f"use {', '.join(sorted(values))} or fail")
             values[key] = float(value)
         for key, value in values.items():
+            if value is None:  # a default taken from the job
+                continue
             if not value >= 0 or (key == "speed" and not value > 0) or \
                     (key == "bandwidth" and not value > 0):
                 raise InputError(f"simulated device {self.name}: {key}={value} must be "
@@ -207,22 +222,46 @@ class SimDevice(Device):
         return None if self.model.memory == math.inf else self.model.memory
 
     def saturation_units(self, job):
-        if self.kind != "gpu" or not self.model.saturation:
+        fill = self.saturation(job)
+        if self.kind != "gpu" or not fill:
             return None
-        return max(1, math.ceil(self.model.saturation / job.unit_work()))
+        return max(1, math.ceil(fill / job.unit_work()))
 
-    @property
-    def rate(self):
-        return self.model.speed * BASE_RATE
+    def rate(self, job):
+        """Work units a second on ``job``: ``speed`` x 1e9, else the job's own
+        (`Job.sim_rates`), else `GENERIC_SPEED` x 1e9."""
+        if self.model.speed is not None:
+            return self.model.speed * BASE_RATE
+        rate = (getattr(job, "sim_rates", None) or {}).get(self.kind)
+        return float(rate) if rate else GENERIC_SPEED[self.kind] * BASE_RATE
+
+    def saturation(self, job):
+        """Work below which a GPU call costs as much as one of this work: ``saturation``,
+        else the work of the sub-loads whose GPU threads (`Job.unit_threads`) reach
+        ``threads``; 0 for a CPU, or a job that does not say."""
+        if self.kind != "gpu":
+            return 0.0
+        if self.model.saturation is not None:
+            return self.model.saturation
+        per = job.unit_threads() if hasattr(job, "unit_threads") else None
+        if not per or not self.model.threads:
+            return 0.0
+        return job.unit_work() * self.model.threads / per
 
     def call_seconds(self, job, n, first=False):
         """Modelled duration of a call of ``n`` sub-loads of ``job``."""
         m = self.model
         work = n * job.unit_work()
+        rate = self.rate(job)
         if self.kind == "cpu":
-            return n * m.overhead + work / self.rate
+            return n * m.overhead + work / rate
         moved = n * job.unit_bytes() + (job.setup_bytes() if first else 0)
-        return m.latency + moved / m.bandwidth + m.launch + max(work, m.saturation) / self.rate
+        return m.latency + moved / m.bandwidth + m.launch + max(work, self.saturation(job)) / rate
+
+    def warm_up(self, job):
+        """Make the job's setup transfer before the clock starts, as a real device's
+        warm-up call does: no call of ``job`` pays it."""
+        self._setup_done.add(id(job))
 
     def execute(self, job, units):
         self.calls += 1
@@ -274,9 +313,11 @@ class SimDevice(Device):
             lo, hi = (mid, hi) if self.call_seconds(job, mid) <= seconds else (lo, mid)
         return lo
 
-    def describe(self):
+    def describe(self, job=None):
         d = super().describe()
         d.update({k: v for k, v in vars(self.model).items()})
+        if job is not None:  # what the defaults came to on this job
+            d.update(rate=self.rate(job), saturation=self.saturation(job))
         return d
 
 

@@ -9,9 +9,11 @@ the results); with any real device the clock is the wall clock, and simulated
 devices complete at their modelled wall times.
 
 `Engine.drive` is the one loop: ask the policy for work for each idle device,
-wait for the next completion, record it, hand failed calls back to the policy
-(a device that raises is retired: nothing it held is lost), repeat until no
-device is busy and none gets more work.
+wait for the next completion (on the virtual clock, every completion due at that
+instant, so that devices that end together are all idle when work is next handed
+out), record it, hand failed calls back to the policy (a device that raises is
+retired: nothing it held is lost), repeat until no device is busy and none gets
+more work.
 """
 
 import heapq
@@ -165,27 +167,39 @@ class Engine:
                     self.start(d, units, what)
             if not self.busy():
                 return
-            done = self._next()
-            if done.error is not None:
-                self.alive.remove(done.device)
-                self.faults.append(Fault(done.device.name, self.round, done.end, len(done.units),
-                                         f"{type(done.error).__name__}: {done.error}"))
-                if on_fault is None:
-                    raise SchedulingError(f"{done.device.name} failed: {done.error}")
-                if not any(d.can_run(self.job) for d in self.alive):
-                    raise SchedulingError(
-                        f"every device failed, the last {done.device.name} ({done.error}); "
-                        f"{len(done.units)} sub-loads have nowhere left to run: add a device "
-                        "to --devices or set its fail= to a later call")
-                on_fault(done.device, done.units)
-                continue
-            self.spans.append(Span(done.device.name, self.round, done.start, done.end,
-                                   len(done.units), done.what))
-            if done.what != "training":
-                for u, r in zip(done.units.tolist(), done.results):
-                    if u in self.results:
-                        raise SchedulingError(f"sub-load {u} ran twice (policy bug)")
-                    self.results[u] = r
-            if on_done is not None:
-                on_done(done)
-            idle.append(done.device)
+            for done in self._due():
+                self._finish(done, idle, on_done, on_fault)
+
+    def _due(self):
+        """The next completion, and on the virtual clock every other one due at the same
+        instant: devices that end together are all idle when work is next handed out."""
+        done = [self._next()]
+        while self.virtual and self._heap and self._heap[0][0] <= self._vnow:
+            done.append(heapq.heappop(self._heap)[2])
+        return done
+
+    def _finish(self, done, idle, on_done, on_fault):
+        """Record ``done`` (or retire its failed device), and put its device back in ``idle``."""
+        if done.error is not None:
+            self.alive.remove(done.device)
+            self.faults.append(Fault(done.device.name, self.round, done.end, len(done.units),
+                                     f"{type(done.error).__name__}: {done.error}"))
+            if on_fault is None:
+                raise SchedulingError(f"{done.device.name} failed: {done.error}")
+            if not any(d.can_run(self.job) for d in self.alive):
+                raise SchedulingError(
+                    f"every device failed, the last {done.device.name} ({done.error}); "
+                    f"{len(done.units)} sub-loads have nowhere left to run: add a device "
+                    "to --devices or set its fail= to a later call")
+            on_fault(done.device, done.units)
+            return
+        self.spans.append(Span(done.device.name, self.round, done.start, done.end,
+                               len(done.units), done.what))
+        if done.what != "training":
+            for u, r in zip(done.units.tolist(), done.results):
+                if u in self.results:
+                    raise SchedulingError(f"sub-load {u} ran twice (policy bug)")
+                self.results[u] = r
+        if on_done is not None:
+            on_done(done)
+        idle.append(done.device)

@@ -1,9 +1,12 @@
-"""Profiling (HASS round 0) and the ideal split of simulated devices.
+"""Profiling, call-time models and the ideal split of simulated devices.
 
-Each device runs a small sample of the load; its rate is S_d = size / makespan_d
-and its share ratio_d = S_d / sum S (equations 3.2-3.5). `ideal_split` solves the
-equal-finish split T(ratio_c L) = T(ratio_g1 L) = ... exactly for simulated
-devices, whose time model is known: the reference HASS should reach.
+`profile` runs a sample on each device; its rate is S_d = size / makespan_d and its
+share ratio_d = S_d / sum S (the source's equations 3.2-3.5; min-min's expected
+times). HASS fits each device's calls to T_d(n) = a_d + b_d n instead (`call_model`)
+and splits a round where the models finish together (`split_by_models`).
+`ideal_split` solves the equal-finish split T(ratio_c L) = T(ratio_g1 L) = ...
+exactly for simulated devices, whose time model is known: the reference HASS should
+reach.
 """
 
 import math
@@ -11,7 +14,7 @@ import math
 import numpy as np
 
 __all__ = ["profile", "ratios_from_rates", "ideal_split", "fit_call_time", "call_model",
-           "split_by_models", "EXTRAPOLATE"]
+           "split_by_models", "finish_time", "EXTRAPOLATE"]
 
 
 def ratios_from_rates(rates):
@@ -21,60 +24,32 @@ def ratios_from_rates(rates):
     return {d: s / total for d, s in rates.items()}
 
 
-def profile(engine, devices, calls, extra=None, sizes=None):
+def profile(engine, devices, calls):
     """Run each device's sample, all devices at once; return ``(rates, ratios, took)``:
     rates and ratios keyed by device (work per second), and ``took[d]``, the
     ``(sub-loads, seconds)`` of each of its calls (seconds less the job's one-off setup
     the device reported, `engine._Done.seconds`).
 
     ``calls``: one entry per device, an id array (one call) or a list of them (run
-    back to back). With ``extra`` (a deque of further sub-load ids) and ``sizes``
-    (device -> sub-loads a call), no device idles while a slower one runs its sample:
-    a device whose sample is done while another's is not takes ``sizes[d]`` more
-    sub-loads from the front of ``extra``. A rate is over all the device's calls
-    (sub-loads / busy seconds). Whatever ``extra`` holds at the end is left there."""
+    back to back). A rate is over all the device's calls (sub-loads / busy seconds).
+    A failed device's sample goes to a device that can run the job and has no sample
+    waiting, else after the sample waiting for the first such device."""
     todo = {d: [c] if isinstance(c, np.ndarray) else list(c) for d, c in zip(devices, calls)}
     todo = {d: [c for c in cs if len(c)] for d, cs in todo.items()}
-    pending = {d: len(cs) for d, cs in todo.items()}   # sample calls not yet done
-    running = set()                                    # devices running a sample call
     took = {}
-
-    def capable():
-        return [x for x in engine.alive if x.can_run(engine.job)]
 
     def next_call(d):
         if todo.get(d):
-            running.add(d)
             return todo[d].pop(0), "profile"
-        if extra and (d not in took or any(pending.get(x, 0) for x in capable())):
-            n = min(len(extra), max(1, sizes.get(d, 1)))
-            return np.array([extra.popleft() for _ in range(n)], np.int64), "profile"
         return None
 
     def on_done(done):
-        if done.device in running:
-            running.discard(done.device)
-            pending[done.device] -= 1
         took.setdefault(done.device, []).append((len(done.units), done.seconds))
 
     def on_fault(d, u):
-        """A failed device's sample goes to a device that can run the job and has no
-        sample waiting (it runs it once idle), else after the sample waiting for the
-        first such device: every capable device may hold one already (the engine has
-        checked that one is alive). A failed later call's sub-loads go back to the front
-        of ``extra``."""
-        rest = [u] + todo.pop(d, [])
-        running.discard(d)
-        pending[d] = 0
-        if d in took and extra is not None:
-            for c in reversed(rest):
-                extra.extendleft(reversed(c.tolist()))
-            return
-        able = capable()
+        able = [x for x in engine.alive if x.can_run(engine.job)]
         free = [x for x in able if not todo.get(x)]
-        to = (free or able)[0]
-        todo.setdefault(to, []).extend(rest)
-        pending[to] = pending.get(to, 0) + len(rest)
+        todo.setdefault((free or able)[0], []).extend([u] + todo.pop(d, []))
 
     engine.drive(next_call, on_done, on_fault)
     work = engine.job.unit_work()
@@ -118,11 +93,23 @@ def call_model(calls):
     return a, b, EXTRAPOLATE * max(c[0] for c in calls)
 
 
-def split_by_models(models, m):
+def split_by_models(models, m, delays=None):
     """Ratios of the equal-finish split of ``m`` sub-loads over devices whose call of n
     sub-loads takes a + b n (``models``: device -> (a, b), or a `call_model`'s (a, b,
     n_cap), past which a sub-load costs a / n_cap + b): T with sum_d n_d(T) = m,
-    ratio_d = its share of m."""
+    ratio_d = its share of m. ``delays``: device -> seconds before it can start (a call
+    in flight)."""
+    return _equal_finish(models, m, delays)[1]
+
+
+def finish_time(models, m, delays=None):
+    """The T of `split_by_models`: when the devices, splitting ``m`` sub-loads, end."""
+    return _equal_finish(models, m, delays)[0]
+
+
+def _equal_finish(models, m, delays):
+    delays = delays or {}
+
     def inverse(model, T):
         a, b = model[0], max(model[1], 1e-300)
         cap = model[2] if len(model) > 2 else math.inf
@@ -133,7 +120,7 @@ def split_by_models(models, m):
         return cap + (T - a - b * cap) / (a / cap + b)
 
     def units(T):
-        return {d: inverse(md, T) for d, md in models.items()}
+        return {d: inverse(md, T - delays.get(d, 0.0)) for d, md in models.items()}
 
     lo, hi = 0.0, 1e-9
     while sum(units(hi).values()) < m:
@@ -144,8 +131,8 @@ def split_by_models(models, m):
     got = units(hi)
     total = sum(got.values())
     if not total > 0:   # m = 0
-        return {d: 1.0 / len(got) for d in got}
-    return {d: g / total for d, g in got.items()}
+        return hi, {d: 1.0 / len(got) for d in got}
+    return hi, {d: g / total for d, g in got.items()}
 
 
 def ideal_split(devices, job, m):

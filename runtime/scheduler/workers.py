@@ -136,8 +136,8 @@ class WorkerDevice(Device):
                                    resources=None if self.gpu is None else {"GPU": 1})
         return results, time.perf_counter() - t0
 
-    def describe(self):
-        d = super().describe()
+    def describe(self, job=None):
+        d = super().describe(job)
         d.update(worker=self.worker.address)
         return d
 

@@ -20,7 +20,8 @@ def register(sub):
         "schedule each round over the devices: HASS (profiling, one bundled call per GPU, "
         "stealing from the CPU buffer, adaptation; seed 004 Chapter 3) or a baseline. "
         "Devices: cpu, gpu:N (CUDA), sim:cpu / sim:gpu with :key=value model parameters "
-        "(speed, overhead, latency, bandwidth, launch, saturation, memory, fail), auto, or "
+        "(speed, overhead, latency, bandwidth, launch, saturation, threads, memory, fail; "
+        "unset, they model the H200 host: docs/runtime.md), auto, or "
         "dask: the CPU and GPUs (the GPU resource) of every worker of a Dask cluster.",
     )
     p.add_argument("--job", required=True, choices=JOBS, help="the job kind")
@@ -38,9 +39,9 @@ def register(sub):
     p.add_argument("--training", type=float, default=0.3,
                    help="Qilin's training fraction of the input (default 0.3)")
     p.add_argument("--profile-units", type=int,
-                   help="HASS's profiling sample k, in sub-loads: a GPU runs calls of 2k and "
-                   "k, the CPU one sub-load a call meanwhile (default: what fills the "
-                   "largest GPU, or a tenth of a round's even share)")
+                   help="HASS's profiling sample, in sub-loads: each GPU's first call, while "
+                   "the CPU runs round 0's other sub-loads one a call (default: what fills "
+                   "the GPU, or a tenth of a round's even share, at most an even share)")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated job (default 0)")
     p.add_argument("--check", action="store_true",
                    help="also compute the job's plain CPU reference and compare")

@@ -17,7 +17,7 @@ JOB_KINDS = {"string-search": StringSearch, "matmul": Matmul, "bfs-batch": BfsBa
              "partition-batch": PartitionBatch}
 
 #: kind: (size, sub-loads) by default; size = text bytes, matrix order, RMAT scale, graphs
-DEFAULTS = {"string-search": (8e6, 256), "matmul": (1024, 256), "bfs-batch": (14, 64),
+DEFAULTS = {"string-search": (8e6, 256), "matmul": (1024, 256), "bfs-batch": (14, 256),
             "partition-batch": (16, 16)}
 LIMITS = {"string-search": (1, 2**34), "matmul": (1, 65536), "bfs-batch": (1, 26),
           "partition-batch": (1, 4096)}

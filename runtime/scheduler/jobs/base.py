@@ -40,6 +40,16 @@ class Job:
         """Bytes a GPU call moves host -> device per sub-load (inputs of the unit)."""
         raise NotImplementedError
 
+    #: Work units a second the job's own code does on the machine the default simulated
+    #: devices model: ``{"cpu": ..., "gpu": ...}`` (None: a generic speed; docs/runtime.md,
+    #: "The default simulated devices", gives each job's figures and their source)
+    sim_rates = None
+
+    def unit_threads(self):
+        """GPU threads one sub-load occupies in the job's kernel (None: not said): a
+        simulated GPU is full from the sub-loads that reach its ``threads``."""
+        return None
+
     def setup_bytes(self):
         """Bytes moved once per GPU before its first call (data every unit shares:
         the matrix B, the graph, the pattern)."""

@@ -44,6 +44,11 @@ def _bfs_many(indptr, indices, sources, n):
 
 class BfsBatch(Job):
     kind = "bfs-batch"
+    #: edges a second: the CPU, one core's BFS over RMAT-14 (measured:
+    #: bench/bench_schedule.py --rates); the GPU, an estimate for the H200 (not measured:
+    #: a 256-thread block sweeps the 16,384 vertices at each of ~8 levels, ~1 ms a source,
+    #: on 132 SMs at once)
+    sim_rates = {"cpu": 6e8, "gpu": 3e10}
 
     def __init__(self, graph, sources, n_units):
         from runtime.traversal import csr_out
@@ -79,6 +84,9 @@ class BfsBatch(Job):
 
     def unit_work(self):
         return float(self.group * len(self.indices))
+
+    def unit_threads(self):
+        return self.group * config.THREADS_PER_BLOCK  # a block per source
 
     def unit_bytes(self):
         return self.group * 8

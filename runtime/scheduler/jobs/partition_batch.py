@@ -22,6 +22,9 @@ class PartitionBatch(Job):
     kind = "partition-batch"
     gpu_capable = False
     no_gpu_because = "its sub-loads are vcut's sequential stream, which runs on the CPU"
+    #: edges a second: wb-libra on RMAT-12 graphs, one core (measured:
+    #: bench/bench_schedule.py --rates)
+    sim_rates = {"cpu": 1e7}
 
     def __init__(self, graphs, ks, algo="wb-libra", seed=0):
         graphs, ks = list(graphs), [int(k) for k in ks]
