@@ -3,11 +3,18 @@
     python bench/bench_schedule.py                 # simulated devices, the four job kinds
     python bench/bench_schedule.py --gpu           # also the host CPU + CUDA GPU 0 (real)
     python bench/bench_schedule.py --report DIR    # HTML report per job kind
+    python bench/bench_schedule.py --rates         # this machine's CPU rates of the jobs
 
-Simulated machines (every device computes its sub-loads' real results with the
-CPU implementation; time is the device model's, see runtime/scheduler/devices.py):
+The first table is ``vcut schedule`` as users meet it: each job kind at the command's
+defaults (its size and sub-loads, 10 rounds) on the default simulated devices
+(``sim:cpu,sim:gpu`` and ``sim:cpu,sim:gpu,sim:gpu``), HASS and Qilin over the ideal
+split, with the targets beside them (HASS <= 1.05 x the ideal on every kind, within
+3 % of Qilin with one GPU).
 
-- ``cpu2gpu``: sim:cpu (speed 1) + two GPUs of speed 4 and 2, 0.1 ms launch, 10 us
+Hand-set simulated machines (every device computes its sub-loads' real results with
+the CPU implementation; time is the device model's, see runtime/scheduler/devices.py):
+
+- ``cpu2gpu``: sim:cpu (speed 1, 20 us a call) + two GPUs of speed 4 and 2, 0.1 ms launch, 10 us
   transfer start-up, 12 GB/s; a GPU call is full from one sub-load on (the
   source sizes sub-loads to at least the GPU's core count);
 - ``cpu1gpu``: sim:cpu + the speed-4 GPU, for Qilin (one CPU and one GPU only);
@@ -47,8 +54,9 @@ JOBS = {  # kind: (size, units): 64 MB of text, order 2048, 4096 BFS sources on 
 
 
 def machine(job, gpus=(4.0, 2.0), saturation_units=1.0):
+    """The hand-set machine: every figure given, none from the defaults."""
     sat = saturation_units * job.unit_work()
-    devs = [SimDevice("cpu", name="cpu", speed=1.0)]
+    devs = [SimDevice("cpu", name="cpu", speed=1.0, overhead=2e-5)]
     for i, s in enumerate(gpus):
         devs.append(SimDevice("gpu", name=f"gpu{i}", speed=s, launch=1e-4, latency=1e-5,
                               bandwidth=12e9, saturation=sat))
@@ -57,6 +65,74 @@ def machine(job, gpus=(4.0, 2.0), saturation_units=1.0):
 
 def row(cells, widths):
     return "  ".join(str(c).rjust(w) for c, w in zip(cells, widths))
+
+
+#: The targets of the defaults table: HASS / the ideal split, HASS / Qilin (one GPU).
+TARGET_IDEAL, TARGET_QILIN = 1.05, 1.03
+
+
+def at_defaults(kinds, report):
+    """``vcut schedule --job KIND --devices ... --policy all`` at the command's defaults."""
+    from runtime.scheduler import parse_devices
+    from runtime.scheduler.report import write_report
+
+    print("## At the command's defaults (vcut schedule --job KIND --devices sim:cpu,sim:gpu"
+          "[,sim:gpu]: default size, sub-loads and 10 rounds; default simulated devices)\n")
+    head = ["job", "GPUs", "hass/ideal", "target", "qilin/ideal", "hass/qilin", "target",
+            "ok"]
+    w = [16, 4, 10, 6, 11, 10, 6, 3]
+    print(row(head, w))
+    misses = 0
+    for kind in kinds:
+        job = make_job(kind)
+        for gpus in (1, 2) if job.gpu_capable else (1,):  # GPUs are left out of it
+            spec = "sim:cpu" + ",sim:gpu" * gpus
+            h = schedule(job, parse_devices(spec), "hass")
+            q = None
+            if gpus == 1 and job.gpu_capable:
+                q = schedule(job, parse_devices(spec), "qilin")
+            ok = h.makespan <= TARGET_IDEAL * h.ideal and \
+                (q is None or h.makespan <= TARGET_QILIN * q.makespan)
+            misses += not ok
+            print(row([kind, gpus if job.gpu_capable else "-", f"{h.makespan / h.ideal:.3f}",
+                       f"<= {TARGET_IDEAL:g}",
+                       f"{q.makespan / h.ideal:.3f}" if q else "-",
+                       f"{h.makespan / q.makespan:.3f}" if q else "-",
+                       f"<= {TARGET_QILIN:g}" if q else "", "yes" if ok else "NO"], w))
+            if report:
+                runs = [h] + ([q] if q else [])
+                write_report(runs, os.path.join(report, f"{kind}-defaults-{gpus}gpu.html"))
+    print(f"\ntargets missed: {misses}")
+
+
+def rates(gpu):
+    """The jobs' work units a second at the command's defaults on this machine's CPU (the
+    CpuDevice, a call at a time), and with ``gpu`` on CUDA GPU 0 (one bundle of a round's
+    share): the figures `Job.sim_rates` cites."""
+    from runtime.scheduler import CpuDevice
+
+    print("## Rates of the jobs' code on this machine (work units a second)\n")
+    print(row(["job", "unit", "cpu", "gpu"], [16, 6, 10, 10]))
+    units = {"string-search": "bytes", "matmul": "flops", "bfs-batch": "edges",
+             "partition-batch": "edges"}
+    for kind in JOBS:
+        job = make_job(kind)
+        cpu = CpuDevice()
+        ids = np.arange(min(job.n_units, 26), dtype=np.int64)
+        cpu.execute(job, ids[:1])   # compile first
+        best = min(sum(cpu.execute(job, ids[i:i + 1])[1] for i in range(len(ids)))
+                   for _ in range(3))
+        cells = [kind, units[kind], f"{len(ids) * job.unit_work() / best:.3g}"]
+        if gpu and job.gpu_capable:
+            from runtime.scheduler import CudaDevice
+
+            dev = CudaDevice(0)
+            dev.execute(job, ids[:1])
+            t = min(dev.execute(job, ids)[1] for _ in range(3))
+            cells.append(f"{len(ids) * job.unit_work() / t:.3g}")
+        else:
+            cells.append("-")
+        print(row(cells, [16, 6, 10, 10]))
 
 
 def simulated(kinds, rounds, report):
@@ -287,11 +363,24 @@ def main():
     ap.add_argument("--report", metavar="DIR", help="write an HTML report per job here")
     ap.add_argument("--random", type=int, default=150, metavar="N",
                     help="random simulated machines per regime (default 150)")
+    ap.add_argument("--rates", action="store_true",
+                    help="only the jobs' rates on this machine's CPU (and GPU 0 with --gpu)")
+    ap.add_argument("--defaults-only", action="store_true",
+                    help="only the table at the command's defaults")
     args = ap.parse_args()
     if args.report:
         os.makedirs(args.report, exist_ok=True)
+    if args.rates:
+        rates(args.gpu)
+        return
     t0 = time.perf_counter()
     if not (args.gpu and args.real_only):
+        at_defaults(args.jobs.split(","), args.report)
+    if args.defaults_only:
+        print(f"\n({time.perf_counter() - t0:.0f} s)")
+        return
+    if not (args.gpu and args.real_only):
+        print()
         simulated(args.jobs.split(","), args.rounds, args.report)
         card_shaped()
         random_machines(args.random)
