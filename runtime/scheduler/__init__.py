@@ -5,9 +5,10 @@
 returns a `ScheduleResult`: the job's result, the makespan, the per-round
 ratios, each device's busy time, the sub-loads stolen, the faults survived and
 the timeline of every call. Modules: `pool` (rounds of sub-loads), `devices`
-(CPU, CUDA GPUs, simulated devices), `engine` (the event loop), `profiler`
-(round-0 rates, the ideal split), `bundler`, `hass`, `baselines` (min-min,
-greedy, Qilin), `report` (plots), `jobs` (the job kinds).
+(CPU, CUDA GPUs, simulated devices), `workers` (a Dask cluster's devices),
+`device_specs` (``--devices`` specs to devices), `engine` (the event loop),
+`profiler` (round-0 rates, the ideal split), `bundler`, `hass`, `baselines`
+(min-min, greedy, Qilin), `report` (plots), `jobs` (the job kinds).
 """
 
 from dataclasses import dataclass, field
@@ -16,7 +17,8 @@ import numpy as np
 
 from frontend.errors import InputError
 
-from .devices import CpuDevice, CudaDevice, Device, DeviceFault, SimDevice, parse_devices
+from .device_specs import parse_devices
+from .devices import CpuDevice, CudaDevice, Device, DeviceFault, SimDevice
 from .engine import DevicesRefused, Engine, Fault, SchedulingError, Span
 from .pool import WorkPool
 

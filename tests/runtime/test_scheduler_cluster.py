@@ -11,7 +11,7 @@ import pytest
 
 from frontend.errors import InputError
 from runtime.scheduler import schedule
-from runtime.scheduler.devices import parse_devices
+from runtime.scheduler.device_specs import parse_devices
 from runtime.scheduler.jobs import StringSearch
 from runtime.scheduler.workers import WorkerDevice, worker_devices
 from vcut.cli import main

@@ -59,7 +59,7 @@ def _cluster(args):
     """The Dask client the ``dask`` devices need (or a null context)."""
     from frontend.errors import InputError
 
-    from runtime.scheduler.devices import parse_devices
+    from runtime.scheduler.device_specs import parse_devices
 
     items = [s.strip() for s in args.devices.split(",")]
     on_cluster = "dask" in items
@@ -76,7 +76,7 @@ def _cluster(args):
 
 def run(args, program_args):
     from frontend.errors import InputError
-    from runtime.scheduler.devices import parse_devices
+    from runtime.scheduler.device_specs import parse_devices
 
     check_command_outputs(args, [args.report])
     check_suffix(args.report, "--report", (".html", ".htm", ".png"),
@@ -93,7 +93,7 @@ def run(args, program_args):
 
 def _run(args, client):
     from runtime.scheduler import POLICIES, schedule
-    from runtime.scheduler.devices import parse_devices
+    from runtime.scheduler.device_specs import parse_devices
     from runtime.scheduler.jobs import make_job
     from runtime.scheduler.report import write_report
     job = make_job(args.job, size=args.size, units=args.units, seed=args.seed)
