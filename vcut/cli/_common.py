@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'add_graph_options', 'read_graph_file', 'merged_on_read', 'spill_context', 'analysis_input', 'check_inputs', 'is_source', 'note_truncated', 'ACCEPTS', 'SOURCE_SUFFIXES', 'parse_window', 'parse_window_size', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'keep_notes', 'KEEP_NOTES_SHOWN', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
+__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'add_graph_options', 'read_graph_file', 'merged_on_read', 'note_merged', 'spill_context', 'analysis_input', 'check_inputs', 'is_source', 'note_truncated', 'ACCEPTS', 'SOURCE_SUFFIXES', 'parse_window', 'parse_window_size', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'keep_notes', 'KEEP_NOTES_SHOWN', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
 
 #: Largest ``--seed`` (seeds reach numba kernels as int64).
 MAX_SEED = 2**63 - 1
@@ -141,11 +141,16 @@ def read_graph_file(args, path=None, directed=None):
 def merged_on_read(g, say=True):
     """What reading merged (``g.meta["merged"]``, None for a file read as written), and
     with ``say`` a note on stderr when it merged any edge."""
-    merged = g.meta.get("merged")
+    return note_merged(g.meta.get("merged"), g.meta.get("source", "the graph"), say)
+
+
+def note_merged(merged, source, say=True):
+    """``merged`` (a reader's ``meta["merged"]``, or None), with ``say`` noted on stderr
+    for the graph file ``source`` when any edge was merged."""
     if say and merged and (merged["repeated_edges"] or merged["reverse_pairs"]):
         weight = ("the first line's weight (--duplicates sum adds them)"
                   if merged["duplicates"] == "first" else "their weights summed")
-        print(f"note: {g.meta.get('source', 'the graph')}: {merged['reverse_pairs']:,} edges "
+        print(f"note: {source}: {merged['reverse_pairs']:,} edges "
               f"listed both ways (u v and v u) and {merged['repeated_edges']:,} repeated lines "
               f"merged into one edge each, {weight}; --duplicates keep reads every line as an "
               "edge", file=sys.stderr)

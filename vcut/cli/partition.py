@@ -8,6 +8,7 @@ from ._common import (
     add_graph_options,
     int_option,
     merged_on_read,
+    note_merged,
     parse_numbers,
     print_json,
     print_rows,
@@ -310,15 +311,11 @@ def _capacities(args):
 
 
 def _merged_by_workers(args, info):
-    """`merged_on_read` of the file the workers read with --out-of-core (its note on
-    stderr, as for a graph read here)."""
+    """What the workers merged reading the file with --out-of-core (None: a file vcut
+    wrote, read as written), noted on stderr as for a graph read here."""
     import os
-    from types import SimpleNamespace
 
-    meta = {"source": os.path.abspath(args.graph)}
-    if info["merged"] is not None:  # None: a file vcut wrote, read as written
-        meta["merged"] = info["merged"]
-    return merged_on_read(SimpleNamespace(meta=meta))
+    return note_merged(info["merged"], os.path.abspath(args.graph))
 
 
 def _distributed(args, g, caps):
