@@ -44,7 +44,7 @@ PROGRAM = os.path.join(ROOT, "bench", "programs", "dijkstra_mibench.c")
 _PHASES = r"""
 import contextlib, json, sys, threading, time
 sys.path.insert(0, {root!r})
-from frontend.arrays import spilling
+from vcut_base.arrays import spilling
 spill = {spill!r}
 scope = contextlib.ExitStack()  # held to the end: a dropped one would end the spilling
 scope.enter_context(spilling(spill) if spill else contextlib.nullcontext())

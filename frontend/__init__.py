@@ -7,7 +7,8 @@ The first stage of the vcut pipeline::
     trace.dynamic_instructions, trace.calls("fib")
 """
 
-from ._lazy import lazy_names
+from vcut_base.errors import VcutError
+from vcut_base.lazy import lazy_names
 
 __all__ = [
     "trace_program",
@@ -27,12 +28,11 @@ __all__ = [
 ]
 
 #: Where each public name lives; a submodule is imported when one of its names
-#: is first used, so that ``frontend.errors`` or ``frontend.atomic`` (which
-#: every command needs) do not import the compiler and llvmlite.
+#: is first used, so that importing the package does not import the compiler and
+#: llvmlite.
 _HOMES = {
     "api": ("run_program", "trace_program"),
     "compile": ("CompiledModule", "compile_program"),
-    "errors": ("VcutError",),
     "instrument": ("InstrumentedModule", "instrument_module"),
     "run": ("DEFAULT_LIMITS", "RunLimits", "RunResult"),
     "static": ("StaticTable",),

@@ -16,7 +16,7 @@ inconsistency; ``err_pos`` is the word offset where it was found.
 
 import numpy as np
 
-from .jitcache import helper, njit
+from vcut_base.jitcache import helper, njit
 
 __all__ = ["count_events", "decode_events", "activation_last", "locate_accesses", "ERRORS"]
 

@@ -6,7 +6,7 @@ import os
 import numpy as np
 
 from .compile import CompiledModule, compile_program
-from .errors import InputError, TraceFormatError
+from vcut_base.errors import InputError, TraceFormatError
 from .events import END_BUDGET, END_RECOVERED, EV_END, header
 from .instrument import instrument_module
 from .run import DEFAULT_LIMITS, run_module

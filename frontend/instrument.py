@@ -29,7 +29,7 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from ._runtime_ir import runtime_ir
-from .errors import InputError, UnsupportedIRError
+from vcut_base.errors import InputError, UnsupportedIRError
 from .events import (
     EV_ALLOC,
     EV_BLOCK,

@@ -39,8 +39,8 @@ import numpy as np
 
 from ._runtime_ir import CHUNK_HEADER_WORDS
 from ._sandbox import LEVELS
-from .atomic import write_failure
-from .errors import (
+from vcut_base.atomic import write_failure
+from vcut_base.errors import (
     InputError,
     LinkError,
     OutputError,
@@ -52,7 +52,7 @@ from .errors import (
     VcutError,
 )
 from .events import END_RECOVERED, EV_END, EVENT_WORDS, EXIT_WRITE_FAILED, header
-from .scratch import MAX_DEPTH, open_dir, scratch_dir, walk_files
+from vcut_base.scratch import MAX_DEPTH, open_dir, scratch_dir, walk_files
 
 __all__ = ["RunLimits", "RunResult", "run_module", "DEFAULT_LIMITS", "SANDBOX_CHOICES"]
 
@@ -560,7 +560,7 @@ def _open_or_make(name, dir_fd):
 
 
 def _new_temp(dir_fd):
-    """A new ``.vcut-PID-HEX.tmp`` in ``dir_fd`` (`frontend.atomic.TEMP_PATTERN`): its name
+    """A new ``.vcut-PID-HEX.tmp`` in ``dir_fd`` (`vcut_base.atomic.TEMP_PATTERN`): its name
     and a descriptor open for writing."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     while True:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import UnsupportedIRError
+from vcut_base.errors import UnsupportedIRError
 
 __all__ = [
     "StaticTable",

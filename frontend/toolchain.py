@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
-from .errors import ToolchainError
-from .scratch import scratch_dir
+from vcut_base.errors import ToolchainError
+from vcut_base.scratch import scratch_dir
 
 __all__ = ["Toolchain", "find_toolchain"]
 

@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .atomic import atomic_output
-from .errors import TraceFormatError
+from vcut_base.atomic import atomic_output
+from vcut_base.errors import TraceFormatError
 from .events import END_REASONS
-from .inputs import check_input_file
-from .npzfile import read_versioned_npz
+from vcut_base.inputs import check_input_file
+from vcut_base.npzfile import read_versioned_npz
 from .static import MEM_NONE, OBJ_ALLOCA, StaticTable
 
 __all__ = [
@@ -123,11 +123,11 @@ class Trace:
         return None if code is None else int(code)
 
     def spilled(self):
-        """This trace with its large arrays in spill files (`frontend.arrays.spill`)
+        """This trace with its large arrays in spill files (`vcut_base.arrays.spill`)
         while a ``--spill`` directory is in force; itself otherwise."""
         from dataclasses import replace
 
-        from . import arrays
+        from vcut_base import arrays
 
         if arrays.spill_directory() is None:
             return self

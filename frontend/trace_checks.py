@@ -31,8 +31,8 @@ the index and the value.
 
 import numpy as np
 
-from .errors import TraceFormatError
-from .memory import check_memory
+from vcut_base.errors import TraceFormatError
+from vcut_base.memory import check_memory
 from .static import MEM_LOAD, MEM_NONE, MEM_RMW, MEM_STORE, OP_ARGUMENT, OP_BLOCK, OP_FUNCTION, \
     OP_GLOBAL, OP_INSTRUCTION
 

@@ -9,7 +9,7 @@
     graph_stats(g).alpha
 """
 
-from frontend._lazy import lazy_names
+from vcut_base.lazy import lazy_names
 
 __all__ = [
     "build_graph",

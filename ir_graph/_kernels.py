@@ -6,7 +6,7 @@ Kernels take arrays and scalars only and document what they change in place;
 
 import numpy as np
 
-from frontend.jitcache import helper, njit
+from vcut_base.jitcache import helper, njit
 
 __all__ = [
     "activation_depth",

@@ -41,7 +41,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from frontend.jitcache import helper, njit
+from vcut_base.jitcache import helper, njit
 
 __all__ = [
     "edgelist_lines",

@@ -35,10 +35,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from frontend import arrays
-from frontend.arrays import unique
-from frontend.errors import InputError
-from frontend.memory import check_memory
+from vcut_base import arrays
+from vcut_base.arrays import unique
+from vcut_base.errors import InputError
+from vcut_base.memory import check_memory
 from frontend.source import SourceMap
 from frontend.static import MEM_NONE
 
@@ -228,7 +228,7 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
                  + (SPILLED_BUILD_BYTES_PER_NODE if spilled else BUILD_BYTES_PER_NODE) * n_dyn,
                  f"the dependency graph of {n_dyn:,} instructions (up to {bound:,} edges)",
                  "trace a smaller region (--roi) or fewer instructions (--max-instructions)")
-    # the graph's arrays: in spill files under --spill (frontend.arrays)
+    # the graph's arrays: in spill files under --spill (vcut_base.arrays)
     e_src = arrays.empty(bound, edt)
     e_dst = arrays.empty(bound, edt)
     e_kind = arrays.empty(bound, np.uint8)

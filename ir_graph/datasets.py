@@ -13,7 +13,7 @@ import os
 import tomllib
 from dataclasses import dataclass
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 __all__ = ["MANIFEST", "load_manifest", "verify_datasets", "DatasetCheck"]
 

@@ -26,7 +26,7 @@ format         suffixes                         notes
 Any of them may be gzip-compressed (``.gz`` after the suffix). Readers
 validate everything they read and raise `GraphFormatError` naming the file,
 the line and what is wrong, quoting at most ``QUOTE_CHARS`` characters of
-it (`frontend.errors.excerpt`: the offending token and its column in a
+it (`vcut_base.errors.excerpt`: the offending token and its column in a
 long line). A line longer than `MAX_LINE` bytes (a METIS vertex line: 64
 bytes per vertex and edge weight the header allows, at least `MAX_LINE`) is
 refused as soon as the reader has passed that many bytes of it, so that a
@@ -70,11 +70,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from frontend.atomic import atomic_output
-from frontend.errors import QUOTE_CHARS, GraphFormatError, InputError, InputTooLarge, excerpt
-from frontend.inputs import InputStream, check_input_file
-from frontend.memory import check_memory, format_bytes
-from frontend.npzfile import read_versioned_npz
+from vcut_base.atomic import atomic_output
+from vcut_base.errors import QUOTE_CHARS, GraphFormatError, InputError, InputTooLarge, excerpt
+from vcut_base.inputs import InputStream, check_input_file
+from vcut_base.memory import check_memory, format_bytes
+from vcut_base.npzfile import read_versioned_npz
 
 from . import _parse as P
 from .graph import Graph, check_node_count, index_dtype
@@ -135,7 +135,7 @@ _LINE_END = re.compile(rb"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e]")
 def _open_text(path, fmt):
     """The text of a graph file for the Python readers, decoded.
 
-    Read in pieces with the checks of `frontend.inputs.InputStream` (a file
+    Read in pieces with the checks of `vcut_base.inputs.InputStream` (a file
     past the size bound is refused first); a NUL among the first 64 KiB is
     binary data; a line longer than its bound (`MAX_LINE`; METIS vertex
     lines `_metis_line_limit`) is refused as soon as it is read, as the
@@ -328,7 +328,7 @@ def read_graph(path, format=None, *, duplicates="first", directed=None):
 def _merge_repeats(g, path, duplicates, directed):
     """``g`` with every edge that repeats an earlier one merged into it (module
     docstring), as a graph with ``directed``; ``meta["merged"]`` says what was."""
-    from frontend import arrays
+    from vcut_base import arrays
 
     counts = {"repeated_edges": 0, "reverse_pairs": 0, "duplicates": duplicates}
     meta = dict(g.meta, merged=counts)
@@ -400,7 +400,7 @@ def _number(path, lineno, tok, what, line=None, index=None):
 
 
 def _shown(text):
-    """``text`` as it is when short, else quoted in part (`frontend.errors.excerpt`)."""
+    """``text`` as it is when short, else quoted in part (`vcut_base.errors.excerpt`)."""
     text = str(text)
     return text if len(text) <= QUOTE_CHARS else excerpt(text)
 
@@ -863,7 +863,7 @@ class _Chunks:
     ``buf[:filled]`` holds data (``final``: up to the end of the file);
     `refill` keeps the bytes from ``st[POS]`` on (an incomplete line) and
     reads the next chunk after them. Made, it has checked the file like
-    `frontend.inputs.read_input` and refused binary data (a NUL among the
+    `vcut_base.inputs.read_input` and refused binary data (a NUL among the
     first 64 KiB).
     """
 
@@ -871,7 +871,7 @@ class _Chunks:
         self.path = path
         self.chunk = max(int(chunk), 1)
         self.broken = False
-        from frontend.arrays import spill_directory
+        from vcut_base.arrays import spill_directory
 
         # under --spill the edges go to scratch files, not memory: no size bound
         self.stream = InputStream(path, "graph file", GraphFormatError,
@@ -986,11 +986,11 @@ class _Array:
     """
 
     def __init__(self, path, dtype, n):
-        from frontend.arrays import spill_file
+        from vcut_base.arrays import spill_file
 
         self.path = path
         self.dtype = np.dtype(dtype)
-        self._fd = spill_file()  # --spill: the array is a spill file (frontend.arrays)
+        self._fd = spill_file()  # --spill: the array is a spill file (vcut_base.arrays)
         self._mm = self._map(max(int(n), 1))
         self.a = np.frombuffer(self._mm, self.dtype)
 
@@ -1005,7 +1005,7 @@ class _Array:
     def _map(self, n):
         size = n * self.dtype.itemsize
         if self._fd is not None:
-            from frontend.arrays import map_reserved
+            from vcut_base.arrays import map_reserved
 
             return map_reserved(self._fd, size)
         try:
@@ -1030,7 +1030,7 @@ class _Array:
     def _resize(self, n):
         self.a = None
         if self._fd is not None and n * self.dtype.itemsize > len(self._mm):
-            from frontend.arrays import reserve
+            from vcut_base.arrays import reserve
 
             reserve(self._fd, n * self.dtype.itemsize)
         try:
@@ -1414,7 +1414,7 @@ _NPZ_DTYPES = {"weight": np.float64, "node_weight": np.float64, "node_object": n
 
 
 def _read_npz(path):
-    from frontend.arrays import spill, spill_directory
+    from vcut_base.arrays import spill, spill_directory
 
     check_input_file(path, "graph file", GraphFormatError)
     meta, arrays = read_versioned_npz(

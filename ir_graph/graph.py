@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from frontend.arrays import unique
-from frontend.errors import QUOTE_CHARS, GraphFormatError, InputTooLarge, excerpt
-from frontend.memory import check_memory
+from vcut_base.arrays import unique
+from vcut_base.errors import QUOTE_CHARS, GraphFormatError, InputTooLarge, excerpt
+from vcut_base.memory import check_memory
 
 __all__ = ["Graph", "index_dtype", "check_node_count", "OPCLASSES", "BYTES_PER_NODE", "MAX_NODES"]
 
@@ -155,7 +155,7 @@ class Graph:
 
     def index_of(self, vertex_id):
         """The node index of the file's vertex ``vertex_id``; `InputError` when there is none."""
-        from frontend.errors import InputError
+        from vcut_base.errors import InputError
 
         ids = self.vertex_ids()
         k = int(np.searchsorted(ids, vertex_id)) if self.n else 0
@@ -185,7 +185,7 @@ class Graph:
         InputError
             ``start``/``end`` not ``0 <= start < end <= n``.
         """
-        from frontend.errors import InputError
+        from vcut_base.errors import InputError
 
         n = int(self.n)
         if not (0 <= start < end <= n):

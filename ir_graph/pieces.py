@@ -34,9 +34,9 @@ import zipfile
 import numpy as np
 
 
-from frontend.errors import GraphFormatError, InputError
-from frontend.inputs import check_input_file
-from frontend.jitcache import njit
+from vcut_base.errors import GraphFormatError, InputError
+from vcut_base.inputs import check_input_file
+from vcut_base.jitcache import njit
 
 from . import formats as F
 from .graph import Graph, check_node_count
@@ -123,7 +123,7 @@ def _smaller(step, total, at_least, floor):
 
 
 def _open_npz(path):
-    from frontend.npzfile import read_versioned_npz
+    from vcut_base.npzfile import read_versioned_npz
 
     meta, arrays = read_versioned_npz(
         path, kind="graph", version=F.GRAPH_FORMAT_VERSION, error=GraphFormatError,

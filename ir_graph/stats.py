@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import special
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 from . import _kernels
 
@@ -292,7 +292,7 @@ def degree_plot(g, path, fit=None, title=None):
     """Write a log-log plot of the degree distribution (PNG), with the fit."""
     import matplotlib.pyplot as plt
 
-    from frontend.atomic import atomic_output
+    from vcut_base.atomic import atomic_output
 
     fig = degree_figure(g, fit, title)
     with atomic_output(path) as fh:

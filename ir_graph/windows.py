@@ -28,7 +28,7 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 __all__ = ["NodeWindow", "RoiWindow", "roi_bounds", "spaced_windows", "unit_spans"]
 

@@ -6,7 +6,7 @@ the event loop compile and change apart.)
 
 import numpy as np
 
-from frontend.jitcache import njit
+from vcut_base.jitcache import njit
 
 __all__ = ["first_touch", "longest_path", "occupancy"]
 

@@ -16,7 +16,7 @@ import numpy as np
 from vcut._kernels import TICK_MASK, _done, _stopped
 from vcut._replicas import sort_run
 
-from frontend.jitcache import helper, njit
+from vcut_base.jitcache import helper, njit
 
 EV_TASK, EV_GATHER, EV_SCATTER = 0, 1, 2
 

@@ -22,9 +22,9 @@ from functools import cached_property, partial
 
 import numpy as np
 
-from frontend.errors import InputError
-from frontend.memory import available_bytes, check_memory
-from frontend.progress import run_parallel
+from vcut_base.errors import InputError
+from vcut_base.memory import available_bytes, check_memory
+from vcut_base.progress import run_parallel
 
 from .interactions import VALUE_BYTES, from_edge_partition, from_vertex_partition, interactions
 from .machine import BYTES_PER_CORE_PAIR, MEMORY_CYCLES, table2

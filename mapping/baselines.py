@@ -21,7 +21,7 @@
 
 import numpy as np
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 from .memory_centric import _room, _shares, cluster_comm, nearby
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from frontend.jitcache import njit
+from vcut_base.jitcache import njit
 
 from .machine import MEMORY_CYCLES
 

@@ -9,8 +9,8 @@ a planning figure, not a bound: graphs of other programs have other edge and
 replica counts per node.
 """
 
-from frontend.errors import InputError
-from frontend.memory import available_bytes, format_bytes
+from vcut_base.errors import InputError
+from vcut_base.memory import available_bytes, format_bytes
 
 __all__ = ["estimate", "check_budget", "BYTES_PER_NODE", "GRAPH_BYTES_PER_NODE",
            "NODES_PER_SECOND", "SPILL_BYTES_PER_NODE", "SPILL_DISK_BYTES_PER_NODE"]

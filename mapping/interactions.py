@@ -34,9 +34,9 @@ from functools import cached_property
 
 import numpy as np
 
-from frontend import arrays
-from frontend.arrays import unique
-from frontend.errors import InputError
+from vcut_base import arrays
+from vcut_base.arrays import unique
+from vcut_base.errors import InputError
 
 __all__ = ["Clustering", "ClusterInteractions", "from_edge_partition", "from_vertex_partition",
            "interactions", "task_objects", "VALUE_BYTES"]

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from frontend.errors import InputError, quoted
-from frontend.inputs import check_input_file, read_input
-from frontend.memory import check_memory
+from vcut_base.errors import InputError, quoted
+from vcut_base.inputs import check_input_file, read_input
+from vcut_base.memory import check_memory
 
 __all__ = ["Machine", "table2", "host", "hwloc_xml", "machine_from_dict", "load_machine",
            "MEMORY_CYCLES"]

@@ -70,7 +70,7 @@ build the sharing matrix (``k_o`` clusters touching object ``o``).
 
 import numpy as np
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 from .machine import _quadrant_numa
 

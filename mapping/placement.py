@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 from . import baselines
 from .memory_centric import THRESHOLD, memory_centric

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from frontend.errors import InputError, VcutError
+from vcut_base.errors import InputError, VcutError
 from ir_graph.windows import spaced_windows, unit_spans
 
 from .analyze import analyze_graph

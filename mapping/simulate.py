@@ -49,10 +49,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from frontend import arrays
-from frontend.arrays import unique
-from frontend.errors import InputError, VcutError
-from frontend.progress import run_kernel
+from vcut_base import arrays
+from vcut_base.arrays import unique
+from vcut_base.errors import InputError, VcutError
+from vcut_base.progress import run_kernel
 from ir_graph.graph import index_dtype
 
 from . import _kernels
@@ -200,7 +200,7 @@ def simulation_jobs(cl, count):
     """How many simulations of ``cl`` to run at once (threads: the simulator releases the
     GIL): the CPUs this process may use, at most ``count``, and no more than half the
     available memory holds (`simulation_bytes` each)."""
-    from frontend.memory import jobs_that_fit
+    from vcut_base.memory import jobs_that_fit
 
     return jobs_that_fit(count, simulation_bytes(cl), share=0.5)
 
@@ -289,7 +289,7 @@ def positioned_bytes(cl):
 
 
 def _position(cl):
-    from frontend.memory import available_bytes
+    from vcut_base.memory import available_bytes
 
     if positioned_bytes(cl) + simulation_bytes(cl) > LAYOUT_SHARE * available_bytes():
         return None  # the layout and the simulation that needs it must both fit

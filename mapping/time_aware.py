@@ -35,7 +35,7 @@ import functools
 
 import numpy as np
 
-from frontend.progress import run_parallel
+from vcut_base.progress import run_parallel
 
 from . import baselines
 from .memory_centric import memory_centric

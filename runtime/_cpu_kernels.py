@@ -28,7 +28,7 @@ returned for reporting.
 
 import numpy as np
 
-from frontend.jitcache import njit, prange
+from vcut_base.jitcache import njit, prange
 
 __all__ = ["sssp_bs", "sssp_ep", "sssp_wd", "sssp_ns", "sssp_hp", "choose_mdt", "split_nodes",
            "bfs_do", "sssp_delta", "symmetric_csr"]

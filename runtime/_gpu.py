@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 from . import config
 

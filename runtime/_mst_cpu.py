@@ -27,7 +27,7 @@ round's list; the loop ends when the list is empty.
 
 import numpy as np
 
-from frontend.jitcache import njit, prange
+from vcut_base.jitcache import njit, prange
 
 __all__ = ["rank_order", "boruvka", "labels"]
 

@@ -34,7 +34,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from frontend.errors import InputError, quoted
+from vcut_base.errors import InputError, quoted
 
 __all__ = ["BatchJob", "COLUMNS", "DIAGNOSTIC_LINES", "diagnostics_head", "load_manifest",
            "run_batch", "run_job", "write_results"]
@@ -149,7 +149,7 @@ def load_manifest(path):
 
 def run_job(job):
     """The table row of ``job`` (runs where it is called: on a worker in a batch)."""
-    from frontend.errors import VcutError
+    from vcut_base.errors import VcutError
     from vcut.cli.analyze import summary_for
 
     row = {"job": job.name, "args": " ".join(job.args), "p": job.p}
@@ -275,7 +275,7 @@ def _html(rows, title):
 def write_results(rows, outdir, title="vcut batch"):
     """Write ``batch.csv``, ``batch.json`` and ``report.html`` into ``outdir``
     (each through a temporary file and a rename); returns their paths."""
-    from frontend.atomic import atomic_output
+    from vcut_base.atomic import atomic_output
 
     os.makedirs(outdir, exist_ok=True)
     files = []

@@ -24,7 +24,7 @@ import logging
 import os
 import re
 
-from frontend.errors import InputError, VcutError
+from vcut_base.errors import InputError, VcutError
 
 __all__ = ["SCHEDULER_ENV", "dask_client", "scheduler_address", "worker_count"]
 

@@ -9,7 +9,7 @@ uniformly from 1..100 (the LonestarGPU convention for SSSP inputs).
 
 import numpy as np
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from ir_graph.graph import Graph, index_dtype
 
 __all__ = ["rmat", "erdos_renyi", "grid"]

@@ -16,7 +16,7 @@ arrays; the CPU implementations are the references the GPU kernels
 
 import numpy as np
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 from . import _cpu_kernels as K
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from ir_graph.graph import index_dtype
 
 from .kernels import resolve_device
@@ -107,12 +107,12 @@ def minimum_spanning_forest(graph, device="cpu"):
 
         have = device_memory()
         if need > have:
-            from frontend.memory import format_bytes
+            from vcut_base.memory import format_bytes
 
             raise InputError(f"a spanning forest of {n:,} vertices and {m:,} edges needs about "
                              f"{format_bytes(need)} of GPU memory but {format_bytes(have)} are "
                              "free; use --device cpu")
-    from frontend.memory import check_memory
+    from vcut_base.memory import check_memory
 
     check_memory(need, f"a spanning forest of {n:,} vertices and {m:,} edges",
                  "use a machine with more memory")

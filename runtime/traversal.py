@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 from . import _cpu_kernels as K
 from .kernels import resolve_device

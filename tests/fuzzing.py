@@ -4,7 +4,7 @@
 Shared by the fuzz tests (``tests/*/test_fuzz_*.py``, driven by hypothesis)
 and the long campaign ``bench/fuzz.py``. A *case* is one mutated file (or
 one mutated file plus command-line numbers) given to one *target*; its
-outcome is ``"ok"``, ``"error N"`` (a `frontend.errors.VcutError` with exit
+outcome is ``"ok"``, ``"error N"`` (a `vcut_base.errors.VcutError` with exit
 status N, or that status from the command line) or a failure: ``"traceback
 ..."`` (any other exception), ``"exit N"`` (an undocumented status),
 ``"crash SIGNAL"`` or ``"hang"`` (the last two only under `campaign`, which
@@ -926,7 +926,7 @@ def case_rng(seed, target, i):
 
 def run_case(target, seeds, rng, workdir):
     """Run one case in this process; returns its outcome string (see the module docstring)."""
-    from frontend.errors import VcutError
+    from vcut_base.errors import VcutError
 
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):

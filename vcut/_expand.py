@@ -4,12 +4,12 @@ the replica refinement (`vcut.quality` holds the API and the documentation).
 Shared conventions: ``src``/``dst``/``weight`` describe the simple graph,
 ``out[e]`` is the cluster of edge ``e`` (-1 while unassigned), ``ptr``/``adj``
 is the incidence CSR of `incidence` (each vertex's edges in edge order) and
-``counter`` is the progress counter of `frontend.progress.run_kernel`.
+``counter`` is the progress counter of `vcut_base.progress.run_kernel`.
 """
 
 import numpy as np
 
-from frontend.jitcache import helper, njit
+from vcut_base.jitcache import helper, njit
 
 from ._fm import CLUSTER_SHIFT, build_slots, count, has_free, move_edge, slot
 from ._kernels import TICK_MASK

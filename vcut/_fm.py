@@ -35,7 +35,7 @@ needs a slot where none is free is not considered.
 
 import numpy as np
 
-from frontend.jitcache import helper, njit
+from vcut_base.jitcache import helper, njit
 
 from ._kernels import TICK_MASK
 

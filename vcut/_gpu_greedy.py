@@ -28,8 +28,8 @@ from numba import cuda
 
 from numba import int64 as nb_int64
 
-from frontend.errors import InputError
-from frontend.jitcache import njit
+from vcut_base.errors import InputError
+from vcut_base.jitcache import njit
 from runtime._gpu import device_twin
 from runtime._gpu_kernels import block_inclusive
 

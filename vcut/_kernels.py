@@ -15,7 +15,7 @@ members.
 
 import numpy as np
 
-from frontend.jitcache import helper, njit, prange
+from vcut_base.jitcache import helper, njit, prange
 
 __all__ = ["greedy_assign", "greedy_batched", "hdrf_assign", "replica_sets", "replica_set_bytes", "dbh_assign", "stream_order", "RULE_PG", "RULE_LIBRA"]
 
@@ -597,7 +597,7 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
         Empty replica sets (`replica_sets`).
     counter : int64[2]
         ``counter[0]``: edges assigned so far (written every `TICK` edges);
-        a non-zero ``counter[1]`` stops the kernel there (`frontend.progress`).
+        a non-zero ``counter[1]`` stops the kernel there (`vcut_base.progress`).
 
     Returns
     -------

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from frontend import arrays
-from frontend.jitcache import njit
-from frontend.memory import check_memory
+from vcut_base import arrays
+from vcut_base.jitcache import njit
+from vcut_base.memory import check_memory
 from ir_graph.graph import index_dtype
 
 __all__ = ["ReplicaTable", "replica_table", "replica_counts", "is_oriented", "simple_edges",

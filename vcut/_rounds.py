@@ -36,7 +36,7 @@ import math
 
 import numpy as np
 
-from frontend.jitcache import helper, njit, prange
+from vcut_base.jitcache import helper, njit, prange
 
 from . import _kernels as K
 

@@ -22,7 +22,7 @@ free first among those below their work bound; a cluster over its bound
 
 import numpy as np
 
-from frontend.jitcache import helper, njit
+from vcut_base.jitcache import helper, njit
 
 from ._kernels import (_add, _contains, _done, _room, _stopped, _tree_build, _tree_range,
                        _tree_update)
@@ -290,7 +290,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
         it) and ``first`` (int64, one per object, -1) written: the node of the
         cluster that touched each object first (first-touch placement).
     counter : int64[2]
-        Progress (edges) and stop flag (`frontend.progress`).
+        Progress (edges) and stop flag (`vcut_base.progress`).
 
     Returns
     -------

@@ -9,8 +9,8 @@ takes its speed's share of the load still to place, capped by its memory.
 
 import numpy as np
 
-from frontend.arrays import shares
-from frontend.errors import InputError
+from vcut_base.arrays import shares
+from vcut_base.errors import InputError
 
 __all__ = ["equal_capacities", "capacities_from_fractions", "target_weights", "capacities_from_units"]
 

@@ -54,8 +54,8 @@ import time
 
 import numpy as np
 
-from frontend.errors import InputError, VcutError
-from frontend.memory import check_memory
+from vcut_base.errors import InputError, VcutError
+from vcut_base.memory import check_memory
 
 from . import _kernels
 from .metrics import degrees

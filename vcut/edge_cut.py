@@ -27,7 +27,7 @@ import heapq
 
 import numpy as np
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 from . import _kernels
 

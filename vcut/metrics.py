@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from frontend.jitcache import njit
+from vcut_base.jitcache import njit
 
 from ._replicas import replica_counts
 

@@ -62,8 +62,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from frontend.errors import GraphFormatError, InputError, VcutError
-from frontend.memory import check_memory
+from vcut_base.errors import GraphFormatError, InputError, VcutError
+from vcut_base.memory import check_memory
 from ir_graph.formats import DUPLICATES
 from ir_graph.pieces import mix64
 
@@ -417,7 +417,7 @@ class _Run:
         tick, placed = time.perf_counter(), 0
         self.say(f"coordinated ingress of {self.m:,} edges: {self.workers} chunks, "
                  f"{state.rounds} rounds of {batch:,} edges")
-        from frontend.arrays import spill_directory
+        from vcut_base.arrays import spill_directory
 
         # --spill DIR holds them where given, else the system's temporary directory
         self.scratch = tempfile.TemporaryDirectory(prefix="vcut-outofcore-", dir=spill_directory())
@@ -493,7 +493,7 @@ class _Run:
             cut_vertices=int(cut.sum()), avg_cut_degree=float(self.deg[cut].mean()) if cut.any() else 0.0)
 
     def write(self, output, p, cap, metrics):
-        from frontend.atomic import atomic_output
+        from vcut_base.atomic import atomic_output
 
         from .output import int_lines
 

@@ -30,10 +30,10 @@ import os
 
 import numpy as np
 
-from frontend.atomic import atomic_output, atomic_outputs
-from frontend.errors import InputError
-from frontend.inputs import check_input_file, text_limit
-from frontend.npzfile import read_versioned_npz
+from vcut_base.atomic import atomic_output, atomic_outputs
+from vcut_base.errors import InputError
+from vcut_base.inputs import check_input_file, text_limit
+from vcut_base.npzfile import read_versioned_npz
 
 __all__ = ["write_partition", "read_partition", "read_assignment", "int_lines",
            "PARTITION_FORMAT_VERSION"]

@@ -73,9 +73,9 @@ there); O(n + m) memory
 
 import numpy as np
 
-from frontend import arrays
-from frontend.errors import InputError
-from frontend.progress import run_kernel
+from vcut_base import arrays
+from vcut_base.errors import InputError
+from vcut_base.progress import run_kernel
 
 from . import _kernels, _timed
 

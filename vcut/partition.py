@@ -39,10 +39,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from frontend import arrays
-from frontend.errors import InputError
-from frontend.memory import check_memory
-from frontend.progress import run_kernel
+from vcut_base import arrays
+from vcut_base.errors import InputError
+from vcut_base.memory import check_memory
+from vcut_base.progress import run_kernel
 
 from . import _kernels
 from .capacities import capacities_from_fractions, equal_capacities

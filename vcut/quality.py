@@ -40,9 +40,9 @@ import math
 
 import numpy as np
 
-from frontend.errors import InputError, VcutError
-from frontend.memory import check_memory, jobs_that_fit
-from frontend.progress import run_kernel, run_parallel
+from vcut_base.errors import InputError, VcutError
+from vcut_base.memory import check_memory, jobs_that_fit
+from vcut_base.progress import run_kernel, run_parallel
 
 from . import _expand, _fm
 

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from frontend.errors import InputError, VcutError
-from frontend.memory import available_bytes
+from vcut_base.errors import InputError, VcutError
+from vcut_base.memory import available_bytes
 
 from . import _metis
 

@@ -19,8 +19,8 @@ from functools import partial
 
 import numpy as np
 
-from frontend.arrays import shares
-from frontend.errors import InputError
+from vcut_base.arrays import shares
+from vcut_base.errors import InputError
 
 from . import _cpu as K
 from .coarsening import check_level_memory, coarsen

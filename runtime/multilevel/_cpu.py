@@ -11,7 +11,7 @@ deterministic for a seed.
 
 import numpy as np
 
-from frontend.jitcache import njit
+from vcut_base.jitcache import njit
 
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 #: 2-way FM: a pass stops after this many moves plus one per 100 vertices without a better

@@ -26,7 +26,7 @@ after `refinement.JET_PATIENCE` rounds without a better one.
 
 import numpy as np
 
-from frontend.jitcache import njit, prange
+from vcut_base.jitcache import njit, prange
 
 #: distinct neighbour parts a vertex looks at (the GPU's per-thread table; the same as
 #: `_gpu_kernels.MAXP`)

@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 
-from frontend.errors import InputError, OutOfMemory
-from frontend.memory import check_memory
+from vcut_base.errors import InputError, OutOfMemory
+from vcut_base.memory import check_memory
 
 from . import _cpu as K
 from .graph import Level
@@ -31,7 +31,7 @@ CHECK_FROM_BYTES = 64 << 20
 
 def check_level_memory(level, first=False, available=None):
     """Refuse a contraction of ``level`` whose buffers do not fit in the memory available
-    (`frontend.memory.check_memory`), before it allocates: on the graph itself
+    (`vcut_base.memory.check_memory`), before it allocates: on the graph itself
     (``first``) an `InputError` (exit 2: nothing has run), on a later level an
     `OutOfMemory` (exit 11), each in one line with the figures. Returns the bytes the
     step needs (0 for a level on the GPU, whose memory is planned before the run)."""

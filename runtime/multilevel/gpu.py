@@ -67,7 +67,7 @@ import time
 
 import numpy as np
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 from .. import _gpu
 from . import _cpu as K

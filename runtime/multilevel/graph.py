@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import get_num_threads
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 from .._cpu_kernels import symmetric_csr
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 from .device_specs import parse_devices
 from .devices import CpuDevice, CudaDevice, Device, DeviceFault, SimDevice

@@ -4,7 +4,7 @@ Above `devices` (the CPU, CUDA GPUs, simulated devices) and `workers` (the devic
 Dask cluster's workers), so that neither needs the other's module to be complete.
 """
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from runtime._gpu import gpu_available
 
 from .devices import CpuDevice, CudaDevice, SimDevice

@@ -35,7 +35,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 __all__ = ["Device", "CpuDevice", "CudaDevice", "SimDevice", "DeviceFault",
            "BASE_RATE", "MAX_WALL_CALL", "MAX_MODELLED"]

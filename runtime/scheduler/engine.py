@@ -23,7 +23,7 @@ import time
 from concurrent import futures
 from dataclasses import dataclass
 
-from frontend.errors import VcutError
+from vcut_base.errors import VcutError
 
 __all__ = ["Engine", "Span", "Fault", "SchedulingError", "DevicesRefused"]
 

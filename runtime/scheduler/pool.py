@@ -8,7 +8,7 @@ one load per round.
 
 import numpy as np
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 __all__ = ["WorkPool"]
 

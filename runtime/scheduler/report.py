@@ -87,7 +87,7 @@ def _table(results):
 
 def write_report(results, path):
     """Write the figure of ``results`` to ``path``: ``.png``, else HTML."""
-    from frontend.atomic import atomic_output
+    from vcut_base.atomic import atomic_output
 
     results = list(results)
     fig = figure(results)

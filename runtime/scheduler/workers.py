@@ -28,7 +28,7 @@ the same way.
 import threading
 import time
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 from .devices import CudaDevice, Device, DeviceFault
 

@@ -1,10 +1,10 @@
-"""frontend.arrays.unique equals numpy.unique."""
+"""vcut_base.arrays.unique equals numpy.unique."""
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from frontend.arrays import unique
+from vcut_base.arrays import unique
 
 
 @given(st.lists(st.integers(-2**62, 2**62)))

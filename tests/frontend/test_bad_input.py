@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from frontend import errors
+from vcut_base import errors
 from vcut.cli import main
 
 INFINITE = "int main(void) { volatile int x = 0; for (;;) x++; return 0; }\n"

@@ -8,7 +8,7 @@ import llvmlite.binding as llvm
 import pytest
 
 from frontend import compile_program
-from frontend.errors import CompileError, InputError, ToolchainError
+from vcut_base.errors import CompileError, InputError, ToolchainError
 from frontend.toolchain import find_toolchain
 
 

@@ -25,9 +25,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-import frontend.atomic
+import vcut_base.atomic
 import frontend.run
-from frontend import errors, trace_program
+from frontend import trace_program
+from vcut_base import errors
 from ir_graph import Graph, write_graph
 from tests.conftest import write_c
 from vcut.cli import main
@@ -113,8 +114,8 @@ def full_disk(monkeypatch):
 
     def install(room):
         disk = Disk(room)
-        create = frontend.atomic._create_temp
-        monkeypatch.setattr(frontend.atomic, "_create_temp",
+        create = vcut_base.atomic._create_temp
+        monkeypatch.setattr(vcut_base.atomic, "_create_temp",
                             lambda directory, mode, temps: disk.limit(
                                 create(directory, mode, temps)))
         return disk
@@ -133,7 +134,7 @@ def vcut_temps(directory):
 
 
 def our_scratch():
-    """Scratch directories of this process (`frontend.scratch`) still in the temp dir."""
+    """Scratch directories of this process (`vcut_base.scratch`) still in the temp dir."""
     mine = f"vcut-run-{os.getpid():07d}-"
     return [n for n in os.listdir(tempfile.gettempdir()) if n.startswith(mine)]
 

@@ -1,14 +1,14 @@
-"""Input files and the memory budget (`frontend.inputs`, `frontend.memory`)."""
+"""Input files and the memory budget (`vcut_base.inputs`, `vcut_base.memory`)."""
 
 import gzip
 import os
 
 import pytest
 
-import frontend.memory
-from frontend.errors import GraphFormatError, InputError, InputTooLarge, TraceFormatError
-from frontend.inputs import check_input_file, read_input
-from frontend.memory import check_memory, format_bytes
+import vcut_base.memory
+from vcut_base.errors import GraphFormatError, InputError, InputTooLarge, TraceFormatError
+from vcut_base.inputs import check_input_file, read_input
+from vcut_base.memory import check_memory, format_bytes
 
 
 def test_regular_files_pass_and_others_are_named(tmp_path):
@@ -44,7 +44,7 @@ def test_read_input_bounds_plain_and_gzip(tmp_path):
 
 
 def test_check_memory_names_need_and_budget(monkeypatch):
-    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: 3 << 30)
+    monkeypatch.setattr(vcut_base.memory, "available_bytes", lambda: 3 << 30)
     check_memory(3 << 30, "x", "y")
     with pytest.raises(InputError) as exc:
         check_memory(7 << 40, "a machine of 10 cores", "use fewer cores")
@@ -54,12 +54,12 @@ def test_check_memory_names_need_and_budget(monkeypatch):
 
 
 def test_jobs_that_fit_counts_cpus_of_the_affinity_mask_and_the_memory_share(monkeypatch):
-    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: 1000)
+    monkeypatch.setattr(vcut_base.memory, "available_bytes", lambda: 1000)
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2})
     monkeypatch.setattr("os.cpu_count", lambda: 64)  # the mask, not the machine
-    assert frontend.memory.usable_cpus() == 3
-    assert frontend.memory.jobs_that_fit(8, 100) == 3  # the CPUs
-    assert frontend.memory.jobs_that_fit(2, 100) == 2  # the count
-    assert frontend.memory.jobs_that_fit(8, 400) == 2  # 1000 // 400
-    assert frontend.memory.jobs_that_fit(8, 400, share=0.5) == 1  # 500 // 400
-    assert frontend.memory.jobs_that_fit(8, 10**9) == 1  # at least one
+    assert vcut_base.memory.usable_cpus() == 3
+    assert vcut_base.memory.jobs_that_fit(8, 100) == 3  # the CPUs
+    assert vcut_base.memory.jobs_that_fit(2, 100) == 2  # the count
+    assert vcut_base.memory.jobs_that_fit(8, 400) == 2  # 1000 // 400
+    assert vcut_base.memory.jobs_that_fit(8, 400, share=0.5) == 1  # 500 // 400
+    assert vcut_base.memory.jobs_that_fit(8, 10**9) == 1  # at least one

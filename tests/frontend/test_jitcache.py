@@ -1,4 +1,4 @@
-"""numba's on-disk cache when processes compile at the same time (frontend.jitcache).
+"""numba's on-disk cache when processes compile at the same time (vcut_base.jitcache).
 
 Four processes each compile one signature of the same ``cache=True`` function into
 an empty cache directory, started together, with numba's index write slowed by
@@ -21,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 MODULE = """
-from frontend.jitcache import njit
+from vcut_base.jitcache import njit
 
 
 @njit(cache=True)
@@ -36,7 +36,7 @@ import os, sys, time
 sys.path[:0] = [{root!r}, {tmp!r}]
 import numpy as np
 from numba.core import caching
-import frontend.jitcache
+import vcut_base.jitcache
 cls = caching.IndexDataCacheFile
 if {unlocked}:
     cls.save, cls.load, cls.flush = cls._vcut_unlocked
@@ -56,7 +56,7 @@ CHECK = """
 import sys
 sys.path[:0] = [{root!r}, {tmp!r}]
 import numpy as np
-import frontend.jitcache
+import vcut_base.jitcache
 import kern
 out = [kern.twice(2), kern.twice(1.5), kern.twice(1j), kern.twice(np.float32(1.25))]
 print(repr(out), kern.twice.stats.cache_hits.total(), kern.twice.stats.cache_misses.total())
@@ -98,7 +98,7 @@ def test_a_cache_directory_without_locks_or_writes_falls_back_to_numba(tmp_path,
     # wrapped call still runs, once, unlocked
     import fcntl
 
-    from frontend import jitcache
+    from vcut_base import jitcache
 
     calls = []
 
@@ -116,14 +116,14 @@ def test_a_cache_directory_without_locks_or_writes_falls_back_to_numba(tmp_path,
 
 def test_every_cached_kernel_module_takes_njit_from_jitcache():
     # the lock must be installed before a module's first cached function is compiled or
-    # loaded: each package module that caches kernels imports njit from frontend.jitcache
+    # loaded: each package module that caches kernels imports njit from vcut_base.jitcache
     missing = []
-    for package in ("frontend", "ir_graph", "vcut", "mapping", "runtime"):
+    for package in ("vcut_base", "frontend", "ir_graph", "vcut", "mapping", "runtime"):
         for path in sorted((ROOT / package).rglob("*.py")):
             text = path.read_text()
             if "cache=True" not in text or path.name == "jitcache.py":
                 continue
-            takes = re.search(r"from (frontend\.|\.)jitcache import [^\n]*\bnjit\b", text)
+            takes = re.search(r"from (vcut_base\.|\.)jitcache import [^\n]*\bnjit\b", text)
             if not takes or "from numba import njit" in text:
                 missing.append(str(path.relative_to(ROOT)))
     assert missing == []
@@ -135,7 +135,7 @@ def test_helper_compiles_without_reference_counting_and_refuses_allocation():
     import numpy as np
     from numba.core.errors import TypingError
 
-    from frontend.jitcache import helper, njit
+    from vcut_base.jitcache import helper, njit
 
     @helper
     def bump(a, i):

@@ -1,6 +1,6 @@
 """Outputs never destroy inputs or special files; interrupted writes leave no partial output.
 
-`frontend.atomic` (what ``-o`` accepts), the commands' refusal of an output that
+`vcut_base.atomic` (what ``-o`` accepts), the commands' refusal of an output that
 is one of their inputs, the partition pair, and kill tests: vcut killed with
 SIGINT, SIGTERM and SIGKILL at seeded random points leaves the old outputs or
 the complete new ones, and no temporary file after the next run.
@@ -20,8 +20,8 @@ import time
 import numpy as np
 import pytest
 
-from frontend import errors
-from frontend.atomic import TEMP_PATTERN, atomic_output, check_outputs, output_kind
+from vcut_base import errors
+from vcut_base.atomic import TEMP_PATTERN, atomic_output, check_outputs, output_kind
 from ir_graph import Graph, read_graph, write_graph
 from vcut.cli import main
 from vcut.output import read_assignment, read_partition
@@ -319,7 +319,7 @@ def test_file_size_limit_on_the_second_file_keeps_the_old_pair(medium, tmp_path)
 
 
 def test_signals_between_the_renames_are_held_back(tmp_path, monkeypatch):
-    from frontend.atomic import atomic_outputs
+    from vcut_base.atomic import atomic_outputs
 
     replace, renamed = os.replace, []
 

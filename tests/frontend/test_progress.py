@@ -1,4 +1,4 @@
-"""frontend.progress: compiled kernels in a worker thread, reporting how far
+"""vcut_base.progress: compiled kernels in a worker thread, reporting how far
 they are, stopped by a signal's exception in the calling thread."""
 
 import os
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from frontend import progress
+from vcut_base import progress
 
 
 @njit(nogil=True)

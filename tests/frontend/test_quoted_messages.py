@@ -1,12 +1,12 @@
 """Messages quote at most ~120 characters of what a file holds (issue 61, item 11):
-`frontend.errors.excerpt` and `quoted`, and the readers of machine files and batch
+`vcut_base.errors.excerpt` and `quoted`, and the readers of machine files and batch
 manifests that quote values read from the file."""
 
 import json
 
 import pytest
 
-from frontend.errors import InputError, excerpt, quoted
+from vcut_base.errors import InputError, excerpt, quoted
 from mapping.machine import load_machine
 from runtime.batch import load_manifest
 

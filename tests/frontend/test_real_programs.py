@@ -14,7 +14,9 @@ import textwrap
 
 import pytest
 
-from frontend import errors, trace_program
+from frontend import trace_program
+
+from vcut_base import errors
 from frontend.run import OUTPUT_KEPT, RunLimits
 from vcut.cli import main
 

@@ -18,7 +18,9 @@ import time
 
 import pytest
 
-from frontend import errors, trace_program
+from frontend import trace_program
+
+from vcut_base import errors
 from frontend.events import END_REASONS, END_RECOVERED
 from frontend.run import RunLimits
 from vcut.cli import main
@@ -56,7 +58,7 @@ def _need(levels, level):
 def _child_processes(owner=None):
     """Live processes running the tracing child of the vcut process ``owner`` (default:
     this one). Its scratch directory, on the child's command line, is named after the
-    owner's pid (`frontend.scratch.scratch_dir`), which a child keeps when it is reparented;
+    owner's pid (`vcut_base.scratch.scratch_dir`), which a child keeps when it is reparented;
     pytest runs on two workers, and the other worker's tracing children are not ours."""
     mark = f"vcut-run-{os.getpid() if owner is None else owner:07d}-".encode()
     found = []

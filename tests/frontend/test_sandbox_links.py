@@ -22,7 +22,9 @@ import textwrap
 
 import pytest
 
-from frontend import errors, scratch, trace_program
+from frontend import trace_program
+
+from vcut_base import errors, scratch
 from frontend._sandbox import SECRETS, etc_secrets
 from frontend.run import RunLimits
 from vcut.cli import main

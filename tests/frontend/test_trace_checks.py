@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from frontend import load_trace, trace_program
-from frontend.errors import TraceFormatError
+from vcut_base.errors import TraceFormatError
 from frontend.trace_checks import MAX_ACCESS_BYTES, MAX_FUNCTION_ARGS
 from vcut.cli import main
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from frontend import FORMAT_VERSION, load_trace, trace_program
-from frontend.errors import TraceFormatError
+from vcut_base.errors import TraceFormatError
 from frontend.events import EV_BLOCK, EV_READ, header
 from frontend.trace import decode_trace
 from tests.conftest import bump_npz_version

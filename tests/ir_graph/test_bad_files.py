@@ -12,9 +12,9 @@ import os
 import numpy as np
 import pytest
 
-import frontend.inputs
-import frontend.memory
-from frontend.errors import GraphFormatError, InputError
+import vcut_base.inputs
+import vcut_base.memory
+from vcut_base.errors import GraphFormatError, InputError
 from ir_graph import Graph, read_graph, write_graph
 from vcut.cli import main
 
@@ -29,7 +29,7 @@ def cli(capsys, *argv):
 @pytest.fixture
 def gib(monkeypatch):
     """Pretend 1 GiB of memory is available (messages quote it)."""
-    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: 1 << 30)
+    monkeypatch.setattr(vcut_base.memory, "available_bytes", lambda: 1 << 30)
 
 
 def own_npz(tmp_path, **change):
@@ -181,7 +181,7 @@ def test_a_directory_is_refused(tmp_path):
 
 
 def test_gzip_bomb_is_cut_at_the_bound(capsys, tmp_path, monkeypatch):
-    monkeypatch.setattr(frontend.inputs, "text_limit", lambda: 1 << 20)
+    monkeypatch.setattr(vcut_base.inputs, "text_limit", lambda: 1 << 20)
     p = tmp_path / "bomb.txt.gz"
     p.write_bytes(gzip.compress(b"0 1\n" * (1 << 19)))  # 2 MiB of text
     code, line = cli(capsys, "stats", p)
@@ -217,7 +217,7 @@ def test_dependency_graph_checked_against_memory_before_allocating(cfile, monkey
 
     trace = trace_program(cfile("p.c", "int main(void) { int s = 0; for (int i = 0; i < 9; i++) "
                                        "s += i; return s & 1; }\n"))
-    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: 1000)
+    monkeypatch.setattr(vcut_base.memory, "available_bytes", lambda: 1000)
     with pytest.raises(InputError) as exc:
         build_graph(trace)
     n = trace.dynamic_instructions

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from ir_graph import read_graph
 from ir_graph.datasets import load_manifest, verify_datasets
 from tests.conftest import DATA_DIR

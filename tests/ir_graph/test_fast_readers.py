@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from frontend.errors import GraphFormatError, InputTooLarge
+from vcut_base.errors import GraphFormatError, InputTooLarge
 from ir_graph import formats, read_graph
 from ir_graph.formats import _read_fast, _read_python, _Unsupported, detect_format
 
@@ -303,9 +303,9 @@ def test_read_errors_come_before_parse_errors(tmp_path):
 
 
 def test_the_size_bound_comes_before_parse_errors(tmp_path, monkeypatch):
-    import frontend.inputs
+    import vcut_base.inputs
 
-    monkeypatch.setattr(frontend.inputs, "text_limit", lambda: 1 << 16)
+    monkeypatch.setattr(vcut_base.inputs, "text_limit", lambda: 1 << 16)
     path = write(tmp_path, "e.txt.gz", "0 1 2 3\n" + "0 1\n" * 50_000)
     with pytest.raises(InputTooLarge) as exc:  # exit 2, as every input too large for memory
         fast(path, 1024)

@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from frontend.errors import GraphFormatError, InputError
+from vcut_base.errors import GraphFormatError, InputError
 from ir_graph import Graph, read_graph, write_graph
 from tests.conftest import bump_npz_version, dataset
 

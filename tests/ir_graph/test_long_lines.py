@@ -7,8 +7,8 @@ import gzip
 
 import pytest
 
-import frontend.inputs
-from frontend.errors import QUOTE_CHARS, GraphFormatError
+import vcut_base.inputs
+from vcut_base.errors import QUOTE_CHARS, GraphFormatError
 from ir_graph import read_graph
 from ir_graph.formats import CHUNK_BYTES, MAX_LINE, _PY_CHUNK, _read_python
 
@@ -108,18 +108,18 @@ def test_every_message_is_short(tmp_path, name, text, junk):
 
 # -- item 12: a line longer than the bound is refused at once ------------------------------
 class Counting:
-    """Counts the bytes read through `frontend.inputs.InputStream`."""
+    """Counts the bytes read through `vcut_base.inputs.InputStream`."""
 
     def __init__(self, monkeypatch):
         self.read = 0
-        orig = frontend.inputs.InputStream.readinto
+        orig = vcut_base.inputs.InputStream.readinto
 
         def readinto(stream, view):
             got = orig(stream, view)
             self.read += got
             return got
 
-        monkeypatch.setattr(frontend.inputs.InputStream, "readinto", readinto)
+        monkeypatch.setattr(vcut_base.inputs.InputStream, "readinto", readinto)
 
 
 def long_line_message(path, k, begins, name):

@@ -7,7 +7,7 @@ import gzip
 import numpy as np
 import pytest
 
-from frontend.errors import GraphFormatError, InputError
+from vcut_base.errors import GraphFormatError, InputError
 from ir_graph import Graph, read_graph, write_graph
 from ir_graph.pieces import plan_pieces, read_piece
 

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from ir_graph import Graph, read_graph, write_graph
 from ir_graph.formats import _read_python
 from vcut.cli import main

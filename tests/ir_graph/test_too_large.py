@@ -7,9 +7,9 @@ import gzip
 
 import pytest
 
-import frontend.inputs
-import frontend.memory
-from frontend.errors import InputError, InputTooLarge
+import vcut_base.inputs
+import vcut_base.memory
+from vcut_base.errors import InputError, InputTooLarge
 from ir_graph import read_graph
 from vcut.cli import main
 
@@ -17,7 +17,7 @@ from vcut.cli import main
 @pytest.fixture
 def gib(monkeypatch):
     """Pretend 1 GiB of memory is available (messages quote it)."""
-    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: 1 << 30)
+    monkeypatch.setattr(vcut_base.memory, "available_bytes", lambda: 1 << 30)
 
 
 def cli(capsys, *argv):
@@ -58,7 +58,7 @@ def test_a_graph_header_too_large(capsys, tmp_path, gib, name, text, lineno):
 
 
 def test_a_gzip_too_large(capsys, tmp_path, monkeypatch):
-    monkeypatch.setattr(frontend.inputs, "text_limit", lambda: 1 << 20)
+    monkeypatch.setattr(vcut_base.inputs, "text_limit", lambda: 1 << 20)
     p = tmp_path / "g.txt.gz"
     p.write_bytes(gzip.compress(b"0 1\n" * (1 << 19)))  # 2 MiB of text
     code, line = cli(capsys, "partition", p, "-p", "2")
@@ -70,14 +70,14 @@ def test_a_gzip_too_large(capsys, tmp_path, monkeypatch):
 def test_a_graph_npz_too_large(capsys, tmp_path, monkeypatch):
     import numpy as np
 
-    import frontend.npzfile
+    import vcut_base.npzfile
     from ir_graph import Graph, write_graph
 
     p = tmp_path / "g.npz"
     m = 100_000  # 1.6 MB of arrays (int32 src, dst, float64 weights)
     write_graph(Graph(n=m + 1, src=np.arange(m, dtype=np.int32),
                       dst=np.arange(1, m + 1, dtype=np.int32), weight=np.ones(m)), p)
-    monkeypatch.setattr(frontend.npzfile, "available_bytes", lambda: 2 << 20)
+    monkeypatch.setattr(vcut_base.npzfile, "available_bytes", lambda: 2 << 20)
     code, line = cli(capsys, "stats", p)
     assert (code, line) == (2, f"error: {p} declares 1.5 MiB of arrays, more than the memory "
                                "available allows reading; it is corrupt or too large for this "

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from frontend import compile_program, trace_program
-from frontend.errors import GraphFormatError, InputError
+from vcut_base.errors import GraphFormatError, InputError
 from ir_graph import Graph, build_graph, read_graph, write_graph
 from ir_graph.windows import NodeWindow, RoiWindow, roi_bounds, spaced_windows
 

@@ -198,7 +198,7 @@ def test_compare_methods_reach_the_terminal_and_json(tmp_path, capsys):
 
 def test_baselines_run_at_once_give_the_same_figures(monkeypatch):
     """The baseline simulations on threads (jobs=3) against one after another."""
-    import frontend.memory
+    import vcut_base.memory
     from mapping.analyze import analyze_graph
     from mapping.simulate import simulation_bytes, simulation_jobs
 
@@ -214,9 +214,9 @@ def test_baselines_run_at_once_give_the_same_figures(monkeypatch):
     assert [r["mapping"] for r in one.mappers][0] != [r["mapping"] for r in one.mappers][1]
     # as many at once as half the memory holds, at most the CPUs and the count
     need = simulation_bytes(one.clustering)
-    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: int(2 * need * 1.5))
+    monkeypatch.setattr(vcut_base.memory, "available_bytes", lambda: int(2 * need * 1.5))
     assert simulation_jobs(one.clustering, 4) == 1
-    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: int(2 * need * 9))
+    monkeypatch.setattr(vcut_base.memory, "available_bytes", lambda: int(2 * need * 9))
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2})
     assert simulation_jobs(one.clustering, 4) == 3
     assert simulation_jobs(one.clustering, 2) == 2

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from ir_graph.graph import Graph
 from mapping import budget
 from vcut.cli import main

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from mapping.machine import MEMORY_CYCLES, host, load_machine, machine_from_dict, table2
 
 

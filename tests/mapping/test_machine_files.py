@@ -5,8 +5,8 @@ import os
 import numpy as np
 import pytest
 
-import frontend.memory
-from frontend.errors import InputError
+import vcut_base.memory
+from vcut_base.errors import InputError
 from ir_graph import Graph, write_graph
 from mapping.analyze import analyze_graph
 from mapping.machine import hwloc_xml, load_machine, machine_from_dict
@@ -15,7 +15,7 @@ from vcut.cli import main
 
 @pytest.fixture
 def gib(monkeypatch):
-    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: 1 << 30)
+    monkeypatch.setattr(vcut_base.memory, "available_bytes", lambda: 1 << 30)
 
 
 def refused(spec):

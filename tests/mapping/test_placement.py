@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from mapping.baselines import comm_greedy, random_mapping, recursive_bisection, round_robin
 from mapping.interactions import ClusterInteractions, from_edge_partition, interactions
 from mapping.machine import load_machine, machine_from_dict, table2

@@ -193,7 +193,7 @@ def test_windows_inside_a_window(strassen_trace, strassen8, capsys):
 
 
 def test_analyze_windows_api_names_a_window_it_cannot_analyse(strassen8):
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
 
     lo = nearest_start(0, 2, strassen8[1].n, 3)
     with pytest.raises(InputError, match=rf"^window 0 \(nodes {lo:,}\.\.{lo + 2:,}\): 64 "

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from mapping.interactions import Clustering, from_vertex_partition, interactions
 from mapping.machine import machine_from_dict, table2
 from mapping.placement import hop_bytes, independent_time

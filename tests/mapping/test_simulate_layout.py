@@ -6,7 +6,7 @@ import importlib
 import numpy as np
 import pytest
 
-from frontend import arrays
+from vcut_base import arrays
 from mapping.interactions import Clustering, from_vertex_partition
 from mapping.machine import table2
 
@@ -115,17 +115,17 @@ def test_no_layout_for_edge_cuts_or_while_spilling(tmp_path, strassen8):
 
 
 def test_no_layout_where_it_and_a_simulation_would_not_fit(monkeypatch, strassen8):
-    import frontend.memory
+    import vcut_base.memory
     from mapping.analyze import cluster_graph
 
     _, g = strassen8
     cl, _ = cluster_graph(g, 8, "par")
     need = sim.positioned_bytes(cl) + sim.simulation_bytes(cl)
-    monkeypatch.setattr(frontend.memory, "available_bytes",
+    monkeypatch.setattr(vcut_base.memory, "available_bytes",
                         lambda: int(need / sim.LAYOUT_SHARE) - 1)
     assert sim.positioned(cl) is None
     r = sim.simulate(cl, np.arange(8), table2(8))  # the task-order layout: the same figures
-    monkeypatch.setattr(frontend.memory, "available_bytes",
+    monkeypatch.setattr(vcut_base.memory, "available_bytes",
                         lambda: int(need / sim.LAYOUT_SHARE) + 1)
     other, _ = cluster_graph(g, 8, "par")
     assert sim.positioned(other) is not None

@@ -8,9 +8,11 @@ import zipfile
 import numpy as np
 import pytest
 
-from frontend import arrays, load_trace
-from frontend.arrays import is_mapped, spill, spilled_bytes, spilling
-from frontend.errors import InputError, OutputError, TraceFormatError
+from frontend import load_trace
+
+from vcut_base import arrays
+from vcut_base.arrays import is_mapped, spill, spilled_bytes, spilling
+from vcut_base.errors import InputError, OutputError, TraceFormatError
 from mapping import budget
 from mapping.analyze import analyze_graph
 from mapping.machine import load_machine

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from runtime.batch import COLUMNS, BatchJob, load_manifest, run_batch, run_job
 from tests.conftest import write_c
 from vcut.cli import main
@@ -177,7 +177,7 @@ def test_a_compile_error_keeps_the_compilers_diagnostics(programs, capsys):
     # were nowhere; now the message quotes the first error, the row's JSON and the report
     # keep the first 20 lines of them, and stderr shows them
     from frontend import compile_program
-    from frontend.errors import CompileError
+    from vcut_base.errors import CompileError
 
     write_c(programs, "broken.c", BROKEN)
     with pytest.raises(CompileError) as caught:

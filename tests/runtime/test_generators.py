@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from runtime.generators import erdos_renyi, grid, rmat
 
 

@@ -9,7 +9,7 @@ spanning blocks) runs on small graphs.
 import numpy as np
 import pytest
 
-from frontend.errors import VcutError
+from vcut_base.errors import VcutError
 from ir_graph import Graph
 from runtime import _gpu, config, kernels
 from runtime.generators import erdos_renyi, grid, rmat

@@ -10,7 +10,7 @@ import pytest
 from packaging.requirements import Requirement
 
 import runtime._gpu as G
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from runtime.kernels import resolve_device
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

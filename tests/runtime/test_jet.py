@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from runtime import config
 from runtime.multilevel import _cpu as K
 from runtime.multilevel import _jet as J

@@ -8,7 +8,7 @@ import pytest
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from ir_graph import Graph
 from runtime import _gpu, config
 from runtime.generators import erdos_renyi, grid, rmat
@@ -149,7 +149,7 @@ def test_a_road_graph():
 def test_bad_input(monkeypatch):
     with pytest.raises(InputError, match="edge 1 has weight nan: a spanning forest needs finite"):
         minimum_spanning_forest(G(3, [(0, 1), (1, 2)], [1, np.nan]))
-    from frontend.errors import GraphFormatError
+    from vcut_base.errors import GraphFormatError
 
     with pytest.raises(GraphFormatError, match="out of range|dst"):
         minimum_spanning_forest(G(3, [(0, 1), (1, 7)]))
@@ -161,10 +161,10 @@ def test_bad_input(monkeypatch):
     with pytest.raises(InputError, match=rf"needs about {need / 1024:,.1f} KiB of GPU memory but "
                                          r"100 bytes are free; use --device cpu"):
         minimum_spanning_forest(g, "gpu")
-    import frontend.memory
+    import vcut_base.memory
 
     # above what validating the graph needs (64 bytes a node), below the forest's 2,016 bytes
-    monkeypatch.setattr(frontend.memory, "available_bytes", lambda: 1500)
+    monkeypatch.setattr(vcut_base.memory, "available_bytes", lambda: 1500)
     with pytest.raises(InputError, match="a spanning forest of 16 vertices and 24 edges needs about "
                                          "2.0 KiB of memory but 1.5 KiB are available; use a machine "
                                          "with more memory"):

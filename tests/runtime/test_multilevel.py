@@ -7,7 +7,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from ir_graph import Graph, write_graph
 from runtime.generators import erdos_renyi, grid, rmat
 from runtime.multilevel import Level, csr_from_edges, partition_graph
@@ -770,8 +770,8 @@ def test_memory_is_checked_before_each_contraction(tmp_path, capsys, monkeypatch
     per fine vertex (`coarsening.check_level_memory`); one that does not fit is refused
     before it allocates: on the graph itself an InputError (exit 2, nothing written), on
     a later level an OutOfMemory (exit 11) naming that level."""
-    from frontend.errors import OutOfMemory
-    from frontend.memory import format_bytes
+    from vcut_base.errors import OutOfMemory
+    from vcut_base.memory import format_bytes
     from runtime.multilevel import coarsening
 
     g = grid(20, 20, seed=0)  # 400 vertices, 760 edges: 1,520 entries
@@ -790,7 +790,7 @@ def test_memory_is_checked_before_each_contraction(tmp_path, capsys, monkeypatch
     # small levels are not checked (each check reads /proc/meminfo) unless the threshold says
     assert need < coarsening.CHECK_FROM_BYTES
     levels, _ = coarsening.coarsen(lv, 4, 0)  # the hierarchy partition_graph builds
-    monkeypatch.setattr("frontend.memory.available_bytes", lambda: need - 1)
+    monkeypatch.setattr("vcut_base.memory.available_bytes", lambda: need - 1)
     assert partition_graph(lv, 4, seed=0).balance <= 1.03
     monkeypatch.setattr(coarsening, "CHECK_FROM_BYTES", 0)
     with pytest.raises(InputError, match="^multilevel partitioning of a graph of 400 "):
@@ -803,7 +803,7 @@ def test_memory_is_checked_before_each_contraction(tmp_path, capsys, monkeypatch
         calls.append(1)
         return 1 << 40 if len(calls) <= 2 else 100
 
-    monkeypatch.setattr("frontend.memory.available_bytes", shrinking)
+    monkeypatch.setattr("vcut_base.memory.available_bytes", shrinking)
     with pytest.raises(OutOfMemory) as e:
         partition_graph(lv, 4, seed=0)
     assert str(e.value).startswith(f"contracting a level of {levels[1].n:,} vertices and "
@@ -814,7 +814,7 @@ def test_memory_is_checked_before_each_contraction(tmp_path, capsys, monkeypatch
 
     path, out = tmp_path / "g.npz", tmp_path / "g.part"
     write_graph(g, path)
-    monkeypatch.setattr("frontend.memory.available_bytes", lambda: 50_000)
+    monkeypatch.setattr("vcut_base.memory.available_bytes", lambda: 50_000)
     assert main(["partition", str(path), "-p", "4", "--algo", "multilevel", "-o",
                  str(out)]) == 2
     err = capsys.readouterr().err
@@ -828,14 +828,14 @@ def test_out_of_memory_advice_fits_the_command(tmp_path, capsys, monkeypatch):
     less (partition: fewer parts, or a vertex cut on disk or on a cluster), not the
     analysis's --window / --roi advice."""
     import runtime.multilevel as ML
-    from frontend.memory import format_bytes
+    from vcut_base.memory import format_bytes
     from vcut.cli import main
 
     def boom(*a, **k):
         raise MemoryError("Allocation failed")
 
     monkeypatch.setattr(ML, "initial_partition", boom)
-    monkeypatch.setattr("frontend.memory.available_bytes", lambda: 3 << 30)
+    monkeypatch.setattr("vcut_base.memory.available_bytes", lambda: 3 << 30)
     path = tmp_path / "g.npz"
     write_graph(grid(20, 20, seed=0), path)
     assert main(["partition", str(path), "-p", "4", "--algo", "multilevel"]) == 11

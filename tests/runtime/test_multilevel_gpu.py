@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from ir_graph import write_graph
 from runtime import _gpu, config
 from runtime.generators import grid

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from runtime.generators import rmat
 from runtime.multilevel import csr_from_edges, initial, partition_graph
 from tests.runtime.test_multilevel import cut_of, on_disk, random_level

@@ -135,7 +135,7 @@ def test_wall_clock_waits_are_bounded(monkeypatch):
      "error: --units 11: string-search of --size 10 has at most 10 sub-loads (bytes); use fewer"),
 ])
 def test_job_sizes_are_checked_before_allocating(capsys, monkeypatch, argv, message):
-    monkeypatch.setattr("frontend.memory.available_bytes", lambda: 1 << 30)
+    monkeypatch.setattr("vcut_base.memory.available_bytes", lambda: 1 << 30)
     code, err, _ = _run(capsys, *argv, "--devices=cpu")
     assert (code, err) == (2, message)
 

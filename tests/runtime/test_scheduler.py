@@ -7,7 +7,7 @@ Simulated devices charge the time of a known model, so the expectations below
 import numpy as np
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from runtime.scheduler import (CpuDevice, SchedulingError, SimDevice, parse_devices, schedule)
 from runtime.scheduler.hass import device_model, distribute, one_size_model
 from runtime.scheduler.jobs import make_job

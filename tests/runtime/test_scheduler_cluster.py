@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from runtime.scheduler import schedule
 from runtime.scheduler.device_specs import parse_devices
 from runtime.scheduler.jobs import StringSearch

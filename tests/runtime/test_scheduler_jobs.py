@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numba import cuda
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from ir_graph import Graph
 from runtime import config
 from runtime.scheduler import CudaDevice, schedule

@@ -8,7 +8,7 @@ import pytest
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from frontend.errors import InputError, VcutError
+from vcut_base.errors import InputError, VcutError
 from ir_graph import Graph
 from runtime import _cpu_kernels as K
 from runtime.generators import erdos_renyi, grid, rmat

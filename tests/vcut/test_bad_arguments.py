@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from ir_graph import Graph
 from vcut.partition import partition_graph
 

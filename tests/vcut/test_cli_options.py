@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from frontend import RunLimits
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from vcut.cli import main
 from vcut.cli._common import json_text
 

@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from frontend.errors import InputError, VcutError
+from vcut_base.errors import InputError, VcutError
 from ir_graph import Graph, read_graph
 from tests.conftest import dataset
 from vcut import _kernels

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from runtime import _gpu, config
 from runtime.generators import rmat
 from tests.vcut.test_greedy import graph, reference, weighted_graphs

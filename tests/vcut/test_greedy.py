@@ -268,14 +268,14 @@ def test_batched_on_a_real_graph_keeps_the_bound_and_is_deterministic():
     (dict(algo="wb-libra", batch=2.5), "the batch must be a whole number of edges >= 1, got 2.5"),
 ])
 def test_batched_bad_arguments(kwargs, message):
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
 
     with pytest.raises(InputError, match=message):
         partition_graph(graph([(0, 1), (1, 2), (2, 3)]), 2, **kwargs)
 
 
 def test_batched_needs_dense_sets():
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
 
     edges = [(i, i + 1) for i in range(300)]
     with pytest.raises(InputError, match="dense replica sets, p <= 128; got p = 129"):

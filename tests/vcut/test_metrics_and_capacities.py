@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from ir_graph import Graph
 from tests.vcut.test_greedy import graph, weighted_graphs
 from vcut.capacities import capacities_from_units, target_weights
@@ -168,7 +168,7 @@ def test_bad_arguments(kwargs, message):
 
 
 def test_bad_graphs():
-    from frontend.errors import GraphFormatError
+    from vcut_base.errors import GraphFormatError
 
     with pytest.raises(InputError, match="the graph has no edges"):
         partition_graph(Graph(n=3, src=np.array([1]), dst=np.array([1]), weight=np.ones(1)), 1)

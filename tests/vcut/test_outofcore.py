@@ -15,7 +15,7 @@ import time
 import numpy as np
 import pytest
 
-from frontend.errors import GraphFormatError, InputError
+from vcut_base.errors import GraphFormatError, InputError
 from ir_graph import Graph, read_graph, write_graph
 from tests.conftest import dataset
 from vcut import distributed as D

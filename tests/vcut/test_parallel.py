@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from ir_graph.graph import Graph
 from vcut import _timed
 from vcut.parallel import par_assign

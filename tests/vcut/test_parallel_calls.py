@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from ir_graph.graph import Graph
 from tests.vcut.test_parallel_grains import _cli_partition, _ir_dag, _reference
 from vcut._timed import call_labels

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from ir_graph.graph import OPCLASSES, Graph
 from vcut.parallel import block_runs, par_assign
 from vcut.partition import partition_graph

@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-import frontend.inputs
-from frontend.errors import InputError
+import vcut_base.inputs
+from vcut_base.errors import InputError
 from vcut.output import read_assignment
 
 
@@ -36,5 +36,5 @@ def test_a_file_beyond_the_read_bound(tmp_path, monkeypatch):
     f.write_text("0\n" * 6)
     with pytest.raises(InputError, match=r"partition file .*p\.part is larger than 10 bytes"):
         read_assignment(str(f))
-    monkeypatch.setattr(vcut.output, "text_limit", frontend.inputs.text_limit)
+    monkeypatch.setattr(vcut.output, "text_limit", vcut_base.inputs.text_limit)
     assert read_assignment(str(f)).tolist() == [0] * 6

@@ -70,7 +70,7 @@ def test_partition_reports_plain_lines_of_its_kernel(tmp_path, monkeypatch, caps
 
     import numpy as np
 
-    from frontend import progress
+    from vcut_base import progress
     from vcut.cli import _progress, main
 
     rng = np.random.default_rng(1)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from tests.vcut.test_greedy import graph, weighted_graphs
 from vcut import quality
 from vcut.capacities import capacities_from_fractions, equal_capacities

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 from runtime.generators import rmat
 from tests.vcut.test_greedy import degrees_of, graph, ramp, rules, weighted_graphs
 from vcut import _rounds

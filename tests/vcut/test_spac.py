@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from frontend.errors import InputError, VcutError
+from vcut_base.errors import InputError, VcutError
 from tests.vcut.test_greedy import graph, weighted_graphs
 from vcut.partition import partition_graph
 from vcut import spac
@@ -322,7 +322,7 @@ def test_metis_diagnostics_go_to_stderr_not_stdout(capfd, targets):
 def test_metis_targets_that_round_to_0_in_32_bits_are_refused():
     """METIS holds per-part targets as 32-bit floats and refused a share of 1e-300 ('Input
     Error: Incorrect tpwgts', an exit 1: 'the METIS backend failed'); now a usage error."""
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
 
     g = graph(WEIGHTED, WEIGHTS)
     for algo in ("spac", "wvp-greedy"):

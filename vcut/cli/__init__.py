@@ -13,7 +13,7 @@ Conventions shared by every subcommand:
   the results;
 * outputs are written to a temporary file and renamed, so a failed run
   leaves nothing half-written; an output that is one of the inputs is refused
-  before any work (see `frontend.atomic` for what ``-o`` accepts);
+  before any work (see `vcut_base.atomic` for what ``-o`` accepts);
 * SIGINT and SIGTERM end the run with ``error: interrupted`` (exit 130) or
   ``error: terminated`` (exit 143), no traceback, and with ``--json`` the same
   error object on stdout as every other error; a closed stdout (``| head``)
@@ -96,8 +96,8 @@ def main(argv=None):
     entry = argv is None
     previous = _install(entry)
     try:
-        from frontend.errors import VcutError
-        from frontend.progress import reporting
+        from vcut_base.errors import VcutError
+        from vcut_base.progress import reporting
 
         from ._progress import progress_sink
 
@@ -227,8 +227,8 @@ _LESS_MEMORY["compare"] = _LESS_MEMORY["analyze"]
 def _out_of_memory(command=None):
     """The `OutOfMemory` error a ``MemoryError`` in any phase of ``command`` becomes: the
     memory available now and what that command can do with less."""
-    from frontend.errors import OutOfMemory
-    from frontend.memory import available_bytes, format_bytes
+    from vcut_base.errors import OutOfMemory
+    from vcut_base.memory import available_bytes, format_bytes
 
     advice = _LESS_MEMORY.get(command)
     return OutOfMemory(

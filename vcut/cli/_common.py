@@ -158,10 +158,10 @@ def note_merged(merged, source, say=True):
 
 
 def spill_context(args):
-    """``frontend.arrays.spilling(args.spill)`` for ``--spill DIR``; a no-op without it."""
+    """``vcut_base.arrays.spilling(args.spill)`` for ``--spill DIR``; a no-op without it."""
     import contextlib
 
-    from frontend.arrays import spilling
+    from vcut_base.arrays import spilling
 
     return spilling(args.spill) if getattr(args, "spill", None) else contextlib.nullcontext()
 
@@ -174,7 +174,7 @@ def parse_window(text):
     is activation K alone; in ``roi:K:L`` either side may be empty: from the
     first, to the last).
     """
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
     from ir_graph.windows import NodeWindow, RoiWindow
 
     head, colon, rest = text.partition(":")
@@ -205,7 +205,7 @@ def parse_window(text):
 
 def parse_window_size(text):
     """``--window-size``: ``S`` nodes or ``roi:M`` ROI activations -> ``(unit, count)``."""
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
 
     unit, value = ("roi", text.partition(":")[2]) if text.strip().lower().startswith("roi:") \
         else ("nodes", text)
@@ -246,7 +246,7 @@ def check_inputs(args, program_args):
     what the command reads (`ACCEPTS`) is named with that list; ``vcut trace`` leaves
     that to the compiler's check.
     """
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
 
     command = args.command
     inputs = list(getattr(args, "sources", None) or args.inputs)
@@ -277,7 +277,7 @@ def check_inputs(args, program_args):
 
 def _trace_or_graph(command, path):
     """Whether ``command`` reads ``path`` as a trace or graph file (by its suffix)."""
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
     from ir_graph.formats import detect_format
 
     if command == "trace":
@@ -356,7 +356,7 @@ def analysis_input(args, program_args, budget=None, say=None):
     check_inputs(args, program_args)  # a mix of sources, traces and graphs
     path = inputs[0]
     if path.lower().endswith(".npz") and npz_format(path) == "vcut-trace":
-        from frontend.arrays import spill_directory
+        from vcut_base.arrays import spill_directory
 
         return from_trace(load_trace(path, mmap=spill_directory() is not None), path)
     g = read_graph_file(args, path)
@@ -430,8 +430,8 @@ def progress_lines(enabled):
 
 def output_dir(path, names):
     """Create OUTDIR if needed and check that its files can be written."""
-    from frontend.atomic import check_output_path
-    from frontend.errors import OutputError
+    from vcut_base.atomic import check_output_path
+    from vcut_base.errors import OutputError
 
     if os.path.exists(path) and not os.path.isdir(path):
         raise OutputError(f"output directory {path} exists and is not a directory; "
@@ -553,7 +553,7 @@ def int_option(name, lo, hi):
     span = f"a positive integer (at most {hi})" if lo == 1 else f"an integer in {lo}..{hi}"
 
     def parse(text):
-        from frontend.errors import InputError
+        from vcut_base.errors import InputError
 
         try:
             value = int(text)
@@ -571,7 +571,7 @@ def float_option(name, lo, hi, low_open=False):
     """argparse ``type`` of option ``name``: a finite number in ``[lo, hi]`` (``(lo, hi]``)."""
 
     def parse(text):
-        from frontend.errors import InputError
+        from vcut_base.errors import InputError
 
         span = f"{'(' if low_open else '['}{lo:g}, {hi:g}]"
         try:
@@ -613,7 +613,7 @@ def print_json(obj):
 
 
 def parse_numbers(text, what):
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
 
     try:
         return [float(x) for x in text.split(",") if x.strip()]

@@ -4,7 +4,7 @@ Every subcommand calls `check_command_outputs` (or `output_directory` for
 ``-o OUTDIR``) first: an output that is one of its inputs (the same file,
 through links too), two outputs naming one file, ``-`` while standard output
 carries something else, or a path that cannot be written is refused with one
-`OutputError` line (exit 9). What ``-o`` accepts: `frontend.atomic`.
+`OutputError` line (exit 9). What ``-o`` accepts: `vcut_base.atomic`.
 """
 
 import os
@@ -36,7 +36,7 @@ def check_command_outputs(args, outputs, stdout_use=None):
     ``stdout_use`` says what else the command prints on standard output (then
     ``-o -`` is refused); by default the JSON summary when ``--json`` is given.
     """
-    from frontend.atomic import check_outputs
+    from vcut_base.atomic import check_outputs
 
     if stdout_use is None and getattr(args, "json", False):
         stdout_use = "the JSON summary"
@@ -49,7 +49,7 @@ def check_suffix(path, flag, suffixes, what):
     under another name, e.g. over a ``trace.npz`` given by mistake, would replace a data
     file with a picture. ``what`` says what the option writes, e.g. ``"the plot is a PNG
     image"``."""
-    from frontend.errors import OutputError
+    from vcut_base.errors import OutputError
 
     if path is None or path == "-" or str(path).lower().endswith(tuple(suffixes)):
         return
@@ -61,7 +61,7 @@ def summary_stream(*outputs):
     """Where a command prints its summary: stdout, unless an output goes there (``-o -``)."""
     import sys
 
-    from frontend.atomic import output_kind
+    from vcut_base.atomic import output_kind
 
     for path in outputs:
         if path is not None and output_kind(path) == "stdout":

@@ -1,4 +1,4 @@
-"""Progress display of the compiled phases (`frontend.progress` sinks).
+"""Progress display of the compiled phases (`vcut_base.progress` sinks).
 
 ``--progress bar`` (the default on a terminal): one line redrawn in place,
 ``  partition [########............]  41%  2.3 M edges/s  ETA 0:04``, erased

@@ -125,7 +125,7 @@ def _run(args, program_args):
 def _analyse(args, program_args):
     """Run the analysis of the command line (writing -o's files): ``(summary, analysis,
     graph, source, insights, methods, files)``."""
-    from frontend.atomic import atomic_output
+    from vcut_base.atomic import atomic_output
     from mapping.analyze import analyze_graph
     from mapping.insight import insight
     from mapping.machine import load_machine
@@ -133,7 +133,7 @@ def _analyse(args, program_args):
     from vcut.output import read_assignment
 
     if args.compare_methods and not args.output:
-        from frontend.errors import InputError
+        from vcut_base.errors import InputError
 
         raise InputError("--compare-methods puts the comparison in the report; give -o OUTDIR "
                          "(or use 'vcut compare' for a table)")
@@ -197,7 +197,7 @@ def summary_for(argv):
     """The JSON summary ``vcut analyze ARGV --json`` prints, without printing it: one
     row of a batch (`runtime.batch`). ``ARGV`` as on the command line (program
     arguments after ``--``); raises what the command would report as an error."""
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
 
     from . import UsageError, build_parser
 
@@ -230,8 +230,8 @@ def _activations(acts):
 
 def _run_windows(args, program_args):
     """``--windows N``: the analysis of N evenly spaced windows (`mapping.sampling`)."""
-    from frontend.atomic import atomic_output
-    from frontend.errors import InputError
+    from vcut_base.atomic import atomic_output
+    from vcut_base.errors import InputError
     from mapping.machine import load_machine
     from mapping.report import windows_tables
     from mapping.sampling import analyze_windows

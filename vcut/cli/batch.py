@@ -30,7 +30,7 @@ def register(sub):
 
 
 def run(args, program_args):
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
     from runtime.batch import load_manifest, run_batch, write_results
 
     if program_args:

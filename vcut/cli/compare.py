@@ -49,8 +49,8 @@ def run(args, program_args):
 
 
 def _run(args, program_args):
-    from frontend.atomic import atomic_output
-    from frontend.errors import InputError
+    from vcut_base.atomic import atomic_output
+    from vcut_base.errors import InputError
     from mapping.analyze import METHODS, compare_methods
     from mapping.machine import load_machine
     from mapping.report import compare_figure, compare_tables, figure_png

@@ -26,7 +26,7 @@ def register(sub):
 
 
 def run(args, program_args):
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
     from ir_graph.datasets import verify_datasets
 
     say = (lambda name: print(f"hashing {name}", file=sys.stderr)) if args.verbose else None

@@ -45,7 +45,7 @@ def register(sub):
 
 def run(args, program_args):
     from frontend import load_trace
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
     from ir_graph import build_graph, fit_power_law, write_graph
     from ir_graph.formats import detect_format
 

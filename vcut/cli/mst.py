@@ -26,7 +26,7 @@ def register(sub):
 
 
 def run(args, program_args):
-    from frontend.atomic import atomic_output
+    from vcut_base.atomic import atomic_output
     from runtime.mst import minimum_spanning_forest
 
     check_command_outputs(args, [args.output])

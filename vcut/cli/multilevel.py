@@ -6,8 +6,8 @@ __all__ = ["run_multilevel"]
 
 def run_multilevel(args, graph, targets):
     """Partition ``graph``'s vertices into ``args.p`` parts; print the summary; exit status."""
-    from frontend.atomic import atomic_output
-    from frontend.errors import InputError
+    from vcut_base.atomic import atomic_output
+    from vcut_base.errors import InputError
     from runtime.multilevel import partition_graph
 
     from ._common import print_json, print_rows

@@ -140,8 +140,8 @@ def run(args, program_args):
 
 
 def _run(args, program_args):
-    from frontend.atomic import output_kind
-    from frontend.errors import InputError
+    from vcut_base.atomic import output_kind
+    from vcut_base.errors import InputError
     from vcut.output import write_partition
 
     from ._common import read_graph_file
@@ -293,7 +293,7 @@ def _run(args, program_args):
 
 def _capacities(args):
     """The capacities of ``--capacities`` or ``--units`` (None: equal shares)."""
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
     from vcut.capacities import capacities_from_units
 
     if args.capacities and args.units:
@@ -321,7 +321,7 @@ def _merged_by_workers(args, info):
 def _distributed(args, g, caps):
     """The partition of ``g`` on a Dask cluster (`vcut.distributed`); with
     --out-of-core (``g`` None) of the file, read by the workers (`vcut.outofcore`)."""
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
     from vcut.distributed import DEFAULT_BATCH, partition_distributed
 
     from ._common import progress_lines

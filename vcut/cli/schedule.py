@@ -57,7 +57,7 @@ def register(sub):
 
 def _cluster(args):
     """The Dask client the ``dask`` devices need (or a null context)."""
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
 
     from runtime.scheduler.device_specs import parse_devices
 
@@ -75,7 +75,7 @@ def _cluster(args):
 
 
 def run(args, program_args):
-    from frontend.errors import InputError
+    from vcut_base.errors import InputError
     from runtime.scheduler.device_specs import parse_devices
 
     check_command_outputs(args, [args.report])

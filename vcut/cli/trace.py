@@ -36,8 +36,8 @@ def register(sub):
 
 
 def run(args, program_args):
-    from frontend.atomic import atomic_output
-    from frontend.errors import ProgramError
+    from vcut_base.atomic import atomic_output
+    from vcut_base.errors import ProgramError
 
     check_inputs(args, program_args)
     to_file = args.stdout_file

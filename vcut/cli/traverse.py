@@ -47,7 +47,7 @@ def register(sub):
 
 
 def run(args, program_args):
-    from frontend.atomic import atomic_output
+    from vcut_base.atomic import atomic_output
     from runtime.traversal import bfs, sssp
 
     check_command_outputs(args, [args.output])
@@ -56,7 +56,7 @@ def run(args, program_args):
     run = bfs if args.kind == "bfs" else sssp
     extra = {"delta": args.delta} if args.kind == "sssp" else {}
     if extra.get("delta") is not None and args.strategy != "delta":
-        from frontend.errors import InputError
+        from vcut_base.errors import InputError
 
         raise InputError("--delta is the bucket width of --strategy delta; drop it or add that")
     r = run(g, g.index_of(args.source), args.strategy, device=args.device,

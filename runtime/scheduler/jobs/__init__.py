@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from frontend.errors import InputError
-from frontend.memory import check_memory
+from vcut_base.errors import InputError
+from vcut_base.memory import check_memory
 
 from .base import Job
 from .bfs_batch import BfsBatch

@@ -12,8 +12,8 @@ are traversed both ways. Distances are int32, -1 where a vertex is not reached.
 
 import numpy as np
 
-from frontend.errors import InputError
-from frontend.jitcache import njit
+from vcut_base.errors import InputError
+from vcut_base.jitcache import njit
 from runtime import config
 
 from .base import Job

@@ -11,7 +11,7 @@ scale).
 
 import numpy as np
 
-from frontend.errors import InputError
+from vcut_base.errors import InputError
 
 from .base import Job
 

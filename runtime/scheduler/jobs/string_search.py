@@ -10,7 +10,7 @@ one launch and copies one flag per position back.
 
 import numpy as np
 
-from frontend.jitcache import njit
+from vcut_base.jitcache import njit
 from runtime import config
 
 from .base import Job

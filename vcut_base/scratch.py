@@ -75,7 +75,7 @@ def process_alive(pid):
     """Whether process ``pid`` exists and is not a zombie (in doubt: alive).
 
     Used to tell the leftovers of a killed vcut (scratch directories here,
-    output temporaries in `frontend.atomic`) from those of a running one.
+    output temporaries in `vcut_base.atomic`) from those of a running one.
     """
     try:
         os.kill(pid, 0)

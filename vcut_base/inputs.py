@@ -8,7 +8,7 @@ file, decompressing ``.gz`` in chunks and stopping at a size bound so that a
 gzip bomb costs at most the bound, not the host's memory; `InputStream`
 reads it piece by piece with the same checks and messages. A file past the
 bound is `InputTooLarge` (exit 2) whatever the reader, as every input that
-needs more memory than the machine has (`frontend.errors`).
+needs more memory than the machine has (`vcut_base.errors`).
 """
 
 import gzip

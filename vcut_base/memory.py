@@ -78,7 +78,7 @@ def check_memory(need, what, advice, *, error=InputTooLarge, available=None):
     advice : str
         What the user can do instead.
     error : type
-        Exception class (default `frontend.errors.InputTooLarge`, exit 2: an
+        Exception class (default `vcut_base.errors.InputTooLarge`, exit 2: an
         input that declares or needs more memory than there is, whatever
         reads it; a phase that runs short after its check passes
         `OutOfMemory`).

@@ -69,7 +69,7 @@ def spilling(directory, min_bytes=SPILL_MIN_BYTES):
     """Keep arrays of at least ``min_bytes`` made by `empty` / `spill` in files under
     ``directory`` for the duration (process-wide: worker threads spill too).
 
-    Raises `frontend.errors.InputError` when ``directory`` is not a writable
+    Raises `vcut_base.errors.InputError` when ``directory`` is not a writable
     directory. Nesting replaces the directory until the inner block ends.
     """
     from .errors import InputError
