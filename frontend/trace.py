@@ -218,13 +218,13 @@ class Trace:
         """
         if len(self.obj_base) == 0:
             return np.full(len(self.mem_addr), -1, dtype=np.int64)
-        from . import _kernels  # numba: imported on first use
+        from . import trace_kernels  # lazy: numba, imported on first use (start-up)
 
         order = np.lexsort((self.obj_alloc_dyn, self.obj_base))
         bases = self.obj_base[order]
         starts = np.flatnonzero(np.r_[True, bases[1:] != bases[:-1]])
         group_ptr = np.r_[starts, len(order)].astype(np.int64)
-        return _kernels.locate_accesses(
+        return trace_kernels.locate_accesses(
             self.mem_addr, self.mem_size, self.mem_dyn, bases[starts], group_ptr, order,
             self.obj_size, self.obj_alloc_dyn, self.obj_free_dyn, np.uint64(self.obj_size.max()),
         )
@@ -301,14 +301,14 @@ def decode_trace(static, events, *, global_addresses=(), argv_objects=(), meta=N
     TraceFormatError
         The stream is inconsistent with the static table.
     """
-    from . import _kernels  # numba: imported on first use
+    from . import trace_kernels  # lazy: numba, imported on first use (start-up)
 
     events = np.ascontiguousarray(events, dtype=np.uint64)
     meta = dict(meta or {})
-    counts, n_dyn, err, err_pos = _kernels.count_events(events, static.blk_ninstr)
+    counts, n_dyn, err, err_pos = trace_kernels.count_events(events, static.blk_ninstr)
     if err:
         raise TraceFormatError(
-            f"corrupt event stream: {_kernels.ERRORS[err]} at word {err_pos}"
+            f"corrupt event stream: {trace_kernels.ERRORS[err]} at word {err_pos}"
         )
     nblk = static.n_blocks
     blk_is_entry = np.zeros(nblk, dtype=np.bool_)
@@ -334,13 +334,13 @@ def decode_trace(static, events, *, global_addresses=(), argv_objects=(), meta=N
         "fr_dyn": np.empty(counts[6], np.int64), "fr_base": np.empty(counts[6], np.uint64),
     }
     filled = np.zeros(6, dtype=np.int64)
-    err, err_pos, end_reason = _kernels.decode_events(
+    err, err_pos, end_reason = trace_kernels.decode_events(
         events, static.blk_first, static.blk_ninstr, static.blk_func, blk_is_entry,
         blk_ends_ret, expects, tracked, static.ins_size, *out.values(), filled,
     )
     if err:
         exc = TraceFormatError(
-            f"corrupt event stream: {_kernels.ERRORS[err]} at word {err_pos}; "
+            f"corrupt event stream: {trace_kernels.ERRORS[err]} at word {err_pos}; "
             "the trace does not match the program's static table"
         )
         exc.position = int(err_pos)
@@ -375,7 +375,7 @@ def decode_trace(static, events, *, global_addresses=(), argv_objects=(), meta=N
     obj_free = np.full(len(obj_base), -1, dtype=np.int64)
     # stack objects die with their activation
     if nal:
-        act_end = _kernels.activation_last(dyn_act, na)
+        act_end = trace_kernels.activation_last(dyn_act, na)
         stack_idx = np.flatnonzero(al_is_stack)
         obj_free[n_pre + stack_idx] = act_end[dyn_act[al_dyn[stack_idx]]]
     # heap frees: match each FREE to the latest live allocation at that base

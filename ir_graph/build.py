@@ -6,7 +6,7 @@ Nodes
     lifetime markers, assumptions, annotations). The tracing code itself is
     never in the trace.
 
-Edges (``edge_kind`` bits, see ``ir_graph._kernels``)
+Edges (``edge_kind`` bits, see ``ir_graph.dependency_kernels``)
     * REG: the dynamic instance that defined a used SSA value in the *same
       activation* (recursive calls have their own instances);
     * PHI: for a phi, the value of the incoming block actually taken (the
@@ -39,10 +39,11 @@ from vcut_base import arrays
 from vcut_base.arrays import unique
 from vcut_base.errors import InputError
 from vcut_base.memory import check_memory
+from frontend import trace_kernels
 from frontend.source import SourceMap
 from frontend.static import MEM_NONE
 
-from . import _kernels
+from . import cache_kernels, dependency_kernels
 from .graph import OPCLASSES, Graph, index_dtype
 
 __all__ = ["CacheModel", "build_graph", "EXCLUDED_INTRINSICS", "WEIGHT_MODELS"]
@@ -129,7 +130,7 @@ class CacheModel:
         self.validate()
         l1_sets = self.l1_size // (self.l1_ways * self.block)
         l2_sets = self.l2_size // (self.l2_ways * self.block)
-        return _kernels.simulate_caches(
+        return cache_kernels.simulate_caches(
             np.asarray(addr, dtype=np.uint64), np.asarray(size, dtype=np.uint64), l1_sets,
             self.l1_ways, l2_sets, self.l2_ways, self.block, self.lat_l1, self.lat_l2, self.lat_mem,
         )
@@ -189,8 +190,6 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
         an unknown weight model; a graph that cannot fit in the available
         memory (checked before allocating it).
     """
-    from frontend import _kernels as fk
-
     if weights not in WEIGHT_MODELS:
         raise InputError(f"unknown weight model {weights!r}; use one of {', '.join(WEIGHT_MODELS)}")
     if trace.dynamic_instructions == 0:
@@ -206,7 +205,7 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
     st = trace.static
     n_dyn = trace.dynamic_instructions
     include = _included(st)
-    act_last = fk.activation_last(trace.dyn_act, len(trace.act_func))
+    act_last = trace_kernels.activation_last(trace.dyn_act, len(trace.act_func))
     nargs = st.fn_nargs[trace.act_func].astype(np.int64)
     act_arg_ptr = np.zeros(len(trace.act_func) + 1, dtype=np.int64)
     np.cumsum(nargs, out=act_arg_ptr[1:])
@@ -218,7 +217,8 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
     ins_defines = np.asarray(ins_defines, dtype=np.bool_)
     is_phi = np.asarray(st.ins_opcode == "phi", dtype=np.bool_)
     is_ret = np.asarray(st.ins_opcode == "ret", dtype=np.bool_)
-    bound = _kernels.edge_bound(trace.dyn_sid, st.op_ptr, trace.mem_write, lo, hi, war, waw)
+    bound = dependency_kernels.edge_bound(trace.dyn_sid, st.op_ptr, trace.mem_write, lo, hi, war,
+                                          waw)
     # edge buffers (9 or 17 bytes an edge) and the per-instruction state of the kernel
     edt = index_dtype(max(n_dyn, bound))
     # the edge arrays (and the node arrays) are spill files under --spill; the rest
@@ -232,7 +232,7 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
     e_src = arrays.empty(bound, edt)
     e_dst = arrays.empty(bound, edt)
     e_kind = arrays.empty(bound, np.uint8)
-    ne = _kernels.dependencies(
+    ne = dependency_kernels.dependencies(
         trace.dyn_sid, trace.dyn_act, include, trace.bs_block, trace.bs_act, trace.bs_start,
         trace.act_func, trace.act_parent, trace.act_call, act_last, act_arg_ptr, st.fn_nargs,
         st.op_ptr, st.op_kind, st.op_ref, st.op_block, is_phi, ins_defines, is_ret,
@@ -251,7 +251,7 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
         lat, cache_counts = cache.latencies(trace.mem_addr, trace.mem_size)
         cyc = np.bincount(trace.mem_dyn, weights=lat, minlength=n_dyn).astype(np.float64)
     w = arrays.empty(ne, np.float64)
-    _kernels.edge_weights(e_src, e_dst, is_mem, cyc, w)
+    dependency_kernels.edge_weights(e_src, e_dst, is_mem, cyc, w)
     del cyc
 
     # renumber: nodes are the included dynamic instructions
@@ -269,7 +269,7 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
             roi = roi[roi < n]
         del node_of
     del e_src, e_dst
-    depth = _kernels.activation_depth(np.asarray(trace.act_parent))
+    depth = dependency_kernels.activation_depth(np.asarray(trace.act_parent))
     opclass = np.array([_OPCLASS_OF.get(str(o), 9) for o in st.ins_opcode], dtype=np.uint8)
     if st.n_instructions:
         call_mem = (st.ins_opcode == "call") & (st.ins_mem != MEM_NONE)

@@ -105,7 +105,7 @@ class Graph:
     node_weight : ndarray of float64, optional
         Vertex weights (METIS files with vertex weights).
     edge_kind : ndarray of uint8, optional
-        IR graphs: dependency kinds (bits of ``ir_graph._kernels.KIND_*``).
+        IR graphs: dependency kinds (bits of ``ir_graph.dependency_kernels.KIND_*``).
     labels : ndarray of int64, optional
         Original ids of the nodes when a file's ids were renumbered.
     roi_starts : ndarray of int64, optional

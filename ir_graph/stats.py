@@ -34,7 +34,8 @@ from scipy import special
 
 from vcut_base.errors import InputError
 
-from . import _kernels
+from .bfs_kernels import bfs_distances
+from .critical_path_kernels import longest_path
 
 __all__ = ["GraphStats", "graph_stats", "fit_power_law", "PowerLawFit", "degree_plot",
            "EXACT_PATH_NODES", "MIN_TAIL"]
@@ -228,7 +229,7 @@ def _path_lengths(g, samples, seed, directed=False):
     total = 0.0
     pairs = 0
     for s in sources:
-        dist = _kernels.bfs_distances(indptr, indices, int(s))
+        dist = bfs_distances(indptr, indices, int(s))
         reach = dist > 0
         k = int(reach.sum())
         if k:
@@ -274,7 +275,7 @@ def graph_stats(g, *, path_samples=32, seed=0):
     pos = deg[deg > 0].astype(np.float64)
     alpha_all = float(1.0 + len(pos) / np.log(pos).sum()) if len(pos) and np.log(pos).sum() > 0 else float("nan")
     if g.directed and g.m and np.all(g.src < g.dst):
-        cw, ce = _kernels.longest_path(g.n, g.src, g.dst, g.weight)
+        cw, ce = longest_path(g.n, g.src, g.dst, g.weight)
     else:
         cw, ce = float("nan"), -1
     return GraphStats(

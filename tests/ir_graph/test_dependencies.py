@@ -9,7 +9,7 @@ import pytest
 
 from frontend import compile_program, trace_program
 from ir_graph import build_graph
-from ir_graph._kernels import KIND_ARG, KIND_MEM, KIND_PHI, KIND_REG, KIND_RET
+from ir_graph.dependency_kernels import KIND_ARG, KIND_MEM, KIND_PHI, KIND_REG, KIND_RET
 from ir_graph.build import _included
 from tests.conftest import marker_line
 

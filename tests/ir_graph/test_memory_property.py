@@ -4,8 +4,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ir_graph import _kernels
-from ir_graph._kernels import KIND_MEM, KIND_WAR, KIND_WAW
+from ir_graph import dependency_kernels
+from ir_graph.dependency_kernels import KIND_MEM, KIND_WAR, KIND_WAW
 from ir_graph.build import segments
 
 access = st.tuples(st.integers(0, 40), st.sampled_from([0, 1, 2, 4, 8, 12]), st.booleans())
@@ -20,11 +20,11 @@ def run_kernel(accesses, war, waw):
     lo, hi, nseg = segments(addr, size)
     dyn_sid = write.astype(np.int32)  # sid 0: a load, sid 1: a store
     op_ptr = np.zeros(3, dtype=np.int64)
-    bound = _kernels.edge_bound(dyn_sid, op_ptr, write, lo, hi, war, waw)
+    bound = dependency_kernels.edge_bound(dyn_sid, op_ptr, write, lo, hi, war, waw)
     e_src = np.empty(bound, np.int64)
     e_dst = np.empty(bound, np.int64)
     e_kind = np.empty(bound, np.uint8)
-    ne = _kernels.dependencies(
+    ne = dependency_kernels.dependencies(
         dyn_sid, np.zeros(n, np.int32), np.ones(2, np.bool_),
         np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(1, np.int64),
         np.zeros(1, np.int32), np.full(1, -1, np.int32), np.full(1, -1, np.int64),

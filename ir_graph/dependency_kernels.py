@@ -1,7 +1,7 @@
-"""Numba kernels of ir_graph: dependency analysis, cache model, graph passes.
+"""Numba kernels of the dependency graph: edges, their bound and weights, call depths.
 
-Kernels take arrays and scalars only and document what they change in place;
-`ir_graph.build` and `ir_graph.stats` prepare their inputs.
+`ir_graph.build` prepares their inputs from a trace. Kernels take arrays and
+scalars only and document what they change in place.
 """
 
 import numpy as np
@@ -12,9 +12,7 @@ __all__ = [
     "activation_depth",
     "dependencies",
     "edge_bound",
-    "simulate_caches",
-    "longest_path",
-    "bfs_distances",
+    "edge_weights",
     "KIND_REG",
     "KIND_PHI",
     "KIND_ARG",
@@ -348,134 +346,6 @@ def edge_bound(dyn_sid, op_ptr, acc_write, acc_lo, acc_hi, with_war, with_waw):
             if not acc_write[k]:
                 bound += acc_hi[k] - acc_lo[k]
     return bound
-
-
-@helper
-def _touch(tag, use, s, b, clock):
-    """Look block ``b`` up in set ``s``; on a hit mark it used at ``clock``."""
-    for w in range(tag.shape[1]):
-        if tag[s, w] == b:
-            use[s, w] = clock
-            return True
-    return False
-
-
-@helper
-def _fill(tag, use, s, b, clock):
-    """Put block ``b`` into set ``s`` in place of the least recently used way."""
-    victim = 0
-    for w in range(1, tag.shape[1]):
-        if use[s, w] < use[s, victim]:
-            victim = w
-    tag[s, victim] = b
-    use[s, victim] = clock
-
-
-@njit(cache=True)
-def simulate_caches(addr, size, l1_sets, l1_ways, l2_sets, l2_ways, block, lat_l1, lat_l2,
-                    lat_mem):
-    """Latency of each access under a two-level LRU cache (write-allocate).
-
-    Every cache block the access touches is looked up in L1, then L2, then
-    memory; a miss fills the block into the levels that missed (evicting the
-    least recently used way). The access's latency is the sum over its blocks.
-
-    Parameters
-    ----------
-    addr, size : uint64[M]
-        Accesses in execution order.
-    l1_sets, l1_ways, l2_sets, l2_ways, block : int
-        Geometry (sets and block size powers of two).
-    lat_l1, lat_l2, lat_mem : float
-        Cycles for a hit in L1, a hit in L2, and a memory access.
-
-    Returns
-    -------
-    lat : float64[M]
-    counts : int64[3]
-        L1 hits, L2 hits, memory accesses (per block).
-    """
-    tag1 = np.full((l1_sets, l1_ways), -1, dtype=np.int64)
-    use1 = np.zeros((l1_sets, l1_ways), dtype=np.int64)
-    tag2 = np.full((l2_sets, l2_ways), -1, dtype=np.int64)
-    use2 = np.zeros((l2_sets, l2_ways), dtype=np.int64)
-    lat = np.zeros(addr.shape[0], dtype=np.float64)
-    counts = np.zeros(3, dtype=np.int64)
-    clock = 0
-    for k in range(addr.shape[0]):
-        if size[k] == 0:
-            continue
-        first = np.int64(addr[k] // np.uint64(block))
-        lastb = np.int64((addr[k] + size[k] - np.uint64(1)) // np.uint64(block))
-        total = 0.0
-        for b in range(first, lastb + 1):
-            clock += 1
-            s1 = b % l1_sets
-            if _touch(tag1, use1, s1, b, clock):
-                total += lat_l1
-                counts[0] += 1
-                continue
-            s2 = b % l2_sets
-            if _touch(tag2, use2, s2, b, clock):
-                total += lat_l2
-                counts[1] += 1
-            else:
-                _fill(tag2, use2, s2, b, clock)
-                total += lat_mem
-                counts[2] += 1
-            _fill(tag1, use1, s1, b, clock)
-        lat[k] = total
-    return lat, counts
-
-
-@njit(cache=True)
-def longest_path(n, src, dst, weight):
-    """Longest path of a DAG whose edges all satisfy ``src < dst``.
-
-    Returns ``(length_in_weight, length_in_edges)`` over all paths; edges are
-    visited in increasing destination order, which is topological here.
-    """
-    order = np.argsort(dst, kind="mergesort")
-    dist_w = np.zeros(n, dtype=np.float64)
-    dist_e = np.zeros(n, dtype=np.int64)
-    for k in range(order.shape[0]):
-        e = order[k]
-        u = src[e]
-        v = dst[e]
-        if dist_w[u] + weight[e] > dist_w[v]:
-            dist_w[v] = dist_w[u] + weight[e]
-        if dist_e[u] + 1 > dist_e[v]:
-            dist_e[v] = dist_e[u] + 1
-    best_w = 0.0
-    best_e = 0
-    for v in range(n):
-        if dist_w[v] > best_w:
-            best_w = dist_w[v]
-        if dist_e[v] > best_e:
-            best_e = dist_e[v]
-    return best_w, best_e
-
-
-@njit(cache=True)
-def bfs_distances(indptr, indices, source):
-    """Hop distances from ``source`` in a CSR graph (-1: unreachable)."""
-    n = indptr.shape[0] - 1
-    dist = np.full(n, -1, dtype=np.int64)
-    queue = np.empty(n, dtype=np.int64)
-    dist[source] = 0
-    queue[0] = source
-    head = 0
-    tail = 1
-    while head < tail:
-        u = queue[head]
-        head += 1
-        for j in range(indptr[u], indptr[u + 1]):
-            v = indices[j]
-            if dist[v] < 0:
-                dist[v] = dist[u] + 1
-                queue[tail] = v
-                tail += 1
-    return dist
 
 
 @njit(cache=True)

@@ -1,0 +1,32 @@
+"""Numba kernel of breadth-first search: hop distances from one source in a CSR graph.
+
+`ir_graph.stats` averages them into path lengths.
+"""
+
+import numpy as np
+
+from vcut_base.jitcache import njit
+
+__all__ = ["bfs_distances"]
+
+
+@njit(cache=True)
+def bfs_distances(indptr, indices, source):
+    """Hop distances from ``source`` in a CSR graph (-1: unreachable)."""
+    n = indptr.shape[0] - 1
+    dist = np.full(n, -1, dtype=np.int64)
+    queue = np.empty(n, dtype=np.int64)
+    dist[source] = 0
+    queue[0] = source
+    head = 0
+    tail = 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for j in range(indptr[u], indptr[u + 1]):
+            v = indices[j]
+            if dist[v] < 0:
+                dist[v] = dist[u] + 1
+                queue[tail] = v
+                tail += 1
+    return dist
