@@ -48,7 +48,7 @@ sys.path.insert(0, ROOT)
 
 from ir_graph import read_graph  # noqa: E402
 from runtime.batch import BatchJob, run_batch, run_job  # noqa: E402
-from runtime.cluster import dask_client  # noqa: E402
+from runtime.dask_cluster import dask_client  # noqa: E402
 from vcut.distributed import partition_distributed  # noqa: E402
 from vcut.partition import partition_graph  # noqa: E402
 

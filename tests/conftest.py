@@ -87,7 +87,7 @@ def cfile(tmp_path):
 def dask_client():
     """One LocalCluster of 2 worker processes (1 thread each) for the whole session:
     the configuration the scale-out tests are specified on."""
-    from runtime.cluster import dask_client as connect
+    from runtime.dask_cluster import dask_client as connect
 
     with connect(workers=2) as client:
         yield client

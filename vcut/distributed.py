@@ -2,7 +2,7 @@
 
 ::
 
-    from runtime.cluster import dask_client
+    from runtime.dask_cluster import dask_client
     from vcut.distributed import partition_distributed
     with dask_client(workers=4) as client:
         part = partition_distributed(graph, 64, "wb-libra", client=client)
@@ -88,7 +88,7 @@ def partition_distributed(graph, p, algo="wb-libra", *, client, workers=None, ba
     algo : str
         One of `DISTRIBUTED_ALGORITHMS`.
     client : distributed.Client
-        The cluster (`runtime.cluster.dask_client`).
+        The cluster (`runtime.dask_cluster.dask_client`).
     workers : int, optional
         Chunks of the stream, one per worker (default: the client's workers).
         The result depends on it (greedy cuts); give it for reproducible runs

@@ -2,7 +2,7 @@
 
 ::
 
-    from runtime.cluster import dask_client
+    from runtime.dask_cluster import dask_client
     from vcut.outofcore import partition_file
     with dask_client(workers=4) as client:
         result = partition_file("big.edgelist", 64, "hdrf", client=client, output="big.parts")

@@ -1,6 +1,6 @@
 """Dask workers as scheduling devices: HASS and its baselines over a cluster.
 
-`worker_devices(client)` turns the workers of a Dask cluster (`runtime.cluster`)
+`worker_devices(client)` turns the workers of a Dask cluster (`runtime.dask_cluster`)
 into devices of the scheduler:
 
 - one GPU device per unit of a worker's ``GPU`` resource (``dask worker ADDRESS

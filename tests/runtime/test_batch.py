@@ -250,7 +250,7 @@ def test_clients_keep_a_short_message_log():
     import dask
     import distributed  # noqa: F401 - loads its configuration
 
-    from runtime.cluster import MESSAGE_LOG, dask_client
+    from runtime.dask_cluster import MESSAGE_LOG, dask_client
 
     before = dask.config.get("distributed.admin.low-level-log-length")
     with dask_client(workers=1, processes=False) as client:

@@ -329,7 +329,7 @@ def test_cli_bad_distributed_options(capsys, argv, message):
 
 
 def test_unreachable_scheduler_is_one_line(monkeypatch, capsys):
-    import runtime.cluster as C
+    import runtime.dask_cluster as C
 
     monkeypatch.setattr(C, "CONNECT_TIMEOUT", 1)
     rc = main(["partition", dataset("wiki-Vote.txt.gz"), "-p", "4", "--scheduler",
@@ -354,6 +354,6 @@ def test_api_bad_input(dask_client):
     with pytest.raises(InputError, match="equal shares"):
         D.partition_distributed(g, 2, "graphx-2d", client=dask_client, capacities=[1, 2])
     with pytest.raises(VcutError):
-        from runtime.cluster import scheduler_address
+        from runtime.dask_cluster import scheduler_address
 
         scheduler_address("http://x:1")

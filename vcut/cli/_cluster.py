@@ -1,4 +1,4 @@
-"""Options shared by the commands that run on a Dask cluster (`runtime.cluster`)."""
+"""Options shared by the commands that run on a Dask cluster (`runtime.dask_cluster`)."""
 
 from ._common import int_option
 
@@ -15,7 +15,7 @@ def add_cluster_options(parser, workers_help):
 
 
 def client_for(args):
-    """The `runtime.cluster.dask_client` context of the command's options."""
-    from runtime.cluster import dask_client
+    """The `runtime.dask_cluster.dask_client` context of the command's options."""
+    from runtime.dask_cluster import dask_client
 
     return dask_client(args.scheduler, args.workers)

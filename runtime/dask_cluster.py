@@ -2,7 +2,7 @@
 
 vcut runs on Dask's distributed scheduler rather than a home-made one::
 
-    from runtime.cluster import dask_client
+    from runtime.dask_cluster import dask_client
     with dask_client(workers=2) as client:        # an in-process LocalCluster
         ...
     with dask_client("tcp://10.0.0.5:8786") as client:   # an existing cluster
