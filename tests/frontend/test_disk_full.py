@@ -30,7 +30,7 @@ import frontend.run
 from frontend import trace_program
 from vcut_base import errors
 from ir_graph import Graph, write_graph
-from tests.conftest import write_c
+from tests.helpers import write_c
 from vcut.cli import main
 
 #: A helper thread's exception (printed as a traceback by the CLI) fails the test.

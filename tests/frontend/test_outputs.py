@@ -463,7 +463,7 @@ int main(void) {
 def trace_npz(tmp_path_factory):
     """The trace of a small loop (~70 k instructions) and its graph's size."""
     from frontend import trace_program
-    from tests.conftest import write_c
+    from tests.helpers import write_c
 
     d = str(tmp_path_factory.mktemp("trace"))
     trace = trace_program(write_c(d, "loop.c", LOOP), timing=False)

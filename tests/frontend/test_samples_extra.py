@@ -2,8 +2,7 @@
 
 import pytest
 
-from tests.conftest import samples_manifest
-from tests.frontend import test_samples
+from tests.helpers import assert_traces_like_native, samples_manifest
 
 EXTRA = samples_manifest("extra.json")
 
@@ -11,4 +10,4 @@ EXTRA = samples_manifest("extra.json")
 @pytest.mark.parametrize("sample", EXTRA, ids=[s["name"] for s in EXTRA])
 def test_extra_sample_traces_with_native_output(sample):
     # the same checks as the ten benchmarks: native stdout, clean exit, counts, accesses located
-    test_samples.test_sample_traces_with_native_output(sample)
+    assert_traces_like_native(sample)

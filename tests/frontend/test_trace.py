@@ -8,7 +8,7 @@ import pytest
 from frontend import RunLimits, compile_program, trace_program
 from frontend.static import MEM_COPY, MEM_RMW, MEM_SET
 from frontend.trace import OBJ_GLOBAL, OBJ_HEAP, OBJ_STACK
-from tests.conftest import marker_line
+from tests.helpers import marker_line
 
 
 def _blocks_at_line(trace, path_line):

@@ -10,7 +10,7 @@ from frontend import FORMAT_VERSION, load_trace, trace_program
 from vcut_base.errors import TraceFormatError
 from frontend.events import EV_BLOCK, EV_READ, header
 from frontend.trace import decode_trace
-from tests.conftest import bump_npz_version
+from tests.helpers import bump_npz_version
 
 PROG = """
 #include <stdio.h>

@@ -10,7 +10,7 @@ import pytest
 from vcut_base.errors import InputError
 from ir_graph import read_graph
 from ir_graph.datasets import load_manifest, verify_datasets
-from tests.conftest import DATA_DIR
+from tests.helpers import DATA_DIR
 from vcut.cli import main
 
 SHIPPED = ["3elt.graph.gz", "ca-HepPh.txt.gz", "delaunay_n16.edges.gz", "luxembourg_osm.mtx.gz",

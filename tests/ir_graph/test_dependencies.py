@@ -11,7 +11,7 @@ from frontend import compile_program, trace_program
 from ir_graph import build_graph
 from ir_graph.dependency_kernels import KIND_ARG, KIND_MEM, KIND_PHI, KIND_REG, KIND_RET
 from ir_graph.build import _included
-from tests.conftest import marker_line
+from tests.helpers import marker_line
 
 
 class Built:

@@ -8,7 +8,7 @@ import pytest
 
 from vcut_base.errors import GraphFormatError, InputError
 from ir_graph import Graph, read_graph, write_graph
-from tests.conftest import bump_npz_version, dataset
+from tests.helpers import bump_npz_version, dataset
 
 
 def small_graph(directed):

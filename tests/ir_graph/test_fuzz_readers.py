@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import fuzzing
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 #: examples per target (hypothesis), chosen by the cost of a case
 EXAMPLES = {"metis": 1000, "edgelist": 1000, "snap-txt": 600, "mtx": 1000, "lg": 600,

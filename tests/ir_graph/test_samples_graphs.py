@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from frontend import compile_program, trace_program
-from tests.conftest import samples_manifest
+from tests.helpers import samples_manifest
 from ir_graph import build_graph
 from ir_graph.build import _included
 

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 
 @pytest.fixture(scope="session")

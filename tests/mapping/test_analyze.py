@@ -86,7 +86,7 @@ def test_analyze_summary_on_stdout_and_an_edge_cut(trace_file, tmp_path, capsys)
 
 
 def test_analyze_a_c_program_and_a_given_partition(tmp_path, capsys):
-    from tests.conftest import ROOT
+    from tests.helpers import ROOT
 
     src = os.path.join(ROOT, "samples", "strassen.c")
     graph = str(tmp_path / "s.npz")

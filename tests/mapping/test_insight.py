@@ -17,7 +17,7 @@ from mapping.insight import critical_path, insight, task_intervals, task_labels
 from mapping.interactions import Clustering, interactions
 from mapping.machine import machine_from_dict
 from mapping.simulate import SimResult
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 # The DAG (task = edge, src < dst), its clusters and the node each task is charged to
 # (dst if dst accesses memory or src does not, else src; nodes 2 and 5 access memory):

@@ -169,7 +169,7 @@ def test_budget_with_spill():
 @pytest.mark.parametrize("name", ["email-Enron.txt.gz", "cit-HepPh.lg.gz", "finan512.graph.gz"])
 def test_text_graphs_read_straight_into_spill_files(tmp_path, name):
     from ir_graph import read_graph
-    from tests.conftest import dataset
+    from tests.helpers import dataset
 
     path = dataset(name)
     plain = read_graph(path)
@@ -186,7 +186,7 @@ def test_text_graphs_read_straight_into_spill_files(tmp_path, name):
 
 def test_cli_partition_spill_writes_the_same_files(tmp_path, capsys):
     from ir_graph import read_graph, write_graph
-    from tests.conftest import dataset
+    from tests.helpers import dataset
 
     g = read_graph(dataset("email-Enron.txt.gz"))
     npz = str(tmp_path / "g.npz")
@@ -206,7 +206,7 @@ def test_cli_partition_spill_writes_the_same_files(tmp_path, capsys):
 
 
 def test_cli_partition_spill_on_a_full_disk_is_exit_9(tmp_path, capsys, monkeypatch):
-    from tests.conftest import dataset
+    from tests.helpers import dataset
 
     def full(fd, offset, size):
         raise OSError(errno.ENOSPC, "No space left on device")

@@ -13,7 +13,7 @@ import pytest
 
 from vcut_base.errors import InputError
 from runtime.batch import COLUMNS, BatchJob, load_manifest, run_batch, run_job
-from tests.conftest import write_c
+from tests.helpers import write_c
 from vcut.cli import main
 from vcut.cli.analyze import summary_for
 
@@ -235,7 +235,7 @@ def test_cli_bad_manifest_and_arguments(programs, capsys):
 
 
 def test_bundled_batch_is_the_ten_samples_at_8_and_64():
-    from tests.conftest import ROOT, samples_manifest
+    from tests.helpers import ROOT, samples_manifest
 
     jobs = load_manifest(os.path.join(ROOT, "samples", "batch.toml"))
     want = [(s["name"], p, tuple(o for d in s["defines"] for o in ("-D", d)))

@@ -13,7 +13,7 @@ from ir_graph import Graph
 from runtime import _gpu, config
 from runtime.generators import erdos_renyi, grid, rmat
 from runtime.mst import memory_bytes, minimum_spanning_forest
-from tests.conftest import dataset
+from tests.helpers import dataset
 
 
 def G(n, edges, weights=None, directed=False):

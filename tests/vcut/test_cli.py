@@ -6,7 +6,7 @@ import numpy as np
 
 from frontend import trace_program
 from ir_graph import build_graph, read_graph, write_graph
-from tests.conftest import dataset
+from tests.helpers import dataset
 from vcut.cli import main
 from vcut.output import read_partition
 

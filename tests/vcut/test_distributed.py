@@ -13,7 +13,7 @@ import pytest
 
 from vcut_base.errors import InputError, VcutError
 from ir_graph import Graph, read_graph
-from tests.conftest import dataset
+from tests.helpers import dataset
 from vcut import _kernels
 from vcut import distributed as D
 from vcut.cli import main

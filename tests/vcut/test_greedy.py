@@ -244,7 +244,7 @@ def test_batched_by_hand():
 
 def test_batched_on_a_real_graph_keeps_the_bound_and_is_deterministic():
     from ir_graph import read_graph
-    from tests.conftest import dataset
+    from tests.helpers import dataset
 
     g = read_graph(dataset("wiki-Vote.txt.gz"))
     seq = partition_graph(g, 16, "wb-libra")

@@ -17,7 +17,7 @@ import pytest
 
 from vcut_base.errors import GraphFormatError, InputError
 from ir_graph import Graph, read_graph, write_graph
-from tests.conftest import dataset
+from tests.helpers import dataset
 from vcut import distributed as D
 from vcut.cli import main
 from vcut.outofcore import partition_file

@@ -626,7 +626,7 @@ def test_best_keeps_the_candidate_with_fewer_replicas():
     # a mesh: the expansion of seed 0 (MESH_STARTS) against SPAC, both refined, computed
     # here from the public pieces; best is the smaller, ties to the expansion; without
     # SPAC, the fewest-replica expansion of seeds 0..3 refined
-    from tests.conftest import dataset
+    from tests.helpers import dataset
     from ir_graph import read_graph
     from vcut.partition import simplify
     from vcut.spac import spac_assign
@@ -728,7 +728,7 @@ def test_best_drops_a_spac_cut_above_the_bound():
 
 
 def test_best_on_a_real_graph_is_balanced_and_beats_wb_libra(request):
-    from tests.conftest import dataset
+    from tests.helpers import dataset
     from ir_graph import read_graph
 
     g = read_graph(dataset("ca-HepPh.txt.gz"))
@@ -745,7 +745,7 @@ def test_the_fm_budget_on_a_real_graph():
     # ca-HepPh k = 32 from one expansion: FM unbounded tries some moves per edge; with a
     # budget of a tenth of that it stops past the budget, well before, with fewer replicas
     # removed; the default budget (0.3 per edge) does not bind there
-    from tests.conftest import dataset
+    from tests.helpers import dataset
     from ir_graph import read_graph
     from vcut.partition import simplify
 

@@ -240,7 +240,7 @@ def test_kahip_takes_imbalance_1_as_a_tenth_of_a_percent(tmp_path):
     import sys
 
     from ir_graph import write_graph
-    from tests.conftest import ROOT
+    from tests.helpers import ROOT
 
     path = tmp_path / "g.npz"
     write_graph(graph(WEIGHTED, WEIGHTS), path)
