@@ -7,42 +7,8 @@ the expected in-edges are written out per case.
 import numpy as np
 import pytest
 
-from frontend import compile_program, trace_program
-from ir_graph import build_graph
 from ir_graph.dependency_kernels import KIND_ARG, KIND_MEM, KIND_PHI, KIND_REG, KIND_RET
-from ir_graph.build import _included
-from tests.helpers import marker_line
-
-
-class Built:
-    def __init__(self, path, opt="-O0", args=(), **graph_kw):
-        self.path = path
-        self.trace = trace_program(compile_program(path, opt=opt), args=args)
-        self.g = build_graph(self.trace, **graph_kw)
-        # node k is the k-th included dynamic instruction
-        keep = _included(self.trace.static)[self.trace.dyn_sid]
-        self.node_dyn = np.flatnonzero(keep)
-
-    def nodes(self, marker, opcode, size=None):
-        st = self.trace.static
-        line = marker_line(self.path, marker)
-        sids = self.g.node_sid
-        ok = (st.ins_line[sids] == line) & (st.ins_opcode[sids] == opcode)
-        if size is not None:
-            ok &= st.ins_size[sids] == size
-        return np.flatnonzero(ok)
-
-    def node(self, marker, opcode, size=None):
-        found = self.nodes(marker, opcode, size)
-        assert len(found) == 1, (marker, opcode, found)
-        return int(found[0])
-
-    def sources(self, v, kinds):
-        e = (self.g.dst == v) & ((self.g.edge_kind & kinds) != 0)
-        return set(self.g.src[e].tolist())
-
-    def act(self, node):
-        return int(self.trace.dyn_act[self.node_dyn[node]])
+from tests.helpers import Built
 
 
 def test_store_then_load_same_address(cfile):

@@ -5,7 +5,7 @@ import pytest
 
 from ir_graph.formats import read_graph, write_graph
 from ir_graph.graph import Graph, GraphFormatError
-from tests.ir_graph.test_dependencies import Built
+from tests.helpers import Built
 
 
 def test_depth_by_hand(cfile):

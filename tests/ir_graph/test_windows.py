@@ -13,22 +13,10 @@ from frontend import compile_program, trace_program
 from vcut_base.errors import GraphFormatError, InputError
 from ir_graph import Graph, build_graph, read_graph, write_graph
 from ir_graph.windows import NodeWindow, RoiWindow, roi_bounds, spaced_windows
+from tests.helpers import ROI_PROGRAM
 
-#: work() runs CALLS times; each activation calls fill() and keeps a local array (lifetime
-#: intrinsics above -O0, which are not graph nodes: node and instruction indices differ).
+#: ROI_PROGRAM's work() runs CALLS times.
 CALLS = 4
-ROI_PROGRAM = """
-#include <stdio.h>
-int fill(int *a, int n) { for (int i = 0; i < n; i++) a[i] = i * i; return a[n - 1]; }
-int work(int n) { int buf[64]; int s = fill(buf, n); for (int i = 0; i < n; i++) s += buf[i]; return s; }
-int other(int n) { return 3 * n; }
-int main(void) {
-    int t = 0;
-    for (int k = 1; k <= 4; k++) t += work(3 * k) + other(k);
-    printf("%d\\n", t);
-    return 0;
-}
-"""
 
 
 @pytest.fixture(scope="module", params=["-O0", "-O1"])

@@ -12,7 +12,7 @@ from frontend import compile_program, trace_program
 from ir_graph import write_graph
 from mapping import budget
 from mapping.sampling import analyze_windows, variation
-from tests.ir_graph.test_windows import ROI_PROGRAM
+from tests.helpers import ROI_PROGRAM
 from vcut.cli import main
 
 P = 4
