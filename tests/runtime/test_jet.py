@@ -13,7 +13,7 @@ from runtime import config
 from runtime.multilevel import _cpu as K
 from runtime.multilevel import _jet as J
 from runtime.multilevel import csr_from_edges, gpu, partition_graph, refinement
-from tests.runtime.test_multilevel import cut_of, on_disk, random_level
+from tests.helpers import cut_of, on_device, on_disk, random_level
 
 _M63 = (1 << 63) - 1
 
@@ -375,14 +375,11 @@ def test_cli_refiner(tmp_path, capsys):
 
 
 @pytest.fixture
-def small_launches(monkeypatch):
-    monkeypatch.setattr(config, "THREADS_PER_BLOCK", 8)
+def small_launches(small_launches, monkeypatch):
     monkeypatch.setattr(config, "SCAN_BLOCK", 8)
 
 
 def device_loop(lv, part, maxload, seed, heavy, c4=3):
-    from tests.runtime.test_multilevel_gpu import on_device
-
     cuda, keep, work, dl = on_device(lv)
     k = len(maxload)
     d_part = gpu._upload(cuda, keep, part)

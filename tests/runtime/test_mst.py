@@ -13,13 +13,7 @@ from ir_graph import Graph
 from runtime import _gpu, config
 from runtime.generators import erdos_renyi, grid, rmat
 from runtime.mst import memory_bytes, minimum_spanning_forest
-from tests.helpers import dataset
-
-
-def G(n, edges, weights=None, directed=False):
-    e = np.array(edges, dtype=np.int64).reshape(-1, 2)
-    w = np.ones(len(e)) if weights is None else np.array(weights, dtype=np.float64)
-    return Graph(n=n, src=e[:, 0], dst=e[:, 1], weight=w, directed=directed)
+from tests.helpers import dataset, edge_graph
 
 
 def kruskal(g):
@@ -71,10 +65,10 @@ def check(g, device="cpu"):
 # -- hand cases ---------------------------------------------------------------------------
 def test_triangle_and_square_by_hand():
     # triangle 0-1 (3), 1-2 (1), 0-2 (2): the forest is 1-2 and 0-2, weight 3
-    f = check(G(3, [(0, 1), (1, 2), (0, 2)], [3, 1, 2]))
+    f = check(edge_graph(3, [(0, 1), (1, 2), (0, 2)], [3, 1, 2]))
     assert f.edges.tolist() == [1, 2] and f.weight == 3.0 and f.components == 1
     # a unit-weight square: ties by position, so the first three edges
-    f = check(G(4, [(0, 1), (1, 2), (2, 3), (3, 0)]))
+    f = check(edge_graph(4, [(0, 1), (1, 2), (2, 3), (3, 0)]))
     assert f.edges.tolist() == [0, 1, 2] and f.weight == 3.0
 
 
@@ -83,27 +77,27 @@ def test_a_path_of_rising_weights_hooks_one_long_chain():
     # vertex 0 (0 and 1 chose the same edge: the smaller stays root); round 2 finds no
     # crossing edge left
     n = 200
-    f = check(G(n, [(i, i + 1) for i in range(n - 1)], list(range(n - 1))))
+    f = check(edge_graph(n, [(i, i + 1) for i in range(n - 1)], list(range(n - 1))))
     assert f.edges.tolist() == list(range(n - 1)) and f.rounds == 2
     assert f.weight == sum(range(n - 1)) and np.all(f.component == f.component[0])
 
 
 def test_forests_loops_parallel_edges_and_direction():
     # trees {0, 1, 2}, {3, 4} and the isolated 5; a self-loop (0, 0) and a parallel 3-4
-    g = G(6, [(0, 0), (0, 1), (1, 2), (2, 0), (3, 4), (4, 3)], [0.5, 4, 5, 6, 9, 2])
+    g = edge_graph(6, [(0, 0), (0, 1), (1, 2), (2, 0), (3, 4), (4, 3)], [0.5, 4, 5, 6, 9, 2])
     f = check(g)
     assert f.edges.tolist() == [1, 2, 5] and f.weight == 11.0 and f.components == 3
     assert f.component[5] == 5 and f.component[0] == f.component[1] == f.component[2]
     assert f.component[3] == f.component[4] != f.component[0]
     # a directed graph is taken as undirected (as scipy does)
-    d = G(3, [(0, 1), (2, 1)], [1, 2], directed=True)
+    d = edge_graph(3, [(0, 1), (2, 1)], [1, 2], directed=True)
     assert check(d).edges.tolist() == [0, 1]
 
 
 def test_empty_and_edgeless_graphs():
-    f = check(G(0, []))
+    f = check(edge_graph(0, []))
     assert f.components == 0 and f.weight == 0.0 and f.rounds == 0 and len(f.component) == 0
-    f = check(G(3, [(1, 1)]))
+    f = check(edge_graph(3, [(1, 1)]))
     assert f.components == 3 and f.component.tolist() == [0, 1, 2] and len(f.edges) == 0
 
 
@@ -148,13 +142,13 @@ def test_a_road_graph():
 # -- bad input ----------------------------------------------------------------------------
 def test_bad_input(monkeypatch):
     with pytest.raises(InputError, match="edge 1 has weight nan: a spanning forest needs finite"):
-        minimum_spanning_forest(G(3, [(0, 1), (1, 2)], [1, np.nan]))
+        minimum_spanning_forest(edge_graph(3, [(0, 1), (1, 2)], [1, np.nan]))
     from vcut_base.errors import GraphFormatError
 
     with pytest.raises(GraphFormatError, match="out of range|dst"):
-        minimum_spanning_forest(G(3, [(0, 1), (1, 7)]))
+        minimum_spanning_forest(edge_graph(3, [(0, 1), (1, 7)]))
     with pytest.raises(InputError, match="unknown device 'tpu'"):
-        minimum_spanning_forest(G(2, [(0, 1)]), "tpu")
+        minimum_spanning_forest(edge_graph(2, [(0, 1)]), "tpu")
     g = grid(4, 4)
     monkeypatch.setattr(config, "DEVICE_MEMORY", 100)
     need = memory_bytes(g.n, g.m)
@@ -209,16 +203,11 @@ def test_cli(tmp_path, capsys, monkeypatch):
 
 
 # -- the GPU kernels ----------------------------------------------------------------------
-@pytest.fixture
-def small_launches(monkeypatch):
-    monkeypatch.setattr(config, "THREADS_PER_BLOCK", 8)  # multi-block pushes on small graphs
-
-
 @pytest.mark.parametrize("make", [
     lambda: grid(9, 11, weights="uniform", seed=3),
     lambda: rmat(7, 6, weights="uniform", seed=4),
     lambda: erdos_renyi(120, 150, weights="uniform", seed=5),
-    lambda: G(60, [(i, i + 1) for i in range(59)], list(range(59))),
+    lambda: edge_graph(60, [(i, i + 1) for i in range(59)], list(range(59))),
 ])
 def test_gpu_twin(small_launches, make):
     g = make()

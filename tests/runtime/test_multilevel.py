@@ -13,48 +13,10 @@ from runtime.generators import erdos_renyi, grid, rmat
 from runtime.multilevel import Level, csr_from_edges, partition_graph
 from runtime.multilevel import _cpu as K
 from runtime.multilevel.coarsening import contract
-
-M64 = (1 << 64) - 1
-
-
-def random_level(seed, n=60, m=200, wmax=9, vmax=4):
-    rng = np.random.default_rng(seed)
-    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
-    return csr_from_edges(src, dst, rng.integers(1, wmax + 1, m), n, rng.integers(1, vmax + 1, n))
-
-
-def edges_of(level):
-    """{(u, v): w} for u < v."""
-    out = {}
-    for u in range(level.n):
-        for e in range(level.indptr[u], level.indptr[u + 1]):
-            v = int(level.indices[e])
-            if u < v:
-                out[(u, v)] = int(level.ewgt[e])
-    return out
-
-
-def on_disk(tmp_path, g):
-    """``(path, level)``: ``g`` written as ``tmp_path/g.npz`` for the command line, and the
-    CSR level the API sees."""
-    from ir_graph import write_graph
-
-    path = tmp_path / "g.npz"
-    write_graph(g, path)
-    return path, csr_from_edges(g.src, g.dst, g.weight, g.n)
-
-
-def cut_of(level, part):
-    return sum(w for (u, v), w in edges_of(level).items() if part[u] != part[v])
+from tests.helpers import M64, cut_of, edges_of, mix, random_level
 
 
 # --------------------------------------------------------------------------- references
-
-
-def mix(x):
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M64
-    return x ^ (x >> 31)
 
 
 def vertex_key(seed, v):

@@ -15,28 +15,19 @@ from runtime import _gpu, config
 from runtime.generators import grid
 from runtime.multilevel import _cpu as K
 from runtime.multilevel import csr_from_edges, gpu, partition_graph
-from tests.runtime.test_multilevel import cut_of, edges_of, random_level
-
-_M64 = (1 << 64) - 1
+from tests.helpers import M64, cut_of, edges_of, mix, on_device, random_level
 
 
 @pytest.fixture(autouse=True)
-def small_launches(monkeypatch):
-    monkeypatch.setattr(config, "THREADS_PER_BLOCK", 8)
+def small_launches(small_launches, monkeypatch):
     monkeypatch.setattr(config, "SCAN_BLOCK", 8)
     monkeypatch.setattr(gpu, "CHUNK", 64)  # several arena chunks
 
 
-def _mix(x):
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
-    return x ^ (x >> 31)
-
-
 def keys(n, seed):
     """The device's vertex keys: splitmix64 of (mix(seed + golden) ^ v), shifted to 63 bits."""
-    s = _mix((seed + 0x9E3779B97F4A7C15) & _M64)
-    return [_mix(s ^ v) >> 1 for v in range(n)]
+    s = mix((seed + 0x9E3779B97F4A7C15) & M64)
+    return [mix(s ^ v) >> 1 for v in range(n)]
 
 
 def reference_matching(lv, key, max_vw, rounds):
@@ -100,15 +91,6 @@ def reference_matching(lv, key, max_vw, rounds):
         if vw[a] + vw[b] <= max_vw:
             match[a], match[b] = b, a
     return [u if m < 0 else m for u, m in enumerate(match)]
-
-
-def on_device(lv):
-    cuda = _gpu.require_gpu()
-    keep = gpu.Arena(cuda, "levels")
-    dl = gpu.DeviceLevel(*(gpu._upload(cuda, keep, a) for a in (lv.indptr, lv.indices, lv.ewgt,
-                                                                 lv.vwgt)),
-                         lv.n, len(lv.indices), host=lv)
-    return cuda, keep, gpu.Arena(cuda, "scratch"), dl
 
 
 def device_match(lv, seed, max_vw):

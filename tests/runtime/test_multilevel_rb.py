@@ -9,7 +9,7 @@ import pytest
 from vcut_base.errors import InputError
 from runtime.generators import rmat
 from runtime.multilevel import csr_from_edges, initial, partition_graph
-from tests.runtime.test_multilevel import cut_of, on_disk, random_level
+from tests.helpers import cut_of, on_disk, random_level
 
 
 def bounds(lv, k, fractions=None, imbalance=0.03):

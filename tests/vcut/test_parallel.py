@@ -9,15 +9,10 @@ import pytest
 
 from vcut_base.errors import InputError
 from ir_graph.graph import Graph
+from tests.helpers import edge_graph
 from vcut import _timed
 from vcut.parallel import par_assign
 from vcut.partition import partition_graph
-
-
-def _graph(n, edges, weight=None):
-    e = np.array(edges, dtype=np.int64)
-    w = np.ones(len(e)) if weight is None else np.asarray(weight, dtype=np.float64)
-    return Graph(n=n, src=e[:, 0].copy(), dst=e[:, 1].copy(), weight=w, directed=True)
 
 
 def test_two_chains_go_to_two_clusters_by_hand():
@@ -25,7 +20,7 @@ def test_two_chains_go_to_two_clusters_by_hand():
     # at 0 (bottom levels 1, tie to the lower id): b to cluster 0 (free first,
     # lowest id), e to cluster 1 (now free first); c and f are released at 1:
     # c to its input's home 0, f to 1. Every vertex's in-edges on its home.
-    g = _graph(6, [(0, 1), (1, 2), (3, 4), (4, 5)])
+    g = edge_graph(6, [(0, 1), (1, 2), (3, 4), (4, 5)], directed=True)
     cap = np.full(2, 0.5)
     out, home, schedule, info = par_assign(g.src, g.dst, g.weight, 6, 2, cap, latency=0.0)
     assert out.tolist() == [0, 0, 1, 1]
@@ -39,7 +34,7 @@ def test_the_longest_path_goes_first():
     # leaf 5 (bottom 0); both are ready at 0 and the chain's head goes first,
     # taking cluster 0; the leaf takes the cluster free first, 1. Without a
     # binding work bound the chain stays on cluster 0.
-    g = _graph(6, [(0, 1), (1, 2), (2, 3), (3, 4), (0, 5)])
+    g = edge_graph(6, [(0, 1), (1, 2), (2, 3), (3, 4), (0, 5)], directed=True)
     cap = np.full(2, 0.5)
     out, home, schedule, _ = par_assign(g.src, g.dst, g.weight, 6, 2, cap, imbalance=2.0,
                                         latency=0.0)
@@ -58,7 +53,7 @@ def test_latency_decides_whether_to_spread():
     # u0 -> v1 (weight 4), u0 -> w2 (1), v1 -> z3 (1), w2 -> z3 (1); no binding
     # work bound, no replica price. v1 goes first (bottom levels tie, lower id)
     # to cluster 0, which homes u0.
-    g = _graph(4, [(0, 1), (0, 2), (1, 3), (2, 3)], [4.0, 1.0, 1.0, 1.0])
+    g = edge_graph(4, [(0, 1), (0, 2), (1, 3), (2, 3)], [4.0, 1.0, 1.0, 1.0], directed=True)
     cap = np.full(2, 0.5)
     # no latency: w2 starts at 0 on the idle cluster 1 (at 4 on cluster 0);
     # z3 finishes at 6 on either (cluster 0: 4 + 1, then max(5, 1) + 1; cluster
@@ -93,7 +88,7 @@ def test_the_critical_chain_keeps_its_cluster():
     from vcut import parallel
 
     assert parallel.HOLD == 16.0 and parallel.CRITICAL == 0.3
-    g = _graph(5, [(0, 1), (1, 2), (2, 3), (0, 4)], [10.0, 10.0, 10.0, 5.0])
+    g = edge_graph(5, [(0, 1), (1, 2), (2, 3), (0, 4)], [10.0, 10.0, 10.0, 5.0], directed=True)
     cap = np.full(2, 0.5)
     out, home, _, info = par_assign(g.src, g.dst, g.weight, 5, 2, cap, imbalance=2.0,
                                     latency=4.0, beta=5.0)
@@ -109,7 +104,7 @@ def test_an_unprotected_chain_is_held_up(monkeypatch):
     from vcut import parallel
 
     monkeypatch.setattr(parallel, "CRITICAL", 1.5)
-    g = _graph(5, [(0, 1), (1, 2), (2, 3), (0, 4)], [10.0, 10.0, 10.0, 5.0])
+    g = edge_graph(5, [(0, 1), (1, 2), (2, 3), (0, 4)], [10.0, 10.0, 10.0, 5.0], directed=True)
     out, home, _, info = par_assign(g.src, g.dst, g.weight, 5, 2, np.full(2, 0.5),
                                     imbalance=2.0, latency=4.0, beta=5.0)
     assert out.tolist() == [0, 0, 0, 0]
@@ -123,8 +118,8 @@ def test_the_chains_within_the_slack_keep_their_clusters():
     # 0, by bottom level: 1 (20), 6 (16), 4, 9. 1 takes cluster 0 (done at 10), which
     # is then held for A; 6 takes cluster 1 (done at 8); the leaf 4 goes to cluster 2
     # (7 + 10 against 15 + HOLD * 5 on cluster 0).
-    g = _graph(10, [(0, 1), (1, 2), (2, 3), (0, 4), (5, 6), (6, 7), (7, 8), (5, 9)],
-               [10.0, 10.0, 10.0, 5.0, 8.0, 8.0, 8.0, 9.0])
+    g = edge_graph(10, [(0, 1), (1, 2), (2, 3), (0, 4), (5, 6), (6, 7), (7, 8), (5, 9)],
+                   [10.0, 10.0, 10.0, 5.0, 8.0, 8.0, 8.0, 9.0], directed=True)
     cap = np.full(3, 1 / 3)
 
     def run(slack):
@@ -153,8 +148,8 @@ def test_a_protected_chain_may_pass_its_share():
     # within 30 % of the chain); p = 2, latency 4, price 5, the 3 % work bound:
     # 1.03 * 48 / 2 = 24.72 a cluster. 1 and 2 fill cluster 0 to 20; 5 and 6 go to
     # cluster 1 (done at 10).
-    g = _graph(7, [(0, 1), (1, 2), (2, 3), (3, 4), (0, 5), (5, 6)],
-               [10.0, 10.0, 10.0, 10.0, 4.0, 4.0])
+    g = edge_graph(7, [(0, 1), (1, 2), (2, 3), (3, 4), (0, 5), (5, 6)],
+                   [10.0, 10.0, 10.0, 10.0, 4.0, 4.0], directed=True)
     cap = np.full(2, 0.5)
     # slack 0: 3 would put cluster 0 at 30, so it moves to cluster 1, finishing at
     # max(10, 20 + 2) + 10 = 32, and 4 follows it there: 42
@@ -311,7 +306,8 @@ def test_invariants_on_a_random_dag(p, slack):
 
 
 def test_levels_by_hand():
-    g = _graph(5, [(0, 1), (1, 2), (0, 2), (2, 4), (3, 4)], [2.0, 3.0, 1.0, 4.0, 1.0])
+    g = edge_graph(5, [(0, 1), (1, 2), (0, 2), (2, 4), (3, 4)], [2.0, 3.0, 1.0, 4.0, 1.0],
+                   directed=True)
     top, bottom = _timed.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), 5)
     assert top.tolist() == [0.0, 2.0, 5.0, 0.0, 9.0]
     assert bottom.tolist() == [9.0, 7.0, 4.0, 1.0, 0.0]
@@ -321,7 +317,8 @@ def test_the_priority_weight_gamma_by_hand():
     # two branches from x0: 0 -> 1 (weight 1) -> 2 (3) -> 5 (5), and 0 -> 3 (1) -> 4 (4);
     # one cluster, so the schedule is the priority order. Top levels: 1: 1, 2: 4,
     # 3: 1, 4: 5, 5: 9; bottom levels: 1: 8, 2: 5, 3: 4, 4 and 5: 0.
-    g = _graph(6, [(0, 1), (1, 2), (2, 5), (0, 3), (3, 4)], [1.0, 3.0, 5.0, 1.0, 4.0])
+    g = edge_graph(6, [(0, 1), (1, 2), (2, 5), (0, 3), (3, 4)], [1.0, 3.0, 5.0, 1.0, 4.0],
+                   directed=True)
     cap = np.ones(1)
 
     def order(gamma):
@@ -350,7 +347,7 @@ def test_the_memory_model_by_hand():
     # touch, so the object lives on node 0. 3 is ready at 0 and cluster 1 is free:
     # there it finishes at 100 + 1 * 40 = 140, on cluster 0 (node 0, the candidate
     # free first on the object's node) at 10 + 100 = 110: cluster 0
-    g = _graph(4, [(0, 1), (2, 3)], [10.0, 100.0])
+    g = edge_graph(4, [(0, 1), (2, 3)], [10.0, 100.0], directed=True)
     cap = np.full(2, 0.5)
     obj = np.zeros(2, dtype=np.int64)
 
@@ -389,7 +386,7 @@ def test_a_remote_task_pays_its_share_of_the_distance():
     # by the work bound (imbalance 1: each cluster takes at most 30 of the 60): cluster
     # 0 is full after 10 + 50 > 30, so 3 runs on cluster 1 (node 1), remote from the
     # object on node 0: 50 + 0.5 * 40 = 70
-    g = _graph(4, [(0, 1), (2, 3)], [10.0, 50.0])
+    g = edge_graph(4, [(0, 1), (2, 3)], [10.0, 50.0], directed=True)
     out, _, _, info = par_assign(g.src, g.dst, g.weight, 4, 2, np.full(2, 0.5), imbalance=1.0,
                                  latency=0.0, beta=0.0,
                                  numa=(np.zeros(2, np.int32), np.array([0, 1]),
@@ -444,7 +441,7 @@ def test_the_price_walk_with_a_memory_model_counts_the_remote_cycles(p, latency,
 
 
 def test_bad_memory_models():
-    g = _graph(3, [(0, 1), (1, 2)])
+    g = edge_graph(3, [(0, 1), (1, 2)], directed=True)
     cap = np.full(2, 0.5)
     lat = np.array(NUMA_LAT)
     good = (np.zeros(2, np.int64), np.array([0, 1]), lat, 100.0)
@@ -489,7 +486,7 @@ def test_tree_range_is_the_best_of_the_range():
 
 
 def test_bad_latency_and_beta():
-    g = _graph(3, [(0, 1), (1, 2)])
+    g = edge_graph(3, [(0, 1), (1, 2)], directed=True)
     with pytest.raises(InputError, match="latency"):
         partition_graph(g, 2, "par", latency=-1.0)
     with pytest.raises(InputError, match="beta"):
