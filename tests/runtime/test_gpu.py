@@ -14,12 +14,11 @@ from ir_graph import Graph
 from runtime import _gpu, config, kernels
 from runtime.generators import erdos_renyi, grid, rmat
 from runtime.traversal import STRATEGIES, bfs, choose_strategy, format_bytes, memory_bytes, sssp
-from tests.runtime.test_traversal import reference, two_components
+from tests.helpers import shortest_distances, two_components
 
 
 @pytest.fixture(autouse=True)
-def small_launches(monkeypatch):
-    monkeypatch.setattr(config, "THREADS_PER_BLOCK", 8)
+def small_launches(small_launches, monkeypatch):
     monkeypatch.setattr(config, "SCAN_BLOCK", 8)
     monkeypatch.setattr(config, "RESIDENT_THREADS", 24)
     # the per-level kernels unless a test turns the device-resident loop on
@@ -84,10 +83,10 @@ def test_gpu_strategies_match_scipy(name, strategy):
     source = int(np.argmax(g.degrees())) if g.m else 0
     got = sssp(g, source, strategy, device="gpu")
     assert got.device == "gpu" and got.strategy == strategy
-    assert np.allclose(got.dist, reference(g, source, False))
-    assert np.array_equal(np.isinf(got.dist), np.isinf(reference(g, source, False)))
+    assert np.allclose(got.dist, shortest_distances(g, source, False))
+    assert np.array_equal(np.isinf(got.dist), np.isinf(shortest_distances(g, source, False)))
     hops = bfs(g, source, strategy, device="gpu")
-    assert np.array_equal(hops.dist, reference(g, source, True))
+    assert np.array_equal(hops.dist, shortest_distances(g, source, True))
     assert got.info["kernel_seconds"] >= 0 and got.info["overhead_seconds"] >= 0
 
 
@@ -176,7 +175,7 @@ def test_cli_gpu_and_auto(tmp_path, capsys):
     assert res["device"] == "gpu" and res["strategy"] == "delta" and res["auto"] is True
     assert res["overhead_seconds"] >= 0 and res["reached"] == 16
     dist = [float(line.split()[1]) for line in out.read_text().splitlines()]
-    assert dist == reference(g, 5, False).tolist()
+    assert dist == shortest_distances(g, 5, False).tolist()
     assert main(["bfs", str(path), "--source", "5", "--strategy", "wd", "--device", "gpu"]) == 0
     out = capsys.readouterr().out  # the summary is the command's result: stdout
     assert "wd on gpu" in out and "kernels +" in out
@@ -223,7 +222,7 @@ def test_frontiers_move_between_the_device_and_host_loops(monkeypatch, strategy)
     monkeypatch.setattr(config, "SMALL_FRONTIER", 5)
     g = grid(6, 7, seed=4, weights="uniform")  # frontiers grow past 5 and shrink again
     r = sssp(g, 0, strategy, device="gpu")
-    assert np.allclose(r.dist, reference(g, 0, False))
+    assert np.allclose(r.dist, shortest_distances(g, 0, False))
     assert 0 < r.info["device_resident_levels"] < r.iterations
     assert r.info["host_syncs"] < r.iterations + (r.iterations if strategy != "bs" else 0)
 
@@ -267,7 +266,7 @@ def test_resident_loop_shares_a_hub_among_a_warps_lanes(monkeypatch):
     src = g.src
     for kind, run in (("bfs", bfs), ("sssp", sssp)):
         r = run(g, 0, "bs", device="gpu")
-        assert np.allclose(r.dist, reference(g, 0, kind == "bfs"))
+        assert np.allclose(r.dist, shortest_distances(g, 0, kind == "bfs"))
         assert r.info["device_resident_levels"] == r.iterations  # every level on the device
         assert r.info["host_syncs"] == 1
     r = bfs(g, 0, "bs", device="gpu")
@@ -289,7 +288,7 @@ def test_default_cap_keeps_frontiers_larger_than_the_grid_on_the_device(monkeypa
     g = grid(9, 12, seed=2, weights="uniform")
     for kind, run in (("bfs", bfs), ("sssp", sssp)):
         r = run(g, 0, "bs", device="gpu")
-        assert np.allclose(r.dist, reference(g, 0, kind == "bfs"))
+        assert np.allclose(r.dist, shortest_distances(g, 0, kind == "bfs"))
         assert r.info["device_resident_levels"] == r.iterations
         assert r.info["host_syncs"] == r.info["level_launches"] == 1
     assert bfs(g, 0, "bs", device="gpu").iterations == 9 + 12 - 1
@@ -299,7 +298,7 @@ def test_default_cap_keeps_frontiers_larger_than_the_grid_on_the_device(monkeypa
     # the device; the 18 between are a host read each
     monkeypatch.setattr(config, "RESIDENT_FRONTIER", 0)
     r = bfs(g, 0, "bs", device="gpu")
-    assert np.array_equal(r.dist, reference(g, 0, True))
+    assert np.array_equal(r.dist, shortest_distances(g, 0, True))
     assert r.info["device_resident_levels"] == 2
     assert r.info["host_syncs"] == 2 + 18 and r.info["level_launches"] == 2 + 18
 
@@ -314,13 +313,13 @@ def test_block_tier_runs_small_frontiers_in_one_block(monkeypatch):
     g = grid(9, 12, seed=2, weights="uniform")
     assert _gpu.block_tier(108, 2 * 195) == (16, 4, 16)
     r = bfs(g, 0, "bs", device="gpu")
-    assert np.array_equal(r.dist, reference(g, 0, True)) and r.iterations == 20
+    assert np.array_equal(r.dist, shortest_distances(g, 0, True)) and r.iterations == 20
     assert r.info["block_launches"] == 1 and r.info["grid_launches"] == 0
     assert r.info["host_syncs"] == 1 and r.info["device_resident_levels"] == 20
     assert r.edges_relaxed == 2 * 195  # each edge once from each end
     for strategy in ("bs", "wd", "hp"):  # SSSP: frontiers may outgrow the tier, then the grid
         r = sssp(g, 0, strategy, device="gpu")
-        assert np.allclose(r.dist, reference(g, 0, False))
+        assert np.allclose(r.dist, shortest_distances(g, 0, False))
         assert r.info["block_launches"] >= 1
     # a path of 40 levels, 16 levels a launch: ceil(40 / 16) = 3 launches, all one block
     monkeypatch.setattr(config, "LEVELS_PER_LAUNCH", 16)
@@ -347,7 +346,7 @@ def test_block_tier_hands_a_large_frontier_to_the_grid(monkeypatch):
     g = Graph(n=50, src=np.array(src), dst=np.array(dst), weight=np.ones(len(src)))
     assert len(src) == 790 and _gpu.block_tier(50, 2 * 790) == (64, 32, 8)
     r = bfs(g, 0, "bs", device="gpu")
-    assert np.array_equal(r.dist, reference(g, 0, True)) and r.iterations == 12
+    assert np.array_equal(r.dist, shortest_distances(g, 0, True)) and r.iterations == 12
     assert r.info["block_launches"] == 1 and r.info["grid_launches"] == 1
     assert r.info["host_syncs"] == 2 and r.info["device_resident_levels"] == 12
     assert r.edges_relaxed == 2 * 790
@@ -365,7 +364,7 @@ def test_block_tier_widens_groups_for_a_hub(monkeypatch):
     assert _gpu.block_tier(303, 2 * 302) == (16, 2, 1000)
     for kind, run in (("bfs", bfs), ("sssp", sssp)):
         r = run(g, 0, "bs", device="gpu")
-        assert np.allclose(r.dist, reference(g, 0, kind == "bfs"))
+        assert np.allclose(r.dist, shortest_distances(g, 0, kind == "bfs"))
         assert r.info["block_launches"] == r.info["host_syncs"] == 1
         assert r.info["device_resident_levels"] == r.iterations
     r = bfs(g, 0, "bs", device="gpu")
@@ -373,7 +372,7 @@ def test_block_tier_widens_groups_for_a_hub(monkeypatch):
     assert r.info["widest_group"] == 16  # the whole block on the hub's level
     monkeypatch.setattr(config, "BLOCK_THREADS", 12)  # no power of two: 8 of 12 threads
     r = bfs(g, 0, "bs", device="gpu")
-    assert np.array_equal(r.dist, reference(g, 0, True)) and r.edges_relaxed == 2 * 302
+    assert np.array_equal(r.dist, shortest_distances(g, 0, True)) and r.edges_relaxed == 2 * 302
     assert r.info["widest_group"] == 8
 
 
@@ -423,7 +422,7 @@ def test_direction_optimising_bfs_on_the_gpu(monkeypatch, tpb, directed):
     g = erdos_renyi(300, 3000, seed=3)
     cpu = bfs(g, 0, "do", device="cpu", directed=directed)
     gpu = bfs(g, 0, "do", device="gpu", directed=directed)
-    assert np.array_equal(gpu.dist, reference(g, 0, True, directed=directed))
+    assert np.array_equal(gpu.dist, shortest_distances(g, 0, True, directed=directed))
     assert np.array_equal(gpu.dist, cpu.dist) and gpu.iterations == cpu.iterations
     assert gpu.info["bottom_up_steps"] == cpu.info["bottom_up_steps"] >= 1
     assert gpu.info["host_syncs"] == gpu.iterations
@@ -473,7 +472,7 @@ def test_delta_stepping_on_the_gpu_matches_scipy(monkeypatch, name):
          "grid": lambda: grid(7, 9, seed=3, weights="uniform"),
          "er": lambda: erdos_renyi(80, 300, seed=4, weights="uniform")}[name]()
     for delta in (None, 3.0, 1e9):
-        want = reference(g, 0, False)
+        want = shortest_distances(g, 0, False)
         r = sssp(g, 0, "delta", device="gpu", delta=delta)
         assert r.device == "gpu" and np.allclose(r.dist, want)
         assert np.array_equal(np.isinf(r.dist), np.isinf(want))
@@ -483,7 +482,7 @@ def test_delta_stepping_on_the_gpu_matches_scipy(monkeypatch, name):
         assert r.info["threshold_moves"] == cpu.info["threshold_moves"]
         assert r.info["host_syncs"] == r.info["level_launches"] >= 1
     r = sssp(g, g.n - 1, "delta", device="gpu", directed=True)
-    assert np.allclose(r.dist, reference(g, g.n - 1, False, directed=True))
+    assert np.allclose(r.dist, shortest_distances(g, g.n - 1, False, directed=True))
 
 
 def test_delta_stepping_on_the_gpu_by_hand(monkeypatch):

@@ -5,22 +5,13 @@ import json
 import networkx as nx
 import numpy as np
 import pytest
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import shortest_path
 
 from vcut_base.errors import InputError, VcutError
 from ir_graph import Graph
-from runtime import _cpu_kernels as K
+from runtime import traversal_kernels as K
 from runtime.generators import erdos_renyi, grid, rmat
 from runtime.traversal import STRATEGIES, bfs, csr_out, sssp
-from tests.conftest import dataset
-
-
-def two_components():
-    a = grid(5, 5, weights="uniform", seed=1)
-    src = np.concatenate([a.src, a.src + 25]).astype(np.int32)
-    dst = np.concatenate([a.dst, a.dst + 25]).astype(np.int32)
-    return Graph(n=50, src=src, dst=dst, weight=np.concatenate([a.weight, a.weight]))
+from tests.helpers import dataset, shortest_distances, two_components
 
 
 GRAPHS = {
@@ -32,26 +23,16 @@ GRAPHS = {
 }
 
 
-def reference(g, source, unit, directed=False):
-    if g.m == 0:
-        d = np.full(g.n, np.inf)
-        d[source] = 0
-        return d
-    ip, ix, w = csr_out(g, directed)
-    mat = csr_matrix((np.ones_like(w) if unit else w, ix, ip), shape=(g.n, g.n))
-    return shortest_path(mat, method="D", directed=True, indices=source, unweighted=unit)
-
-
 @pytest.mark.parametrize("name", list(GRAPHS))
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_strategies_match_scipy(name, strategy):
     g = GRAPHS[name]()
     for source in sorted({0, g.n // 2, g.n - 1}):
         got = sssp(g, source, strategy)
-        assert np.array_equal(np.isinf(got.dist), np.isinf(reference(g, source, False)))
-        assert np.allclose(got.dist, reference(g, source, False))
+        assert np.array_equal(np.isinf(got.dist), np.isinf(shortest_distances(g, source, False)))
+        assert np.allclose(got.dist, shortest_distances(g, source, False))
         hops = bfs(g, source, strategy)
-        assert np.array_equal(hops.dist, reference(g, source, True))
+        assert np.array_equal(hops.dist, shortest_distances(g, source, True))
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -126,7 +107,7 @@ def test_cli_writes_distances_and_json(tmp_path, capsys):
     assert res["strategy"] == "ns" and res["reached"] == 16 and "mdt" in res and res["memory_bytes"] > 0
     rows = [line.split() for line in out.read_text().splitlines()]
     assert [int(v) for v, _ in rows] == list(range(16))  # a .npz keeps vcut's 0-based ids
-    assert [float(d) for _, d in rows] == reference(g, 5, False).tolist()
+    assert [float(d) for _, d in rows] == shortest_distances(g, 5, False).tolist()
     assert main(["bfs", str(path), "--source", "99"]) == 2
     assert ("error: vertex 99 is not in the graph (its ids: 0..15); give one of the file's own "
             "vertex ids") in capsys.readouterr().err
@@ -155,9 +136,9 @@ def test_cli_source_and_output_use_the_files_own_ids(tmp_path, capsys):
 def test_direction_optimising_bfs_matches_scipy(name):
     g = GRAPHS[name]()
     for source in sorted({0, g.n // 2, g.n - 1}):
-        assert np.array_equal(bfs(g, source, "do").dist, reference(g, source, True))
+        assert np.array_equal(bfs(g, source, "do").dist, shortest_distances(g, source, True))
         assert np.array_equal(bfs(g, source, "do", directed=True).dist,
-                              reference(g, source, True, directed=True))
+                              shortest_distances(g, source, True, directed=True))
 
 
 def test_direction_optimising_bfs_on_a_star_by_hand():
@@ -213,7 +194,7 @@ def test_cpu_auto_bfs_is_direction_optimising_except_on_roads():
     road = grid(6, 7)  # largest degree 4
     r = bfs(road, 0, "auto")
     assert r.strategy == "bs" and r.info["auto"]
-    assert np.array_equal(r.dist, reference(road, 0, True))
+    assert np.array_equal(r.dist, shortest_distances(road, 0, True))
 
 
 # -- delta-stepping SSSP -------------------------------------------------------------
@@ -221,12 +202,12 @@ def test_cpu_auto_bfs_is_direction_optimising_except_on_roads():
 def test_delta_stepping_matches_scipy(name):
     g = GRAPHS[name]()
     for source in sorted({0, g.n // 2, g.n - 1}):
-        want = reference(g, source, False)
+        want = shortest_distances(g, source, False)
         for delta in (None, 0.05, 1e9):  # default, narrow buckets, one bucket
             got = sssp(g, source, "delta", delta=delta).dist
             assert np.array_equal(np.isinf(got), np.isinf(want)) and np.allclose(got, want)
         got = sssp(g, source, "delta", directed=True).dist
-        assert np.allclose(got, reference(g, source, False, directed=True))
+        assert np.allclose(got, shortest_distances(g, source, False, directed=True))
 
 
 def test_delta_stepping_by_hand():
@@ -262,7 +243,7 @@ def test_cpu_auto_sssp_is_delta_stepping_on_roads_only():
     road = grid(6, 7, weights="uniform", seed=2)
     r = sssp(road, 0, "auto")
     assert r.strategy == "delta" and r.info["auto"]
-    assert np.allclose(r.dist, reference(road, 0, False))
+    assert np.allclose(r.dist, shortest_distances(road, 0, False))
     star = Graph(n=20, src=np.zeros(19, np.int64), dst=np.arange(1, 20), weight=np.ones(19))
     assert sssp(star, 0, "auto").strategy == "bs"
     assert bfs(road, 0, "auto").strategy == "bs"  # BFS keeps its own rule
