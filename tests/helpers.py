@@ -27,7 +27,7 @@ from runtime import gpu as runtime_gpu
 from runtime.generators import grid
 from runtime.multilevel import csr_from_edges, gpu
 from runtime.traversal import csr_out
-from vcut import _rounds
+from vcut import greedy_rounds
 from vcut.cli import main
 from vcut.parallel import par_assign
 
@@ -492,10 +492,10 @@ def on_device(lv):
 # -- module knobs ---------------------------------------------------------------------------
 @contextlib.contextmanager
 def rounds_of(r):
-    """`vcut._rounds.ROUNDS` set to ``r`` for the block."""
-    old = _rounds.ROUNDS
-    _rounds.ROUNDS = r
+    """`vcut.greedy_rounds.ROUNDS` set to ``r`` for the block."""
+    old = greedy_rounds.ROUNDS
+    greedy_rounds.ROUNDS = r
     try:
         yield
     finally:
-        _rounds.ROUNDS = old
+        greedy_rounds.ROUNDS = old

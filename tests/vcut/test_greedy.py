@@ -5,15 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ir_graph import Graph
+from tests.helpers import graph, greedy_reference, ramp, weighted_graphs
 from vcut.partition import partition_graph
-
-
-def graph(edges, weights=None, n=None):
-    src = np.array([a for a, _ in edges], dtype=np.int32)
-    dst = np.array([b for _, b in edges], dtype=np.int32)
-    w = np.ones(len(edges)) if weights is None else np.asarray(weights, dtype=np.float64)
-    return Graph(n=n or int(max(src.max(), dst.max()) + 1), src=src, dst=dst, weight=w).validate()
 
 
 def assign(edges, p, algo, weights=None, lam=1.0, capacities=None):
@@ -46,7 +39,7 @@ def test_case1_falls_back_to_the_union_first():
     # A(0) = {0, 1} and A(3) = {0} when (0,3) arrives; cluster 0 is full, 1 is not
     edges = [(3, 4), (0, 5), (0, 3), (6, 7)]
     got = partition_graph(graph(edges, [2, 1, 1, 2]), 3, "wb-pg").assignment.tolist()
-    ref = reference(edges, [2, 1, 1, 2], 3, rule="pg", bounded=True, lam=1.0)
+    ref = greedy_reference(edges, [2, 1, 1, 2], 3, rule="pg", bounded=True, lam=1.0)
     assert got == ref
 
 
@@ -83,113 +76,7 @@ def test_star_vertex_cut_beats_any_edge_cut():
     assert m.vertex_copies < best_edge_cut == 8
 
 
-# -- a literal transcription of the spec's rules, as the reference -----------------
-def rules(p, cap, deg, rule, bounded, lam, W):
-    """Algorithm 1 literally: ``(decide, full, least)``; ``decide(u, v, A, load, rem)`` gives
-    the cluster, or None for the least loaded of all."""
-    def full(c, load):  # at the bound, within the kernel's relative tolerance of 1e-12
-        return bounded and load[c] >= lam * W * cap[c] * (1 - 1e-12)
-
-    def least(S, load):
-        return min(S, key=lambda c: (load[c] / cap[c], c))
-
-    def decide(u, v, A, load, rem):
-        if not A[u] and not A[v]:
-            return None
-        if bool(A[u]) != bool(A[v]):
-            m = least(A[u] or A[v], load)
-            return None if full(m, load) else m
-        if A[u] & A[v]:
-            m = least(A[u] & A[v], load)
-            if full(m, load):
-                m = least(A[u] | A[v], load)
-                if full(m, load):
-                    return None
-            return m
-        if rule == "libra":
-            s = u if deg[u] <= deg[v] else v
-        else:
-            s = u if rem[u] >= rem[v] else v
-        t = v if s == u else u
-        m = least(A[s], load)
-        if full(m, load):
-            m = least(A[t], load)
-            if full(m, load):
-                return None
-        return m
-
-    return decide, full, least
-
-
-def degrees_of(edges):
-    n = max(max(e) for e in edges) + 1
-    deg = [0] * n
-    for a, b in edges:
-        deg[a] += 1
-        deg[b] += 1
-    return n, deg
-
-
-def reference(edges, weights, p, rule, bounded, lam, cap=None, batch=None, recheck=True):
-    """Algorithm 1 edge by edge; with ``batch``, every edge of a batch decides against
-    copies of the state taken at the batch's start, then the batch is applied in order
-    (an edge whose choice was 'the least loaded of all' or, with ``recheck``, would add
-    a replica by now decides again on the live state; a cluster full by now gives way
-    to the least loaded of all)."""
-    cap = [1.0 / p] * p if cap is None else cap
-    n, deg = degrees_of(edges)
-    rem = deg[:]
-    A = [set() for _ in range(n)]
-    load = [0.0] * p
-    decide, full, least = rules(p, cap, deg, rule, bounded, lam, sum(weights))
-
-    out = []
-
-    def place(u, v, w, m):
-        if m is None or full(m, load):
-            m = least(range(p), load)
-        out.append(m)
-        load[m] += w
-        A[u].add(m)
-        A[v].add(m)
-        rem[u] -= 1
-        rem[v] -= 1
-
-    pairs = list(zip(edges, weights))
-    step = batch or 1
-    for lo in range(0, len(pairs), step):
-        chunk = pairs[lo:lo + step]
-        frozen = ([set(a) for a in A], load[:], rem[:])
-        choices = [decide(u, v, *frozen) for (u, v), _ in chunk] if batch else [None]
-        for ((u, v), w), m in zip(chunk, choices):
-            if m is None or (recheck and not (m in A[u] and m in A[v])):
-                m = decide(u, v, A, load, rem)
-            place(u, v, w, m)
-    return out
-
-
-@st.composite
-def weighted_graphs(draw):
-    n = draw(st.integers(3, 14))
-    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
-                          min_size=2, max_size=40))
-    seen, edges = set(), []
-    for a, b in pairs:
-        if a != b and (min(a, b), max(a, b)) not in seen:
-            seen.add((min(a, b), max(a, b)))
-            edges.append((a, b))
-    if not edges:
-        edges = [(0, 1)]
-    weights = draw(st.lists(st.integers(1, 9), min_size=len(edges), max_size=len(edges)))
-    return edges, weights
-
-
-def ramp(p):
-    """Unequal capacities 1 : 2 : ... : p, normalised to sum 1."""
-    raw = np.arange(1, p + 1, dtype=float)
-    return (raw / raw.sum()).tolist()
-
-
+# -- the kernel against a literal transcription of the spec's rules (helpers.rules) ----
 @settings(max_examples=200, deadline=None)
 @given(weighted_graphs(), st.integers(1, 70), st.sampled_from(["pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra"]),
        st.sampled_from([1.0, 1.05, 1.5]), st.booleans())
@@ -199,9 +86,9 @@ def test_kernel_equals_the_literal_rules(gw, p, algo, lam, hetero):
     cap = ramp(p) if hetero else None
     got = partition_graph(graph(edges, weights), p, algo, lam=lam, capacities=cap).assignment.tolist()
     weighted = algo.startswith("w")
-    ref = reference(edges, weights if weighted else [1] * len(edges), p,
-                    rule="libra" if "libra" in algo else "pg", bounded=algo.startswith("wb"),
-                    lam=lam, cap=cap)
+    ref = greedy_reference(edges, weights if weighted else [1] * len(edges), p,
+                           rule="libra" if "libra" in algo else "pg", bounded=algo.startswith("wb"),
+                           lam=lam, cap=cap)
     assert got == ref
 
 
@@ -215,9 +102,9 @@ def test_batched_kernel_equals_the_literal_batches(gw, p, algo, batch, recheck):
     edges, weights = gw
     p = min(p, len(edges))
     weighted = algo.startswith("w")
-    ref = reference(edges, weights if weighted else [1] * len(edges), p,
-                    rule="libra" if "libra" in algo else "pg", bounded=algo.startswith("wb"),
-                    lam=1.0, batch=batch, recheck=recheck)
+    ref = greedy_reference(edges, weights if weighted else [1] * len(edges), p,
+                           rule="libra" if "libra" in algo else "pg", bounded=algo.startswith("wb"),
+                           lam=1.0, batch=batch, recheck=recheck)
     old = _kernels.RECHECK
     _kernels.RECHECK = recheck
     try:
