@@ -15,19 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vcut_base.errors import InputError
-from runtime import _gpu, config
+from runtime import config, gpu as runtime_gpu
 from runtime.generators import rmat
-from tests.vcut.test_greedy import graph, reference, weighted_graphs
-from tests.vcut.test_rounds import rounds_of
+from tests.helpers import graph, greedy_reference, rounds_of, weighted_graphs
 from vcut import _gpu_greedy
 from vcut.partition import partition_graph
 
 GREEDY = ("pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra")
 
-
-@pytest.fixture(autouse=True)
-def small_launches(monkeypatch):
-    monkeypatch.setattr(config, "THREADS_PER_BLOCK", 8)
+pytestmark = pytest.mark.usefixtures("small_launches")
 
 
 def test_gpu_batches_equal_the_cpu_batches_and_one_edge_batches_the_stream():
@@ -56,9 +52,9 @@ def test_gpu_batches_equal_the_literal_batches(gw, p, algo, batch):
     edges, weights = gw
     p = min(p, len(edges))
     weighted = algo.startswith("w")
-    ref = reference(edges, weights if weighted else [1] * len(edges), p,
-                    rule="libra" if "libra" in algo else "pg", bounded=algo.startswith("wb"),
-                    lam=1.0, batch=batch)
+    ref = greedy_reference(edges, weights if weighted else [1] * len(edges), p,
+                           rule="libra" if "libra" in algo else "pg", bounded=algo.startswith("wb"),
+                           lam=1.0, batch=batch)
     got = partition_graph(graph(edges, weights), p, algo, batch=batch, device="gpu",
                           apply="recheck")
     assert got.assignment.tolist() == ref
@@ -110,7 +106,7 @@ def test_auto_takes_the_gpu_when_one_is_usable(monkeypatch):
     g = graph([(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)])
     assert partition_graph(g, 2, "wb-libra", device="auto").info.get("device") == "gpu"
     assert "device" not in partition_graph(g, 2, "hdrf", device="auto").info  # the CPU's
-    monkeypatch.setattr(_gpu, "_device_present", lambda: False)
+    monkeypatch.setattr(runtime_gpu, "_device_present", lambda: False)
     part = partition_graph(g, 2, "wb-libra", device="auto")
     assert "device" not in part.info and "batch" not in part.info  # the sequential stream
 
@@ -138,7 +134,7 @@ def test_bad_devices_and_memory(monkeypatch):
     with pytest.raises(InputError, match="needs 0.0 MiB of device memory, 0.0 MiB are free"):
         partition_graph(g, 2, "wb-libra", device="gpu")
     monkeypatch.setattr(config, "DEVICE_MEMORY", None)
-    monkeypatch.setattr(_gpu, "_device_present", lambda: False)
+    monkeypatch.setattr(runtime_gpu, "_device_present", lambda: False)
     with pytest.raises(InputError, match="no CUDA GPU is available here"):
         partition_graph(g, 2, "wb-libra", device="gpu")
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from vcut_base.errors import InputError
 from ir_graph import Graph
-from tests.vcut.test_greedy import graph, weighted_graphs
+from tests.helpers import graph, weighted_graphs
 from vcut.capacities import capacities_from_units, target_weights
 from vcut.metrics import random_rf_bound
 from vcut.partition import ALGORITHMS, partition_graph, simplify

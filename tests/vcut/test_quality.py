@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vcut_base.errors import InputError
-from tests.vcut.test_greedy import graph, weighted_graphs
+from tests.helpers import edge_arrays, graph, weighted_graphs
 from vcut import quality
 from vcut.capacities import capacities_from_fractions, equal_capacities
 from vcut.metrics import degrees
@@ -156,11 +156,6 @@ def hep_literal(src, dst, w, n, frac, seeds, tau):
     return out
 
 
-def _arrays(edges, weights=None):
-    g = graph(edges, weights)
-    return g.src.astype(np.int64), g.dst.astype(np.int64), g.weight, g.n
-
-
 def replicas(src, dst, out, n):
     return len({(int(v), int(c)) for e, c in enumerate(out) for v in (src[e], dst[e])})
 
@@ -224,7 +219,7 @@ def test_cliques_hand_trace_from_vertex_0():
     # seeds start at vertex 0: 0 expands, 1, 2, 3 join (the clique's 6 edges in
     # the order (0,1), (0,2), (1,2), (0,3), (1,3), (2,3)), 3 expands: 4 joins and
     # the bridge fills cluster 0; cluster 1 takes the rest
-    src, dst, w, n = _arrays(CLIQUES)
+    src, dst, w, n = edge_arrays(CLIQUES)
     seeds = np.array([0, 1, 2, 3, 4, 5, 6, 7])
     out = quality._expand.expand(src, dst, w, *quality._expand.incidence(
         src, dst, n, np.ones(len(src), bool)), n, np.array([6.5, 6.5]), np.zeros(n, bool), seeds,
@@ -236,7 +231,7 @@ def test_expansion_ties_go_to_the_vertex_that_joined_first():
     # the path 3-1-0-2-4 from seed 0: 1 then 2 join (edges (0,1), (0,2)), both with one
     # unassigned edge left; 1 joined first, so 1 expands: (1,3) fills cluster 0 (3 of 4
     # edges) and (2,4) goes to cluster 1 (ties to the last joined would give (2,4) to 0)
-    src, dst, w, n = _arrays([(0, 1), (0, 2), (1, 3), (2, 4)])
+    src, dst, w, n = edge_arrays([(0, 1), (0, 2), (1, 3), (2, 4)])
     out = np.full(4, -1, np.int64)
     quality._expand.expand(src, dst, w, *quality._expand.incidence(
         src, dst, n, np.ones(4, bool)), n, np.array([3.0, 1.0]), np.zeros(n, bool),
@@ -249,7 +244,7 @@ def test_expansion_ties_go_to_the_vertex_that_joined_first():
 @given(weighted_graphs(), st.integers(1, 5), st.integers(0, 2**32), st.booleans())
 def test_ne_equals_the_literal_transcription(gw, k, seed, weighted):
     edges, weights = gw
-    src, dst, w, n = _arrays(edges, weights if weighted else None)
+    src, dst, w, n = edge_arrays(edges, weights if weighted else None)
     k = min(k, len(src))
     cap = equal_capacities(k) if seed % 3 else capacities_from_fractions(
         np.arange(1, k + 1, dtype=float))
@@ -264,7 +259,7 @@ def test_ne_equals_the_literal_transcription(gw, k, seed, weighted):
        st.sampled_from([0.5, 1.0, 1.5, 3.0]))
 def test_hep_equals_the_literal_transcription(gw, k, seed, tau):
     edges, weights = gw
-    src, dst, w, n = _arrays(edges, weights)
+    src, dst, w, n = edge_arrays(edges, weights)
     k = min(k, len(src))
     cap = equal_capacities(k)
     ours, info = quality.hep_assign(src, dst, w, n, cap, degrees(src, dst, n), tau=tau, seed=seed)
@@ -300,7 +295,7 @@ def test_every_edge_once_and_capacity_respected(gw, k, seed, algo):
 def test_refine_path_hand_case():
     # path 0-1-2 cut at vertex 1: 4 copies; moving (1, 2) next to (0, 1) leaves
     # 3 copies, but needs a load of 2 in one cluster: allowed at imbalance 2 only
-    src, dst, w, n = _arrays([(0, 1), (1, 2)])
+    src, dst, w, n = edge_arrays([(0, 1), (1, 2)])
     cap = equal_capacities(2)
     same, info = quality.refine_assignment(src, dst, w, n, [0, 1], cap, imbalance=1.03)
     assert same.tolist() == [0, 1] and info["refine_moves"] == 0
@@ -313,7 +308,7 @@ def test_refine_path_hand_case():
 def test_refine_moves_only_the_vertices_it_is_given():
     # the path 0-1-2 cut at vertex 1 (imbalance 2 lets (1, 2) join (0, 1)): the move
     # dissolves a replica of vertex 1, so it is made when 1 may move, whatever the others
-    src, dst, w, n = _arrays([(0, 1), (1, 2)])
+    src, dst, w, n = edge_arrays([(0, 1), (1, 2)])
     cap = equal_capacities(2)
     for movable, moves in (([True, False, True], 0), ([False, True, False], 1)):
         out, info = quality.refine_assignment(src, dst, w, n, [0, 1], cap, imbalance=2.0,
@@ -325,7 +320,7 @@ def test_refine_moves_only_the_vertices_it_is_given():
     # the others have one replica each; with 0, 3 and 4 held nothing moves, with only 0
     # free the move of that case is made
     edges = [(0, 1), (0, 2), (0, 3), (0, 4), (3, 5), (4, 6), (1, 7), (2, 8)]
-    src, dst, w, n = _arrays(edges)
+    src, dst, w, n = edge_arrays(edges)
     start = [0, 1, 2, 2, 0, 1, 0, 1]
     held = np.ones(n, bool)
     held[[0, 3, 4]] = False
@@ -346,7 +341,7 @@ def test_an_unbounded_imbalance_is_no_bound_without_warnings():
     # warning reaches the user
     import warnings
 
-    src, dst, w, n = _arrays([(0, 1), (1, 2)], [3.0, 3.0])
+    src, dst, w, n = edge_arrays([(0, 1), (1, 2)], [3.0, 3.0])
     cap = equal_capacities(2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -364,7 +359,7 @@ def test_refine_dissolves_a_replica_into_two_clusters():
     # (0,4) to 1: gain 1 + 1 + 1 (0, 3 and 4 leave cluster 2), where moving the
     # group to one cluster gains 2; 0's copies in 0 and 1 gain nothing.
     edges = [(0, 1), (0, 2), (0, 3), (0, 4), (3, 5), (4, 6), (1, 7), (2, 8)]
-    src, dst, w, n = _arrays(edges)
+    src, dst, w, n = edge_arrays(edges)
     out = np.array([0, 1, 2, 2, 0, 1, 0, 1])
     ptr, adj = quality._expand.incidence(src, dst, n, np.ones(len(src), bool))
     res = quality._expand.refine(src, dst, w, ptr, adj, n, 3, out, np.full(3, 10.0),
@@ -378,7 +373,7 @@ def test_refine_dissolves_a_replica_into_two_clusters():
        st.sampled_from([1.0, 1.03, 1.2, 2.0]))
 def test_refine_never_raises_rf_never_breaks_the_bound_and_is_idempotent(gw, k, seed, imb):
     edges, weights = gw
-    src, dst, w, n = _arrays(edges, weights)
+    src, dst, w, n = edge_arrays(edges, weights)
     k = min(k, len(src))
     start = np.random.default_rng(seed).integers(0, k, len(src))
     cap = equal_capacities(k)
@@ -417,7 +412,7 @@ def test_skipping_unchanged_vertices_changes_nothing(gw, k, seed, imb):
     # the closing pass skips a vertex whose inputs did not change since it moved nothing:
     # the same moves, passes and assignment as evaluating every vertex
     edges, weights = gw
-    src, dst, w, n = _arrays(edges, weights)
+    src, dst, w, n = edge_arrays(edges, weights)
     k = min(k, len(src))
     start = np.random.default_rng(seed).integers(0, k, len(src))
     assert _dissolve(src, dst, w, n, start, k, imb, seed, True) == \
@@ -430,7 +425,7 @@ def test_skipping_needs_the_neighbours_changes():
     # neighbour's replica counts (a skip that looked at its own clusters only ends with 11
     # copies after 4 moves)
     edges = [(0, 6), (1, 2), (1, 3), (1, 5), (2, 4), (2, 5), (3, 5), (3, 6), (4, 6), (5, 6)]
-    src, dst, w, n = _arrays(edges)
+    src, dst, w, n = edge_arrays(edges)
     start = np.array([2, 1, 2, 0, 2, 1, 0, 3, 0, 2])
     full = _dissolve(src, dst, w, n, start, 4, 2.0, 172, False)
     assert full[1] == (5, 5, 17, 10)  # moves, passes, copies before and after
@@ -456,7 +451,7 @@ def test_fm_takes_a_zero_gain_step_that_the_dissolving_passes_cannot():
     # positive gain (sending (0,5) to cluster 1 keeps 0 in cluster 0 and adds it to 1:
     # 1 - 1 = 0), but that move followed by (0,4) (0 and 4 leave cluster 0: +2) reaches
     # 7 copies = 6 vertices + 1 shared, the fewest any two non-empty clusters allow.
-    src, dst, w, n = _arrays([(0, 4), (0, 5), (1, 3), (1, 5), (2, 3), (4, 5)])
+    src, dst, w, n = edge_arrays([(0, 4), (0, 5), (1, 3), (1, 5), (2, 3), (4, 5)])
     start = [0, 0, 0, 1, 0, 1]
     cap = equal_capacities(2)
     lp, info = quality.refine_assignment(src, dst, w, n, start, cap, imbalance=1.5, fm=False)
@@ -475,7 +470,7 @@ def test_fm_drop_cuts_searches_at_their_first_step_below_the_best_prefix():
     # best prefix reach it; cut at the first step below it (drop 0, the default) they
     # stop between: the step they need costs a copy first.
     edges = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
-    src, dst, w, n = _arrays(edges)
+    src, dst, w, n = edge_arrays(edges)
     start = np.array([2, 1, 1, 2, 0, 2])
     bound = np.full(3, 4.0)
     fewest = min(replicas(src, dst, np.array(a), n) for a in itertools.product(range(3), repeat=6)
@@ -496,7 +491,7 @@ def test_fm_kernel_undoes_a_search_without_gain_exactly():
     # a 4-cycle 0-1-2-3 split into the paths (0,1) (1,2) | (2,3) (3,0): 3 + 3 = 6
     # copies, the fewest a split into 2 + 2 edges allows (opposite edges give 4 + 4).
     # With loads <= 2.5 no search keeps a move: each is undone, loads restored.
-    src, dst, w, n = _arrays([(0, 1), (1, 2), (2, 3), (0, 3)])
+    src, dst, w, n = edge_arrays([(0, 1), (1, 2), (2, 3), (0, 3)])
     out = np.array([0, 0, 1, 1])
     ptr, adj = quality._expand.incidence(src, dst, n, np.ones(4, bool))
     res = quality._fm.fm(src, dst, w, ptr, adj, n, 2, out, np.array([2.5, 2.5]), np.arange(n),
@@ -513,7 +508,7 @@ def test_fm_kernel_keeps_its_counts_and_bounds_with_tight_slots_and_hubs(gw, k, 
     # against a recount, the loads within the bound, never more replicas; no free slot
     # (slack 0) and low hub degrees exercise the paths a move may not take
     edges, weights = gw
-    src, dst, w, n = _arrays(edges, weights)
+    src, dst, w, n = edge_arrays(edges, weights)
     k = min(k, len(src))
     start = np.random.default_rng(seed).integers(0, k, len(src))
     out = start.astype(np.int64).copy()
@@ -537,7 +532,7 @@ def test_fm_budget_stops_before_the_first_search_past_it(gw, k, seed, frac):
     # the count it stopped at gives the same moves, and the counts and bounds still hold
     # (a run that stops at its budget does not start the pass that would find no gain)
     edges, weights = gw
-    src, dst, w, n = _arrays(edges, weights)
+    src, dst, w, n = edge_arrays(edges, weights)
     k = min(k, len(src))
     start = np.random.default_rng(seed).integers(0, k, len(src))
     bound = np.maximum(1.1 * w.sum() / k, np.bincount(start, weights=w, minlength=k))
@@ -655,9 +650,10 @@ def test_best_keeps_the_candidate_with_fewer_replicas():
 
 
 def _grid(side):
-    return _arrays([(side * i + j, side * i + j + 1) for i in range(side) for j in range(side - 1)]
-                   + [(side * j + i, side * j + i + side) for i in range(side)
-                      for j in range(side - 1)])
+    return edge_arrays([(side * i + j, side * i + j + 1) for i in range(side)
+                        for j in range(side - 1)]
+                       + [(side * j + i, side * j + i + side) for i in range(side)
+                          for j in range(side - 1)])
 
 
 def test_best_without_metis_keeps_the_expansions_and_says_why(monkeypatch):
@@ -718,7 +714,7 @@ def test_best_drops_a_spac_cut_above_the_bound():
     # its share too, but refinement only keeps a load within the bound or lowers it; a new
     # cut must be within the bound); best ran one expansion beside SPAC, then the other three
     pytest.importorskip("pymetis")
-    src, dst, w, n = _arrays(CLIQUES)
+    src, dst, w, n = edge_arrays(CLIQUES)
     cap = equal_capacities(2)
     out, info = quality.best_assign(src, dst, w, n, cap, degrees(src, dst, n), spac=True)
     want, want_info = quality.best_assign(src, dst, w, n, cap, degrees(src, dst, n), spac=False)
@@ -774,7 +770,7 @@ def test_bad_arguments():
         partition_graph(g, 2, "ne", tau=3.0)
     with pytest.raises(InputError, match="drop --refine"):
         partition_graph(g, 2, "par", refine=True)
-    src, dst, w, n = _arrays(STAR)
+    src, dst, w, n = edge_arrays(STAR)
     for bad in ([0] * 7, [0, 1, 2, 0, 0, 0, 0, 0], [-1] + [0] * 7):
         with pytest.raises(InputError, match="must give each of the 8 edges a cluster in 0..1"):
             quality.refine_assignment(src, dst, w, n, bad, equal_capacities(2))

@@ -1,6 +1,5 @@
 """The batched stream applied in rounds (`vcut._rounds`, the GPU's form) on the CPU."""
 
-import contextlib
 import math
 
 import numpy as np
@@ -10,22 +9,11 @@ from hypothesis import strategies as st
 
 from vcut_base.errors import InputError
 from runtime.generators import rmat
-from tests.vcut.test_greedy import degrees_of, graph, ramp, rules, weighted_graphs
+from tests.helpers import degrees_of, graph, ramp, rounds_of, rules, weighted_graphs
 from vcut import _rounds
 from vcut.partition import partition_graph
 
 GREEDY = ("pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra")
-
-
-@contextlib.contextmanager
-def rounds_of(r):
-    """`vcut._rounds.ROUNDS` set to ``r`` for the block."""
-    old = _rounds.ROUNDS
-    _rounds.ROUNDS = r
-    try:
-        yield
-    finally:
-        _rounds.ROUNDS = old
 
 
 def waterfill(load, cap, total):

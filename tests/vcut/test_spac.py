@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vcut_base.errors import InputError, VcutError
-from tests.vcut.test_greedy import graph, weighted_graphs
+from tests.helpers import edge_arrays, graph, weighted_graphs
 from vcut.partition import partition_graph
 from vcut import spac
 from vcut.spac import reconstruct, split_and_connect
@@ -28,7 +28,7 @@ TRI = [(0, 1), (1, 2), (2, 0), (2, 3)]
 
 
 def test_split_form_edge_by_edge():
-    sg = split_and_connect(*_arrays(TRI), contracted=False, cycles=True)
+    sg = split_and_connect(*edge_arrays(TRI), contracted=False, cycles=True)
     # clones: 2e is edge e's first endpoint, 2e+1 its second
     # vertex 0: clones 0 (e0), 5 (e2); vertex 1: 1 (e0), 2 (e1); vertex 2: 3 (e1), 4 (e2), 6 (e3)
     # vertex 3: 7 (e3). Auxiliary paths in edge order; vertex 2 (degree 3) closes a cycle.
@@ -40,7 +40,7 @@ def test_split_form_edge_by_edge():
 
 
 def test_auxiliary_cut_counts_cut_auxiliary_edges_once():
-    sg = split_and_connect(*_arrays(TRI), contracted=False, cycles=True)
+    sg = split_and_connect(*edge_arrays(TRI), contracted=False, cycles=True)
     # the auxiliary edges (above): (0, 5), (1, 2), (3, 4), (4, 6), (3, 6); clones 0-3 in part
     # 0, 4-7 in part 1: (0, 5), (3, 4), (3, 6) cross; dominant (4, 5) lies within part 1
     # and (2, 3) within part 0, neither counted
@@ -51,16 +51,16 @@ def test_auxiliary_cut_counts_cut_auxiliary_edges_once():
 
 
 def test_contracted_form_edge_by_edge():
-    sg = split_and_connect(*_arrays(TRI), contracted=True, cycles=False)
+    sg = split_and_connect(*edge_arrays(TRI), contracted=True, cycles=False)
     # vertex e = edge e; around vertex 0: e0-e2; vertex 1: e0-e1; vertex 2: e1-e2-e3 (path)
     assert undirected(sg) == {(0, 2): 1, (0, 1): 1, (1, 2): 1, (2, 3): 1}
-    cyc = split_and_connect(*_arrays(TRI), contracted=True, cycles=True)
+    cyc = split_and_connect(*edge_arrays(TRI), contracted=True, cycles=True)
     assert undirected(cyc) == {(0, 2): 1, (0, 1): 1, (1, 2): 1, (2, 3): 1, (1, 3): 1}
     assert sg.n == 4 and sg.vwgt.tolist() == [100] * 4
 
 
 def test_vertex_weights_follow_edge_weights(monkeypatch):
-    src, dst, _, n = _arrays(TRI)
+    src, dst, _, n = edge_arrays(TRI)
     # integer weights: 100 x each, exact ratios (a rounding to a mean of 100 let SPAC's edge
     # balance pass its bound); other weights: scaled to a mean of 100 and rounded
     sg = split_and_connect(src, dst, np.array([1.0, 3.0, 1.0, 3.0]), n, contracted=True)
@@ -84,12 +84,6 @@ def test_reconstruction_assigns_every_edge():
     assert assign.tolist() == [0, 1, 1, 2] and cut == 1  # e2's clones 4, 5 are split
     assign, cut = reconstruct(np.array([3, 1, 0, 2]), 4, contracted=True)
     assert assign.tolist() == [3, 1, 0, 2] and cut == 0
-
-
-def _arrays(edges):
-    src = np.array([a for a, _ in edges])
-    dst = np.array([b for _, b in edges])
-    return src, dst, np.ones(len(edges)), int(max(src.max(), dst.max()) + 1)
 
 
 @settings(max_examples=40, deadline=None)
@@ -139,7 +133,7 @@ def test_backend_errors():
     res = partition_graph(g, 2, "spac", backend="multilevel", capacities=[1, 2])
     assert set(res.simple_assignment.tolist()) <= {0, 1}
     with pytest.raises(VcutError) as exc:
-        split_and_connect(*_arrays(TRI), memory_limit=100)
+        split_and_connect(*edge_arrays(TRI), memory_limit=100)
     assert "would need about" in str(exc.value) and "GiB of memory are available" in str(exc.value)
 
 
@@ -177,7 +171,7 @@ def test_metis_without_the_gil_is_pymetis():
     rng = np.random.default_rng(11)
     edges = sorted({(int(min(a, b)), int(max(a, b))) for a, b in rng.integers(0, 400, (2500, 2))
                     if a != b})
-    sg = split_and_connect(*_arrays(edges), contracted=True, cycles=True)
+    sg = split_and_connect(*edge_arrays(edges), contracted=True, cycles=True)
     got = {}
     for k, seed in ((2, 0), (8, 3), (9, 0), (32, 7)):
         for recursive in (None, False, True):
