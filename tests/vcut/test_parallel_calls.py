@@ -7,7 +7,7 @@ import pytest
 
 from vcut_base.errors import InputError
 from ir_graph.graph import Graph
-from tests.vcut.test_parallel_grains import _cli_partition, _ir_dag, _reference
+from tests.helpers import cli_partition, ir_dag, par_grains_reference
 from vcut._timed import call_labels
 from vcut.parallel import CALL_SHARE, par_assign
 from vcut.partition import partition_graph
@@ -85,7 +85,7 @@ def test_call_labels_match_the_definition(seed):
 
 
 def _ir_dag_calls(n, m, seed):
-    g = _ir_dag(n, m, seed)
+    g = ir_dag(n, m, seed)
     return Graph(n=g.n, src=g.src, dst=g.dst, weight=g.weight, directed=True,
                  node_sid=g.node_sid, node_opclass=g.node_opclass, node_depth=_depths(n, seed))
 
@@ -111,8 +111,8 @@ def test_calls_match_the_definition(p, share, call_share, seed):
     out, home, sched, info = par_assign(g.src, g.dst, g.weight, g.n, p, np.full(p, 1.0 / p),
                                         calls=g.node_depth, call_share=call_share,
                                         grain_share=share, **kw)
-    r_out, r_home, r_sched, whole = _reference(g.src, g.dst, g.weight, g.n, p, labels, share,
-                                               **kw)
+    r_out, r_home, r_sched, whole = par_grains_reference(g.src, g.dst, g.weight, g.n, p, labels,
+                                                         share, **kw)
     assert info["grains"] == whole > 0 and info["call_share"] == call_share
     assert out.tolist() == r_out
     assert home.tolist() == r_home
@@ -180,7 +180,7 @@ def test_bad_calls():
 
 def test_cli_partition_calls(tmp_path):
     g = _ir_dag_calls(300, 1200, 7)
-    path, vcut = _cli_partition(g, tmp_path)
+    path, vcut = cli_partition(g, tmp_path)
     res = vcut(path, "--grains", "1", "--grain-unit", "calls", "--json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)

@@ -1,14 +1,13 @@
 """``par`` on whole basic-block runs (vcut.parallel: block_runs, par_assign's grains)."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from vcut_base.errors import InputError
 from ir_graph.graph import OPCLASSES, Graph
+from tests.helpers import cli_partition, ir_dag, par_grains_reference
 from vcut.parallel import block_runs, par_assign
 from vcut.partition import partition_graph
 
@@ -26,118 +25,15 @@ def test_block_runs_by_hand():
     assert block_runs([], []).tolist() == []
 
 
-def _ir_dag(n, m, seed, run=6):
-    """A random DAG (edges from lower to higher id) with instructions in runs of 1..run
-    consecutive sids, a branch ending some of them."""
-    rng = np.random.default_rng(seed)
-    a = rng.integers(0, n, m)
-    b = np.minimum(a + rng.integers(1, 40, m), n - 1)
-    keep = a != b
-    e = np.unique(np.stack([a, b], 1)[keep], axis=0)
-    w = rng.integers(1, 20, len(e)).astype(np.float64)
-    sid = np.empty(n, dtype=np.int32)
-    op = np.full(n, INT, dtype=np.uint8)
-    v, s = 0, 0
-    while v < n:
-        k = int(rng.integers(1, run + 1))
-        sid[v:v + k] = np.arange(s, s + min(k, n - v))
-        op[min(v + k, n) - 1] = CONTROL if rng.random() < 0.5 else INT
-        s += k + 100  # the next run starts elsewhere
-        v += k
-    return Graph(n=n, src=e[:, 0].copy(), dst=e[:, 1].copy(), weight=w, directed=True,
-                 node_sid=sid, node_opclass=op)
-
-
-def _reference(src, dst, w, n, p, runs, share, **kw):
-    """par_assign's grains by the definition, one vertex and edge at a time."""
-    cap = np.full(p, 1.0 / p)
-    m = len(src)
-    # the model's bound: the longest path (edge weights) and the work over p
-    longest = np.zeros(n)
-    for e in sorted(range(m), key=lambda e: (dst[e], src[e])):
-        longest[dst[e]] = max(longest[dst[e]], longest[src[e]] + w[e])
-    bound = max(longest.max(), w.sum() / p)
-    k = runs[-1] + 1
-
-    def split(label, k):  # the work inside each group, and its in-edges from other groups
-        inner = np.zeros(k)
-        into = {}  # group -> [(source group, weight)]
-        for e in range(m):
-            a, b = label[src[e]], label[dst[e]]
-            if a == b:
-                inner[b] += w[e]
-            else:
-                into.setdefault(b, []).append((a, w[e]))
-        return inner, into
-
-    inner, into = split(runs, k)
-
-    def carried(groups_into, inner_of):
-        out = []
-        for b, edges in sorted(groups_into.items()):
-            tot = sum(x for _, x in edges)
-            for a, x in edges:
-                out.append((a, b, x + inner_of[b] * (x / tot if tot > 0 else 1 / len(edges))))
-        return out
-
-    edges = carried(into, inner)
-    top, bottom = np.zeros(k), np.zeros(k)
-    for a, b, x in sorted(edges, key=lambda t: (t[1], t[0])):
-        top[b] = max(top[b], top[a] + x)
-    for a, b, x in sorted(edges, key=lambda t: (t[1], t[0]), reverse=True):
-        bottom[a] = max(bottom[a], x + bottom[b])
-    size = np.bincount(runs, minlength=k)
-    whole = [top[r] + bottom[r] <= share * bound and r in into and size[r] > 1
-             for r in range(k)]
-    # groups: a run kept whole, else each vertex on its own, in execution order
-    group, g = [], -1
-    for v in range(n):
-        if v == 0 or runs[v] != runs[v - 1] or not whole[runs[v]]:
-            g += 1
-        group.append(g)
-    ng = g + 1
-    pair = {}
-    for a, b, x in carried(*split(group, ng)[::-1]):
-        pair[(a, b)] = pair.get((a, b), 0.0) + x
-    keys = sorted(pair)
-    cs = np.array([a for a, _ in keys], dtype=np.int64)
-    cd = np.array([b for _, b in keys], dtype=np.int64)
-    cw = np.array([pair[t] for t in keys])
-    out2, home2, sched2, info = par_assign(cs, cd, cw, ng, p, cap, **kw)
-    index = {t: i for i, t in enumerate(keys)}
-    pos2 = {int(e): i for i, e in enumerate(sched2)}
-    first = {}
-    for i, (a, b) in enumerate(keys):
-        first[b] = min(first.get(b, len(keys)), pos2[i])
-    out, place = [], []
-    for e in range(m):
-        a, b = group[src[e]], group[dst[e]]
-        if a != b and not whole[runs[dst[e]]]:
-            out.append(out2[index[(a, b)]])
-            place.append(pos2[index[(a, b)]])
-        else:
-            out.append(home2[b])
-            place.append(first[b])
-    sched = sorted(range(m), key=lambda e: (place[e], dst[e], src[e]))
-    ends = set(src.tolist()) | set(dst.tolist())
-    home = [int(home2[group[v]]) if v in ends else -1 for v in range(n)]
-    for v in range(n):  # a vertex without in-edges in a run kept whole: where first used
-        if whole[runs[v]] and v not in set(dst.tolist()):
-            uses = [e for e in sched if src[e] == v]
-            if uses:
-                home[v] = out[uses[0]]
-    return out, home, sched, sum(whole)
-
-
 @pytest.mark.parametrize("p, share, seed", [(3, 0.5, 1), (4, 0.3, 2), (8, 1.0, 3), (2, 0.5, 4)])
 def test_grains_match_the_definition(p, share, seed):
-    g = _ir_dag(150, 500, seed)
+    g = ir_dag(150, 500, seed)
     runs = block_runs(g.node_sid, g.node_opclass)
     kw = dict(latency=4.0, beta=1.5, gamma=0.25)
     out, home, sched, info = par_assign(g.src, g.dst, g.weight, g.n, p, np.full(p, 1.0 / p),
                                         grains=runs, grain_share=share, **kw)
-    r_out, r_home, r_sched, whole = _reference(g.src, g.dst, g.weight, g.n, p, runs, share,
-                                               **kw)
+    r_out, r_home, r_sched, whole = par_grains_reference(g.src, g.dst, g.weight, g.n, p, runs,
+                                                         share, **kw)
     assert info["grains"] == whole > 0
     assert out.tolist() == r_out
     assert home.tolist() == r_home
@@ -146,7 +42,7 @@ def test_grains_match_the_definition(p, share, seed):
 
 @pytest.mark.parametrize("p, share", [(2, 0.5), (5, 1.0), (12, 1.0)])
 def test_grain_invariants(p, share):
-    g = _ir_dag(600, 2500, p)
+    g = ir_dag(600, 2500, p)
     part = partition_graph(g, p, "par", latency=6.0, grains=share)
     out, sched, homes = part.simple_assignment, part.schedule, part.homes
     src, dst = part.src, part.dst
@@ -183,7 +79,7 @@ def test_grain_invariants(p, share):
 def test_without_a_run_to_keep_whole_par_runs_as_without_grains():
     # p = 16 on this DAG: no run's paths are within the bound (the work over 16 clusters
     # is short), so par runs on the vertices as it would without runs
-    g = _ir_dag(600, 2500, 16)
+    g = ir_dag(600, 2500, 16)
     part = partition_graph(g, 16, "par", latency=6.0, grains=0.5)
     plain = partition_graph(g, 16, "par", latency=6.0)
     assert part.info["grains"] == 0
@@ -192,7 +88,7 @@ def test_without_a_run_to_keep_whole_par_runs_as_without_grains():
 
 
 def test_bad_grains():
-    g = _ir_dag(60, 200, 5)
+    g = ir_dag(60, 200, 5)
     runs = block_runs(g.node_sid, g.node_opclass)
     cap = np.full(2, 0.5)
     for share in (0.0, -0.5, 1.5, float("nan")):
@@ -214,25 +110,9 @@ def test_bad_grains():
         partition_graph(plain, 2, "par", grains=0.5)
 
 
-def _cli_partition(g, tmp_path):
-    """``(path, vcut)``: ``g`` written as a .npz, and ``vcut(file, *args)`` running
-    ``vcut partition FILE -p 3 --algo par --latency 5 ARGS``."""
-    from ir_graph.formats import write_graph
-
-    path = tmp_path / "g.npz"
-    write_graph(g, str(path))
-
-    def vcut(file, *args):
-        return subprocess.run([sys.executable, "-m", "vcut", "partition", str(file), "-p", "3",
-                               "--algo", "par", "--latency", "5", *args],
-                              capture_output=True, text=True)
-
-    return path, vcut
-
-
 def test_cli_partition_grains(tmp_path):
-    g = _ir_dag(300, 1200, 7)
-    path, vcut = _cli_partition(g, tmp_path)
+    g = ir_dag(300, 1200, 7)
+    path, vcut = cli_partition(g, tmp_path)
     res = vcut(path, "--grains", "0.5", "--json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
