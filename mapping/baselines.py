@@ -22,6 +22,7 @@
 import numpy as np
 
 from vcut_base.errors import InputError
+from runtime.vertex_partition import vertex_partition
 
 from .memory_centric import _room, _shares, cluster_comm, nearby
 
@@ -113,8 +114,6 @@ def recursive_bisection(inter, machine, seed=0):
 
 def _bisect(sub, work, frac, value_bytes, seed):
     """0/1 side of each cluster: METIS 2-way cut with target weights (frac, 1 - frac)."""
-    from vcut.spac import vertex_partition
-
     k = len(work)
     a, b = np.nonzero(np.triu(sub, 1) + np.triu(sub.T, 1))
     w = np.maximum(1, np.round(sub[a, b] / max(value_bytes, 1))).astype(np.int64)

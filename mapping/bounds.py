@@ -13,7 +13,7 @@ then ``w / speed_max``), and messages free:
 
 * W, the work: the sum of ``d`` over all tasks, i.e. one fastest core's time;
 * CP, the critical path: the longest chain of ``d`` through the dependencies,
-  one pass over the tasks in execution order (`vcut._replicas.execution_order`).
+  one pass over the tasks in execution order (`ir_graph.edge_lists.execution_order`).
 
 Clusters, not tasks, are what a core runs, so at most P' cores are ever busy.
 ``makespan / LB`` says how far a schedule is from ideal (1 is optimal) and

@@ -4,13 +4,14 @@ The figures per node come from `bench/bench_scale.py` (whole ``vcut analyze``
 processes on MiBench-dijkstra-shaped traces of 10 M and 73 M nodes, this
 project's 2-core machine): the peak resident memory grows linearly with the
 dynamic instructions, plus the greedy vertex cuts' replica sets beyond those
-of p = 8 (`vcut._kernels.replica_set_bytes`); the time grows linearly too. The estimate is
+of p = 8 (`ir_graph.replicas.replica_set_bytes`); the time grows linearly too. The estimate is
 a planning figure, not a bound: graphs of other programs have other edge and
 replica counts per node.
 """
 
 from vcut_base.errors import InputError
 from vcut_base.memory import available_bytes, format_bytes
+from ir_graph.replicas import replica_set_bytes
 
 __all__ = ["estimate", "check_budget", "BYTES_PER_NODE", "GRAPH_BYTES_PER_NODE",
            "NODES_PER_SECOND", "SPILL_BYTES_PER_NODE", "SPILL_DISK_BYTES_PER_NODE"]
@@ -54,8 +55,6 @@ def estimate(nodes, p, baselines=True, window=None, windows=1, spill=False):
     # the streaming cuts' replica sets beyond those of p = 8 (dense bitsets up to
     # p = 128, then compact sets; a p beyond the node count fails later with its
     # own message: p <= |E|)
-    from vcut._kernels import replica_set_bytes
-
     clusters = min(int(p), max(int(nodes), 1))
     per_node = (SPILL_BYTES_PER_NODE if spill else BYTES_PER_NODE) + max(replica_set_bytes(1, clusters) - replica_set_bytes(1, 8), 0)
     if window is None:

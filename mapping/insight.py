@@ -27,7 +27,7 @@ lines, functions or object names; the rest is the same.
     ins.reading, ins.to_json()["critical_path"]["lines"]
 
 Every pass is linear in the tasks (numba kernels in
-`mapping._insight_kernels`) except the sort of the distinct (cluster, line)
+`mapping.insight_kernels`) except the sort of the distinct (cluster, line)
 pairs, which are few.
 """
 
@@ -37,7 +37,7 @@ import numpy as np
 
 from ir_graph.graph import index_dtype
 
-from . import _insight_kernels as _k
+from . import insight_kernels as _k
 from .bounds import memory_delta
 from .machine import MEMORY_CYCLES
 

@@ -37,6 +37,10 @@ import numpy as np
 from vcut_base import arrays
 from vcut_base.arrays import unique
 from vcut_base.errors import InputError
+from ir_graph.edge_lists import cluster_sums, degrees, execution_order, is_oriented
+from ir_graph.replicas import replica_table
+
+from .simulation_kernels import first_positions, object_clusters
 
 __all__ = ["Clustering", "ClusterInteractions", "from_edge_partition", "from_vertex_partition",
            "interactions", "task_objects", "VALUE_BYTES"]
@@ -95,23 +99,19 @@ class Clustering:
 
     @cached_property
     def table(self):
-        """The `vcut._replicas.ReplicaTable` of the tasks (``replicas`` when given)."""
+        """The `ir_graph.replicas.ReplicaTable` of the tasks (``replicas`` when given)."""
         if self.replicas is not None:
             return self.replicas
-        from vcut._replicas import replica_table
-
         return replica_table(self.src, self.dst, self.cluster, self.weight, self.n, self.p)
 
     @cached_property
     def order(self):
         """The order in which each cluster runs its tasks: `schedule` when the
         partitioner made one, else the execution order (by destination, then
-        source) as `vcut._replicas.execution_order` gives it (None when the
+        source) as `ir_graph.edge_lists.execution_order` gives it (None when the
         tasks are in it)."""
         if self.schedule is not None:
             return self.schedule
-        from vcut._replicas import execution_order
-
         return execution_order(self.src, self.dst)
 
     def messages(self):
@@ -217,8 +217,6 @@ class ClusterInteractions:
 
 def _oriented(src, dst):
     """``(min, max)`` of every edge; the arrays themselves when already oriented."""
-    from vcut._replicas import is_oriented
-
     if is_oriented(src, dst):
         return src, dst
     s = np.asarray(src, dtype=np.int64)
@@ -249,8 +247,6 @@ def _task_objects(u, v, node_object):
 
 def from_edge_partition(part, node_object=None, method=None):
     """The `Clustering` of a vertex cut (a `vcut.EdgePartition`)."""
-    from vcut._replicas import replica_table
-
     u, v = _oriented(part.src, part.dst)
     cluster = np.asarray(part.simple_assignment, dtype=np.int32)
     weight = np.asarray(part.weight, dtype=np.float64)
@@ -280,8 +276,6 @@ def from_vertex_partition(src, dst, weight, parts, p, node_object=None, method="
     if len(parts) and (parts.min() < 0 or parts.max() >= p):
         raise InputError(f"a vertex partition into {p} parts has part ids outside 0..{p - 1}")
     n = len(parts)
-    from vcut.metrics import degrees
-
     home = np.where(degrees(u, v, n) > 0, parts, -1).astype(np.int32)
     return Clustering(
         n=n, p=int(p), src=u, dst=v, weight=np.asarray(weight, dtype=np.float64),
@@ -304,11 +298,7 @@ def interactions(cl, object_bytes=None, value_bytes=VALUE_BYTES):
     from scipy import sparse
 
     p = cl.p
-    from vcut.metrics import cluster_sums
-
     work, tasks = cluster_sums(cl.cluster, np.asarray(cl.weight, dtype=np.float64), int(p))
-    from ._kernels import first_positions, object_clusters
-
     first = first_positions(cl.cluster if cl.order is None else cl.cluster[cl.order], p)
     _, frm, to, _ = cl.messages()
     comm = (np.bincount(frm.astype(np.int64) * p + to, minlength=p * p)

@@ -55,7 +55,7 @@ from vcut_base.errors import InputError, VcutError
 from vcut_base.progress import run_kernel
 from ir_graph.graph import index_dtype
 
-from . import _kernels
+from . import simulation_kernels
 from .machine import MEMORY_CYCLES
 
 __all__ = ["SimResult", "simulate", "simulation_bytes", "simulation_jobs", "LINK_DIRECTIONS"]
@@ -307,7 +307,7 @@ def _position(cl):
                 dst=np.empty(m, t.dst.dtype))
     home = np.empty(n, cl.home.dtype)
     done = run_kernel(
-        "simulator layout", "positions", 2 * m, _kernels.position_tasks, cl.order, cl.src,
+        "simulator layout", "positions", 2 * m, simulation_kernels.position_tasks, cl.order, cl.src,
         cl.dst, t.ptr, t.cluster, t.n_in, t.n_out, t.src, t.dst, cl.cluster,
         np.asarray(cl.weight, dtype=np.float64), cl.obj, cl.home, newid, old_of, out["ptr"],
         out["rep_cluster"], out["n_in"], out["n_out"], out["vertex"], rmap, task["cluster"],
@@ -316,7 +316,8 @@ def _position(cl):
         return None
     del old_of, rmap
     positions = np.empty(m, index_dtype(m))
-    ptr = _kernels.cluster_tasks(np.empty(0, dtype=np.int32), task["cluster"], cl.p, positions)
+    ptr = simulation_kernels.cluster_tasks(np.empty(0, dtype=np.int32), task["cluster"], cl.p,
+                                           positions)
     return Positioned(home=home, vorder=newid, tasks=(ptr, positions), **task, **out)
 
 
@@ -326,13 +327,13 @@ def _run(cl, core, machine, value_bytes, t0, order, c, weight, t_obj, rep_src, r
     """Run the event kernel; the task arrays are in task order, ``order`` (None:
     the identity) lists the tasks in execution order. ``home`` (default
     ``cl.home``), ``vorder`` (default: none) and ``tasks`` (each cluster's
-    positions, `_kernels.cluster_tasks`; default: counted here) come with a
+    positions, `simulation_kernels.cluster_tasks`; default: counted here) come with a
     `Positioned` layout."""
     m = len(c)
     order = np.empty(0, dtype=np.int32) if order is None else order
     if tasks is None:
         cl_tasks = arrays.empty(m, index_dtype(m))
-        cl_ptr = _kernels.cluster_tasks(order, c, cl.p, cl_tasks)
+        cl_ptr = simulation_kernels.cluster_tasks(order, c, cl.p, cl_tasks)
     else:
         cl_ptr, cl_tasks = tasks
     home = cl.home if home is None else home
@@ -344,7 +345,7 @@ def _run(cl, core, machine, value_bytes, t0, order, c, weight, t_obj, rep_src, r
     ser = value_bytes / machine.link_bytes_per_cycle
     wake = R + machine.cores + 1  # the kernel's stack of replicas, then cores, to wake
     finish, busy, link_bytes, stats, _ = run_kernel(
-        "simulation", "tasks", m, _kernels.simulate_events, order, c,
+        "simulation", "tasks", m, simulation_kernels.simulate_events, order, c,
         np.asarray(weight, dtype=np.float64), t_obj, rep_src, rep_dst, rep_vertex, rep_cluster,
         rep_in, rep_out, rep_ptr, home, vorder, cl_ptr, cl_tasks, core, core_cl_ptr, core_cl,
         np.asarray(machine.core_speed, dtype=np.float64),

@@ -56,11 +56,15 @@ import numpy as np
 
 from vcut_base.errors import InputError, VcutError
 from vcut_base.memory import check_memory
+from ir_graph.edge_lists import degrees
 
-from . import _kernels
-from .metrics import degrees
-from .partition import (GRAPHX, HDRF_CAPACITY, HDRF_FULL_DEGREES, HDRF_LAMBDA, HDRF_NORMALIZED,
-                        _GREEDY, GREEDY, check_arguments, finish_partition, simple_input)
+from .greedy_kernels import FULL_TOLERANCE, greedy_dense
+from .hashing_kernels import dbh_pairs, graphx_assign
+from .hdrf_kernels import hdrf_dense
+from .cuts.greedy import GREEDY, VARIANTS
+from .cuts.hashing import GRAPHX
+from .cuts.hdrf import HDRF_CAPACITY, HDRF_FULL_DEGREES, HDRF_LAMBDA, HDRF_NORMALIZED
+from .partition import check_arguments, finish_partition, simple_input
 
 __all__ = ["HASH_CUTS", "GREEDY_CUTS", "DISTRIBUTED_ALGORITHMS", "DEFAULT_BATCH", "PIECE",
            "partition_distributed", "check_distributed"]
@@ -199,9 +203,9 @@ def _hash_piece(algo, s, d, du, dv, p, cap, seed, offset):
         bits.advance(offset)  # one draw per edge: the sequential generator at this edge
         out[:] = np.random.Generator(bits).choice(p, size=len(s), p=cap)
     elif algo == "dbh":
-        _kernels.dbh_pairs(s, d, du, dv, np.cumsum(cap)[:-1], seed, out)
+        dbh_pairs(s, d, du, dv, np.cumsum(cap)[:-1], seed, out)
     else:
-        _kernels.graphx_assign(s, d, p, GRAPHX[algo], seed, out)
+        graphx_assign(s, d, p, GRAPHX[algo], seed, out)
     return out
 
 
@@ -231,12 +235,12 @@ def _greedy_round(algo, s, d, w, deg, rem, rows, load, maxload, cap, full):
     counter = np.zeros(2, dtype=np.int64)
     if algo == "hdrf":
         part = np.zeros(len(rows), dtype=np.int64)
-        maxload = _kernels._hdrf_dense(s, d, order, cap, HDRF_LAMBDA, 1.0, HDRF_NORMALIZED,
-                                       full, deg, part, out, rows, load, maxload, counter)
+        maxload = hdrf_dense(s, d, order, cap, HDRF_LAMBDA, 1.0, HDRF_NORMALIZED,
+                             full, deg, part, out, rows, load, maxload, counter)
     else:
-        rule = _GREEDY[algo][0]
-        _kernels._greedy_dense(s, d, w, order, deg, rem.copy(), cap, full, rule, out, rows,
-                               load, counter)
+        rule = VARIANTS[algo][0]
+        greedy_dense(s, d, w, order, deg, rem.copy(), cap, full, rule, out, rows,
+                     load, counter)
     return out, rows, load, maxload
 
 
@@ -333,9 +337,9 @@ class _Ingress:
             self.kdeg = deg if HDRF_FULL_DEGREES else np.zeros(0, dtype=np.int64)
             self.weighted = False
         else:  # the bound on load, as greedy_assign has it
-            self.weighted, bounded = _GREEDY[algo][1:]
+            self.weighted, bounded = VARIANTS[algo][1:]
             limit = lam * (total if self.weighted else float(m)) if bounded else np.inf
-            self.bound = limit * (1.0 - _kernels.FULL_TOLERANCE) * cap
+            self.bound = limit * (1.0 - FULL_TOLERANCE) * cap
             self.kdeg = deg
         self.A = np.zeros((n, nw), dtype=np.uint64)  # the merged replica sets
         self.load = np.zeros(p)

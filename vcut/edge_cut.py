@@ -28,8 +28,11 @@ import heapq
 import numpy as np
 
 from vcut_base.errors import InputError
+from runtime.vertex_partition import vertex_partition
 
-from . import _kernels
+from .label_propagation import label_propagation
+from .spac import _int_weights
+from .spac_kernels import symmetric_csr
 
 __all__ = ["EDGE_CUTS", "edge_cut", "vertex_work"]
 
@@ -59,19 +62,17 @@ def edge_cut(src, dst, weight, n, p, method="metis", *, imbalance=1.03, seed=0):
     work = vertex_work(src, dst, weight, n)
     a = np.asarray(src, dtype=np.int64)
     b = np.asarray(dst, dtype=np.int64)
-    xadj, adjncy, adjwgt = _kernels.symmetric_csr(a, b, np.ones(len(a), dtype=np.int64), n)
+    xadj, adjncy, adjwgt = symmetric_csr(a, b, np.ones(len(a), dtype=np.int64), n)
     if p == 1:
         return np.zeros(n, dtype=np.int32)
     if method in ("metis", "multilevel"):
-        from .spac import _int_weights, vertex_partition
-
         return vertex_partition(xadj, adjncy, adjwgt, _int_weights(work), p, imbalance=imbalance,
                                 seed=seed, backend=method)
     labels = np.arange(n, dtype=np.int64)
     perm = np.random.default_rng(seed).permutation(n).astype(np.int64)
     cap = max(work.sum() / p, work.max())
-    _kernels.label_propagation(xadj, adjncy, adjwgt.astype(np.float64), work, cap, perm,
-                               LPA_ROUNDS, labels)
+    label_propagation(xadj, adjncy, adjwgt.astype(np.float64), work, cap, perm, LPA_ROUNDS,
+                      labels)
     comm_ids, inv = np.unique(labels, return_inverse=True)
     cw = np.bincount(inv, weights=work)
     order = np.lexsort((np.arange(len(cw)), -cw))

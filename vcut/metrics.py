@@ -19,9 +19,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from vcut_base.jitcache import njit
-
-from ._replicas import replica_counts
+from ir_graph.edge_lists import cluster_sums, degrees
+from ir_graph.replicas import replica_counts, replica_table
 
 __all__ = ["PartitionMetrics", "partition_metrics", "replica_sets", "random_rf_bound"]
 
@@ -44,40 +43,10 @@ class PartitionMetrics:
 
 def replica_sets(src, dst, assign, n):
     """CSR of each vertex's clusters: ``(ptr, clusters)``, clusters sorted."""
-    from ._replicas import replica_table
-
     assign = np.asarray(assign)
     p = int(assign.max()) + 1 if len(assign) else 1
     t = replica_table(src, dst, assign, np.zeros(len(assign)), n, p)
     return t.ptr, t.cluster
-
-
-@njit(cache=True, nogil=True)
-def _degrees(src, dst, n):
-    deg = np.zeros(n, np.int64)
-    for e in range(len(src)):
-        deg[src[e]] += 1
-        deg[dst[e]] += 1
-    return deg
-
-
-def degrees(src, dst, n):
-    """Degree of every vertex (int64), in one compiled pass: no int64 copy of
-    the edge arrays as ``numpy.bincount`` makes of int32 ones."""
-    return _degrees(src, dst, int(n))
-
-
-@njit(cache=True, nogil=True)
-def cluster_sums(assign, weight, p):
-    """Edge weight and edge count of every cluster in one pass (the sums in edge
-    order: ``numpy.bincount``'s, bit for bit)."""
-    loads = np.zeros(p, np.float64)
-    counts = np.zeros(p, np.int64)
-    for e in range(len(assign)):
-        c = assign[e]
-        loads[c] += weight[e]
-        counts[c] += 1
-    return loads, counts
 
 
 def partition_metrics(src, dst, weight, assign, n, p, cap=None, deg=None):

@@ -7,7 +7,7 @@ cuts the same edges while scheduling them:
 
 * every vertex's in-edges (the tasks that compute its value; edges oriented
   from the lower to the higher node id, an IR graph's execution order) go to
-  one cluster together (in pieces of `vcut._timed.CHUNK` for a vertex with
+  one cluster together (in pieces of `vcut.par_kernels.CHUNK` for a vertex with
   more), which becomes the vertex's *home*: no partial results to gather;
 * vertices are taken as a list scheduler takes tasks: a vertex becomes ready
   when the vertices it reads are scheduled; among the ready ones whose inputs
@@ -76,8 +76,11 @@ import numpy as np
 from vcut_base import arrays
 from vcut_base.errors import InputError
 from vcut_base.progress import run_kernel
+from ir_graph.edge_lists import execution_order
+from ir_graph.graph import OPCLASSES, index_dtype
+from ir_graph.replicas import replica_sets
 
-from . import _kernels, _timed
+from . import par_kernels
 
 __all__ = ["par_assign", "BETA", "PRICES", "TOLERANCE", "LATENCY_SHARE", "CRITICAL", "HOLD",
            "GAMMAS", "CHAIN_SLACKS", "GRAIN_SHARE", "CALL_SHARE", "CALL_GRAIN_SHARE",
@@ -154,8 +157,6 @@ def block_runs(node_sid, node_opclass):
     execution, so no dependency leaves a run and comes back: contracting the runs keeps
     the graph acyclic.
     """
-    from ir_graph.graph import OPCLASSES
-
     sid = np.asarray(node_sid, dtype=np.int64)
     n = len(sid)
     if n == 0:
@@ -170,6 +171,7 @@ def default_latency(p):
     """Cycles a 32-byte value takes between two cores of the Table 2 machine
     with ``p`` cores, averaged over the pairs of cores (the latency ``par``
     assumes when no machine is given)."""
+    # lazy: `vcut partition` imports no mapping (its package imports the whole pipeline)
     from mapping.interactions import VALUE_BYTES
     from mapping.machine import table2
 
@@ -185,7 +187,7 @@ def scratch_bytes(n, m, grains=False, calls=False):
     and the execution order; and two results (the kept one and the next
     price's: per vertex the home, per edge the assignment and the schedule,
     memory-resident unless spilled); ``grains``: plus the contraction of block runs;
-    ``calls``: plus the call labels' stack, ends and work (`_timed.call_labels`)."""
+    ``calls``: plus the call labels' stack, ends and work (`par_kernels.call_labels`)."""
     result = 4.0 * n + arrays.resident(4.0 * m) + arrays.resident(8.0 * m)
     per_vertex = 8.0 * 2 + 8.0 + 8.0 + 8.0 + 8.0 + 4 * 16.0 + 1.0 + 4.0
     plain = per_vertex * n + arrays.resident(4.0 * m) + 8.0 * m + 2 * result
@@ -232,13 +234,13 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         (`mapping.simulate`), ``min(1, w / memory_cycles) * (L[a, b] - L[a, a])``
         more on a cluster of node ``a`` when its object was first touched from
         node ``b``, and the cluster free first on the object's node is a
-        candidate too (`_timed._local`). Default: no memory model.
+        candidate too (`par_kernels._local`). Default: no memory model.
     chain_slack : float
         0: the chain protected is the longest path (see the module docstring).
         Above 0, less than 1: every vertex whose longest path is within this share of
         the longest is on a protected chain, each chain's cluster reserved for it
         (several counters and running sums beside the longest one; see
-        `CHAIN_SLACKS` and `_timed.timed_assign`'s ``chains``).
+        `CHAIN_SLACKS` and `par_kernels.timed_assign`'s ``chains``).
     grains : int array (n,), optional
         A run label per vertex, non-decreasing and contiguous (`block_runs`). The
         runs every path through which (the run's work counted whole) is within
@@ -251,7 +253,7 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         Instead of ``grains``, an IR graph's call depth per vertex (``node_depth``): the
         runs are the outermost calls whose work (with their callees') is at most
         ``call_share`` of the model's bound, each vertex outside them a run of its own
-        (`_timed.call_labels`); then as ``grains``.
+        (`par_kernels.call_labels`); then as ``grains``.
     call_share : float
         See ``calls``: above 0 and at most 1.
 
@@ -292,9 +294,6 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         return _par_grains(src, dst, weight, n, p, cap, grains, grain_share,
                            dict(imbalance=imbalance, latency=latency, beta=beta, gamma=gamma,
                                 chain_slack=chain_slack), calls, call_share)
-    from ._replicas import execution_order
-    from ir_graph.graph import index_dtype
-
     m = len(src)
     modelled = numa is not None
     numa, perm = _numa_model(numa, m, p)
@@ -302,9 +301,9 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         cap = np.asarray(cap, np.float64)[perm]
     order = execution_order(np.minimum(src, dst), np.maximum(src, dst))
     order = np.empty(0, dtype=np.int64) if order is None else order
-    top, bottom = _timed.levels(src, dst, weight, order, n)
+    top, bottom = par_kernels.levels(src, dst, weight, order, n)
     out_v = arrays.empty(m, index_dtype(n))
-    ptr, out_ptr = _timed.successors(src, dst, n, out_v)
+    ptr, out_ptr = par_kernels.successors(src, dst, n, out_v)
     avail = np.empty(n)
     weight = np.asarray(weight, np.float64)
     cap = np.asarray(cap, np.float64)
@@ -332,9 +331,9 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         it had reached."""
         out, home, schedule = bufs[-1]
         free, _, complete = run_kernel(
-            "partition", "edges", m, _timed.timed_assign, src, dst, weight, order, ptr, out_ptr,
-            out_v, priority, critical, HOLD, n, p, cap, limit, float(latency) * LATENCY_SHARE,
-            float(price), float(cutoff), out, _kernels.replica_sets(n, p), home, avail, schedule,
+            "partition", "edges", m, par_kernels.timed_assign, src, dst, weight, order, ptr,
+            out_ptr, out_v, priority, critical, HOLD, n, p, cap, limit, float(latency) * LATENCY_SHARE,
+            float(price), float(cutoff), out, replica_sets(n, p), home, avail, schedule,
             numa, bool(chain_slack > 0),
         )
         spans[float(price)] = float(free.max()) if p else 0.0
@@ -345,7 +344,7 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
 
     def remote():
         """The memory model's extra cycles in the last run (which went to the end)."""
-        return _timed.remote_cycles(bufs[-1][0], weight, numa)
+        return par_kernels.remote_cycles(bufs[-1][0], weight, numa)
 
     if beta is not None:
         run(beta)
@@ -378,10 +377,6 @@ def _par_grains(src, dst, weight, n, p, cap, grains, share, kw, calls=None, call
     execution order), every other task where ``par`` put it. A vertex without
     in-edges in a run kept whole is homed where it is first used, as ``par`` homes
     one."""
-    from ir_graph.graph import index_dtype
-
-    from ._replicas import execution_order
-
     if calls is not None:
         depth = np.asarray(calls)
         if depth.shape != (n,) or depth.dtype.kind not in "iu" or (n and depth.min() < 0):
@@ -402,23 +397,23 @@ def _par_grains(src, dst, weight, n, p, cap, grains, share, kw, calls=None, call
     info = {"grain_share": float(share), "grains": 0, "grain_vertices": 0}
     # the model's bound (par_assign's): the longest path at the fastest share, the work shared
     order = execution_order(lo, hi)
-    _, bottom = _timed.levels(lo, hi, weight, np.empty(0, np.int64) if order is None else order,
-                              n)
+    _, bottom = par_kernels.levels(lo, hi, weight,
+                                   np.empty(0, np.int64) if order is None else order, n)
     bound = _model_bound(bottom, float(weight.sum()), p, cap)
     del bottom, order
     if calls is not None:  # the calls within their share of the bound, each vertex else
         info["call_share"] = float(call_share)
-        g = _timed.call_labels(depth.astype(np.int64, copy=False),
-                               np.bincount(hi, weights=weight, minlength=n),
-                               float(call_share) * bound)
+        g = par_kernels.call_labels(depth.astype(np.int64, copy=False),
+                                    np.bincount(hi, weights=weight, minlength=n),
+                                    float(call_share) * bound)
     # every path through each run, its work counted whole
     runs = int(g[-1]) + 1 if n else 0
     glo, ghi = g[lo], g[hi]
     ext, carried = _between(glo, ghi, weight, runs)
     glo, ghi = glo[ext], ghi[ext]
     order = np.lexsort((glo, ghi))
-    top, bottom = _timed.levels(glo[order], ghi[order], carried[order], np.empty(0, np.int64),
-                                runs)
+    top, bottom = par_kernels.levels(glo[order], ghi[order], carried[order],
+                                     np.empty(0, np.int64), runs)
     whole = (top + bottom <= share * bound) & (np.bincount(ghi, minlength=runs) > 0)
     del top, bottom, order, carried, glo, ghi, ext
     size = np.bincount(g, minlength=runs)
@@ -502,7 +497,7 @@ def _carried(dst_group, w, inner, groups):
 
 
 def _numa_model(numa, m, p):
-    """``(numa, perm)``: `_timed.timed_assign`'s memory model from `par_assign`'s
+    """``(numa, perm)``: `par_kernels.timed_assign`'s memory model from `par_assign`'s
     ``numa`` argument (checked), and the renumbering of the clusters that puts
     each node's in a range (None: they are already), or an empty model."""
     none = (np.empty(0, np.int32), np.empty(0, np.int64), np.empty(0, np.int64),

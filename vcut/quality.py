@@ -24,7 +24,7 @@
     hypergraph connectivity - 1), never past the balance bound ``imbalance``
     times each cluster's share; label-propagation passes over the replicated
     vertices in a seeded random order until a pass moves nothing. Each pass
-    is linear in sum_v sum_{u in N(v)} |A(u)|. Then FM (`vcut._fm`): localised
+    is linear in sum_v sum_{u in N(v)} |A(u)|. Then FM (`vcut.fm_kernels`): localised
     searches of single-edge moves that may pass through zero or negative
     gains, each rolled back to its best prefix.
 ``best``
@@ -44,7 +44,8 @@ from vcut_base.errors import InputError, VcutError
 from vcut_base.memory import check_memory, jobs_that_fit
 from vcut_base.progress import run_kernel, run_parallel
 
-from . import _expand, _fm
+from . import expansion_kernels, fm_kernels
+from .spac import spac_assign
 
 __all__ = ["ne_assign", "hep_assign", "refine_assignment", "best_assign", "mesh_like", "runs_spac",
            "DEFAULT_TAU", "BEST_TAU", "REFINE_PASSES", "REFINE_SLACK"]
@@ -54,7 +55,7 @@ BEST_TAU = 10.0
 REFINE_PASSES = 32
 REFINE_SLACK = 2
 #: the dissolving passes' closing pass skips vertices whose inputs did not change
-#: (`_expand.refine`; the same result either way, tested)
+#: (`expansion_kernels.refine`; the same result either way, tested)
 REFINE_SKIP = True
 BEST_STARTS = 4
 #: expansions beside SPAC on a mesh-like graph, where SPAC's cut is the one that wins
@@ -106,7 +107,7 @@ def ne_assign(src, dst, weight, n, cap, *, seed=0, high=None, keep=None, inciden
     ``cap``: capacity fractions (sum 1), one per cluster. ``high`` (bool per
     vertex): vertices never expanded (NE++); ``keep`` (bool per edge): the
     edges to partition (the others stay -1). ``incidence``: the ``(ptr,
-    adj)`` of `_expand.incidence` for ``keep``, to reuse (``adj`` is copied).
+    adj)`` of `expansion_kernels.incidence` for ``keep``, to reuse (``adj`` is copied).
     """
     m = len(src)
     _check(n, m)
@@ -117,13 +118,13 @@ def ne_assign(src, dst, weight, n, cap, *, seed=0, high=None, keep=None, inciden
     ids = np.int32 if m < 2**31 else np.int64
     out = np.where(keep, -1, -2).astype(np.int32)
     if incidence is None:
-        ptr, adj = _expand.incidence_of(src, dst, n, keep, ids)
+        ptr, adj = expansion_kernels.incidence_of(src, dst, n, keep, ids)
     else:  # the expansion reorders each vertex's list as it goes: a copy
         ptr, adj = incidence[0], incidence[1].astype(ids)
     total = float(weight[keep].sum())
     caps = np.asarray(cap, dtype=np.float64) * total
-    run_kernel("expansion", "edges", int(keep.sum()), _expand.expand, src, dst, weight, ptr, adj,
-               n, caps, high, _seeds(n, seed), out)
+    run_kernel("expansion", "edges", int(keep.sum()), expansion_kernels.expand, src, dst, weight,
+               ptr, adj, n, caps, high, _seeds(n, seed), out)
     out[out == -2] = -1
     return out.astype(np.int64)
 
@@ -152,8 +153,8 @@ def hep_assign(src, dst, weight, n, cap, deg, *, tau=DEFAULT_TAU, seed=0):
     load = np.bincount(out[~h2h], weights=weight[~h2h], minlength=len(cap))
     hard = share * float(weight.sum()) + float(weight.max())
     if len(rest):
-        run_kernel("hdrf", "edges", len(rest), _expand.hdrf_rest, src, dst, weight, rest, hid, nh,
-                   deg, share, hard, HEP_LAMBDA, HEP_EPS, out, load)
+        run_kernel("hdrf", "edges", len(rest), expansion_kernels.hdrf_rest, src, dst, weight, rest,
+                   hid, nh, deg, share, hard, HEP_LAMBDA, HEP_EPS, out, load)
     return out.astype(np.int32), {"tau": float(tau), "high_degree_vertices": nh,
                                   "streamed_edges": int(len(rest))}
 
@@ -195,7 +196,7 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
                          f"in 0..{k - 1}")
     check_memory(refine_bytes(n, m), f"refinement on {n:,} vertices", "skip --refine")
     if incidence is None:
-        ptr, adj = _expand.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
+        ptr, adj = expansion_kernels.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
     else:
         ptr, adj = incidence
     load = np.bincount(out, weights=weight, minlength=k)
@@ -210,20 +211,20 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     before = replicas = None
     if dissolve:
         moves, run, before, replicas = run_kernel(
-            f"refinement (up to {passes} passes)", "vertex visits", passes * n, _expand.refine,
-            src, dst, weight, ptr, adj, n, k, out, bound, order, int(passes), REFINE_SLACK,
-            REFINE_SKIP)
+            f"refinement (up to {passes} passes)", "vertex visits", passes * n,
+            expansion_kernels.refine, src, dst, weight, ptr, adj, n, k, out, bound, order,
+            int(passes), REFINE_SLACK, REFINE_SKIP)
         info.update(refine_moves=int(moves), refine_passes=int(run))
     if fm:
         budget = -1 if fm_budget is None else int(math.ceil(fm_budget * m))
         kept, run, r0, replicas, tried = run_kernel(
-            f"FM refinement (up to {FM_PASSES} passes)", "searches", FM_PASSES * n, _fm.fm, src,
-            dst, weight, ptr, adj, n, k, out, bound, order, FM_PASSES, FM_SLACK, FM_LIMIT, FM_DROP,
-            FM_HUB, budget)
+            f"FM refinement (up to {FM_PASSES} passes)", "searches", FM_PASSES * n, fm_kernels.fm,
+            src, dst, weight, ptr, adj, n, k, out, bound, order, FM_PASSES, FM_SLACK, FM_LIMIT,
+            FM_DROP, FM_HUB, budget)
         before = r0 if before is None else before
         info.update(fm_moves=int(kept), fm_passes=int(run), fm_tried=int(tried))
     if replicas is None:
-        before = replicas = _expand.replica_count(ptr, adj, out, n, k)
+        before = replicas = expansion_kernels.replica_count(ptr, adj, out, n, k)
     info.update(replicas_before=int(before), replicas_after=int(replicas))
     return out.astype(np.int32), info
 
@@ -267,7 +268,7 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     """
     k = len(cap)
     m = len(src)
-    inc = _expand.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
+    inc = expansion_kernels.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
     if spac is None:
         spac = runs_spac(deg, k)
     default = starts is None
@@ -276,11 +277,9 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
 
     def expansion(s):
         a = ne_assign(src, dst, weight, n, cap, seed=(seed + s) % 2**63, incidence=inc)
-        return _expand.replica_count(inc[0], inc[1], a, n, k), s, a
+        return expansion_kernels.replica_count(inc[0], inc[1], a, n, k), s, a
 
     def split_and_connect():
-        from .spac import spac_assign
-
         equal = np.allclose(cap, 1.0 / k, rtol=0, atol=1e-15)
         try:
             a, _ = spac_assign(src, dst, weight, n, k, imbalance=imbalance, seed=seed,

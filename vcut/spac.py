@@ -20,8 +20,8 @@ of about 100), so the backend balances weight, as the framework requires.
 Ω (`reconstruct`): edge ``e`` goes to the part of its vertex (contracted) or
 of its ``u`` clone (split; the rare cut dominant edges are counted).
 
-Backends (one interface, `vertex_partition`): ``multilevel`` (the runtime's
-own, `runtime.multilevel`), ``metis`` (pymetis), ``kahip``
+Backends (one interface, `runtime.vertex_partition.vertex_partition`): ``multilevel``
+(the runtime's own, `runtime.multilevel`), ``metis`` (pymetis), ``kahip``
 (kaffpa, eco preset). Per-part targets (heterogeneous capacities) go to METIS
 as ``tpwgts``; KaHIP cannot take them and says so.
 
@@ -32,19 +32,22 @@ to the less loaded of them) and ``hypergraph`` (Mt-KaHyPar, a node per edge, a
 hyperedge per vertex with degree >= 2, connectivity - 1, epsilon = imbalance - 1).
 """
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from vcut_base.errors import InputError, VcutError
 from vcut_base.memory import available_bytes
+from ir_graph.edge_lists import degrees
+from runtime.gpu import resolve_device
+from runtime.vertex_partition import C_INT_SEEDS, vertex_partition
 
-from . import _metis
+from . import spac_kernels
 
 __all__ = [
     "SplitGraph",
     "split_and_connect",
-    "vertex_partition",
     "reconstruct",
     "spac_assign",
     "wvp_assign",
@@ -55,16 +58,6 @@ __all__ = [
 
 BACKENDS = ("metis", "kahip", "multilevel")
 DOMINANT_WEIGHT = 1000
-#: The tolerance the backends are given for imbalance 1 (none): METIS's ufactor counts
-#: thousandths (at least 1), KaHIP takes a tolerance of exactly 0 for its perfectly
-#: balanced mode, which needs equal vertex weights and crashes (SIGSEGV) on SPAC's, and
-#: the multilevel partitioner takes tolerances > 0 only.
-MIN_TOLERANCE = 0.001
-#: The largest METIS ufactor given (a tolerance of 2,147,483: no bound at all below that
-#: many parts); it fits the options array of any METIS build.
-MAX_UFACTOR = 2**31 - 1
-#: KaHIP and Mt-KaHyPar take C ``int`` seeds: a seed is given to them modulo this.
-C_INT_SEEDS = 2**31
 _BYTES_PER_ADJ = 24  # adjncy + adjwgt + working copies, per directed entry
 
 
@@ -129,9 +122,7 @@ def split_and_connect(src, dst, weight, n, *, contracted=True, cycles=True,
             f"{avail / 2**30:.1f} GiB of memory are available; use the contracted form, a "
             "streaming partitioner (wb-libra, hdrf) or a machine with more memory"
         )
-    from . import _kernels
-
-    a, b, aw, n_aux = _kernels.split_pairs(
+    a, b, aw, n_aux = spac_kernels.split_pairs(
         np.asarray(src, np.int64), np.asarray(dst, np.int64), int(n), contracted, cycles,
         int(dominant_weight),
     )
@@ -142,117 +133,15 @@ def split_and_connect(src, dst, weight, n, *, contracted=True, cycles=True,
     else:
         nv = 2 * m
         vwgt = np.repeat(np.maximum(1, (wi + 1) // 2), 2)
-    xadj, adjncy, adjwgt = _kernels.symmetric_csr(a, b, aw, nv)
+    xadj, adjncy, adjwgt = spac_kernels.symmetric_csr(a, b, aw, nv)
     return SplitGraph(n=nv, xadj=xadj, adjncy=adjncy, adjwgt=adjwgt, vwgt=vwgt,
                       contracted=contracted, n_aux=int(n_aux))
 
 
-def _tolerance(imbalance, k, targets):
-    """The backends' tolerance (``imbalance - 1``) within what each of them can take:
-    `MIN_TOLERANCE` for none (imbalance 1); at most the tolerance that lets the part of the
-    smallest target hold the whole weight (``k - 1`` for equal shares): past it no part has
-    a bound either way, and a larger number can overflow the backends' integer bounds."""
-    if targets is None:
-        top = float(k - 1)
-    else:
-        t = np.asarray(targets, dtype=np.float64)
-        with np.errstate(divide="ignore", over="ignore"):
-            top = float(t.sum() / t.min()) - 1.0 if t.min() > 0 else np.inf
-    tolerance = float(imbalance) - 1.0
-    return min(tolerance if tolerance > 0 else MIN_TOLERANCE, max(top, MIN_TOLERANCE))
 
 
-def vertex_partition(xadj, adjncy, adjwgt, vwgt, k, *, backend="metis", imbalance=1.03,
-                     targets=None, seed=0, recursive=False, device="cpu"):
-    """Partition a CSR graph into ``k`` parts with the chosen backend.
-
-    Parameters
-    ----------
-    imbalance : float
-        Allowed max part weight over the average (1.03 = 3 %).
-    targets : sequence of float, optional
-        Target fraction of the weight per part (heterogeneous capacities).
-    recursive : bool
-        METIS only: recursive bisection instead of its k-way scheme (the default,
-        as ``gpmetis``'s; pymetis's own default bisects up to 8 parts, which on the
-        SPAC graphs of 5 meshes and 5 other graphs at k = 8 cut 0.2-8 % more in 1.1-1.9 x
-        the time, and at k = 2 cut 11-16 % more, in less time).
-    device : str
-        The multilevel backend's device (``cpu``, ``gpu``, ``auto``); the others run on
-        the CPU.
-
-    Raises
-    ------
-    VcutError
-        The backend is not installed, cannot take per-part targets, or failed.
-    """
-    n = len(xadj) - 1
-    if k == 1:
-        return np.zeros(n, dtype=np.int32)
-    tolerance = _tolerance(imbalance, k, targets)
-    if backend == "metis":
-        try:
-            import pymetis
-        except ImportError:
-            raise VcutError("the METIS backend needs pymetis: pip install pymetis") from None
-        ufactor = min(max(1, int(round(tolerance * 1000))), MAX_UFACTOR)
-        if targets is None and _metis.available():  # the same call, without holding the GIL
-            try:
-                return _metis.part_graph(xadj, adjncy, vwgt, adjwgt, k, ufactor=ufactor,
-                                         seed=seed, recursive=recursive)
-            except RuntimeError as exc:
-                raise VcutError(f"the METIS backend failed: {exc}") from None
-        if targets is not None:  # METIS refuses a target that is 0 as its 32-bit real_t
-            with np.errstate(over="ignore", under="ignore"):
-                share = np.asarray(targets, dtype=np.float64)
-                share = (share / share.sum()).astype(np.float32)
-            if not (share > 0).all():
-                b = int(np.flatnonzero(~(share > 0))[0])
-                raise InputError(f"METIS takes per-part targets as 32-bit floats, where the "
-                                 f"share of part {b}, {float(targets[b]):.3g} of the total, "
-                                 "rounds to 0; give capacities within a factor of 1e40 of each "
-                                 "other")
-        opts = pymetis.Options(ufactor=ufactor, seed=seed)
-        try:
-            with _metis.c_stdout_to_stderr():  # METIS's printf diagnostics
-                res = pymetis.part_graph(
-                    k, pymetis.CSRAdjacency(adj_starts=xadj, adjacent=adjncy), vweights=vwgt,
-                    eweights=adjwgt,
-                    tpwgts=None if targets is None else [float(t) for t in targets],
-                    recursive=recursive, options=opts,
-                )
-        except Exception as exc:  # METIS reports its own failures
-            raise VcutError(f"the METIS backend failed: {exc}") from None
-        return np.asarray(res[1], dtype=np.int32)
-    if backend == "kahip":
-        if targets is not None:
-            raise InputError(KAHIP_TARGETS)
-        try:
-            import kahip
-        except ImportError:
-            raise VcutError("the KaHIP backend needs kahip: pip install kahip") from None
-        _, blocks = kahip.kaffpa(vwgt.tolist(), xadj.tolist(), adjwgt.tolist(), adjncy.tolist(),
-                                 int(k), tolerance, True, int(seed) % C_INT_SEEDS, kahip.ECO)
-        return np.asarray(blocks, dtype=np.int32)
-    if backend == "multilevel":
-        from runtime.multilevel import csr_from_edges, partition_graph
-
-        xadj = np.asarray(xadj, dtype=np.int64)
-        adjncy = np.asarray(adjncy, dtype=np.int64)
-        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(xadj))
-        upper = rows < adjncy  # each undirected edge once
-        level = csr_from_edges(rows[upper], adjncy[upper], np.asarray(adjwgt)[upper], n, vwgt)
-        res = partition_graph(level, k, device=device, imbalance=tolerance, seed=seed,
-                              targets=targets)
-        return res.part.astype(np.int32)
-    raise InputError(f"unknown SPAC backend {backend!r}; use one of metis, kahip, multilevel")
 
 
-#: Why KaHIP is refused heterogeneous capacities (`vertex_partition`; checked by
-#: `vcut.partition.partition_graph` before any work).
-KAHIP_TARGETS = ("the KaHIP backend cannot take per-part target weights (heterogeneous "
-                 "capacities, --capacities / --units); use --backend metis or multilevel, or "
-                 "drop the capacities")
 
 
 def reconstruct(parts, m, contracted):
@@ -268,11 +157,7 @@ def spac_assign(src, dst, weight, n, k, *, backend="metis", contracted=True, cyc
                 imbalance=1.03, targets=None, seed=0, device="cpu"):
     """SPAC: Ψ, a balanced vertex partition, Ω. Returns ``(assign, info)``; ``device``: where
     the multilevel backend runs (on the GPU with the contracted form, Ψ is built there too)."""
-    import time
-
     if backend == "multilevel" and contracted and device != "cpu":
-        from runtime.kernels import resolve_device
-
         if resolve_device(device) == "gpu":
             return _spac_on_device(src, dst, weight, n, k, cycles, imbalance, targets, seed)
     t0 = time.perf_counter()
@@ -294,17 +179,16 @@ def spac_assign(src, dst, weight, n, k, *, backend="metis", contracted=True, cyc
 def _spac_on_device(src, dst, weight, n, k, cycles, imbalance, targets, seed):
     """SPAC with Ψ (contracted) built on the GPU and partitioned there; Ω is the vertex
     partition itself (vertex e is edge e), so only the parts come back."""
-    import time
-
-    from runtime.multilevel import partition_graph
+    # lazy: numba.cuda is optional (the GPU's multilevel partitioner)
+    from runtime.multilevel import multilevel_partition
     from runtime.multilevel.gpu import split_graph_on_device
 
     t0 = time.perf_counter()
     sg = split_graph_on_device(np.asarray(src, np.int64), np.asarray(dst, np.int64),
                                _int_weights(weight), int(n), cycles)
     t1 = time.perf_counter()
-    res = partition_graph(sg, k, device="gpu", imbalance=imbalance - 1.0, seed=seed,
-                          targets=targets)
+    res = multilevel_partition(sg, k, device="gpu", imbalance=imbalance - 1.0, seed=seed,
+                               targets=targets)
     t2 = time.perf_counter()
     info = {"backend": "multilevel", "device": "gpu", "variant": "contracted",
             "transformed_vertices": sg.n, "auxiliary_edges": sg.m, "cut_dominant_edges": 0,
@@ -315,15 +199,11 @@ def _spac_on_device(src, dst, weight, n, k, cycles, imbalance, targets, seed):
 
 def _aux_cut(sg, parts):
     """Auxiliary edges whose ends lie in different parts (each counted once)."""
-    from . import _kernels
-
-    return int(_kernels.aux_cut(sg.xadj, sg.adjncy, sg.adjwgt, np.asarray(parts)))
+    return int(spac_kernels.aux_cut(sg.xadj, sg.adjncy, sg.adjwgt, np.asarray(parts)))
 
 
 def wvp_assign(src, dst, weight, n, k, *, greedy, imbalance=1.03, targets=None, seed=0):
     """WVP baseline (Bourse et al.): degree-weighted vertex partition, then edges."""
-    from .metrics import degrees
-
     deg = degrees(src, dst, n)
     u = np.concatenate([src, dst]).astype(np.int64)
     v = np.concatenate([dst, src]).astype(np.int64)
@@ -354,7 +234,7 @@ _MTK = {}
 
 def _mtkahypar(threads):
     """Mt-KaHyPar may be initialised once per process."""
-    import mtkahypar
+    import mtkahypar  # lazy: mtkahypar is optional
 
     if "init" not in _MTK:
         _MTK["init"] = mtkahypar.initialize(threads)
@@ -365,7 +245,7 @@ def hypergraph_assign(src, dst, weight, n, k, *, imbalance=1.03, seed=0, preset=
                       threads=1):
     """The hypergraph model with Mt-KaHyPar (connectivity - 1 objective)."""
     try:
-        import mtkahypar
+        import mtkahypar  # lazy: mtkahypar is optional
     except ImportError:
         raise VcutError("the hypergraph baseline needs mtkahypar: pip install mtkahypar") from None
     m = len(src)

@@ -81,7 +81,7 @@ def _load():
         return _STATE["lib"]
     found = None
     try:
-        import pymetis._internal as ext
+        import pymetis._internal as ext  # lazy: pymetis is optional
 
         lib = ctypes.CDLL(ext.__file__)
         kway, rec, defaults = (lib.METIS_PartGraphKway, lib.METIS_PartGraphRecursive,

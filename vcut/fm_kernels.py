@@ -36,8 +36,7 @@ needs a slot where none is free is not considered.
 import numpy as np
 
 from vcut_base.jitcache import helper, njit
-
-from ._kernels import TICK_MASK
+from vcut_base.progress_kernels import TICK_MASK
 
 #: bits of a queue key below the gain: the push stamp (ties: the last pushed)
 STAMP_BITS = 40

@@ -1,13 +1,13 @@
 """The greedy family's batched stream applied in rounds: the form that runs on a GPU
-without the host (`vcut._gpu_greedy.greedy_rounds_gpu`) and its CPU twin
+without the host (`vcut.gpu_greedy.greedy_rounds_gpu`) and its CPU twin
 (`greedy_rounds`), which gives the same assignment.
 
-`vcut._kernels.greedy_batched` decides a batch in parallel but applies it in stream
+`vcut.greedy_kernels.greedy_batched` decides a batch in parallel but applies it in stream
 order, one edge after another, deciding again every edge whose frozen choice would add
 a replica (the recheck): a sequential pass a GPU cannot run. Here a batch is applied in
 at most ``rounds`` rounds, each a few parallel steps:
 
-1. **decide**: every pending edge decides (`_kernels._decide_dense`) on the live state;
+1. **decide**: every pending edge decides (`vcut.greedy_kernels.decide_dense`) on the live state;
    it *writes* an endpoint when its cluster is not yet among that endpoint's replicas
    (or when it asks for the least loaded of all);
 2. **ready**: an edge that writes nothing is ready (its cluster holds both ends and
@@ -37,8 +37,9 @@ import math
 import numpy as np
 
 from vcut_base.jitcache import helper, njit, prange
+from vcut_base.progress_kernels import completed
 
-from . import _kernels as K
+from .greedy_kernels import decide_dense, place
 
 __all__ = ["greedy_rounds", "quantize", "ROUNDS", "NONE"]
 
@@ -194,7 +195,7 @@ def greedy_rounds(src, dst, wq, order, degree, cap, full, rule, out, A, batch, r
             for k in prange(cnt):  # 1. decide
                 if state[k] == 0:
                     e = order[lo + k]
-                    c = K._decide_dense(src[e], dst[e], A, load, cap, full, rule, degree, rem)
+                    c = decide_dense(src[e], dst[e], A, load, cap, full, rule, degree, rem)
                     dec[k] = c
                     bits[k] = _writes(A, src[e], dst[e], c)
             for k in range(cnt):  # the first writer of each vertex
@@ -251,11 +252,11 @@ def greedy_rounds(src, dst, wq, order, degree, cap, full, rule, out, A, batch, r
             for k in range(cnt):  # 5. apply
                 if state[k] == 1:
                     e = order[lo + k]
-                    K._place(e, src[e], dst[e], dec[k], A, rem, out)
+                    place(e, src[e], dst[e], dec[k], A, rem, out)
                     state[k] = 2
                 elif state[k] == 0:
                     left += 1
             if left == 0:
                 break
-    K._done(counter, m)
+    completed(counter, m)
     return load, redo, run

@@ -13,10 +13,9 @@ compilation of about 10 s (then cached).
 
 import numpy as np
 
-from vcut._kernels import TICK_MASK, _done, _stopped
-from vcut._replicas import sort_run
-
 from vcut_base.jitcache import helper, njit
+from vcut_base.progress_kernels import TICK_MASK, completed, stopped_at
+from ir_graph.replica_kernels import sort_run
 
 EV_TASK, EV_GATHER, EV_SCATTER = 0, 1, 2
 
@@ -160,7 +159,7 @@ def position_tasks(order, src, dst, ptr, rcl, rin, rout, rsrc, rdst, t_c, t_w, t
         newid[v] = -1
     nxt = 0
     for pos in range(m):
-        if _stopped(pos, counter):
+        if stopped_at(pos, counter):
             return False
         x = order[pos]
         for w in (src[x], dst[x]):
@@ -189,7 +188,7 @@ def position_tasks(order, src, dst, ptr, rcl, rin, rout, rsrc, rdst, t_c, t_w, t
         rptr[i + 1] = base + cnt
         nhome[i] = home[v]
     for pos in range(m):
-        if _stopped(m + pos, counter):
+        if stopped_at(m + pos, counter):
             return False
         x = order[pos]
         pc[pos] = t_c[x]
@@ -197,7 +196,7 @@ def position_tasks(order, src, dst, ptr, rcl, rin, rout, rsrc, rdst, t_c, t_w, t
         po[pos] = t_obj[x]
         ps[pos] = rmap[rsrc[x]]
         pd[pos] = rmap[rdst[x]]
-    _done(counter, 2 * m)
+    completed(counter, 2 * m)
     return True
 
 

@@ -1,24 +1,24 @@
 """The greedy family's batched stream on a GPU, in two forms.
 
 **Rounds** (the default, `greedy_rounds_gpu`): the batches apply in parallel rounds
-(`vcut._rounds`, whose CPU twin gives the same assignment), all on the device: one
+(`vcut.greedy_rounds`, whose CPU twin gives the same assignment), all on the device: one
 cooperative launch runs every round of the batches of about `CHUNK` edges, its phases
 separated by grid barriers, so the host waits once per launch, not once per batch.
 Loads are integer quanta, so the atomics' order changes no sum: deterministic.
 
-**Recheck** (`greedy_batched_gpu`, `vcut._kernels.greedy_batched`'s device form).
+**Recheck** (`greedy_batched_gpu`, `vcut.greedy_kernels.greedy_batched`'s device form).
 Per batch of B edges: one launch decides every edge (a thread per edge,
-`vcut._kernels._decide_dense` compiled for the device) against the replica
+`vcut.greedy_kernels.decide_dense` compiled for the device) against the replica
 sets, loads and unassigned-edge counts frozen on the device at the batch's
 start; the B choices come back to the host, which applies them in stream
-order (`vcut._kernels.apply_batch`: the same pass as the CPU's, with its
+order (`vcut.greedy_kernels.apply_batch`: the same pass as the CPU's, with its
 recheck); the rows of the vertices the batch touched, their counts and the
 loads go back up (a scatter launch). The decisions are pure functions of the
 frozen state, so the assignment is the CPU batched stream's exactly, whatever
 the threads' order: deterministic, and B = 1 is the sequential stream.
 
 The decide functions are the CPU kernel's own Python source compiled for the
-device (`runtime._gpu.device_twin`), so the rules exist once.
+device (`runtime.gpu.device_twin`), so the rules exist once.
 """
 
 import time
@@ -30,18 +30,22 @@ from numba import int64 as nb_int64
 
 from vcut_base.errors import InputError
 from vcut_base.jitcache import njit
-from runtime._gpu import device_twin
-from runtime._gpu_kernels import block_inclusive
+from ir_graph.replica_kernels import lowbit
+from runtime import config
+from runtime.gpu import (_blocks, _simulated, cooperative_blocks, device_memory, device_twin,
+                         require_gpu)
+from runtime.primitives_gpu import block_inclusive
 
-from . import _kernels as K
-from . import _rounds as R
+from . import greedy_rounds as R
+from .greedy_kernels import apply_batch, decide_dense
+from .least_loaded import least_of_rows, tree_of
 
 __all__ = ["greedy_batched_gpu", "greedy_rounds_gpu", "device_bytes", "rounds_bytes"]
 
 
-_lowbit = device_twin(K._lowbit)
-_ll_rows = device_twin(K._ll_rows, _lowbit=_lowbit)
-_decide = device_twin(K._decide_dense, _ll_rows=_ll_rows)
+_lowbit = device_twin(lowbit)
+_least_of_rows = device_twin(least_of_rows, lowbit=_lowbit)
+_decide = device_twin(decide_dense, least_of_rows=_least_of_rows)
 _has = device_twin(R._has)
 _writes = device_twin(R._writes, _has=_has)
 _ready = device_twin(R._ready)
@@ -62,7 +66,7 @@ def greedy_rounds_kernel(src, dst, wq, order, degree, cap, full, rule, out, A, l
                          dec, bits, state, hist, fill_order, quota, tiles, ctr, lo0, hi0, batch,
                          rounds):
     """The batches of ``order[lo0:hi0]``, each in up to ``rounds`` rounds of
-    `vcut._rounds` (decide, ready, capacity, water-fill, apply), ONE cooperative
+    `vcut.greedy_rounds` (decide, ready, capacity, water-fill, apply), ONE cooperative
     launch: the steps are separated by grid barriers. ``state``: 0 pending, 1 ready,
     2 placed; ``ctr``: pending counts (rotating), open edges, re-decisions, rounds."""
     g = cuda.cg.this_grid()
@@ -271,11 +275,9 @@ def device_bytes(n, m, words, batch):
 
 def greedy_batched_gpu(src, dst, weight, order, degree, cap, full, rule, out, A, batch, recheck,
                        counter):
-    """`vcut._kernels.greedy_batched` with the decide step on the GPU; the same
+    """`vcut.greedy_kernels.greedy_batched` with the decide step on the GPU; the same
     arguments and result ``(loads, edges decided again)``, plus ``info`` (seconds on
     the device's launches and transfers, launches)."""
-    from runtime._gpu import _blocks, device_memory, require_gpu
-
     cu = require_gpu()
     n, words = A.shape
     m = order.shape[0]
@@ -288,7 +290,7 @@ def greedy_batched_gpu(src, dst, weight, order, degree, cap, full, rule, out, A,
                          "or a smaller --batch")
     load = np.zeros(p, dtype=np.float64)
     rem = degree.astype(np.int64)
-    size, tree = K._tree_of(load, cap)
+    size, tree = tree_of(load, cap)
     b = max(1, min(batch, m))
 
     def up(a):
@@ -317,8 +319,8 @@ def greedy_batched_gpu(src, dst, weight, order, degree, cap, full, rule, out, A,
         dec = d_dec[:hi - lo].copy_to_host()
         launches += 1
         device_s += time.perf_counter() - t
-        redo += K.apply_batch(src, dst, weight, order, lo, hi, dec, degree, cap, full, rule, out,
-                              A, load, rem, tree, size, recheck)
+        redo += apply_batch(src, dst, weight, order, lo, hi, dec, degree, cap, full, rule, out,
+                            A, load, rem, tree, size, recheck)
         if hi == m:
             break
         c = _touched(src, dst, order, lo, hi, mark, verts)
@@ -347,12 +349,9 @@ def rounds_bytes(n, m, words, batch, p):
 
 def greedy_rounds_gpu(src, dst, wq, order, degree, cap, full, rule, out, A, batch, rounds,
                       counter):
-    """`vcut._rounds.greedy_rounds` on the GPU (the same arguments and result), plus
+    """`vcut.greedy_rounds.greedy_rounds` on the GPU (the same arguments and result), plus
     ``info``: launches (one per `CHUNK` edges), host waits, device seconds (uploads,
     launches, downloads)."""
-    from runtime._gpu import _simulated, cooperative_blocks, device_memory, require_gpu
-    from runtime import config
-
     cu = require_gpu()
     n, words = A.shape
     m = order.shape[0]

@@ -1,6 +1,6 @@
 """Numba kernels of `mapping.insight`: one linear pass each, arrays only.
 
-(Beside `mapping._kernels`, the simulator's, so that the report's passes and
+(Beside `mapping.simulation_kernels`, the simulator's, so that the report's passes and
 the event loop compile and change apart.)
 """
 

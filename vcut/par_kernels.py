@@ -23,9 +23,10 @@ free first among those below their work bound; a cluster over its bound
 import numpy as np
 
 from vcut_base.jitcache import helper, njit
+from vcut_base.progress_kernels import completed, stopped_at
+from ir_graph.replica_kernels import add_replica, has_replica, pool_room
 
-from ._kernels import (_add, _contains, _done, _room, _stopped, _tree_build, _tree_range,
-                       _tree_update)
+from .least_loaded import tree_build, tree_range, tree_update
 
 #: In-edges of one vertex decided together, at most this many at a time.
 CHUNK = 64
@@ -114,7 +115,7 @@ def _local(lo, end, order, numa, tree, size, key, ones):
         o = obj[_edge(order, j)]
         if o >= 0:
             b = first[o]
-            return -1 if b < 0 else _tree_range(tree, size, starts[b], starts[b + 1], key, ones)
+            return -1 if b < 0 else tree_range(tree, size, starts[b], starts[b + 1], key, ones)
     return -1
 
 
@@ -157,7 +158,7 @@ def _release(c, res_v, key, load, limit, cap, free, tree, size, ones):
     cluster free first unless full."""
     res_v[c] = -1
     key[c] = np.inf if load[c] >= limit * cap[c] * (1.0 - FULL) else free[c]
-    _tree_update(tree, c, size, key, ones)
+    tree_update(tree, c, size, key, ones)
 
 
 #: Children per node of the vertex heaps. The ready heap holds a large share of the
@@ -272,7 +273,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
     out : int32[m]
         Written: the cluster of every edge.
     sets : tuple
-        Empty replica sets (`vcut._kernels.replica_sets`).
+        Empty replica sets (`ir_graph.replicas.replica_sets`).
     home : int32[n]
         Written: the cluster where each vertex's value is final (-1: no edges).
     avail : float64[n]
@@ -313,7 +314,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
     while size < p:
         size *= 2
     key = np.zeros(p)  # the tree's key: free time, inf once the cluster is full
-    tree = _tree_build(key, ones, size)
+    tree = tree_build(key, ones, size)
     cand = np.empty(CANDIDATES + 2, dtype=np.int64)
     home[:] = -1
     avail[:] = 0.0
@@ -358,7 +359,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
         crit = critical.shape[0] > 0 and critical[v]
         lo = ptr[v]
         while lo < ptr[v + 1]:
-            if _stopped(done, counter):
+            if stopped_at(done, counter):
                 return free, load, False
             end = min(lo + CHUNK, ptr[v + 1])
             group_w = 0.0
@@ -389,7 +390,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                 for j in range(lo, end):
                     e = _edge(order, j)
                     u = min(src[e], dst[e])
-                    if home[u] >= 0 and not _contains(u, c, cnt, ids, ovf, pool):
+                    if home[u] >= 0 and not has_replica(u, c, cnt, ids, ovf, pool):
                         new += 1
                 s = t + beta * latency * new + hold * _delay(c, res_v, res_t, t, v, crit, chains)
                 if s < best_s:
@@ -412,7 +413,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
             # room for the group's new rows (two per edge at most) before its loop, so that
             # `pool` is not reassigned per edge: a loop-carried array is counted per turn
             if ovf.shape[0] > 0 and used + 2 * (end - lo) > pool.shape[0]:
-                pool = _room(pool, used, ovf, 2 * (end - lo))
+                pool = pool_room(pool, used, ovf, 2 * (end - lo))
             for j in range(lo, end):
                 e = _edge(order, j)
                 u = min(src[e], dst[e])
@@ -422,8 +423,8 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                 done += 1
                 if home[u] < 0:  # a vertex without in-edges: homed where it is first used
                     home[u] = best
-                used = _add(u, best, cnt, ids, ovf, pool, used)
-                used = _add(v, best, cnt, ids, ovf, pool, used)
+                used = add_replica(u, best, cnt, ids, ovf, pool, used)
+                used = add_replica(v, best, cnt, ids, ovf, pool, used)
             if home[v] < 0:
                 home[v] = best
                 avail[v] = best_f
@@ -438,7 +439,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
             key[best] = np.inf if load[best] >= limit * cap[best] * (1.0 - FULL) \
                 or res_v[best] >= 0 \
                 else best_f
-            _tree_update(tree, best, size, key, ones)
+            tree_update(tree, best, size, key, ones)
             lo = end
         if crit and not chains:  # the chain moves on: reserve the cluster of v while it
             # has a critical successor
@@ -452,7 +453,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                     res_t[rc] = avail[v]
             if rc >= 0:
                 key[rc] = np.inf
-                _tree_update(tree, rc, size, key, ones)
+                tree_update(tree, rc, size, key, ones)
         elif crit:  # one of several chains moves on: release the cluster reserved for v,
             # reserve v's for its critical successor of highest priority (its heir) unless
             # another input of the heir arrives later
@@ -478,7 +479,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                 res_t[c] = avail[v]
                 wait_c[heir] = c
                 key[c] = np.inf
-                _tree_update(tree, c, size, key, ones)
+                tree_update(tree, c, size, key, ones)
         for j in range(out_ptr[v], out_ptr[v + 1]):
             x = out_v[j]
             need[x] -= 1
@@ -488,7 +489,7 @@ def timed_assign(src, dst, weight, order, ptr, out_ptr, out_v, priority, critica
                     e = _edge(order, i)
                     release = max(release, avail[min(src[e], dst[e])])
                 n_pend = _hpush(pk, pi, n_pend, release, x)
-    _done(counter, done)
+    completed(counter, done)
     return free, load, True
 
 

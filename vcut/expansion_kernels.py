@@ -10,9 +10,9 @@ is the incidence CSR of `incidence` (each vertex's edges in edge order) and
 import numpy as np
 
 from vcut_base.jitcache import helper, njit
+from vcut_base.progress_kernels import TICK_MASK
 
-from ._fm import CLUSTER_SHIFT, build_slots, count, has_free, move_edge, slot
-from ._kernels import TICK_MASK
+from .fm_kernels import CLUSTER_SHIFT, build_slots, count, has_free, move_edge, slot
 
 UNASSIGNED = -1
 

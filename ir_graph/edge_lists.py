@@ -1,0 +1,219 @@
+"""Linear-time passes over edge lists: the simple graph, the execution order, orientation,
+vertex degrees and per-cluster sums.
+
+Everything here replaces a sort of ``|E|``-sized keys (``numpy.unique``,
+``lexsort``) or a ``numpy.bincount`` over int64 copies by counting passes, so that
+the cost is ``O(|V| + |E|)`` in time and a few words per edge of scratch memory,
+and the results are the same as those of the sorting formulation (tests compare
+them).
+
+* `simple_edges`: the simple undirected graph of an edge list (self-loops out,
+  repeats merged), in order of first appearance; the identity (no copies)
+  when the list is simple already, as IR graphs are.
+* `execution_order`: the permutation that sorts edges by (dst, src), without
+  a global sort when the list is sorted by dst already (IR graphs are).
+* `is_oriented`: whether every edge runs from its lower to its higher end.
+* `degrees`: the degree of every vertex; `cluster_sums`: the edge weight and edge
+  count of every cluster of an edge assignment.
+"""
+
+import numpy as np
+
+from vcut_base import arrays
+from vcut_base.jitcache import njit
+from vcut_base.memory import check_memory
+
+from .graph import index_dtype
+
+__all__ = ["simple_edges", "execution_order", "is_oriented", "degrees", "cluster_sums"]
+
+
+@njit(cache=True)
+def _group_by_max(src, dst, n, ptr, idx):
+    """Counting sort of the edges by their larger endpoint (stable)."""
+    for e in range(len(src)):
+        b = max(src[e], dst[e])
+        ptr[b + 1] += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    fill = ptr[:-1].copy()
+    for e in range(len(src)):
+        b = max(src[e], dst[e])
+        idx[fill[b]] = e
+        fill[b] += 1
+
+
+@njit(cache=True)
+def _first_of_pair(src, dst, n, ptr, idx, rep):
+    """``rep[e]``: the first edge of ``e``'s unordered pair (-1 for a self-loop).
+
+    Returns the number of self-loops and of repeated (non-first) edges.
+    """
+    mark = np.full(n, -1, dtype=np.int64)
+    first = np.empty(n, dtype=np.int64)
+    loops = 0
+    repeats = 0
+    for b in range(n):
+        for k in range(ptr[b], ptr[b + 1]):
+            e = idx[k]
+            a = min(src[e], dst[e])
+            if a == b:
+                rep[e] = -1
+                loops += 1
+            elif mark[a] == b:
+                rep[e] = first[a]
+                repeats += 1
+            else:
+                mark[a] = b
+                first[a] = e
+                rep[e] = e
+    return loops, repeats
+
+
+@njit(cache=True, nogil=True)
+def _simple_by_dst(src, dst):
+    """Whether every edge has ``src < dst``, the edges are sorted by ``dst`` and no
+    ``src`` repeats within a run of equal ``dst`` (runs of at most 16 edges;
+    longer ones answer False): then the graph is simple. One pass over IR
+    graphs, whose edges are made in that order with a few operands each."""
+    lo = 0
+    for e in range(len(src)):
+        if src[e] >= dst[e]:
+            return False
+        if e and dst[e] != dst[e - 1]:
+            if dst[e] < dst[e - 1]:
+                return False
+            lo = e
+        if e - lo >= 16:
+            return False
+        for f in range(lo, e):
+            if src[f] == src[e]:
+                return False
+    return True
+
+
+def simple_edges(src, dst, weight, n):
+    """The simple undirected graph of an edge list.
+
+    Returns
+    -------
+    src, dst, weight : ndarray
+        One edge per unordered pair, in order of first appearance, with the
+        summed weight of its repetitions (the input arrays themselves when
+        there is nothing to merge).
+    input_edge : int64 ndarray or None
+        For every input edge its simple edge (-1 for a self-loop); None
+        when the simple graph is the input (the identity).
+    loops, repeats : int
+    """
+    m = len(src)
+    n = max(int(n), 1)
+    if _simple_by_dst(src, dst):  # simple already, known in one pass
+        return src, dst, np.asarray(weight, dtype=np.float64), None, 0, 0
+    check_memory(8.0 * (2 * n + 1) + 2 * arrays.resident(8.0 * m),
+                 f"merging repeated edges of {m:,} edges", "use a machine with more memory")
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    idx = arrays.empty(m, index_dtype(m))  # spill files under --spill
+    _group_by_max(src, dst, n, ptr, idx)
+    rep = arrays.empty(m, np.int64)
+    loops, repeats = _first_of_pair(src, dst, n, ptr, idx, rep)
+    del ptr, idx
+    if loops == 0 and repeats == 0:
+        return src, dst, np.asarray(weight, dtype=np.float64), None, 0, 0
+    ok = rep >= 0
+    is_first = rep == np.arange(m)
+    pos = np.cumsum(is_first) - 1
+    input_edge = np.where(ok, pos[np.maximum(rep, 0)], -1)
+    sel = np.flatnonzero(is_first)
+    w = np.bincount(input_edge[ok], weights=np.asarray(weight, dtype=np.float64)[ok],
+                    minlength=len(sel))
+    return (arrays.spill(src[sel]), arrays.spill(dst[sel]), arrays.spill(w),
+            arrays.spill(input_edge), int(loops), int(repeats))
+
+
+@njit(cache=True)
+def _dst_sorted(dst):
+    for e in range(1, len(dst)):
+        if dst[e] < dst[e - 1]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _sort_groups(src, dst, order):
+    """Within every run of equal ``dst``, order the edges by ``src`` (stable).
+
+    Returns whether anything moved.
+    """
+    m = len(dst)
+    moved = False
+    lo = 0
+    while lo < m:
+        hi = lo + 1
+        while hi < m and dst[hi] == dst[lo]:
+            hi += 1
+        sorted_run = True
+        for e in range(lo + 1, hi):
+            if src[e] < src[e - 1]:
+                sorted_run = False
+                break
+        if not sorted_run:
+            moved = True
+            seg = np.argsort(src[lo:hi], kind="mergesort")
+            for j in range(hi - lo):
+                order[lo + j] = lo + seg[j]
+        lo = hi
+    return moved
+
+
+def execution_order(src, dst):
+    """The permutation sorting edges by (dst, src), stable (int32 below 2**31
+    edges); None for the identity."""
+    m = len(dst)
+    if m == 0:
+        return None
+    if not _dst_sorted(dst):
+        return np.lexsort((src, dst)).astype(index_dtype(m), copy=False)
+    order = np.arange(m, dtype=index_dtype(m))
+    return order if _sort_groups(src, dst, order) else None
+
+
+@njit(cache=True)
+def _is_oriented(src, dst):
+    for e in range(len(src)):
+        if src[e] > dst[e]:
+            return False
+    return True
+
+
+def is_oriented(src, dst):
+    """Whether ``src[e] <= dst[e]`` for every edge."""
+    return bool(_is_oriented(src, dst))
+
+
+@njit(cache=True, nogil=True)
+def _degrees(src, dst, n):
+    deg = np.zeros(n, np.int64)
+    for e in range(len(src)):
+        deg[src[e]] += 1
+        deg[dst[e]] += 1
+    return deg
+
+
+def degrees(src, dst, n):
+    """Degree of every vertex (int64), in one compiled pass: no int64 copy of
+    the edge arrays as ``numpy.bincount`` makes of int32 ones."""
+    return _degrees(src, dst, int(n))
+
+
+@njit(cache=True, nogil=True)
+def cluster_sums(assign, weight, p):
+    """Edge weight and edge count of every cluster in one pass (the sums in edge
+    order: ``numpy.bincount``'s, bit for bit)."""
+    loads = np.zeros(p, np.float64)
+    counts = np.zeros(p, np.int64)
+    for e in range(len(assign)):
+        c = assign[e]
+        loads[c] += weight[e]
+        counts[c] += 1
+    return loads, counts

@@ -1,0 +1,280 @@
+"""Numba kernels of replicas: the replica table of an edge assignment
+(`ir_graph.replicas.replica_table`) and the replica sets ``A(v)`` the streaming
+partitioners grow (`ir_graph.replicas.replica_sets`).
+
+Replica table: `incidence` (vertex -> incident edges), `count_replicas` and
+`fill_replicas` over it; up to 64 clusters `vertex_masks` and `fill_from_masks`
+from one 64-bit mask per vertex instead. `sort_run` sorts a vertex's short
+cluster list.
+
+Replica sets ``(cnt, ids, ovf, pool)``: up to ``ids.shape[1]`` cluster ids inline
+per vertex, beyond that a bitset row of ``pool`` (``ovf[v]``, or row ``v`` itself
+when ``ovf`` is empty: the dense form). `set_row`, `has_replica`, `row_has` read a
+set, `add_replica` grows one (the pool must have a free row: `pool_room`),
+`count_rows` counts the dense rows' bits, `lowbit` walks a word's bits.
+"""
+
+import numpy as np
+
+from vcut_base.jitcache import helper, njit
+
+__all__ = ["sort_run", "incidence", "count_replicas", "fill_replicas", "vertex_masks",
+           "fill_from_masks", "lowbit", "set_row", "has_replica", "row_has", "add_replica",
+           "pool_room", "count_rows"]
+
+
+@njit(cache=True)
+def sort_run(a, lo, hi):
+    """Sort ``a[lo:hi]`` in place: insertion sort for the few entries a vertex's
+    or an object's cluster list usually has, ``numpy.sort`` beyond 32."""
+    if hi - lo > 32:
+        a[lo:hi] = np.sort(a[lo:hi])
+        return
+    for j in range(lo + 1, hi):
+        x = a[j]
+        i = j - 1
+        while i >= lo and a[i] > x:
+            a[i + 1] = a[i]
+            i -= 1
+        a[i + 1] = x
+
+
+@njit(cache=True)
+def incidence(src, dst, n, ptr, inc):
+    """Vertex -> incident edges, coded ``2 e`` (as source) or ``2 e + 1`` (as destination).
+
+    A vertex's list holds its edges as source, then as destination, each in
+    edge order: the order in which ``numpy.bincount`` over ``[src, dst]``
+    would add their weights, so sums agree bit for bit with that formulation.
+    """
+    for e in range(len(src)):
+        ptr[src[e] + 1] += 1
+        ptr[dst[e] + 1] += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    fill = ptr[:-1].copy()
+    for e in range(len(src)):  # a vertex's edges as source first, then as destination
+        inc[fill[src[e]]] = 2 * e
+        fill[src[e]] += 1
+    for e in range(len(src)):
+        inc[fill[dst[e]]] = 2 * e + 1
+        fill[dst[e]] += 1
+
+
+@njit(cache=True)
+def count_replicas(ptr, inc, assign, n, p, rep_ptr):
+    mark = np.full(p, -1, dtype=np.int64)
+    total = 0
+    for v in range(n):
+        for k in range(ptr[v], ptr[v + 1]):
+            c = assign[inc[k] >> 1]
+            if mark[c] != v:
+                mark[c] = v
+                total += 1
+        rep_ptr[v + 1] = total
+    return total
+
+
+@njit(cache=True)
+def fill_replicas(ptr, inc, assign, weight, n, p, rep_ptr, rep_cluster, master, rep_in,
+                   rep_out, rep_src, rep_dst):
+    """Replicas of every vertex (clusters sorted), their in/out edge counts, each
+    edge's two replicas, and each vertex's master: the replica of most edge
+    weight, ties to the lowest cluster."""
+    mark = np.full(p, -1, dtype=np.int64)
+    pos = np.empty(p, dtype=np.int64)
+    buf = np.empty(p, dtype=np.int64)
+    wsum = np.zeros(p, dtype=np.float64)
+    for v in range(n):
+        cnt = 0
+        for k in range(ptr[v], ptr[v + 1]):
+            c = assign[inc[k] >> 1]
+            if mark[c] != v:
+                mark[c] = v
+                buf[cnt] = c
+                cnt += 1
+        if cnt == 0:
+            master[v] = -1
+            continue
+        sort_run(buf, 0, cnt)
+        base = rep_ptr[v]
+        for j in range(cnt):
+            rep_cluster[base + j] = buf[j]
+            pos[buf[j]] = base + j
+        for k in range(ptr[v], ptr[v + 1]):
+            x = inc[k]
+            e = x >> 1
+            c = assign[e]
+            r = pos[c]
+            wsum[c] += weight[e]
+            if x & 1:
+                rep_dst[e] = r
+                rep_in[r] += 1
+            else:
+                rep_src[e] = r
+                rep_out[r] += 1
+        best = buf[0]
+        for j in range(1, cnt):
+            if wsum[buf[j]] > wsum[best]:
+                best = buf[j]
+        master[v] = best
+        for j in range(cnt):
+            wsum[buf[j]] = 0.0
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@njit(cache=True)
+def vertex_masks(src, dst, assign, n, rep_ptr):
+    """Each vertex's clusters as a bit mask; ``rep_ptr`` their running counts.
+    Returns the masks and the number of replicas."""
+    mask = np.zeros(n, dtype=np.uint64)
+    for e in range(len(src)):
+        b = np.uint64(1) << np.uint64(assign[e])
+        mask[src[e]] |= b
+        mask[dst[e]] |= b
+    total = 0
+    for v in range(n):
+        total += _popcount(mask[v])
+        rep_ptr[v + 1] = total
+    return mask, total
+
+
+@njit(cache=True, inline="always")
+def _rank(mask, rep_ptr, v, c):
+    """The replica of cluster ``c`` of vertex ``v``."""
+    below = mask[v] & ((np.uint64(1) << np.uint64(c)) - np.uint64(1))
+    return rep_ptr[v] + _popcount(below)
+
+
+@njit(cache=True)
+def fill_from_masks(src, dst, assign, weight, mask, rep_ptr, rep_cluster, master, rep_in,
+                     rep_out, rep_src, rep_dst):
+    """`fill_replicas` from the masks: a replica's weight sum adds its edges as
+    source, then as destination, each in edge order (the incidence order)."""
+    n = len(mask)
+    for v in range(n):
+        x = mask[v]
+        r = rep_ptr[v]
+        c = 0
+        while x != np.uint64(0):
+            if x & np.uint64(1):
+                rep_cluster[r] = c
+                r += 1
+            x >>= np.uint64(1)
+            c += 1
+    wsum = np.zeros(len(rep_cluster), dtype=np.float64)
+    for e in range(len(src)):
+        r = _rank(mask, rep_ptr, src[e], assign[e])
+        rep_src[e] = r
+        rep_out[r] += 1
+        wsum[r] += weight[e]
+    for e in range(len(src)):
+        r = _rank(mask, rep_ptr, dst[e], assign[e])
+        rep_dst[e] = r
+        rep_in[r] += 1
+        wsum[r] += weight[e]
+    for v in range(n):
+        lo = rep_ptr[v]
+        if lo == rep_ptr[v + 1]:
+            master[v] = -1
+            continue
+        best = lo
+        for r in range(lo + 1, rep_ptr[v + 1]):
+            if wsum[r] > wsum[best]:
+                best = r
+        master[v] = rep_cluster[best]
+
+
+@njit(cache=True, inline="always")
+def lowbit(x):
+    """Index of the lowest set bit of a non-zero uint64."""
+    k = 0
+    while (x & np.uint64(1)) == np.uint64(0):
+        x >>= np.uint64(1)
+        k += 1
+    return k
+
+
+@helper
+def set_row(v, cnt, ids, ovf):
+    """The bitset row of A(v), or -1 while its ids are inline."""
+    if cnt[v] <= ids.shape[1]:
+        return -1
+    return v if ovf.shape[0] == 0 else ovf[v]
+
+
+@helper
+def has_replica(v, c, cnt, ids, ovf, pool):
+    """Whether cluster ``c`` is in A(v)."""
+    return row_has(v, set_row(v, cnt, ids, ovf), c, cnt, ids, pool)
+
+
+@helper
+def row_has(v, row, c, cnt, ids, pool):
+    """Whether cluster ``c`` is in A(v), whose bitset row is ``row`` (-1: inline)."""
+    if row < 0:
+        for i in range(cnt[v]):
+            if ids[v, i] == c:
+                return True
+        return False
+    return (pool[row, c // 64] >> np.uint64(c % 64)) & np.uint64(1) != np.uint64(0)
+
+
+@helper
+def add_replica(v, c, cnt, ids, ovf, pool, used):
+    """Put ``c`` into A(v); returns the pool rows in use. The pool must have a
+    free row (`pool_room`)."""
+    if has_replica(v, c, cnt, ids, ovf, pool):
+        return used
+    k = cnt[v]
+    inline = ids.shape[1]
+    if k < inline:
+        ids[v, k] = c
+    else:
+        if ovf.shape[0] == 0:
+            row = v
+        elif k == inline:  # the inline ids move to an overflow row
+            row = used
+            used += 1
+            ovf[v] = row
+            for i in range(inline):
+                d = ids[v, i]
+                pool[row, d // 64] |= np.uint64(1) << np.uint64(d % 64)
+        else:
+            row = ovf[v]
+        pool[row, c // 64] |= np.uint64(1) << np.uint64(c % 64)
+    cnt[v] = k + 1
+    return used
+
+
+@njit(cache=True)
+def pool_room(pool, used, ovf, rows=2):
+    """The pool with at least ``rows`` free rows (a copy, doubled as often as needed)."""
+    if ovf.shape[0] == 0 or used + rows <= pool.shape[0]:
+        return pool
+    size = max(2 * pool.shape[0], 1)
+    while used + rows > size:
+        size *= 2
+    grown = np.zeros((size, pool.shape[1]), dtype=np.uint64)
+    grown[:used] = pool[:used]
+    return grown
+
+
+@njit(cache=True)
+def count_rows(A, cnt):
+    """``cnt[v]``: the set bits of row ``v``."""
+    for v in range(A.shape[0]):
+        k = 0
+        for wi in range(A.shape[1]):
+            x = A[v, wi]
+            while x != np.uint64(0):
+                x &= x - np.uint64(1)
+                k += 1
+        cnt[v] = k
