@@ -103,6 +103,20 @@ def run_cli(capsys, *argv):
     return code, out, err
 
 
+def run_cli_error(capsys, *argv):
+    """``vcut ARGV`` in this process: ``(exit code, the last "error: " line of stderr, or "")``."""
+    code, _, err = run_cli(capsys, *argv)
+    errors = [ln for ln in err.splitlines() if ln.startswith("error: ")]
+    return code, errors[-1] if errors else ""
+
+
+def last_error(err):
+    """The last "error: " line of ``err``; there must be one."""
+    lines = [ln for ln in err.splitlines() if ln.startswith("error: ")]
+    assert lines, err
+    return lines[-1]
+
+
 def cli_partition(g, tmp_path):
     """``(path, vcut)``: ``g`` written as a .npz, and ``vcut(file, *args)`` running
     ``vcut partition FILE -p 3 --algo par --latency 5 ARGS``."""

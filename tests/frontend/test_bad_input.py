@@ -8,21 +8,9 @@ import sys
 import pytest
 
 from vcut_base import errors
-from vcut.cli import main
+from tests.helpers import last_error, run_cli
 
 INFINITE = "int main(void) { volatile int x = 0; for (;;) x++; return 0; }\n"
-
-
-def run_cli(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def last_error_line(err):
-    lines = [ln for ln in err.strip().splitlines() if ln.startswith("error: ")]
-    assert lines, err
-    return lines[-1]
 
 
 @pytest.fixture
@@ -39,7 +27,7 @@ def assert_nothing_written(path):
 def test_missing_file(capsys, tmp_path, out_path):
     code, _, err = run_cli(capsys, "trace", str(tmp_path / "nope.c"), "-o", out_path)
     assert code == errors.InputError.exit_code == 2
-    assert last_error_line(err) == f"error: input file not found: {tmp_path / 'nope.c'}; check the path"
+    assert last_error(err) == f"error: input file not found: {tmp_path / 'nope.c'}; check the path"
     assert_nothing_written(out_path)
 
 
@@ -48,12 +36,12 @@ def test_non_c_inputs(capsys, tmp_path, out_path):
     txt.write_text("hello\n")
     code, _, err = run_cli(capsys, "trace", str(txt), "-o", out_path)
     assert code == 2
-    assert "is not a C source file" in last_error_line(err) and "'.txt'" in err
+    assert "is not a C source file" in last_error(err) and "'.txt'" in err
     binary = tmp_path / "blob.c"
     binary.write_bytes(b"\x7fELF\x00\x01\x02")
     code, _, err = run_cli(capsys, "trace", str(binary), "-o", out_path)
     assert code == 2
-    assert "contains binary data" in last_error_line(err)
+    assert "contains binary data" in last_error(err)
     assert_nothing_written(out_path)
 
 
@@ -62,7 +50,7 @@ def test_compile_error_shows_compiler_diagnostics(capsys, cfile, out_path):
     code, _, err = run_cli(capsys, "trace", src, "-o", out_path)
     assert code == errors.CompileError.exit_code == 4
     assert "bad.c:1:" in err and "error: use of undeclared identifier 'undefined_var'" in err
-    assert last_error_line(err) == (
+    assert last_error(err) == (
         "error: compilation of bad.c failed (compiler exit 1): bad.c:1:25: error: use of "
         "undeclared identifier 'undefined_var'; fix the errors the compiler reported"
     )
@@ -74,7 +62,7 @@ def test_link_error_names_the_symbol(capsys, cfile, out_path):
     src = cfile("link.c", "int nowhere_defined(int);\nint main(void) { return nowhere_defined(1); }\n")
     code, _, err = run_cli(capsys, "trace", src, "-o", out_path)
     assert code == errors.LinkError.exit_code == 5
-    assert last_error_line(err).startswith("error: undefined symbol nowhere_defined: defined neither")
+    assert last_error(err).startswith("error: undefined symbol nowhere_defined: defined neither")
     assert_nothing_written(out_path)
 
 
@@ -83,7 +71,7 @@ def test_duplicate_definition_across_files(capsys, cfile, out_path):
     b = cfile("b.c", "int f(void) { return 2; }\n")
     code, _, err = run_cli(capsys, "trace", a, b, "-o", out_path)
     assert code == 5
-    line = last_error_line(err)
+    line = last_error(err)
     assert line.startswith("error: linking b.c failed:") and "'f'" in line
     assert line.endswith("make each symbol defined in exactly one file")
 
@@ -105,7 +93,7 @@ def test_unsupported_constructs_name_what_and_where(capsys, cfile, out_path, nam
     src = cfile(name, code_text)
     code, _, err = run_cli(capsys, "trace", src, "-o", out_path)
     assert code == errors.UnsupportedIRError.exit_code == 6
-    assert last_error_line(err) == (
+    assert last_error(err) == (
         f"error: unsupported construct: {construct} in function main ({src}:{line}); "
         "vcut traces single-threaded, sequential C only: rewrite that code without it"
     )
@@ -132,14 +120,14 @@ def test_exceptions_in_ir_are_refused(capsys, tmp_path, out_path):
     path.write_text(EXCEPTION_IR)
     code, _, err = run_cli(capsys, "trace", str(path), "-o", out_path)
     assert code == 6
-    assert last_error_line(err).startswith("error: unsupported construct: exceptions (invoke) in function main")
+    assert last_error(err).startswith("error: unsupported construct: exceptions (invoke) in function main")
 
 
 def test_crash(capsys, cfile, out_path):
     src = cfile("crash.c", "int main(void) { int *volatile p = 0; return *p; }\n")
     code, _, err = run_cli(capsys, "trace", src, "-o", out_path)
     assert code == errors.ProgramCrashed.exit_code == 7
-    assert last_error_line(err) == (
+    assert last_error(err) == (
         "error: the program crashed with SIGSEGV (segmentation fault: invalid memory access); "
         "run it natively under a debugger to find the fault"
     )
@@ -150,7 +138,7 @@ def test_abort_is_a_crash(capsys, cfile, out_path):
     src = cfile("ab.c", "#include <assert.h>\nint main(void) { assert(1 == 2); return 0; }\n")
     code, _, err = run_cli(capsys, "trace", src, "-o", out_path)
     assert code == 7
-    assert "SIGABRT" in last_error_line(err)
+    assert "SIGABRT" in last_error(err)
 
 
 def test_timeout(capsys, cfile, out_path):
@@ -158,7 +146,7 @@ def test_timeout(capsys, cfile, out_path):
     code, _, err = run_cli(capsys, "trace", src, "-o", out_path, "--timeout", "3",
                            "--max-instructions", str(10**15))
     assert code == errors.ProgramTimeout.exit_code == 7
-    assert last_error_line(err) == (
+    assert last_error(err) == (
         "error: the program ran past the 3 s time limit (an endless loop?) and was stopped; "
         "raise --timeout, or cap the trace with --max-instructions"
     )
@@ -187,7 +175,7 @@ def test_memory_limit(capsys, cfile, out_path):
     assert code == errors.ProgramOutOfMemory.exit_code == 7
     # the program does not check malloc's result: it gets NULL, memset faults, and the
     # message says why
-    assert last_error_line(err) == (
+    assert last_error(err) == (
         "error: the program crashed with SIGSEGV (segmentation fault: invalid memory access) "
         "after 1 heap allocation(s) returned NULL under the 768 MiB memory limit; "
         "raise --memory-limit if the machine has room"
@@ -200,7 +188,7 @@ def test_output_directory_missing(capsys, cfile, tmp_path):
     missing_dir = tmp_path / "no" / "such"
     code, _, err = run_cli(capsys, "trace", src, "-o", str(missing_dir / "t.npz"))
     assert code == errors.OutputError.exit_code == 9
-    assert last_error_line(err) == (
+    assert last_error(err) == (
         f"error: cannot write {missing_dir / 't.npz'}: directory {missing_dir} does not exist"
     )
 
@@ -208,7 +196,7 @@ def test_output_directory_missing(capsys, cfile, tmp_path):
 def test_output_path_is_a_directory(capsys, cfile, tmp_path):
     src = cfile("ok.c", "int main(void) { return 0; }\n")
     code, _, err = run_cli(capsys, "trace", src, "-o", str(tmp_path))
-    assert code == 9 and last_error_line(err) == (
+    assert code == 9 and last_error(err) == (
         f"error: output path {tmp_path} is a directory; give a file name"
     )
 
@@ -222,7 +210,7 @@ def test_output_directory_read_only(capsys, cfile, tmp_path):
         if os.access(ro, os.W_OK):
             pytest.skip("this user can write read-only directories (root)")
         code, _, err = run_cli(capsys, "trace", src, "-o", str(ro / "t.npz"))
-        assert code == 9 and last_error_line(err) == (
+        assert code == 9 and last_error(err) == (
             f"error: cannot write {ro / 't.npz'}: directory {ro} is not writable"
         )
         assert list(ro.iterdir()) == []
@@ -234,7 +222,7 @@ def test_missing_roi_function(capsys, cfile, out_path):
     src = cfile("r.c", "int work(void) { return 1; }\nint main(void) { return work(); }\n")
     code, _, err = run_cli(capsys, "trace", src, "-o", out_path, "--roi", "nothere")
     assert code == 2
-    assert last_error_line(err) == (
+    assert last_error(err) == (
         "error: region-of-interest function 'nothere' is not defined in the program; "
         "defined functions: main, work"
     )

@@ -23,6 +23,7 @@ import pytest
 from vcut_base import errors
 from vcut_base.atomic import TEMP_PATTERN, atomic_output, check_outputs, output_kind
 from ir_graph import Graph, read_graph, write_graph
+from tests.helpers import last_error, run_cli
 from vcut.cli import main
 from vcut.output import read_assignment, read_partition
 
@@ -30,18 +31,6 @@ from vcut.output import read_assignment, read_partition
 VCUT = [sys.executable, "-c", "import sys; from vcut.cli import main; sys.exit(main())"]
 
 SAME_FILE = "(the same file); give another output path: vcut never overwrites its inputs"
-
-
-def cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def last_error(err):
-    lines = [ln for ln in err.splitlines() if ln.startswith("error: ")]
-    assert lines, err
-    return lines[-1]
 
 
 def vcut_temps(directory):
@@ -107,25 +96,25 @@ def test_fifo_is_written_through_not_replaced(tmp_path):
 
 
 def test_character_device_is_written_through(capsys, small):
-    code, _, _ = cli(capsys, "bfs", small, "--source", "0", "-o", "/dev/null")
+    code, _, _ = run_cli(capsys, "bfs", small, "--source", "0", "-o", "/dev/null")
     assert code == 0 and stat.S_ISCHR(os.lstat("/dev/null").st_mode)
-    code, out, _ = cli(capsys, "partition", small, "-p", "2", "-o", "/dev/null")
+    code, out, _ = run_cli(capsys, "partition", small, "-p", "2", "-o", "/dev/null")
     assert code == 0 and "written                      /dev/null\n" in out  # no replicas file
     assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)
 
 
 def test_dash_is_standard_output_unless_it_carries_the_summary(capsys, small):
-    code, out, _ = cli(capsys, "bfs", small, "--source", "0", "-o", "-")
+    code, out, _ = run_cli(capsys, "bfs", small, "--source", "0", "-o", "-")
     assert code == 0 and out == "0 0\n1 1\n2 1\n3 1\n"  # id distance
-    code, out, _ = cli(capsys, "partition", small, "-p", "1", "-o", "-")
+    code, out, _ = run_cli(capsys, "partition", small, "-p", "1", "-o", "-")
     assert code == 0 and out == "0\n0\n0\n0\n0\n"
-    code, out, err = cli(capsys, "bfs", small, "--source", "0", "-o", "-", "--json")
+    code, out, err = run_cli(capsys, "bfs", small, "--source", "0", "-o", "-", "--json")
     assert code == errors.OutputError.exit_code == 9
     assert json.loads(out) == {"error": "cannot write -: standard output carries the JSON "
                                         "summary; give a file name", "exit_code": 9}
     assert last_error(err) == ("error: cannot write -: standard output carries the JSON "
                                "summary; give a file name")
-    code, _, err = cli(capsys, "trace", small.parent / "h.c", "-o", "-")
+    code, _, err = run_cli(capsys, "trace", small.parent / "h.c", "-o", "-")
     assert code == 9 and last_error(err) == (
         "error: cannot write -: standard output carries the program's output; give a file name")
 
@@ -135,7 +124,7 @@ def test_socket_and_block_device_are_refused(capsys, tmp_path, small):
     sock = socket.socket(socket.AF_UNIX)
     try:
         sock.bind(str(sock_path))
-        code, _, err = cli(capsys, "bfs", small, "--source", "0", "-o", sock_path)
+        code, _, err = run_cli(capsys, "bfs", small, "--source", "0", "-o", sock_path)
     finally:
         sock.close()
     assert code == 9 and last_error(err) == (
@@ -144,7 +133,7 @@ def test_socket_and_block_device_are_refused(capsys, tmp_path, small):
     assert stat.S_ISSOCK(os.lstat(sock_path).st_mode)
     blocks = [e.path for e in os.scandir("/dev") if stat.S_ISBLK(os.lstat(e.path).st_mode)]
     if blocks:
-        code, _, err = cli(capsys, "bfs", small, "--source", "0", "-o", blocks[0])
+        code, _, err = run_cli(capsys, "bfs", small, "--source", "0", "-o", blocks[0])
         assert code == 9 and f"cannot write {blocks[0]}: it is a block device;" in err
         assert stat.S_ISBLK(os.lstat(blocks[0]).st_mode)
 
@@ -183,13 +172,13 @@ def test_temp_names_follow_the_pattern(tmp_path):
 def test_trace_refuses_to_overwrite_its_source(capsys, tmp_path):
     src = tmp_path / "h.c"
     src.write_text("int main(void) { return 0; }\n")
-    code, _, err = cli(capsys, "trace", src, "-o", src)
+    code, _, err = run_cli(capsys, "trace", src, "-o", src)
     assert code == errors.OutputError.exit_code == 9
     assert last_error(err) == f"error: output {src} is the input {src} {SAME_FILE}"
     assert src.read_text() == "int main(void) { return 0; }\n"
     stdin = tmp_path / "in.txt"
     stdin.write_text("data\n")
-    code, _, err = cli(capsys, "trace", src, "--stdin", stdin, "-o", stdin)
+    code, _, err = run_cli(capsys, "trace", src, "--stdin", stdin, "-o", stdin)
     assert code == 9 and last_error(err) == f"error: output {stdin} is the input {stdin} {SAME_FILE}"
     assert stdin.read_text() == "data\n"
     assert sorted(os.listdir(tmp_path)) == ["h.c", "in.txt"]
@@ -201,7 +190,7 @@ def test_links_to_an_input_are_refused(capsys, small, tmp_path):
     hard = tmp_path / "hard.part"
     os.link(small, hard)
     for out in (small, link, hard):
-        code, _, err = cli(capsys, "partition", small, "-p", "2", "-o", out)
+        code, _, err = run_cli(capsys, "partition", small, "-p", "2", "-o", out)
         assert code == 9 and last_error(err) == f"error: output {out} is the input {small} {SAME_FILE}"
     assert small.read_text() == "0 1\n1 2\n2 3\n3 0\n0 2\n" and link.is_symlink()
     assert sorted(os.listdir(tmp_path)) == ["g.edgelist", "hard.part", "link.part"]
@@ -211,7 +200,7 @@ def test_partition_refuses_a_replicas_file_that_is_the_input(capsys, tmp_path):
     g = tmp_path / "x.replicas.npz"
     write_graph(random_graph(10, 20, 0), str(g))
     before = g.read_bytes()
-    code, _, err = cli(capsys, "partition", g, "-p", "2", "-o", tmp_path / "x")
+    code, _, err = run_cli(capsys, "partition", g, "-p", "2", "-o", tmp_path / "x")
     assert code == 9 and last_error(err) == f"error: output {g} is the input {g} {SAME_FILE}"
     assert g.read_bytes() == before and not (tmp_path / "x").exists()
 
@@ -227,11 +216,11 @@ def test_graph_stats_bfs_refuse_their_input(capsys, small, cfile, tmp_path):
     cases += [(["graph", src, "-o", src], src, src),
               (["graph", src, "-o", tmp_path / "g.npz", "--save-trace", src], src, src)]
     for argv, out, inp in cases:
-        code, _, err = cli(capsys, *argv)
+        code, _, err = run_cli(capsys, *argv)
         assert code == 9 and last_error(err) == f"error: output {out} is the input {inp} {SAME_FILE}"
     assert small.read_bytes() == before and not (tmp_path / "g.npz").exists()
-    code, _, err = cli(capsys, "graph", src, "-o", tmp_path / "t.npz", "--save-trace",
-                       tmp_path / "t.npz")
+    code, _, err = run_cli(capsys, "graph", src, "-o", tmp_path / "t.npz", "--save-trace",
+                           tmp_path / "t.npz")
     assert code == 9 and last_error(err) == (
         f"error: outputs {tmp_path / 't.npz'} and {tmp_path / 't.npz'} are the same file; "
         "give different paths")
@@ -245,7 +234,7 @@ def test_analyze_and_compare_refuse_inputs_in_their_output_directory(capsys, tmp
     graph = out / "mapping.json"
     write_graph(random_graph(8, 16, 1), str(graph), "edgelist")
     before = graph.read_bytes()
-    code, _, err = cli(capsys, "analyze", graph, "-p", "2", "-o", out)
+    code, _, err = run_cli(capsys, "analyze", graph, "-p", "2", "-o", out)
     assert code == 2 and last_error(err) == (
         f"error: {graph} is not an input vcut analyze takes (extension '.json'); give "
         "C sources (.c, or .ll LLVM IR), one trace (.npz from 'vcut trace') or one graph file "
@@ -255,11 +244,11 @@ def test_analyze_and_compare_refuse_inputs_in_their_output_directory(capsys, tmp
     write_graph(random_graph(8, 16, 1), str(g2))
     part = out / "report.html"
     part.write_text("0\n" * 16)
-    code, _, err = cli(capsys, "analyze", g2, "-p", "2", "--partition", part, "-o", out)
+    code, _, err = run_cli(capsys, "analyze", g2, "-p", "2", "--partition", part, "-o", out)
     assert code == 9 and last_error(err) == f"error: output {part} is the input {part} {SAME_FILE}"
     machine = out / "compare.json"
     machine.write_text("{}")
-    code, _, err = cli(capsys, "compare", g2, "-p", "2", "--machine", machine, "-o", out)
+    code, _, err = run_cli(capsys, "compare", g2, "-p", "2", "--machine", machine, "-o", out)
     assert code == 9 and last_error(err) == (
         f"error: output {machine} is the input {machine} {SAME_FILE}")
     assert graph.read_bytes() == before and part.read_text() == "0\n" * 16
@@ -280,12 +269,12 @@ def medium(tmp_path_factory):
 def test_pair_written_together_and_mismatch_detected(capsys, medium, tmp_path):
     out = tmp_path / "m.part"
     rich = tmp_path / "m.part.replicas.npz"
-    assert cli(capsys, "partition", medium, "-p", "4", "-o", out)[0] == 0
+    assert run_cli(capsys, "partition", medium, "-p", "4", "-o", out)[0] == 0
     old_plain = out.read_bytes()
     meta, arrays = read_partition(str(rich))
     assert meta["format_version"] == 2 and len(meta["plain_sha256"]) == 64
     assert read_assignment(str(out)).tolist() == arrays["assignment"].tolist()
-    assert cli(capsys, "partition", medium, "-p", "8", "-o", out)[0] == 0
+    assert run_cli(capsys, "partition", medium, "-p", "8", "-o", out)[0] == 0
     out.write_bytes(old_plain)  # as a kill between the two renames leaves it
     message = (f"partition files {out} and {rich} are from different runs (an interrupted "
                f"'vcut partition', or one file replaced); run 'vcut partition ... -o {out}' again")
@@ -293,7 +282,7 @@ def test_pair_written_together_and_mismatch_detected(capsys, medium, tmp_path):
         with pytest.raises(errors.InputError) as exc:
             read(str(out) if read is read_assignment else str(rich))
         assert exc.value.message == message
-    code, _, err = cli(capsys, "analyze", medium, "-p", "4", "--partition", out)
+    code, _, err = run_cli(capsys, "analyze", medium, "-p", "4", "--partition", out)
     assert code == errors.InputError.exit_code == 2 and last_error(err) == f"error: {message}"
 
 
@@ -496,20 +485,20 @@ def test_plots_and_reports_go_only_to_files_named_for_their_format(capsys, small
     data = tmp_path / "trace.npz"
     np.savez(data, a=np.arange(3))
     before = data.read_bytes()
-    code, _, err = cli(capsys, "stats", small, "--plot", data)
+    code, _, err = run_cli(capsys, "stats", small, "--plot", data)
     assert code == 9 and last_error(err) == (
         f"error: --plot {data}: the plot is a PNG image; give a path ending in .png "
         "(nothing was written)")
-    code, _, err = cli(capsys, "schedule", "--job=matmul", "--size=8", "--rounds=1",
-                       "--devices=sim:cpu", f"--report={data}")
+    code, _, err = run_cli(capsys, "schedule", "--job=matmul", "--size=8", "--rounds=1",
+                           "--devices=sim:cpu", f"--report={data}")
     assert code == 9 and last_error(err) == (
         f"error: --report {data}: the report is an HTML page, or a PNG image; give a path "
         "ending in .html, .htm, .png (nothing was written)")
     assert data.read_bytes() == before
     assert sorted(os.listdir(tmp_path)) == ["g.edgelist", "trace.npz"]  # no temporary left
     # any case of the suffix is a name for the format
-    assert cli(capsys, "stats", small, "--plot", tmp_path / "d.PNG")[0] == 0
+    assert run_cli(capsys, "stats", small, "--plot", tmp_path / "d.PNG")[0] == 0
     assert (tmp_path / "d.PNG").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert cli(capsys, "schedule", "--job=matmul", "--size=8", "--rounds=1",
+    assert run_cli(capsys, "schedule", "--job=matmul", "--size=8", "--rounds=1",
                 "--devices=sim:cpu", f"--report={tmp_path / 's.Html'}")[0] == 0
     assert (tmp_path / "s.Html").read_text().startswith("<!doctype html>")

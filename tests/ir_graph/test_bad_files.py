@@ -16,14 +16,7 @@ import vcut_base.inputs
 import vcut_base.memory
 from vcut_base.errors import GraphFormatError, InputError
 from ir_graph import Graph, read_graph, write_graph
-from vcut.cli import main
-
-
-def cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    err = capsys.readouterr().err
-    errors = [ln for ln in err.splitlines() if ln.startswith("error: ")]
-    return code, errors[-1] if errors else ""
+from tests.helpers import run_cli_error
 
 
 @pytest.fixture
@@ -56,7 +49,7 @@ def own_npz(tmp_path, **change):
 def test_weights_whose_sum_overflows_are_refused_not_a_segfault(capsys, tmp_path, algo):
     p = tmp_path / "e.txt"
     p.write_text("0 1 1.7e308\n1 2 1.7e308\n2 3 1\n")
-    code, line = cli(capsys, "partition", p, "-p", "2", "--algo", algo)
+    code, line = run_cli_error(capsys, "partition", p, "-p", "2", "--algo", algo)
     assert code == 10
     assert line == (f"error: {p}: the edge weights sum to more than 1.798e+308 "
                     "(the largest is 1.7e+308); scale the weights down")
@@ -66,8 +59,8 @@ def test_largest_finite_weights_partition(capsys, tmp_path):
     # the sum fits, but load / capacity overflows for a tiny capacity: still a partition
     p = tmp_path / "e.txt"
     p.write_text("0 1 1e308\n1 2 1e307\n2 3 1\n0 3 5\n")
-    code, _ = cli(capsys, "partition", p, "-p", "2", "--algo", "wb-libra",
-                  "--capacities", "1e-300,1", "-o", tmp_path / "e.part")
+    code, _ = run_cli_error(capsys, "partition", p, "-p", "2", "--algo", "wb-libra",
+                            "--capacities", "1e-300,1", "-o", tmp_path / "e.part")
     assert code == 0
     clusters = [int(x) for x in (tmp_path / "e.part").read_text().split()]
     assert len(clusters) == 4 and set(clusters) <= {0, 1}
@@ -75,7 +68,7 @@ def test_largest_finite_weights_partition(capsys, tmp_path):
 
 def test_nan_source_ids_in_npz_are_refused_before_bfs(capsys, tmp_path):
     path = own_npz(tmp_path, src=np.array([0.0, np.nan, 2.0]))
-    code, line = cli(capsys, "bfs", path, "--source", "0")
+    code, line = run_cli_error(capsys, "bfs", path, "--source", "0")
     assert code == 10
     assert line == (f"error: {path}: edge sources must be a one-dimensional array of "
                     "integers, got float64 of shape (3,)")
@@ -107,7 +100,7 @@ def test_npz_with_missing_or_mistyped_entries(capsys, tmp_path, change, message)
             arrays = {k: z[k] for k in z.files}
         arrays["meta"] = change["meta"]
         np.savez(path, **arrays)
-    code, line = cli(capsys, "stats", path)
+    code, line = run_cli_error(capsys, "stats", path)
     assert code == 10
     assert line.startswith(f"error: {path}") and line.endswith(message), line
 
@@ -115,7 +108,7 @@ def test_npz_with_missing_or_mistyped_entries(capsys, tmp_path, change, message)
 def test_node_id_beyond_int64(capsys, tmp_path):
     p = tmp_path / "e.txt"
     p.write_text(f"0 {2**63}\n1 2\n")
-    code, line = cli(capsys, "stats", p)
+    code, line = run_cli_error(capsys, "stats", p)
     assert code == 10
     assert line == (f"error: {p}:1: node id in '0 {2**63}' is larger than {2**63 - 1}, "
                     "the largest id vcut reads")
@@ -130,7 +123,7 @@ def test_headers_declaring_2_31_nodes_are_checked_against_memory(capsys, tmp_pat
                                                                   text, lineno):
     p = tmp_path / name
     p.write_text(text.format(n=2**31))
-    code, line = cli(capsys, "stats", p)
+    code, line = run_cli_error(capsys, "stats", p)
     assert code == 2  # too large for memory: exit 2 whatever declares it
     assert line == (f"error: {p}:{lineno}: a graph of 2,147,483,648 nodes needs about 128.0 GiB "
                     "of memory but 1.0 GiB are available; check the node count of the file, or "
@@ -159,7 +152,7 @@ def test_metis_header_with_zero_constraints(tmp_path):
 
 
 def test_dev_zero_is_refused_not_read_forever(capsys):
-    code, line = cli(capsys, "stats", "/dev/zero", "--format", "edgelist")
+    code, line = run_cli_error(capsys, "stats", "/dev/zero", "--format", "edgelist")
     assert code == 2
     assert line == ("error: graph file /dev/zero is a character device, not a regular file; "
                     "give the path of a file")
@@ -169,7 +162,7 @@ def test_dev_zero_is_refused_not_read_forever(capsys):
 def test_a_fifo_is_refused_not_waited_on(capsys, tmp_path, name):
     fifo = tmp_path / name
     os.mkfifo(fifo)
-    code, line = cli(capsys, "bfs", fifo, "--source", "0")
+    code, line = run_cli_error(capsys, "bfs", fifo, "--source", "0")
     assert code == 2
     assert line == f"error: graph file {fifo} is a FIFO (named pipe), not a regular file; give the path of a file"
 
@@ -184,7 +177,7 @@ def test_gzip_bomb_is_cut_at_the_bound(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(vcut_base.inputs, "text_limit", lambda: 1 << 20)
     p = tmp_path / "bomb.txt.gz"
     p.write_bytes(gzip.compress(b"0 1\n" * (1 << 19)))  # 2 MiB of text
-    code, line = cli(capsys, "stats", p)
+    code, line = run_cli_error(capsys, "stats", p)
     assert code == 2  # too large for memory: exit 2 whatever declares it
     assert line == (f"error: graph file {p} is larger than 1.0 MiB decompressed, more than this "
                     "machine's memory allows reading; use a smaller file or a machine with more "
@@ -230,6 +223,6 @@ def test_dependency_graph_checked_against_memory_before_allocating(cfile, monkey
 def test_a_fifo_npz_given_to_analyze_is_not_opened(capsys, tmp_path, command):
     fifo = tmp_path / "g.npz"
     os.mkfifo(fifo)
-    code, line = cli(capsys, command[0], fifo, *command[1:])
+    code, line = run_cli_error(capsys, command[0], fifo, *command[1:])
     assert code == 2
     assert line == f"error: graph file {fifo} is a FIFO (named pipe), not a regular file; give the path of a file"

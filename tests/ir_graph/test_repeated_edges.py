@@ -11,7 +11,7 @@ import pytest
 from vcut_base.errors import InputError
 from ir_graph import Graph, read_graph, write_graph
 from ir_graph.formats import _read_python
-from vcut.cli import main
+from tests.helpers import run_cli
 
 #: A 4-cycle 0-1-2-3 listed both ways, as SNAP lists undirected graphs.
 SQUARE_BOTH_WAYS = "0 1\n1 0\n1 2\n2 1\n2 3\n3 2\n3 0\n0 3\n"
@@ -30,12 +30,6 @@ def write(tmp_path, name, text):
     p = tmp_path / name
     p.write_text(text)
     return str(p)
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 # -- reading ------------------------------------------------------------------------------
@@ -162,8 +156,8 @@ def test_multilevel_edge_cut_counts_each_cut_edge_once(capsys, tmp_path):
     """The square cut in two cuts 2 of its 4 edges; it was reported as 4."""
     path = write(tmp_path, "square.txt", SQUARE_BOTH_WAYS)
     out = tmp_path / "square.part"
-    code, stdout, stderr = run(capsys, "partition", path, "-p", "2", "--algo", "multilevel",
-                               "--json", "-o", out)
+    code, stdout, stderr = run_cli(capsys, "partition", path, "-p", "2", "--algo", "multilevel",
+                                   "--json", "-o", out)
     assert code == 0
     r = json.loads(stdout)
     part = [int(x) for x in out.read_text().split()]
@@ -172,16 +166,16 @@ def test_multilevel_edge_cut_counts_each_cut_edge_once(capsys, tmp_path):
     assert r["merged_on_read"] == {"repeated_edges": 0, "reverse_pairs": 4, "duplicates": "first"}
     assert stderr.strip() == NOTE.format(path=path)
     # --duplicates sum: each listing adds its weight (the old reading, asked for)
-    code, stdout, _ = run(capsys, "partition", path, "-p", "2", "--algo", "multilevel", "--json",
-                          "--duplicates", "sum")
+    code, stdout, _ = run_cli(capsys, "partition", path, "-p", "2", "--algo", "multilevel", "--json",
+                              "--duplicates", "sum")
     assert code == 0 and json.loads(stdout)["edge_cut"] == 4
 
 
 def test_vertex_cut_sees_four_edges(capsys, tmp_path):
     path = write(tmp_path, "square.txt", SQUARE_BOTH_WAYS)
     out = tmp_path / "square.parts"
-    code, stdout, stderr = run(capsys, "partition", path, "-p", "2", "--algo", "hdrf", "--json",
-                               "-o", out)
+    code, stdout, stderr = run_cli(capsys, "partition", path, "-p", "2", "--algo", "hdrf", "--json",
+                                   "-o", out)
     assert code == 0
     r = json.loads(stdout)
     assert len(out.read_text().split()) == 4  # one cluster per edge of the graph
@@ -192,7 +186,7 @@ def test_vertex_cut_sees_four_edges(capsys, tmp_path):
 
 def test_partition_reads_a_directed_file_as_undirected(capsys, tmp_path):
     path = write(tmp_path, "g.lg", "3,3,d,graph\n1,2\n2,1\n2,3\n")
-    code, stdout, _ = run(capsys, "partition", path, "-p", "2", "--algo", "dbh", "--json")
+    code, stdout, _ = run_cli(capsys, "partition", path, "-p", "2", "--algo", "dbh", "--json")
     assert code == 0
     r = json.loads(stdout)
     assert r["merged_on_read"] == {"repeated_edges": 0, "reverse_pairs": 1, "duplicates": "first"}
@@ -201,13 +195,13 @@ def test_partition_reads_a_directed_file_as_undirected(capsys, tmp_path):
 
 def test_stats_reports_what_was_merged(capsys, tmp_path):
     path = write(tmp_path, "square.txt", SQUARE_BOTH_WAYS)
-    code, stdout, stderr = run(capsys, "stats", path, "--json")
+    code, stdout, stderr = run_cli(capsys, "stats", path, "--json")
     assert code == 0
     r = json.loads(stdout)
     assert (r["edges"], r["total_weight"], r["duplicate_edges"]) == (4, 4.0, 0)
     assert r["merged_on_read"] == {"repeated_edges": 0, "reverse_pairs": 4, "duplicates": "first"}
     assert stderr.strip() == NOTE.format(path=path)
-    code, stdout, _ = run(capsys, "stats", path, "--json", "--duplicates", "keep")
+    code, stdout, _ = run_cli(capsys, "stats", path, "--json", "--duplicates", "keep")
     assert code == 0 and json.loads(stdout)["edges"] == 8
 
 
@@ -215,9 +209,9 @@ def test_directed_traversal_keeps_both_arcs(capsys, tmp_path):
     """``bfs --directed`` reads u v and v u as two arcs: from 1, vertex 0 is one hop away."""
     path = write(tmp_path, "g.txt", "0 1\n1 0\n1 2\n")
     dist = tmp_path / "dist"
-    code, _, _ = run(capsys, "bfs", path, "--source", "1", "--directed", "-o", dist)
+    code, _, _ = run_cli(capsys, "bfs", path, "--source", "1", "--directed", "-o", dist)
     assert code == 0
     assert dist.read_text() == "0 1\n1 0\n2 1\n"
-    code, _, _ = run(capsys, "bfs", path, "--source", "2", "--directed", "-o", dist)
+    code, _, _ = run_cli(capsys, "bfs", path, "--source", "2", "--directed", "-o", dist)
     assert code == 0
     assert dist.read_text() == "0 inf\n1 inf\n2 0\n"

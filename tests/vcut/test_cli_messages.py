@@ -4,31 +4,26 @@ import json
 import os
 import threading
 
+from tests.helpers import run_cli
 from vcut.cli import main
-
-
-def _run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_program_arguments_without_the_separator(capsys, tmp_path):
     src = tmp_path / "p.c"
     src.write_text("int main(int c, char **v) { return c; }\n")
     out_path = str(tmp_path / "t.npz")
-    code, out, err = _run(capsys, "trace", str(src), "-o", out_path, "hello")
+    code, out, err = run_cli(capsys, "trace", str(src), "-o", out_path, "hello")
     assert code == 2 and out == ""
     assert err == (f"error: vcut trace: unrecognized arguments: hello; program arguments go "
                    f"after --: vcut trace {src} -o {out_path} -- hello\n")
 
 
 def test_usage_errors_are_one_line(capsys):
-    code, _, err = _run(capsys, "stats", "g.graph", "--seed")
+    code, _, err = run_cli(capsys, "stats", "g.graph", "--seed")
     assert code == 2
     assert err == ("error: vcut stats: argument --seed: expected one argument; a value that "
                    "starts with '-' is written --option=-VALUE\n")
-    code, _, err = _run(capsys, "partition", "g.graph")
+    code, _, err = run_cli(capsys, "partition", "g.graph")
     assert code == 2
     assert err == ("error: vcut partition: the following arguments are required: -p; see "
                    "'vcut partition --help'\n")
@@ -36,17 +31,17 @@ def test_usage_errors_are_one_line(capsys):
 
 def test_json_failures_print_one_json_object(capsys, tmp_path):
     missing = str(tmp_path / "nope.graph")
-    code, out, err = _run(capsys, "partition", missing, "-p", "2", "--json")
+    code, out, err = run_cli(capsys, "partition", missing, "-p", "2", "--json")
     assert code == 2
     assert json.loads(out) == {"error": f"graph file not found: {missing}", "exit_code": 2}
     assert err == f"error: graph file not found: {missing}\n"
-    code, out, _ = _run(capsys, "stats", missing, "--bogus", "--json")
+    code, out, _ = run_cli(capsys, "stats", missing, "--bogus", "--json")
     assert code == 2 and json.loads(out)["exit_code"] == 2
 
 
 def test_a_missing_analyze_input_is_named_for_what_it_is(capsys, tmp_path):
     missing = str(tmp_path / "run.npz")
-    code, _, err = _run(capsys, "analyze", missing, "-p", "2")
+    code, _, err = run_cli(capsys, "analyze", missing, "-p", "2")
     assert code == 2
     assert err == (f"error: input not found: {missing}; vcut analyze takes C sources (.c, or "
                    ".ll LLVM IR), one trace (.npz from 'vcut trace') or one graph file (.graph, "
@@ -68,15 +63,15 @@ def test_stdin_from_a_fifo_and_a_device(capfd, tmp_path):
 
     writer = threading.Thread(target=feed)
     writer.start()
-    code, out, _ = _run(capsys, "trace", str(src), "-o", str(tmp_path / "t.npz"),
-                        "--stdin", str(fifo), "--no-timing")
+    code, out, _ = run_cli(capsys, "trace", str(src), "-o", str(tmp_path / "t.npz"),
+                           "--stdin", str(fifo), "--no-timing")
     writer.join(10)
     assert code == 0 and out == "10\n"
-    code, out, _ = _run(capsys, "trace", str(src), "-o", str(tmp_path / "t.npz"),
-                        "--stdin", "/dev/null", "--no-timing")
+    code, out, _ = run_cli(capsys, "trace", str(src), "-o", str(tmp_path / "t.npz"),
+                           "--stdin", "/dev/null", "--no-timing")
     assert code == 0 and out == "0\n"
-    code, _, err = _run(capsys, "trace", str(src), "-o", str(tmp_path / "t.npz"),
-                        "--stdin", str(tmp_path))
+    code, _, err = run_cli(capsys, "trace", str(src), "-o", str(tmp_path / "t.npz"),
+                           "--stdin", str(tmp_path))
     assert code == 2
     assert err.endswith(f"error: --stdin {tmp_path} is not a file, a FIFO or a character "
                         "device; give the file to feed the program\n")

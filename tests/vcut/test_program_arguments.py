@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from vcut.cli import main
+from tests.helpers import run_cli
 from vcut.cli._common import ACCEPTS
 
 PROGRAM = "int main(int argc, char **argv) { return argc > 1; }\n"
@@ -24,12 +24,6 @@ def here(tmp_path, monkeypatch):
     (tmp_path / "prog.out").write_bytes(b"\x7fELF\x02\x01")
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-def _run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -53,11 +47,11 @@ def _run(capsys, *argv):
      "20 is not a C source file; program arguments go after --: vcut compare fib2.c -p 2,4 -- 20"),
 ])
 def test_program_arguments_without_the_separator(here, capsys, argv, message):
-    code, out, err = _run(capsys, *argv)
+    code, out, err = run_cli(capsys, *argv)
     assert (code, out, err) == (2, "", f"error: {message}\n")
     assert not (here / "t.npz").exists() and not (here / "g.npz").exists()
-    code, out, err = _run(capsys, *argv[:argv.index("--")] if "--" in argv else argv, "--json",
-                          *argv[argv.index("--"):] if "--" in argv else [])
+    code, out, err = run_cli(capsys, *argv[:argv.index("--")] if "--" in argv else argv, "--json",
+                             *argv[argv.index("--"):] if "--" in argv else [])
     assert code == 2 and json.loads(out)["exit_code"] == 2
     assert "program arguments go after --: vcut " in json.loads(out)["error"]
 
@@ -87,7 +81,7 @@ def test_each_command_names_what_it_takes(here, capsys):
          f"vcut graph takes {SOURCES} or {TRACE}; not a mix of them: got fib2.c, t.npz"),
     ]
     for argv, message in cases:
-        code, out, err = _run(capsys, *argv)
+        code, out, err = run_cli(capsys, *argv)
         assert (code, out, err) == (2, "", f"error: {message}\n"), argv
 
 
@@ -105,7 +99,7 @@ def test_analyze_takes_llvm_ir(here, capsys):
     from frontend import compile_program
 
     (here / "prog.ll").write_text(compile_program(str(here / "fib2.c")).ir)
-    code, out, err = _run(capsys, "analyze", "prog.ll", "-p", "2", "--machine", "mesh:1x2",
-                          "--no-baselines", "--json", "--", "1")
+    code, out, err = run_cli(capsys, "analyze", "prog.ll", "-p", "2", "--machine", "mesh:1x2",
+                             "--no-baselines", "--json", "--", "1")
     assert code == 0, err
     assert json.loads(out)["clusters"] == 2

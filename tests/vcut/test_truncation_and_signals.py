@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_cli
 from vcut.cli import main
 
 BUDGET = 5000
@@ -19,12 +19,6 @@ BUDGET = 5000
 def _note(covers, budget=f"the budget of {BUDGET:,} instructions"):
     return (f"note: the trace was cut at {budget} (--max-instructions); {covers} covers only "
             "the start of the run\n")
-
-
-def _run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +33,8 @@ def cut(tmp_path_factory):
 
 def test_a_cut_trace_is_noted_on_stderr_with_json_too(cut, capsys, tmp_path):
     fft = os.path.join(ROOT, "samples", "fft.c")
-    code, out, err = _run(capsys, "trace", fft, "-o", tmp_path / "t.npz", "--max-instructions",
-                          BUDGET, "--no-timing", "--json")
+    code, out, err = run_cli(capsys, "trace", fft, "-o", tmp_path / "t.npz", "--max-instructions",
+                             BUDGET, "--no-timing", "--json")
     assert code == 0 and json.loads(out)["truncated"] is True
     assert err.endswith(_note("it"))
     trace = cut / "t.npz"
@@ -52,16 +46,16 @@ def test_a_cut_trace_is_noted_on_stderr_with_json_too(cut, capsys, tmp_path):
             (["compare", trace, "-p", 2, "--methods", "pg", "--json"], "the analysis"),
             (["analyze", fft, "-p", 2, "--no-baselines", "--max-instructions", BUDGET,
               "--no-timing", "--json"], "the analysis")):
-        code, out, err = _run(capsys, *argv)
+        code, out, err = run_cli(capsys, *argv)
         assert code == 0, err
         assert err.count("note: the trace was cut") == 1 and _note(covers) in err, argv
     # a graph built from a cut trace keeps the flag (not the budget) for the analysis
-    code, out, err = _run(capsys, "analyze", tmp_path / "g.npz", "-p", 2, "--no-baselines",
-                          "--json")
+    code, out, err = run_cli(capsys, "analyze", tmp_path / "g.npz", "-p", 2, "--no-baselines",
+                             "--json")
     assert code == 0 and _note("the analysis", "its instruction budget") in err
     # a whole run says nothing
-    code, out, err = _run(capsys, "trace", fft, "-o", tmp_path / "whole.npz", "--no-timing",
-                          "--json")
+    code, out, err = run_cli(capsys, "trace", fft, "-o", tmp_path / "whole.npz", "--no-timing",
+                             "--json")
     assert code == 0 and json.loads(out)["truncated"] is False and "was cut" not in err
 
 
