@@ -10,7 +10,6 @@ from numba import cuda
 
 from vcut_base.errors import InputError
 from ir_graph import Graph
-from runtime import config
 from runtime.scheduler import CudaDevice, schedule
 from runtime.scheduler.jobs import (
     BfsBatch,
@@ -19,16 +18,9 @@ from runtime.scheduler.jobs import (
     StringSearch,
     make_job,
 )
+from tests.helpers import path_graph
 
-
-@pytest.fixture(autouse=True)
-def small_launches(monkeypatch):
-    monkeypatch.setattr(config, "THREADS_PER_BLOCK", 8)
-
-
-def path_graph(n):
-    return Graph(n=n, src=np.arange(n - 1), dst=np.arange(1, n), weight=np.ones(n - 1),
-                 directed=False)
+pytestmark = pytest.mark.usefixtures("small_launches")
 
 
 def by_calls(job, run, sizes):

@@ -5,22 +5,19 @@ import pytest
 
 from vcut_base.errors import InputError
 from ir_graph import Graph
+from tests.helpers import path_graph
 from vcut.partition import partition_graph
-
-
-def path_graph(m):
-    return Graph(n=m + 1, src=np.arange(m), dst=np.arange(1, m + 1), weight=np.ones(m))
 
 
 @pytest.mark.parametrize("seed", [-1, 2**63, 1.5, True])
 def test_seed_out_of_range(seed):
     with pytest.raises(InputError) as exc:
-        partition_graph(path_graph(4), 2, "random", seed=seed)
+        partition_graph(path_graph(5), 2, "random", seed=seed)
     assert str(exc.value) == f"the seed must be an integer in 0..{2**63 - 1}, got {seed!r}"
 
 
 def test_largest_valid_seed_works():
-    part = partition_graph(path_graph(8), 2, "dbh", seed=2**63 - 1)
+    part = partition_graph(path_graph(9), 2, "dbh", seed=2**63 - 1)
     assert set(part.assignment.tolist()) <= {0, 1}
 
 
@@ -28,7 +25,7 @@ def test_replica_sets_are_checked_before_allocating(monkeypatch):
     import vcut.partition
 
     m = 2000
-    g = path_graph(m)
+    g = path_graph(m + 1)
     asked = []
 
     def check_memory(need, what, hint):  # refuses, as when memory is short
