@@ -33,16 +33,20 @@ import zipfile
 
 import numpy as np
 
-
 from vcut_base.errors import GraphFormatError, InputError
 from vcut_base.inputs import check_input_file
 from vcut_base.jitcache import njit
+from vcut_base.npzfile import read_versioned_npz
 
 from . import formats as F
+from .formats.chunks import Chunks, Unsupported
+from .formats.edgelist import read_edgelist_fast
+from .formats.lines import BINARY_PREFIX, binary_message
+from .formats.metis import metis_empty, metis_header, read_metis_fast
 from .graph import Graph, check_node_count
 
 __all__ = ["PIECE_BYTES", "PIECE_EDGES", "PiecePlan", "plan_pieces", "read_piece",
-           "count_vertex_lines", "mix64"]
+           "count_vertex_lines", "lines_before", "mix64"]
 
 #: Bytes of edge-list text per piece (about 3 M edges of SNAP-style text).
 PIECE_BYTES = 64 << 20
@@ -110,8 +114,8 @@ def _metis_header(path, limit=1 << 20):
     for k, raw in enumerate(text.split(b"\n")[:-1] if len(text) == limit else text.split(b"\n")):
         line = raw.decode("utf-8", errors="replace").strip()
         if not line.startswith("%"):
-            return F._metis_header(path, k + 1, line)
-    raise GraphFormatError(F._metis_empty(path))
+            return metis_header(path, k + 1, line)
+    raise GraphFormatError(metis_empty(path))
 
 
 def _smaller(step, total, at_least, floor):
@@ -123,8 +127,6 @@ def _smaller(step, total, at_least, floor):
 
 
 def _open_npz(path):
-    from vcut_base.npzfile import read_versioned_npz
-
     meta, arrays = read_versioned_npz(
         path, kind="graph", version=F.GRAPH_FORMAT_VERSION, error=GraphFormatError,
         remake="rebuild it with 'vcut graph'", required=("src", "dst", "weight"), mmap=True)
@@ -188,7 +190,7 @@ def _parse(plan, a, b, *args):
     try:
         return _parse_at(plan, a, b, 0, *args)
     except GraphFormatError:
-        _parse_at(plan, a, b, _lines_before(plan.path, a), *args)
+        _parse_at(plan, a, b, lines_before(plan.path, a), *args)
         raise AssertionError("a piece parsed with an error once and without it again") from None
 
 
@@ -197,9 +199,9 @@ def _parse_at(plan, a, b, line0, *args):
         try:
             if plan.fmt == "metis":
                 v0, header = args
-                return F._fast_metis(plan.path, c, piece=(line0, v0, header))
-            return F._fast_edgelist(plan.path, c, piece=(args[0], line0))
-        except F._Unsupported:
+                return read_metis_fast(plan.path, c, piece=(line0, v0, header))
+            return read_edgelist_fast(plan.path, c, piece=(args[0], line0))
+        except Unsupported:
             raise GraphFormatError(f"{plan.path}: non-ASCII bytes in a data line after byte {a:,}; "
                                    "reading in pieces takes ASCII text: convert the file once with "
                                    "'vcut graph', or drop --out-of-core") from None
@@ -295,7 +297,7 @@ def _first_data_end(path, limit=1 << 20):
     return 0
 
 
-def _lines_before(path, pos):
+def lines_before(path, pos):
     """Line breaks in the first ``pos`` bytes of ``path``."""
     count = 0
     with open(path, "rb") as fh:
@@ -309,8 +311,8 @@ def _lines_before(path, pos):
     return count
 
 
-class _RangeChunks(F._Chunks):
-    """`formats._Chunks` over bytes ``a..b`` of a plain file."""
+class _RangeChunks(Chunks):
+    """`ir_graph.formats.chunks.Chunks` over bytes ``a..b`` of a plain file."""
 
     def __init__(self, path, a, b):
         self.path = path
@@ -320,12 +322,12 @@ class _RangeChunks(F._Chunks):
         self._fh.seek(a)
         self._left = b - a
         try:
-            head = np.empty(min(F._BINARY_PREFIX, max(self._left, 1)), np.uint8)
+            head = np.empty(min(BINARY_PREFIX, max(self._left, 1)), np.uint8)
             self._head = head[:self._stream_read(head)]
             self._hpos = 0
             if np.any(self._head == 0):
-                raise GraphFormatError(F._binary_message(path))
-            self.buf = np.empty(self.chunk + F._BINARY_PREFIX, np.uint8)
+                raise GraphFormatError(binary_message(path))
+            self.buf = np.empty(self.chunk + BINARY_PREFIX, np.uint8)
             self.filled = 0
             self.final = False
             self.scratch = np.empty(256, np.uint8)

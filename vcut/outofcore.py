@@ -288,7 +288,7 @@ class _Run:
     def _vertex0(self):
         """Each METIS piece's first vertex from the pieces' line counts; the file's
         vertex lines against its header."""
-        from ir_graph.formats import _metis_few
+        from ir_graph.formats.metis import metis_few
         from ir_graph.pieces import count_vertex_lines
 
         plan = self.plan
@@ -298,34 +298,34 @@ class _Run:
         plan.vertex0 = [0] + [int(x) - 1 for x in before[1:]]  # the header is piece 0's first line
         found = int(sum(lines)) - 1
         if found < plan.header[0]:
-            raise GraphFormatError(_metis_few(plan.path, plan.header[0], found))
+            raise GraphFormatError(metis_few(plan.path, plan.header[0], found))
 
     def _check_metis(self, stats):
         """The METIS checks that span the file: entries against the header, symmetry."""
-        from ir_graph.formats import _metis_asymmetric, _metis_count
+        from ir_graph.formats.metis import metis_asymmetric, metis_count
 
         n, m = self.plan.header[:2]
         entries = sum(s["entries"] for s in stats)
         if entries != 2 * m:
-            raise GraphFormatError(_metis_count(self.plan.path, m, entries))
+            raise GraphFormatError(metis_count(self.plan.path, m, entries))
         fc = sum(s["symmetry"][0] for s in stats)
         bc = sum(s["symmetry"][2] for s in stats)
         fh = sum(s["symmetry"][1] for s in stats) % 2**64
         bh = sum(s["symmetry"][3] for s in stats) % 2**64
         if (fc, fh) != (bc, bh):
-            raise GraphFormatError(_metis_asymmetric(self.plan.path))
+            raise GraphFormatError(metis_asymmetric(self.plan.path))
 
     def _check_columns(self, stats):
         cols = [(i, s["columns"]) for i, s in enumerate(stats) if s["columns"]]
         if not cols:
-            from ir_graph.formats import _edgelist_empty
+            from ir_graph.formats.edgelist import edgelist_empty
 
-            raise GraphFormatError(_edgelist_empty(self.plan.path))
+            raise GraphFormatError(edgelist_empty(self.plan.path))
         bad = next(((i, c) for i, c in cols if c != cols[0][1]), None)
         if bad is not None:
-            from ir_graph.pieces import _lines_before
+            from ir_graph.pieces import lines_before
 
-            line = _lines_before(self.plan.path, self.plan.ranges[bad[0]][0]) + 1
+            line = lines_before(self.plan.path, self.plan.ranges[bad[0]][0]) + 1
             raise GraphFormatError(f"{self.plan.path}: the edge lines from about line {line:,} on "
                                    f"have {bad[1]} columns where the first edge line has "
                                    f"{cols[0][1]}; give every edge line the same columns")

@@ -1,4 +1,5 @@
-"""The compiled text readers (`ir_graph.formats._read_fast`, kernels in `ir_graph._parse`).
+"""The compiled text readers (`ir_graph.formats._read_fast`, kernels in
+`ir_graph.formats.line_kernels`).
 
 Known answers on hand-written files, read whole and in chunks of 1 byte
 upwards (lines, CRLF pairs and numbers cut across chunks, files without a
@@ -18,7 +19,8 @@ from hypothesis import strategies as st
 
 from vcut_base.errors import GraphFormatError, InputTooLarge
 from ir_graph import formats, read_graph
-from ir_graph.formats import _read_fast, _read_python, _Unsupported, detect_format
+from ir_graph.formats import _read_fast, _read_python, detect_format
+from ir_graph.formats.chunks import Unsupported
 
 #: chunk sizes: whole file, then lines and tokens cut everywhere
 CHUNKS = [None, 1, 2, 3, 5, 8, 13]
@@ -32,7 +34,7 @@ def write(tmp_path, name, text):
 
 
 def fast(path, chunk=None, fmt=None):
-    """The fast reader's graph (an `_Unsupported` fails the test)."""
+    """The fast reader's graph (an `Unsupported` fails the test)."""
     return _read_fast(path, fmt or detect_format(path), chunk)
 
 
@@ -204,7 +206,7 @@ def test_a_line_longer_than_the_buffer(tmp_path):
 
 def test_non_ascii_data_lines_fall_back_to_the_python_reader(tmp_path):
     path = write(tmp_path, "e.txt", "# r\u00e9seau\n0 1\n1\u00a02\n")  # NBSP splits tokens in Python
-    with pytest.raises(_Unsupported):
+    with pytest.raises(Unsupported):
         fast(path)
     g = read_graph(path)
     assert g.src.tolist() == [0, 1] and g.dst.tolist() == [1, 2]
@@ -214,7 +216,7 @@ def test_non_ascii_comments_stay_on_the_fast_path(tmp_path):
     path = write(tmp_path, "e.txt", "# r\u00e9seau \u00e9tudi\u00e9\n0 1\n")
     assert fast(path).m == 1
     path = write(tmp_path, "f.txt", "# a\u2028 0 1\n")  # U+2028 ends a line in Python
-    with pytest.raises(_Unsupported):
+    with pytest.raises(Unsupported):
         fast(path)
     assert read_graph(path).m == 1
 
@@ -410,7 +412,7 @@ def text_files(draw):
 def _outcome(fn):
     try:
         g = fn()
-    except _Unsupported:
+    except Unsupported:
         return None
     except GraphFormatError as exc:
         return ("error", str(exc))

@@ -135,9 +135,9 @@ def test_files_that_cannot_be_split_are_refused(tmp_path):
 
 def test_a_growing_array_survives_a_view_held_elsewhere():
     # a Dask worker's profiler may hold a frame whose locals view the map mid-read
-    from ir_graph.formats import _Array
+    from ir_graph.formats.chunks import GrowingArray
 
-    x = _Array("g.txt", np.int64, 4)
+    x = GrowingArray("g.txt", np.int64, 4)
     x.a[:] = [1, 2, 3, 4]
     held = x.a[:2]
     x.grow(100)
