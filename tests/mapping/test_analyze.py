@@ -10,6 +10,7 @@ import pytest
 from ir_graph import Graph
 from mapping.analyze import METHODS, analyze_graph, compare_methods
 from mapping.machine import load_machine
+from tests.helpers import run_cli
 from vcut.cli import main
 
 
@@ -20,16 +21,10 @@ def trace_file(strassen8, tmp_path_factory):
     return path
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_analyze_writes_mapping_and_report(trace_file, strassen8, tmp_path, capsys):
     out = str(tmp_path / "out")
-    code, stdout, _ = run(capsys, "analyze", trace_file, "-p", "8", "--algo", "wb-libra",
-                          "--machine", "mesh:2x2", "-o", out, "--json")
+    code, stdout, _ = run_cli(capsys, "analyze", trace_file, "-p", "8", "--algo", "wb-libra",
+                              "--machine", "mesh:2x2", "-o", out, "--json")
     assert code == 0
     s = json.loads(stdout)
     for key in ("clusters", "cores", "makespan", "communication_bytes", "hop_bytes"):
@@ -66,17 +61,17 @@ def test_analyze_writes_mapping_and_report(trace_file, strassen8, tmp_path, caps
 
 
 def test_analyze_summary_on_stdout_and_an_edge_cut(trace_file, tmp_path, capsys):
-    code, stdout, _ = run(capsys, "analyze", trace_file, "-p", "4", "--algo", "metis")
+    code, stdout, _ = run_cli(capsys, "analyze", trace_file, "-p", "4", "--algo", "metis")
     assert code == 0
     assert "makespan" in stdout and "cut edges" in stdout and "vs round-robin" in stdout
     out = str(tmp_path / "nb")
-    code, stdout, _ = run(capsys, "analyze", trace_file, "-p", "4", "--no-baselines", "-o", out,
-                          "--json")
+    code, stdout, _ = run_cli(capsys, "analyze", trace_file, "-p", "4", "--no-baselines", "-o", out,
+                              "--json")
     assert code == 0 and json.loads(stdout)["mappers"] == []
     assert open(os.path.join(out, "report.html")).read().count("<img") == 4
     # the partitioning-method comparison in the report and mapping.json
-    code, _, _ = run(capsys, "analyze", trace_file, "-p", "4", "--no-baselines", "-o", out,
-                     "--compare-methods", "--methods", "metis,par")
+    code, _, _ = run_cli(capsys, "analyze", trace_file, "-p", "4", "--no-baselines", "-o", out,
+                         "--compare-methods", "--methods", "metis,par")
     assert code == 0
     html = open(os.path.join(out, "report.html")).read()
     assert html.count("<img") == 5 and "Partitioning-method comparison" in html
@@ -94,10 +89,10 @@ def test_analyze_a_c_program_and_a_given_partition(tmp_path, capsys):
     part = str(tmp_path / "s.part")
     assert main(["partition", graph, "-p", "4", "--algo", "w-libra", "-o", part]) == 0
     capsys.readouterr()
-    code, stdout, _ = run(capsys, "analyze", graph, "-p", "4", "--partition", part, "--json")
+    code, stdout, _ = run_cli(capsys, "analyze", graph, "-p", "4", "--partition", part, "--json")
     assert code == 0
     given = json.loads(stdout)
-    code, stdout, _ = run(capsys, "analyze", graph, "-p", "4", "--algo", "w-libra", "--json")
+    code, stdout, _ = run_cli(capsys, "analyze", graph, "-p", "4", "--algo", "w-libra", "--json")
     assert code == 0
     fresh = json.loads(stdout)
     # the same partition, read back from the file, gives the same clusters and simulation
@@ -105,55 +100,55 @@ def test_analyze_a_c_program_and_a_given_partition(tmp_path, capsys):
     assert given["communication_bytes"] == fresh["communication_bytes"]
     # and the C program straight through the pipeline makes the same graph (no address
     # randomisation in the traced child, so the cache-model weights repeat)
-    code, stdout, _ = run(capsys, "analyze", src, "-D", "N=8", "-p", "4", "--algo", "w-libra",
-                          "--json")
+    code, stdout, _ = run_cli(capsys, "analyze", src, "-D", "N=8", "-p", "4", "--algo", "w-libra",
+                              "--json")
     assert code == 0 and json.loads(stdout)["makespan"] == fresh["makespan"]
 
 
 def test_bad_inputs(trace_file, tmp_path, capsys):
     bad = tmp_path / "m.json"
     bad.write_text(json.dumps({"cores": 4, "hop_cycles": -1}))
-    code, _, err = run(capsys, "analyze", trace_file, "-p", "4", "--machine", str(bad))
+    code, _, err = run_cli(capsys, "analyze", trace_file, "-p", "4", "--machine", str(bad))
     assert code == 2 and "field 'hop_cycles' must be a number >= 0, got -1" in err
-    code, _, err = run(capsys, "analyze", trace_file, "-p", "100000000")
+    code, _, err = run_cli(capsys, "analyze", trace_file, "-p", "100000000")
     assert code == 2 and "100000000 clusters but the graph has only" in err
     # data that cannot fit the machine's memory: nothing is written
     tiny = tmp_path / "tiny.json"
     tiny.write_text(json.dumps({"cores": 4, "memory": {"bytes_per_node": [1000]},
                                 "numa": {"latency_cycles": [[100]]}}))
     out = tmp_path / "out"
-    code, _, err = run(capsys, "analyze", trace_file, "-p", "4", "--machine", str(tiny),
-                       "-o", str(out))
+    code, _, err = run_cli(capsys, "analyze", trace_file, "-p", "4", "--machine", str(tiny),
+                           "-o", str(out))
     assert code == 2 and "bytes of data but the largest NUMA node" in err
     assert not (out / "mapping.json").exists() and not (out / "report.html").exists()
     # a partition of another graph
     part = tmp_path / "other.part"
     part.write_text("0\n1\n0\n")
-    code, _, err = run(capsys, "analyze", trace_file, "-p", "2", "--partition", str(part))
+    code, _, err = run_cli(capsys, "analyze", trace_file, "-p", "2", "--partition", str(part))
     assert code == 2 and "assigns 3 edges but the graph has" in err
-    code, _, err = run(capsys, "analyze", trace_file, "-p", "4", "--algo", "nope")
+    code, _, err = run_cli(capsys, "analyze", trace_file, "-p", "4", "--algo", "nope")
     assert code == 2 and "unknown partitioning method 'nope'" in err
-    code, _, err = run(capsys, "analyze", trace_file, "-p", "4", "--compare-methods")
+    code, _, err = run_cli(capsys, "analyze", trace_file, "-p", "4", "--compare-methods")
     assert code == 2 and "give -o OUTDIR" in err
-    code, _, err = run(capsys, "compare", trace_file, "-p", "8,x")
+    code, _, err = run_cli(capsys, "compare", trace_file, "-p", "8,x")
     assert code == 2 and "comma-separated cluster counts" in err
     f = tmp_path / "file"
     f.write_text("")
-    code, _, err = run(capsys, "analyze", trace_file, "-p", "4", "-o", str(f))
+    code, _, err = run_cli(capsys, "analyze", trace_file, "-p", "4", "-o", str(f))
     assert code == 9 and "is not a directory" in err
 
 
 def test_compare(trace_file, tmp_path, capsys):
     out = str(tmp_path / "cmp")
-    code, stdout, _ = run(capsys, "compare", trace_file, "-p", "2,4", "--methods",
-                          "metis,pg,wb-libra", "-o", out, "--json")
+    code, stdout, _ = run_cli(capsys, "compare", trace_file, "-p", "2,4", "--methods",
+                              "metis,pg,wb-libra", "-o", out, "--json")
     assert code == 0
     res = json.loads(stdout)
     assert [(r["p"], r["method"]) for r in res["rows"]] == [
         (2, "metis"), (2, "pg"), (2, "wb-libra"), (4, "metis"), (4, "pg"), (4, "wb-libra")]
     assert all(r["machine"] == f"table2:{r['p']}" for r in res["rows"])
     assert sorted(os.listdir(out)) == ["compare.json", "compare.png"]
-    code, stdout, _ = run(capsys, "compare", trace_file, "-p", "2", "--methods", "metis,wb-libra")
+    code, stdout, _ = run_cli(capsys, "compare", trace_file, "-p", "2", "--methods", "metis,wb-libra")
     lines = stdout.splitlines()
     assert lines[0] == "execution time (cycles), relative to metis, p = 2"
     assert lines[3].split()[0] == "100%"
@@ -313,16 +308,16 @@ def test_analyze_greedy_cut_on_the_gpu(trace_file, capsys, monkeypatch):
                         lambda *a: calls.append(len(a[3])) or real(*a))
     args = ("analyze", trace_file, "-p", "4", "--algo", "wb-libra", "--no-baselines", "--json",
             "--window", "0:400")
-    code, cpu, _ = run(capsys, *args)
+    code, cpu, _ = run_cli(capsys, *args)
     assert code == 0
     assert calls == []
-    code, gpu, _ = run(capsys, *args, "--device", "gpu")
+    code, gpu, _ = run_cli(capsys, *args, "--device", "gpu")
     assert code == 0 and len(calls) == 1 and 0 < calls[0] <= 65536  # one batch: the stream
     cpu, gpu = json.loads(cpu), json.loads(gpu)
     for key in ("makespan", "communication_bytes", "hop_bytes", "partition", "core_of_cluster"):
         assert gpu[key] == cpu[key], key
-    code, _, err = run(capsys, "analyze", trace_file, "-p", "4", "--algo", "metis", "--device",
-                       "gpu")
+    code, _, err = run_cli(capsys, "analyze", trace_file, "-p", "4", "--algo", "metis", "--device",
+                           "gpu")
     assert code == 2 and err.strip().splitlines()[-1] == (
         "error: --device gpu runs the greedy family's vertex cuts; the metis edge cut runs on "
         "the CPU: drop --device")
@@ -851,7 +846,7 @@ def test_utilization_is_reported_for_the_cores_in_use_and_for_all_cores(trace_fi
     out = str(tmp_path / "u")
     argv = ("analyze", trace_file, "-p", "2", "--machine", "mesh:2x2", "--algo", "wb-libra",
             "--mapping", "round-robin", "--no-baselines")
-    code, stdout, err = run(capsys, *argv, "-o", out, "--json")
+    code, stdout, err = run_cli(capsys, *argv, "-o", out, "--json")
     assert code == 0, err
     s = json.loads(stdout)
     doc = json.load(open(os.path.join(out, "mapping.json")))
@@ -874,7 +869,7 @@ def test_utilization_is_reported_for_the_cores_in_use_and_for_all_cores(trace_fi
     assert f"<tr><th>utilisation of the cores in use</th><td>{used_row}</td></tr>" in html
     assert f"<tr><th>utilisation of all cores</th><td>{all_row}</td></tr>" in html
     assert "mean core utilisation" not in html
-    code, stdout, err = run(capsys, *argv)
+    code, stdout, err = run_cli(capsys, *argv)
     assert code == 0, err
     lines = stdout.splitlines()
     assert any(ln.startswith("utilisation of the cores in use") and ln.endswith(used_row)

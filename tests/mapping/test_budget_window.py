@@ -8,14 +8,8 @@ import pytest
 from vcut_base.errors import InputError
 from ir_graph.graph import Graph
 from mapping import budget
-from vcut.cli import main
+from tests.helpers import run_cli
 from vcut.cli._common import parse_window
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def chain_graph():
@@ -83,7 +77,7 @@ def _strassen_trace(tmp_path, strassen8):
 def test_analyze_refuses_a_trace_beyond_the_memory(tmp_path, strassen8, capsys, monkeypatch):
     path = _strassen_trace(tmp_path, strassen8)
     monkeypatch.setattr(budget, "available_bytes", lambda: 1000)
-    code, out, err = run(capsys, "analyze", path, "-p", "4", "-o", str(tmp_path / "out"))
+    code, out, err = run_cli(capsys, "analyze", path, "-p", "4", "-o", str(tmp_path / "out"))
     assert code == 2
     assert err.count("\n") == 1 and "needs about" in err and "--window" in err
     assert not (tmp_path / "out" / "mapping.json").exists()
@@ -98,7 +92,7 @@ def test_out_of_memory_is_one_line_exit_11(tmp_path, strassen8, capsys, monkeypa
         raise MemoryError("Allocation failed")
 
     monkeypatch.setattr(mapping.analyze, "analyze_graph", boom)
-    code, out, err = run(capsys, "analyze", path, "-p", "4", "--json")
+    code, out, err = run_cli(capsys, "analyze", path, "-p", "4", "--json")
     assert code == 11
     assert err.count("\n") == 1 and err.startswith("error: out of memory")
     assert json.loads(out)["exit_code"] == 11
@@ -107,8 +101,8 @@ def test_out_of_memory_is_one_line_exit_11(tmp_path, strassen8, capsys, monkeypa
 def test_analyze_a_window_of_a_trace(tmp_path, strassen8, capsys):
     path = _strassen_trace(tmp_path, strassen8)
     n = strassen8[1].n
-    code, out, _ = run(capsys, "analyze", path, "-p", "4", "--window", f"1000:{n // 2}",
-                       "--json", "--no-baselines")
+    code, out, _ = run_cli(capsys, "analyze", path, "-p", "4", "--window", f"1000:{n // 2}",
+                           "--json", "--no-baselines")
     assert code == 0
     doc = json.loads(out)
     expect = strassen8[1].window(1000, n // 2)
@@ -123,7 +117,7 @@ def test_a_trace_cut_short_is_one_line_and_writes_nothing(tmp_path, strassen8, c
     with open(path, "wb") as fh:  # what a crash while writing it would leave
         fh.write(data[: len(data) // 2])
     out = tmp_path / "out"
-    code, stdout, err = run(capsys, "analyze", path, "-p", "4", "-o", str(out))
+    code, stdout, err = run_cli(capsys, "analyze", path, "-p", "4", "-o", str(out))
     # not readable as a trace, so it is taken for a graph file, and refused as one
     assert code == 10
     assert err == f"error: {path} is not a readable vcut graph: File is not a zip file\n"

@@ -12,8 +12,7 @@ from frontend import compile_program, trace_program
 from ir_graph import write_graph
 from mapping import budget
 from mapping.sampling import analyze_windows, variation
-from tests.helpers import ROI_PROGRAM
-from vcut.cli import main
+from tests.helpers import ROI_PROGRAM, run_cli
 
 P = 4
 #: The figures of ``vcut analyze --json`` a window's row repeats: (summary key, row key).
@@ -21,12 +20,6 @@ SUMMARY_FIGURES = [("communication_bytes",) * 2, ("messages",) * 2, ("network_by
                    ("hop_bytes",) * 2, ("makespan",) * 2, ("makespan_seconds",) * 2,
                    ("independent_time",) * 2, ("cores_used",) * 2,
                    ("utilization_used_cores",) * 2, ("utilization_all_cores",) * 2]
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
@@ -57,16 +50,16 @@ def nearest_start(i, count, total, size):
 
 def test_windows_equal_separate_window_analyses(strassen_trace, strassen8, capsys):
     n = strassen8[1].n
-    code, out, err = run(capsys, "analyze", strassen_trace, "-p", P, "--windows", 3,
-                         "--window-size", 6000, "--no-baselines", "--seed", 7, "--json")
+    code, out, err = run_cli(capsys, "analyze", strassen_trace, "-p", P, "--windows", 3,
+                             "--window-size", 6000, "--no-baselines", "--seed", 7, "--json")
     assert code == 0, err
     doc = json.loads(out)
     assert (doc["count"], doc["size"], doc["unit"], doc["clusters"]) == (3, 6000, "nodes", P)
     assert [(r["start"], r["end"]) for r in doc["windows"]] == \
         [(nearest_start(i, 3, n, 6000), nearest_start(i, 3, n, 6000) + 6000) for i in range(3)]
     for r in doc["windows"]:
-        code, out, err = run(capsys, "analyze", strassen_trace, "-p", P, "--window",
-                             f"{r['start']}:{r['end']}", "--no-baselines", "--seed", 7, "--json")
+        code, out, err = run_cli(capsys, "analyze", strassen_trace, "-p", P, "--window",
+                                 f"{r['start']}:{r['end']}", "--no-baselines", "--seed", 7, "--json")
         assert code == 0, err
         one = json.loads(out)
         assert (r["nodes"], r["edges"]) == (one["graph"]["nodes"], one["graph"]["edges"])
@@ -82,8 +75,8 @@ def test_windows_equal_separate_window_analyses(strassen_trace, strassen8, capsy
 
 
 def test_variation_statistics_by_hand(strassen_trace, capsys):
-    code, out, err = run(capsys, "analyze", strassen_trace, "-p", P, "--windows", 4,
-                         "--no-baselines", "--json")
+    code, out, err = run_cli(capsys, "analyze", strassen_trace, "-p", P, "--windows", 4,
+                             "--no-baselines", "--json")
     assert code == 0, err
     doc = json.loads(out)
     rows = doc["windows"]
@@ -112,8 +105,8 @@ def test_variation_known_answers():
 
 
 def test_table_on_stdout(strassen_trace, capsys):
-    code, out, err = run(capsys, "analyze", strassen_trace, "-p", P, "--windows", 2,
-                         "--window-size", 5000, "--no-baselines")
+    code, out, err = run_cli(capsys, "analyze", strassen_trace, "-p", P, "--windows", 2,
+                             "--window-size", 5000, "--no-baselines")
     assert code == 0, err
     lines = out.splitlines()
     assert lines[2] == "windows   2 of 5,000 nodes each, centred in 2 equal parts of the run"
@@ -131,15 +124,15 @@ def test_windows_of_roi_activations(roi_trace, capsys):
     path, g = roi_trace
     b = g.roi_starts.tolist() + [g.n]
     assert len(b) == 5
-    code, out, err = run(capsys, "analyze", path, "-p", 2, "--windows", 2, "--window-size",
-                         "roi:1", "--no-baselines", "--json")
+    code, out, err = run_cli(capsys, "analyze", path, "-p", 2, "--windows", 2, "--window-size",
+                             "roi:1", "--no-baselines", "--json")
     assert code == 0, err
     doc = json.loads(out)
     # 4 activations, 2 windows of one: the nearest to the centres 1 and 3 (less half a window)
     assert [(r["roi_first"], r["roi_stop"]) for r in doc["windows"]] == [(1, 2), (3, 4)]
     assert [(r["start"], r["end"]) for r in doc["windows"]] == [(b[1], b[2]), (b[3], b[4])]
-    code, out, err = run(capsys, "analyze", path, "-p", 2, "--window", "roi:3", "--no-baselines",
-                         "--json")
+    code, out, err = run_cli(capsys, "analyze", path, "-p", 2, "--window", "roi:3", "--no-baselines",
+                             "--json")
     assert code == 0, err
     one = json.loads(out)
     assert one["graph"]["window"]["roi_activations"] == {"first": 3, "stop": 4, "of": 4}
@@ -151,26 +144,26 @@ def test_window_roi_k_is_the_node_window_by_hand(roi_trace, capsys):
     b = g.roi_starts.tolist() + [g.n]
     for spec, (lo, hi) in (("roi:1", (b[1], b[2])), ("roi:1:3", (b[1], b[3])),
                            ("roi:2:", (b[2], g.n)), ("roi::2", (0, b[2]))):
-        code, out, err = run(capsys, "analyze", path, "-p", 2, "--window", spec,
-                             "--no-baselines", "--json")
+        code, out, err = run_cli(capsys, "analyze", path, "-p", 2, "--window", spec,
+                                 "--no-baselines", "--json")
         assert code == 0, err
         by_roi = json.loads(out)
-        code, out, err = run(capsys, "analyze", path, "-p", 2, "--window", f"{lo}:{hi}",
-                             "--no-baselines", "--json")
+        code, out, err = run_cli(capsys, "analyze", path, "-p", 2, "--window", f"{lo}:{hi}",
+                                 "--no-baselines", "--json")
         by_node = json.loads(out)
         win = dict(by_roi["graph"]["window"])
         win.pop("roi_activations")
         assert win == by_node["graph"]["window"] and (win["start"], win["end"]) == (lo, hi)
         for key in ("makespan", "communication_bytes", "partition", "core_of_cluster"):
             assert by_roi[key] == by_node[key]
-    code, out, _ = run(capsys, "analyze", path, "-p", 2, "--window", "roi:1:3", "--no-baselines")
+    code, out, _ = run_cli(capsys, "analyze", path, "-p", 2, "--window", "roi:1:3", "--no-baselines")
     assert f"ROI activations 1..2 of 4: nodes {b[1]:,}..{b[3] - 1:,} of {g.n:,}" in out
 
 
 def test_windows_json_file(strassen_trace, tmp_path, capsys):
     outdir = tmp_path / "out"
-    code, out, err = run(capsys, "analyze", strassen_trace, "-p", P, "--windows", 2,
-                         "--window-size", 3000, "--no-baselines", "--json", "-o", outdir)
+    code, out, err = run_cli(capsys, "analyze", strassen_trace, "-p", P, "--windows", 2,
+                             "--window-size", 3000, "--no-baselines", "--json", "-o", outdir)
     assert code == 0, err
     doc = json.loads(out)
     assert doc["files"] == [str(outdir / "windows.json")]
@@ -180,8 +173,8 @@ def test_windows_json_file(strassen_trace, tmp_path, capsys):
 
 
 def test_windows_inside_a_window(strassen_trace, strassen8, capsys):
-    code, out, err = run(capsys, "analyze", strassen_trace, "-p", P, "--window", "10000:40000",
-                         "--windows", 3, "--no-baselines", "--json")
+    code, out, err = run_cli(capsys, "analyze", strassen_trace, "-p", P, "--window", "10000:40000",
+                             "--windows", 3, "--no-baselines", "--json")
     assert code == 0, err
     doc = json.loads(out)
     assert doc["graph"]["window"]["start"] == 10000
@@ -231,7 +224,7 @@ def one_line(err):
     (["--windows", "2", "--algo", "nope"], "error: unknown partitioning method 'nope'"),
 ])
 def test_bad_window_arguments(roi_trace, capsys, args, message):
-    code, out, err = run(capsys, "analyze", roi_trace[0], "-p", 2, "--no-baselines", *args)
+    code, out, err = run_cli(capsys, "analyze", roi_trace[0], "-p", 2, "--no-baselines", *args)
     assert code == 2 and one_line(err) and message in err, err
     assert out == ""
 
@@ -241,7 +234,7 @@ def test_bad_window_arguments(roi_trace, capsys, args, message):
 def test_no_roi_recorded(strassen_trace, tmp_path, strassen8, capsys, args):
     write_graph(strassen8[1], tmp_path / "g.graph")
     for path in (strassen_trace, tmp_path / "g.graph"):
-        code, out, err = run(capsys, "analyze", path, "-p", P, "--no-baselines", *args)
+        code, out, err = run_cli(capsys, "analyze", path, "-p", P, "--no-baselines", *args)
         assert code == 2 and one_line(err) and out == "", err
         assert "no ROI activations recorded" in err and "--roi FUNC" in err
 
@@ -249,7 +242,7 @@ def test_no_roi_recorded(strassen_trace, tmp_path, strassen8, capsys, args):
 def test_an_roi_window_of_a_program_needs_roi(tmp_path, capsys):
     src = tmp_path / "p.c"
     src.write_text(ROI_PROGRAM)
-    code, out, err = run(capsys, "analyze", src, "-p", 2, "--window", "roi:1")
+    code, out, err = run_cli(capsys, "analyze", src, "-p", 2, "--window", "roi:1")
     # refused before the program ran: its output line would be on stderr too
     assert code == 2 and one_line(err) and "--roi FUNC" in err, err
     assert out == ""
@@ -262,6 +255,6 @@ def test_corrupt_activations_in_a_graph_file(roi_trace, tmp_path, capsys):
         arrays = {k: z[k] for k in z.files}
     arrays["roi_starts"] = arrays["roi_starts"][::-1].copy()
     np.savez(path, **arrays)
-    code, out, err = run(capsys, "analyze", path, "-p", 2, "--window", "roi:1")
+    code, out, err = run_cli(capsys, "analyze", path, "-p", 2, "--window", "roi:1")
     assert code == 10 and one_line(err) and "does not come after roi_starts[0]" in err, err
     assert out == ""

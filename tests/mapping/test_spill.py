@@ -16,13 +16,7 @@ from vcut_base.errors import InputError, OutputError, TraceFormatError
 from mapping import budget
 from mapping.analyze import analyze_graph
 from mapping.machine import load_machine
-from vcut.cli import main
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.helpers import run_cli
 
 
 def test_spilled_arrays_live_in_unlinked_files(tmp_path):
@@ -139,15 +133,15 @@ def test_spilled_analysis_has_identical_figures(tmp_path, strassen8):
 def test_cli_spill(tmp_path, strassen8, capsys):
     path = str(tmp_path / "t.npz")
     strassen8[0].save(path)
-    code, plain, _ = run(capsys, "analyze", path, "-p", "4", "--json", "--no-baselines")
+    code, plain, _ = run_cli(capsys, "analyze", path, "-p", "4", "--json", "--no-baselines")
     assert code == 0
-    code, disk, _ = run(capsys, "analyze", path, "-p", "4", "--json", "--no-baselines",
-                        "--spill", str(tmp_path))
+    code, disk, _ = run_cli(capsys, "analyze", path, "-p", "4", "--json", "--no-baselines",
+                            "--spill", str(tmp_path))
     assert code == 0
     a, b = json.loads(plain), json.loads(disk)
     for key in ("makespan", "hop_bytes", "communication_bytes", "partition", "core_of_cluster"):
         assert a[key] == b[key], key
-    code, out, err = run(capsys, "analyze", path, "-p", "4", "--spill", str(tmp_path / "no"))
+    code, out, err = run_cli(capsys, "analyze", path, "-p", "4", "--spill", str(tmp_path / "no"))
     assert code == 2 and err.count("\n") == 1
     assert err.startswith(f"error: spill directory {tmp_path / 'no'} does not exist")
 
@@ -194,8 +188,8 @@ def test_cli_partition_spill_writes_the_same_files(tmp_path, capsys):
     outs = {}
     for label, extra in (("plain", []), ("disk", ["--spill", str(tmp_path)])):
         out = str(tmp_path / f"{label}.part")
-        code, doc, _ = run(capsys, "partition", npz, "-p", "16", "--algo", "hdrf", "-o", out,
-                           "--json", *extra)
+        code, doc, _ = run_cli(capsys, "partition", npz, "-p", "16", "--algo", "hdrf", "-o", out,
+                               "--json", *extra)
         assert code == 0
         outs[label] = (json.loads(doc), out)
     (a, pa), (b, pb) = outs["plain"], outs["disk"]
@@ -213,8 +207,8 @@ def test_cli_partition_spill_on_a_full_disk_is_exit_9(tmp_path, capsys, monkeypa
 
     monkeypatch.setattr(os, "posix_fallocate", full)
     out = tmp_path / "a.part"
-    code, _, err = run(capsys, "partition", dataset("email-Enron.txt.gz"), "-p", "4",
-                       "-o", str(out), "--spill", str(tmp_path))
+    code, _, err = run_cli(capsys, "partition", dataset("email-Enron.txt.gz"), "-p", "4",
+                           "-o", str(out), "--spill", str(tmp_path))
     assert code == 9 and err.count("\n") == 1
     assert err.startswith("error: cannot reserve") and f"free space in {tmp_path}" in err
     assert not out.exists() and os.listdir(tmp_path) == []
