@@ -110,6 +110,11 @@ def run_cli_error(capsys, *argv):
     return code, errors[-1] if errors else ""
 
 
+def vcut_temps(directory):
+    """The temporary files vcut's atomic outputs left in ``directory`` (``.vcut-*``), sorted."""
+    return sorted(f for f in os.listdir(directory) if f.startswith(".vcut-"))
+
+
 def last_error(err):
     """The last "error: " line of ``err``; there must be one."""
     lines = [ln for ln in err.splitlines() if ln.startswith("error: ")]

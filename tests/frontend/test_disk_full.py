@@ -30,8 +30,7 @@ import frontend.run
 from frontend import trace_program
 from vcut_base import errors
 from ir_graph import Graph, write_graph
-from tests.helpers import write_c
-from vcut.cli import main
+from tests.helpers import run_cli, vcut_temps, write_c
 
 #: A helper thread's exception (printed as a traceback by the CLI) fails the test.
 pytestmark = pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
@@ -123,16 +122,6 @@ def full_disk(monkeypatch):
     return install
 
 
-def cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def vcut_temps(directory):
-    return sorted(f for f in os.listdir(directory) if f.startswith(".vcut-"))
-
-
 def our_scratch():
     """Scratch directories of this process (`vcut_base.scratch`) still in the temp dir."""
     mine = f"vcut-run-{os.getpid():07d}-"
@@ -164,11 +153,11 @@ def test_partition_on_a_full_disk_keeps_the_old_pair(capsys, full_disk, tmp_path
     write_graph(Graph(n=500, src=rng.integers(0, 500, 8000), dst=rng.integers(0, 500, 8000),
                       weight=np.ones(8000)), str(graph))
     out = tmp_path / "g.part"
-    assert cli(capsys, "partition", graph, "-p", "2", "-o", out)[0] == 0
+    assert run_cli(capsys, "partition", graph, "-p", "2", "-o", out)[0] == 0
     old = out.read_bytes(), (tmp_path / "g.part.replicas.npz").read_bytes()
     assert len(old[0]) == 16000 and len(old[1]) > 60_000  # 8000 lines "0\n" or "1\n"
     full_disk(room)
-    code, _, err = cli(capsys, "partition", graph, "-p", "4", "-o", out)
+    code, _, err = run_cli(capsys, "partition", graph, "-p", "4", "-o", out)
     assert outcome(code, err) == (9, (
         f"error: cannot write {out}.replicas.npz, {out}: {FULL}; nothing was replaced; "
         f"free space in {tmp_path} or give another output path"))
@@ -179,7 +168,7 @@ def test_partition_on_a_full_disk_keeps_the_old_pair(capsys, full_disk, tmp_path
 def test_partition_to_a_full_stream(capsys, tmp_path):
     graph = tmp_path / "g.edgelist"
     graph.write_text("0 1\n1 2\n2 0\n")
-    code, _, err = cli(capsys, "partition", graph, "-p", "2", "-o", "/dev/full")
+    code, _, err = run_cli(capsys, "partition", graph, "-p", "2", "-o", "/dev/full")
     assert outcome(code, err) == (9, (
         f"error: cannot write /dev/full: {FULL}; nothing was replaced; free space or give "
         "another output path"))
@@ -190,7 +179,7 @@ def test_graph_on_a_full_disk_keeps_the_old_file(capsys, full_disk, trace_file, 
     out = tmp_path / name
     out.write_bytes(b"old graph\n")
     full_disk(1000)
-    code, _, err = cli(capsys, "graph", trace_file, "-o", out)
+    code, _, err = run_cli(capsys, "graph", trace_file, "-o", out)
     assert outcome(code, err) == (9, (
         f"error: cannot write {out}: {FULL}; nothing was replaced; free space in {tmp_path} "
         "or give another output path"))
@@ -203,7 +192,7 @@ def test_trace_on_a_full_disk_keeps_the_old_trace(capsys, full_disk, tmp_path):
     out = tmp_path / "t.npz"
     out.write_bytes(b"old trace")
     full_disk(1000)
-    code, _, err = cli(capsys, "trace", src, "-o", out, "--no-timing")
+    code, _, err = run_cli(capsys, "trace", src, "-o", out, "--no-timing")
     assert outcome(code, err) == (9, (
         f"error: cannot write {out}: {FULL}; nothing was replaced; free space in {tmp_path} "
         "or give another output path"))
@@ -246,7 +235,7 @@ def test_trace_scratch_on_a_full_disk(capsys, monkeypatch, tmp_path, scratch):
     src = write_c(str(tmp_path), "loop.c", LOOP)
     out = tmp_path / "t.npz"
     out.write_bytes(b"old trace")
-    code, _, err = cli(capsys, "trace", src, "-o", out, "--no-timing")
+    code, _, err = run_cli(capsys, "trace", src, "-o", out, "--no-timing")
     base = tempfile.gettempdir()
     assert outcome(code, err) == (9, (
         f"error: cannot write the run's scratch files in {base}: {FULL}; free space in {base} "
@@ -313,8 +302,8 @@ def test_kept_files_on_a_full_disk(capsys, monkeypatch, tmp_path):
     src = write_c(str(tmp_path), "writer.c", WRITER)
     keep = tmp_path / "kept"
     keep.mkdir()
-    code, _, err = cli(capsys, "trace", src, "-o", tmp_path / "t.npz", "--no-timing",
-                       "--sandbox", "namespaces", "--keep-files", keep, "--cwd", keep)
+    code, _, err = run_cli(capsys, "trace", src, "-o", tmp_path / "t.npz", "--no-timing",
+                           "--sandbox", "namespaces", "--keep-files", keep, "--cwd", keep)
     if code == errors.SandboxUnavailable.exit_code:
         pytest.skip("the namespaces sandbox is not available on this machine")
     assert outcome(code, err) == (9, (

@@ -23,7 +23,7 @@ import pytest
 from vcut_base import errors
 from vcut_base.atomic import TEMP_PATTERN, atomic_output, check_outputs, output_kind
 from ir_graph import Graph, read_graph, write_graph
-from tests.helpers import last_error, run_cli
+from tests.helpers import last_error, run_cli, vcut_temps
 from vcut.cli import main
 from vcut.output import read_assignment, read_partition
 
@@ -31,10 +31,6 @@ from vcut.output import read_assignment, read_partition
 VCUT = [sys.executable, "-c", "import sys; from vcut.cli import main; sys.exit(main())"]
 
 SAME_FILE = "(the same file); give another output path: vcut never overwrites its inputs"
-
-
-def vcut_temps(directory):
-    return sorted(f for f in os.listdir(directory) if f.startswith(".vcut-"))
 
 
 def random_graph(n, m, seed):
