@@ -3,15 +3,15 @@
 Per graph x batch size B: WB-Libra's replication factor (and its ratio to the
 sequential stream's), edge-weight balance, the share of edges decided again when
 applied, seconds and edges per second, for both designs of the apply pass:
-``recheck`` (the default, `vcut._kernels.RECHECK`: an edge whose frozen choice
+``recheck`` (the default, `vcut.greedy_kernels.RECHECK`: an edge whose frozen choice
 would add a replica decides again on the live state) and ``frozen`` (only the
 edges that asked for the least loaded cluster decide again: the form a GPU
 batch would take). Target (issue 15): RF within 5 % of sequential WB-Libra at
 B = 64 k with the balance bound kept.
 
-``rounds`` (`vcut._rounds`) applies a batch in parallel rounds, the GPU's default.
+``rounds`` (`vcut.greedy_rounds`) applies a batch in parallel rounds, the GPU's default.
 
-``--device gpu`` times the GPU's forms instead (`vcut._gpu_greedy`): ``rounds``
+``--device gpu`` times the GPU's forms instead (`vcut.gpu_greedy`): ``rounds``
 (every round on the device, one cooperative launch per ~2 M edges) and
 ``recheck`` (decisions on the device, the recheck applied on the host), each
 beside its CPU twin (the same assignment): per graph and B, kernel seconds,
@@ -36,7 +36,7 @@ sys.path.insert(0, ROOT)
 
 from ir_graph import read_graph  # noqa: E402
 from runtime.generators import rmat  # noqa: E402
-from vcut import _kernels  # noqa: E402
+from vcut.cuts import greedy as greedy_cut  # noqa: E402  (its batched stream reads RECHECK)
 from vcut.partition import partition_graph  # noqa: E402
 
 DATA = os.environ.get("VCUT_DATASETS") or os.path.join(ROOT, "..", "shared", "datasets")
@@ -133,11 +133,11 @@ def main():
             m = seq.info["simple_edges"]
             rows = [("sequential", None, seq, t)]
             for recheck in (True, False):
-                _kernels.RECHECK = recheck
+                greedy_cut.RECHECK = recheck
                 for b in BATCHES:
                     r, t = run(g, args.p, order, b)
                     rows.append(("recheck" if recheck else "frozen", b, r, t))
-            _kernels.RECHECK = True
+            greedy_cut.RECHECK = True
             for b in BATCHES:
                 r, t = run(g, args.p, order, b, apply="rounds")
                 rows.append(("rounds", b, r, t))

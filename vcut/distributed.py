@@ -50,6 +50,7 @@ The driver (this process) holds the graph, the merged replica sets
 and merges their results, O(batch log batch) per task.
 """
 
+import concurrent.futures
 import time
 
 import numpy as np
@@ -160,10 +161,8 @@ def check_distributed(algo, p, seed, lam, batch, workers, client):
 # -- running tasks ------------------------------------------------------------
 def _lost_worker(exc):
     """Whether ``exc`` is the cluster losing a worker (worth a resubmission)."""
-    from distributed import KilledWorker
-    from distributed.comm import CommClosedError
-
-    import concurrent.futures
+    from distributed import KilledWorker  # lazy: dask is optional
+    from distributed.comm import CommClosedError  # lazy: dask is optional
 
     return isinstance(exc, (KilledWorker, CommClosedError, concurrent.futures.CancelledError))
 

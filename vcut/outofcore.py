@@ -62,15 +62,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vcut_base.arrays import spill_directory
+from vcut_base.atomic import atomic_output
 from vcut_base.errors import GraphFormatError, InputError, VcutError
 from vcut_base.memory import check_memory
 from ir_graph.formats import DUPLICATES
-from ir_graph.pieces import mix64
+from ir_graph.formats.edgelist import edgelist_empty
+from ir_graph.formats.metis import metis_asymmetric, metis_count, metis_few
+from ir_graph.pieces import (PIECE_BYTES, PIECE_EDGES, count_vertex_lines, lines_before, mix64,
+                             plan_pieces, read_piece)
 
 from .distributed import (DEFAULT_BATCH, GREEDY_CUTS, HASH_CUTS, RETRIES, _greedy_round,
                           _hash_piece, _Ingress, _lost_worker, check_distributed)
 from .metrics import PartitionMetrics, random_rf_bound
-from .partition import capacity_fractions, check_clusters
+from .output import int_lines
+from .partition import _zipf_alpha, capacity_fractions, check_clusters
 
 __all__ = ["FilePartition", "partition_file"]
 
@@ -139,8 +145,6 @@ def partition_file(path, p, algo="wb-libra", *, client, fmt=None, duplicates="fi
     VcutError
         The cluster keeps losing the workers that run a task.
     """
-    from ir_graph.pieces import PIECE_BYTES, PIECE_EDGES, plan_pieces
-
     if duplicates not in DUPLICATES:
         raise InputError(f"duplicates must be one of {', '.join(DUPLICATES)}, got {duplicates!r}")
     workers = check_distributed(algo, p, seed, lam, batch, workers, client)
@@ -162,8 +166,6 @@ def partition_file(path, p, algo="wb-libra", *, client, fmt=None, duplicates="fi
                                 "with fewer workers") from None
             say(f"a Dask worker was lost during {lost}: starting again")
     deg = run.deg
-    from .partition import _zipf_alpha
-
     alpha = _zipf_alpha(deg)
     info = {"algo": algo, "p": int(p), "lambda": float(lam), "order": "given", "seed": int(seed),
             "seconds": time.perf_counter() - t0, "distributed": True, "out_of_core": True,
@@ -288,9 +290,6 @@ class _Run:
     def _vertex0(self):
         """Each METIS piece's first vertex from the pieces' line counts; the file's
         vertex lines against its header."""
-        from ir_graph.formats.metis import metis_few
-        from ir_graph.pieces import count_vertex_lines
-
         plan = self.plan
         lines = self.gather([self.submit(count_vertex_lines, plan, i) for i in range(len(plan))],
                             "counting vertex lines")
@@ -302,8 +301,6 @@ class _Run:
 
     def _check_metis(self, stats):
         """The METIS checks that span the file: entries against the header, symmetry."""
-        from ir_graph.formats.metis import metis_asymmetric, metis_count
-
         n, m = self.plan.header[:2]
         entries = sum(s["entries"] for s in stats)
         if entries != 2 * m:
@@ -318,13 +315,9 @@ class _Run:
     def _check_columns(self, stats):
         cols = [(i, s["columns"]) for i, s in enumerate(stats) if s["columns"]]
         if not cols:
-            from ir_graph.formats.edgelist import edgelist_empty
-
             raise GraphFormatError(edgelist_empty(self.plan.path))
         bad = next(((i, c) for i, c in cols if c != cols[0][1]), None)
         if bad is not None:
-            from ir_graph.pieces import lines_before
-
             line = lines_before(self.plan.path, self.plan.ranges[bad[0]][0]) + 1
             raise GraphFormatError(f"{self.plan.path}: the edge lines from about line {line:,} on "
                                    f"have {bad[1]} columns where the first edge line has "
@@ -417,8 +410,6 @@ class _Run:
         tick, placed = time.perf_counter(), 0
         self.say(f"coordinated ingress of {self.m:,} edges: {self.workers} chunks, "
                  f"{state.rounds} rounds of {batch:,} edges")
-        from vcut_base.arrays import spill_directory
-
         # --spill DIR holds them where given, else the system's temporary directory
         self.scratch = tempfile.TemporaryDirectory(prefix="vcut-outofcore-", dir=spill_directory())
         files = [open(os.path.join(self.scratch.name, f"chunk{c}"), "wb") for c in range(self.workers)]
@@ -493,9 +484,6 @@ class _Run:
             cut_vertices=int(cut.sum()), avg_cut_degree=float(self.deg[cut].mean()) if cut.any() else 0.0)
 
     def write(self, output, p, cap, metrics):
-        from vcut_base.atomic import atomic_output
-
-        from .output import int_lines
 
         k, nb = len(self.plan), self.buckets
         loops = self._loop_clusters(p, cap, metrics) if self.loops else None
@@ -554,8 +542,6 @@ def _popcounts(A):
 
 # -- worker tasks (pure functions of their inputs) ----------------------------------
 def _read(plan, i):
-    from ir_graph.pieces import read_piece
-
     return read_piece(plan, i)
 
 

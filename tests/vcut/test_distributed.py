@@ -14,10 +14,12 @@ import pytest
 from vcut_base.errors import InputError, VcutError
 from ir_graph import Graph, read_graph
 from tests.helpers import dataset
-from vcut import _kernels
+from vcut import hashing_kernels
+from vcut.hdrf_kernels import hdrf_dense
 from vcut import distributed as D
 from vcut.cli import main
-from vcut.metrics import degrees, replica_sets
+from ir_graph.edge_lists import degrees
+from vcut.metrics import replica_sets
 from vcut.partition import partition_graph, simplify
 
 
@@ -46,7 +48,7 @@ def cnr():
 # -- GraphX's rules --------------------------------------------------------------
 def _gx(x):
     """|x * prime| as a Scala Long, computed with Python integers."""
-    y = (x * _kernels.GRAPHX_PRIME) % 2**64
+    y = (x * hashing_kernels.GRAPHX_PRIME) % 2**64
     y = y - 2**64 if y >= 2**63 else y
     return abs(y)
 
@@ -61,8 +63,8 @@ def test_graphx_rules_match_a_direct_computation(p):
         side += 1
     out1 = np.empty(400, np.int32)
     out2 = np.empty(400, np.int32)
-    _kernels.graphx_assign(src, dst, p, _kernels.GRAPHX_1D, 0, out1)
-    _kernels.graphx_assign(src, dst, p, _kernels.GRAPHX_2D, 0, out2)
+    hashing_kernels.graphx_assign(src, dst, p, hashing_kernels.GRAPHX_1D, 0, out1)
+    hashing_kernels.graphx_assign(src, dst, p, hashing_kernels.GRAPHX_2D, 0, out2)
     for e in range(400):
         u, v = int(src[e]), int(dst[e])
         assert out1[e] == _gx(u) % p
@@ -247,9 +249,9 @@ def test_hdrf_step_with_the_least_loaded_cluster_full_takes_the_next_with_room()
     load = np.array([0.0, 5.0, 3.0])
     out = np.empty(1, np.int32)
     rows = np.zeros((2, 1), np.uint64)
-    _kernels._hdrf_dense(np.array([0]), np.array([1]), np.arange(1), cap, 1.1, 1.0, 2,
-                         np.array([-0.5, 10.0, 10.0]), np.zeros(0, np.int64),
-                         np.zeros(2, np.int64), out, rows, load, 5.0, np.zeros(2, np.int64))
+    hdrf_dense(np.array([0]), np.array([1]), np.arange(1), cap, 1.1, 1.0, 2,
+               np.array([-0.5, 10.0, 10.0]), np.zeros(0, np.int64),
+               np.zeros(2, np.int64), out, rows, load, 5.0, np.zeros(2, np.int64))
     assert out[0] == 2 and load.tolist() == [0.0, 5.0, 4.0]
     assert rows[:, 0].tolist() == [4, 4]
 

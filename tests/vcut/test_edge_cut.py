@@ -5,7 +5,8 @@ import pytest
 
 from vcut_base.errors import InputError
 from ir_graph import Graph
-from vcut import _kernels
+from vcut.label_propagation import label_propagation
+from vcut.spac_kernels import symmetric_csr
 from vcut.edge_cut import edge_cut, vertex_work
 from vcut.output import read_assignment
 from vcut.partition import partition_from_assignment
@@ -23,13 +24,13 @@ def test_vertex_work_is_the_in_edge_weight():
 
 
 def test_label_propagation_by_hand():
-    xadj, adj, w = _kernels.symmetric_csr(SRC.astype(np.int64), DST.astype(np.int64),
+    xadj, adj, w = symmetric_csr(SRC.astype(np.int64), DST.astype(np.int64),
                                           np.ones(7, dtype=np.int64), 6)
     labels = np.arange(6, dtype=np.int64)
     # in order 0..5 with community size <= 3: 0 joins 1 (tie 1/2: the first best), 1 stays,
     # 2 joins label 1 (weight 2), 3 cannot join the full label 1 and takes 4, 4 stays,
     # 5 joins label 4 (weight 2); the second round moves nothing
-    rounds = _kernels.label_propagation(xadj, adj, w.astype(float), np.ones(6), 3.0,
+    rounds = label_propagation(xadj, adj, w.astype(float), np.ones(6), 3.0,
                                         np.arange(6, dtype=np.int64), 10, labels)
     assert labels.tolist() == [1, 1, 1, 4, 4, 4] and rounds == 2
 

@@ -1,4 +1,4 @@
-"""The greedy family's batched stream with the decide step on the GPU (`vcut._gpu_greedy`).
+"""The greedy family's batched stream with the decide step on the GPU (`vcut.gpu_greedy`).
 
 Without a GPU the kernels run under numba's CUDA simulator (tests/conftest.py);
 launches are patched to 8 threads per block so that a batch spans several blocks.
@@ -18,7 +18,7 @@ from vcut_base.errors import InputError
 from runtime import config, gpu as runtime_gpu
 from runtime.generators import rmat
 from tests.helpers import graph, greedy_reference, rounds_of, weighted_graphs
-from vcut import _gpu_greedy
+from vcut import gpu_greedy
 from vcut.partition import partition_graph
 
 GREEDY = ("pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra")
@@ -79,7 +79,7 @@ def test_gpu_rounds_equal_the_cpu_twin():
 def test_gpu_rounds_launch_per_chunk_and_one_edge_batches(monkeypatch):
     small = rmat(3, 3, seed=4)
     seq = partition_graph(small, 3, "wb-libra")
-    monkeypatch.setattr(_gpu_greedy, "CHUNK", 4)
+    monkeypatch.setattr(gpu_greedy, "CHUNK", 4)
     gpu = partition_graph(small, 3, "wb-libra", batch=1, device="gpu")
     m = seq.info["simple_edges"]
     assert gpu.assignment.tolist() == seq.assignment.tolist()
@@ -91,7 +91,7 @@ def test_default_batch_capacities_and_the_bound():
     caps = [1, 2, 3, 2]
     gpu = partition_graph(g, 4, "wb-libra", device="gpu", capacities=caps, lam=1.1)
     m = gpu.info["simple_edges"]
-    assert gpu.info["batch"] == min(m, 65536) == _gpu_greedy.default_batch(m)
+    assert gpu.info["batch"] == min(m, 65536) == gpu_greedy.default_batch(m)
     assert gpu.info["apply"] == "rounds"
     cpu = partition_graph(g, 4, "wb-libra", batch=gpu.info["batch"], capacities=caps, lam=1.1,
                           apply="rounds")
@@ -120,7 +120,7 @@ def test_bad_devices_and_memory(monkeypatch):
     big = rmat(9, 4, seed=1)
     with pytest.raises(InputError, match="p <= 128; got p = 129"):
         partition_graph(big, 129, "wb-libra", device="gpu")
-    need = _gpu_greedy.device_bytes(4, 3, 1, 65536)
+    need = gpu_greedy.device_bytes(4, 3, 1, 65536)
     assert need == 8 * (3 * 3 + 4 + 8 + 3 + 2 * 3 * 3)
     monkeypatch.setattr(config, "DEVICE_MEMORY", need - 1)
     with pytest.raises(InputError, match=f"needs {need / 2**20:,.1f} MiB of device memory"):
@@ -128,7 +128,7 @@ def test_bad_devices_and_memory(monkeypatch):
     # rounds: quanta (m), rows (n), degrees, counts, first writers (3 n), choices, bits,
     # states, tiles (4 B), 4 per-cluster arrays, the counters in 8 bytes; ends, order and
     # the assignment in 4 (int32 while they fit)
-    need = _gpu_greedy.rounds_bytes(4, 3, 1, 65536, 2)
+    need = gpu_greedy.rounds_bytes(4, 3, 1, 65536, 2)
     assert need == 8 * (3 + 4 + 3 * 4 + 4 * 3 + 4 * 2 + 6) + 4 * 4 * 3
     monkeypatch.setattr(config, "DEVICE_MEMORY", need - 1)
     with pytest.raises(InputError, match="needs 0.0 MiB of device memory, 0.0 MiB are free"):

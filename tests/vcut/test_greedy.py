@@ -97,7 +97,7 @@ def test_kernel_equals_the_literal_rules(gw, p, algo, lam, hetero):
 @given(weighted_graphs(), st.integers(2, 9), st.sampled_from(["pg", "libra", "wb-pg", "wb-libra"]),
        st.sampled_from([1, 2, 3, 7, 64]), st.booleans())
 def test_batched_kernel_equals_the_literal_batches(gw, p, algo, batch, recheck):
-    from vcut import _kernels
+    from vcut.cuts import greedy as greedy_cut  # where the batched stream reads RECHECK
 
     edges, weights = gw
     p = min(p, len(edges))
@@ -105,12 +105,12 @@ def test_batched_kernel_equals_the_literal_batches(gw, p, algo, batch, recheck):
     ref = greedy_reference(edges, weights if weighted else [1] * len(edges), p,
                            rule="libra" if "libra" in algo else "pg", bounded=algo.startswith("wb"),
                            lam=1.0, batch=batch, recheck=recheck)
-    old = _kernels.RECHECK
-    _kernels.RECHECK = recheck
+    old = greedy_cut.RECHECK
+    greedy_cut.RECHECK = recheck
     try:
         got = partition_graph(graph(edges, weights), p, algo, batch=batch)
     finally:
-        _kernels.RECHECK = old
+        greedy_cut.RECHECK = old
     assert got.assignment.tolist() == ref
     if batch == 1:  # one edge a batch is the sequential stream, whatever the recheck
         assert ref == partition_graph(graph(edges, weights), p, algo).assignment.tolist()

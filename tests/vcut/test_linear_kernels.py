@@ -1,4 +1,4 @@
-"""The linear-time kernels (`vcut._replicas`, `mapping._kernels`) against the
+"""The linear-time kernels (`ir_graph.replicas`, `ir_graph.edge_lists`, `mapping.simulation_kernels`) against the
 sorting formulations they replaced, on random graphs and the ten samples.
 
 Every expectation here is computed by the straightforward numpy formulation
@@ -16,10 +16,11 @@ import pytest
 from frontend import compile_program, trace_program
 from ir_graph import build_graph
 from ir_graph.graph import Graph
-from mapping import analyze_graph
-from mapping import _kernels as mk
+from mapping import simulation_kernels as mk
 from mapping.machine import MEMORY_CYCLES, table2
-from vcut._replicas import execution_order, replica_counts, replica_table, simple_edges
+from ir_graph.edge_lists import execution_order, simple_edges
+from ir_graph.replicas import replica_counts, replica_table
+from vcut.pipeline.analysis import analyze_graph
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -107,7 +108,7 @@ def test_simple_graph_is_returned_without_copies():
 def test_graphs_sorted_by_destination_take_the_one_pass_check(seed):
     """Edges sorted by dst with src < dst (IR graphs' order): the one-pass check
     answers, and the result is the sorting formulation's, repeats or not."""
-    from vcut._replicas import _simple_by_dst
+    from ir_graph.edge_lists import _simple_by_dst
 
     rng = np.random.default_rng(50 + seed)
     n = int(rng.integers(3, 60))
@@ -284,7 +285,7 @@ def test_graph_is_not_copied_by_the_clustering():
 def test_mask_replica_table_equals_the_incidence_one(seed, monkeypatch):
     """p <= 64: the table from per-vertex cluster masks is the incidence CSR's, array
     for array (integer weights: ties between clusters go to the lowest id in both)."""
-    import vcut._replicas as rep
+    import ir_graph.replicas as rep
 
     rng = np.random.default_rng(300 + seed)
     for _ in range(25):

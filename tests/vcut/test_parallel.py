@@ -10,7 +10,7 @@ import pytest
 from vcut_base.errors import InputError
 from ir_graph.graph import Graph
 from tests.helpers import edge_graph
-from vcut import _timed
+from vcut import par_kernels
 from vcut.parallel import par_assign
 from vcut.partition import partition_graph
 
@@ -208,7 +208,7 @@ def test_the_replica_price_kept(p, latency, walk, four_prices):
             for b in tried}
     spans = {b: r[3]["model_makespan"] for b, r in runs.items()}
     assert [b for b, _ in info["prices"]] == tried
-    _, bottom = _timed.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), g.n)
+    _, bottom = par_kernels.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), g.n)
     kept = _expected_price(spans, max(bottom.max(), g.weight.sum() / p))
     assert info["beta"] == kept and info["model_makespan"] == spans[kept]
     # a run that could no longer be kept stopped early, at a makespan below its whole run's
@@ -237,7 +237,7 @@ def test_the_replica_price_kept_with_the_default_prices(p, latency):
             return self[b]
 
     spans = Spans()
-    _, bottom = _timed.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), g.n)
+    _, bottom = par_kernels.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), g.n)
     kept = _expected_price(spans, max(bottom.max(), g.weight.sum() / p))
     assert info["beta"] == kept and info["model_makespan"] == spans[kept]
     assert set(b for b, _ in info["prices"]) == set(spans)
@@ -264,7 +264,7 @@ def test_a_price_that_loses_stops_at_the_makespan_that_rejects_it():
     _, _, _, info = par_assign(g.src, g.dst, g.weight, g.n, 24, cap, latency=40.0)
     whole = par_assign(g.src, g.dst, g.weight, g.n, 24, cap, latency=40.0,
                        beta=PRICES[-1])[3]["model_makespan"]
-    _, bottom = _timed.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), g.n)
+    _, bottom = par_kernels.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), g.n)
     bound = max(bottom.max(), g.weight.sum() / 24)
     first = info["prices"][0]
     assert first[0] == PRICES[-1] and (1 + TOLERANCE) * bound < first[1] < whole
@@ -294,7 +294,7 @@ def test_invariants_on_a_random_dag(p, slack):
     # the work bound: no cluster above imbalance * W / p by more than one group, but
     # for the in-edges of chain vertices (within the slack of a longest path)
     w = part.weight
-    top, bottom = _timed.levels(src, dst, w, np.empty(0, np.int64), g.n)
+    top, bottom = par_kernels.levels(src, dst, w, np.empty(0, np.int64), g.n)
     chain = (top + bottom)[hi] >= bottom.max() * (1 - slack - 1e-9) if slack \
         else np.zeros(len(src), dtype=bool)
     load = np.bincount(out[~chain], weights=w[~chain], minlength=p)
@@ -308,7 +308,7 @@ def test_invariants_on_a_random_dag(p, slack):
 def test_levels_by_hand():
     g = edge_graph(5, [(0, 1), (1, 2), (0, 2), (2, 4), (3, 4)], [2.0, 3.0, 1.0, 4.0, 1.0],
                    directed=True)
-    top, bottom = _timed.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), 5)
+    top, bottom = par_kernels.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), 5)
     assert top.tolist() == [0.0, 2.0, 5.0, 0.0, 9.0]
     assert bottom.tolist() == [9.0, 7.0, 4.0, 1.0, 0.0]
 
@@ -428,7 +428,7 @@ def test_the_price_walk_with_a_memory_model_counts_the_remote_cycles(p, latency,
             first[obj[e]] = node[top_out[e]]
     remote = sum(min(1.0, g.weight[e] / 100.0) * (lat[node[top_out[e]], first[obj[e]]] - 100.0)
                  for e in range(len(obj)) if obj[e] >= 0)
-    _, bottom = _timed.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), g.n)
+    _, bottom = par_kernels.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), g.n)
     work = g.weight.sum()
     bound = max(bottom.max(), (work + remote) / p)
     runs = {b: par(b) for b in tried}
@@ -462,8 +462,8 @@ def test_bad_memory_models():
 
 
 def test_tree_range_is_the_best_of_the_range():
-    # `_tree_range` against a scan: the lowest key in lo..hi-1, ties to the lowest id
-    from vcut._kernels import _tree_build, _tree_range, _tree_update
+    # `tree_range` against a scan: the lowest key in lo..hi-1, ties to the lowest id
+    from vcut.least_loaded import tree_build, tree_range, tree_update
 
     rng = np.random.default_rng(7)
     for p in (1, 2, 5, 8, 13):
@@ -473,14 +473,14 @@ def test_tree_range_is_the_best_of_the_range():
         key = rng.integers(0, 4, p).astype(np.float64)
         key[rng.random(p) < 0.2] = np.inf
         ones = np.ones(p)
-        tree = _tree_build(key, ones, size)
+        tree = tree_build(key, ones, size)
         for _ in range(3):
             c = int(rng.integers(p))
             key[c] = float(rng.integers(0, 4))
-            _tree_update(tree, c, size, key, ones)
+            tree_update(tree, c, size, key, ones)
             for lo in range(p + 1):
                 for hi in range(lo, p + 1):
-                    got = _tree_range(tree, size, lo, hi, key, ones)
+                    got = tree_range(tree, size, lo, hi, key, ones)
                     want = -1 if lo == hi else lo + int(np.argmin(key[lo:hi]))
                     assert got == want, (p, lo, hi, key.tolist())
 

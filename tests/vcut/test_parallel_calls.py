@@ -1,4 +1,4 @@
-"""``par`` on whole calls (vcut._timed.call_labels, par_assign's calls, grain_unit)."""
+"""``par`` on whole calls (vcut.par_kernels.call_labels, par_assign's calls, grain_unit)."""
 
 import json
 
@@ -8,7 +8,7 @@ import pytest
 from vcut_base.errors import InputError
 from ir_graph.graph import Graph
 from tests.helpers import cli_partition, ir_dag, par_grains_reference
-from vcut._timed import call_labels
+from vcut.par_kernels import call_labels
 from vcut.parallel import CALL_SHARE, par_assign
 from vcut.partition import partition_graph
 

@@ -5,7 +5,9 @@ to the clusters each vertex's edges were given."""
 import numpy as np
 import pytest
 
-from vcut import _kernels
+from ir_graph.replicas import INLINE, replica_set_bytes, replica_sets
+from vcut.greedy_kernels import RULE_LIBRA, RULE_PG, greedy_assign
+from vcut.hdrf_kernels import hdrf_assign
 
 
 def _graph(seed, n, m):
@@ -31,16 +33,16 @@ def _run(kind, src, dst, w, n, p, dense):
     cap = np.full(p, 1.0 / p)
     order = np.arange(len(src), dtype=np.int64)
     out = np.empty(len(src), dtype=np.int32)
-    sets = _kernels.replica_sets(n, p, dense=dense)
+    sets = replica_sets(n, p, dense=dense)
     if kind == "hdrf":
-        pool = _kernels.hdrf_assign(src, dst, order, n, p, cap, 1.1, 1.0, True,
+        pool = hdrf_assign(src, dst, order, n, p, cap, 1.1, 1.0, True,
                                     1.1 * len(src) / p, np.zeros(0, np.int64), out, sets,
                                     np.zeros(2, np.int64))
     else:
-        _, pool = _kernels.greedy_assign(
+        _, pool = greedy_assign(
             src, dst, w, order, n, p, deg.astype(np.int64), cap,
             1.0 * w.sum() if kind.startswith("wb") else np.inf,
-            _kernels.RULE_LIBRA if "libra" in kind else _kernels.RULE_PG, out, sets,
+            RULE_LIBRA if "libra" in kind else RULE_PG, out, sets,
             np.zeros(2, np.int64))
     return out, sets[:3] + (pool,)
 
@@ -65,14 +67,14 @@ def test_compact_sets_partition_like_dense_bitsets(kind, p):
         assert _members(compact_sets, v) == sorted(expect[v])
         assert _members(dense_sets, v) == sorted(expect[v])
     if p == 200:  # more vertices overflow than the first pool has rows: it grew
-        assert (counts > _kernels.INLINE).sum() > 64
+        assert (counts > INLINE).sum() > 64
 
 
 def test_compact_sets_are_smaller_above_two_words():
     n = 10**6
-    assert _kernels.replica_set_bytes(n, 128) == n * (4 + 16)  # dense: two words
-    assert _kernels.replica_set_bytes(n, 1024) == n * (4 + 4 + 3 * 2)  # int16 ids
-    assert _kernels.replica_set_bytes(n, 40000) == n * (4 + 4 + 3 * 4)
-    cnt, ids, ovf, pool = _kernels.replica_sets(n, 1024)
+    assert replica_set_bytes(n, 128) == n * (4 + 16)  # dense: two words
+    assert replica_set_bytes(n, 1024) == n * (4 + 4 + 3 * 2)  # int16 ids
+    assert replica_set_bytes(n, 40000) == n * (4 + 4 + 3 * 4)
+    cnt, ids, ovf, pool = replica_sets(n, 1024)
     assert (ids.dtype, ids.shape, ovf.dtype, pool.shape) == (np.int16, (n, 3), np.int32,
                                                               (976, 16))

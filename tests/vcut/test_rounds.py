@@ -1,4 +1,4 @@
-"""The batched stream applied in rounds (`vcut._rounds`, the GPU's form) on the CPU."""
+"""The batched stream applied in rounds (`vcut.greedy_rounds`, the GPU's form) on the CPU."""
 
 import math
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from vcut_base.errors import InputError
 from runtime.generators import rmat
 from tests.helpers import degrees_of, graph, ramp, rounds_of, rules, weighted_graphs
-from vcut import _rounds
+from vcut import greedy_rounds
 from vcut.partition import partition_graph
 
 GREEDY = ("pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra")
@@ -37,7 +37,7 @@ def waterfill(load, cap, total):
 
 
 def reference_rounds(edges, weights, p, rule, bounded, lam, batch, rounds, cap=None):
-    """The rounds of `vcut._rounds` transcribed with Python sets (integer weights)."""
+    """The rounds of `vcut.greedy_rounds` transcribed with Python sets (integer weights)."""
     cap = [1.0 / p] * p if cap is None else cap
     n, deg = degrees_of(edges)
     rem = deg[:]
@@ -155,26 +155,26 @@ def test_rounds_keep_the_bound_and_stay_close_to_the_recheck():
         m = r.info["simple_edges"]
         loads = np.bincount(r.assignment, minlength=16)
         assert loads.sum() == m and loads.max() <= m / 16 + 1  # lambda = 1: the bound + 1 edge
-        assert r.info["apply_rounds"] <= _rounds.ROUNDS * math.ceil(m / batch)
+        assert r.info["apply_rounds"] <= greedy_rounds.ROUNDS * math.ceil(m / batch)
         recheck = partition_graph(g, 16, "wb-libra", batch=batch).metrics.replication_factor
         assert r.metrics.replication_factor <= slack * recheck, batch
         assert r.metrics.replication_factor >= seq * 0.99
 
 
 def test_quantize():
-    q, s = _rounds.quantize(np.array([1.0, 3.0, 7.0]))
+    q, s = greedy_rounds.quantize(np.array([1.0, 3.0, 7.0]))
     assert s == 0 and q.tolist() == [1, 3, 7] and q.dtype == np.int64
-    q, s = _rounds.quantize(np.array([0.5, 0.25, 1.75]))
+    q, s = greedy_rounds.quantize(np.array([0.5, 0.25, 1.75]))
     # total 2.5: ceil(log2) = 2, so the shift is 52 - 1 - 2 and these are exact in it
     assert s == 49 and q.tolist() == [2 ** 48, 2 ** 47, 7 * 2 ** 47]
     assert int(q.sum()) < 2 ** 52
-    q, s = _rounds.quantize(np.array([1e-300, 3e-300]))  # tiny: scaled up, not zeroed
+    q, s = greedy_rounds.quantize(np.array([1e-300, 3e-300]))  # tiny: scaled up, not zeroed
     assert s == 51 - math.ceil(math.log2(4e-300)) and s > 1023
     assert abs(q[1] - 3 * q[0]) <= 2 and 2 ** 50 < int(q.sum()) < 2 ** 52
-    q, s = _rounds.quantize(np.array([1e308, 1e308, 0.5]))  # the sum overflows a float64
+    q, s = greedy_rounds.quantize(np.array([1e308, 1e308, 0.5]))  # the sum overflows a float64
     assert s == 51 - math.ceil(math.log2(1e308) + math.log2(3))
     assert q[0] == q[1] and q[2] == 0 and int(q.sum()) < 2 ** 53
-    q, s = _rounds.quantize(np.array([2.0 ** 60, 1.0]))  # whole, but the total is too big
+    q, s = greedy_rounds.quantize(np.array([2.0 ** 60, 1.0]))  # whole, but the total is too big
     assert s == -9 and q.tolist() == [2 ** 51, 0]  # 2^60 + 1 is 2^60 in a float64
 
 

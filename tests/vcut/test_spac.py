@@ -160,14 +160,14 @@ def test_a_missing_backend_is_named_with_its_fix(monkeypatch, module, algo, kwar
 
 
 def test_metis_without_the_gil_is_pymetis():
-    # `vcut._metis` makes pymetis's call through ctypes (which releases the GIL): the same
+    # `runtime.metis` makes pymetis's call through ctypes (which releases the GIL): the same
     # parts as pymetis, k-way, recursive bisection or pymetis's rule, for weighted
     # vertices and edges and any seed; and vertex_partition without it falls back to pymetis
     pymetis = pytest.importorskip("pymetis")
-    from vcut import _metis
-    from vcut.spac import vertex_partition
+    from runtime import metis
+    from runtime.vertex_partition import vertex_partition
 
-    assert _metis.available()
+    assert metis.available()
     rng = np.random.default_rng(11)
     edges = sorted({(int(min(a, b)), int(max(a, b))) for a, b in rng.integers(0, 400, (2500, 2))
                     if a != b})
@@ -175,7 +175,7 @@ def test_metis_without_the_gil_is_pymetis():
     got = {}
     for k, seed in ((2, 0), (8, 3), (9, 0), (32, 7)):
         for recursive in (None, False, True):
-            ours = _metis.part_graph(sg.xadj, sg.adjncy, sg.vwgt, sg.adjwgt, k, ufactor=30,
+            ours = metis.part_graph(sg.xadj, sg.adjncy, sg.vwgt, sg.adjwgt, k, ufactor=30,
                                      seed=seed, recursive=recursive)
             theirs = pymetis.part_graph(
                 k, pymetis.CSRAdjacency(adj_starts=sg.xadj, adjacent=sg.adjncy),
@@ -189,33 +189,33 @@ def test_metis_without_the_gil_is_pymetis():
     assert vertex_partition(sg.xadj, sg.adjncy, sg.adjwgt, sg.vwgt, 8, seed=3).tolist() == \
         got[8, False]
     via = vertex_partition(sg.xadj, sg.adjncy, sg.adjwgt, sg.vwgt, 32, seed=7)
-    saved = _metis._STATE.pop("lib")
+    saved = metis._STATE.pop("lib")
     try:
-        _metis._STATE["lib"] = None  # as where the symbols are missing
-        assert not _metis.available()
+        metis._STATE["lib"] = None  # as where the symbols are missing
+        assert not metis.available()
         assert vertex_partition(sg.xadj, sg.adjncy, sg.adjwgt, sg.vwgt, 32, seed=7).tolist() == \
             via.tolist() == got[32, False]
         assert vertex_partition(sg.xadj, sg.adjncy, sg.adjwgt, sg.vwgt, 8, seed=3).tolist() == \
             got[8, False]
     finally:
-        _metis._STATE["lib"] = saved
+        metis._STATE["lib"] = saved
 
 
 def test_metis_refuses_a_graph_beyond_its_index_type(monkeypatch):
     # a 32-bit METIS build cannot take 2**31 adjacency entries (or weights that large):
     # one clear error instead of silently wrapped indices
     pytest.importorskip("pymetis")
-    from vcut import _metis
+    from runtime import metis
 
-    kway, rec, _ = _metis._load()
-    monkeypatch.setitem(_metis._STATE, "lib", (kway, rec, np.int32))
+    kway, rec, _ = metis._load()
+    monkeypatch.setitem(metis._STATE, "lib", (kway, rec, np.int32))
     xadj = np.array([0, 1, 2], dtype=np.int64)
     adjncy = np.array([1, 0], dtype=np.int64)
     with pytest.raises(RuntimeError, match="does not fit this METIS build's 32-bit indices"):
-        _metis.part_graph(xadj, adjncy, np.array([1, 2**31]), np.array([1, 1]), 2, ufactor=30,
+        metis.part_graph(xadj, adjncy, np.array([1, 2**31]), np.array([1, 1]), 2, ufactor=30,
                           seed=0)
     with pytest.raises(VcutError, match="the METIS backend failed: the graph does not fit"):
-        from vcut.spac import vertex_partition
+        from runtime.vertex_partition import vertex_partition
 
         vertex_partition(xadj, adjncy, np.array([1, 1]), np.array([1, 2**31]), 2)
 
@@ -251,10 +251,10 @@ def test_backends_get_tolerances_and_seeds_they_can_take(monkeypatch):
     taken modulo 2**31."""
     import kahip
 
-    from vcut import _metis
+    from runtime import metis
 
     calls = []
-    monkeypatch.setattr(_metis, "part_graph", lambda *a, ufactor, seed, recursive: (
+    monkeypatch.setattr(metis, "part_graph", lambda *a, ufactor, seed, recursive: (
         calls.append(("metis", ufactor, seed)) or np.zeros(len(a[0]) - 1, np.int32)))
     monkeypatch.setattr(kahip, "kaffpa", lambda vw, xadj, ew, adj, k, eps, quiet, seed, mode: (
         calls.append(("kahip", eps, seed)) or (0, [0] * (len(xadj) - 1))))
@@ -299,7 +299,7 @@ def test_metis_diagnostics_go_to_stderr_not_stdout(capfd, targets):
     part's share; on stdout it broke --json's one object."""
     import ctypes
 
-    from vcut.spac import vertex_partition
+    from runtime.vertex_partition import vertex_partition
 
     n = 8  # a path whose first vertex weighs 1000
     xadj = np.r_[0, np.cumsum([1] + [2] * (n - 2) + [1])].astype(np.int64)
