@@ -18,7 +18,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-import textwrap
 
 import pytest
 
@@ -27,23 +26,17 @@ from frontend import trace_program
 from vcut_base import errors, scratch
 from frontend._sandbox import SECRETS, etc_secrets
 from frontend.run import RunLimits
+from tests.helpers import write_c
 from vcut.cli import main
 
 LIMITS = RunLimits(timeout=60)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _write(directory, name, code):
-    path = os.path.join(str(directory), name)
-    with open(path, "w") as fh:
-        fh.write(textwrap.dedent(code).lstrip())
-    return path
-
-
 @pytest.fixture(scope="module")
 def namespaces(tmp_path_factory):
     """Skip unless the namespace level is granted here."""
-    src = _write(tmp_path_factory.mktemp("probe"), "probe.c", "int main(void) { return 0; }\n")
+    src = write_c(tmp_path_factory.mktemp("probe"), "probe.c", "int main(void) { return 0; }\n")
     try:
         trace_program(src, limits=LIMITS, sandbox="namespaces")
     except errors.SandboxUnavailable as exc:
@@ -148,7 +141,7 @@ def test_a_link_the_program_makes_to_a_host_directory_is_never_followed(tmp_path
     victim = _host_victims(tmp_path)
     work = tmp_path / "work"
     work.mkdir()
-    src = _write(tmp_path, "links.c", SYMLINKER.replace("VICTIM", str(victim)))
+    src = write_c(tmp_path, "links.c", SYMLINKER.replace("VICTIM", str(victim)))
     t = trace_program(src, cwd=str(work), limits=LIMITS, sandbox="namespaces")
     assert t.meta["sandbox"] == "namespaces" and t.exit_code == 0
     assert _lines(t.meta["stdout"]) == {"dir": "0", "file": "0", "locked": "0"}
@@ -182,7 +175,7 @@ def test_a_deep_tree_the_program_writes_is_listed_to_a_bound_and_removed(tmp_pat
     work.mkdir()
     keep = tmp_path / "kept"
     keep.mkdir()
-    src = _write(tmp_path, "deep.c", DEEP_WRITER.replace("DEPTH", str(depth)))
+    src = write_c(tmp_path, "deep.c", DEEP_WRITER.replace("DEPTH", str(depth)))
     t = trace_program(src, cwd=str(work), limits=LIMITS, sandbox="namespaces",
                       keep_files=str(keep), timing=False)
     assert t.exit_code == 0
@@ -230,7 +223,7 @@ def _keep_setup(tmp_path):
     os.symlink("../outside/subdir", keep / "sub")
     work = tmp_path / "work"
     work.mkdir()
-    return outside, keep, work, _write(tmp_path, "keeper.c", KEEPER)
+    return outside, keep, work, write_c(tmp_path, "keeper.c", KEEPER)
 
 
 def _assert_kept_without_writing_through(outside, keep):
@@ -369,7 +362,7 @@ int main(int argc, char **argv) {
 def test_the_program_cannot_read_etc_shadow(tmp_path, namespaces):
     if not os.path.isfile("/etc/shadow"):
         pytest.skip("this machine has no /etc/shadow")
-    src = _write(tmp_path, "reader.c", READER)
+    src = write_c(tmp_path, "reader.c", READER)
     with open("/etc/passwd", "rb") as fh:
         passwd = len(fh.read())
     t = trace_program(src, args=["/etc/shadow", "/etc/passwd"], limits=LIMITS,
@@ -401,7 +394,7 @@ def test_every_unreadable_file_under_etc_is_hidden(tmp_path, namespaces):
         path.write_text("secret\n")
         os.chmod(path, mode)
     os.chmod(etc / "vcut-test-dir", 0o700)
-    src = _write(tmp_path, "reader.c", READER)
+    src = write_c(tmp_path, "reader.c", READER)
     paths = ["/etc/" + rel for rel in sorted(planted)]
     script = (f"mount --bind {shlex.quote(str(etc))} /etc && exec {shlex.quote(sys.executable)} "
               f"-m vcut.cli trace {shlex.quote(src)} -o {shlex.quote(str(tmp_path / 't.npz'))} "
@@ -506,7 +499,7 @@ def test_links_keep_files_and_secrets_as_an_ordinary_user(nobody_dir):
     with open(os.path.join(paths["outside"], "x"), "w") as fh:
         fh.write("original\n")
     os.symlink("../outside/x", os.path.join(paths["kept"], "cfg"))
-    src = _write(base, "combined.c", COMBINED.replace("VICTIM", paths["victim"]))
+    src = write_c(base, "combined.c", COMBINED.replace("VICTIM", paths["victim"]))
     for root, dirs, files in os.walk(base):
         for name in [root] + [os.path.join(root, n) for n in dirs + files]:
             os.lchown(name, nobody.pw_uid, nobody.pw_gid)
