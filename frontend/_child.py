@@ -26,6 +26,7 @@ import ctypes.util
 import json
 import mmap
 import os
+import resource
 import signal
 import sys
 import threading
@@ -138,7 +139,7 @@ def _connect_runtime(spec, ee, libc, keep):
     def set_global(name, ctype, value):
         ctype.from_address(ee.get_global_value_address(name)).value = value
 
-    # the two event buffers, where vcut's layout (frontend.run._buffer_offset) puts them
+    # the two event buffers, where vcut's layout (frontend.event_channel.buffer_offset) puts them
     set_global("__vcut_buf", ctypes.c_uint64, base + int(spec["buffers"][0]))
     set_global("__vcut_buf2", ctypes.c_uint64, base + int(spec["buffers"][1]))
     set_global("__vcut_shm", ctypes.c_uint64, base)
@@ -259,8 +260,6 @@ MAX_STACK_BYTES = 1 << 30
 
 def _main_stack_bytes():
     """The size of main's stack: the soft stack limit, as a native main thread would get."""
-    import resource
-
     soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
     if soft == resource.RLIM_INFINITY or soft <= 0:
         return DEFAULT_STACK_BYTES
@@ -306,14 +305,14 @@ def main(spec_path):
             os.close(spec[name])
             spec[name] = spec[name + "_target"]
     sys.path[:0] = spec.get("sys_path", [])  # run with -S: llvmlite's directory only
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # lazy: from the directory the spec names (sys.path above)
 
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     libc = ctypes.CDLL(None)
     libc.setenv.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     ee = _compile(spec, llvm)
-    # shared with vcut (layout: frontend.run._buffer_offset)
+    # shared with vcut (layout: frontend.event_channel.buffer_offset)
     spec["_shm"] = mmap.mmap(int(spec["shm_fd"]), int(spec["shm_bytes"]))
     os.close(int(spec["shm_fd"]))
     keep = [spec["_shm"]]  # keep ctypes objects alive while the program runs

@@ -5,29 +5,27 @@ and calls ``main`` in a sandbox (`frontend._sandbox`: namespaces, a seccomp
 filter and rlimits, the strongest the kernel grants; which one ran is
 reported). The program's stdout, stderr and events come back through pipes
 that threads here drain; the events arrive as keyed, numbered chunks
-(`frontend._runtime_ir`), so bytes the program writes into the channel are
-detected, and the events not yet sent when the program leaves through
-``_exit`` are recovered from the shared buffer. How the program ended comes
-over a control pipe the program never holds. The parent enforces the
-wall-clock limit; every process of the child dies with it. Whatever the
+(`frontend._runtime_ir`, received by `frontend.event_channel`), so bytes the
+program writes into the channel are detected, and the events not yet sent
+when the program leaves through ``_exit`` are recovered from the shared
+buffer. How the program ended comes over a control pipe the program never
+holds. The files the program wrote are listed, and kept on request, by
+`frontend.program_files`. The parent enforces the wall-clock limit; every
+process of the child dies with it. Whatever the
 program does (crash, ``exit()``, ``_exit()``, endless loop, allocating
 without bound, fork, sockets, writing outside its directory), the calling
 process stays alive and gets a `RunResult` or one of the `ProgramError`
 subclasses.
 """
 
-import contextlib
+import ctypes
 import errno
 import json
-import mmap
 import os
 import random
 import resource
-import secrets
-import shutil
 import signal
 import stat
-import struct
 import subprocess
 import sys
 import tempfile
@@ -35,10 +33,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+import llvmlite
 import numpy as np
 
-from ._runtime_ir import CHUNK_HEADER_WORDS
-from ._sandbox import LEVELS
 from vcut_base.atomic import write_failure
 from vcut_base.errors import (
     InputError,
@@ -51,17 +48,25 @@ from vcut_base.errors import (
     SandboxUnavailable,
     VcutError,
 )
-from .events import END_RECOVERED, EV_END, EVENT_WORDS, EXIT_WRITE_FAILED, header
-from vcut_base.scratch import MAX_DEPTH, open_dir, scratch_dir, walk_files
+from vcut_base.scratch import scratch_dir
+
+from ._runtime_ir import CHUNK_HEADER_WORDS
+from ._sandbox import LEVELS
+from .event_channel import (
+    EventChannel,
+    buffer_offset,
+    channel_fds,
+    collect_events,
+    shared_buffer,
+    shm_bytes,
+)
+from .program_files import written_files
 
 __all__ = ["RunLimits", "RunResult", "run_module", "DEFAULT_LIMITS", "SANDBOX_CHOICES"]
 
 #: What ``sandbox=`` accepts: ``auto`` (the strongest level available) or a level that
 #: must be granted (the run is refused otherwise).
 SANDBOX_CHOICES = ("auto", *LEVELS)
-
-#: Words before the event buffer in the shared file (see `frontend._child`).
-SHM_PREFIX_WORDS = 8
 
 #: Bytes of the program's stdout / stderr kept in the result (each); all of it is passed
 #: on to the sinks.
@@ -189,8 +194,6 @@ ADDR_NO_RANDOMIZE = 0x0040000
 
 def _personality():
     try:
-        import ctypes
-
         fn = ctypes.CDLL(None, use_errno=True).personality
         fn.argtypes = [ctypes.c_ulong]
         fn.restype = ctypes.c_int
@@ -269,320 +272,6 @@ class _Control(_Drain):
         return out
 
 
-def _buffer_offset(chunk, capacity):
-    """Byte offset of the header of the shared buffer that holds ``chunk``.
-
-    The shared memory is `SHM_PREFIX_WORDS` words (word 1: nanoseconds in
-    main, word 2: failed allocations, word 3: the chunk the current buffer
-    fills), then two buffers, each its header, ``capacity`` event words and
-    one word for the zero after the last event. The only definition of the
-    layout: the child gets its offsets from the spec.
-    """
-    return (SHM_PREFIX_WORDS + (chunk % 2) * (capacity + CHUNK_HEADER_WORDS + 1)) * 8
-
-
-def _shm_bytes(capacity):
-    """Size of the shared memory: the prefix only when ``capacity`` < 1 (a plain run)."""
-    if capacity < 1:
-        return SHM_PREFIX_WORDS * 8
-    return _buffer_offset(1, capacity) + (capacity + CHUNK_HEADER_WORDS + 1) * 8
-
-
-class _EventChannel(threading.Thread):
-    """Receive the program's chunks, check them, and append their events to a file.
-
-    For each 16-byte token ``key, sequence number`` read from the pipe, the
-    chunk's header in the shared buffer must carry the same key and number,
-    a payload no larger than the buffer and a final flag of 0 or 1; the
-    payload is then written to the events file straight from the shared
-    memory and the chunk acknowledged (the program may reuse that buffer).
-    Anything else (a wrong key or number, a cut token, a token after the
-    final chunk) marks the channel ``tampered``; the pipe is then read to its
-    end and dropped, so the program never blocks. A write to the events file
-    that fails (a full disk) is kept in ``failed`` and ends the channel the
-    same way.
-    """
-
-    def __init__(self, fd, ack_fd, shm_fd, path, key, capacity):
-        super().__init__(daemon=True)
-        self.fd, self.ack_fd, self.path, self.key = fd, ack_fd, path, key
-        self.capacity = capacity
-        self.shm = mmap.mmap(shm_fd, _shm_bytes(capacity), prot=mmap.PROT_READ)
-        self.chunks = 0
-        self.words = 0
-        self.final = False
-        self.tampered = None
-        self.failed = None
-
-    def _read_exact(self, n):
-        got = 0
-        parts = []
-        while got < n:
-            data = os.read(self.fd, n - got)
-            if not data:
-                break
-            got += len(data)
-            parts.append(data)
-        return got, b"".join(parts)
-
-    def run(self):
-        view = memoryview(self.shm)
-        try:
-            with open(self.path, "wb", buffering=0) as out:
-                while self.tampered is None:
-                    got, raw = self._read_exact(16)
-                    if got == 0:
-                        break
-                    self.tampered = self._take(got, raw, view, out)
-        except OSError as exc:  # the events file cannot grow: the run fails with it
-            self.failed = exc.with_traceback(None)  # whose frames hold views of the buffer
-        finally:
-            while os.read(self.fd, 1 << 16):
-                pass
-            os.close(self.fd)
-            os.close(self.ack_fd)
-            view.release()
-            self.shm.close()
-
-    def _take(self, got, raw, view, out):
-        """Check one token and its chunk, copy the chunk; what is wrong, or None."""
-        if got < 16:
-            return f"a cut token after chunk {self.chunks}"
-        key, seq = struct.unpack("<2Q", raw)
-        if self.final:
-            return "a token after the final chunk"
-        if key != self.key:
-            return f"bytes that are not a chunk token after chunk {self.chunks}"
-        if seq != self.chunks:
-            return f"chunk number {seq} where {self.chunks} was due"
-        at = _buffer_offset(seq, self.capacity)
-        hkey, hseq, words, final = struct.unpack_from("<4Q", view, at)
-        if hkey != key or hseq != seq or words > self.capacity or final > 1:
-            return f"a damaged chunk header (chunk {seq})"
-        start = at + CHUNK_HEADER_WORDS * 8
-        data = view[start: start + words * 8]
-        while data:
-            data = data[out.write(data):]
-        self.chunks += 1
-        self.words += words
-        self.final = bool(final)
-        try:
-            os.write(self.ack_fd, struct.pack("<Q", seq))
-        except OSError:  # the program is gone
-            pass
-        return None
-
-
-def _shared_buffer(words):
-    """Zeroed shared memory: the prefix, and (``words`` > 0) two event buffers (a memfd)."""
-    try:
-        fd = os.memfd_create("vcut-events", os.MFD_CLOEXEC)
-    except (AttributeError, OSError):  # no memfd: an unlinked file in /dev/shm or the tmpdir
-        base = "/dev/shm" if os.path.isdir("/dev/shm") else None
-        fd, path = tempfile.mkstemp(prefix="vcut-events-", dir=base)
-        os.unlink(path)
-    try:
-        os.ftruncate(fd, _shm_bytes(words))
-    except OSError as exc:
-        os.close(fd)
-        raise OutputError(f"cannot make the {_shm_bytes(words):,}-byte event buffer shared "
-                          f"with the program: {exc.strerror}{write_failure(exc, elsewhere=None)}"
-                          ) from None
-    return fd
-
-
-def _recover(shm_fd, capacity, chunks):
-    """Events the program wrote but did not send (it left through ``_exit``).
-
-    The complete events at the start of the buffer that was filling chunk
-    ``chunks`` (up to the first zero header or a kind that cannot be), or
-    None when the program did not get as far as filling it (shared word 3).
-    """
-    if int(np.frombuffer(os.pread(shm_fd, 8, 24), dtype="<u8")[0]) != chunks:
-        return None
-    at = _buffer_offset(chunks, capacity) + CHUNK_HEADER_WORDS * 8
-    data = np.frombuffer(os.pread(shm_fd, (capacity + 1) * 8, at), dtype="<u8")
-    kinds = (data & 0xFF).astype(np.int64)
-    pos, n = 0, len(data)
-    sizes = np.asarray(EVENT_WORDS)
-    while pos < n:
-        kind = int(kinds[pos])
-        if kind == 0 or kind >= len(sizes) or kind == EV_END or pos + sizes[kind] > n:
-            break
-        pos += int(sizes[kind])
-    return data[:pos]
-
-
-def _written_files(upper, keep_files):
-    """The program's regular files under the overlay's upper directory (never through a link).
-
-    Returns ``(found, replaced, not_kept)``: ``found`` the ``(relative path,
-    size)`` of each file, sorted; with ``keep_files``, each is copied there
-    (`_Keeper`) and ``replaced`` / ``not_kept`` say what that changed or refused.
-    """
-    found, too_deep = [], []
-    keeper = _Keeper(keep_files) if keep_files is not None else None
-    try:
-        for rel, dir_fd, name, st in walk_files(upper, too_deep):
-            found.append((rel, st.st_size))
-            if keeper is not None:
-                keeper.keep(rel, dir_fd, name)
-    finally:
-        if keeper is not None:
-            keeper.close()
-    if keeper is None:
-        return sorted(found), [], []
-    not_kept = keeper.not_kept + [
-        (rel, f"more than {MAX_DEPTH} directories deep in the working directory")
-        for rel in too_deep]
-    return sorted(found), sorted(keeper.replaced), sorted(not_kept)
-
-
-class _Keeper:
-    """Copy the program's files into ``--keep-files DIR`` without writing through a link.
-
-    ``DIR`` itself is opened as named (following a link there is the
-    user's choice); below it nothing is followed: a subdirectory the file
-    needs is created, or opened with ``O_NOFOLLOW`` (a symbolic link or a
-    non-directory in its place refuses that file, noted in ``not_kept``),
-    and the file is copied into a new ``.vcut-PID-HEX.tmp`` made with
-    ``O_EXCL|O_NOFOLLOW`` in that directory, then renamed over its name. A
-    link (or FIFO, socket, device) of that name is thereby replaced, never
-    written through, and noted in ``replaced``; a directory of that name
-    refuses the file. A copy that fails (a full disk) is an `OutputError`;
-    its temporary file is removed and the old entry stays.
-    """
-
-    def __init__(self, keep_files):
-        self.top = keep_files
-        self.replaced = []  # (relative path, what it was)
-        self.not_kept = []  # (relative path, why)
-        try:
-            self.fd = os.open(keep_files, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        except OSError as exc:
-            raise self._failure(exc, keep_files) from None
-
-    def close(self):
-        os.close(self.fd)
-
-    def keep(self, rel, src_dir_fd, name):
-        parts = rel.split(os.sep)
-        dir_fd = self._subdir(rel, parts[:-1])
-        if dir_fd is None:
-            return
-        try:
-            self._copy(rel, src_dir_fd, name, dir_fd, parts[-1])
-        finally:
-            if dir_fd != self.fd:
-                os.close(dir_fd)
-
-    def _subdir(self, rel, parts):
-        """A descriptor of ``DIR/parts`` (made where missing), or None when a link or a
-        non-directory stands in the way (noted for the file ``rel``)."""
-        fd = self.fd
-        for k, part in enumerate(parts):
-            where = os.path.join(self.top, *parts[: k + 1])
-            try:
-                sub = _open_or_make(part, fd)
-            except OSError as exc:
-                what = None
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    with contextlib.suppress(OSError):
-                        what = _entry_kind(part, fd)
-                if fd != self.fd:
-                    os.close(fd)
-                if what is None:
-                    raise self._failure(exc, where) from None
-                why = ("; vcut does not write through links" if what.startswith("symbolic link")
-                       else ", not a directory")
-                self.not_kept.append((rel, f"{where} is a {what}{why}"))
-                return None
-            if fd != self.fd:
-                os.close(fd)
-            fd = sub
-        return fd
-
-    def _copy(self, rel, src_dir_fd, name, dir_fd, dest):
-        where = os.path.join(self.top, rel)
-        try:
-            old = os.stat(dest, dir_fd=dir_fd, follow_symlinks=False)
-        except FileNotFoundError:
-            old = None
-        except OSError as exc:
-            raise self._failure(exc, where) from None
-        if old is not None and stat.S_ISDIR(old.st_mode):
-            self.not_kept.append((rel, f"{where} is a directory"))
-            return
-        replacing = None
-        if old is not None and not stat.S_ISREG(old.st_mode):
-            with contextlib.suppress(OSError):
-                replacing = _entry_kind(dest, dir_fd)
-        try:
-            src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
-                          dir_fd=src_dir_fd)
-        except OSError as exc:
-            self.not_kept.append((rel, f"the program's file cannot be read: {exc.strerror}"))
-            return
-        temp = None
-        try:
-            temp, out = _new_temp(dir_fd)
-            with os.fdopen(src, "rb") as fin, os.fdopen(out, "wb") as fout:
-                src = None
-                shutil.copyfileobj(fin, fout, 1 << 20)
-            os.rename(temp, dest, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-            temp = None
-        except OSError as exc:
-            raise self._failure(exc, where) from None
-        finally:
-            if src is not None:
-                os.close(src)
-            if temp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp, dir_fd=dir_fd)
-        if replacing is not None:
-            self.replaced.append((rel, replacing))
-
-    def _failure(self, exc, where):
-        advice = write_failure(exc, [self.top], "give --keep-files another directory")
-        return OutputError(f"cannot copy the program's file to {where}: {exc.strerror or exc}"
-                           f"{advice}")
-
-
-def _open_or_make(name, dir_fd):
-    """Open the subdirectory ``name`` of ``dir_fd`` without following a link; make it first
-    where it does not exist."""
-    try:
-        return open_dir(name, dir_fd)
-    except FileNotFoundError:
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(name, 0o777, dir_fd=dir_fd)
-        return open_dir(name, dir_fd)
-
-
-def _new_temp(dir_fd):
-    """A new ``.vcut-PID-HEX.tmp`` in ``dir_fd`` (`vcut_base.atomic.TEMP_PATTERN`): its name
-    and a descriptor open for writing."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    while True:
-        name = f".vcut-{os.getpid()}-{secrets.token_hex(6)}.tmp"
-        try:
-            return name, os.open(name, flags, 0o666, dir_fd=dir_fd)
-        except FileExistsError:
-            continue
-
-
-def _entry_kind(name, dir_fd):
-    """What the entry ``name`` of ``dir_fd`` is, in words (a link: with its target)."""
-    st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    if stat.S_ISLNK(st.st_mode):
-        return f"symbolic link to {os.readlink(name, dir_fd=dir_fd)}"
-    return _KINDS.get(stat.S_IFMT(st.st_mode), "special file")
-
-
-_KINDS = {stat.S_IFREG: "regular file", stat.S_IFIFO: "named pipe", stat.S_IFSOCK: "socket",
-          stat.S_IFCHR: "character device", stat.S_IFBLK: "block device"}
-
-
 def _scratch_failure(exc):
     """The `OutputError` of a scratch file (the module, the events) that cannot be written."""
     base = tempfile.gettempdir()
@@ -592,15 +281,6 @@ def _scratch_failure(exc):
 
 def _minimal_env():
     return {"PATH": os.defpath, "LC_ALL": "C"}
-
-
-def _channel_fds(avoid):
-    """Two distinct random descriptor numbers in the upper half of the usual range (<= 1023)
-    for the event pipe and its acknowledgements in the program, none of ``avoid``."""
-    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-    top = 1024 if soft == resource.RLIM_INFINITY else min(int(soft), 1024)
-    free = sorted(set(range(max(top // 2, 10), top)) - set(avoid))
-    return random.SystemRandom().sample(free, 2)
 
 
 def run_module(
@@ -672,7 +352,7 @@ def run_module(
     keep_files : str, optional
         Directory to copy the files the program wrote in its working
         directory into (namespace level), without writing through a link
-        (`_Keeper`; ``kept_replaced`` and ``not_kept`` of the result).
+        (`frontend.program_files`; ``kept_replaced`` and ``not_kept`` of the result).
     stdout_sink, stderr_sink : int, optional
         File descriptors the program's stdout / stderr are copied to as they
         are written, byte for byte and without a size cap (e.g. 1 and 2 to
@@ -701,7 +381,7 @@ def run_module(
     if keep_files is not None and not os.path.isdir(keep_files):
         raise InputError(f"--keep-files directory not found: {keep_files}; create it first")
     with scratch_dir("run") as tmp:
-        shm_fd = _shared_buffer(limits.buffer_words if instrumented else -1)
+        shm_fd = shared_buffer(limits.buffer_words if instrumented else -1)
         try:
             return _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args,
                         program_name, stdin, cwd, limits, libs, optimize, codegen_opt, progress,
@@ -746,11 +426,11 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
     ack_r, ack_w = os.pipe() if instrumented else (-1, -1)
     if instrumented:
         os.set_blocking(ack_w, False)  # never wait on a program that stopped reading
-    targets = _channel_fds({ctl_w, ev_w, ack_r, shm_fd, out_w, err_w})
+    targets = channel_fds({ctl_w, ev_w, ack_r, shm_fd, out_w, err_w})
     spec = {
         "ir": paths["ir"], "shm_fd": shm_fd, "scratch": paths["scratch"], "cwd": cwd,
-        "shm_bytes": _shm_bytes(words if instrumented else -1),
-        "buffers": [_buffer_offset(k, words) + CHUNK_HEADER_WORDS * 8 for k in (0, 1)],
+        "shm_bytes": shm_bytes(words if instrumented else -1),
+        "buffers": [buffer_offset(k, words) + CHUNK_HEADER_WORDS * 8 for k in (0, 1)],
         "ctl_fd": ctl_w, "event_fd": ev_w, "event_fd_target": targets[0],
         "ack_fd": ack_r, "ack_fd_target": targets[1],
         "parent_pid": os.getpid(), "key": key, "sys_path": [_llvmlite_dir()],
@@ -785,7 +465,7 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
     readers = [_Control(ctl_r), _Drain(out_r, stdout_sink), _Drain(err_r, stderr_sink)]
     channel = None
     if instrumented:
-        channel = _EventChannel(ev_r, ack_w, shm_fd, paths["events"], key, words)
+        channel = EventChannel(ev_r, ack_w, shm_fd, paths["events"], key, words)
         readers.append(channel)
     t0 = time.perf_counter()
     passed = tuple(fd for fd in (ctl_w, ev_w, ack_r, shm_fd) if fd >= 0)
@@ -865,8 +545,8 @@ def _run(ir, tmp, shm_fd, instrumented, globals_, main_nargs, main_void, args, p
         raise ProgramOutOfMemory(_oom_message(limits))
     events = None
     if instrumented:
-        events = _collect_events(channel, paths, shm_fd, words, code, spec["event_fd_target"])
-    written, replaced, not_kept = _written_files(os.path.join(paths["scratch"], "upper"),
+        events = collect_events(channel, paths, shm_fd, words, code, spec["event_fd_target"])
+    written, replaced, not_kept = written_files(os.path.join(paths["scratch"], "upper"),
                                                  keep_files)
     objects = status.get("objects", {})
     main_ns = int(shared[1])
@@ -897,8 +577,6 @@ ARGV_BYTES = 4096
 
 def _llvmlite_dir():
     """The directory holding the llvmlite package (the child imports it from there)."""
-    import llvmlite
-
     return os.path.dirname(os.path.dirname(os.path.abspath(llvmlite.__file__)))
 
 
@@ -962,29 +640,6 @@ def _raise_signal(sig, err_text, limits, failed_allocations=0):
     raise ProgramCrashed(
         f"the program crashed with {name}; run it natively under a debugger to find the fault"
     )
-
-
-def _collect_events(channel, paths, shm_fd, words, code, fd):
-    """The checked event stream; END(recovered) appended when the program used ``_exit``."""
-    if channel.tampered is not None:
-        raise ProgramError(
-            f"the program wrote into vcut's event channel (file descriptor {fd}): "
-            f"{channel.tampered}; the trace cannot be trusted. Do not write to descriptors the "
-            "program did not open"
-        )
-    if code == EXIT_WRITE_FAILED and not channel.final:
-        raise ProgramError(
-            f"the program closed or replaced vcut's event channel (file descriptor {fd}), so "
-            "the trace could not be sent; do not close descriptors the program did not open"
-        )
-    events = np.fromfile(paths["events"], dtype="<u8")
-    if channel.final:
-        return events
-    tail = _recover(shm_fd, words, channel.chunks)
-    if tail is None:
-        return events
-    end = np.array([header(END_RECOVERED, EV_END)], dtype=np.uint64)
-    return np.concatenate([events, tail, end])
 
 
 def _oom_message(limits):

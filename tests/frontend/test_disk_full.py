@@ -26,6 +26,8 @@ import numpy as np
 import pytest
 
 import vcut_base.atomic
+import frontend.event_channel
+import frontend.program_files
 import frontend.run
 from frontend import trace_program
 from vcut_base import errors
@@ -231,7 +233,8 @@ def test_trace_scratch_on_a_full_disk(capsys, monkeypatch, tmp_path, scratch):
         fh = open(file, mode, *args, **kwargs)
         return disk.limit(fh) if os.path.basename(str(file)) == scratch else fh
 
-    monkeypatch.setattr(frontend.run, "open", open_on_disk, raising=False)
+    for module in (frontend.run, frontend.event_channel):  # the module file; the events file
+        monkeypatch.setattr(module, "open", open_on_disk, raising=False)
     src = write_c(str(tmp_path), "loop.c", LOOP)
     out = tmp_path / "t.npz"
     out.write_bytes(b"old trace")
@@ -271,7 +274,7 @@ def test_trace_under_a_file_size_limit_below_the_event_buffer(tmp_path):
 
     done = subprocess.run(VCUT + ["trace", src, "-o", str(tmp_path / "t.npz")],
                           preexec_fn=limit, capture_output=True, text=True, check=False)
-    size = frontend.run._shm_bytes(frontend.run.DEFAULT_LIMITS.buffer_words)
+    size = frontend.event_channel.shm_bytes(frontend.run.DEFAULT_LIMITS.buffer_words)
     assert size == (8 + 2 * ((1 << 20) + 4 + 1)) * 8  # SHM_PREFIX_WORDS, two buffers
     assert outcome(done.returncode, done.stderr) == (9, (
         f"error: cannot make the {size:,}-byte event buffer shared with the program: File "
@@ -298,7 +301,7 @@ def test_kept_files_on_a_full_disk(capsys, monkeypatch, tmp_path):
         while data:
             data = data[out.write(data):]
 
-    monkeypatch.setattr(frontend.run, "shutil", SimpleNamespace(copyfileobj=copy_on_disk))
+    monkeypatch.setattr(frontend.program_files, "shutil", SimpleNamespace(copyfileobj=copy_on_disk))
     src = write_c(str(tmp_path), "writer.c", WRITER)
     keep = tmp_path / "kept"
     keep.mkdir()
