@@ -3,10 +3,12 @@
 import functools
 import os
 
+import llvmlite.binding as llvm
 import numpy as np
 
-from .compile import CompiledModule, compile_program
 from vcut_base.errors import InputError, TraceFormatError
+
+from .compile import CompiledModule, compile_program
 from .events import END_BUDGET, END_RECOVERED, EV_END, header
 from .instrument import instrument_module
 from .run import DEFAULT_LIMITS, run_module
@@ -198,8 +200,6 @@ def run_program(program, *, args=(), stdin=None, cwd=None, limits=DEFAULT_LIMITS
     output, ``run_seconds`` spent in main).
     """
     cm = _compiled(program, compile_options)
-    import llvmlite.binding as llvm
-
     mod = llvm.parse_assembly(cm.ir)
     try:
         main = mod.get_function("main")

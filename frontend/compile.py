@@ -21,6 +21,7 @@ import llvmlite.binding as llvm
 from vcut_base.errors import CompileError, InputError, LinkError
 from vcut_base.inputs import check_input_file, read_input
 from vcut_base.scratch import scratch_dir
+
 from .toolchain import find_toolchain
 
 __all__ = ["CompiledModule", "compile_program", "BASE_FLAGS"]

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 import numpy as np
 
-from ._runtime_ir import runtime_ir
 from vcut_base.errors import InputError, UnsupportedIRError
+
+from ._runtime_ir import runtime_ir
 from .events import (
     EV_ALLOC,
     EV_BLOCK,

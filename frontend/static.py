@@ -11,6 +11,7 @@ reference into the matching table. Phi operands also carry their incoming
 block, so a dependency pass can follow the edge actually taken.
 """
 
+import ctypes
 import os
 import re
 from dataclasses import dataclass, field
@@ -323,8 +324,6 @@ def _parse_debug_info(text):
 
 
 def _ptr(v):
-    import ctypes
-
     return ctypes.cast(v._ptr, ctypes.c_void_p).value
 
 

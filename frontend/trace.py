@@ -29,16 +29,19 @@ File format (version `FORMAT_VERSION`): one ``.npz`` archive (numpy's zip of
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from vcut_base import arrays
 from vcut_base.atomic import atomic_output
 from vcut_base.errors import TraceFormatError
-from .events import END_REASONS
 from vcut_base.inputs import check_input_file
 from vcut_base.npzfile import read_versioned_npz
+
+from .events import END_REASONS
 from .static import MEM_NONE, OBJ_ALLOCA, StaticTable
+from .trace_checks import check_trace_arrays
 
 __all__ = [
     "Trace",
@@ -125,10 +128,6 @@ class Trace:
     def spilled(self):
         """This trace with its large arrays in spill files (`vcut_base.arrays.spill`)
         while a ``--spill`` directory is in force; itself otherwise."""
-        from dataclasses import replace
-
-        from vcut_base import arrays
-
         if arrays.spill_directory() is None:
             return self
         return replace(self, **{k: arrays.spill(getattr(self, k)) for k in _DYN_FIELDS})
@@ -268,8 +267,6 @@ def load_trace(path, *, mmap=False):
         against the invariants of `frontend.trace_checks` before use), or
         written by another format version.
     """
-    from .trace_checks import check_trace_arrays
-
     path = os.fspath(path)
     check_input_file(path, "trace file", TraceFormatError, missing=TraceFormatError)
     fields = [k for k in StaticTable.__dataclass_fields__ if k != "extra"]

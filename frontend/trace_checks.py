@@ -33,8 +33,18 @@ import numpy as np
 
 from vcut_base.errors import TraceFormatError
 from vcut_base.memory import check_memory
-from .static import MEM_LOAD, MEM_NONE, MEM_RMW, MEM_STORE, OP_ARGUMENT, OP_BLOCK, OP_FUNCTION, \
-    OP_GLOBAL, OP_INSTRUCTION
+
+from .static import (
+    MEM_LOAD,
+    MEM_NONE,
+    MEM_RMW,
+    MEM_STORE,
+    OP_ARGUMENT,
+    OP_BLOCK,
+    OP_FUNCTION,
+    OP_GLOBAL,
+    OP_INSTRUCTION,
+)
 
 __all__ = ["check_trace_arrays", "MAX_ACCESS_BYTES", "MAX_FUNCTION_ARGS"]
 

@@ -35,13 +35,13 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from frontend import trace_kernels
+from frontend.source import SourceMap
+from frontend.static import MEM_NONE
 from vcut_base import arrays
 from vcut_base.arrays import unique
 from vcut_base.errors import InputError
 from vcut_base.memory import check_memory
-from frontend import trace_kernels
-from frontend.source import SourceMap
-from frontend.static import MEM_NONE
 
 from . import cache_kernels, dependency_kernels
 from .graph import OPCLASSES, Graph, index_dtype

@@ -12,8 +12,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vcut_base.arrays import unique
-from vcut_base.errors import QUOTE_CHARS, GraphFormatError, InputTooLarge, excerpt
+from vcut_base.errors import (
+    QUOTE_CHARS,
+    GraphFormatError,
+    InputError,
+    InputTooLarge,
+    excerpt,
+)
 from vcut_base.memory import check_memory
+
+from .windows import roi_bounds
 
 __all__ = ["Graph", "index_dtype", "check_node_count", "OPCLASSES", "BYTES_PER_NODE", "MAX_NODES"]
 
@@ -155,8 +163,6 @@ class Graph:
 
     def index_of(self, vertex_id):
         """The node index of the file's vertex ``vertex_id``; `InputError` when there is none."""
-        from vcut_base.errors import InputError
-
         ids = self.vertex_ids()
         k = int(np.searchsorted(ids, vertex_id)) if self.n else 0
         if k >= self.n or ids[k] != vertex_id:
@@ -185,8 +191,6 @@ class Graph:
         InputError
             ``start``/``end`` not ``0 <= start < end <= n``.
         """
-        from vcut_base.errors import InputError
-
         n = int(self.n)
         if not (0 <= start < end <= n):
             raise InputError(f"window {start}:{end} is not a slice of the {n:,} nodes; give "
@@ -234,8 +238,6 @@ class Graph:
             The graph records no ROI activations (``roi_starts``), or the
             activations asked for are not among them.
         """
-        from .windows import roi_bounds
-
         stop = first + 1 if stop is None else stop
         start, end = roi_bounds(self.roi_starts, self.n, first, stop)
         g = self.window(start, end)
@@ -327,7 +329,7 @@ class Graph:
 
         Parallel edges are kept (a MultiGraph is returned when there are any).
         """
-        import networkx as nx
+        import networkx as nx  # lazy: slow to import, needed by this method alone
 
         loops, dup = self.simple_counts() if not self.directed else (0, self._directed_dups())
         if self.directed:

@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import special
 
+from vcut_base.atomic import atomic_output
 from vcut_base.errors import InputError
 
 from .bfs_kernels import bfs_distances
@@ -291,9 +292,7 @@ def graph_stats(g, *, path_samples=32, seed=0):
 
 def degree_plot(g, path, fit=None, title=None):
     """Write a log-log plot of the degree distribution (PNG), with the fit."""
-    import matplotlib.pyplot as plt
-
-    from vcut_base.atomic import atomic_output
+    import matplotlib.pyplot as plt  # lazy: matplotlib is optional
 
     fig = degree_figure(g, fit, title)
     with atomic_output(path) as fh:
@@ -303,10 +302,10 @@ def degree_plot(g, path, fit=None, title=None):
 
 def degree_figure(g, fit=None, title=None):
     """The matplotlib figure of `degree_plot` (the caller closes it)."""
-    import matplotlib
+    import matplotlib  # lazy: matplotlib is optional
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: matplotlib is optional
 
     deg = g.degrees()
     deg = deg[deg > 0]

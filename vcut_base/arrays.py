@@ -23,6 +23,9 @@ import threading
 
 import numpy as np
 
+from .atomic import write_failure
+from .errors import InputError, OutputError
+
 __all__ = ["unique", "shares", "spilling", "spill_directory", "spilled_bytes", "empty", "spill", "head", "zeros",
            "spill_file", "map_reserved", "reserve", "resident",
            "is_mapped",
@@ -72,8 +75,6 @@ def spilling(directory, min_bytes=SPILL_MIN_BYTES):
     Raises `vcut_base.errors.InputError` when ``directory`` is not a writable
     directory. Nesting replaces the directory until the inner block ends.
     """
-    from .errors import InputError
-
     directory = os.fspath(directory)
     if not os.path.isdir(directory):
         raise InputError(f"spill directory {directory} does not exist or is not a directory; "
@@ -111,9 +112,6 @@ def resident(nbytes):
 
 def _failure(what, exc):
     """The `OutputError` of a spill file that cannot be made or given its blocks."""
-    from .atomic import write_failure
-    from .errors import OutputError
-
     where = _SPILL["dir"] or "the spill directory"
     return OutputError(f"{what} in {where}: {exc.strerror or exc}"
                        f"{write_failure(exc, [where], 'give another --spill directory')}")

@@ -32,7 +32,7 @@ def available_bytes():
     if avail is None:
         avail = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     try:
-        import resource
+        import resource  # lazy: Unix only (ImportError below)
 
         soft, _ = resource.getrlimit(resource.RLIMIT_AS)
         if soft != resource.RLIM_INFINITY:

@@ -85,7 +85,13 @@ from ..graph import index_dtype
 from .chunks import Chunks, Unsupported
 from .edgelist import read_edgelist, read_edgelist_fast, write_edgelist
 from .lg import read_lg, read_lg_fast
-from .lines import BINARY_PREFIX, MAX_LINE, METIS_LINE_BYTES, binary_message, long_line_message
+from .lines import (
+    BINARY_PREFIX,
+    MAX_LINE,
+    METIS_LINE_BYTES,
+    binary_message,
+    long_line_message,
+)
 from .metis import MetisHead, read_metis, read_metis_fast, write_metis
 from .mtx import read_mtx, read_mtx_fast, write_mtx
 from .npz import GRAPH_FORMAT_VERSION, read_npz, write_npz

@@ -17,8 +17,17 @@ from vcut_base.memory import check_memory
 
 from ..graph import Graph, check_node_count, index_dtype
 from . import line_protocol as P
-from .chunks import (Chunks, GrowingArray, Unsupported, capacity, consume, grow, new_state,
-                     reraise, run_kernel)
+from .chunks import (
+    Chunks,
+    GrowingArray,
+    Unsupported,
+    capacity,
+    consume,
+    grow,
+    new_state,
+    reraise,
+    run_kernel,
+)
 from .line_kernels import edgelist_lines
 from .lines import parse_number, text_lines
 from .renumber_kernels import first_at_least, renumber_dense, renumber_sorted

@@ -9,7 +9,15 @@ from vcut_base.errors import GraphFormatError, excerpt
 
 from ..graph import Graph, check_node_count, index_dtype
 from . import line_protocol as P
-from .chunks import GrowingArray, capacity, consume, entry_lines, new_state, reraise, run_kernel
+from .chunks import (
+    GrowingArray,
+    capacity,
+    consume,
+    entry_lines,
+    new_state,
+    reraise,
+    run_kernel,
+)
 from .line_kernels import lg_lines
 from .lines import parse_ints, shown, text_lines
 

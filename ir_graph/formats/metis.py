@@ -18,10 +18,25 @@ from vcut_base.errors import QUOTE_CHARS, GraphFormatError, excerpt
 
 from ..graph import Graph, check_node_count, index_dtype
 from . import line_protocol as P
-from .chunks import GrowingArray, capacity, consume, grow, new_state, reraise, run_kernel
+from .chunks import (
+    GrowingArray,
+    capacity,
+    consume,
+    grow,
+    new_state,
+    reraise,
+    run_kernel,
+)
 from .line_kernels import metis_lines, metis_symmetric
-from .lines import (MAX_LINE, METIS_LINE_BYTES, column_at, parse_ints, parse_number, shown,
-                    text_lines)
+from .lines import (
+    MAX_LINE,
+    METIS_LINE_BYTES,
+    column_at,
+    parse_ints,
+    parse_number,
+    shown,
+    text_lines,
+)
 from .token_kernels import POW10
 
 __all__ = ["read_metis", "read_metis_fast", "write_metis", "MetisHead", "metis_header",

@@ -22,7 +22,18 @@ from numba.extending import intrinsic
 from vcut_base.jitcache import helper, njit
 
 from .line_protocol import (
-    A, B, BODY, COUNT, EVENT, EVLINE, KIND, LEVEL, LINE, NEXT, PHASE, POS,
+    BODY,
+    COUNT,
+    EVENT,
+    EVLINE,
+    KIND,
+    LEVEL,
+    LINE,
+    NEXT,
+    PHASE,
+    POS,
+    A,
+    B,
 )
 
 __all__ = ["POW10", "long_line"]
