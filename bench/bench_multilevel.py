@@ -2,7 +2,7 @@
 
 For each graph (meshes and power-law graphs of ../shared/datasets, plus
 generated RMAT and grid graphs) and each k: edge cut and balance of
-``runtime.multilevel.partition_graph`` (3 % imbalance), of METIS (pymetis,
+``runtime.multilevel.multilevel_partition`` (3 % imbalance), of METIS (pymetis,
 ufactor 30, one core) and of KaMinPar (``pip install kaminpar``, default
 context, one thread) where installed; times are the best of ``--repeat``
 runs after an untimed warm-up (numba compilation excluded) and exclude
@@ -52,7 +52,7 @@ sys.path.insert(0, ROOT)
 
 from ir_graph import read_graph  # noqa: E402
 from runtime.generators import grid, rmat  # noqa: E402
-from runtime.multilevel import csr_from_edges, partition_graph  # noqa: E402
+from runtime.multilevel import csr_from_edges, multilevel_partition  # noqa: E402
 from runtime.multilevel import _cpu as K  # noqa: E402
 from runtime.multilevel import refinement  # noqa: E402
 
@@ -124,7 +124,7 @@ def profile_line(lv, k):
     gpu.PROFILE = {}
     try:
         t = time.perf_counter()
-        r = partition_graph(lv, k, device="gpu", seed=0)
+        r = multilevel_partition(lv, k, device="gpu", seed=0)
         wall = time.perf_counter() - t
         prof = gpu.PROFILE
     finally:
@@ -185,7 +185,7 @@ def main():
     set_num_threads(a.threads)
     ks = [int(x) for x in a.ks.split(",")]
     if a.gpu:
-        from runtime.kernels import resolve_device
+        from runtime.gpu import resolve_device
 
         resolve_device("gpu")  # a one-line error without a usable GPU
     names = a.graphs.split(",") if a.graphs else MESHES + POWER_LAW
@@ -206,21 +206,21 @@ def main():
             for k in ks:
                 if k > lv.n:
                     continue
-                t_o, r = best_time(lambda: partition_graph(lv, k, seed=0), a.repeat)
+                t_o, r = best_time(lambda: multilevel_partition(lv, k, seed=0), a.repeat)
                 t_n = cut_n = float("nan")
                 if a.fm_ablation:
                     budget, refinement.FM_BUDGET = refinement.FM_BUDGET, a.fm_alt  # 0: no FM
-                    t_n, rn = best_time(lambda: partition_graph(lv, k, seed=0), a.repeat)
+                    t_n, rn = best_time(lambda: multilevel_partition(lv, k, seed=0), a.repeat)
                     refinement.FM_BUDGET = budget
                     cut_n = rn.cut
                 t_j = cut_j = bal_j = float("nan")
                 if a.jet:
-                    t_j, rj = best_time(lambda: partition_graph(lv, k, seed=0, refiner="jet"),
+                    t_j, rj = best_time(lambda: multilevel_partition(lv, k, seed=0, refiner="jet"),
                                         a.repeat)
                     cut_j, bal_j = rj.cut, rj.balance
                 t_b = cut_b = bal_b = float("nan")
                 if a.rb:
-                    t_b, rb = best_time(lambda: partition_graph(lv, k, seed=0, scheme="rb"),
+                    t_b, rb = best_time(lambda: multilevel_partition(lv, k, seed=0, scheme="rb"),
                                         a.repeat)
                     cut_b, bal_b = rb.cut, rb.balance
                 t_m, pm = best_time(lambda: run_metis(lv, k), a.repeat)
@@ -237,10 +237,10 @@ def main():
                            cut_jet=cut_j, bal_jet=bal_j, t_jet=t_j, cut_rb=cut_b,
                            bal_rb=bal_b, t_rb=t_b)
                 if a.gpu:
-                    t_g, rg = best_time(lambda: partition_graph(lv, k, device="gpu", seed=0),
+                    t_g, rg = best_time(lambda: multilevel_partition(lv, k, device="gpu", seed=0),
                                         a.repeat)
                     if a.gpu_greedy:
-                        t_gg, rgg = best_time(lambda: partition_graph(
+                        t_gg, rgg = best_time(lambda: multilevel_partition(
                             lv, k, device="gpu", seed=0, refiner="greedy"), a.repeat)
                         row.update(cut_gpu_greedy=rgg.cut, bal_gpu_greedy=rgg.balance,
                                    t_gpu_greedy=t_gg)
@@ -252,7 +252,7 @@ def main():
                     if a.profile:
                         print(profile_line(lv, k), flush=True)
                 if a.seeds > 1:
-                    ours = [r.cut] + [partition_graph(lv, k, seed=s).cut
+                    ours = [r.cut] + [multilevel_partition(lv, k, seed=s).cut
                                       for s in range(1, a.seeds)]
                     theirs = [cut_m] + [int(K.edge_cut(lv.indptr, lv.indices, lv.ewgt,
                                                        run_metis(lv, k, s)))

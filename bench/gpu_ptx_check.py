@@ -3,8 +3,9 @@
 The test suite runs the kernels under numba's CUDA simulator, which executes
 Python and so cannot catch what only the CUDA compiler sees (types of atomics,
 shared arrays, device-function calls). This script compiles each kernel of
-`runtime._gpu_kernels`, `runtime.multilevel._gpu_kernels` and `vcut._gpu_greedy` for a
-compute capability (default 9.0, H100/H200) with
+`runtime`'s GPU kernel modules (`traversal_kernels_gpu`, `primitives_gpu`,
+`mst_kernels_gpu`), the multilevel partitioner's (`runtime.multilevel.*_kernels_gpu`) and
+`vcut.gpu_greedy` for a compute capability (default 9.0, H100/H200) with
 NVVM and prints its PTX size and whether it uses atomics. It needs the
 maintained CUDA target (``pip install -e '.[gpu]'``); without a driver the
 current device's compute capability is replaced by ``--cc``.
@@ -38,7 +39,10 @@ def main():
     if dispatcher is not None and not cuda.is_available():  # no driver: compile for --cc
         fake = types.SimpleNamespace(compute_capability=cc)
         dispatcher.get_current_device = lambda: fake
-    from runtime import _gpu_kernels as G
+    from runtime import mst_kernels_gpu, primitives_gpu, traversal_kernels_gpu
+
+    G = types.SimpleNamespace(**{**vars(primitives_gpu), **vars(traversal_kernels_gpu),
+                                 **vars(mst_kernels_gpu)})
 
     i8a, f8a = T.Array(T.int64, 1, "C"), T.Array(T.float64, 1, "C")
     i8, b1, f8 = T.int64, T.boolean, T.float64
@@ -78,8 +82,8 @@ def main():
         sig = list(sigs[name])
         sig[1] = i4a  # the second argument is the neighbour ids in each of them
         sigs[name + " (4-byte ids)"] = tuple(sig)
-    # the greedy family's batched stream (vcut._gpu_greedy): dense replica rows, 2-D uint64
-    from vcut import _gpu_greedy as GG
+    # the greedy family's batched stream (vcut.gpu_greedy): dense replica rows, 2-D uint64
+    from vcut import gpu_greedy as GG
 
     u8m = T.Array(T.uint64, 2, "C")
     greedy = {"greedy_decide_kernel": (i8a, i8a, i8a, i8, i8, u8m, f8a, f8a, f8a, i8, i8a, i8a,
@@ -92,8 +96,13 @@ def main():
     sig[0] = sig[1] = sig[3] = i4a  # ends and stream order in 4 bytes while they fit
     greedy["greedy_rounds_kernel (4-byte ids)"] = tuple(sig)
     sigs.update(greedy)
-    # the multilevel partitioner's GPU phases (runtime.multilevel._gpu_kernels): int64 arrays
-    from runtime.multilevel import _gpu_kernels as ML
+    # the multilevel partitioner's GPU phases (runtime.multilevel.*_kernels_gpu): int64 arrays
+    from runtime.multilevel import (coarsening_kernels_gpu, jet_kernels_gpu,
+                                    refinement_kernels_gpu, split_graph_kernels_gpu)
+
+    ML = types.SimpleNamespace(**{**vars(primitives_gpu), **vars(coarsening_kernels_gpu),
+                                  **vars(refinement_kernels_gpu), **vars(jet_kernels_gpu),
+                                  **vars(split_graph_kernels_gpu)})
 
     multilevel = {
         "fill_kernel": (i8a, i8, i8),

@@ -1,6 +1,6 @@
 """CPU/GPU graph kernels, load-balanced traversal and job scheduling (see docs/runtime.md)."""
 
-__all__ = ["schedule", "partition_graph", "minimum_spanning_forest"]
+__all__ = ["schedule", "multilevel_partition", "minimum_spanning_forest"]
 
 
 def schedule(job, devices="auto", policy="hass", seed=0, **options):
@@ -10,10 +10,10 @@ def schedule(job, devices="auto", policy="hass", seed=0, **options):
     return run(job, devices, policy, seed, **options)
 
 
-def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None):
+def multilevel_partition(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None):
     """Multilevel edge-cut partitioning on the CPU or the GPU:
-    `runtime.multilevel.partition_graph`."""
-    from .multilevel import partition_graph as run
+    `runtime.multilevel.multilevel_partition`."""
+    from .multilevel import multilevel_partition as run
 
     return run(graph, k, device=device, imbalance=imbalance, seed=seed, targets=targets)
 

@@ -32,7 +32,7 @@ SMALL_FRONTIER = None
 #: fit, run every level resident (email-Enron from its hub: 9 levels, frontiers up to
 #: 19,662 nodes; its largest three ran from the host before)
 RESIDENT_FRONTIER = 65536
-#: threads of the one-block tier of the device-resident loop (`_gpu.block_tier`): frontiers
+#: threads of the one-block tier of the device-resident loop (`traversal_gpu.block_tier`): frontiers
 #: of up to BLOCK_FRONTIER nodes run there with a block barrier between levels, cheaper
 #: than the grid's (estimates from the H200 runs of 2026-11-26/27 with their host reads
 #: taken out: an earlier one-block loop 0.5-2 us a level, the cooperative grid 3-4.5 us)

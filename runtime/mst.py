@@ -9,8 +9,8 @@ ignored, parallel edges allowed.
 Ties are broken by position in the edge list: edges are ranked by (weight,
 position) once on the host, so all keys differ, the forest is unique and the
 same on both devices and every run (Kruskal's forest under the same
-order). The rounds are in `runtime._mst_cpu` (CPU, numba) and
-`runtime._mst_gpu` (numba.cuda); this module prepares the ranked edges and
+order). The rounds are in `runtime.mst_kernels` (CPU, numba) and
+`runtime.mst_gpu` (numba.cuda); this module prepares the ranked edges and
 the rank-ordered adjacency and checks the memory first.
 """
 
@@ -18,11 +18,15 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import get_num_threads
 
 from vcut_base.errors import InputError
+from vcut_base.memory import check_memory, format_bytes
 from ir_graph.graph import index_dtype
 
-from .kernels import resolve_device
+from .gpu import device_memory, resolve_device
+from .mst_kernels import boruvka, labels, rank_order, ranked_ends
+from .traversal_kernels import symmetric_csr
 
 __all__ = ["SpanningForest", "minimum_spanning_forest", "memory_bytes"]
 
@@ -103,24 +107,14 @@ def minimum_spanning_forest(graph, device="cpu"):
     graph.validate()  # ids in range, array shapes: before any kernel reads them
     need = memory_bytes(n, m)
     if dev == "gpu":
-        from ._gpu import device_memory
-
         have = device_memory()
         if need > have:
-            from vcut_base.memory import format_bytes
-
             raise InputError(f"a spanning forest of {n:,} vertices and {m:,} edges needs about "
                              f"{format_bytes(need)} of GPU memory but {format_bytes(have)} are "
                              "free; use --device cpu")
-    from vcut_base.memory import check_memory
-
     check_memory(need, f"a spanning forest of {n:,} vertices and {m:,} edges",
                  "use a machine with more memory")
     t0 = time.perf_counter()
-    from numba import get_num_threads
-
-    from ._mst_cpu import rank_order, ranked_ends
-
     idx = index_dtype(max(n, 2 * m))
     src = np.asarray(graph.src)
     dst = np.asarray(graph.dst)
@@ -134,16 +128,13 @@ def minimum_spanning_forest(graph, device="cpu"):
     t1 = time.perf_counter()
     info = {"memory_bytes": need}
     if dev == "gpu":
-        from ._mst_gpu import boruvka_gpu
+        from .mst_gpu import boruvka_gpu  # lazy: numba.cuda is optional
 
         rounds, examined, component, forest, extra = boruvka_gpu(n, eu, ev, parent, forest, threads)
         seconds = extra.pop("kernel_seconds")
         extra["launches"] = extra.pop("level_launches")
         info.update(extra)  # upload and download: overhead_seconds
     else:
-        from ._cpu_kernels import symmetric_csr
-        from ._mst_cpu import boruvka, labels
-
         indptr, adj, erank = symmetric_csr(n, eu, ev, threads)
         t1 = time.perf_counter()
         rounds, examined = boruvka(indptr, adj, erank, eu, ev, parent, forest)

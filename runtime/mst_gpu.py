@@ -1,12 +1,12 @@
 """Host loop of the Borůvka rounds on the device (the kernels, ``mst_*``, are in
-`runtime._gpu_kernels`; the algorithm is described in `runtime._mst_cpu`).
+`runtime.mst_kernels_gpu`; the algorithm is described in `runtime.mst_kernels`).
 
 A round is five launches and one host synchronisation (the two list sizes):
 reset the counters, discovery (a thread per active vertex: cursor, then an
 ``atomicMin`` of its first crossing edge's rank into its root's slot, the
 survivors pushed block-aggregated), target, hook and jump (which also resets
 the roots' slots and compacts the roots that go on). The rank-ordered
-adjacency is built on the host (`_cpu_kernels.symmetric_csr`, linear) and uploaded:
+adjacency is built on the host (`traversal_kernels.symmetric_csr`, linear) and uploaded:
 the order inside each vertex's list is what makes the cursors work, and a
 device counting sort would have to restore it. Results do not depend on the
 threads' order: keys are unique, so the forest is the CPU's.
@@ -16,18 +16,17 @@ import time
 
 import numpy as np
 
-from ._gpu import _blocks, _loop_info, require_gpu
-from ._gpu_kernels import (mst_discover_kernel, mst_hook_kernel, mst_jump_kernel, mst_labels_kernel,
-                           mst_reset_kernel, mst_target_kernel)
+from .gpu import _blocks, _loop_info, require_gpu
+from .mst_kernels_gpu import (mst_discover_kernel, mst_hook_kernel, mst_jump_kernel,
+                              mst_labels_kernel, mst_reset_kernel, mst_target_kernel)
+from .traversal_kernels import symmetric_csr
 
 __all__ = ["boruvka_gpu"]
 
 
 def boruvka_gpu(n, eu, ev, parent, forest, threads):
     """Borůvka's rounds on the device. Returns ``(rounds, edges examined, labels, forest,
-    info)`` with ``info`` as `_gpu._loop_info` gives it (``kernel_seconds`` the rounds)."""
-    from ._cpu_kernels import symmetric_csr
-
+    info)`` with ``info`` as `gpu._loop_info` gives it (``kernel_seconds`` the rounds)."""
     cu = require_gpu()
     t0 = time.perf_counter()
     m = len(eu)

@@ -2,7 +2,7 @@
 
 Edges are named by their *rank*: their position in the order of increasing
 weight (ties by input position), so every edge has a distinct key and the
-forest is unique. The adjacency is built in rank order (`runtime._cpu_kernels.symmetric_csr`), so the
+forest is unique. The adjacency is built in rank order (`runtime.traversal_kernels.symmetric_csr`), so the
 lightest edge leaving a vertex's component is the first of its list that is
 not internal; a per-vertex cursor skips the internal ones once and for all
 (components only grow), which makes the edge discovery of all rounds

@@ -1,8 +1,8 @@
-"""The kernel library shared by the runtime's graph work, on CPU or GPU.
+"""The primitives shared by the runtime's graph work, on CPU or GPU.
 
-Every function takes ``device="cpu"|"gpu"|"auto"`` and returns host numpy
-arrays; the CPU implementations are the references the GPU kernels
-(`runtime._gpu_kernels`) are tested against.
+Every function takes ``device="cpu"|"gpu"|"auto"`` (`runtime.gpu.resolve_device`)
+and returns host numpy arrays; the CPU implementations are the references the GPU
+kernels (`runtime.primitives_gpu`) are tested against.
 
 * `inclusive_scan`, `exclusive_scan` -- prefix sums (int64);
 * `degree_histogram`, `choose_mdt` -- the NS/HP maximum-degree threshold;
@@ -18,35 +18,21 @@ import numpy as np
 
 from vcut_base.errors import InputError
 
-from . import _cpu_kernels as K
+from . import traversal_kernels as K
+from .gpu import require_gpu, resolve_device
 
-__all__ = ["resolve_device", "inclusive_scan", "exclusive_scan", "degree_histogram",
-           "choose_mdt", "wd_offsets", "split_nodes", "segmented_reduce", "DEVICES"]
-
-DEVICES = ("cpu", "gpu", "auto")
-
-
-def resolve_device(device):
-    """``cpu`` or ``gpu``: ``auto`` picks the GPU when one is available."""
-    from ._gpu import gpu_available, require_gpu
-
-    if device not in DEVICES:
-        raise InputError(f"unknown device {device!r}; use cpu, gpu or auto")
-    if device == "auto":
-        return "gpu" if gpu_available() else "cpu"
-    if device == "gpu":
-        require_gpu()
-    return device
+__all__ = ["inclusive_scan", "exclusive_scan", "degree_histogram", "choose_mdt", "wd_offsets",
+           "split_nodes", "segmented_reduce"]
 
 
 def inclusive_scan(x, device="cpu"):
     x = np.ascontiguousarray(x, dtype=np.int64)
     if resolve_device(device) == "cpu" or len(x) == 0:
         return np.cumsum(x)
-    from . import _gpu
+    from . import primitives_gpu  # lazy: numba.cuda is optional
 
-    cuda = _gpu.require_gpu()
-    return _gpu.inclusive_scan(cuda, cuda.to_device(x), len(x)).copy_to_host()[: len(x)]
+    cuda = require_gpu()
+    return primitives_gpu.inclusive_scan(cuda, cuda.to_device(x), len(x)).copy_to_host()[: len(x)]
 
 
 def exclusive_scan(x, device="cpu"):
@@ -61,9 +47,9 @@ def degree_histogram(degrees, bins=10, device="cpu"):
     """
     degrees = np.asarray(degrees, dtype=np.int64)
     if resolve_device(device) == "gpu":
-        from . import _gpu
+        from . import primitives_gpu  # lazy: numba.cuda is optional
 
-        return _gpu.histogram(_gpu.require_gpu(), degrees, bins)
+        return primitives_gpu.histogram(require_gpu(), degrees, bins)
     maxd = int(degrees.max()) if len(degrees) else 0
     hist = np.zeros(bins + 1, dtype=np.int64)
     if maxd:
@@ -73,7 +59,7 @@ def degree_histogram(degrees, bins=10, device="cpu"):
 
 
 def choose_mdt(degrees, bins=10, device="cpu"):
-    """MDT = floor(tallest bin / bins * maxdeg), at least 1 (see `_cpu_kernels.choose_mdt`)."""
+    """MDT = floor(tallest bin / bins * maxdeg), at least 1 (see `traversal_kernels.choose_mdt`)."""
     hist, maxd = degree_histogram(degrees, bins, device)
     if maxd == 0:
         return 1
@@ -91,9 +77,9 @@ def wd_offsets(scan, threads, device="cpu"):
     total = int(scan[-1]) if len(scan) else 0
     per = max(1, -(-total // max(int(threads), 1)))
     if resolve_device(device) == "gpu":
-        from . import _gpu
+        from . import primitives_gpu  # lazy: numba.cuda is optional
 
-        node_of, edge_of = _gpu.wd_offsets(_gpu.require_gpu(), scan, per, int(threads))
+        node_of, edge_of = primitives_gpu.wd_offsets(require_gpu(), scan, per, int(threads))
         return per, node_of, edge_of
     start = np.arange(int(threads), dtype=np.int64) * per
     live = start < total
@@ -106,7 +92,7 @@ def wd_offsets(scan, threads, device="cpu"):
 
 
 def split_nodes(indptr, indices, weights, mdt):
-    """Parent/children layout of node splitting (see `_cpu_kernels.split_nodes`)."""
+    """Parent/children layout of node splitting (see `traversal_kernels.split_nodes`)."""
     if int(mdt) < 1:
         raise InputError(f"the maximum-degree threshold must be at least 1, got {mdt}")
     return K.split_nodes(np.asarray(indptr, dtype=np.int64), np.asarray(indices, dtype=np.int64),
@@ -120,7 +106,7 @@ def segmented_reduce(values, ptr, op="min", device="cpu"):
     values = np.asarray(values, dtype=np.float64)
     ptr = np.asarray(ptr, dtype=np.int64)
     if resolve_device(device) == "gpu":
-        from . import _gpu
+        from . import primitives_gpu  # lazy: numba.cuda is optional
 
-        return _gpu.segmented_reduce(_gpu.require_gpu(), values, ptr, op)
+        return primitives_gpu.segmented_reduce(require_gpu(), values, ptr, op)
     return K.segmented_reduce(values, ptr, op == "min")

@@ -5,7 +5,7 @@ unreachable vertices) and counters of the work each strategy did. Strategies:
 ``bs`` (node-based), ``ep`` (edge-based with work chunking), ``ep-nochunk``,
 ``wd`` (workload decomposition), ``ns`` (node splitting), ``hp``
 (hierarchical processing with the WD switch), or ``auto`` (`choose_strategy`).
-See `runtime._cpu_kernels` (CPU) and `runtime._gpu_kernels` (numba.cuda).
+See `runtime.traversal_kernels` (CPU) and `runtime.traversal_kernels_gpu` (numba.cuda).
 Undirected graphs are traversed in both directions; directed ones along
 their edges. ``device``: ``cpu``, ``gpu`` (refused with a clear message
 when there is none) or ``auto`` (the GPU when there is one).
@@ -16,11 +16,13 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import get_num_threads
 
 from vcut_base.errors import InputError
 
-from . import _cpu_kernels as K
-from .kernels import resolve_device
+from . import primitives
+from . import traversal_kernels as K
+from .gpu import device_memory, resolve_device
 
 __all__ = ["STRATEGIES", "BFS_STRATEGIES", "SSSP_STRATEGIES", "default_delta", "TraversalResult",
            "sssp", "bfs", "csr_out", "memory_bytes", "choose_strategy"]
@@ -65,7 +67,7 @@ def memory_bytes(n, m2, strategy):
 
     ``m2`` counts the directed edges traversed (twice the edges of an undirected graph).
     Neighbour ids are counted at 8 bytes: the CPU's CSR holds them so; on the GPU
-    (`_gpu.DeviceCSR`, 4-byte ids while they fit) the figure is a bound.
+    (`traversal_gpu.DeviceCSR`, 4-byte ids while they fit) the figure is a bound.
     """
     csr = 8 * (n + 1) + 16 * m2 + 8 * n
     per = {"bs": 24 * n, "ep": 8 * n + 24 * m2, "ep-nochunk": 8 * n + 24 * m2,
@@ -139,15 +141,13 @@ def _bfs_do(graph, source, indptr, indices, directed, info, device="cpu"):
     else:
         rindptr, rindices = indptr, indices
     if device == "gpu":
-        from ._gpu import bfs_do_gpu
+        from .traversal_gpu import bfs_do_gpu  # lazy: numba.cuda is optional
 
         level, it, work, bottom, ginfo = bfs_do_gpu(indptr, indices, rindptr, rindices,
                                                     int(source), DO_ALPHA, DO_BETA)
         info.update(bottom_up_steps=int(bottom), **ginfo)
         seconds = ginfo["kernel_seconds"]
     else:
-        from numba import get_num_threads
-
         threads = get_num_threads()
         level = np.empty(graph.n, dtype=np.int64)
         t0 = time.perf_counter()
@@ -166,7 +166,7 @@ def _sssp_delta(graph, source, indptr, indices, weights, delta, info, device="cp
     elif not (isinstance(delta, (int, float)) and np.isfinite(delta) and delta > 0):
         raise InputError(f"--delta {delta!r}: the bucket width must be a positive number")
     if device == "gpu":
-        from ._gpu import sssp_delta_gpu
+        from .traversal_gpu import sssp_delta_gpu  # lazy: numba.cuda is optional
 
         dist, it, work, moves, ginfo = sssp_delta_gpu(indptr, indices, weights, int(source),
                                                       float(delta))
@@ -226,8 +226,6 @@ def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, delta=Non
     info = {}
     memory = None
     if dev == "gpu":
-        from ._gpu import device_memory
-
         memory = device_memory()
     if strategy == "auto":
         max_degree = int(deg.max()) if len(deg) else 0
@@ -295,16 +293,15 @@ def _check_memory(n, m2, strategy, need, have):
 
 
 def _sssp_gpu(indptr, indices, weights, source, strategy, deg, info):
-    from . import kernels
-    from ._gpu import sssp_gpu
+    from .traversal_gpu import sssp_gpu  # lazy: numba.cuda is optional
 
     mdt = 1
     split = None
     if strategy in ("ns", "hp"):
-        mdt = kernels.choose_mdt(deg, MDT_BINS, device="gpu")
+        mdt = primitives.choose_mdt(deg, MDT_BINS, device="gpu")
         info["mdt"] = mdt
     if strategy == "ns":
-        split = kernels.split_nodes(indptr, indices, weights, mdt)
+        split = primitives.split_nodes(indptr, indices, weights, mdt)
         info.update(_split_info(mdt, split[3], len(indptr) - 1, split[0]))
     dist, it, work, ginfo = sssp_gpu(indptr, indices, weights, source, strategy, mdt=mdt,
                                      hp_block=HP_BLOCK, split=split)
@@ -316,6 +313,6 @@ def _sssp_gpu(indptr, indices, weights, source, strategy, deg, info):
 
 def bfs(graph, source, strategy="bs", *, device="cpu", directed=None):
     """Breadth-first hop distances (``inf`` unreachable): SSSP with unit weights under
-    one of `STRATEGIES`, or ``do``, direction-optimising BFS (`_cpu_kernels.bfs_do`:
+    one of `STRATEGIES`, or ``do``, direction-optimising BFS (`traversal_kernels.bfs_do`:
     top-down and bottom-up steps, bottom-up ones on every numba thread)."""
     return sssp(graph, source, strategy, device=device, directed=directed, _unit=True)

@@ -1,8 +1,9 @@
-"""numba.cuda twins of the traversal kernels and the kernel library.
+"""numba.cuda twins of the traversal kernels (BS, EP, WD, NS, HP, delta-stepping, DO-BFS).
 
 Each kernel is equivalent to the CPU code named in its docstring
-(`runtime._cpu_kernels`, `runtime.kernels`); the host loops that launch them
-are in `runtime._gpu`. Device helpers read no globals except the compile-time
+(`runtime.traversal_kernels`); the host loops that launch them are in
+`runtime.traversal_gpu`, the scans and binary search they share in
+`runtime.primitives_gpu`. Device helpers read no globals except the compile-time
 size of the shared push buffer (`runtime.config.SHARED_PUSH`). Without a GPU
 these kernels run under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``),
 which the test suite uses.
@@ -13,8 +14,8 @@ import math
 from numba import cuda
 from numba import int64 as nb_int64
 
-from ._mst_cpu import _find as _mst_find
-from .config import SCAN_SHARED, SHARED_PUSH
+from .config import SHARED_PUSH
+from .primitives_gpu import _upper_bound
 
 # --------------------------------------------------------------------------
 # worklists: block-aggregated pushes
@@ -571,33 +572,6 @@ def worklist_degrees_kernel(indptr, wl, size, done, deg):
         u = wl[k]
         deg[k] = indptr[u + 1] - indptr[u] - done[u]
 
-
-@cuda.jit(device=True)
-def _upper_bound(scan, size, x):
-    """First index k < size with scan[k] > x (= numpy.searchsorted(side='right'))."""
-    lo = 0
-    hi = size
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if scan[mid] > x:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-@cuda.jit
-def wd_offsets_kernel(scan, size, per, total, node_of, edge_of):
-    """find_offsets: thread t's first edge ``t * per`` as (worklist index, edge
-    offset in that node) by binary search in the inclusive scan (= `wd_offsets`)."""
-    t = cuda.grid(1)
-    start = t * per
-    if start < total:
-        k = _upper_bound(scan, size, start)
-        node_of[t] = k
-        edge_of[t] = start - (scan[k - 1] if k > 0 else 0)
-
-
 @cuda.jit
 def wd_kernel(indptr, indices, weights, dist, wl, size, scan, done, per, total, it, stamp, nxt,
               count, work):
@@ -625,181 +599,3 @@ def wd_kernel(indptr, indices, weights, dist, wl, size, scan, done, per, total, 
                 j += 1
             k += 1
     _flush(sbuf, nxt, count)
-
-
-@cuda.jit(device=True)
-def block_inclusive(tmp, tid, x):
-    """Inclusive prefix sum of ``x`` over the threads of the block (Hillis-Steele in the
-    shared array ``tmp``, at least one entry per thread): ``(this thread's prefix, the
-    block's total)``. Every thread of the block must call it; ``tmp`` is free again on
-    return."""
-    tmp[tid] = x
-    cuda.syncthreads()
-    off = 1
-    while off < cuda.blockDim.x:
-        add = tmp[tid - off] if tid >= off else 0
-        cuda.syncthreads()
-        tmp[tid] += add
-        cuda.syncthreads()
-        off *= 2
-    mine = tmp[tid]
-    total = tmp[cuda.blockDim.x - 1]
-    cuda.syncthreads()
-    return mine, total
-
-
-@cuda.jit
-def block_scan_kernel(x, out, sums, n):
-    """Inclusive scan of each block's slice (`block_inclusive`); ``sums[b]`` = the
-    block's total."""
-    tmp = cuda.shared.array(SCAN_SHARED, dtype=nb_int64)
-    tid = cuda.threadIdx.x
-    i = cuda.blockIdx.x * cuda.blockDim.x + tid
-    mine, total = block_inclusive(tmp, tid, x[i] if i < n else 0)
-    if i < n:
-        out[i] = mine
-    if tid == cuda.blockDim.x - 1:
-        sums[cuda.blockIdx.x] = total
-
-
-@cuda.jit
-def add_offsets_kernel(out, offsets, n):
-    """``out[i] += offsets[block - 1]`` for every block but the first."""
-    b = cuda.blockIdx.x
-    i = b * cuda.blockDim.x + cuda.threadIdx.x
-    if b > 0 and i < n:
-        out[i] += offsets[b - 1]
-
-
-@cuda.jit
-def histogram_kernel(degrees, maxd, bins, hist):
-    """Degree histogram of `choose_mdt`: degree d >= 1 in bin ceil(d * bins / maxd)."""
-    i = cuda.grid(1)
-    if i < degrees.shape[0]:
-        d = degrees[i]
-        if d > 0:
-            cuda.atomic.add(hist, (d * bins + maxd - 1) // maxd, 1)
-
-
-@cuda.jit
-def segmented_min_kernel(values, ptr, out):
-    """``out[s] = min(values[ptr[s]:ptr[s + 1]])`` (inf for an empty segment)."""
-    s = cuda.grid(1)
-    if s < out.shape[0]:
-        best = math.inf
-        for j in range(ptr[s], ptr[s + 1]):
-            if values[j] < best:
-                best = values[j]
-        out[s] = best
-
-
-@cuda.jit
-def segmented_sum_kernel(values, ptr, out):
-    """``out[s] = sum(values[ptr[s]:ptr[s + 1]])``."""
-    s = cuda.grid(1)
-    if s < out.shape[0]:
-        acc = 0.0
-        for j in range(ptr[s], ptr[s + 1]):
-            acc += values[j]
-        out[s] = acc
-
-
-# --------------------------------------------------------------------------
-# Borůvka minimum spanning forest (twins of runtime._mst_cpu; host loop in runtime._mst_gpu)
-# --------------------------------------------------------------------------
-
-
-#: `runtime._mst_cpu._find` (root with path halving), its Python source compiled for the device
-_find = cuda.jit(device=True)(_mst_find.py_func)
-
-
-@cuda.jit
-def mst_reset_kernel(counts):
-    """Zero the round's list counters (slots 0 and 1; slot 2 accumulates examined edges)."""
-    if cuda.grid(1) == 0:
-        counts[0] = 0
-        counts[1] = 0
-
-
-@cuda.jit
-def mst_discover_kernel(indptr, adj, erank, parent, cursor, active, nact, best, nxt, counts):
-    """Discovery: cursor past internal edges, ``atomicMin`` of the first crossing edge's
-    rank into ``best[root]``; vertices with one left go to ``nxt`` (count in slot 0)."""
-    sbuf = cuda.shared.array(_PUSH_SLOTS, dtype=nb_int64)
-    seen = cuda.shared.array(1, dtype=nb_int64)
-    if cuda.threadIdx.x == 0:
-        seen[0] = 0
-    _open(sbuf)  # synchronises the block
-    i = cuda.grid(1)
-    if i < nact:
-        v = active[i]
-        cv = _find(parent, v)
-        j = cursor[v]
-        start = j
-        end = indptr[v + 1]
-        while j < end and _find(parent, adj[j]) == cv:
-            j += 1
-        cursor[v] = j
-        if j < end:
-            cuda.atomic.add(seen, 0, j - start + 1)
-            cuda.atomic.min(best, cv, nb_int64(erank[j]))
-            _stage(v, sbuf, nxt, counts)
-        elif j > start:
-            cuda.atomic.add(seen, 0, j - start)
-    _flush(sbuf, nxt, counts)
-    if cuda.threadIdx.x == 0:
-        cuda.atomic.add(counts, 2, seen[0])
-
-
-@cuda.jit
-def mst_target_kernel(roots, nroots, best, eu, ev, parent, target, m):
-    """The root on the other side of each root's edge (itself when it has none)."""
-    i = cuda.grid(1)
-    if i < nroots:
-        c = roots[i]
-        r = best[c]
-        if r == m:
-            target[i] = c
-        else:
-            a = _find(parent, eu[r])
-            target[i] = _find(parent, ev[r]) if a == c else a
-
-
-@cuda.jit
-def mst_hook_kernel(roots, nroots, best, target, parent, forest):
-    """Each root points at its target, but the smaller of a pair on the same edge."""
-    i = cuda.grid(1)
-    if i < nroots:
-        c = roots[i]
-        t = target[i]
-        if t != c and not (best[t] == best[c] and c < t):
-            parent[c] = t
-            forest[best[c]] = 1
-
-
-@cuda.jit
-def mst_jump_kernel(roots, nroots, target, parent, best, m, nxt, counts):
-    """Pointer jumping of the round's roots to the new roots; reset their slots; the
-    roots that stayed roots and had an edge go to ``nxt`` (count in ``counts[0]``)."""
-    sbuf = cuda.shared.array(_PUSH_SLOTS, dtype=nb_int64)
-    _open(sbuf)
-    i = cuda.grid(1)
-    if i < nroots:
-        c = roots[i]
-        while parent[parent[c]] != parent[c]:
-            parent[c] = parent[parent[c]]
-        best[c] = m
-        if parent[c] == c and target[i] != c:
-            _stage(c, sbuf, nxt, counts)
-    _flush(sbuf, nxt, counts)
-
-
-@cuda.jit
-def mst_labels_kernel(parent, out):
-    """`_mst_cpu.labels`: the root of every vertex."""
-    v = cuda.grid(1)
-    if v < len(out):
-        x = v
-        while parent[x] != x:
-            x = parent[x]
-        out[v] = x

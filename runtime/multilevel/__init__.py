@@ -1,12 +1,12 @@
 """Multilevel edge-cut graph partitioning (seed 004 Ch. 5), CPU twin.
 
-``partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None)``
+``multilevel_partition(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None)``
 coarsens by heavy-edge matching and contraction (`coarsening`), partitions the
 coarsest graph by recursive bisection (`initial`), and projects the partition
 back level by level with greedy k-way refinement, balance repair and a refiner
-that takes losing moves, k-way FM or Jet (`refinement`, `_jet`). Every part ``b`` ends within ``(1 + imbalance) * W * t_b``
-(``t_b`` its target fraction) unless one vertex alone is heavier than the
-room left. The phases are chosen per device by `phases`: on the GPU
+that takes losing moves, k-way FM or Jet (`refinement`, `jet_kernels`). Every
+part ``b`` ends within ``(1 + imbalance) * W * t_b`` (``t_b`` its target
+fraction) unless one vertex alone is heavier than the room left. The phases are chosen per device by `phases`: on the GPU
 (`gpu`), matching, contraction and refinement run on the device and the
 coarsest graph is partitioned on the host; ``"auto"`` picks the GPU when one
 is available. See docs/runtime.md, "Multilevel partitioning".
@@ -22,13 +22,14 @@ import numpy as np
 from vcut_base.arrays import shares
 from vcut_base.errors import InputError
 
-from . import _cpu as K
+from ..gpu import resolve_device
+from . import refinement_kernels as RK
 from .coarsening import check_level_memory, coarsen
 from .graph import DeviceLevel, Level, csr_from_edges, level_from
 from .initial import initial_partition
 from .refinement import REFINERS, refine
 
-__all__ = ["partition_graph", "MultilevelResult", "Level", "DeviceLevel", "csr_from_edges",
+__all__ = ["multilevel_partition", "MultilevelResult", "Level", "DeviceLevel", "csr_from_edges",
            "level_from", "phases", "DEVICE_REFINERS"]
 
 
@@ -61,15 +62,13 @@ def phases(device):
     if device == "cpu":
         return coarsen, initial_partition, refine
     if device == "gpu":
-        from .gpu import coarsen_on_device, refine_on_device
+        from .gpu import coarsen_on_device, refine_on_device  # lazy: numba.cuda is optional
 
         return coarsen_on_device, initial_partition, refine_on_device
     raise InputError(f"unknown device {device!r}; use cpu, gpu or auto")
 
 
 def _resolve(device):
-    from ..kernels import resolve_device
-
     return resolve_device(device)
 
 
@@ -103,16 +102,16 @@ def _best_initial(initial_fn, refine_fn, coarsest, fractions, imbalance, rng, bo
     for _ in range(INITIAL_TRIES):
         part = initial_fn(coarsest, fractions, imbalance, rng)
         refine_fn(coarsest, part, bound, rng, repair=True)
-        loads = K.part_loads(part, coarsest.vwgt, len(bound))
+        loads = RK.part_loads(part, coarsest.vwgt, len(bound))
         key = (int(np.maximum(loads - bound, 0).sum()),
-               int(K.edge_cut(coarsest.indptr, coarsest.indices, coarsest.ewgt, part)))
+               int(RK.edge_cut(coarsest.indptr, coarsest.indices, coarsest.ewgt, part)))
         if best_key is None or key < best_key:
             best, best_key = part, key
     return best
 
 
 def _on_device(level, k, fractions, imbalance, seed, rng, maxload, target_w, t0, refiner):
-    from .gpu import partition_on_device
+    from .gpu import partition_on_device  # lazy: numba.cuda is optional
 
     t1 = time.perf_counter()
 
@@ -142,8 +141,8 @@ DEVICE_REFINERS = {"cpu": REFINERS, "gpu": ("jet", "greedy")}
 SCHEMES = ("kway", "rb")
 
 
-def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None,
-                    refiner=None, scheme="kway"):
+def multilevel_partition(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None,
+                         refiner=None, scheme="kway"):
     """Partition the vertices of ``graph`` into ``k`` parts of balanced weight, minimising cut.
 
     Parameters
@@ -239,9 +238,9 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
     edge = cand = None  # the last level's boundary; who can be on this one's
     for i in range(len(levels) - 1, -1, -1):
         if i < len(levels) - 1:
-            part = K.project(part, maps[i])
+            part = RK.project(part, maps[i])
             if edge is not None:
-                cand = K.projected_candidates(maps[i], edge, levels[i + 1].n)
+                cand = RK.projected_candidates(maps[i], edge, levels[i + 1].n)
         lv = levels[i]
         # coarse levels: room for one more coarse vertex, so that the bound can be met later
         bound = maxload if i == 0 else _coarse_bound(maxload, target_w, lv.vwgt.max())
@@ -250,16 +249,16 @@ def partition_graph(graph, k, device="cpu", imbalance=0.03, seed=0, targets=None
         moves += mv
         repairs += fx
     t4 = time.perf_counter()
-    loads = K.part_loads(part, level.vwgt, k)
+    loads = RK.part_loads(part, level.vwgt, k)
     if scheme == "rb" and (loads > maxload).any():
         # the bisections' integer sides can leave a part over its bound that no single
         # move repairs (tight bounds, heavy vertices): the k-way scheme's result then,
         # when it is closer to the bounds (its scheme says so)
-        kway = partition_graph(level, k, device=dev, imbalance=imbalance, seed=seed,
-                               targets=targets, refiner=refiner)
+        kway = multilevel_partition(level, k, device=dev, imbalance=imbalance, seed=seed,
+                                    targets=targets, refiner=refiner)
         if np.maximum(kway.loads - maxload, 0).sum() < np.maximum(loads - maxload, 0).sum():
             return kway
-    cut = int(K.edge_cut(level.indptr, level.indices, level.ewgt, part))
+    cut = int(RK.edge_cut(level.indptr, level.indices, level.ewgt, part))
     return MultilevelResult(
         part=part, k=k, cut=cut, loads=loads, targets=target_w,
         balance=float((loads / target_w).max()), imbalance=float(imbalance), seed=int(seed),

@@ -12,7 +12,8 @@ import numpy as np
 from vcut_base.errors import InputError, OutOfMemory
 from vcut_base.memory import check_memory
 
-from . import _cpu as K
+from . import coarsening_kernels as CK
+from . import refinement_kernels as RK
 from .graph import Level
 
 __all__ = ["coarsen", "coarsen_to", "contract_levels", "vertex_cap", "check_level_memory",
@@ -76,22 +77,22 @@ def coarsen_to(n, k):
 def match(level, max_vw, seed):
     """The heavy-edge matching of ``level`` (``match[v]``: v's mate, or v).
 
-    On a mesh-like level (`_cpu.mesh_like`: every edge of one weight, no degree above
+    On a mesh-like level (`coarsening_kernels.mesh_like`: every edge of one weight, no degree above
     `MESH_DEGREE_RATIO` x the mean) the proposal rounds are skipped: with no heavy
     edge to prefer they only break ties by hash, at 3.4 x the time of the greedy pass
     that follows them (as METIS matches unweighted graphs at random)."""
     rounds = MATCH_ROUNDS
-    if GREEDY_ON_MESHES and K.mesh_like(level.indptr, level.ewgt, MESH_DEGREE_RATIO):
+    if GREEDY_ON_MESHES and CK.mesh_like(level.indptr, level.ewgt, MESH_DEGREE_RATIO):
         rounds = 0
-    m, _ = K.heavy_edge_matching(level.indptr, level.indices, level.ewgt, level.vwgt,
+    m, _ = CK.heavy_edge_matching(level.indptr, level.indices, level.ewgt, level.vwgt,
                                  np.int64(max_vw), np.uint64(seed), rounds)
     return m
 
 
 def contract(level, mate):
     """``(coarse level, cmap)``: matched pairs merged into one vertex each."""
-    cmap, nc = K.coarse_map(mate)
-    ptr, idx, w, vw = K.contract(level.indptr, level.indices, level.ewgt, level.vwgt, mate,
+    cmap, nc = CK.coarse_map(mate)
+    ptr, idx, w, vw = CK.contract(level.indptr, level.indices, level.ewgt, level.vwgt, mate,
                                  cmap, nc)
     return Level(ptr, idx, w, vw), cmap
 
@@ -125,7 +126,7 @@ def contract_levels(finest, stop, step, edge_stop=None, thin=None):
             break
         if (thin is not None and len(levels) >= 2
                 and len(fine.indices) >= thin * len(levels[-2].indices)):
-            maps[-1] = K.project(cmap, maps[-1])  # fine vertex -> coarse, across the dropped
+            maps[-1] = RK.project(cmap, maps[-1])  # fine vertex -> coarse, across the dropped
             levels[-1] = coarse
         else:
             levels.append(coarse)

@@ -1,4 +1,4 @@
-"""The multilevel partitioner's GPU phases (seed 004 Ch. 5; kernels in `_gpu_kernels`).
+"""The multilevel partitioner's GPU phases (seed 004 Ch. 5; kernels in `*_kernels_gpu`).
 
 Every level lives on the device, in a region (arena) allocator: the levels'
 arrays in one region, each level's scratch in another that is reset when the
@@ -6,7 +6,7 @@ next level starts. Per level:
 
 * **matching** -- rounds of proposals: every free vertex proposes to its
   free neighbour of heaviest edge (ties by seeded vertex keys) within the
-  vertex-weight cap (a vertex of more than `_gpu_kernels.HEAVY_DEGREE`
+  vertex-weight cap (a vertex of more than `coarsening_kernels_gpu.HEAVY_DEGREE`
   neighbours by a block of threads, a reduction in the same order); two
   vertices that propose to each other are matched (the heaviest free edge
   is always such a pair); then the
@@ -26,7 +26,7 @@ next level starts. Per level:
 * **contraction** -- neighbour-count bounds (both fine degrees) and a scan
   give each coarse vertex a segment; one thread per coarse vertex writes the
   relabelled neighbours without self-loops, heap-sorts its segment, merges
-  repeats by adding weights (a segment of more than `_gpu_kernels.HEAVY_DEGREE`
+  repeats by adding weights (a segment of more than `coarsening_kernels_gpu.HEAVY_DEGREE`
   entries: a block, with a bitonic sort); a scan of the real counts gives the
   coarse CSR (rows sorted by neighbour).
 * the stop rule of the CPU twin (`coarsening.coarsen_to` or a shrink above
@@ -37,13 +37,13 @@ next level starts. Per level:
 * **refinement**, per level after the projection: every boundary vertex
   finds its best move with a positive gain into a part with room, or else
   one of gain 0 into a part that stays lighter than its own (`ZERO_MOVES`;
-  loads of the pass start; the first `_gpu_kernels.MAXP` neighbour parts);
+  loads of the pass start; the first `refinement_kernels_gpu.MAXP` neighbour parts);
   a candidate is selected when no neighbour is a candidate of higher
   priority (gain, key, id), so the selected moves are independent and their
   gains add up exactly; the moves into a part whose requests all fit are
-  committed (a vertex of more than `_gpu_kernels.HEAVY_DEGREE` neighbours is
+  committed (a vertex of more than `coarsening_kernels_gpu.HEAVY_DEGREE` neighbours is
   evaluated by a block of threads over a shared table of the k parts, when k is
-  at most `_gpu_kernels.HEAVY_PARTS`: one thread would walk a hub's row alone,
+  at most `coarsening_kernels_gpu.HEAVY_PARTS`: one thread would walk a hub's row alone,
   latency-bound, in every pass); when none was committed and some part had
   more requests than room, the source's subset step: the `TOPK` best saturated requests, all
   2^TOPK subsets checked for the parts' room on the host, the valid one of
@@ -53,7 +53,7 @@ next level starts. Per level:
   projection (the coarse levels allow one coarse vertex more) is repaired by
   the CPU twin's kernel on the downloaded partition.
 * **Jet** (``jet``, the default): before the independent moves, Jet rounds and
-  rebalancing rounds (`refinement.jet_loop` driving `_DeviceJet`; the rules in `_jet`,
+  rebalancing rounds (`refinement.jet_loop` driving `_DeviceJet`; the rules in `jet_kernels`,
   compiled for the device from the CPU's source), which take losing moves the passes
   cannot and keep the best balanced partition seen.
 
@@ -64,16 +64,23 @@ nothing. See docs/runtime.md, "Multilevel partitioning".
 """
 
 import time
+import warnings
 
 import numpy as np
 
 from vcut_base.errors import InputError
 
-from .. import _gpu
-from . import _cpu as K
-from . import _gpu_kernels as G
-from . import _jet as J
+from .. import primitives_gpu as PG
+from ..gpu import _blocks, device_memory, require_gpu
+from ..primitives_gpu import inclusive_scan
+from ..traversal import format_bytes
+from . import coarsening_kernels_gpu as CG
+from . import jet_kernels as J
+from . import jet_kernels_gpu as JG
 from . import refinement
+from . import refinement_kernels as RK
+from . import refinement_kernels_gpu as RG
+from . import split_graph_kernels_gpu as SG
 from .coarsening import coarsen_to, contract_levels, vertex_cap
 from .graph import DeviceLevel  # noqa: F401 (part of this module's API)
 
@@ -143,8 +150,6 @@ class Arena:
 
 
 def _gpu_bytes(b):
-    from ..traversal import format_bytes
-
     return format_bytes(b)
 
 
@@ -162,14 +167,14 @@ PROFILE = None
 
 
 def _run(kernel, count, *args):
-    _launch(kernel, _gpu._blocks(count), *args)
+    _launch(kernel, _blocks(count), *args)
 
 
 def _launch(kernel, config, *args):
     if PROFILE is None:
         kernel[config](*args)
         return
-    from numba import cuda
+    from numba import cuda  # lazy: numba.cuda is optional (only when profiling)
 
     cuda.synchronize()
     t = time.perf_counter()
@@ -182,42 +187,40 @@ def _launch(kernel, config, *args):
 
 def heavy_vertices(cuda, work, lv, k=None):
     """``(threshold, ids, count)``: the vertices of ``lv`` of more than
-    `_gpu_kernels.HEAVY_DEGREE` neighbours, which the matching and the refinement give
+    `coarsening_kernels_gpu.HEAVY_DEGREE` neighbours, which the matching and the refinement give
     a block each; threshold 0 (none) when there are none or ``k`` (the refinement's) is
-    above `_gpu_kernels.HEAVY_PARTS`."""
-    if (k is not None and k > G.HEAVY_PARTS) or lv.entries <= G.HEAVY_DEGREE:
+    above `coarsening_kernels_gpu.HEAVY_PARTS`."""
+    if (k is not None and k > CG.HEAVY_PARTS) or lv.entries <= CG.HEAVY_DEGREE:
         return 0, None, 0
-    return _listed(cuda, work, G.heavy_flags_kernel, lv.n, lv.indptr)
+    return _listed(cuda, work, RG.heavy_flags_kernel, lv.n, lv.indptr)
 
 
 def _listed(cuda, work, flags_kernel, n, a):
     """``(threshold, ids, count)`` of the ``i < n`` that ``flags_kernel(a, n,
     HEAVY_DEGREE, flag)`` flags (threshold 0 when none is)."""
     flag, rank = work.take(n), work.take(n)
-    _run(flags_kernel, n, a, n, G.HEAVY_DEGREE, flag)
-    _gpu.inclusive_scan(cuda, flag, n, out=rank)
+    _run(flags_kernel, n, a, n, CG.HEAVY_DEGREE, flag)
+    inclusive_scan(cuda, flag, n, out=rank)
     count = _last(rank, n)
     if count == 0:
         return 0, None, 0
     ids = work.take(count)
-    _run(G.island_scatter_kernel, n, flag, rank, n, ids)
-    return G.HEAVY_DEGREE, ids, count
+    _run(CG.island_scatter_kernel, n, flag, rank, n, ids)
+    return CG.HEAVY_DEGREE, ids, count
 
 
 def _keys(work, n, seed):
     """Seeded vertex keys on the device (the simulator's numpy scalars warn about the
     hash's intended uint64 wrap-around: silenced)."""
-    import warnings
-
     key = work.take(n)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        _run(G.keys_kernel, n, n, seed, key)
+        _run(CG.keys_kernel, n, n, seed, key)
     return key
 
 
 def _fill(a, count, value):
-    _run(G.fill_kernel, count, a, count, value)
+    _run(PG.fill_kernel, count, a, count, value)
 
 
 def _last(d, count):
@@ -242,35 +245,35 @@ def match_on_device(cuda, work, lv, key, max_vw, stats):
     rounds = 0
     for r in range(MATCH_ROUNDS):  # 5 launches and one read a round (fills folded in)
         rounds += 1
-        _run(G.propose_kernel, n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt, match, key, max_vw,
+        _run(CG.propose_kernel, n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt, match, key, max_vw,
              prop, propw, n, 1 if r == 0 else 0, heavy, made)
         if nh:
-            _launch(G.propose_heavy_kernel, (nh, G.HEAVY_TPB), lv.indptr, lv.indices, lv.ewgt,
+            _launch(CG.propose_heavy_kernel, (nh, CG.HEAVY_TPB), lv.indptr, lv.indices, lv.ewgt,
                     lv.vwgt, match, key, max_vw, prop, propw, hv, nh, 1 if r == 0 else 0)
-        _run(G.handshake_kernel, n, prop, match, n, made, recv, best)
-        _run(G.received_kernel, n, prop, match, n, recv)
-        _run(G.offer_kernel, n, prop, propw, match, recv, n, best)
-        _run(G.accept_kernel, n, best, match, n, made)
+        _run(CG.handshake_kernel, n, prop, match, n, made, recv, best)
+        _run(CG.received_kernel, n, prop, match, n, recv)
+        _run(CG.offer_kernel, n, prop, propw, match, recv, n, best)
+        _run(CG.accept_kernel, n, best, match, n, made)
         if _last(made, 1) == 0:
             break
     stats["match_rounds"] += rounds
     heavy, hasleaf, left = recv, best, made  # reused
     _fill(hasleaf, n, 0)
     _fill(left, 1, 0)
-    _run(G.heavy_kernel, n, lv.indptr, lv.indices, lv.ewgt, match, n, heavy, hasleaf, left)
+    _run(CG.heavy_kernel, n, lv.indptr, lv.indices, lv.ewgt, match, n, heavy, hasleaf, left)
     if _last(left, 1) > n // 10:
-        _run(G.two_hop_kernel, n, lv.indptr, lv.indices, lv.vwgt, match, heavy, hasleaf,
+        _run(CG.two_hop_kernel, n, lv.indptr, lv.indices, lv.vwgt, match, heavy, hasleaf,
              max_vw, n)
     flag, pos = prop, propw  # reused
-    _run(G.island_flags_kernel, n, lv.indptr, match, n, flag)
-    _gpu.inclusive_scan(cuda, flag, n, out=flag)
+    _run(CG.island_flags_kernel, n, lv.indptr, match, n, flag)
+    inclusive_scan(cuda, flag, n, out=flag)
     islands = _last(flag, n)
     if islands > 1:
         rank = flag
-        _run(G.island_flags_kernel, n, lv.indptr, match, n, heavy)
-        _run(G.island_scatter_kernel, n, heavy, rank, n, pos)
-        _run(G.island_pair_kernel, islands // 2, pos, islands, lv.vwgt, max_vw, match)
-    _run(G.finish_match_kernel, n, match, n)
+        _run(CG.island_flags_kernel, n, lv.indptr, match, n, heavy)
+        _run(CG.island_scatter_kernel, n, heavy, rank, n, pos)
+        _run(CG.island_pair_kernel, islands // 2, pos, islands, lv.vwgt, max_vw, match)
+    _run(CG.finish_match_kernel, n, match, n)
     return match
 
 
@@ -279,25 +282,25 @@ def contract_on_device(cuda, keep, work, lv, match):
     ``work``."""
     n = lv.n
     flag = work.take(n)
-    _run(G.leader_flags_kernel, n, match, n, flag)
-    _gpu.inclusive_scan(cuda, flag, n, out=flag)
+    _run(CG.leader_flags_kernel, n, match, n, flag)
+    inclusive_scan(cuda, flag, n, out=flag)
     nc = _last(flag, n)
     cmap = keep.take(n)
     rep, cnt, cvw = work.take(nc), work.take(nc), keep.take(nc)
-    _run(G.cmap_kernel, n, match, flag, n, cmap, rep)
-    _run(G.coarse_bounds_kernel, nc, lv.indptr, lv.vwgt, match, rep, nc, cnt, cvw)
-    bscan = _gpu.inclusive_scan(cuda, cnt, nc, out=work.take(nc))
+    _run(CG.cmap_kernel, n, match, flag, n, cmap, rep)
+    _run(CG.coarse_bounds_kernel, nc, lv.indptr, lv.vwgt, match, rep, nc, cnt, cvw)
+    bscan = inclusive_scan(cuda, cnt, nc, out=work.take(nc))
     tidx, tw, real = work.take(lv.entries), work.take(lv.entries), work.take(nc)
-    heavy, hv, nh = _listed(cuda, work, G.count_flags_kernel, nc, cnt)
-    _run(G.contract_rows_kernel, nc, lv.indptr, lv.indices, lv.ewgt, match, cmap, rep, bscan,
+    heavy, hv, nh = _listed(cuda, work, CG.count_flags_kernel, nc, cnt)
+    _run(CG.contract_rows_kernel, nc, lv.indptr, lv.indices, lv.ewgt, match, cmap, rep, bscan,
          cnt, nc, heavy, tidx, tw, real)
     if nh:
-        _launch(G.contract_rows_heavy_kernel, (nh, G.HEAVY_TPB), lv.indptr, lv.indices, lv.ewgt,
+        _launch(CG.contract_rows_heavy_kernel, (nh, CG.HEAVY_TPB), lv.indptr, lv.indices, lv.ewgt,
                 match, cmap, rep, bscan, cnt, hv, nh, tidx, tw, real)
-    rscan = _gpu.inclusive_scan(cuda, real, nc, out=work.take(nc))
+    rscan = inclusive_scan(cuda, real, nc, out=work.take(nc))
     entries = _last(rscan, nc)
     cptr, cidx, cw = keep.take(nc + 1), keep.take(entries), keep.take(entries)
-    _run(G.contract_compact_kernel, nc, bscan, cnt, rscan, real, tidx, tw, nc, cptr, cidx, cw)
+    _run(CG.contract_compact_kernel, nc, bscan, cnt, rscan, real, tidx, tw, nc, cptr, cidx, cw)
     return DeviceLevel(cptr, cidx, cw, cvw, nc, entries), cmap
 
 
@@ -319,7 +322,7 @@ def _subset_commit(cuda, work, lv, part, load, maxload, sat, nsat, cto, cgain, s
     """The source's subset step over the `TOPK` best saturated requests; whether it moved."""
     ids_d = sat[:nsat]
     to_d, g_d, w_d = work.take(nsat), work.take(nsat), work.take(nsat)
-    _run(G.gather_kernel, nsat, ids_d, nsat, cto, cgain, lv.vwgt, to_d, g_d, w_d)
+    _run(RG.gather_kernel, nsat, ids_d, nsat, cto, cgain, lv.vwgt, to_d, g_d, w_d)
     ids = ids_d.copy_to_host()
     to, g, w = to_d.copy_to_host()[:nsat], g_d.copy_to_host()[:nsat], w_d.copy_to_host()[:nsat]
     top = np.lexsort((ids, -g))[:TOPK]
@@ -337,7 +340,7 @@ def _subset_commit(cuda, work, lv, part, load, maxload, sat, nsat, cto, cgain, s
     pick = bits[int(np.argmax(gains))].astype(bool)  # the first of the highest gain
     chosen = _upload(cuda, work, ids[pick])
     tos = _upload(cuda, work, to[pick])
-    _run(G.set_parts_kernel, int(pick.sum()), chosen, tos, int(pick.sum()), part, lv.vwgt, load)
+    _run(RG.set_parts_kernel, int(pick.sum()), chosen, tos, int(pick.sum()), part, lv.vwgt, load)
     stats["subset_moves"] += int(pick.sum())
     stats["gain"] += int(g[pick].sum())
     return True
@@ -349,7 +352,7 @@ def _host_repair(lv, part, load, maxload, order, stats):
     h = lv.host()
     p = part.copy_to_host()[:lv.n]
     loads = load.copy_to_host()[:k]
-    moves = int(K.repair_balance(h.indptr, h.indices, h.ewgt, h.vwgt, p, loads, maxload, order))
+    moves = int(RK.repair_balance(h.indptr, h.indices, h.ewgt, h.vwgt, p, loads, maxload, order))
     stats["repair_moves"] += moves
     stats["host_repairs"] += 1
     part[:lv.n].copy_to_device(p)
@@ -380,7 +383,7 @@ class _DeviceJet:
     def status(self):
         lv, k = self.lv, self.k
         _fill(self.status_d[k:], 1, 0)
-        _run(G.cut_kernel, lv.n, lv.indptr, lv.indices, lv.ewgt, self.part, lv.n,
+        _run(RG.cut_kernel, lv.n, lv.indptr, lv.indices, lv.ewgt, self.part, lv.n,
              self.status_d[k:])
         self.stats["jet_launches"] += 2
         h = self.status_d.copy_to_host()[:k + 2]
@@ -388,12 +391,12 @@ class _DeviceJet:
 
     def round(self, c4, heavy):
         lv, k = self.lv, self.k
-        _run(G.jet_candidates_kernel, lv.n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt,
+        _run(JG.jet_candidates_kernel, lv.n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt,
              self.part, self.load, self.d_max, self.lock, heavy, c4, lv.n, self.dest, self.gain,
              self.status_d, k)
-        _run(G.jet_after_kernel, lv.n, lv.indptr, lv.indices, lv.ewgt, self.part, self.dest,
+        _run(JG.jet_after_kernel, lv.n, lv.indptr, lv.indices, lv.ewgt, self.part, self.dest,
              self.gain, self.key, lv.n, self.lock)
-        _run(G.jet_apply_kernel, lv.n, self.lock, self.dest, self.part, lv.vwgt, self.load, lv.n,
+        _run(JG.jet_apply_kernel, lv.n, self.lock, self.dest, self.part, lv.vwgt, self.load, lv.n,
              self.status_d[k + 1:])
         self.stats["jet_launches"] += 3
 
@@ -403,16 +406,16 @@ class _DeviceJet:
         _fill(self.hist, k * J.NB, 0)
         _fill(self.hist2, k * J.SUB, 0)
         d_cut[2 * k:3 * k].copy_to_device(J.room_sums(load, self.soft))
-        _run(G.jet_evict_kernel, lv.n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt, self.part,
+        _run(JG.jet_evict_kernel, lv.n, lv.indptr, lv.indices, lv.ewgt, lv.vwgt, self.part,
              self.load, self.d_max, self.d_soft, heavy, d_cut[2 * k:3 * k], self.key, lv.n,
              self.dest, self.gain, self.hist, self.status_d, k)
         cut_b, left = J.cutoffs(self.hist.copy_to_host()[:k * J.NB], load - self.maxload, J.NB)
         d_cut[:k].copy_to_device(cut_b)
-        _run(G.jet_sub_kernel, lv.n, self.part, self.dest, self.gain, self.key, lv.vwgt,
+        _run(JG.jet_sub_kernel, lv.n, self.part, self.dest, self.gain, self.key, lv.vwgt,
              d_cut[:k], lv.n, self.hist2)
         cut_s, _ = J.cutoffs(self.hist2.copy_to_host()[:k * J.SUB], left, J.SUB)
         d_cut[k:2 * k].copy_to_device(cut_s)
-        _run(G.jet_shed_kernel, lv.n, self.part, self.dest, self.gain, self.key, lv.vwgt,
+        _run(JG.jet_shed_kernel, lv.n, self.part, self.dest, self.gain, self.key, lv.vwgt,
              d_cut[:k], d_cut[k:2 * k], self.load, lv.n, self.status_d[k + 1:])
         self.stats["jet_launches"] += 5
 
@@ -420,15 +423,15 @@ class _DeviceJet:
         return _host_repair(self.lv, self.part, self.load, self.maxload, order, self.stats)
 
     def save(self):
-        _run(G.copy_kernel, self.lv.n, self.part, self.lv.n, self.best)
+        _run(PG.copy_kernel, self.lv.n, self.part, self.lv.n, self.best)
         self.stats["jet_launches"] += 1
 
     def restore(self):
         n, k = self.lv.n, self.k
         self.stats["jet_launches"] += 3
-        _run(G.copy_kernel, n, self.best, n, self.part)
+        _run(PG.copy_kernel, n, self.best, n, self.part)
         _fill(self.load, k, 0)
-        _run(G.loads_kernel, n, self.part, self.lv.vwgt, n, self.load)
+        _run(RG.loads_kernel, n, self.part, self.lv.vwgt, n, self.load)
 
 
 def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats, c4=None, jet=True):
@@ -442,14 +445,14 @@ def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats, c4=None, je
     status = work.take(k + 2)
     load = status[:k]
     _fill(load, k, 0)
-    _run(G.loads_kernel, n, part, lv.vwgt, n, load)
+    _run(RG.loads_kernel, n, part, lv.vwgt, n, load)
     loads = load.copy_to_host()[:k]
     if (loads > maxload).any():
         _host_repair(lv, part, load, maxload, rng.permutation(n).astype(np.int64), stats)
     if jet:
         ops = _DeviceJet(cuda, work, lv, part, status, d_max, maxload, key, stats,
                          int(loads.sum()))
-        stats["jet_moves"] += refinement.jet_loop(ops, n, maxload, rng, c4, G.HEAVY_DEGREE,
+        stats["jet_moves"] += refinement.jet_loop(ops, n, maxload, rng, c4, CG.HEAVY_DEGREE,
                                                   stats)
     cto, cgain, sel, acc, sat = (work.take(n) for _ in range(5))
     req, counters = work.take(k), work.take(3)
@@ -457,18 +460,18 @@ def refine_on_device(cuda, work, lv, part, maxload, key, rng, stats, c4=None, je
     stats["heavy_vertices"] += nh
     for _ in range(REFINE_PASSES):  # 5 launches and one read a pass (fills folded in)
         stats["passes"] += 1
-        _run(G.best_move_kernel, max(n, k, 3), lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part,
+        _run(RG.best_move_kernel, max(n, k, 3), lv.indptr, lv.indices, lv.ewgt, lv.vwgt, part,
              load, d_max, n, int(ZERO_MOVES), heavy, cto, cgain, k, req, counters)
         if nh:
-            _launch(G.best_move_heavy_kernel, (nh, G.HEAVY_TPB), lv.indptr, lv.indices, lv.ewgt,
+            _launch(RG.best_move_heavy_kernel, (nh, CG.HEAVY_TPB), lv.indptr, lv.indices, lv.ewgt,
                     lv.vwgt, part, load, d_max, k, int(ZERO_MOVES), hv, nh, cto, cgain)
-        _run(G.select_kernel, n, lv.indptr, lv.indices, cto, cgain, key, n, heavy, sel)
+        _run(RG.select_kernel, n, lv.indptr, lv.indices, cto, cgain, key, n, heavy, sel)
         if nh:
-            _launch(G.select_heavy_kernel, (nh, G.HEAVY_TPB), lv.indptr, lv.indices, cto, cgain,
+            _launch(RG.select_heavy_kernel, (nh, CG.HEAVY_TPB), lv.indptr, lv.indices, cto, cgain,
                     key, hv, nh, sel)
-        _run(G.request_kernel, n, sel, cto, lv.vwgt, n, req)
-        _run(G.commit_kernel, n, sel, cto, cgain, load, d_max, req, n, acc, counters, sat)
-        _run(G.apply_kernel, n, acc, cto, part, lv.vwgt, load, n)
+        _run(RG.request_kernel, n, sel, cto, lv.vwgt, n, req)
+        _run(RG.commit_kernel, n, sel, cto, cgain, load, d_max, req, n, acc, counters, sat)
+        _run(RG.apply_kernel, n, acc, cto, part, lv.vwgt, load, n)
         moved, gain, nsat = (int(x) for x in counters.copy_to_host()[:3])
         stats["moves"] += moved
         stats["gain"] += gain
@@ -487,7 +490,7 @@ def partition_on_device(level, k, fractions, maxload, coarse_bound, initial, see
     partitions the coarsest graph on the host; ``coarse_bound(heaviest vertex weight) ->
     bound`` gives a coarse level's bound.
     """
-    cuda = _gpu.require_gpu()
+    cuda = require_gpu()
     on_device = isinstance(level, DeviceLevel)
     if not on_device:
         _check_memory(plan_bytes(level.n, len(level.indices)))
@@ -509,7 +512,7 @@ def partition_on_device(level, k, fractions, maxload, coarse_bound, initial, see
         lv = levels[i]
         if i < len(levels) - 1:
             fine = keep.take(lv.n)
-            _run(G.project_kernel, lv.n, part, maps[i], lv.n, fine)
+            _run(RG.project_kernel, lv.n, part, maps[i], lv.n, fine)
             part = fine
         work.reset()
         key = _keys(work, lv.n, int(rng.integers(1 << 62)))
@@ -520,8 +523,8 @@ def partition_on_device(level, k, fractions, maxload, coarse_bound, initial, see
     load, cut = work.take(k), work.take(1)
     _fill(load, k, 0)
     _fill(cut, 1, 0)
-    _run(G.loads_kernel, n, part, finest.vwgt, n, load)
-    _run(G.cut_kernel, n, finest.indptr, finest.indices, finest.ewgt, part, n, cut)
+    _run(RG.loads_kernel, n, part, finest.vwgt, n, load)
+    _run(RG.cut_kernel, n, finest.indptr, finest.indices, finest.ewgt, part, n, cut)
     out = part.copy_to_host()[:n]
     loads = load.copy_to_host()[:k]
     twice = int(cut.copy_to_host()[0])
@@ -538,7 +541,7 @@ def new_stats():
 
 
 def _check_memory(need):
-    have = _gpu.device_memory()
+    have = device_memory()
     if need > have:
         raise InputError(f"the graph needs about {_gpu_bytes(need)} of GPU memory, "
                          f"{_gpu_bytes(have)} is free; use --device cpu")
@@ -550,14 +553,14 @@ def split_graph_on_device(src, dst, vwgt, n, cycles=True):
     (one per edge): vertex ``e`` is edge ``e``, joined by weight-1 auxiliary edges to the
     edges before and after it around each end (edge order; the last and the first too
     at a vertex of degree >= 3 with ``cycles``). The same CSR as the host's
-    `csr_from_edges` of `vcut._kernels.split_pairs` (rows sorted by neighbour), as a
-    `DeviceLevel` ready for `partition_graph`.
+    `csr_from_edges` of `vcut.spac_kernels.split_pairs` (rows sorted by neighbour), as a
+    `DeviceLevel` ready for `multilevel_partition`.
 
     The incidence lists come from a degree count, a scan, an atomic scatter and a heap
     sort of each vertex's segment (the order the threads ran in does not show); then one
     thread per incidence entry counts and writes its clone's neighbours around that end.
     """
-    cuda = _gpu.require_gpu()
+    cuda = require_gpu()
     m = len(src)
     _check_memory(plan_bytes(m, 4 * m) + 8 * (7 * m + 3 * n))
     keep = Arena(cuda, "levels")
@@ -566,21 +569,21 @@ def split_graph_on_device(src, dst, vwgt, n, cycles=True):
     deg, cursor = work.take(n), work.take(n)
     _fill(deg, n, 0)
     _fill(cursor, n, 0)
-    _run(G.incidence_count_kernel, m, d_src, d_dst, m, deg)
-    scan = _gpu.inclusive_scan(cuda, deg, n, out=work.take(n))
+    _run(SG.incidence_count_kernel, m, d_src, d_dst, m, deg)
+    scan = inclusive_scan(cuda, deg, n, out=work.take(n))
     inc, scratch = work.take(2 * m), work.take(2 * m)
-    _run(G.incidence_scatter_kernel, m, d_src, d_dst, m, scan, deg, cursor, inc)
-    _run(G.incidence_sort_kernel, n, scan, deg, n, inc, scratch)
+    _run(SG.incidence_scatter_kernel, m, d_src, d_dst, m, scan, deg, cursor, inc)
+    _run(SG.incidence_sort_kernel, n, scan, deg, n, inc, scratch)
     cnt0, cnt1, rows = work.take(m), work.take(m), work.take(m)
-    _run(G.split_counts_kernel, 2 * m, d_src, scan, deg, n, inc, 2 * m, int(cycles), cnt0, cnt1)
-    _run(G.sum_kernel, m, cnt0, cnt1, m, rows)
+    _run(SG.split_counts_kernel, 2 * m, d_src, scan, deg, n, inc, 2 * m, int(cycles), cnt0, cnt1)
+    _run(SG.sum_kernel, m, cnt0, cnt1, m, rows)
     indptr = keep.take(m + 1)
     _fill(indptr, 1, 0)
-    rscan = _gpu.inclusive_scan(cuda, rows, m, out=indptr[1:])
+    rscan = inclusive_scan(cuda, rows, m, out=indptr[1:])
     entries = _last(rscan, m)
     adj, w = keep.take(entries), keep.take(entries)
-    _run(G.split_rows_kernel, 2 * m, d_src, scan, deg, n, inc, 2 * m, int(cycles), rscan, cnt0,
+    _run(SG.split_rows_kernel, 2 * m, d_src, scan, deg, n, inc, 2 * m, int(cycles), rscan, cnt0,
          cnt1, adj, w)
-    _run(G.sort_rows_kernel, m, rscan, cnt0, cnt1, m, adj)
+    _run(SG.sort_rows_kernel, m, rscan, cnt0, cnt1, m, adj)
     vw = _upload(cuda, keep, vwgt)
     return DeviceLevel(indptr, adj, w, vw, m, entries, total=int(np.sum(vwgt)), arena=keep)

@@ -17,7 +17,7 @@ from numba import get_num_threads
 
 from vcut_base.errors import InputError
 
-from .._cpu_kernels import symmetric_csr
+from ..traversal_kernels import symmetric_csr
 
 __all__ = ["Level", "DeviceLevel", "level_from", "csr_from_edges", "integer_weights"]
 
@@ -177,5 +177,5 @@ def level_from(graph):
         return csr_from_edges(coo.row, coo.col, coo.data, graph.shape[0])
     if isinstance(graph, tuple) and 2 <= len(graph) <= 4:
         return check_csr(*graph, *([None] * (4 - len(graph))))
-    raise InputError("partition_graph takes an ir_graph.Graph, a scipy sparse matrix or "
+    raise InputError("multilevel_partition takes an ir_graph.Graph, a scipy sparse matrix or "
                      "(indptr, indices[, edge_weights[, vertex_weights]])")

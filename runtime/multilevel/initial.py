@@ -8,7 +8,7 @@ grown greedily (GGGP: the vertex that lowers the cut most joins next) from
 `TRIES` seeded start vertices of the coarsest graph until it holds its share of the weight (the parts' target fractions summed),
 each growth is refined with Fiduccia-Mattheyses and the lowest cut within the
 bounds kept. On a disconnected coarsest graph, whole components on side 0 and one
-component split at the share they leave (`_cpu.split_components`) replace that when
+component split at the share they leave (`initial_kernels.split_components`) replace that when
 they halve its cut. The bisection is projected back with an FM pass per level.
 The two sides are bisected in turn, ceil(log2 k) levels in all. Each
 bisection gets the tolerance (1 + imbalance) ** (1 / levels) - 1, so that the
@@ -19,7 +19,8 @@ import math
 
 import numpy as np
 
-from . import _cpu as K
+from . import initial_kernels as IK
+from . import refinement_kernels as RK
 from .coarsening import coarsen, coarsen_to
 from .graph import Level
 
@@ -45,7 +46,7 @@ BISECT_CAP = 200
 #: 62 bytes per entry; at 0.5 cnr-2000 k = 8 cut 17 % more)
 THIN_LEVELS = 0.75
 #: On a disconnected coarsest graph, the components tried for the one split
-#: (`_cpu.split_components`; the lightest that can give side 0 what whole ones leave it,
+#: (`initial_kernels.split_components`; the lightest that can give side 0 what whole ones leave it,
 #: first), the growths tried in each, and the share of the grown bisection's cut a split
 #: must go below to replace it: where the small components lie on both sides, later
 #: bisections use them to fill their balance (at 1.0, ca-HepPh k = 8 cut 6.5 % more over
@@ -70,7 +71,7 @@ def initial_partition(level, fractions, imbalance, rng):
             part[verts] = lo
             continue
         mid = (lo + hi) // 2
-        ptr, idx, w, vw = K.induced(level.indptr, level.indices, level.ewgt, level.vwgt, verts,
+        ptr, idx, w, vw = IK.induced(level.indptr, level.indices, level.ewgt, level.vwgt, verts,
                                     local)
         total = int(vw.sum())
         f0 = float(fractions[lo:mid].sum() / fractions[lo:hi].sum())
@@ -106,13 +107,13 @@ def _bisect(sub, target0, max0, max1, rng):
     starts = rng.choice(c.n, size=min(TRIES, c.n), replace=False).astype(np.int64)
     order = rng.permutation(c.n).astype(np.int64)
     bounds = (np.int64(target0), np.int64(max0), np.int64(max1))
-    side = K.grow_bisection(c.indptr, c.indices, c.ewgt, c.vwgt, starts, order, *bounds,
+    side = IK.grow_bisection(c.indptr, c.indices, c.ewgt, c.vwgt, starts, order, *bounds,
                             FM_PASSES)
-    K.split_components(c.indptr, c.indices, c.ewgt, c.vwgt, side, order, *bounds, FM_PASSES,
+    IK.split_components(c.indptr, c.indices, c.ewgt, c.vwgt, side, order, *bounds, FM_PASSES,
                        SPLIT_TRIES, COMPONENT_SPLITS,
                        SPLIT_MARGIN)
     for i in range(len(maps) - 1, -1, -1):
-        side = K.project(side, maps[i])
+        side = RK.project(side, maps[i])
         lv = levels[i]
-        K.fm_bisection(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, side, *bounds, FM_PASSES)
+        IK.fm_bisection(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, side, *bounds, FM_PASSES)
     return side

@@ -1,6 +1,6 @@
 """Jet refinement's rules (Gilbert et al., "Jet: Multilevel Graph Partitioning on GPUs",
-2023), written once for the CPU kernels here and the GPU's (`_gpu_kernels`, through
-`runtime._gpu.device_twin`).
+2023), written once for the CPU kernels here and the GPU's (`jet_kernels_gpu`, through
+`runtime.gpu.device_twin`).
 
 A round is three maps over the vertices, each reading only what the one before wrote,
 so the CPU's loops and the GPU's threads give the same parts:
@@ -29,7 +29,7 @@ import numpy as np
 from vcut_base.jitcache import njit, prange
 
 #: distinct neighbour parts a vertex looks at (the GPU's per-thread table; the same as
-#: `_gpu_kernels.MAXP`)
+#: `refinement_kernels_gpu.MAXP`)
 MAXP = 32
 
 
@@ -132,7 +132,7 @@ def _candidate(indptr, indices, ewgt, vwgt, part, load, maxload, lock, heavy, c4
 @njit(cache=True, inline="always")
 def _outranks(gu, ku, u, g, kv, v):
     """Whether candidate u (gain gu, key ku) has priority over candidate v: higher gain,
-    then higher key, then higher id (the rule of `_gpu_kernels.select_kernel`)."""
+    then higher key, then higher id (the rule of `refinement_kernels_gpu.select_kernel`)."""
     return gu > g or (gu == g and (ku > kv or (ku == kv and u > v)))
 
 
@@ -160,7 +160,7 @@ def _after(indptr, indices, ewgt, part, dest, gain, key, v):
 @njit(cache=True, inline="always")
 def _relocate(part, vwgt, load, v, q):
     """Vertex v into part q, both parts' loads updated (the CPU's apply steps; the GPU's
-    is `_gpu_kernels._move_vertex`, with atomics)."""
+    is `refinement_kernels_gpu._move_vertex`, with atomics)."""
     load[part[v]] -= vwgt[v]
     load[q] += vwgt[v]
     part[v] = q

@@ -6,7 +6,7 @@ Interface: ``refine(level, part, maxload, rng, repair, finest, refiner, candidat
 bound that held; the repair (on when ``repair``) then moves vertices out of
 parts over their bound, cheapest cut loss first, and greedy refinement runs
 once more within the now-kept bounds. Last, one pass of localised k-way FM
-(`_cpu.kway_fm`), which takes negative-gain moves and keeps only the best
+(`refinement_kernels.kway_fm`), which takes negative-gain moves and keeps only the best
 prefix of each search: it gets out of the local minima the greedy moves stop
 in, and like them never raises the cut nor breaks a bound. Its searches start
 at the boundary vertices with the best moves first and stop once the pass has
@@ -18,8 +18,9 @@ the greedy moves run once more after it; with ``"greedy"`` neither runs.
 
 import numpy as np
 
-from . import _cpu as K
-from . import _jet as J
+from . import coarsening_kernels as CK
+from . import jet_kernels as J
+from . import refinement_kernels as RK
 
 __all__ = ["refine", "jet_loop", "REFINERS", "REFINE_PASSES", "FM_LIMIT", "FM_HUB", "FM_BUDGET",
            "FM_SEED_SHARE",
@@ -54,7 +55,7 @@ JET_ROUNDS = 100
 JET_C4 = 3
 JET_C4_FINEST = 1
 #: vertices of more neighbours are not Jet candidates (the GPU's one-thread-per-vertex
-#: limit, `_gpu_kernels.HEAVY_DEGREE`; the greedy moves still move them)
+#: limit, `coarsening_kernels_gpu.HEAVY_DEGREE`; the greedy moves still move them)
 JET_HEAVY = 256
 #: rebalancing rounds in a row before the host's repair
 JET_REBALANCE = 8
@@ -70,7 +71,7 @@ def soft_bounds(maxload, total):
 
 class _HostJet:
     """`jet_loop`'s operations on a host level (the CPU twin of `gpu._DeviceJet`): the
-    rounds visit the active list (`_jet.jet_round`: the boundary and the vertices next to
+    rounds visit the active list (`jet_kernels.jet_round`: the boundary and the vertices next to
     a move), the cut and the saved partition follow the moves."""
 
     def __init__(self, level, part, maxload, key):
@@ -82,7 +83,7 @@ class _HostJet:
         self.active = np.empty(n, np.int64)
         self.listed = np.empty(n, np.uint8)
         self._list_all()  # the first round prunes the interior
-        self.load = K.part_loads(part, level.vwgt, len(maxload))
+        self.load = RK.part_loads(part, level.vwgt, len(maxload))
         self.best = part.copy()
         self.soft = soft_bounds(maxload, int(self.load.sum()))
         self.cut = int(J.cut(level.indptr, level.indices, level.ewgt, part))
@@ -121,7 +122,7 @@ class _HostJet:
 
     def repair(self, order):
         lv = self.level
-        moves = int(K.repair_balance(*self._args(), order))
+        moves = int(RK.repair_balance(*self._args(), order))
         self.cut = int(J.cut(lv.indptr, lv.indices, lv.ewgt, self.part))
         self._list_all()  # the repair's moves are not tracked
         return moves
@@ -133,14 +134,14 @@ class _HostJet:
     def restore(self):
         self.part[:] = self.best
         self.cut = self.best_cut
-        self.load[:] = K.part_loads(self.part, self.level.vwgt, len(self.maxload))
+        self.load[:] = RK.part_loads(self.part, self.level.vwgt, len(self.maxload))
 
 
 def jet_loop(ops, n, maxload, rng, c4=None, heavy=None, stats=None):
-    """Jet (`_jet`) on ``ops``' partition, from a balanced one: each step is a Jet round
-    when the partition is balanced, else a rebalancing round (`_jet.jet_rebalance`);
+    """Jet (`jet_kernels`) on ``ops``' partition, from a balanced one: each step is a Jet round
+    when the partition is balanced, else a rebalancing round (`jet_kernels.jet_rebalance`);
     after `JET_REBALANCE` rebalancing rounds in a row the host's repair
-    (`_cpu.repair_balance`, seeded order from ``rng``) finishes the job. It stops after
+    (`refinement_kernels.repair_balance`, seeded order from ``rng``) finishes the job. It stops after
     `JET_PATIENCE` steps without a better balanced cut (better: below `JET_TOLERANCE`
     times the best), `JET_ROUNDS` steps or a fixed point, and restores the best balanced
     partition seen (the start's when none beats it). Returns the moves; ``stats`` gains
@@ -206,7 +207,7 @@ def seed_degree(indptr, order, room):
 def _boundary_order(level, part, rng, b=None):
     """The boundary vertices (the only ones with another part to go to) in a seeded order;
     ``b``: the boundary when known."""
-    b = K.boundary(level.indptr, level.indices, part) if b is None else b
+    b = RK.boundary(level.indptr, level.indices, part) if b is None else b
     return b[rng.permutation(len(b))]
 
 
@@ -214,43 +215,43 @@ def refine(level, part, maxload, rng, repair=True, finest=False, refiner="fm",
            candidates=None):
     """Greedy moves, the repair, then ``refiner`` on ``level`` (``part`` in place).
     ``candidates``: the only vertices (increasing) that can be on the boundary, when known
-    (`_cpu.projected_candidates`). Returns the moves, the repair's moves, and the boundary
+    (`refinement_kernels.projected_candidates`). Returns the moves, the repair's moves, and the boundary
     of the result (None after Jet and on the ``finest`` level)."""
     args = (level.indptr, level.indices, level.ewgt, level.vwgt, part)
     ptr, idx = level.indptr, level.indices
-    load = K.part_loads(part, level.vwgt, len(maxload))
-    # the boundary follows the moves (`_cpu.boundary_since`) instead of a scan of every row
-    b = K.boundary(ptr, idx, part) if candidates is None else K.boundary_among(ptr, idx, part,
+    load = RK.part_loads(part, level.vwgt, len(maxload))
+    # the boundary follows the moves (`refinement_kernels.boundary_since`) instead of a scan of every row
+    b = RK.boundary(ptr, idx, part) if candidates is None else RK.boundary_among(ptr, idx, part,
                                                                                candidates)
     before = part.copy()
 
     def since():
         nonlocal b
-        b = K.boundary_since(ptr, idx, part, before, b)
+        b = RK.boundary_since(ptr, idx, part, before, b)
         before[:] = part
         return b
 
-    moves, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng, b),
+    moves, _ = RK.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng, b),
                                REFINE_PASSES)
     fixed = 0
     if repair and (load > maxload).any():
-        fixed = K.repair_balance(*args, load, maxload, rng.permutation(level.n))
-        more, _ = K.greedy_refine(*args, load, maxload,
+        fixed = RK.repair_balance(*args, load, maxload, rng.permutation(level.n))
+        more, _ = RK.greedy_refine(*args, load, maxload,
                                   _boundary_order(level, part, rng, since()), REFINE_PASSES)
         moves += more
     if refiner == "jet" and not (load > maxload).any():
-        key = (K.vertex_keys(level.n, int(rng.integers(1 << 62))) >> np.uint64(1)).astype(
+        key = (CK.vertex_keys(level.n, int(rng.integers(1 << 62))) >> np.uint64(1)).astype(
             np.int64)
         ops = _HostJet(level, part, maxload, key)
         moves += jet_loop(ops, level.n, maxload, rng, JET_C4_FINEST if finest else JET_C4)
         load[:] = ops.load
-        more, _ = K.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
+        more, _ = RK.greedy_refine(*args, load, maxload, _boundary_order(level, part, rng),
                                   REFINE_PASSES)
         return moves + more, fixed, None
     if refiner == "fm" and FM_BUDGET > 0 and not (load > maxload).any():  # keeps bounds
         order = _boundary_order(level, part, rng, since())
         budget = int(FM_BUDGET * len(level.indices))
-        fm, _, _ = K.kway_fm(*args, load, maxload, order, FM_LIMIT, FM_HUB, budget,
+        fm, _, _ = RK.kway_fm(*args, load, maxload, order, FM_LIMIT, FM_HUB, budget,
                              seed_degree(level.indptr, order, FM_SEED_SHARE * budget))
         moves += fm
     # the finest level's boundary has no use after it

@@ -5,7 +5,7 @@ Dask cluster's workers), so that neither needs the other's module to be complete
 """
 
 from vcut_base.errors import InputError
-from runtime._gpu import gpu_available
+from runtime.gpu import gpu_available
 
 from .devices import CpuDevice, CudaDevice, SimDevice
 from .workers import WorkerDevice, worker_devices
@@ -26,7 +26,7 @@ def parse_devices(spec, client=None):
         if item == "auto":
             devices.append(CpuDevice())
             if gpu_available():
-                from numba import cuda
+                from numba import cuda  # lazy: numba.cuda is optional
                 devices.extend(CudaDevice(i) for i in range(len(cuda.gpus)))
         elif item == "cpu":
             devices.append(CpuDevice())

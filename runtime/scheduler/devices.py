@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass
 
 from vcut_base.errors import InputError
+from runtime import gpu as runtime_gpu
 
 __all__ = ["Device", "CpuDevice", "CudaDevice", "SimDevice", "DeviceFault",
            "BASE_RATE", "MAX_WALL_CALL", "MAX_MODELLED"]
@@ -140,13 +141,11 @@ class CudaDevice(Device):
 
     def __init__(self, index=0):
         super().__init__(f"gpu:{index}")
-        from runtime._gpu import _device_present, require_gpu
-
-        if not _device_present():  # require_gpu's words are --device's (vcut partition ...)
+        if not runtime_gpu._device_present():  # require_gpu's words are --device's (vcut partition ...)
             raise InputError(f"--devices gpu:{index}: no CUDA GPU is available here (numba.cuda "
                              "found none); use cpu, a simulated GPU (sim:gpu[:key=value...]) "
                              "or auto (the CPU and every GPU found)")
-        self.cuda = require_gpu()
+        self.cuda = runtime_gpu.require_gpu()
         if index >= len(self.cuda.gpus):
             raise InputError(f"--devices gpu:{index}: there are {len(self.cuda.gpus)} CUDA "
                              f"device(s) here; use gpu:0 .. gpu:{len(self.cuda.gpus) - 1}")
@@ -157,10 +156,8 @@ class CudaDevice(Device):
             self.stream = self.cuda.stream()
 
     def memory(self):
-        from runtime._gpu import device_memory
-
         with self.cuda.gpus[self.index]:
-            return device_memory()
+            return runtime_gpu.device_memory()
 
     def execute(self, job, units):
         self.calls += 1

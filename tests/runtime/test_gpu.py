@@ -11,7 +11,7 @@ import pytest
 
 from vcut_base.errors import VcutError
 from ir_graph import Graph
-from runtime import _gpu, config, kernels
+from runtime import config, gpu as runtime_gpu, primitives, traversal_gpu
 from runtime.generators import erdos_renyi, grid, rmat
 from runtime.traversal import STRATEGIES, bfs, choose_strategy, format_bytes, memory_bytes, sssp
 from tests.helpers import shortest_distances, two_components
@@ -29,32 +29,32 @@ def small_launches(small_launches, monkeypatch):
 
 def test_scans():
     x = np.random.default_rng(1).integers(0, 50, size=100)  # 13 blocks of 8: a two-level scan
-    assert np.array_equal(kernels.inclusive_scan(x, "gpu"), np.cumsum(x))
-    assert np.array_equal(kernels.exclusive_scan(x, "gpu"), np.cumsum(x) - x)
-    assert kernels.inclusive_scan([7], "gpu").tolist() == [7]
+    assert np.array_equal(primitives.inclusive_scan(x, "gpu"), np.cumsum(x))
+    assert np.array_equal(primitives.exclusive_scan(x, "gpu"), np.cumsum(x) - x)
+    assert primitives.inclusive_scan([7], "gpu").tolist() == [7]
 
 
 def test_histogram_and_mdt():
     deg = np.array([0, 1, 1, 2, 3, 10, 10, 10, 4, 1])
     # maxdeg 10, 10 bins of width 1: d -> bin d
-    hist, maxd = kernels.degree_histogram(deg, 10, "gpu")
+    hist, maxd = primitives.degree_histogram(deg, 10, "gpu")
     assert maxd == 10 and hist.tolist() == [0, 3, 1, 1, 1, 0, 0, 0, 0, 0, 3]
-    assert np.array_equal(hist, kernels.degree_histogram(deg, 10, "cpu")[0])
-    assert kernels.choose_mdt(deg, 10, "gpu") == kernels.choose_mdt(deg, 10, "cpu") == 1  # bin 1 first
+    assert np.array_equal(hist, primitives.degree_histogram(deg, 10, "cpu")[0])
+    assert primitives.choose_mdt(deg, 10, "gpu") == primitives.choose_mdt(deg, 10, "cpu") == 1  # bin 1 first
     skew = rmat(8, 8, seed=3).degrees()
-    assert kernels.choose_mdt(skew, 10, "gpu") == kernels.choose_mdt(skew, 10, "cpu")
+    assert primitives.choose_mdt(skew, 10, "gpu") == primitives.choose_mdt(skew, 10, "cpu")
 
 
 def test_wd_offsets_by_hand():
     # worklist degrees 3, 0, 5, 2 -> inclusive scan 3, 3, 8, 10; 4 threads -> 3 edges each
     scan = np.array([3, 3, 8, 10])
     for device in ("cpu", "gpu"):
-        per, node_of, edge_of = kernels.wd_offsets(scan, 4, device)
+        per, node_of, edge_of = primitives.wd_offsets(scan, 4, device)
         assert per == 3
         # thread 0: edge 0 = node 0 offset 0; thread 1: edge 3 = node 2 offset 0;
         # thread 2: edge 6 = node 2 offset 3; thread 3: edge 9 = node 3 offset 1
         assert node_of.tolist() == [0, 2, 2, 3] and edge_of.tolist() == [0, 0, 3, 1]
-    per, node_of, _ = kernels.wd_offsets(scan, 8, "gpu")  # starts 0, 2, 4, 6, 8
+    per, node_of, _ = primitives.wd_offsets(scan, 8, "gpu")  # starts 0, 2, 4, 6, 8
     assert per == 2 and node_of.tolist() == [0, 0, 2, 2, 3, -1, -1, -1]
 
 
@@ -62,8 +62,8 @@ def test_segmented_reduce():
     values = np.array([5.0, 2.0, 7.0, 1.0, 4.0])
     ptr = np.array([0, 3, 3, 5])  # segments [5, 2, 7], [], [1, 4]
     for device in ("cpu", "gpu"):
-        assert kernels.segmented_reduce(values, ptr, "min", device).tolist() == [2.0, np.inf, 1.0]
-        assert kernels.segmented_reduce(values, ptr, "sum", device).tolist() == [14.0, 0.0, 5.0]
+        assert primitives.segmented_reduce(values, ptr, "min", device).tolist() == [2.0, np.inf, 1.0]
+        assert primitives.segmented_reduce(values, ptr, "sum", device).tolist() == [14.0, 0.0, 5.0]
 
 
 SMALL = {
@@ -104,7 +104,7 @@ def test_gpu_counters_match_the_cpu_where_they_are_deterministic():
     b = sssp(g, 0, "ep-nochunk", device="gpu")
     assert 0 < a.info["reservations"] < b.info["reservations"]
     ns = sssp(g, 0, "ns", device="gpu")
-    assert ns.info["mdt"] == kernels.choose_mdt(np.diff(_csr(g)[0]), 10)
+    assert ns.info["mdt"] == primitives.choose_mdt(np.diff(_csr(g)[0]), 10)
 
 
 def _csr(g):
@@ -149,7 +149,7 @@ def test_auto_rule():
 
 
 def test_gpu_absent(monkeypatch):
-    monkeypatch.setattr(_gpu, "_device_present", lambda: False)
+    monkeypatch.setattr(runtime_gpu, "_device_present", lambda: False)
     g = grid(3, 3)
     with pytest.raises(VcutError, match="no CUDA GPU is available here.*--device auto"):
         sssp(g, 0, device="gpu")
@@ -195,7 +195,7 @@ def test_cli_bad_inputs_exit_codes(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(config, "DEVICE_MEMORY", 10)
     assert main(["sssp", str(g), "--source", "0", "--strategy", "ep", "--device", "gpu"]) == 2
     assert "error: the ep traversal needs" in capsys.readouterr().err
-    monkeypatch.setattr(_gpu, "_device_present", lambda: False)
+    monkeypatch.setattr(runtime_gpu, "_device_present", lambda: False)
     assert main(["bfs", str(g), "--source", "0", "--device", "gpu"]) == 2
     assert capsys.readouterr().err.strip() == (
         "error: --device gpu: no CUDA GPU is available here (numba.cuda found none); "
@@ -241,7 +241,7 @@ def _one_block_grid(monkeypatch):
     """The grid tier on one block, as the simulator runs it, on a real card too (where
     the resident blocks are many): counts and group widths that depend on the grid's
     size are then the same on both."""
-    monkeypatch.setattr(_gpu, "cooperative_blocks", lambda *args: 1)
+    monkeypatch.setattr(traversal_gpu, "cooperative_blocks", lambda *args: 1)
 
 
 def _hub_graph():
@@ -311,7 +311,7 @@ def test_block_tier_runs_small_frontiers_in_one_block(monkeypatch):
     monkeypatch.setattr(config, "BLOCK_FRONTIER", None)
     monkeypatch.setattr(config, "SMALL_FRONTIER", None)
     g = grid(9, 12, seed=2, weights="uniform")
-    assert _gpu.block_tier(108, 2 * 195) == (16, 4, 16)
+    assert traversal_gpu.block_tier(108, 2 * 195) == (16, 4, 16)
     r = bfs(g, 0, "bs", device="gpu")
     assert np.array_equal(r.dist, shortest_distances(g, 0, True)) and r.iterations == 20
     assert r.info["block_launches"] == 1 and r.info["grid_launches"] == 0
@@ -344,7 +344,7 @@ def test_block_tier_hands_a_large_frontier_to_the_grid(monkeypatch):
     src = [a for a in range(40) for b in range(a + 1, 40)] + list(range(39, 49))
     dst = [b for a in range(40) for b in range(a + 1, 40)] + list(range(40, 50))
     g = Graph(n=50, src=np.array(src), dst=np.array(dst), weight=np.ones(len(src)))
-    assert len(src) == 790 and _gpu.block_tier(50, 2 * 790) == (64, 32, 8)
+    assert len(src) == 790 and traversal_gpu.block_tier(50, 2 * 790) == (64, 32, 8)
     r = bfs(g, 0, "bs", device="gpu")
     assert np.array_equal(r.dist, shortest_distances(g, 0, True)) and r.iterations == 12
     assert r.info["block_launches"] == 1 and r.info["grid_launches"] == 1
@@ -361,7 +361,7 @@ def test_block_tier_widens_groups_for_a_hub(monkeypatch):
     edge examined once from each end, one launch."""
     monkeypatch.setattr(config, "BLOCK_FRONTIER", 1000)
     g = _hub_graph()
-    assert _gpu.block_tier(303, 2 * 302) == (16, 2, 1000)
+    assert traversal_gpu.block_tier(303, 2 * 302) == (16, 2, 1000)
     for kind, run in (("bfs", bfs), ("sssp", sssp)):
         r = run(g, 0, "bs", device="gpu")
         assert np.allclose(r.dist, shortest_distances(g, 0, kind == "bfs"))
@@ -381,16 +381,16 @@ def test_block_tier_shape(monkeypatch):
     and the block; 4 nodes a group; BLOCK_FRONTIER overrides, 0 turns the tier off."""
     monkeypatch.setattr(config, "BLOCK_THREADS", 1024)
     monkeypatch.setattr(config, "BLOCK_FRONTIER", None)
-    assert _gpu.block_tier(10, 20) == (1024, 2, 2048)    # mean degree 2
-    assert _gpu.block_tier(10, 25) == (1024, 4, 1024)    # 2.5 -> 4
-    assert _gpu.block_tier(10, 0) == (1024, 1, 4096)     # no edges
-    assert _gpu.block_tier(10, 1000) == (1024, 32, 128)  # 100 -> at most a warp
+    assert traversal_gpu.block_tier(10, 20) == (1024, 2, 2048)    # mean degree 2
+    assert traversal_gpu.block_tier(10, 25) == (1024, 4, 1024)    # 2.5 -> 4
+    assert traversal_gpu.block_tier(10, 0) == (1024, 1, 4096)     # no edges
+    assert traversal_gpu.block_tier(10, 1000) == (1024, 32, 128)  # 100 -> at most a warp
     monkeypatch.setattr(config, "BLOCK_THREADS", 16)
-    assert _gpu.block_tier(10, 1000) == (16, 16, 4)      # at most the block
+    assert traversal_gpu.block_tier(10, 1000) == (16, 16, 4)      # at most the block
     monkeypatch.setattr(config, "BLOCK_FRONTIER", 50)
-    assert _gpu.block_tier(10, 1000) == (16, 16, 50)
+    assert traversal_gpu.block_tier(10, 1000) == (16, 16, 50)
     monkeypatch.setattr(config, "BLOCK_FRONTIER", 0)
-    assert _gpu.block_tier(10, 1000) == (16, 16, -1)
+    assert traversal_gpu.block_tier(10, 1000) == (16, 16, -1)
 
 
 def test_resident_cap_and_blocks(monkeypatch):
@@ -399,18 +399,18 @@ def test_resident_cap_and_blocks(monkeypatch):
     monkeypatch.setattr(config, "THREADS_PER_BLOCK", 256)
     monkeypatch.setattr(config, "SMALL_FRONTIER", None)
     monkeypatch.setattr(config, "RESIDENT_FRONTIER", 65536)
-    assert _gpu.resident_cap(264) == 65536          # 264 x 8 warps = 2,112 < 65,536
-    assert _gpu.resident_cap(10_000) == 80_000      # 10,000 x 8 warps
+    assert traversal_gpu.resident_cap(264) == 65536          # 264 x 8 warps = 2,112 < 65,536
+    assert traversal_gpu.resident_cap(10_000) == 80_000      # 10,000 x 8 warps
     monkeypatch.setattr(config, "RESIDENT_FRONTIER", 0)
-    assert _gpu.resident_cap(264) == 2112
+    assert traversal_gpu.resident_cap(264) == 2112
     monkeypatch.setattr(config, "SMALL_FRONTIER", 77)
-    assert _gpu.resident_cap(264) == 77
-    assert _gpu.resident_blocks(264) == 264 and _gpu.resident_blocks(0) == 0
+    assert traversal_gpu.resident_cap(264) == 77
+    assert traversal_gpu.resident_blocks(264) == 264 and traversal_gpu.resident_blocks(0) == 0
     monkeypatch.setattr(config, "RESIDENT_BLOCKS", 8)
-    assert _gpu.resident_blocks(264) == 8 and _gpu.resident_blocks(3) == 3
-    assert _gpu.resident_blocks(0) == 0             # no cooperative launch: stays none
+    assert traversal_gpu.resident_blocks(264) == 8 and traversal_gpu.resident_blocks(3) == 3
+    assert traversal_gpu.resident_blocks(0) == 0             # no cooperative launch: stays none
     monkeypatch.setattr(config, "RESIDENT_BLOCKS", 0)
-    assert _gpu.resident_blocks(264) == 1
+    assert traversal_gpu.resident_blocks(264) == 1
 
 
 @pytest.mark.parametrize("tpb", [8, 64])
@@ -446,7 +446,7 @@ def test_without_cooperative_launches_every_level_runs_on_the_host(monkeypatch):
     def refuse(*args):
         raise RuntimeError("libcudadevrt.a not found")
 
-    monkeypatch.setattr(_gpu, "cooperative_blocks", refuse)
+    monkeypatch.setattr(traversal_gpu, "cooperative_blocks", refuse)
     n = 12
     g = Graph(n=n, src=np.arange(n - 1), dst=np.arange(1, n), weight=np.ones(n - 1))
     r = bfs(g, 0, "bs", device="gpu")
@@ -510,7 +510,7 @@ def test_delta_stepping_without_cooperative_launches_is_refused(monkeypatch, tmp
     def refuse(*args):
         raise RuntimeError("libcudadevrt.a not found")
 
-    monkeypatch.setattr(_gpu, "cooperative_blocks", refuse)
+    monkeypatch.setattr(traversal_gpu, "cooperative_blocks", refuse)
     g = grid(3, 3, weights="uniform", seed=1)
     with pytest.raises(VcutError) as exc:
         sssp(g, 0, "delta", device="gpu")
@@ -527,12 +527,12 @@ def test_delta_stepping_without_cooperative_launches_is_refused(monkeypatch, tmp
 def test_device_csr_holds_4_byte_ids_while_they_fit(monkeypatch):
     import ir_graph.graph as graph_module
 
-    cuda = _gpu.require_gpu()
+    cuda = runtime_gpu.require_gpu()
     indptr, indices = np.array([0, 2, 3, 3]), np.array([1, 2, 0])
-    g = _gpu.DeviceCSR(cuda, indptr, indices, np.ones(3))
+    g = traversal_gpu.DeviceCSR(cuda, indptr, indices, np.ones(3))
     assert g.indices.copy_to_host().dtype == np.int32 and g.indices.copy_to_host().tolist() == [1, 2, 0]
     assert g.nbytes == 8 * 4 + 4 * 3 + 8 * 3  # offsets, ids, weights
     # past 2^31 vertices (pretended here) the ids are 8-byte
     monkeypatch.setattr(graph_module, "index_dtype", lambda n: np.int64)
-    g = _gpu.DeviceCSR(cuda, indptr, indices)
+    g = traversal_gpu.DeviceCSR(cuda, indptr, indices)
     assert g.indices.copy_to_host().dtype == np.int64 and g.nbytes == 8 * 4 + 8 * 3

@@ -9,9 +9,9 @@ import tomllib
 import pytest
 from packaging.requirements import Requirement
 
-import runtime._gpu as G
+import runtime.gpu as G
 from vcut_base.errors import InputError
-from runtime.kernels import resolve_device
+from runtime.gpu import resolve_device
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -1,4 +1,4 @@
-"""Jet refinement (`runtime.multilevel._jet`, `refinement.jet_loop`): a round and a
+"""Jet refinement (`runtime.multilevel.jet_kernels`, `refinement.jet_loop`): a round and a
 rebalancing round against plain Python transcriptions of their definitions, the
 afterburner on a hand case, the loop's invariants, and the GPU's operations (under the
 CUDA simulator without a GPU) against the CPU's, part for part."""
@@ -10,9 +10,10 @@ import pytest
 
 from vcut_base.errors import InputError
 from runtime import config
-from runtime.multilevel import _cpu as K
-from runtime.multilevel import _jet as J
-from runtime.multilevel import csr_from_edges, gpu, partition_graph, refinement
+from runtime.multilevel import coarsening_kernels as CK
+from runtime.multilevel import refinement_kernels as RK
+from runtime.multilevel import jet_kernels as J
+from runtime.multilevel import csr_from_edges, gpu, multilevel_partition, refinement
 from tests.helpers import cut_of, on_device, on_disk, random_level
 
 _M63 = (1 << 63) - 1
@@ -47,7 +48,7 @@ def best_part(conn, load, bound, wv, maxload):
 
 
 def reference_round(lv, part, load, maxload, lock, key, heavy, c4):
-    """One Jet round, as `_jet` defines it, in plain Python: ``(part, load, lock)``."""
+    """One Jet round, as `jet_kernels` defines it, in plain Python: ``(part, load, lock)``."""
     nbrs = rows(lv)
     n = lv.n
     dest, gain = [-1] * n, [0] * n
@@ -132,25 +133,25 @@ def reference_rebalance(lv, part, load, maxload, soft, key, heavy):
 
 
 def keys_of(n, seed):
-    return (K.vertex_keys(n, seed) >> np.uint64(1)).astype(np.int64)
+    return (CK.vertex_keys(n, seed) >> np.uint64(1)).astype(np.int64)
 
 
 def start(seed, n=70, m=220, k=4, slack=1.05):
     lv = random_level(seed, n=n, m=m, vmax=3)
     part = np.random.default_rng(seed).integers(0, k, lv.n).astype(np.int64)
-    load = K.part_loads(part, lv.vwgt, k)
+    load = RK.part_loads(part, lv.vwgt, k)
     maxload = np.maximum(load, int(slack * lv.vwgt.sum() / k)).astype(np.int64)
     return lv, part, load, maxload
 
 
 def every_vertex(n):
-    """An active list (`_jet.jet_round`) holding every vertex: ``(active, na, listed)``."""
+    """An active list (`jet_kernels.jet_round`) holding every vertex: ``(active, na, listed)``."""
     return np.arange(n, dtype=np.int64), n, np.ones(n, np.uint8)
 
 
 def boundary_list(lv, part):
     """An active list holding only the boundary (vertices with a neighbour elsewhere)."""
-    b = K.boundary(lv.indptr, lv.indices, part)
+    b = RK.boundary(lv.indptr, lv.indices, part)
     active = np.zeros(lv.n, np.int64)
     active[:len(b)] = b[::-1]  # any order
     listed = np.zeros(lv.n, np.uint8)
@@ -175,12 +176,12 @@ def test_a_round_is_its_definition(seed, c4, heavy, listing):
                                        listed)
         assert part.tolist() == want[0].tolist() and load.tolist() == want[1].tolist()
         assert lock.tolist() == want[2].tolist() and moved == want[2].sum()
-        assert (load == K.part_loads(part, lv.vwgt, len(load))).all()
+        assert (load == RK.part_loads(part, lv.vwgt, len(load))).all()
         assert delta == cut_of(lv, part) - before
         # the list: no repeats, its flags, every boundary vertex and every locked one on it
         on = active[:na]
         assert len(set(on.tolist())) == na and np.flatnonzero(listed).tolist() == sorted(on)
-        assert set(K.boundary(lv.indptr, lv.indices, part).tolist()) <= set(on.tolist())
+        assert set(RK.boundary(lv.indptr, lv.indices, part).tolist()) <= set(on.tolist())
         assert set(np.flatnonzero(lock).tolist()) <= set(on.tolist())
         assert (dest[listed == 0] < 0).all()
 
@@ -252,7 +253,7 @@ def test_a_rebalancing_round_is_its_definition(seed):
     k = 4
     rng = np.random.default_rng(seed)
     part = rng.choice(k, lv.n, p=[0.55, 0.25, 0.1, 0.1]).astype(np.int64)  # part 0 over
-    load = K.part_loads(part, lv.vwgt, k)
+    load = RK.part_loads(part, lv.vwgt, k)
     maxload = np.full(k, int(1.05 * lv.vwgt.sum() / k), np.int64)
     soft = refinement.soft_bounds(maxload, int(lv.vwgt.sum()))
     key = keys_of(lv.n, seed)
@@ -294,8 +295,8 @@ def test_jet_loop_ends_balanced_no_worse_and_deterministic(seed):
         ops = refinement._HostJet(lv, p, maxload, key)
         moves = refinement.jet_loop(ops, lv.n, maxload, np.random.default_rng(seed), 3, 0, stats)
         out.append((p.tolist(), moves, stats))
-        assert (K.part_loads(p, lv.vwgt, 5) <= maxload).all()
-        assert (ops.load == K.part_loads(p, lv.vwgt, 5)).all()
+        assert (RK.part_loads(p, lv.vwgt, 5) <= maxload).all()
+        assert (ops.load == RK.part_loads(p, lv.vwgt, 5)).all()
         assert ops.status()[0] == cut_of(lv, p)  # the cut kept from the moves
         assert cut_of(lv, p) < before and moves > 0
         assert stats["jet_rounds"] + stats["jet_rebalances"] >= refinement.JET_PATIENCE
@@ -312,7 +313,7 @@ def test_the_cut_and_the_list_survive_the_hosts_repairs(monkeypatch):
     refinement.jet_loop(ops, lv.n, maxload, np.random.default_rng(1), 3, 0, stats)
     assert stats["jet_repairs"] > 0
     assert ops.status()[0] == cut_of(lv, part)
-    assert (ops.load == K.part_loads(part, lv.vwgt, 5)).all() and (ops.load <= maxload).all()
+    assert (ops.load == RK.part_loads(part, lv.vwgt, 5)).all() and (ops.load <= maxload).all()
 
 
 def test_jet_loop_leaves_an_overloaded_start_alone():
@@ -326,24 +327,24 @@ def test_jet_loop_leaves_an_overloaded_start_alone():
 
 def test_the_cpu_twin_with_jet_is_valid_and_beats_the_greedy_moves_alone():
     lv = random_level(5, n=400, m=1600, vmax=2)
-    greedy = partition_graph(lv, 8, seed=1, refiner="greedy")
-    jet = partition_graph(lv, 8, seed=1, refiner="jet")
-    assert (jet.refiner, greedy.refiner, partition_graph(lv, 8).refiner) == ("jet", "greedy", "fm")
+    greedy = multilevel_partition(lv, 8, seed=1, refiner="greedy")
+    jet = multilevel_partition(lv, 8, seed=1, refiner="jet")
+    assert (jet.refiner, greedy.refiner, multilevel_partition(lv, 8).refiner) == ("jet", "greedy", "fm")
     assert jet.balance <= 1.03 + 1e-9 and jet.cut == cut_of(lv, jet.part)
     assert jet.cut < greedy.cut
-    assert partition_graph(lv, 8, seed=1, refiner="jet").part.tolist() == jet.part.tolist()
+    assert multilevel_partition(lv, 8, seed=1, refiner="jet").part.tolist() == jet.part.tolist()
 
 
 def test_jet_leaves_hubs_to_the_gpus_block_kernels():
     # the CPU's Jet excludes the vertices the GPU's one-thread-per-vertex kernels would
-    assert refinement.JET_HEAVY == gpu.G.HEAVY_DEGREE
+    assert refinement.JET_HEAVY == gpu.CG.HEAVY_DEGREE
 
 
 def test_refiner_bad_input():
     lv = random_level(0)
     for bad in ("kl", 3):
         with pytest.raises(InputError, match="refiner must be one of fm, jet, greedy on the CPU"):
-            partition_graph(lv, 4, refiner=bad)
+            multilevel_partition(lv, 4, refiner=bad)
 
 
 def test_cli_refiner(tmp_path, capsys):
@@ -357,7 +358,7 @@ def test_cli_refiner(tmp_path, capsys):
                 "--json"] + (["--refiner", refiner] if refiner else [])
         assert main(argv) == 0
         res = json.loads(capsys.readouterr().out)
-        want = partition_graph(lv, 4, refiner=refiner)
+        want = multilevel_partition(lv, 4, refiner=refiner)
         assert res["refiner"] == want.refiner == (refiner or "fm")
         assert [int(x) for x in out.read_text().split()] == want.part.tolist()
         assert res["edge_cut"] == want.cut
@@ -385,7 +386,7 @@ def device_loop(lv, part, maxload, seed, heavy, c4=3):
     d_part = gpu._upload(cuda, keep, part)
     status = work.take(k + 2)
     gpu._fill(status, k + 2, 0)
-    gpu._run(gpu.G.loads_kernel, lv.n, d_part, dl.vwgt, lv.n, status[:k])
+    gpu._run(gpu.RG.loads_kernel, lv.n, d_part, dl.vwgt, lv.n, status[:k])
     stats = gpu.new_stats()
     key = gpu._keys(work, lv.n, seed)
     ops = gpu._DeviceJet(cuda, work, dl, d_part, status, gpu._upload(cuda, work, maxload),
@@ -427,11 +428,11 @@ def test_the_gpu_gives_the_cpus_parts(small_launches, monkeypatch, seed, heavy, 
 
 def test_the_gpu_partition_uses_jet_and_keeps_its_guarantees(small_launches):
     lv = random_level(3, n=150, m=500, vmax=2)
-    with_jet = partition_graph(lv, 4, device="gpu", seed=2)
-    without = partition_graph(lv, 4, device="gpu", seed=2, refiner="greedy")
+    with_jet = multilevel_partition(lv, 4, device="gpu", seed=2)
+    without = multilevel_partition(lv, 4, device="gpu", seed=2, refiner="greedy")
     assert (with_jet.refiner, without.refiner) == ("jet", "greedy")
     with pytest.raises(InputError, match="one of jet, greedy on the GPU, got 'fm'"):
-        partition_graph(lv, 4, device="gpu", refiner="fm")
+        multilevel_partition(lv, 4, device="gpu", refiner="fm")
     assert with_jet.gpu["jet_rounds"] > 0 and without.gpu["jet_rounds"] == 0
     for r in (with_jet, without):
         assert r.balance <= 1.03 + 1e-9 and r.cut == cut_of(lv, r.part)

@@ -10,7 +10,7 @@ from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
 from vcut_base.errors import InputError
 from ir_graph import Graph
-from runtime import _gpu, config
+from runtime import config, gpu as runtime_gpu
 from runtime.generators import erdos_renyi, grid, rmat
 from runtime.mst import memory_bytes, minimum_spanning_forest
 from tests.helpers import dataset, edge_graph
@@ -193,7 +193,7 @@ def test_cli(tmp_path, capsys, monkeypatch):
     assert main(["mst", str(el), "-o", str(el)]) == 9  # never over an input
     assert "vcut never overwrites its inputs" in capsys.readouterr().err
     assert el.read_text().startswith("10 20 3")
-    monkeypatch.setattr(_gpu, "_device_present", lambda: False)
+    monkeypatch.setattr(runtime_gpu, "_device_present", lambda: False)
     assert main(["mst", str(el), "--device", "gpu"]) == 2
     assert capsys.readouterr().err.strip() == (
         "error: --device gpu: no CUDA GPU is available here (numba.cuda found none); "

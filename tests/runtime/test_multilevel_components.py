@@ -1,4 +1,4 @@
-"""Bisections of disconnected graphs (`_cpu.components`, `_cpu.split_components`): the
+"""Bisections of disconnected graphs (`initial_kernels.components`, `initial_kernels.split_components`): the
 initial partitioning splits one component at the share the whole others leave, where
 growth from one start can fill a small component and restart inside a dense one at the
 wrong share of it."""
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from runtime.multilevel import Level, csr_from_edges, initial
-from runtime.multilevel import _cpu as K
+from runtime.multilevel import initial_kernels as IK
 
 
 def level_of(g, weight=10):
@@ -50,7 +50,7 @@ def three_components():
 
 def split(lv, side, target0, max0, max1, order=None, tries=4, limit=1, margin=0.5):
     order = np.arange(lv.n, dtype=np.int64) if order is None else order
-    return K.split_components(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, side, order,
+    return IK.split_components(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, side, order,
                               np.int64(target0), np.int64(max0), np.int64(max1),
                               initial.FM_PASSES, tries, limit, margin)
 
@@ -59,7 +59,7 @@ def split(lv, side, target0, max0, max1, order=None, tries=4, limit=1, margin=0.
 def test_components_label_each_connected_set_by_its_lowest_vertex(seed):
     g = nx.gnm_random_graph(60, 45, seed=seed)
     lv = level_of(g)
-    lab, nc = K.components(lv.indptr, lv.indices)
+    lab, nc = IK.components(lv.indptr, lv.indices)
     want = sorted((sorted(c) for c in nx.connected_components(g)), key=min)
     assert nc == len(want)
     for i, comp in enumerate(want):  # numbered in the order of their lowest vertex
@@ -138,7 +138,7 @@ def test_a_connected_graph_or_the_best_side_is_left_alone():
 
 def test_the_bisections_split_components_on_their_coarsest_graph(monkeypatch):
     seen = []
-    real = K.split_components
+    real = IK.split_components
 
     def spy(indptr, indices, ewgt, vwgt, side, order, target0, max0, max1, passes, tries,
             limit, margin):
@@ -146,7 +146,7 @@ def test_the_bisections_split_components_on_their_coarsest_graph(monkeypatch):
         return real(indptr, indices, ewgt, vwgt, side, order, target0, max0, max1, passes,
                     tries, limit, margin)
 
-    monkeypatch.setattr(K, "split_components", spy)
+    monkeypatch.setattr(IK, "split_components", spy)
     lv = three_components()
     side = initial._bisect(Level(lv.indptr, lv.indices, lv.ewgt, lv.vwgt), 7, 8, 8,
                            np.random.default_rng(0))

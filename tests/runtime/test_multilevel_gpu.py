@@ -11,10 +11,10 @@ import pytest
 
 from vcut_base.errors import InputError
 from ir_graph import write_graph
-from runtime import _gpu, config
+from runtime import config, gpu as runtime_gpu
 from runtime.generators import grid
-from runtime.multilevel import _cpu as K
-from runtime.multilevel import csr_from_edges, gpu, partition_graph
+from runtime.multilevel import coarsening_kernels as CK
+from runtime.multilevel import csr_from_edges, gpu, multilevel_partition
 from tests.helpers import M64, cut_of, edges_of, mix, on_device, random_level
 
 
@@ -158,9 +158,9 @@ def test_cmap_and_contraction_equal_the_cpu_kernels(monkeypatch, heavy):
                   for u in range(lv.n) if u <= mate[u]]
         assert heavy > 100 or sum(b > heavy for b in bounds) >= 5
         coarse, cmap = gpu.contract_on_device(cuda, keep, work, dl, match)
-        want_cmap, nc = K.coarse_map(mate)
+        want_cmap, nc = CK.coarse_map(mate)
         assert cmap.copy_to_host()[:lv.n].tolist() == want_cmap.tolist() and coarse.n == nc
-        ptr, idx, w, vw = K.contract(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, mate, want_cmap, nc)
+        ptr, idx, w, vw = CK.contract(lv.indptr, lv.indices, lv.ewgt, lv.vwgt, mate, want_cmap, nc)
         h = coarse.host()
         assert h.vwgt.tolist() == vw.tolist() and h.indptr.tolist() == ptr.tolist()
         for c in range(nc):  # the same rows, the device's sorted by neighbour
@@ -250,11 +250,11 @@ def test_a_heavy_vertex_considers_every_neighbour_part():
     load = gpu._upload(cuda, work, np.ones(k, dtype=np.int64))
     d_max = gpu._upload(cuda, work, np.full(k, 3, dtype=np.int64))
     cto, cgain, req, counters = work.take(41), work.take(41), work.take(k), work.take(3)
-    gpu._run(gpu.G.best_move_kernel, 41, dl.indptr, dl.indices, dl.ewgt, dl.vwgt, d_part, load,
+    gpu._run(gpu.RG.best_move_kernel, 41, dl.indptr, dl.indices, dl.ewgt, dl.vwgt, d_part, load,
              d_max, 41, 1, 0, cto, cgain, k, req, counters)
     assert (int(cto[0:1].copy_to_host()[0]), int(cgain[0:1].copy_to_host()[0])) == (32, 32)
     hv = gpu._upload(cuda, work, np.array([0]))
-    gpu._launch(gpu.G.best_move_heavy_kernel, (1, gpu.G.HEAVY_TPB), dl.indptr, dl.indices,
+    gpu._launch(gpu.RG.best_move_heavy_kernel, (1, gpu.CG.HEAVY_TPB), dl.indptr, dl.indices,
                 dl.ewgt, dl.vwgt, d_part, load, d_max, k, 1, hv, 1, cto, cgain)
     assert (int(cto[0:1].copy_to_host()[0]), int(cgain[0:1].copy_to_host()[0])) == (40, 40)
 
@@ -327,10 +327,10 @@ def test_partition_on_the_gpu_is_valid_deterministic_and_close_to_the_cpu_twin()
     g = grid(11, 11, seed=0)
     lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
     for k in (2, 4):
-        a = partition_graph(g, k, device="gpu", seed=3)
-        c = partition_graph(g, k, device="cpu", seed=3)
+        a = multilevel_partition(g, k, device="gpu", seed=3)
+        c = multilevel_partition(g, k, device="cpu", seed=3)
         if k == 4:
-            assert np.array_equal(a.part, partition_graph(g, k, device="gpu", seed=3).part)
+            assert np.array_equal(a.part, multilevel_partition(g, k, device="gpu", seed=3).part)
         assert a.device == "gpu"
         assert set(a.part.tolist()) == set(range(k)) and a.balance <= 1.03
         # k = 2 coarsens (to 60 vertices); at k = 4 the stop size is 120 = 30 k, and the
@@ -342,7 +342,7 @@ def test_partition_on_the_gpu_is_valid_deterministic_and_close_to_the_cpu_twin()
 
 def test_heterogeneous_targets_on_the_gpu():
     g = grid(12, 12, seed=0)
-    r = partition_graph(g, 3, device="gpu", targets=[1, 2, 3], seed=1)
+    r = multilevel_partition(g, 3, device="gpu", targets=[1, 2, 3], seed=1)
     want = np.array([1, 2, 3]) / 6 * 144
     assert (r.loads <= np.floor(1.03 * want)).all() and r.loads.sum() == 144
 
@@ -354,14 +354,14 @@ def test_gpu_bad_input(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(config, "DEVICE_MEMORY", 1000)
     with pytest.raises(InputError, match=r"needs about .* KiB of GPU memory, 1,000 bytes is "
                                          r"free; use --device cpu"):
-        partition_graph(g, 4, device="gpu")
+        multilevel_partition(g, 4, device="gpu")
     monkeypatch.setattr(config, "DEVICE_MEMORY", None)
     path = tmp_path / "g.npz"
     write_graph(g, path)
-    monkeypatch.setattr(_gpu, "_device_present", lambda: False)
+    monkeypatch.setattr(runtime_gpu, "_device_present", lambda: False)
     with pytest.raises(InputError, match="no CUDA GPU is available here"):
-        partition_graph(g, 4, device="gpu")
-    assert partition_graph(g, 4, device="auto").device == "cpu"
+        multilevel_partition(g, 4, device="gpu")
+    assert multilevel_partition(g, 4, device="auto").device == "cpu"
     assert main(["partition", str(path), "-p", "4", "--algo", "multilevel", "--device",
                  "gpu"]) == 2
     assert "no CUDA GPU is available here" in capsys.readouterr().err
@@ -392,7 +392,7 @@ def test_split_graph_on_the_device_is_the_hosts():
     # Ψ (contracted) built on the device: the same CSR as the host's split pairs made
     # symmetric and sorted (csr_from_edges), with and without the cycles, isolated
     # vertices included
-    from vcut import _kernels
+    from vcut.spac_kernels import split_pairs
     from vcut.spac import _int_weights
 
     rng = np.random.default_rng(5)
@@ -400,7 +400,7 @@ def test_split_graph_on_the_device_is_the_hosts():
     src, dst = (np.array(x, dtype=np.int64) for x in zip(*sorted(pairs)))
     w = rng.uniform(0.5, 3.0, len(src))
     for cycles in (True, False):
-        a, b, aw, _ = _kernels.split_pairs(src, dst, 33, True, cycles, 1000)
+        a, b, aw, _ = split_pairs(src, dst, 33, True, cycles, 1000)
         want = csr_from_edges(a, b, aw, len(src), _int_weights(w))
         got = gpu.split_graph_on_device(src, dst, _int_weights(w), 33, cycles).host()
         for x, y in zip((want.indptr, want.indices, want.ewgt, want.vwgt),
@@ -414,7 +414,8 @@ def test_spac_with_the_multilevel_backend_on_the_gpu():
     # run is deterministic), with the checks of the CPU test
     from runtime.generators import rmat
     from vcut.partition import partition_graph as vertex_cut
-    from vcut.spac import split_and_connect, vertex_partition
+    from runtime.vertex_partition import vertex_partition
+    from vcut.spac import split_and_connect
 
     g = rmat(5, 4, seed=3)
     res = vertex_cut(g, 2, "spac", backend="multilevel", device="gpu", seed=1)
@@ -450,7 +451,7 @@ def test_spac_on_the_gpu_from_the_command_line(tmp_path, capsys):
 
 
 def test_arena_hands_out_disjoint_views_and_reuses_them(monkeypatch):
-    cuda = _gpu.require_gpu()
+    cuda = runtime_gpu.require_gpu()
     arena = gpu.Arena(cuda, "test region")
     x, y, z = arena.take(40), arena.take(40), arena.take(10)  # chunks of 64, then 128
     assert arena.nbytes == 8 * (64 + 128)
@@ -473,14 +474,14 @@ def test_arena_hands_out_disjoint_views_and_reuses_them(monkeypatch):
 
 
 def test_the_runtime_package_api():
-    # the names: runtime.partition_graph and runtime.minimum_spanning_forest are
+    # the names: runtime.multilevel_partition and runtime.minimum_spanning_forest are
     # the multilevel partitioner's and Borůvka's, results and all
     import runtime
     from runtime.mst import minimum_spanning_forest
 
     g = grid(6, 6, seed=0)
-    a = runtime.partition_graph(g, 2, device="gpu", seed=4)
-    b = partition_graph(g, 2, device="gpu", seed=4)
+    a = runtime.multilevel_partition(g, 2, device="gpu", seed=4)
+    b = multilevel_partition(g, 2, device="gpu", seed=4)
     assert a.device == "gpu" and np.array_equal(a.part, b.part) and a.cut == b.cut
     f, want = runtime.minimum_spanning_forest(g), minimum_spanning_forest(g)
     assert f.weight == want.weight and f.edges.tolist() == want.edges.tolist()

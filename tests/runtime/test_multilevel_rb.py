@@ -8,7 +8,7 @@ import pytest
 
 from vcut_base.errors import InputError
 from runtime.generators import rmat
-from runtime.multilevel import csr_from_edges, initial, partition_graph
+from runtime.multilevel import csr_from_edges, initial, multilevel_partition
 from tests.helpers import cut_of, on_disk, random_level
 
 
@@ -29,21 +29,21 @@ def loads_of(lv, part, k):
 @pytest.mark.parametrize("refiner", ["fm", "jet", "greedy"])
 def test_rb_is_a_balanced_partition_of_the_whole_graph(k, refiner):
     lv = random_level(k, n=300, m=1200, vmax=3)
-    r = partition_graph(lv, k, seed=4, scheme="rb", refiner=refiner)
+    r = multilevel_partition(lv, k, seed=4, scheme="rb", refiner=refiner)
     assert (r.scheme, r.refiner, r.device) == ("rb", refiner, "cpu")
     assert r.level_sizes == [(lv.n, lv.m)]  # no k-way hierarchy: one level, the graph
     assert r.part.min() >= 0 and r.part.max() < k and len(r.part) == lv.n
     assert r.cut == cut_of(lv, r.part)
     assert (loads_of(lv, r.part, k) <= bounds(lv, k)).all()
     assert r.loads.tolist() == loads_of(lv, r.part, k).tolist()
-    again = partition_graph(lv, k, seed=4, scheme="rb", refiner=refiner)
+    again = multilevel_partition(lv, k, seed=4, scheme="rb", refiner=refiner)
     assert again.part.tolist() == r.part.tolist()  # deterministic for a seed
 
 
 def test_rb_keeps_heterogeneous_targets():
     lv = random_level(7, n=400, m=1500, vmax=2)
     targets = [1, 2, 3, 2]
-    r = partition_graph(lv, 4, seed=1, scheme="rb", targets=targets)
+    r = multilevel_partition(lv, 4, seed=1, scheme="rb", targets=targets)
     assert (loads_of(lv, r.part, 4) <= bounds(lv, 4, targets)).all()
     assert r.cut == cut_of(lv, r.part)
 
@@ -52,8 +52,8 @@ def test_rb_falls_back_to_kway_where_the_bisections_break_a_bound():
     # 38 vertices of weight 1-4 into 15 parts at 0.1 %: the bisections leave a part one
     # over its bound with no single move to repair it; k-way meets every bound
     lv = random_level(9, n=38, m=143, vmax=4)
-    want = partition_graph(lv, 15, seed=9, imbalance=0.001)
-    r = partition_graph(lv, 15, seed=9, imbalance=0.001, scheme="rb")
+    want = multilevel_partition(lv, 15, seed=9, imbalance=0.001)
+    r = multilevel_partition(lv, 15, seed=9, imbalance=0.001, scheme="rb")
     assert (loads_of(lv, want.part, 15) <= bounds(lv, 15, imbalance=0.001)).all()
     assert r.scheme == "kway" and r.part.tolist() == want.part.tolist()
     assert r.cut == cut_of(lv, r.part)
@@ -65,8 +65,8 @@ def test_rb_cuts_less_than_kway_on_rmat_graphs():
     g = rmat(10, 8, seed=1)
     lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
     for k in (4, 8):
-        kway = partition_graph(lv, k, seed=0)
-        rb = partition_graph(lv, k, seed=0, scheme="rb")
+        kway = multilevel_partition(lv, k, seed=0)
+        rb = multilevel_partition(lv, k, seed=0, scheme="rb")
         assert rb.cut == cut_of(lv, rb.part) and kway.cut == cut_of(lv, kway.part)
         assert rb.cut < kway.cut
         assert (loads_of(lv, rb.part, k) <= bounds(lv, k)).all()
@@ -85,7 +85,7 @@ def test_a_bisection_coarsens_to_at_most_the_cap(monkeypatch):
     monkeypatch.setattr(initial, "coarsen", spy)
     g = rmat(12, 4, seed=2)
     lv = csr_from_edges(g.src, g.dst, g.weight, g.n)
-    partition_graph(lv, 4, seed=0, scheme="rb")
+    multilevel_partition(lv, 4, seed=0, scheme="rb")
     # coarsen_to(n, 2) = max(n / 20, 60), capped at BISECT_CAP
     assert seen and all(stop == min(max(n // 20, 60), initial.BISECT_CAP) for n, stop in seen)
     assert seen[0] == (lv.n, initial.BISECT_CAP)  # the whole graph: 4096 / 20 > 200
@@ -95,10 +95,10 @@ def test_scheme_bad_input():
     lv = random_level(0)
     for bad in ("metis", "", None):
         with pytest.raises(InputError, match="scheme must be one of kway, rb"):
-            partition_graph(lv, 4, scheme=bad)
+            multilevel_partition(lv, 4, scheme=bad)
     with pytest.raises(InputError, match="scheme 'rb' .* runs on the CPU"):
-        partition_graph(lv, 4, device="gpu", scheme="rb")  # the simulator's GPU in CI
-    assert partition_graph(lv, 4, device="auto", scheme="rb").device == "cpu"
+        multilevel_partition(lv, 4, device="gpu", scheme="rb")  # the simulator's GPU in CI
+    assert multilevel_partition(lv, 4, device="auto", scheme="rb").device == "cpu"
 
 
 def test_cli_scheme(tmp_path, capsys):
@@ -109,7 +109,7 @@ def test_cli_scheme(tmp_path, capsys):
     assert main(["partition", str(path), "-p", "4", "--algo", "multilevel", "--scheme", "rb",
                  "-o", str(out), "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
-    want = partition_graph(lv, 4, scheme="rb")
+    want = multilevel_partition(lv, 4, scheme="rb")
     assert (res["scheme"], res["refiner"], res["edge_cut"]) == ("rb", "fm", want.cut)
     assert [int(x) for x in out.read_text().split()] == want.part.tolist()
     assert main(["partition", str(path), "-p", "4", "--algo", "multilevel", "--json"]) == 0

@@ -153,7 +153,7 @@ def test_seed_out_of_range_names_the_seed(capsys, seed, devices):
 
 def test_gpu_without_a_gpu_names_the_devices_option(capsys, monkeypatch):
     """Was '--device gpu: ... use --device cpu': an option vcut schedule does not have."""
-    monkeypatch.setattr("runtime._gpu._device_present", lambda: False)
+    monkeypatch.setattr("runtime.gpu._device_present", lambda: False)
     code, err, _ = _run(capsys, "--job=matmul", "--size=8", "--rounds=1", "--devices=cpu,gpu")
     assert (code, err) == (2, "error: --devices gpu:0: no CUDA GPU is available here (numba.cuda "
                               "found none); use cpu, a simulated GPU (sim:gpu[:key=value...]) or "

@@ -8,7 +8,7 @@ def run_multilevel(args, graph, targets):
     """Partition ``graph``'s vertices into ``args.p`` parts; print the summary; exit status."""
     from vcut_base.atomic import atomic_output
     from vcut_base.errors import InputError
-    from runtime.multilevel import partition_graph
+    from runtime.multilevel import multilevel_partition
 
     from ._common import print_json, print_rows
     from ._outputs import summary_stream
@@ -22,9 +22,9 @@ def run_multilevel(args, graph, targets):
         from vcut.partition import capacity_fractions
 
         capacity_fractions(args.p, "multilevel", targets)
-    res = partition_graph(graph, args.p, device=args.device, imbalance=args.imbalance - 1.0,
-                          seed=args.seed, targets=targets, refiner=args.refiner,
-                          scheme=args.scheme or "kway")
+    res = multilevel_partition(graph, args.p, device=args.device, imbalance=args.imbalance - 1.0,
+                               seed=args.seed, targets=targets, refiner=args.refiner,
+                               scheme=args.scheme or "kway")
     files = []
     if args.output:
         with atomic_output(args.output, "w") as fh:
