@@ -47,10 +47,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from ir_graph import read_graph  # noqa: E402
-from runtime.batch import BatchJob, run_batch, run_job  # noqa: E402
 from runtime.dask_cluster import dask_client  # noqa: E402
 from vcut.distributed import partition_distributed  # noqa: E402
+from vcut.cli.analyze import batch_options  # noqa: E402
 from vcut.partition import partition_graph  # noqa: E402
+from vcut.pipeline.batch import BatchJob, run_batch, run_job  # noqa: E402
 
 FIGURES = ("makespan", "lower_bound", "speedup", "communication_bytes", "hop_bytes")
 GRAPHS = ("cnr-2000.arcs.txt.gz", "ego-Twitter-undirected.lg.gz")
@@ -62,14 +63,14 @@ def bench_batch(ps):
     jobs = [BatchJob(s["name"], (os.path.join(ROOT, "samples", s["source"]),), (), p,
                      ("--no-baselines",) + tuple(o for d in s["defines"] for o in ("-D", d)))
             for s in samples for p in ps]
-    run_job(jobs[0])  # compile the kernels here once, as the workers will on their first row
+    run_job(jobs[0], batch_options)  # compile the kernels here once, as the workers will on their first row
     t = time.perf_counter()
-    seq = [run_job(j) for j in jobs]
+    seq = [run_job(j, batch_options) for j in jobs]
     t_seq = time.perf_counter() - t
     with dask_client(workers=2) as client:
-        client.run(run_job, jobs[0])  # the workers' first row compiles their kernels
+        client.run(run_job, jobs[0], batch_options)  # the workers' first row compiles their kernels
         t = time.perf_counter()
-        rows = run_batch(jobs, client)
+        rows = run_batch(jobs, client, options_of=batch_options)
         t_par = time.perf_counter() - t
     same = all({k: a.get(k) for k in FIGURES} == {k: b.get(k) for k in FIGURES}
                for a, b in zip(seq, rows))

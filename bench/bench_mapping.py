@@ -23,12 +23,12 @@ weights, so every figure is deterministic):
    round-robin, random, comm-greedy and recursive-bisection mappings of its
    own clusters (target: lower on >= 9 of 10 samples at each p), and its
    communication against CompNet's (target <= 0.7), the priority ``par``
-   kept (how many it tried: `mapping.analyze.STEER`; ``c`` where the clusters
+   kept (how many it tried: `vcut.par_steering.STEER`; ``c`` where the clusters
    with the chains protected were kept, `vcut.parallel.CHAIN_SLACKS`, and in
    brackets their compact simulations / bound where tried; ``l`` and the scale where
-   a clustering made with the latency scaled (`mapping.analyze.LATENCY_SCALES`) was
+   a clustering made with the latency scaled (`vcut.par_steering.LATENCY_SCALES`) was
    kept, in brackets the fastest of those / bound), its replica price and
-   the share of vertices whose replicas were dissolved (`mapping.analyze._refine`),
+   the share of vertices whose replicas were dissolved (`vcut.par_steering.refine`),
    each with how many were tried; the counts are given for the bundled samples and,
    with ``--extra``, for all. Then the designs
    compared: WB-Libra in execution order, WB-Libra with its bound per window
@@ -53,11 +53,11 @@ sys.path.insert(0, ROOT)
 
 from frontend import compile_program, trace_program  # noqa: E402
 from ir_graph import build_graph  # noqa: E402
-from mapping.analyze import METHODS, compare_methods  # noqa: E402
 from mapping.interactions import from_edge_partition, interactions  # noqa: E402
 from mapping.machine import table2  # noqa: E402
 from mapping.placement import MAPPERS, place  # noqa: E402
 from vcut.partition import partition_graph  # noqa: E402
+from vcut.pipeline import METHODS, compare_methods  # noqa: E402
 
 NAMES = {"dijkstra": "Dijkstra", "fft": "FFT", "kmeans": "K-means", "mandel": "Mandel", "md": "Md",
          "nn": "NN", "neuron": "Neuron", "cnn": "CNN", "strassen8": "Strassen8",
@@ -109,21 +109,21 @@ def samples(only, extra=False):
 def windowed_wb_libra(graph, p, window):
     """Design B of issue 14: WB-Libra with its bound applied per window of
     ``window * p`` tasks of the execution order (replica sets carried over)."""
-    from vcut import _kernels
-    from vcut._replicas import execution_order
-    from vcut.metrics import degrees
+    from ir_graph.edge_lists import degrees, execution_order
+    from ir_graph.replicas import replica_sets
+    from vcut.greedy_kernels import RULE_LIBRA, greedy_assign
     from vcut.partition import partition_from_assignment, simplify
 
     src, dst, w, input_edge, _, _ = simplify(graph)
     order = execution_order(np.minimum(src, dst), np.maximum(src, dst))
     order = np.arange(len(src)) if order is None else order.astype(np.int64)
     out = np.empty(len(src), np.int32)
-    sets = _kernels.replica_sets(graph.n, p)
+    sets = replica_sets(graph.n, p)
     deg, cap = degrees(src, dst, graph.n), np.full(p, 1.0 / p)
     for lo in range(0, len(src), window * p):
         o = order[lo:lo + window * p]
-        _, pool = _kernels.greedy_assign(src, dst, w, o, graph.n, p, deg, cap, float(w[o].sum()),
-                                         _kernels.RULE_LIBRA, out, sets, np.zeros(2, np.int64))
+        _, pool = greedy_assign(src, dst, w, o, graph.n, p, deg, cap, float(w[o].sum()),
+                                RULE_LIBRA, out, sets, np.zeros(2, np.int64))
         sets = sets[:3] + (pool,)
     full = out if input_edge is None else out[np.maximum(input_edge, 0)]
     return partition_from_assignment(graph, full, p, algo="wb-libra-window")
@@ -131,10 +131,11 @@ def windowed_wb_libra(graph, p, window):
 
 def parallel_tables(only, extra, window):
     """Section 4 (issue 14): the default analysis against its lower bound and baselines."""
-    from mapping.analyze import FINALIST_FIELDS, analyze_graph
     from mapping.bounds import lower_bound
     from mapping.machine import load_machine
     from mapping.simulate import simulate
+    from vcut.par_steering import FINALIST_FIELDS
+    from vcut.pipeline import analyze_graph
 
     setups = ((8, "mesh:4x4"), (64, "table2:64"))
     rows = {p: [] for p, _ in setups}
@@ -161,7 +162,7 @@ def parallel_tables(only, extra, window):
             slack = a.partition.get("chain_slack")
             kept += f" {f'c{slack:g}' if slack else ''}" + (
                 "[" + ", ".join(f"{s / lb:.2f}" for _, s in chains) + "]" if chains else "")
-            # the latency scaled (mapping.analyze.LATENCY_SCALES): the scale kept, the
+            # the latency scaled (vcut.par_steering.LATENCY_SCALES): the scale kept, the
             # fastest compact simulation / bound among those tried
             scaled = a.partition.get("latencies")
             scale = a.partition.get("latency_scale", 1.0)
@@ -180,12 +181,12 @@ def parallel_tables(only, extra, window):
             models = a.partition.get("memory_models")
             kept += (" | " + ("numa" if a.partition.get("numa_model") else "none") if not models
                      else " | " + " / ".join(f"{mk / lb:.3f}" for _, mk in models) + " → none")
-            # the order replayed (mapping.analyze._replay): makespan / bound before -> after
+            # the order replayed (vcut.par_steering.replay): makespan / bound before -> after
             replays = a.partition.get("replays")
             kept += (" | -" if not replays else
                      f" | {a.result.makespan / lb:.3f} ← "
                      f"{a.partition['replays_from'] / lb:.3f} ({a.partition['replayed']})")
-            # par on whole block runs (mapping.analyze._finalist): its makespan / bound and
+            # par on whole block runs (vcut.par_steering.finalist): its makespan / bound and
             # messages / the other's, "kept" where its clusters were kept
             # and on whole calls, after the fastest at the other latency, each against
             # the clusters kept by then

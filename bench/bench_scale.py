@@ -72,11 +72,11 @@ def phase(name, fn, count=None):
     return out
 from frontend import load_trace
 from ir_graph import build_graph
-from mapping.analyze import cluster_graph
 from mapping.interactions import interactions
 from mapping.machine import table2
 from mapping.placement import MAPPERS, place
 from mapping.simulate import simulate
+from vcut.clustering import cluster_graph
 tr = phase("load trace", lambda: load_trace({trace!r}, mmap=bool(spill)))
 g = phase("graph", lambda: build_graph(tr))
 obj = tr.obj_size
@@ -86,7 +86,7 @@ p = {p}
 algo = {algo!r}
 m = table2(p)
 kw = dict(latency=m.mean_message_cycles(32)) if algo == "par" else dict()
-import mapping.analyze as an
+import vcut.par_steering as an
 if algo == "par" and an.PAR_NUMA:  # the memory model `vcut analyze` gives par
     kw["numa"] = an.par_numa(m, p)
 cl, _ = phase("partition", lambda: cluster_graph(g, p, algo, **kw))

@@ -1,6 +1,6 @@
 """What an analysis means for the program: clusters, timeline and critical path on the source.
 
-`insight` reads an `mapping.analyze.Analysis`, its graph and the trace's
+`insight` reads an `vcut.pipeline.Analysis`, its graph and the trace's
 `frontend.source.SourceMap` (``graph.source``) and returns an `Insight`:
 
 * per cluster, the source lines and functions it executes with their share
@@ -109,7 +109,7 @@ def insight(a, graph, source=None, top=TOP, bins=BINS):
 
     Parameters
     ----------
-    a : mapping.analyze.Analysis
+    a : vcut.pipeline.Analysis
     graph : ir_graph.Graph
         The analysed graph (its nodes are the clustering's).
     source : frontend.source.SourceMap, optional

@@ -285,7 +285,7 @@ def _aligned(header, rows):
 
 
 def windows_tables(sample):
-    """The tables ``vcut analyze --windows`` prints for a `mapping.sampling.WindowSample`:
+    """The tables ``vcut analyze --windows`` prints for a `vcut.pipeline.windows.WindowSample`:
     each window's main figures, then every figure's min, median, max and coefficient of
     variation over the windows. Returns a list of text lines."""
     cols = [k for k in _WINDOW_COLUMNS if k in sample.figures]

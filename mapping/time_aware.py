@@ -16,7 +16,7 @@ improves it by local search with the simulator as the judge:
   than any of them, so the comparison `vcut analyze` prints never shows a
   baseline mapping ahead of it (with the three first starts alone, the random
   mapping of the same clusters ran faster on md at p = 64 and on nn and neuron
-  at p = 8); a caller that simulates the baselines too (`mapping.analyze`)
+  at p = 8); a caller that simulates the baselines too (`vcut.pipeline.analyze_graph`)
   reuses these simulations;
 * a move either swaps the cores of two clusters or moves a cluster to a free
   core (when there are more cores than clusters);
@@ -66,8 +66,9 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=No
     simulated (``memory-centric`` and `STARTS`) and for the result
     (``time-aware``), so that a caller comparing mappings need not simulate
     them again; a start it holds already (``name: (core, SimResult)`` of the same
-    placement of ``cl`` with messages of ``inter.value_bytes``, as `mapping.analyze`'s
-    priority steering leaves the compact one) is not simulated again. The starts are
+    placement of ``cl`` with messages of ``inter.value_bytes``, as par's
+    priority steering (`vcut.par_steering.steer`) leaves the compact one) is not simulated
+    again. The starts are
     simulated ``jobs`` at a time (threads; default `mapping.simulate.simulation_jobs`),
     the same result whatever the number.
     """

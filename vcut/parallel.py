@@ -39,7 +39,7 @@ cuts the same edges while scheduling them:
   charges half a latency per message and nothing for the bandwidth, and at
   price 0 it promises makespans the simulator never gives (dijkstra, p = 64:
   1.01× the bound in the model, 2.2× simulated, twice the communication);
-* with a memory model (``numa``; `mapping.analyze` can give the machine's for
+* with a memory model (``numa``; `vcut.par_steering` can give the machine's for
   the clusters' cores in the compact placement), a task costs what the
   simulator charges it: ``min(1, w / DRAM cycles)`` of the extra latency from
   its cluster's NUMA node to the node of its memory object, placed by the
@@ -111,11 +111,11 @@ CRITICAL = 0.3
 #: delay to the chain delays everything after it (measured at p = 64: nn
 #: 2.4x the model's bound at 2, 1.24x at 16 and above; neuron 2.0 / 1.11).
 HOLD = 16.0
-#: The priorities `mapping.analyze` tries for ``par`` at many clusters (the
+#: The priorities `vcut.par_steering` tries for ``par`` at many clusters (the
 #: ``gamma`` of `par_assign`: bottom level minus ``gamma`` times top level),
 #: judged by the simulator; 0, the bottom level alone, first.
 GAMMAS = (0.0, 0.25, 0.5, 1.0)
-#: The chain slacks `mapping.analyze` tries for ``par`` at many clusters besides
+#: The chain slacks `vcut.par_steering` tries for ``par`` at many clusters besides
 #: `GAMMAS` (priority 0), judged by the simulator: every vertex whose longest path is
 #: within 30 % (40 %) of the longest is on a protected chain. The hash table at p = 64
 #: has counters in memory beside its longest chain, ``probes``'s (the LCG's seed at 0.87
@@ -124,7 +124,7 @@ GAMMAS = (0.0, 0.25, 0.5, 1.0)
 #: (1.92x with the chains within 0.3 protected). Most programs run slower with it
 #: (neuron 1.12 -> 3.46x in the model), hence candidates, not a default.
 CHAIN_SLACKS = (0.3, 0.4)
-#: The grains `mapping.analyze` tries for ``par`` at many clusters (``grains`` of
+#: The grains `vcut.par_steering` tries for ``par`` at many clusters (``grains`` of
 #: `par_assign`): a run of one basic block's instructions, executed one after another,
 #: goes to one cluster as a whole when every path through it (the run's work counted
 #: whole) is within this share of the model's bound. At -O0 half of the messages of the
@@ -141,7 +141,7 @@ GRAIN_SHARE = 0.5
 #: whole at 1/16 it sends 0.56-0.62x CompNet's bytes instead of 0.91x at 1.07-1.08x the
 #: bound (1/4: 0.30x at 1.16x; 1/8: 0.41x at 1.11x).
 CALL_SHARE = 1.0 / 16
-#: `mapping.analyze` tries calls as grains with this ``grain_share``: every call kept
+#: `vcut.par_steering` tries calls as grains with this ``grain_share``: every call kept
 #: whole whose paths stay within the model's bound.
 CALL_GRAIN_SHARE = 1.0
 

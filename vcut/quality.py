@@ -184,7 +184,7 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     searches (``fm``). ``vertices`` (a bool per vertex), when given: the
     dissolving passes visit only these vertices (a move takes the edges of
     one of them out of one cluster) and FM searches start only from them
-    (`mapping.analyze` dissolves the replicas of the vertices with slack).
+    (`vcut.par_steering` dissolves the replicas of the vertices with slack).
     ``fm_budget``: FM starts no search once it has tried this many moves per
     edge (None: FM runs to its fixed point or `FM_PASSES`).
     """

@@ -8,7 +8,7 @@ import pytest
 
 from vcut_base.errors import InputError, excerpt, quoted
 from mapping.machine import load_machine
-from runtime.batch import load_manifest
+from vcut.pipeline.batch import load_manifest
 
 
 def test_excerpt_keeps_short_text_and_cuts_long_text_around_the_offending_part():

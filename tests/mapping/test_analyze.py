@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from ir_graph import Graph
-from mapping.analyze import METHODS, analyze_graph, compare_methods
-from mapping.machine import load_machine
 from tests.helpers import run_cli
+from vcut.pipeline import METHODS, analyze_graph, compare_methods
+from mapping.machine import load_machine
 from vcut.cli import main
 
 
@@ -194,7 +194,6 @@ def test_compare_methods_reach_the_terminal_and_json(tmp_path, capsys):
 def test_baselines_run_at_once_give_the_same_figures(monkeypatch):
     """The baseline simulations on threads (jobs=3) against one after another."""
     import vcut_base.memory
-    from mapping.analyze import analyze_graph
     from mapping.simulate import simulation_bytes, simulation_jobs
 
     rng = np.random.default_rng(4)
@@ -222,12 +221,14 @@ def test_the_comparison_simulates_no_mapping_again(strassen8, monkeypatch):
     # the comparison reuses all of them, so analyze's own simulator runs once (the
     # priority steering's compact placement) and once per replica refinement tried (each
     # judged on that placement), and the default is never behind a baseline
-    import mapping.analyze as an
+    import vcut.par_steering as an
+    import vcut.pipeline.analysis as pa
 
     trace, g = strassen8
     calls = []
     real = an.simulate
     monkeypatch.setattr(an, "simulate", lambda *x, **kw: calls.append(1) or real(*x, **kw))
+    monkeypatch.setattr(pa, "simulate", lambda *x, **kw: calls.append(1) or real(*x, **kw))
     a = analyze_graph(g, 8, "par", load_machine("mesh:4x4"), object_bytes=trace.obj_size,
                       jobs=1)
     assert len(calls) == len(a.partition["refined"])
@@ -272,7 +273,7 @@ def test_the_mapping_starts_from_the_steering_s_compact_simulation(strassen8, mo
     from mapping.placement import place
     from mapping.time_aware import compact
 
-    import mapping.analyze as an
+    import vcut.par_steering as an
 
     trace, g = strassen8
     m = load_machine("table2:64")
@@ -299,12 +300,12 @@ def test_analyze_greedy_cut_on_the_gpu(trace_file, capsys, monkeypatch):
     # on the empty state frozen at the stream's start (least loaded of all) and again when
     # applied: the sequential stream's cut, hence the same analysis
     from runtime import config
-    from vcut import _gpu_greedy
+    from vcut import gpu_greedy
 
     monkeypatch.setattr(config, "THREADS_PER_BLOCK", 8)
     calls = []
-    real = _gpu_greedy.greedy_batched_gpu
-    monkeypatch.setattr(_gpu_greedy, "greedy_batched_gpu",
+    real = gpu_greedy.greedy_batched_gpu
+    monkeypatch.setattr(gpu_greedy, "greedy_batched_gpu",
                         lambda *a: calls.append(len(a[3])) or real(*a))
     args = ("analyze", trace_file, "-p", "4", "--algo", "wb-libra", "--no-baselines", "--json",
             "--window", "0:400")
@@ -329,8 +330,8 @@ def test_par_with_and_without_the_memory_model(strassen8, monkeypatch):
     # (here: STEER at 0), par runs again without the model and the steering goes on
     # from there: the same analysis as without the model, which records the first
     # simulations of both
-    import mapping.analyze as an
-    from mapping.analyze import cluster_graph
+    import vcut.par_steering as an
+    from vcut.clustering import cluster_graph
     from mapping.machine import MEMORY_CYCLES
     from mapping.simulate import simulate
     from mapping.time_aware import compact
@@ -374,9 +375,10 @@ def test_par_priorities_and_prices_are_judged_by_the_simulator(strassen8, monkey
     # clustering on the compact placement; the fastest priority is kept (ties: the
     # first), then each price while within PRICE_TOLERANCE of the fastest seen, and
     # after the first that is not, the geometric mean of it and the last kept one
-    import mapping.analyze as an
+    import vcut.par_steering as an
     import mapping.time_aware as ta
-    from mapping.analyze import PRICE_TOLERANCE, cluster_graph
+    from vcut.clustering import cluster_graph
+    from vcut.par_steering import PRICE_TOLERANCE
     from mapping.interactions import interactions
     from mapping.simulate import simulate
     from mapping.time_aware import compact
@@ -503,7 +505,7 @@ def test_par_clusters_lose_replicas_only_where_no_time_is_lost(strassen8, monkey
     # vertices with the most slack, the shares of REFINE_SHARES in turn; the first whose
     # clusters simulate (compact placement) within REFINE_TOLERANCE of the steered ones,
     # with fewer messages, is kept. Replayed here on the steered clusters (no refinement)
-    import mapping.analyze as an
+    import vcut.par_steering as an
     from mapping.simulate import simulate
     from mapping.time_aware import compact
     from vcut.metrics import partition_metrics
@@ -571,10 +573,10 @@ def test_par_clusters_lose_replicas_only_where_no_time_is_lost(strassen8, monkey
     # with no room in the simulated-task budget for a share's simulation, nothing is
     # ranked or refined (nor the incidence built)
     import mapping.time_aware as ta
-    from vcut import _expand
+    from vcut import expansion_kernels
 
     monkeypatch.setattr(ta, "EVAL_TASKS", 2 * len(plain.clustering.src) - 1)
-    monkeypatch.setattr(_expand, "incidence", None)  # a call would fail
+    monkeypatch.setattr(expansion_kernels, "incidence", None)  # a call would fail
     a = analysis()  # (the steering tries fewer prices in that budget too)
     fresh = simulate(a.clustering, core, m, 32)
     assert a.partition["refined"] == [[0.0, fresh.makespan, fresh.messages]]
@@ -599,7 +601,7 @@ def test_par_clusters_replay_their_simulated_order(strassen8, monkeypatch):
     # REPLAYS re-sorts by the last simulation's finish times, each from the last, until an
     # order reproduces itself; the fastest order is kept, the placement is the mapping's.
     # Replayed here by hand from the analysis without either
-    import mapping.analyze as an
+    import vcut.par_steering as an
     from mapping.simulate import simulate
 
     trace, g = strassen8
@@ -654,20 +656,20 @@ def test_par_clusters_replay_their_simulated_order(strassen8, monkeypatch):
     # the replays alone (no window-free order)
     monkeypatch.setattr(an, "REPLAYS", 3)
     at = b.result.makespan / an.STEER
-    assert an._replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == \
+    assert an.replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == \
         by_hand(False)[0]
     # within STEER of the bound after the mapping: no replay; the simulation budget (in
     # simulations of the clusters, the window-free one counting twice) cuts the replays
     # first, then the window-free order
     monkeypatch.setattr(an, "WINDOW_FREE", True)
-    kept, res, tried, n = an._replay(b.clustering, core, m, b.result, vb, at, print)
+    kept, res, tried, n = an.replay(b.clustering, core, m, b.result, vb, at, print)
     assert kept is b.clustering and res is b.result and (tried, n) == ([], 0)
-    assert an._replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == spans
+    assert an.replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == spans
     import mapping.time_aware as ta
     for room, want in ((4, by_hand(True, 1)[0]), (3, spans[:1]), (2, by_hand(False, 2)[0]),
                        (0, [])):
         monkeypatch.setattr(ta, "EVAL_TASKS", room * n_tasks + n_tasks - 1)
-        assert an._replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == want
+        assert an.replay(b.clustering, core, m, b.result, vb, at * 0.999, print)[2] == want
 
 
 def _extra(name):
@@ -688,8 +690,8 @@ def test_the_steering_keeps_chains_or_a_scaled_latency_where_they_win(name, slac
     # the latency charged (its compact simulation 10 % faster, past LATENCY_GAIN); the
     # clusters kept are par's at that slack and latency, and every figure recorded is a
     # fresh simulation of its clustering on the compact placement
-    import mapping.analyze as an
-    from mapping.analyze import cluster_graph
+    import vcut.par_steering as an
+    from vcut.clustering import cluster_graph
     from mapping.interactions import interactions
     from mapping.simulate import simulate
     from mapping.time_aware import compact
@@ -730,13 +732,13 @@ def test_the_grain_finalist_rule():
     # with more messages, only when faster by more than GRAIN_RATE times the share added
     from types import SimpleNamespace
 
-    import mapping.analyze as an
+    import vcut.par_steering as an
 
     def pick(plain, grains, bound=90.0, unit="runs"):  # (makespan, messages) each
         runs = [("cl", {"m": k, "grains_kept": "earlier"}, None, None, None,
                  SimpleNamespace(makespan=s, messages=n), k)
                 for k, (s, n) in (("plain", plain), ("grains", grains))]
-        out = an._finalist(*runs, bound, unit)
+        out = an.finalist(*runs, bound, unit)
         assert out[6] == out[1]["m"]
         name = "grain" if unit == "runs" else "call"
         return out[1]["m"], out[1][f"{name}_finalist"], out[1][f"{name}s_kept"]
@@ -773,7 +775,7 @@ def test_the_grain_finalist_rule():
             for k, s, n, extra in (("plain", 100.0, 1000, {"grains_kept": True,
                                                            "grain_finalist": [[1, 2], [3, 4]]}),
                                    ("calls", 99.0, 900, {}))]
-    out = an._finalist(*runs, 90.0, "calls")[1]
+    out = an.finalist(*runs, 90.0, "calls")[1]
     assert out == {"m": "calls", "grains_kept": True, "grain_finalist": [[1, 2], [3, 4]],
                    "call_finalist": [[100.0, 1000], [99.0, 900]], "calls_kept": True}
 
@@ -783,8 +785,8 @@ def test_par_on_whole_block_runs_is_mapped_as_a_finalist(strassen8, monkeypatch)
     # every priority (at the replica price the steering kept); the fastest of each on the
     # compact placement, and the fastest at the latency the steering did not keep, are
     # refined and mapped, and the finalist rule decides on them one after another
-    import mapping.analyze as an
-    from mapping.analyze import cluster_graph
+    import vcut.par_steering as an
+    from vcut.clustering import cluster_graph
     from mapping.simulate import simulate
     from mapping.time_aware import compact
     from vcut.parallel import CALL_GRAIN_SHARE, CALL_SHARE, GAMMAS, GRAIN_SHARE

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ir_graph.graph import Graph
-from mapping.analyze import analyze_graph
+from vcut.pipeline.analysis import analyze_graph
 from mapping.bounds import lower_bound
 from mapping.machine import load_machine
 from mapping.placement import MAPPERS

@@ -9,7 +9,7 @@ from vcut_base.errors import InputError
 from ir_graph.graph import Graph
 from mapping import budget
 from tests.helpers import run_cli
-from vcut.cli._common import parse_window
+from vcut.pipeline.inputs import parse_window
 
 
 def chain_graph():
@@ -84,14 +84,14 @@ def test_analyze_refuses_a_trace_beyond_the_memory(tmp_path, strassen8, capsys, 
 
 
 def test_out_of_memory_is_one_line_exit_11(tmp_path, strassen8, capsys, monkeypatch):
-    import mapping.analyze
+    import vcut.pipeline.report
 
     path = _strassen_trace(tmp_path, strassen8)
 
     def boom(*a, **k):
         raise MemoryError("Allocation failed")
 
-    monkeypatch.setattr(mapping.analyze, "analyze_graph", boom)
+    monkeypatch.setattr(vcut.pipeline.report, "analyze_graph", boom)
     code, out, err = run_cli(capsys, "analyze", path, "-p", "4", "--json")
     assert code == 11
     assert err.count("\n") == 1 and err.startswith("error: out of memory")

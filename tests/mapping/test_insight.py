@@ -11,7 +11,7 @@ import pytest
 
 from frontend.source import SourceMap
 from ir_graph import Graph
-from mapping.analyze import Analysis
+from vcut.pipeline.analysis import Analysis
 from mapping.bounds import lower_bound
 from mapping.insight import critical_path, insight, task_intervals, task_labels
 from mapping.interactions import Clustering, interactions
@@ -177,7 +177,7 @@ def test_analyze_strassen_insights(tmp_path):
 
 
 def test_strassen_intervals_match_busy(strassen8):
-    from mapping.analyze import analyze_graph
+    from vcut.pipeline.analysis import analyze_graph
     from mapping.machine import load_machine
 
     trace, g = strassen8

@@ -8,7 +8,7 @@ import pytest
 import vcut_base.memory
 from vcut_base.errors import InputError
 from ir_graph import Graph, write_graph
-from mapping.analyze import analyze_graph
+from vcut.pipeline.analysis import analyze_graph
 from mapping.machine import hwloc_xml, load_machine, machine_from_dict
 from vcut.cli import main
 

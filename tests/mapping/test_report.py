@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ir_graph import Graph
-from mapping.analyze import analyze_graph
+from vcut.pipeline.analysis import analyze_graph
 from mapping.machine import load_machine
 from mapping.report import MIN_CELL_POINTS, _mesh_figure, _short
 

@@ -11,7 +11,7 @@ import pytest
 from frontend import compile_program, trace_program
 from ir_graph import write_graph
 from mapping import budget
-from mapping.sampling import analyze_windows, variation
+from vcut.pipeline.windows import analyze_windows, variation
 from tests.helpers import ROI_PROGRAM, run_cli
 
 P = 4

@@ -80,7 +80,7 @@ def test_every_in_flight_message_fits_the_heap():
 
 @pytest.mark.parametrize("p", [8, 64])
 def test_par_clusterings_simulate_the_same_in_either_layout(strassen8, p):
-    from mapping.analyze import cluster_graph
+    from vcut.clustering import cluster_graph
     from mapping.time_aware import compact
 
     _, g = strassen8
@@ -103,7 +103,7 @@ def test_par_clusterings_simulate_the_same_in_either_layout(strassen8, p):
 
 
 def test_no_layout_for_edge_cuts_or_while_spilling(tmp_path, strassen8):
-    from mapping.analyze import cluster_graph
+    from vcut.clustering import cluster_graph
 
     src, dst, w = np.array([0, 0, 0]), np.array([1, 2, 3]), np.ones(3)
     assert sim.positioned(from_vertex_partition(src, dst, w, np.array([0, 1, 1, 1]), 2)) is None
@@ -116,7 +116,7 @@ def test_no_layout_for_edge_cuts_or_while_spilling(tmp_path, strassen8):
 
 def test_no_layout_where_it_and_a_simulation_would_not_fit(monkeypatch, strassen8):
     import vcut_base.memory
-    from mapping.analyze import cluster_graph
+    from vcut.clustering import cluster_graph
 
     _, g = strassen8
     cl, _ = cluster_graph(g, 8, "par")

@@ -14,9 +14,9 @@ from vcut_base import arrays
 from vcut_base.arrays import is_mapped, spill, spilled_bytes, spilling
 from vcut_base.errors import InputError, OutputError, TraceFormatError
 from mapping import budget
-from mapping.analyze import analyze_graph
-from mapping.machine import load_machine
 from tests.helpers import run_cli
+from vcut.pipeline.analysis import analyze_graph
+from mapping.machine import load_machine
 
 
 def test_spilled_arrays_live_in_unlinked_files(tmp_path):

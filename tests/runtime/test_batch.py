@@ -1,4 +1,4 @@
-"""``vcut batch`` / runtime.batch on a LocalCluster of 2 worker processes: rows equal to
+"""``vcut batch`` / vcut.pipeline.batch on a LocalCluster of 2 worker processes: rows equal to
 sequential ``vcut analyze`` runs, a crashing program confined to its row, a worker
 killed mid-batch losing nothing, and every bad manifest named in one line."""
 
@@ -12,10 +12,11 @@ import time
 import pytest
 
 from vcut_base.errors import InputError
-from runtime.batch import COLUMNS, BatchJob, load_manifest, run_batch, run_job
 from tests.helpers import write_c
 from vcut.cli import main
-from vcut.cli.analyze import summary_for
+from vcut.cli.analyze import batch_options
+from vcut.pipeline import analyze
+from vcut.pipeline.batch import COLUMNS, BatchJob, load_manifest, run_batch, run_job
 
 LOOP = """
 #include <stdio.h>
@@ -107,12 +108,13 @@ def test_batch_rows_equal_sequential_runs_and_a_crash_stays_in_its_row(dask_clie
     jobs = [BatchJob("loop", (loop,), ("20",), 2, opts), BatchJob("crash", (crash,), (), 2, opts),
             BatchJob("loop", (loop,), ("60",), 3, opts)]
     seen = []
-    rows = run_batch(jobs, dask_client, lambda done, total, row: seen.append((done, total)))
+    rows = run_batch(jobs, dask_client, lambda done, total, row: seen.append((done, total)),
+                     options_of=batch_options)
     assert seen == [(1, 3), (2, 3), (3, 3)]
     assert [r["status"] for r in rows] == ["ok", "error", "ok"]
     assert "SIGSEGV" in rows[1]["error"]
     for job, row in zip([jobs[0], jobs[2]], [rows[0], rows[2]]):
-        s = summary_for(job.argv())  # the same command, here and sequentially
+        s = analyze(*batch_options(job.argv())).summary  # the same command, here and sequentially
         want = {"nodes": s["graph"]["nodes"], "edges": s["graph"]["edges"],
                 "replication_factor": s["partition"]["replication_factor"],
                 **{k: s[k] for k in FIGURES if k in s}}
@@ -123,10 +125,11 @@ def test_a_worker_killed_mid_batch_loses_nothing(dask_client, programs):
     loop = str(programs / "loop.c")
     jobs = [BatchJob("loop", (loop,), (str(n),), 2, ("--no-baselines",))
             for n in range(30, 250, 20)]
-    want = [run_job(j) for j in jobs]
+    want = [run_job(j, batch_options) for j in jobs]
     pids = list(dask_client.run(os.getpid).values())
     got = {}
-    t = threading.Thread(target=lambda: got.update(rows=run_batch(jobs, dask_client)))
+    t = threading.Thread(target=lambda: got.update(
+        rows=run_batch(jobs, dask_client, options_of=batch_options)))
     t.start()
     time.sleep(1.0)
     assert t.is_alive(), "the batch ended before the fault: give it more runs"

@@ -14,7 +14,7 @@ import pytest
 from frontend import RunLimits
 from vcut_base.errors import InputError
 from vcut.cli import main
-from vcut.cli._common import json_text
+from vcut.pipeline.outputs import json_text
 
 BIG = 2**63
 

@@ -1,14 +1,22 @@
-"""Helpers shared by the subcommands: common options, tracing a program, printing."""
+"""Helpers shared by the subcommands: common options, the pipeline's options of a command
+line (`options_from_args`), checks of the inputs named, printing."""
 
-import json
-import math
+import contextlib
 import os
+import shlex
 import sys
 import time
 
-import numpy as np
+from vcut_base.arrays import spilling
+from vcut_base.errors import InputError
+from vcut.pipeline.options import AnalysisOptions, TraceOptions, is_source
+from vcut.pipeline.outputs import json_text
 
-__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options', 'add_analysis_options', 'add_graph_options', 'read_graph_file', 'merged_on_read', 'note_merged', 'spill_context', 'analysis_input', 'check_inputs', 'is_source', 'note_truncated', 'ACCEPTS', 'SOURCE_SUFFIXES', 'parse_window', 'parse_window_size', 'npz_format', 'progress_lines', 'output_dir', 'progress_printer', 'run_trace', 'keep_notes', 'KEEP_NOTES_SHOWN', 'print_rows', 'parse_numbers', 'int_option', 'float_option', 'json_text', 'print_json', 'MAX_SEED']
+__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options',
+           'add_analysis_options', 'add_graph_options', 'read_graph_file', 'merged_on_read',
+           'note_merged', 'spill_context', 'check_inputs', 'ACCEPTS', 'options_from_args',
+           'trace_options', 'progress_lines', 'print_rows', 'parse_numbers', 'int_option',
+           'float_option', 'print_json', 'MAX_SEED']
 
 #: Largest ``--seed`` (seeds reach numba kernels as int64).
 MAX_SEED = 2**63 - 1
@@ -132,7 +140,7 @@ def _add_duplicates(p):
 def read_graph_file(args, path=None, directed=None):
     """`ir_graph.read_graph` of ``path`` (default ``args.graph``) with the command's
     ``--format`` and ``--duplicates``; ``directed`` as `read_graph` takes it."""
-    from ir_graph import read_graph
+    from ir_graph import read_graph  # lazy: start-up (vcut trace reads no graph file)
 
     return read_graph(path or args.graph, getattr(args, "format", None),
                       duplicates=getattr(args, "duplicates", "first"), directed=directed)
@@ -159,68 +167,8 @@ def note_merged(merged, source, say=True):
 
 def spill_context(args):
     """``vcut_base.arrays.spilling(args.spill)`` for ``--spill DIR``; a no-op without it."""
-    import contextlib
-
-    from vcut_base.arrays import spilling
-
     return spilling(args.spill) if getattr(args, "spill", None) else contextlib.nullcontext()
 
-
-def parse_window(text):
-    """``--window``: ``START:END`` nodes or ``roi:K``, ``roi:K:L`` ROI activations.
-
-    Returns an `ir_graph.windows.NodeWindow` (a pair ``(start, end or None)``:
-    either side of ``START:END`` may be empty) or a ``RoiWindow`` (``roi:K``
-    is activation K alone; in ``roi:K:L`` either side may be empty: from the
-    first, to the last).
-    """
-    from vcut_base.errors import InputError
-    from ir_graph.windows import NodeWindow, RoiWindow
-
-    head, colon, rest = text.partition(":")
-    if colon and head.strip().lower() == "roi":
-        k, sep, l_ = rest.partition(":")
-        try:
-            first = int(k) if k.strip() or not sep else 0
-            stop = (int(l_) if l_.strip() else None) if sep else first + 1
-        except ValueError:
-            first = stop = -1
-        if first < 0 or (stop is not None and stop <= first):
-            raise InputError(f"--window {text!r}: give roi:K (activation K of the --roi "
-                             "function(s), from 0) or roi:K:L (activations K..L-1; either may "
-                             "be left out: roi:5: or roi::5)")
-        return RoiWindow(first, stop)
-    lo, sep, hi = head, colon, rest
-    try:
-        start = int(lo) if lo.strip() else 0
-        end = int(hi) if hi.strip() else None
-    except ValueError:
-        start = end = -1
-    if not sep or start < 0 or (end is not None and end <= start):
-        raise InputError(f"--window {text!r}: give START:END, node indices with "
-                         "0 <= START < END (either may be left out: 1000000: or :5000000), "
-                         "or roi:K for the K-th activation of the --roi function(s)")
-    return NodeWindow(start, end)
-
-
-def parse_window_size(text):
-    """``--window-size``: ``S`` nodes or ``roi:M`` ROI activations -> ``(unit, count)``."""
-    from vcut_base.errors import InputError
-
-    unit, value = ("roi", text.partition(":")[2]) if text.strip().lower().startswith("roi:") \
-        else ("nodes", text)
-    try:
-        size = int(value)
-    except ValueError:
-        size = 0
-    if size < 1:
-        raise InputError(f"--window-size {text!r}: give a positive number of nodes, or roi:M "
-                         "for M activations of the --roi function(s) per window")
-    return unit, size
-
-
-#: Suffixes of a program's sources (`frontend.compile_program`: C, or LLVM IR).
-SOURCE_SUFFIXES = (".c", ".ll")
 
 _SOURCES = "C sources (.c, or .ll LLVM IR)"
 _TRACE = "one trace (.npz from 'vcut trace')"
@@ -232,11 +180,6 @@ ACCEPTS = {"trace": _SOURCES, "graph": f"{_SOURCES} or {_TRACE}",
 ACCEPTS["compare"] = ACCEPTS["analyze"]
 
 
-def is_source(path):
-    """Whether ``path`` names a program source (`SOURCE_SUFFIXES`)."""
-    return path.lower().endswith(SOURCE_SUFFIXES)
-
-
 def check_inputs(args, program_args):
     """Refuse, before any work, the positional inputs the command cannot take.
 
@@ -246,16 +189,12 @@ def check_inputs(args, program_args):
     what the command reads (`ACCEPTS`) is named with that list; ``vcut trace`` leaves
     that to the compiler's check.
     """
-    from vcut_base.errors import InputError
-
     command = args.command
     inputs = list(getattr(args, "sources", None) or args.inputs)
     takes = f"vcut {command} takes {ACCEPTS[command]}"
     if is_source(inputs[0]):
         for k, path in enumerate(inputs[1:], 1):
             if not (is_source(path) or _trace_or_graph(command, path)):
-                import shlex
-
                 raise InputError(
                     f"{shlex.quote(path)} is not a C source file; program arguments go after "
                     f"--: {_corrected(args, inputs, k, program_args)}")
@@ -277,8 +216,7 @@ def check_inputs(args, program_args):
 
 def _trace_or_graph(command, path):
     """Whether ``command`` reads ``path`` as a trace or graph file (by its suffix)."""
-    from vcut_base.errors import InputError
-    from ir_graph.formats import detect_format
+    from ir_graph.formats import detect_format  # lazy: start-up
 
     if command == "trace":
         return False
@@ -294,8 +232,6 @@ def _trace_or_graph(command, path):
 def _corrected(args, inputs, k, program_args):
     """The command line with ``inputs[k:]`` moved after ``--`` (before the program
     arguments already there): the typed one (``args.command_line``) when known."""
-    import shlex
-
     typed = getattr(args, "command_line", None) or []
     n = len(inputs)
     words = next((typed[:i + k] + typed[i + n:] for i in range(1, len(typed) - n + 1)
@@ -303,117 +239,34 @@ def _corrected(args, inputs, k, program_args):
     return "vcut " + shlex.join([*words, "--", *inputs[k:], *program_args])
 
 
-def analysis_input(args, program_args, budget=None, say=None):
-    """(graph, object sizes or None, description) of the command's input.
-
-    ``budget``: ``(p, baselines)`` of the analysis that follows: refuse a
-    trace whose estimate exceeds the memory before building its graph
-    (`mapping.budget`). ``args.window`` (``--window``) cuts the graph to a
-    slice of the run (an ROI window of a trace is checked against its
-    activations before the graph is built); ``args.windows`` and
-    ``args.window_size`` (``--windows N``, ``--window-size``) are the
-    sampling that follows, for the budget.
-    """
-    from frontend import load_trace
-    from ir_graph import build_graph
-    from ir_graph.windows import RoiWindow
-
-    window = parse_window(args.window) if getattr(args, "window", None) else None
-    count = getattr(args, "windows", None)
-    unit, size = parse_window_size(args.window_size) if getattr(args, "window_size", None) \
-        else ("nodes", None)
-
-    def from_trace(trace, source):
-        note_truncated(trace.meta, "the analysis")
-        n = trace.dynamic_instructions
-        roi = None
-        if isinstance(window, RoiWindow) or unit == "roi":
-            roi = trace.roi_activation_starts()
-        span = window.bounds(n, roi) if window is not None else (0, n)
-        if budget is not None:
-            from mapping.budget import check_budget
-
-            slice_size = span[1] - span[0] if window is not None else None
-            if count:
-                slice_size = _sample_size(span, count, unit, size, roi)
-            check_budget(n, budget[0], budget[1], window=slice_size, windows=count or 1,
-                         say=say, spill=getattr(args, "spill", None))
-        g = build_graph(trace, weights=args.weights)
-        return _cut(g), trace.obj_size, source
-
-    def _cut(g):
-        return g if window is None else window.cut(g)
-
-    inputs = args.inputs
-    if all(is_source(p) for p in inputs):
-        if (isinstance(window, RoiWindow) or unit == "roi") and not getattr(args, "roi", None):
-            from ir_graph.windows import roi_bounds
-
-            roi_bounds(None, 0, 0, None)  # its message, before the program runs
-        trace = run_trace(args, program_args).spilled()
-        warn_about_run(trace)
-        return from_trace(trace, " ".join(inputs))
-    check_inputs(args, program_args)  # a mix of sources, traces and graphs
-    path = inputs[0]
-    if path.lower().endswith(".npz") and npz_format(path) == "vcut-trace":
-        from vcut_base.arrays import spill_directory
-
-        return from_trace(load_trace(path, mmap=spill_directory() is not None), path)
-    g = read_graph_file(args, path)
-    note_truncated(g.meta, "the analysis")
-    return _cut(g), None, path
+def trace_options(args, program_args):
+    """The `TraceOptions` of a command line that runs a program (``vcut trace``, ``graph``,
+    ``analyze``, ``compare``): its compilation, limits, sandbox and ``program_args``."""
+    return TraceOptions(
+        args=tuple(program_args), opt=args.opt, defines=tuple(args.defines),
+        include_dirs=tuple(args.include_dirs), libs=tuple(args.libs),
+        cflags=tuple(args.cflags), roi=tuple(args.roi),
+        max_instructions=args.max_instructions, timeout=args.timeout,
+        memory_limit=args.memory_limit, file_limit=args.file_limit, cwd=args.cwd,
+        stdin=args.stdin, timing=not args.no_timing,
+        sandbox="none" if args.no_sandbox else args.sandbox, env=tuple(args.env),
+        keep_files=args.keep_files, verbose=args.verbose)
 
 
-def _sample_size(span, count, unit, size, roi):
-    """Instructions in the largest of ``count`` sampled windows of the slice ``span`` of a
-    trace whose ROI activations begin at ``roi`` (for the budget)."""
-    lo, hi = span
-    if unit == "nodes":
-        return min(size, hi - lo) if size else max((hi - lo) // count, 1)
-    if roi is None or len(roi) == 0:
-        return hi - lo  # the sampler names the problem once the graph is there
-    bounds = np.append(roi[(roi >= lo) & (roi < hi)], hi)
-    m = min(size, len(bounds) - 1)
-    return int((bounds[m:] - bounds[:-m]).max()) if m >= 1 else hi - lo
-
-
-def note_truncated(meta, covers):
-    """Say on stderr, whatever the output (``--json`` too), that the trace behind a result
-    was cut at its instruction budget (``meta``: the trace's, or a graph's built from one),
-    so that ``covers`` ("the graph", "the analysis") only the start of the run."""
-    if not meta.get("truncated"):
-        return
-    budget = meta.get("max_instructions")
-    at = f"the budget of {budget:,} instructions" if budget else "its instruction budget"
-    print(f"note: the trace was cut at {at} (--max-instructions); {covers} covers only the "
-          "start of the run", file=sys.stderr)
-
-
-#: A trace with fewer dynamic instructions than this is worth a warning before analysis.
-TINY_TRACE = 1000
-
-
-def warn_about_run(trace):
-    """Warn (stderr) when a traced program failed or did almost nothing: a mistyped input
-    file name otherwise gives a tiny analysis that looks like a result."""
-    code = trace.exit_code
-    if code not in (0, None):
-        print(f"warning: the program exited with status {code} (its output is above); check "
-              "its arguments and input files", file=sys.stderr)
-    if trace.dynamic_instructions < TINY_TRACE:
-        print(f"warning: the trace has only {trace.dynamic_instructions:,} instructions; did the "
-              "program find its input?", file=sys.stderr)
-
-
-def npz_format(path):
-    """``meta["format"]`` of a vcut ``.npz``; None when it is not one (or not a regular file)."""
-    if not os.path.isfile(path):
-        return None  # a FIFO would block np.load; read_graph refuses it with a message
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            return json.loads(str(z["meta"])).get("format") if "meta" in z.files else None
-    except Exception:
-        return None  # read_graph reports what is wrong with it
+def options_from_args(args, program_args, **given):
+    """The `AnalysisOptions` of a ``vcut analyze`` or ``vcut compare`` command line;
+    ``given`` sets what the command reads in its own way (``ps``, ``methods``)."""
+    read = {name: getattr(args, name) for name in (
+        "machine", "mapping", "threshold", "lam", "order", "seed", "window", "weights",
+        "spill", "duplicates") if name in vars(args)}
+    if "algo" in vars(args):  # vcut analyze
+        read.update(p=args.p, algo=args.algo, partition=args.partition,
+                    baselines=not args.no_baselines, compare_methods=args.compare_methods,
+                    methods=tuple(m.strip() for m in args.methods.split(",") if m.strip()),
+                    windows=args.windows, window_size=args.window_size, device=args.device)
+    read["output"] = args.output
+    read.update(given)
+    return AnalysisOptions(**read, trace=trace_options(args, program_args))
 
 
 def progress_lines(enabled):
@@ -426,114 +279,6 @@ def progress_lines(enabled):
         sys.stderr.flush()
 
     return say
-
-
-def output_dir(path, names):
-    """Create OUTDIR if needed and check that its files can be written."""
-    from vcut_base.atomic import check_output_path
-    from vcut_base.errors import OutputError
-
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise OutputError(f"output directory {path} exists and is not a directory; "
-                          "give a directory for -o")
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"cannot create output directory {path}: {exc.strerror}") from None
-    for name in names:
-        check_output_path(os.path.join(path, name))
-
-
-def progress_printer(label):
-    if not sys.stderr.isatty():
-        return None
-
-    def report(elapsed, nbytes):
-        sys.stderr.write(f"\r{label}: {elapsed:6.1f} s, {nbytes / 1e6:8.1f} MB of events")
-        sys.stderr.flush()
-
-    return report
-
-
-def run_trace(args, program_args, stdout_sink=2, stderr_sink=2):
-    """Compile and trace the C sources named on the command line.
-
-    The program's stdout and stderr are passed on to the file descriptors
-    ``stdout_sink`` / ``stderr_sink`` as it writes them (default: both to our
-    stderr, so that a command's own stdout carries only its results).
-    """
-    from frontend import RunLimits, compile_program, trace_program
-
-    limits = RunLimits(
-        timeout=args.timeout,
-        memory=args.memory_limit << 20,
-        max_instructions=args.max_instructions,
-        file_size=args.file_limit << 20,
-    )
-    limits.validate()
-    sandbox = "none" if args.no_sandbox else args.sandbox
-    if sandbox == "none":
-        print("warning: no sandbox: the traced program runs with your rights (it can read and "
-              "write your files, start processes and use the network)", file=sys.stderr)
-    sources = getattr(args, "sources", None) or args.inputs
-    cm = compile_program(
-        sources,
-        opt=f"-O{args.opt}",
-        defines=args.defines,
-        include_dirs=args.include_dirs,
-        extra_flags=args.cflags,
-        keep_out_of_line=args.roi,
-    )
-    if cm.diagnostics and args.verbose:
-        print(cm.diagnostics, file=sys.stderr)
-    stdin = None
-    if args.stdin == "-":
-        stdin = sys.stdin.buffer.read()
-    elif args.stdin:
-        stdin = args.stdin
-    progress = progress_printer("tracing")
-    trace = trace_program(
-        cm,
-        args=program_args,
-        stdin=stdin,
-        cwd=args.cwd,
-        roi=args.roi,
-        limits=limits,
-        timing=not args.no_timing,
-        libs=args.libs,
-        progress=progress,
-        sandbox=sandbox,
-        env=args.env,
-        keep_files=args.keep_files,
-        stdout_sink=stdout_sink,
-        stderr_sink=stderr_sink,
-    )
-    if progress:
-        sys.stderr.write("\n")
-    if args.keep_files:
-        keep_notes(trace.meta, args.keep_files)
-    return trace
-
-
-#: Lines of each kind of --keep-files note printed; the rest are counted.
-KEEP_NOTES_SHOWN = 10
-
-
-def keep_notes(meta, keep_dir):
-    """The entries of ``--keep-files DIR`` replaced by the program's files, and its files not
-    kept, one note line each on stderr (the first `KEEP_NOTES_SHOWN`), whatever the
-    command and with ``--json`` too."""
-    replaced = [f"note: --keep-files replaced {os.path.join(keep_dir, rel)}, a {what}, with the "
-                "program's file (never written through)"
-                for rel, what in meta.get("kept_replaced", [])]
-    refused = [f"note: --keep-files did not keep the program's file {rel}: {why}"
-               for rel, why in meta.get("not_kept", [])]
-    for lines in (replaced, refused):
-        for line in lines[:KEEP_NOTES_SHOWN]:
-            print(line, file=sys.stderr)
-        if len(lines) > KEEP_NOTES_SHOWN:
-            print(f"note: ... and {len(lines) - KEEP_NOTES_SHOWN} more like it (vcut trace --json "
-                  "lists them all)", file=sys.stderr)
 
 
 def print_rows(rows, stream=None):
@@ -553,8 +298,6 @@ def int_option(name, lo, hi):
     span = f"a positive integer (at most {hi})" if lo == 1 else f"an integer in {lo}..{hi}"
 
     def parse(text):
-        from vcut_base.errors import InputError
-
         try:
             value = int(text)
         except ValueError:
@@ -571,8 +314,6 @@ def float_option(name, lo, hi, low_open=False):
     """argparse ``type`` of option ``name``: a finite number in ``[lo, hi]`` (``(lo, hi]``)."""
 
     def parse(text):
-        from vcut_base.errors import InputError
-
         span = f"{'(' if low_open else '['}{lo:g}, {hi:g}]"
         try:
             value = float(text)
@@ -586,35 +327,12 @@ def float_option(name, lo, hi, low_open=False):
     return parse
 
 
-def _strict(x):
-    if isinstance(x, float):
-        return x if math.isfinite(x) else None
-    if isinstance(x, dict):
-        return {(k.item() if isinstance(k, np.generic) else k): _strict(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_strict(v) for v in x]
-    if isinstance(x, (np.generic, np.ndarray)):
-        return _strict(x.tolist())
-    return x
-
-
-def json_text(obj, indent=None):
-    """Strict JSON (RFC 8259) of ``obj``: NaN and infinities become ``null``.
-
-    Python's ``json`` writes ``NaN`` and ``Infinity``, which strict parsers
-    (``jq``, JavaScript) reject; numpy scalars and arrays become plain values.
-    """
-    return json.dumps(_strict(obj), indent=indent, allow_nan=False)
-
-
 def print_json(obj):
     """Print ``obj`` as one line of strict JSON on stdout (`json_text`)."""
     print(json_text(obj))
 
 
 def parse_numbers(text, what):
-    from vcut_base.errors import InputError
-
     try:
         return [float(x) for x in text.split(",") if x.strip()]
     except ValueError:

@@ -9,6 +9,8 @@ carries something else, or a path that cannot be written is refused with one
 
 import os
 
+from vcut.pipeline.outputs import output_dir
+
 __all__ = ["input_paths", "check_command_outputs", "check_suffix", "output_directory",
            "summary_stream"]
 
@@ -71,7 +73,5 @@ def summary_stream(*outputs):
 
 def output_directory(args, names):
     """Create ``-o OUTDIR`` if needed and check the files ``names`` in it."""
-    from ._common import output_dir
-
     output_dir(args.output, names)
     check_command_outputs(args, [os.path.join(args.output, name) for name in names])

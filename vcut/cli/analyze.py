@@ -1,26 +1,23 @@
 """``vcut analyze``: trace, partition, map and simulate."""
 
-import os
 import sys
-import time
+
+from vcut_base.errors import InputError
 
 from ._common import (
     add_analysis_options,
     add_common,
     add_trace_options,
-    analysis_input,
     check_inputs,
     int_option,
-    json_text,
+    options_from_args,
     print_json,
     print_rows,
     progress_lines,
-    spill_context,
 )
-from ._outputs import output_directory
 from ._progress import add_progress_option
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "batch_options"]
 
 
 def register(sub):
@@ -67,19 +64,20 @@ def register(sub):
 
 def run(args, program_args):
     check_inputs(args, program_args)
-    with spill_context(args):
-        return _run(args, program_args)
-
-
-def _run(args, program_args):
+    options = options_from_args(args, program_args)
     if args.windows or args.window_size:
-        return _run_windows(args, program_args)
-    from mapping.report import metric_text, utilization_rows
+        return _run_windows(args, options)
+    from mapping.report import metric_text, utilization_rows  # lazy: start-up
+    from vcut.pipeline.report import analyze  # lazy: start-up (mapping, numba)
 
-    summary, a, graph, source, ins, methods, files = _analyse(args, program_args)
+    say = progress_lines(not args.json)
+    # the budget's estimate is printed (stderr) whenever a result is not JSON
+    note = None if args.json else (say or (lambda line: print(line, file=sys.stderr)))
+    done = analyze(args.inputs, options, say=say, note=note)
     if args.json:
-        print_json(summary)
+        print_json(done.summary)
         return 0
+    a, graph, source, ins = done.analysis, done.graph, done.source, done.insights
     r = a.result
     win = graph.meta.get("window")
     rows = [
@@ -111,95 +109,23 @@ def _run(args, program_args):
         if m["mapping"] != a.placement.method:
             rows.append((f"  vs {m['mapping']}", f"makespan {m['makespan']:,.0f}, hop-bytes "
                          f"{m['hop_bytes']:,.0f}"))
-    for m in methods or []:
+    for m in done.methods or []:
         rows.append((f"  method {m['method']}", f"makespan {m['makespan']:,.0f}, without waits "
                      f"{m['independent_time']:,.0f}, communication "
                      f"{m['communication_bytes']:,.0f} bytes"))
     rows.append(("phases", ", ".join(f"{k} {v:.2f} s" for k, v in a.phases.items())))
-    if files:
-        rows.append(("written", ", ".join(files)))
+    if done.files:
+        rows.append(("written", ", ".join(done.files)))
     print_rows(rows, sys.stdout)
     return 0
 
 
-def _analyse(args, program_args):
-    """Run the analysis of the command line (writing -o's files): ``(summary, analysis,
-    graph, source, insights, methods, files)``."""
-    from vcut_base.atomic import atomic_output
-    from mapping.analyze import analyze_graph
-    from mapping.insight import insight
-    from mapping.machine import load_machine
-    from mapping.report import analysis_html
-    from vcut.output import read_assignment
-
-    if args.compare_methods and not args.output:
-        from vcut_base.errors import InputError
-
-        raise InputError("--compare-methods puts the comparison in the report; give -o OUTDIR "
-                         "(or use 'vcut compare' for a table)")
-    if args.output:
-        output_directory(args, ["mapping.json", "report.html"])
-    machine = load_machine(args.machine) if args.machine else None
-    assignment = read_assignment(args.partition) if args.partition else None
-    say = progress_lines(not args.json)
-    t0 = time.perf_counter()
-    if say:
-        say("tracing and building the graph")
-    # the budget's estimate is printed (stderr) whenever a result is not JSON
-    note = None if args.json else (say or (lambda line: print(line, file=sys.stderr)))
-    graph, obj_bytes, source = analysis_input(
-        args, program_args, budget=(args.p, not args.no_baselines), say=note)
-    front = time.perf_counter() - t0
-    a = analyze_graph(graph, args.p, args.algo, machine, mapper=args.mapping,
-                      threshold=args.threshold, seed=args.seed, lam=args.lam, order=args.order,
-                      object_bytes=obj_bytes, assignment=assignment,
-                      baselines=not args.no_baselines, progress=say, device=args.device)
-    a.phases["trace_and_graph"] = front
-    ins = insight(a, graph)  # lines and object names from graph.source (a traced program)
-    files = []
-    methods = None
-    if args.output:
-        if say:
-            say("writing the report")
-        t = time.perf_counter()
-        if args.compare_methods:
-            from mapping.analyze import compare_methods
-
-            names = [m.strip() for m in args.methods.split(",") if m.strip()]
-            methods = compare_methods(graph, [args.p], names, machine, mapper=args.mapping,
-                                      threshold=args.threshold, seed=args.seed, lam=args.lam,
-                                      order=args.order, object_bytes=obj_bytes, progress=say)
-        page = analysis_html(a, graph, source, methods, ins)
-        a.phases["report"] = time.perf_counter() - t
-        a.phases["total"] = time.perf_counter() - t0
-        doc = a.to_json(source)
-        doc["insights"] = ins.to_json()
-        if methods:
-            doc["methods"] = methods
-        doc["graph"] = {"nodes": graph.n, "edges": graph.m, "weights": graph.meta.get("weights"),
-                        "window": graph.meta.get("window")}
-        for name, text in (("mapping.json", json_text(doc, indent=1)), ("report.html", page)):
-            path = os.path.join(args.output, name)
-            with atomic_output(path, "w") as fh:
-                fh.write(text)
-            files.append(os.path.abspath(path))
-    a.phases.setdefault("total", time.perf_counter() - t0)
-    summary = a.summary()
-    summary["files"] = files
-    summary["insights"] = ins.to_json()
-    if methods:
-        summary["methods"] = methods
-    summary["graph"] = {"nodes": graph.n, "edges": graph.m, "window": graph.meta.get("window")}
-    return summary, a, graph, source, ins, methods, files
-
-
-def summary_for(argv):
-    """The JSON summary ``vcut analyze ARGV --json`` prints, without printing it: one
-    row of a batch (`runtime.batch`). ``ARGV`` as on the command line (program
-    arguments after ``--``); raises what the command would report as an error."""
-    from vcut_base.errors import InputError
-
-    from . import UsageError, build_parser
+def batch_options(argv):
+    """``(inputs, AnalysisOptions)`` of ``vcut analyze ARGV``: how a batch row reads its
+    command line (`vcut.pipeline.batch.run_job`'s ``options_of``). ``ARGV`` as on the
+    command line (program arguments after ``--``); raises `InputError` for what the
+    command would refuse before any work."""
+    from . import UsageError, build_parser  # lazy: vcut.cli imports this module
 
     argv = list(argv)
     program_args = []
@@ -214,9 +140,7 @@ def summary_for(argv):
     check_inputs(args, program_args)
     if args.windows or args.window_size:
         raise InputError("a batch row is one whole analysis; drop --windows / --window-size")
-    args.json = True  # no progress lines
-    with spill_context(args):
-        return _analyse(args, program_args)[0]
+    return args.inputs, options_from_args(args, program_args)
 
 
 def _activations(acts):
@@ -228,54 +152,19 @@ def _activations(acts):
     return f"ROI {which} of {acts['of']:,}: "
 
 
-def _run_windows(args, program_args):
-    """``--windows N``: the analysis of N evenly spaced windows (`mapping.sampling`)."""
-    from vcut_base.atomic import atomic_output
-    from vcut_base.errors import InputError
-    from mapping.machine import load_machine
-    from mapping.report import windows_tables
-    from mapping.sampling import analyze_windows
+def _run_windows(args, options):
+    """``--windows N``: the analysis of N evenly spaced windows (`vcut.pipeline.windows`)."""
+    from mapping.report import windows_tables  # lazy: start-up
+    from vcut.pipeline.windows import sample_windows  # lazy: start-up (mapping, numba)
 
-    from ._common import parse_window_size
-
-    if not args.windows:
-        raise InputError("--window-size sets the size of the --windows sample; give --windows N")
-    for given, option, why in ((args.partition, "--partition", "a partition of the whole graph "
-                                "fits none of the windows"),
-                               (args.compare_methods, "--compare-methods", "it compares the "
-                                "methods on one analysis; run 'vcut compare --window ...' on a "
-                                "window")):
-        if given:
-            raise InputError(f"{option} does not combine with --windows: {why}")
-    unit, size = parse_window_size(args.window_size) if args.window_size else ("nodes", None)
-    if args.output:
-        output_directory(args, ["windows.json"])
-    machine = load_machine(args.machine) if args.machine else None
     say = progress_lines(not args.json)
-    t0 = time.perf_counter()
     note = None if args.json else (say or (lambda line: print(line, file=sys.stderr)))
-    graph, obj_bytes, source = analysis_input(
-        args, program_args, budget=(args.p, not args.no_baselines), say=note)
-    sample = analyze_windows(graph, args.p, args.windows, size, unit=unit, method=args.algo,
-                             machine=machine, mapper=args.mapping, threshold=args.threshold,
-                             seed=args.seed, lam=args.lam, order=args.order,
-                             object_bytes=obj_bytes, baselines=not args.no_baselines,
-                             progress=say)
-    doc = sample.summary()
-    doc["source"] = source
-    doc["graph"] = {"nodes": graph.n, "edges": graph.m, "weights": graph.meta.get("weights"),
-                    "window": graph.meta.get("window")}
-    doc["seconds"] = time.perf_counter() - t0
-    files = []
-    if args.output:
-        path = os.path.join(args.output, "windows.json")
-        with atomic_output(path, "w") as fh:
-            fh.write(json_text(doc, indent=1))
-        files.append(os.path.abspath(path))
-    doc["files"] = files
+    done = sample_windows(args.inputs, options, say=say, note=note)
     if args.json:
-        print_json(doc)
+        print_json(done.summary)
         return 0
+    graph, source, sample, unit, files = done.graph, done.source, done.sample, done.unit, \
+        done.files
     win = graph.meta.get("window")
     rows = [("graph", f"{graph.n:,} nodes, {graph.m:,} edges, "
                       f"{graph.meta.get('weights', 'given')} weights ({source})")]

@@ -2,7 +2,10 @@
 
 import sys
 
+from vcut_base.errors import InputError
+
 from ._cluster import add_cluster_options, client_for
+from .analyze import batch_options
 from ._common import add_common, print_json, progress_lines
 from ._outputs import output_directory
 
@@ -30,8 +33,7 @@ def register(sub):
 
 
 def run(args, program_args):
-    from vcut_base.errors import InputError
-    from runtime.batch import load_manifest, run_batch, write_results
+    from vcut.pipeline.batch import load_manifest, run_batch, write_results  # lazy: start-up
 
     if program_args:
         raise InputError("program arguments go in the manifest's args lists, not after '--'")
@@ -46,7 +48,7 @@ def run(args, program_args):
                    f", speed-up {row['speedup']:.2f} ({row['seconds']:.1f} s)"))
 
     with client_for(args) as client:
-        rows = run_batch(jobs, client, progress)
+        rows = run_batch(jobs, client, progress, options_of=batch_options)
     files = write_results(rows, args.output, title=f"vcut batch: {args.manifest}")
     failed = [r for r in rows if r["status"] != "ok"]
     if args.json:

@@ -1,20 +1,18 @@
 """``vcut compare``: every method at several cluster counts (Tables 6-9)."""
 
-import os
 import sys
+
+from vcut_base.errors import InputError
 
 from ._common import (
     add_analysis_options,
     add_common,
     add_trace_options,
-    analysis_input,
     check_inputs,
-    json_text,
+    options_from_args,
     print_json,
     progress_lines,
-    spill_context,
 )
-from ._outputs import output_directory
 from ._progress import add_progress_option
 
 __all__ = ["register", "run"]
@@ -44,16 +42,8 @@ def register(sub):
 
 def run(args, program_args):
     check_inputs(args, program_args)
-    with spill_context(args):
-        return _run(args, program_args)
-
-
-def _run(args, program_args):
-    from vcut_base.atomic import atomic_output
-    from vcut_base.errors import InputError
-    from mapping.analyze import METHODS, compare_methods
-    from mapping.machine import load_machine
-    from mapping.report import compare_figure, compare_tables, figure_png
+    from mapping.report import compare_tables  # lazy: start-up
+    from vcut.pipeline.comparison import compare  # lazy: start-up (mapping, numba)
 
     try:
         ps = [int(x) for x in args.p.split(",") if x.strip()]
@@ -64,29 +54,13 @@ def _run(args, program_args):
     bad = [x for x in ps if not 1 <= x <= 2**31 - 1]
     if bad:
         raise InputError(f"-p cluster counts must be in 1..{2**31 - 1}, got {bad[0]}")
-    methods = tuple(m.strip() for m in args.methods.split(",")) if args.methods else METHODS
-    if args.output:
-        output_directory(args, ["compare.json", "compare.png"])
-    machine = load_machine(args.machine) if args.machine else None
-    say = progress_lines(not args.json)
-    graph, obj_bytes, source = analysis_input(args, program_args)
-    rows = compare_methods(graph, ps, methods, machine, mapper=args.mapping,
-                           threshold=args.threshold, seed=args.seed, lam=args.lam,
-                           order=args.order, object_bytes=obj_bytes, progress=say)
-    files = []
-    if args.output:
-        png = figure_png(compare_figure(rows, methods, f"{source}: {graph.n:,} nodes"))
-        for name, data, mode in (("compare.json", json_text({"source": source, "rows": rows},
-                                                             indent=1), "w"),
-                                 ("compare.png", png, "wb")):
-            path = os.path.join(args.output, name)
-            with atomic_output(path, mode) as fh:
-                fh.write(data)
-            files.append(os.path.abspath(path))
+    methods = tuple(m.strip() for m in args.methods.split(",")) if args.methods else None
+    options = options_from_args(args, program_args, ps=tuple(ps), methods=methods)
+    done = compare(args.inputs, options, say=progress_lines(not args.json))
     if args.json:
-        print_json({"source": source, "methods": list(methods), "rows": rows, "files": files})
+        print_json(done.summary())
         return 0
-    print("\n".join(compare_tables(rows, methods)))
-    if files:
-        print("written: " + ", ".join(files), file=sys.stderr)
+    print("\n".join(compare_tables(done.rows, done.methods)))
+    if done.files:
+        print("written: " + ", ".join(done.files), file=sys.stderr)
     return 0

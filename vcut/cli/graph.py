@@ -1,18 +1,9 @@
 """``vcut graph``: the weighted dependency graph of a C program or trace."""
 
-import os
 import sys
-import time
 
-from ._common import (
-    add_common,
-    add_trace_options,
-    check_inputs,
-    note_truncated,
-    print_json,
-    print_rows,
-    run_trace,
-)
+from ._common import (add_common, add_trace_options, check_inputs, print_json, print_rows,
+                      trace_options)
 from ._outputs import check_command_outputs, summary_stream
 
 __all__ = ["register", "run"]
@@ -44,44 +35,25 @@ def register(sub):
 
 
 def run(args, program_args):
-    from frontend import load_trace
-    from vcut_base.errors import InputError
-    from ir_graph import build_graph, fit_power_law, write_graph
-    from ir_graph.formats import detect_format
+    from vcut.pipeline.inputs import program_graph  # lazy: start-up (frontend, ir_graph)
 
     check_inputs(args, program_args)
     traces = [p for p in args.inputs if p.lower().endswith(".npz")]
     check_command_outputs(args, [args.output, None if traces else args.save_trace],
                           None if traces or args.json else "the program's output")
-    fmt = detect_format(args.output)
-    if fmt == "lg":
-        raise InputError("vcut graph writes .npz, .graph, .edgelist or .mtx; not .lg")
-    t0 = time.perf_counter()
-    if traces:
-        trace = load_trace(traces[0])
-    else:
-        trace = run_trace(args, program_args)
-        if args.save_trace:
-            trace.save(args.save_trace)
-    note_truncated(trace.meta, "the graph")
-    g = build_graph(trace, weights=args.weights, war=args.war, waw=args.waw)
-    report = write_graph(g, args.output, fmt)
-    fit = fit_power_law(g.degrees())
-    seconds = time.perf_counter() - t0
-    result = {
-        "nodes": g.n, "edges": g.m, "total_weight": g.total_weight, "alpha": fit.alpha,
-        "x_min": fit.x_min, "weights": args.weights, "format": fmt,
-        "output": os.path.abspath(args.output), "seconds": round(seconds, 3),
-        "truncated": trace.truncated,
-    }
-    result.update(report)
+    result, report = program_graph(args.inputs, args.output, trace_options(args, program_args),
+                                   weights=args.weights, war=args.war, waw=args.waw,
+                                   save_trace=args.save_trace)
     if args.json:
         print_json(result)
         return 0
+    fmt = result["format"]
     print_rows([
-        ("nodes", f"{g.n:,}"), ("edges", f"{g.m:,}"), ("total weight", f"{g.total_weight:,.0f}"),
-        ("alpha (x_min)", f"{fit.alpha:.3f} ({fit.x_min})"), ("weights", args.weights),
-        ("graph", f"{result['output']} ({fmt})"), ("seconds", f"{seconds:.2f}"),
+        ("nodes", f"{result['nodes']:,}"), ("edges", f"{result['edges']:,}"),
+        ("total weight", f"{result['total_weight']:,.0f}"),
+        ("alpha (x_min)", f"{result['alpha']:.3f} ({result['x_min']})"),
+        ("weights", args.weights), ("graph", f"{result['output']} ({fmt})"),
+        ("seconds", f"{result['seconds']:.2f}"),
     ], summary_stream(args.output))
     for k, v in report.items():
         if v:

@@ -4,15 +4,11 @@ import os
 import sys
 import time
 
-from ._common import (
-    add_common,
-    add_trace_options,
-    check_inputs,
-    note_truncated,
-    print_json,
-    print_rows,
-    run_trace,
-)
+from vcut_base.atomic import atomic_output
+from vcut_base.errors import ProgramError
+
+from ._common import (add_common, add_trace_options, check_inputs, print_json, print_rows,
+                      trace_options)
 from ._outputs import check_command_outputs
 
 __all__ = ["register", "run"]
@@ -36,10 +32,10 @@ def register(sub):
 
 
 def run(args, program_args):
-    from vcut_base.atomic import atomic_output
-    from vcut_base.errors import ProgramError
+    from vcut.pipeline.inputs import note_truncated, trace_sources  # lazy: start-up (frontend)
 
     check_inputs(args, program_args)
+    options = trace_options(args, program_args)
     to_file = args.stdout_file
     check_command_outputs(args, [args.output, *([to_file] if to_file else [])],
                           None if args.json or to_file else "the program's output")
@@ -52,13 +48,13 @@ def run(args, program_args):
             fh.flush()
             try:  # '-': our descriptor 1 (sys.stdout may be a test's capture)
                 fd = 1 if sink == "-" else fh.fileno()
-                trace = run_trace(args, program_args, stdout_sink=fd)
+                trace = trace_sources(args.sources, options, stdout_sink=fd)
             except ProgramError as exc:  # what it wrote before failing is kept
                 failure = exc
         if failure is not None:
             raise failure
     else:
-        trace = run_trace(args, program_args, stdout_sink=None)
+        trace = trace_sources(args.sources, options, stdout_sink=None)
     trace.save(args.output)
     seconds = time.perf_counter() - t0
     summary = trace.summary()

@@ -14,7 +14,9 @@ A manifest (TOML or JSON) lists the runs::
     p = [16]                          # instead of the shared p (optional)
 
 Every (job, argument list, p) is one row: the summary ``vcut analyze SOURCES -p P
-OPTIONS --json -- ARGS`` prints, computed on a worker (the traced program runs in
+OPTIONS --json -- ARGS`` prints (`vcut.pipeline.analyze` of the options that command line
+reads: the caller says how it reads them, ``options_of``; the command line's is
+`vcut.cli.analyze.batch_options`), computed on a worker (the traced program runs in
 its sandboxed child process there, as on this machine) and gathered in the
 manifest's order. A row that fails (a compile error, a crash of the traced
 program, a limit) carries its one-line error, and a compile error also the first
@@ -32,9 +34,14 @@ import io
 import json
 import os
 import time
+import tomllib
 from dataclasses import dataclass, field
+from html import escape
 
-from vcut_base.errors import InputError, quoted
+from vcut_base.atomic import atomic_output
+from vcut_base.errors import InputError, VcutError, quoted
+
+from .report import analyze
 
 __all__ = ["BatchJob", "COLUMNS", "DIAGNOSTIC_LINES", "diagnostics_head", "load_manifest",
            "run_batch", "run_job", "write_results"]
@@ -99,8 +106,6 @@ def load_manifest(path):
         with open(path, "rb") as fh:
             raw = fh.read()
         if path.lower().endswith(".toml"):
-            import tomllib
-
             doc = tomllib.loads(raw.decode("utf-8"))
         elif path.lower().endswith(".json"):
             doc = json.loads(raw)
@@ -147,15 +152,18 @@ def load_manifest(path):
     return jobs
 
 
-def run_job(job):
-    """The table row of ``job`` (runs where it is called: on a worker in a batch)."""
-    from vcut_base.errors import VcutError
-    from vcut.cli.analyze import summary_for
+def run_job(job, options_of):
+    """The table row of ``job`` (runs where it is called: on a worker in a batch).
 
+    ``options_of(argv)`` reads the row's ``vcut analyze`` command line (`BatchJob.argv`)
+    into ``(inputs, AnalysisOptions)``, raising `InputError` for what the command refuses
+    (the command line's reading: `vcut.cli.analyze.batch_options`).
+    """
     row = {"job": job.name, "args": " ".join(job.args), "p": job.p}
     t0 = time.perf_counter()
     try:
-        s = summary_for(job.argv())
+        inputs, options = options_of(job.argv())
+        s = analyze(inputs, options).summary
     except VcutError as exc:
         return {**row, "status": "error", "error": exc.message,
                 "diagnostics": diagnostics_head(exc.details),
@@ -183,14 +191,16 @@ def diagnostics_head(text, lines=DIAGNOSTIC_LINES):
     return "\n".join(have[:lines] + [f"... ({len(have) - lines} more lines)"])
 
 
-def run_batch(jobs, client, progress=None):
+def run_batch(jobs, client, progress=None, *, options_of):
     """Rows of ``jobs`` computed on ``client``'s workers, in the jobs' order.
 
-    ``progress(done, total, row)`` is called as each row arrives.
+    ``progress(done, total, row)`` is called as each row arrives; ``options_of`` reads a
+    row's command line (`run_job`).
     """
-    from distributed import as_completed
+    from distributed import as_completed  # lazy: dask is optional
 
-    futures = [client.submit(run_job, job, pure=False, key=f"vcut-batch-{k}-{job.name}")
+    futures = [client.submit(run_job, job, options_of, pure=False,
+                             key=f"vcut-batch-{k}-{job.name}")
                for k, job in enumerate(jobs)]
     index = {f.key: k for k, f in enumerate(futures)}
     rows = [None] * len(jobs)
@@ -218,7 +228,7 @@ def _csv(rows):
 
 def _plot_svg(rows):
     """Speed-up over one core and the bound's speed-up (work / LB) of every good row."""
-    import matplotlib
+    import matplotlib  # lazy: matplotlib is optional
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -243,8 +253,6 @@ def _plot_svg(rows):
 
 
 def _html(rows, title):
-    from html import escape
-
     def cell(v):
         if isinstance(v, float):
             return f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}"
@@ -275,8 +283,6 @@ def _html(rows, title):
 def write_results(rows, outdir, title="vcut batch"):
     """Write ``batch.csv``, ``batch.json`` and ``report.html`` into ``outdir``
     (each through a temporary file and a rename); returns their paths."""
-    from vcut_base.atomic import atomic_output
-
     os.makedirs(outdir, exist_ok=True)
     files = []
     for name, text in (("batch.csv", _csv(rows)),

@@ -2,7 +2,7 @@
 
 ::
 
-    from mapping.sampling import analyze_windows
+    from vcut.pipeline import analyze_windows
     s = analyze_windows(graph, 8, 10, 100_000, baselines=False)   # 10 windows of 100 k nodes
     s.rows[3]["makespan"], s.statistics["replication_factor"]["cv"]
     s = analyze_windows(graph, 8, 4, 1, unit="roi")                # 4 of the ROI activations
@@ -10,7 +10,7 @@
 Each window is a contiguous slice of the graph (`ir_graph.Graph.window`: edges
 into or out of it are dropped and counted), placed by
 `ir_graph.windows.spaced_windows`, and analysed on its own by
-`mapping.analyze.analyze_graph` with the same options and the same seed, so a
+`vcut.pipeline.analyze_graph` with the same options and the same seed, so a
 window's figures are exactly those of ``vcut analyze --window START:END`` on
 it. One window is in memory at a time, besides the graph.
 """
@@ -22,12 +22,18 @@ import numpy as np
 
 from vcut_base.errors import InputError, VcutError
 from ir_graph.windows import spaced_windows, unit_spans
+from mapping.machine import load_machine
+from mapping.memory_centric import THRESHOLD
+from mapping.placement import MAPPERS
 
-from .analyze import analyze_graph
-from .memory_centric import THRESHOLD
-from .placement import MAPPERS
+from ..edge_cut import EDGE_CUTS
+from ..partition import ALGORITHMS
+from .analysis import analyze_graph
+from .inputs import analysis_input, parse_window_size, spill_context
+from .outputs import json_text, prepare_output_dir, write_files
 
-__all__ = ["WindowSample", "analyze_windows", "variation", "FIGURES", "UNITS"]
+__all__ = ["WindowSample", "WindowsRun", "analyze_windows", "sample_windows", "variation",
+           "FIGURES", "UNITS"]
 
 #: Units a window size is counted in: graph nodes, or activations of the region of interest.
 UNITS = {"nodes": "nodes", "roi": "ROI activations"}
@@ -107,7 +113,7 @@ def analyze_windows(graph, p, count, size=None, *, unit="nodes", method="par",
         Count ``size`` in graph nodes or in ROI activations
         (``graph.roi_starts``: graphs of traces made with ``--roi``).
     method, machine, mapper, threshold, seed, lam, order, object_bytes, baselines
-        As for `mapping.analyze.analyze_graph`; the same for every window
+        As for `vcut.pipeline.analyze_graph`; the same for every window
         (the same ``seed`` too: each window's analysis is what
         ``analyze_graph`` gives on that window alone).
     progress : callable(str), optional
@@ -168,6 +174,101 @@ def analyze_windows(graph, p, count, size=None, *, unit="nodes", method="par",
     return WindowSample(count=count, size=size, unit=unit, rows=rows, statistics=stats, **first)
 
 
+@dataclass(frozen=True, eq=False)
+class WindowsRun:
+    """The sample of an input's run as ``vcut analyze --windows N`` reports it (see
+    `sample_windows`).
+
+    Attributes
+    ----------
+    summary : dict
+        The JSON object ``vcut analyze --windows N --json`` prints.
+    sample : WindowSample
+        The windows' analyses.
+    graph : ir_graph.Graph
+        The graph sampled (cut to ``options.window`` when given).
+    source : str
+        What the graph came from.
+    unit : str
+        ``"nodes"`` or ``"roi"``: what a window's size counts.
+    files : list of str
+        The files written (absolute paths).
+    """
+
+    summary: dict
+    sample: WindowSample
+    graph: object
+    source: str
+    unit: str
+    files: list
+
+
+def sample_windows(inputs, options, *, say=None, note=None):
+    """Analyse ``options.windows`` evenly spaced windows of the input's run, each on its own.
+
+    Parameters
+    ----------
+    inputs : list of str
+        C sources (traced with ``options.trace``), or one trace or graph file.
+    options : AnalysisOptions
+        ``windows`` (required) and ``window_size`` the sample, within ``window`` when
+        given; the rest as for `vcut.pipeline.analyze`. With ``output``,
+        ``windows.json`` is written there.
+    say : callable(str), optional
+        A progress line before each window.
+    note : callable(str), optional
+        Where the memory budget's estimate of a trace is told.
+
+    Returns
+    -------
+    WindowsRun
+
+    Raises
+    ------
+    InputError
+        No ``windows``, a partition file or ``compare_methods`` (neither combines with a
+        sample), or what `analyze_windows` refuses.
+    """
+    with spill_context(options.spill):
+        return _sample(inputs, options, say, note)
+
+
+def _sample(inputs, options, say, note):
+    if not options.windows:
+        raise InputError("--window-size sets the size of the --windows sample; give --windows N")
+    for given, option, why in ((options.partition, "--partition", "a partition of the whole "
+                                "graph fits none of the windows"),
+                               (options.compare_methods, "--compare-methods", "it compares the "
+                                "methods on one analysis; run 'vcut compare --window ...' on a "
+                                "window")):
+        if given:
+            raise InputError(f"{option} does not combine with --windows: {why}")
+    unit, size = parse_window_size(options.window_size) if options.window_size \
+        else ("nodes", None)
+    if options.output:
+        prepare_output_dir(options.output, ["windows.json"], options.input_paths(inputs))
+    machine = load_machine(options.machine) if options.machine else None
+    t0 = time.perf_counter()
+    graph, obj_bytes, source = analysis_input(
+        inputs, options, budget=(options.p, options.baselines), say=note)
+    sample = analyze_windows(graph, options.p, options.windows, size, unit=unit,
+                             method=options.algo, machine=machine, mapper=options.mapping,
+                             threshold=options.threshold, seed=options.seed, lam=options.lam,
+                             order=options.order, object_bytes=obj_bytes,
+                             baselines=options.baselines, progress=say)
+    doc = sample.summary()
+    doc["source"] = source
+    doc["graph"] = {"nodes": graph.n, "edges": graph.m, "weights": graph.meta.get("weights"),
+                    "window": graph.meta.get("window")}
+    doc["seconds"] = time.perf_counter() - t0
+    files = []
+    if options.output:
+        files = write_files(options.output, [("windows.json", json_text(doc, indent=1))])
+    doc["files"] = files
+    return WindowsRun(summary=doc, sample=sample, graph=graph, source=source, unit=unit,
+                      files=files)
+
+
 def variation(values):
     """``{"min", "median", "max", "mean", "cv"}`` of ``values``.
 
@@ -188,9 +289,6 @@ def variation(values):
 
 
 def _check_names(method, mapper):
-    from vcut.edge_cut import EDGE_CUTS
-    from vcut.partition import ALGORITHMS
-
     if method not in EDGE_CUTS + ALGORITHMS:
         raise InputError(f"unknown partitioning method {method!r}; use one of "
                          f"{', '.join(EDGE_CUTS + ALGORITHMS)}")

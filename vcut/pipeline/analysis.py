@@ -1,0 +1,290 @@
+"""Partition, map and simulate one graph: `analyze_graph` and its result, `Analysis`.
+
+::
+
+    from frontend import trace_program
+    from ir_graph import build_graph
+    from mapping import load_machine
+    from vcut.pipeline import analyze_graph
+    trace = trace_program("samples/fft.c", timing=False)
+    g = build_graph(trace, weights="model")
+    a = analyze_graph(g, 8, "wb-libra", load_machine("mesh:4x4"), object_bytes=trace.obj_size)
+    a.result.makespan, a.result.hop_bytes
+
+Partitioning methods: every vertex cut of `vcut.partition.ALGORITHMS` and the
+edge cuts of `vcut.edge_cut.EDGE_CUTS` (`vcut.clustering.cluster_graph`); ``par``'s
+candidates are judged by the simulator (`vcut.par_steering`).
+"""
+
+import time
+from dataclasses import dataclass, field
+from functools import cached_property, partial
+
+import numpy as np
+
+from vcut_base.errors import InputError
+from vcut_base.memory import check_memory
+from vcut_base.progress import run_parallel
+from mapping.bounds import lower_bound
+from mapping.interactions import VALUE_BYTES, interactions
+from mapping.machine import BYTES_PER_CORE_PAIR, table2
+from mapping.memory_centric import THRESHOLD
+from mapping.placement import MAPPERS, independent_time, place
+from mapping.simulate import simulate, simulation_jobs
+
+from .. import par_steering
+from ..clustering import DEFAULT_METHOD, cluster_graph
+from ..edge_cut import EDGE_CUTS
+from ..par_steering import finalist, par_numa, refine, replay, steer
+from ..partition import check_clusters
+
+__all__ = ["Analysis", "analyze_graph", "MAPPING_FORMAT_VERSION"]
+
+MAPPING_FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True, eq=False)
+class Analysis:
+    """One partition of a graph, mapped and simulated (see `analyze_graph`)."""
+
+    method: str
+    p: int
+    machine: object
+    clustering: object
+    interactions: object
+    placement: object
+    result: object
+    partition: dict
+    phases: dict
+    mappers: list = field(default_factory=list)
+
+    @cached_property
+    def bound(self):
+        """The `mapping.bounds.Bound` of the tasks on this machine: no mapping beats it."""
+        return lower_bound(self.clustering, self.machine)
+
+    @cached_property
+    def independent_time(self):
+        """`mapping.placement.independent_time` of this analysis (cycles)."""
+        return independent_time(self.interactions, self.placement.core, self.machine,
+                                self.result.busy)
+
+    def summary(self):
+        """The JSON object ``vcut analyze --json`` prints."""
+        r = self.result
+        return {
+            "clusters": self.p, "cores": self.machine.cores, "machine": self.machine.name,
+            "method": self.method, "mapping": self.placement.method,
+            "core_of_cluster": self.placement.core.tolist(),
+            "makespan": r.makespan, "makespan_seconds": r.seconds,
+            "independent_time": self.independent_time,
+            "communication_bytes": r.communication_bytes, "network_bytes": r.network_bytes,
+            "hop_bytes": r.hop_bytes, "messages": r.messages,
+            "remote_memory_tasks": r.remote_memory_tasks,
+            **r.utilization_figures(),
+            **self.bound.figures(r.makespan),
+            "partition": self.partition, "phases": self.phases,
+            "mappers": self.mappers,
+        }
+
+    def to_json(self, source=None):
+        """The content of ``mapping.json`` (format "vcut-mapping", version 1)."""
+        inter, r = self.interactions, self.result
+        sent = inter.comm.sum(axis=1)
+        received = inter.comm.sum(axis=0)
+        rule = self.placement.rule or [None] * self.p
+        clusters = [
+            {"id": c, "core": int(self.placement.core[c]), "work_cycles": float(inter.work[c]),
+             "tasks": int(inter.tasks[c]), "footprint_bytes": float(inter.footprint[c]),
+             "sent_bytes": float(sent[c]), "received_bytes": float(received[c]),
+             "rule": rule[c]}
+            for c in range(self.p)
+        ]
+        per_core = self.placement.clusters_of(self.machine.cores)
+        cores = [
+            {"id": k, "clusters": per_core[k], "busy_cycles": float(r.busy[k]),
+             "utilization": float(r.utilization[k]),
+             "numa_node": int(self.machine.numa_of_core[k])}
+            for k in range(self.machine.cores)
+        ]
+        out = {"format": "vcut-mapping", "format_version": MAPPING_FORMAT_VERSION,
+               "source": source, "method": self.method, "p": self.p,
+               "mapping": self.placement.method,
+               "threshold": self.placement.info.get("threshold"),
+               "machine": self.machine.to_dict(), "clusters": clusters, "cores": cores,
+               "metrics": {**r.to_dict(), "independent_time_cycles": self.independent_time,
+                           **self.bound.figures(r.makespan), "partition": self.partition},
+               "phases": self.phases, "mappers": self.mappers}
+        return out
+
+
+def _reused(sims, name, core):
+    """The `SimResult` the mapping left in ``sims`` for mapping ``name`` when it
+    simulated placement ``core``, else None."""
+    have = sims.get(name)
+    return have[1] if have is not None and np.array_equal(have[0], core) else None
+
+
+def _mapping_figures(r):
+    """The comparison table's figures of one simulation (`SimResult`)."""
+    return {"makespan": r.makespan, "hop_bytes": r.hop_bytes, "network_bytes": r.network_bytes,
+            **r.utilization_figures()}
+
+
+def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time-aware",
+                  threshold=THRESHOLD, seed=0, lam=1.0, order="given", object_bytes=None,
+                  assignment=None, baselines=True, progress=None, jobs=None, device="cpu"):
+    """Partition, map and simulate ``graph``.
+
+    Parameters
+    ----------
+    graph : ir_graph.Graph
+    p : int
+        Number of clusters.
+    method : str
+        A vertex cut (`vcut.partition.ALGORITHMS`) or an edge cut
+        (``metis``, ``compnet``); default ``par``, the parallelism-aware
+        vertex cut, told the machine's mean message latency.
+    machine : Machine, optional
+        Default: the Table 2 machine with ``p`` cores.
+    mapper : str
+        One of `mapping.placement.MAPPERS` (default ``time-aware``).
+    order : str
+        Edge stream order of the streaming vertex cuts (`vcut.partition.ORDERS`).
+    object_bytes : array, optional
+        Sizes of the trace's memory objects (``Trace.obj_size``).
+    assignment : int array, optional
+        A given cluster per input edge instead of partitioning.
+    baselines : bool
+        Also map and simulate with every other mapper (the report's comparison).
+    progress : callable(str), optional
+        Called with a line at the start of each phase.
+    device : {"cpu", "gpu", "auto"}
+        Where the greedy family's batched stream decides (`cluster_graph`).
+    jobs : int, optional
+        Independent runs at once (threads; no result depends on it): ``par``'s
+        other priorities with their simulations (`steer`), the time-aware
+        mapping's starts and the baseline simulations. Default: the CPUs this
+        process may use, as far as the available memory holds that many
+        simulations (`mapping.simulate.simulation_jobs`).
+
+    Returns
+    -------
+    Analysis
+    """
+    if mapper not in MAPPERS:
+        raise InputError(f"unknown mapping {mapper!r}; use one of {', '.join(MAPPERS)}")
+    say = progress or (lambda line: None)
+    phases = {}
+
+    def done(name, t, count=None, unit="nodes"):
+        phases[name] = time.perf_counter() - t
+        if phases[name] >= 1.0:  # the rate of a phase worth waiting for
+            count = graph.n if count is None else count
+            say(f"  {name}: {phases[name]:.1f} s, {count / phases[name]:,.0f} {unit}/s")
+
+    t = time.perf_counter()
+    say(f"partitioning {graph.m:,} edges into {p} clusters ({method})")
+    # par's message latency: the machine's (default: the Table 2 machine of p cores)
+    latency = machine.mean_message_cycles(VALUE_BYTES) if machine is not None else None
+    if assignment is None and method not in EDGE_CUTS:
+        # (the partitioner checks the simple graph too, but par needs the machine first,
+        # and it is p x p)
+        check_clusters(p, graph.m)
+    # cluster-pair matrices (communication, interactions), then the machine's core pairs
+    check_memory(BYTES_PER_CORE_PAIR * float(p) ** 2, f"mapping {int(p):,} clusters",
+                 "use fewer clusters (-p)")
+    machine = machine if machine is not None else table2(int(p))
+    numa = par_numa(machine, p) if method == "par" and assignment is None \
+        and par_steering.PAR_NUMA else None
+
+    cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, order=order,
+                                assignment=assignment, latency=latency, device=device, numa=numa)
+    sims = {}  # simulations run so far: (core, SimResult) by mapping, for reuse
+    grain = None
+    if method == "par" and assignment is None:
+        # the same for every clustering of these tasks (their chains and work): the
+        # steering's and the refinement's yardstick
+        bound = lower_bound(cl, machine).lower_bound
+        cl, metrics, sims = steer(graph, p, cl, metrics, machine, latency, bound, say, jobs,
+                                   numa)
+        grain = sims.pop("grains", [])  # the block runs' and calls' finalists (`steer`)
+        cl, metrics, sims = refine(cl, metrics, machine, bound, sims, say)
+    done("partition", t)
+    par = method == "par" and assignment is None
+
+    def mapped(cl, metrics, sims, done, jobs=jobs):  # interactions, mapping, simulation, replays
+        t = time.perf_counter()
+        say("extracting cluster interactions")
+        inter = interactions(cl, object_bytes)
+        done("interactions", t)
+        t = time.perf_counter()
+        say(f"mapping onto {machine.name} ({mapper})")
+        if inter.value_bytes != VALUE_BYTES:
+            sims = {}  # the steering's messages were of another size
+        pl = place(inter, machine, mapper, threshold=threshold, seed=seed, clustering=cl,
+                   simulations=sims, jobs=jobs)
+        done("mapping", t)
+        t = time.perf_counter()
+        res = _reused(sims, mapper, pl.core)
+        fresh = res is None  # else the mapping's own simulation of its result
+        if fresh:
+            say(f"simulating {len(cl.src):,} tasks")
+            res = simulate(cl, pl.core, machine, inter.value_bytes)
+        if par:
+            start = res.makespan
+            kept, res, spans, n = replay(cl, pl.core, machine, res, inter.value_bytes, bound,
+                                          say)
+            if spans:
+                metrics = {**metrics, "replays_from": start, "replays": spans, "replayed": n}
+            if n:  # the other mappings' simulations ran the order it had
+                cl, sims = kept, {}
+        done("simulation", t, len(cl.src) + res.messages, "events")
+        return cl, metrics, sims, inter, pl, res, fresh
+
+    cl, metrics, sims, inter, pl, res, fresh = mapped(cl, metrics, sims, done)
+    if grain:
+        t = time.perf_counter()
+        what = {"latency": "at the other latency", "runs": "on whole block runs",
+                "calls": "on whole calls"}
+        workers = simulation_jobs(cl, len(grain)) if jobs is None else int(jobs)
+        say("par " + ", ".join(what[unit] for unit, *_ in grain) + ": refining and mapping "
+            "those clusters too" + (f", {workers} at a time" if workers > 1 else ""))
+
+        def finalist(c, m, sim):  # independent of the others: run side by side, quietly
+            return mapped(*refine(c, m, machine, bound, {"compact": sim}, lambda line: None),
+                          lambda *a, **k: None, jobs=1 if workers > 1 else jobs)
+
+        ready = run_parallel([partial(finalist, *f) for _, *f in grain], workers)
+        for (unit, *_), kept in zip(grain, ready):  # judged one after another
+            cl, metrics, sims, inter, pl, res, fresh = finalist(
+                (cl, metrics, sims, inter, pl, res, fresh), kept, bound, unit)
+        done("finalists", t)
+    rows = []
+    if baselines:
+        t = time.perf_counter()
+        others = [other for other in MAPPERS if other != mapper]
+        cores = [place(inter, machine, other, threshold=threshold, seed=seed, clustering=cl).core
+                 for other in others]
+        reused = {o: _reused(sims, o, core) for o, core in zip(others, cores)}
+        todo = [(o, core) for o, core in zip(others, cores) if reused[o] is None]
+        workers = simulation_jobs(cl, len(todo)) if jobs is None else int(jobs)
+        # one simulation's time: the last phase's, or the mapping's per simulation it ran
+        one = phases["simulation"] if fresh \
+            else phases["mapping"] / max(pl.info.get("evaluations", 1), 1)
+        eta = one * -(-len(todo) // max(workers, 1))
+        if todo:
+            say(f"simulating the {', '.join(o for o, _ in todo)} mappings for comparison"
+                + (f", {workers} at a time" if workers > 1 else "")
+                + (f" (about {eta:,.0f} s; --no-baselines skips them)" if eta >= 1.0 else ""))
+
+        def figures(core):
+            return lambda: _mapping_figures(simulate(cl, core, machine, inter.value_bytes))
+
+        got = dict(zip([o for o, _ in todo], run_parallel([figures(c) for _, c in todo], workers)))
+        got.update((o, _mapping_figures(r)) for o, r in reused.items() if r is not None)
+        got[mapper] = _mapping_figures(res)
+        rows = [{"mapping": other, **got[other]} for other in MAPPERS]
+        done("baselines", t)
+    return Analysis(method=method, p=int(p), machine=machine, clustering=cl, interactions=inter,
+                    placement=pl, result=res, partition=metrics, phases=phases, mappers=rows)

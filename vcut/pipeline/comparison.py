@@ -1,0 +1,134 @@
+"""Every method at every cluster count: makespan and communication (the source's Tables 6-9).
+
+::
+
+    from vcut.pipeline import AnalysisOptions, compare, compare_methods
+    rows = compare_methods(g, [8, 64], object_bytes=trace.obj_size)
+    c = compare(["samples/fft.c"], AnalysisOptions(ps=(8, 64), mapping="memory-centric"))
+
+`METHODS` is the comparison of the source's Tables 6-9 in its column order.
+"""
+
+import time
+from dataclasses import dataclass
+
+from mapping.machine import load_machine
+from mapping.memory_centric import THRESHOLD
+from mapping.placement import independent_time
+from mapping.report import compare_figure, figure_png
+
+from .analysis import analyze_graph
+from .inputs import analysis_input, spill_context
+from .outputs import json_text, prepare_output_dir, write_files
+
+__all__ = ["METHODS", "COMPARE_FILES", "Comparison", "compare", "compare_methods"]
+
+#: The files a comparison writes into ``options.output``.
+COMPARE_FILES = ("compare.json", "compare.png")
+
+METHODS = ("compnet", "metis", "pg", "w-pg", "wb-pg", "libra", "w-libra", "wb-libra")
+
+
+def compare_methods(graph, ps, methods=METHODS, machine=None, *, mapper="memory-centric",
+                    threshold=THRESHOLD, seed=0, lam=1.0, order="given", object_bytes=None,
+                    progress=None):
+    """Every method at every p: makespan and communication (Tables 6-9).
+
+    ``machine`` None uses the Table 2 machine with p cores for each p.
+    Returns a list of row dicts (``p``, ``method``, ``makespan``,
+    ``independent_time``, ``makespan_seconds``, ``communication_bytes``,
+    ``hop_bytes``, ...).
+    """
+    rows = []
+    for p in ps:
+        for method in methods:
+            if progress:
+                progress(f"p = {p}: {method}")
+            t = time.perf_counter()
+            a = analyze_graph(graph, p, method, machine, mapper=mapper, threshold=threshold,
+                              seed=seed, lam=lam, order=order, object_bytes=object_bytes,
+                              baselines=False)
+            r = a.result
+            indep = independent_time(a.interactions, a.placement.core, a.machine, r.busy)
+            rows.append({"p": int(p), "method": method, "makespan": r.makespan,
+                         "independent_time": indep,
+                         "makespan_seconds": r.seconds,
+                         "communication_bytes": r.communication_bytes,
+                         "network_bytes": r.network_bytes, "hop_bytes": r.hop_bytes,
+                         "messages": r.messages, "machine": a.machine.name,
+                         "seconds": time.perf_counter() - t, **a.partition})
+    return rows
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """Every method at every cluster count on one input (see `compare`).
+
+    Attributes
+    ----------
+    source : str
+        What the graph came from.
+    methods : tuple of str
+        The methods, in column order.
+    rows : list of dict
+        `compare_methods`' rows.
+    graph : ir_graph.Graph
+        The graph compared on.
+    files : list of str
+        The files written (absolute paths).
+    """
+
+    source: str
+    methods: tuple
+    rows: list
+    graph: object
+    files: list
+
+    def summary(self):
+        """The JSON object ``vcut compare --json`` prints."""
+        return {"source": self.source, "methods": list(self.methods), "rows": self.rows,
+                "files": self.files}
+
+
+def compare(inputs, options, *, say=None):
+    """Partition, map and simulate ``inputs`` with every method at every p: ``vcut compare``.
+
+    Parameters
+    ----------
+    inputs : list of str
+        C sources (traced with ``options.trace``), or one trace or graph file.
+    options : AnalysisOptions
+        ``ps`` the cluster counts, ``methods`` the methods in column order (None:
+        `METHODS`), ``mapping`` the mapping of every run; with ``output`` the files
+        `COMPARE_FILES` (the rows as JSON, a figure) are written there.
+    say : callable(str), optional
+        A progress line before each run.
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    InputError
+        A bad input, machine, method or window.
+    OutputError
+        An output folder that cannot be written, or a file in it that is an input.
+    """
+    with spill_context(options.spill):
+        methods = METHODS if options.methods is None else tuple(options.methods)
+        if options.output:
+            prepare_output_dir(options.output, COMPARE_FILES, options.input_paths(inputs))
+        machine = load_machine(options.machine) if options.machine else None
+        graph, obj_bytes, source = analysis_input(inputs, options)
+        rows = compare_methods(graph, list(options.ps), methods, machine,
+                               mapper=options.mapping, threshold=options.threshold,
+                               seed=options.seed, lam=options.lam, order=options.order,
+                               object_bytes=obj_bytes, progress=say)
+        files = []
+        if options.output:
+            png = figure_png(compare_figure(rows, methods, f"{source}: {graph.n:,} nodes"))
+            files = write_files(options.output, [
+                ("compare.json", json_text({"source": source, "rows": rows}, indent=1)),
+                ("compare.png", png)])
+        return Comparison(source=source, methods=methods, rows=rows, graph=graph, files=files)

@@ -1,0 +1,149 @@
+"""The whole analysis of a program, trace or graph file, and its report: ``vcut analyze``.
+
+::
+
+    from vcut.pipeline import AnalysisOptions, TraceOptions, analyze
+    run = analyze(["samples/strassen.c"], AnalysisOptions(
+        p=8, output="out", trace=TraceOptions(defines=("N=8",))))
+    run.summary["makespan"], run.files          # out/mapping.json, out/report.html
+
+trace -> graph (`vcut.pipeline.inputs`) -> partition, map, simulate
+(`vcut.pipeline.analysis`) -> insights (`mapping.insight`) -> the report
+(`mapping.report`) and ``mapping.json``.
+"""
+
+import time
+from dataclasses import dataclass
+
+from vcut_base.errors import InputError
+from mapping.insight import insight
+from mapping.machine import load_machine
+from mapping.report import analysis_html
+
+from ..output import read_assignment
+from .analysis import Analysis, analyze_graph
+from .comparison import compare_methods
+from .inputs import analysis_input, spill_context
+from .options import ANALYZE_METHODS
+from .outputs import json_text, prepare_output_dir, write_files
+
+__all__ = ["AnalysisRun", "analyze", "REPORT_FILES"]
+
+#: The files an analysis writes into ``options.output``.
+REPORT_FILES = ("mapping.json", "report.html")
+
+
+@dataclass(frozen=True, eq=False)
+class AnalysisRun:
+    """One analysis of an input as ``vcut analyze`` reports it (see `analyze`).
+
+    Attributes
+    ----------
+    summary : dict
+        The JSON object ``vcut analyze --json`` prints.
+    analysis : Analysis
+        The partition, mapping and simulation.
+    graph : ir_graph.Graph
+        The graph analysed (cut to the window when one was given).
+    source : str
+        What the graph came from (the sources, the trace or the graph file).
+    insights : mapping.insight.Insights
+        The report's reading of the analysis.
+    methods : list of dict or None
+        The rows of ``compare_methods`` at the same p (``options.compare_methods``).
+    files : list of str
+        The files written (absolute paths).
+    """
+
+    summary: dict
+    analysis: Analysis
+    graph: object
+    source: str
+    insights: object
+    methods: list
+    files: list
+
+
+def analyze(inputs, options, *, say=None, note=None):
+    """Trace, partition, map, simulate and report: ``vcut analyze``'s work.
+
+    Parameters
+    ----------
+    inputs : list of str
+        C sources (traced with ``options.trace``), or one trace or graph file.
+    options : AnalysisOptions
+        What to do; with ``output`` the files `REPORT_FILES` are written there.
+    say : callable(str), optional
+        Progress lines, one at the start of each phase.
+    note : callable(str), optional
+        Where the memory budget's estimate of a trace is told.
+
+    Returns
+    -------
+    AnalysisRun
+
+    Raises
+    ------
+    InputError
+        ``compare_methods`` without ``output``, a bad input, machine, partition file,
+        method or window.
+    OutputError
+        An output folder that cannot be written, or a file in it that is an input.
+    """
+    with spill_context(options.spill):
+        return _analyze(inputs, options, say, note)
+
+
+def _analyze(inputs, options, say, note):
+    if options.compare_methods and not options.output:
+        raise InputError("--compare-methods puts the comparison in the report; give -o OUTDIR "
+                         "(or use 'vcut compare' for a table)")
+    if options.output:
+        prepare_output_dir(options.output, REPORT_FILES, options.input_paths(inputs))
+    machine = load_machine(options.machine) if options.machine else None
+    assignment = read_assignment(options.partition) if options.partition else None
+    t0 = time.perf_counter()
+    if say:
+        say("tracing and building the graph")
+    graph, obj_bytes, source = analysis_input(
+        inputs, options, budget=(options.p, options.baselines), say=note)
+    front = time.perf_counter() - t0
+    a = analyze_graph(graph, options.p, options.algo, machine, mapper=options.mapping,
+                      threshold=options.threshold, seed=options.seed, lam=options.lam,
+                      order=options.order, object_bytes=obj_bytes, assignment=assignment,
+                      baselines=options.baselines, progress=say, device=options.device)
+    a.phases["trace_and_graph"] = front
+    ins = insight(a, graph)  # lines and object names from graph.source (a traced program)
+    files = []
+    methods = None
+    if options.output:
+        if say:
+            say("writing the report")
+        t = time.perf_counter()
+        if options.compare_methods:
+            names = list(ANALYZE_METHODS if options.methods is None else options.methods)
+            methods = compare_methods(graph, [options.p], names, machine,
+                                      mapper=options.mapping, threshold=options.threshold,
+                                      seed=options.seed, lam=options.lam, order=options.order,
+                                      object_bytes=obj_bytes, progress=say)
+        page = analysis_html(a, graph, source, methods, ins)
+        a.phases["report"] = time.perf_counter() - t
+        a.phases["total"] = time.perf_counter() - t0
+        doc = a.to_json(source)
+        doc["insights"] = ins.to_json()
+        if methods:
+            doc["methods"] = methods
+        doc["graph"] = {"nodes": graph.n, "edges": graph.m, "weights": graph.meta.get("weights"),
+                        "window": graph.meta.get("window")}
+        files = write_files(options.output, [("mapping.json", json_text(doc, indent=1)),
+                                             ("report.html", page)])
+    a.phases.setdefault("total", time.perf_counter() - t0)
+    summary = a.summary()
+    summary["files"] = files
+    summary["insights"] = ins.to_json()
+    if methods:
+        summary["methods"] = methods
+    summary["graph"] = {"nodes": graph.n, "edges": graph.m, "window": graph.meta.get("window")}
+    return AnalysisRun(summary=summary, analysis=a, graph=graph, source=source, insights=ins,
+                       methods=methods, files=files)
+
