@@ -23,14 +23,21 @@ Conventions shared by every subcommand:
 
 import _thread
 import argparse
+import json
 import os
+import shlex
 import signal
 import sys
 import threading
 import traceback
 
+from vcut_base import memory
+from vcut_base.errors import OutOfMemory, VcutError
+from vcut_base.progress import reporting
+
 from . import (analyze, batch, compare, datasets, graph, mst, partition, schedule, stats,
                trace, traverse)
+from ._progress import progress_sink
 
 __all__ = ["main", "build_parser"]
 
@@ -96,11 +103,6 @@ def main(argv=None):
     entry = argv is None
     previous = _install(entry)
     try:
-        from vcut_base.errors import VcutError
-        from vcut_base.progress import reporting
-
-        from ._progress import progress_sink
-
         argv = list(sys.argv[1:] if argv is None else argv)
         program_args = []
         if "--" in argv:
@@ -164,8 +166,6 @@ def _program_arguments(exc, argv, program_args):
     """For words argparse left over that are no options (``vcut trace p.c -o t.npz 20``)
     of a command that runs programs: that program arguments go after ``--``, with the
     corrected command; else None."""
-    import shlex
-
     words = exc.unrecognized
     if (not words or any(w.startswith("-") for w in words) or not argv
             or argv[0] not in _RUN_PROGRAMS):
@@ -227,12 +227,9 @@ _LESS_MEMORY["compare"] = _LESS_MEMORY["analyze"]
 def _out_of_memory(command=None):
     """The `OutOfMemory` error a ``MemoryError`` in any phase of ``command`` becomes: the
     memory available now and what that command can do with less."""
-    from vcut_base.errors import OutOfMemory
-    from vcut_base.memory import available_bytes, format_bytes
-
     advice = _LESS_MEMORY.get(command)
     return OutOfMemory(
-        f"out of memory ({format_bytes(available_bytes())} available now); "
+        f"out of memory ({memory.format_bytes(memory.available_bytes())} available now); "
         + (f"{advice}, or use a machine with more memory" if advice
            else "use a machine with more memory"))
 
@@ -240,8 +237,6 @@ def _out_of_memory(command=None):
 def _json_error(argv, message, code):
     """With --json, a failure is a JSON object on stdout too (scripts read one object)."""
     if "--json" in argv:
-        import json
-
         sys.stdout.write(json.dumps({"error": message, "exit_code": code}) + "\n")
         sys.stdout.flush()
 

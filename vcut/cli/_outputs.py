@@ -8,7 +8,10 @@ carries something else, or a path that cannot be written is refused with one
 """
 
 import os
+import sys
 
+from vcut_base.atomic import check_outputs, output_kind
+from vcut_base.errors import OutputError
 from vcut.pipeline.outputs import output_dir
 
 __all__ = ["input_paths", "check_command_outputs", "check_suffix", "output_directory",
@@ -38,8 +41,6 @@ def check_command_outputs(args, outputs, stdout_use=None):
     ``stdout_use`` says what else the command prints on standard output (then
     ``-o -`` is refused); by default the JSON summary when ``--json`` is given.
     """
-    from vcut_base.atomic import check_outputs
-
     if stdout_use is None and getattr(args, "json", False):
         stdout_use = "the JSON summary"
     check_outputs(outputs, input_paths(args), stdout_use)
@@ -51,8 +52,6 @@ def check_suffix(path, flag, suffixes, what):
     under another name, e.g. over a ``trace.npz`` given by mistake, would replace a data
     file with a picture. ``what`` says what the option writes, e.g. ``"the plot is a PNG
     image"``."""
-    from vcut_base.errors import OutputError
-
     if path is None or path == "-" or str(path).lower().endswith(tuple(suffixes)):
         return
     raise OutputError(f"{flag} {path}: {what}; give a path ending in {', '.join(suffixes)} "
@@ -61,10 +60,6 @@ def check_suffix(path, flag, suffixes, what):
 
 def summary_stream(*outputs):
     """Where a command prints its summary: stdout, unless an output goes there (``-o -``)."""
-    import sys
-
-    from vcut_base.atomic import output_kind
-
     for path in outputs:
         if path is not None and output_kind(path) == "stdout":
             return sys.stderr

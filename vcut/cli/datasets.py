@@ -2,6 +2,8 @@
 
 import sys
 
+from vcut_base.errors import InputError
+
 from ._common import add_common, print_json
 
 __all__ = ["register", "run"]
@@ -26,8 +28,7 @@ def register(sub):
 
 
 def run(args, program_args):
-    from vcut_base.errors import InputError
-    from ir_graph.datasets import verify_datasets
+    from ir_graph.datasets import verify_datasets  # lazy: start-up
 
     say = (lambda name: print(f"hashing {name}", file=sys.stderr)) if args.verbose else None
     checks = verify_datasets(args.directory, args.manifest, progress=say)

@@ -31,8 +31,8 @@ def register(sub):
 
 
 def run(args, program_args):
-    from ir_graph import degree_plot, graph_stats
-    from ir_graph.stats import PowerLawFit
+    from ir_graph import degree_plot, graph_stats  # lazy: start-up (scipy)
+    from ir_graph.stats import PowerLawFit  # lazy: start-up (scipy)
 
     check_command_outputs(args, [args.plot])
     check_suffix(args.plot, "--plot", (".png",), "the plot is a PNG image")
