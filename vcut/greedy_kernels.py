@@ -211,10 +211,11 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
     out : int32[m]
         Written in place: the cluster of every edge.
     sets : tuple
-        Empty replica sets (`replica_sets`).
+        Empty replica sets (`ir_graph.replicas.replica_sets`).
     counter : int64[2]
-        ``counter[0]``: edges assigned so far (written every `TICK` edges);
-        a non-zero ``counter[1]`` stops the kernel there (`vcut_base.progress`).
+        ``counter[0]``: edges assigned so far (written every
+        `vcut_base.progress_kernels.TICK` edges); a non-zero ``counter[1]`` stops the
+        kernel there (`vcut_base.progress`).
 
     Returns
     -------

@@ -139,12 +139,12 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
     included), or over ``degree`` when it is given (non-empty). ``bal(c) = maxload - load_c``, divided by ``eps + maxload -
     minload`` when ``normalized`` is 1 (the paper's formula), by ``eps + maxload``
     when it is 2 (the reference implementation, whose running minimum size
-    never leaves 0: `vcut.partition.HDRF_NORMALIZED`). Loads are divided by
+    never leaves 0: `vcut.cuts.hdrf.HDRF_NORMALIZED`). Loads are divided by
     the capacity fraction times p (equal shares: unchanged). Only clusters in
     A(u) or A(v), and the least loaded cluster, can score highest; ties go to
-    the lowest id. ``sets``: empty replica sets (`replica_sets`); returns their
-    bitset rows at the end (a new array when the pool grew). ``counter`` as
-    for `greedy_assign`.
+    the lowest id. ``sets``: empty replica sets (`ir_graph.replicas.replica_sets`);
+    returns their bitset rows at the end (a new array when the pool grew).
+    ``counter`` as for `vcut.greedy_kernels.greedy_assign`.
     """
     cnt, ids, ovf, pool = sets
     if ids.shape[1] == 0:  # dense bitsets: the plain kernel
