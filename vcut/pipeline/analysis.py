@@ -251,11 +251,11 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         say("par " + ", ".join(what[unit] for unit, *_ in grain) + ": refining and mapping "
             "those clusters too" + (f", {workers} at a time" if workers > 1 else ""))
 
-        def finalist(c, m, sim):  # independent of the others: run side by side, quietly
+        def mapped_finalist(c, m, sim):  # independent of the others: side by side, quietly
             return mapped(*refine(c, m, machine, bound, {"compact": sim}, lambda line: None),
                           lambda *a, **k: None, jobs=1 if workers > 1 else jobs)
 
-        ready = run_parallel([partial(finalist, *f) for _, *f in grain], workers)
+        ready = run_parallel([partial(mapped_finalist, *f) for _, *f in grain], workers)
         for (unit, *_), kept in zip(grain, ready):  # judged one after another
             cl, metrics, sims, inter, pl, res, fresh = finalist(
                 (cl, metrics, sims, inter, pl, res, fresh), kept, bound, unit)
