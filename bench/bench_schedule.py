@@ -44,6 +44,7 @@ from runtime.scheduler import SimDevice, schedule  # noqa: E402
 from runtime.scheduler.jobs import make_job  # noqa: E402
 from runtime.scheduler.jobs.base import Job  # noqa: E402
 from runtime.scheduler.profiler import ideal_split  # noqa: E402
+from vcut import partition_batch  # noqa: E402,F401 (registers the partition-batch job kind)
 
 JOBS = {  # kind: (size, units): 64 MB of text, order 2048, 4096 BFS sources on RMAT 14, 64 graphs
     "string-search": (64e6, 4096),

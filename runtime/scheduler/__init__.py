@@ -81,8 +81,9 @@ def schedule(job, devices="auto", policy="hass", seed=0, *, rounds=10, profile_u
              training=0.3, slack=0.02, warm_up=True, client=None):
     """Run ``job`` over ``devices`` under ``policy``; return a `ScheduleResult`.
 
-    ``job``: a `Job` or a kind name (``string-search``, ``matmul``, ``bfs-batch``,
-    ``partition-batch``; built with its defaults and ``seed``). ``rounds``: loads the
+    ``job``: a `Job` or a kind name (``string-search``, ``matmul``, ``bfs-batch``, or one
+    registered from above once its module is imported: ``partition-batch`` by
+    `vcut.partition_batch`; built with its defaults and ``seed``). ``rounds``: loads the
     pool deals the job into. ``profile_units``: HASS's profiling sample k (a GPU runs
     calls of 2k and k sub-loads; default: what fills the largest GPU, or a tenth of a
     round's even share). ``training``: Qilin's training fraction.

@@ -14,6 +14,7 @@ from runtime.scheduler.jobs import make_job
 from runtime.scheduler.jobs.base import Job
 from runtime.scheduler.profiler import (EXTRAPOLATE, fit_call_time, ideal_split,
                                         split_by_models)
+from vcut import partition_batch  # noqa: F401 (registers the partition-batch job kind)
 
 W = 1e6  # work per sub-load: 1 ms on a speed-1 device (rate 1e9)
 

@@ -14,10 +14,10 @@ from runtime.scheduler import CudaDevice, schedule
 from runtime.scheduler.jobs import (
     BfsBatch,
     Matmul,
-    PartitionBatch,
     StringSearch,
     make_job,
 )
+from vcut.partition_batch import PartitionBatch
 from tests.helpers import path_graph
 
 pytestmark = pytest.mark.usefixtures("small_launches")
@@ -125,11 +125,11 @@ def test_directed_bfs_by_hand():
     (lambda: BfsBatch.generate(4, 4, n_sources=6, n_units=6, seed=4), "bfs"),
 ])
 def test_a_gpu_call_is_one_bundle(make, kernel, monkeypatch):
-    from runtime.scheduler.jobs import _gpu_kernels
+    from runtime.scheduler.jobs import job_kernels_gpu
 
     job, g = make(), stand_in()
-    launches = CountLaunches(getattr(_gpu_kernels, kernel))
-    monkeypatch.setattr(_gpu_kernels, kernel, launches)
+    launches = CountLaunches(getattr(job_kernels_gpu, kernel))
+    monkeypatch.setattr(job_kernels_gpu, kernel, launches)
     job.run_gpu(np.array([0]), g)  # the first call also moves the setup data
     assert sum(g.cuda.sent[:-1]) == job.setup_bytes() and launches.n == 1
     g.cuda.sent.clear()

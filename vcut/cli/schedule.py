@@ -96,6 +96,8 @@ def _run(args, client):
     from runtime.scheduler.device_specs import parse_devices
     from runtime.scheduler.jobs import make_job
     from runtime.scheduler.report import write_report
+
+    from .. import partition_batch  # noqa: F401 (registers the partition-batch job kind)
     job = make_job(args.job, size=args.size, units=args.units, seed=args.seed)
     policies = POLICIES if args.policy == "all" else (args.policy,)
     if args.policy == "all":

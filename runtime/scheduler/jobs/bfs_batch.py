@@ -17,6 +17,7 @@ from vcut_base.jitcache import njit
 from runtime import config
 
 from .base import Job
+from .registry import register_job
 
 __all__ = ["BfsBatch"]
 
@@ -141,6 +142,22 @@ class BfsBatch(Job):
 
 
 def _kernels():
-    from . import _gpu_kernels
+    from . import job_kernels_gpu  # lazy: numba.cuda is optional
 
-    return _gpu_kernels
+    return job_kernels_gpu
+
+
+def _peak_bytes(scale, units):
+    """The RMAT graph and CSR, the sources, the distances (and their reference)."""
+    n = 2 ** scale
+    return 512 * n + max(256, units) * (8 + 16 * n)
+
+
+def _build(size, units, given, seed, **kw):
+    kw.setdefault("n_sources", max(256, units))
+    return BfsBatch.generate(size, n_units=units, seed=seed, **kw)
+
+
+#: size: the RMAT scale
+register_job("bfs-batch", BfsBatch, size=14, units=256, limits=(1, 26), peak_bytes=_peak_bytes,
+             build=_build, units_cost_memory=True)

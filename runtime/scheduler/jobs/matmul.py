@@ -11,6 +11,7 @@ tiles of 2); B crosses to a GPU once.
 import numpy as np
 
 from .base import Job
+from .registry import register_job
 
 __all__ = ["Matmul"]
 
@@ -88,6 +89,15 @@ class Matmul(Job):
 
 
 def _kernels():
-    from . import _gpu_kernels
+    from . import job_kernels_gpu  # lazy: numba.cuda is optional
 
-    return _gpu_kernels
+    return job_kernels_gpu
+
+
+def _build(size, units, given, seed, **kw):
+    return Matmul(size, units, seed=seed, **kw)
+
+
+#: size: the matrix order (A, B and their int64 draws, the tiles, C, the reference)
+register_job("matmul", Matmul, size=1024, units=256, limits=(1, 65536),
+             peak_bytes=lambda size, units: 48 * size * size, build=_build, units_of="rows")

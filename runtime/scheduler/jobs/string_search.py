@@ -14,6 +14,7 @@ from vcut_base.jitcache import njit
 from runtime import config
 
 from .base import Job
+from .registry import register_job
 
 __all__ = ["StringSearch"]
 
@@ -140,6 +141,15 @@ class StringSearch(Job):
 
 
 def _kernels():
-    from . import _gpu_kernels
+    from . import job_kernels_gpu  # lazy: numba.cuda is optional
 
-    return _gpu_kernels
+    return job_kernels_gpu
+
+
+def _build(size, units, given, seed, **kw):
+    return StringSearch.generate(size, n_units=units, seed=seed, **kw)
+
+
+#: size: text bytes (the draws, int64, and the text: 10 bytes each)
+register_job("string-search", StringSearch, size=8e6, units=256, limits=(1, 2**34),
+             peak_bytes=lambda size, units: 10 * size, build=_build, units_of="bytes")

@@ -1,4 +1,5 @@
-"""A batch of vertex cuts: one edge partition per (graph, k).
+"""A batch of vertex cuts: one edge partition per (graph, k), the scheduler's
+``partition-batch`` job kind (registered with `runtime.scheduler.jobs` on import).
 
 Sub-load u is one (graph, k) pair, run by vcut's CPU partitioner; its result is
 the cluster of every edge. There is no GPU implementation: a sub-load is vcut's
@@ -12,8 +13,10 @@ scale).
 import numpy as np
 
 from vcut_base.errors import InputError
+from runtime.generators import rmat
+from runtime.scheduler.jobs import Job, register_job
 
-from .base import Job
+from .partition import partition_graph
 
 __all__ = ["PartitionBatch"]
 
@@ -38,16 +41,12 @@ class PartitionBatch(Job):
 
     @classmethod
     def generate(cls, n_graphs=8, scale=12, ks=(8,), seed=0, algo="wb-libra"):
-        from runtime.generators import rmat
-
         n_graphs = int(n_graphs)
         if n_graphs < 1:
             raise InputError(f"--size {n_graphs}: partition-batch needs at least one graph")
         return cls([rmat(scale, 8, seed=seed + i) for i in range(n_graphs)], ks, algo, seed)
 
     def _one(self, u):
-        from vcut.partition import partition_graph
-
         g, k = self.pairs[u]
         return partition_graph(self.graphs[g], k, self.algo, seed=self.seed).assignment
 
@@ -68,11 +67,22 @@ class PartitionBatch(Job):
         return [results[u] for u in range(self.n_units)]
 
     def reference(self):
-        from vcut.partition import partition_graph
-
         return [partition_graph(self.graphs[g], k, self.algo, seed=self.seed).assignment
                 for g, k in self.pairs]
 
     def describe(self):
         return {"kind": self.kind, "units": self.n_units, "graphs": len(self.graphs),
                 "ks": self.ks, "algo": self.algo}
+
+
+def _build(size, units, given, seed, **kw):
+    kw.setdefault("ks", (8,))
+    if given and units != size * len(kw["ks"]):
+        raise InputError(f"--units {units}: a partition batch has one sub-load per graph "
+                         f"and k, here {size * len(kw['ks'])}; set --size (graphs) instead")
+    return PartitionBatch.generate(size, seed=seed, **kw)
+
+
+#: size: the number of RMAT graphs (of scale 12, with their cuts: about 4 MiB each)
+register_job("partition-batch", PartitionBatch, size=16, units=16, limits=(1, 4096),
+             peak_bytes=lambda size, units: size * (4 << 20), build=_build)
