@@ -56,7 +56,8 @@ def graphs(scale, files=FILES):
 
 def run(g, p, order, batch, device="cpu", apply=None):
     t0 = time.perf_counter()
-    r = partition_graph(g, p, "wb-libra", order=order, batch=batch, device=device, apply=apply)
+    r = partition_graph(g, p, "wb-libra", {"order": order, "batch": batch, "apply": apply},
+                        device=device)
     return r, time.perf_counter() - t0
 
 
@@ -68,8 +69,8 @@ def gpu_table(args):
     edges, degrees and metrics on the host included)."""
     warm = rmat(8, 4, seed=1)
     for apply in ("rounds", "recheck"):
-        partition_graph(warm, args.p, "wb-libra", batch=64, device="gpu", apply=apply)
-        partition_graph(warm, args.p, "wb-libra", batch=64, apply=apply)
+        partition_graph(warm, args.p, "wb-libra", {"batch": 64, "apply": apply}, device="gpu")
+        partition_graph(warm, args.p, "wb-libra", {"batch": 64, "apply": apply})
     partition_graph(warm, args.p, "wb-libra")
     head = ("graph", "m", "B", "run", "RF", "RF / seq", "balance", "kernel s", "M edges/s",
             "x sequential", "total s", "rounds", "launches")

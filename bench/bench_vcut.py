@@ -66,7 +66,7 @@ def table5(p):
         cells, rfs = [], []
         bound = None
         for a, pub in zip(GREEDY, PUBLISHED_T5[name]):
-            r = partition_graph(g, p, a, lam=1.0)
+            r = partition_graph(g, p, a, {"lam": 1.0})
             cells.append(f"{r.metrics.edge_weight_imbalance:.5f} ({pub:.5f})")
             rfs.append(r.metrics.replication_factor)
             bound = r.info["rf_random_bound"]

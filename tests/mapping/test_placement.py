@@ -199,7 +199,7 @@ def test_time_aware_is_never_slower_than_memory_centric(strassen8):
 
     trace, g = strassen8
     m = load_machine("mesh:4x4")
-    part = partition_graph(g, 8, "par", latency=m.mean_message_cycles(32))
+    part = partition_graph(g, 8, "par", options={"latency": m.mean_message_cycles(32)})
     cl = from_edge_partition(part, g.node_object)
     inter = interactions(cl, trace.obj_size)
     start, _ = memory_centric(inter, m, 4)

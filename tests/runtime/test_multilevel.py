@@ -673,7 +673,7 @@ def test_spac_with_the_multilevel_backend():
     from vcut.partition import partition_graph as vertex_cut
 
     g = rmat(10, 8, seed=3)
-    res = vertex_cut(g, 8, "spac", backend="multilevel")
+    res = vertex_cut(g, 8, "spac", options={"backend": "multilevel"})
     a = res.simple_assignment
     assert len(a) == res.info["simple_edges"] and a.min() >= 0 and a.max() < 8
     assert len(res.src) == len(res.weight) == len(a)

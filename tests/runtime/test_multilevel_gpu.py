@@ -418,7 +418,7 @@ def test_spac_with_the_multilevel_backend_on_the_gpu():
     from vcut.spac import split_and_connect
 
     g = rmat(5, 4, seed=3)
-    res = vertex_cut(g, 2, "spac", backend="multilevel", device="gpu", seed=1)
+    res = vertex_cut(g, 2, "spac", options={"backend": "multilevel"}, device="gpu", seed=1)
     a = res.simple_assignment
     assert res.info["device"] == "gpu" and res.info["backend"] == "multilevel"
     assert len(a) == res.info["simple_edges"] and set(a.tolist()) == {0, 1}

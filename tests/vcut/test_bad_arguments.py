@@ -22,7 +22,7 @@ def test_largest_valid_seed_works():
 
 
 def test_replica_sets_are_checked_before_allocating(monkeypatch):
-    import vcut.partition
+    import vcut.cuts.base
 
     m = 2000
     g = path_graph(m + 1)
@@ -32,7 +32,7 @@ def test_replica_sets_are_checked_before_allocating(monkeypatch):
         asked.append((need, what, hint))
         raise InputError("short")
 
-    monkeypatch.setattr(vcut.partition, "check_memory", check_memory)
+    monkeypatch.setattr(vcut.cuts.base, "check_memory", check_memory)
     # p = 2000 > 128: compact sets, 2001 vertices x (count 4 + overflow row 4 + 3 int16 ids)
     # = 28,014 bytes; p = 100: dense bitsets, 2001 x (count 4 + 2 words of 8) = 40,020 bytes
     for p, need in ((m, 28_014), (100, 40_020)):

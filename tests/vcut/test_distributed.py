@@ -192,7 +192,7 @@ def _crawl(seed, hosts=60, n=12000, m=120000):
 
 
 def _hdrf_capacity(m, p):
-    """HDRF's capacity with equal shares: ceil(m / p) edges (vcut.partition.HDRF_CAPACITY 1)."""
+    """HDRF's capacity with equal shares: ceil(m / p) edges (vcut.cuts.hdrf.HDRF_CAPACITY 1)."""
     return -(-m // p)
 
 

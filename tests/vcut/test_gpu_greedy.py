@@ -32,8 +32,9 @@ def test_gpu_batches_equal_the_cpu_batches_and_one_edge_batches_the_stream():
     small = rmat(4, 3, seed=4)  # one launch per edge: a short stream
     for algo in GREEDY:
         for batch in (9, 64, 10_000):
-            cpu = partition_graph(g, 6, algo, batch=batch)
-            gpu = partition_graph(g, 6, algo, batch=batch, device="gpu", apply="recheck")
+            cpu = partition_graph(g, 6, algo, options={"batch": batch})
+            gpu = partition_graph(g, 6, algo, options={"batch": batch, "apply": "recheck"},
+                                  device="gpu")
             assert gpu.assignment.tolist() == cpu.assignment.tolist(), (algo, batch)
             assert gpu.info["redecided"] == cpu.info["redecided"]
             assert gpu.info["device"] == "gpu" and "device" not in cpu.info
@@ -41,8 +42,8 @@ def test_gpu_batches_equal_the_cpu_batches_and_one_edge_batches_the_stream():
             # a decide launch per batch, a scatter launch between two batches
             assert gpu.info["launches"] == 2 * math.ceil(m / min(batch, m)) - 1
         seq = partition_graph(small, 6, algo)
-        assert partition_graph(small, 6, algo, batch=1, device="gpu",
-                               apply="recheck").assignment.tolist() == seq.assignment.tolist()
+        assert partition_graph(small, 6, algo, options={"batch": 1, "apply": "recheck"},
+                               device="gpu").assignment.tolist() == seq.assignment.tolist()
 
 
 @settings(max_examples=25, deadline=None)
@@ -55,8 +56,8 @@ def test_gpu_batches_equal_the_literal_batches(gw, p, algo, batch):
     ref = greedy_reference(edges, weights if weighted else [1] * len(edges), p,
                            rule="libra" if "libra" in algo else "pg", bounded=algo.startswith("wb"),
                            lam=1.0, batch=batch)
-    got = partition_graph(graph(edges, weights), p, algo, batch=batch, device="gpu",
-                          apply="recheck")
+    got = partition_graph(graph(edges, weights), p, algo,
+                          options={"batch": batch, "apply": "recheck"}, device="gpu")
     assert got.assignment.tolist() == ref
 
 
@@ -68,8 +69,8 @@ def test_gpu_rounds_equal_the_cpu_twin():
     for algo, batch, rounds, p in (("wb-libra", 16, 64, 6), ("pg", 1000, 64, 5),
                                    ("w-pg", 13, 2, 3)):
         with rounds_of(rounds):
-            cpu = partition_graph(g, p, algo, batch=batch, apply="rounds")
-            gpu = partition_graph(g, p, algo, batch=batch, device="gpu")
+            cpu = partition_graph(g, p, algo, options={"batch": batch, "apply": "rounds"})
+            gpu = partition_graph(g, p, algo, options={"batch": batch}, device="gpu")
         assert gpu.assignment.tolist() == cpu.assignment.tolist(), algo
         for key in ("redecided", "apply_rounds", "apply"):
             assert gpu.info[key] == cpu.info[key], key
@@ -80,7 +81,7 @@ def test_gpu_rounds_launch_per_chunk_and_one_edge_batches(monkeypatch):
     small = rmat(3, 3, seed=4)
     seq = partition_graph(small, 3, "wb-libra")
     monkeypatch.setattr(gpu_greedy, "CHUNK", 4)
-    gpu = partition_graph(small, 3, "wb-libra", batch=1, device="gpu")
+    gpu = partition_graph(small, 3, "wb-libra", options={"batch": 1}, device="gpu")
     m = seq.info["simple_edges"]
     assert gpu.assignment.tolist() == seq.assignment.tolist()
     assert gpu.info["launches"] == math.ceil(m / 4) and gpu.info["apply_rounds"] == m
@@ -89,12 +90,13 @@ def test_gpu_rounds_launch_per_chunk_and_one_edge_batches(monkeypatch):
 def test_default_batch_capacities_and_the_bound():
     g = rmat(5, 6, seed=7)
     caps = [1, 2, 3, 2]
-    gpu = partition_graph(g, 4, "wb-libra", device="gpu", capacities=caps, lam=1.1)
+    gpu = partition_graph(g, 4, "wb-libra", options={"lam": 1.1}, device="gpu", capacities=caps)
     m = gpu.info["simple_edges"]
     assert gpu.info["batch"] == min(m, 65536) == gpu_greedy.default_batch(m)
     assert gpu.info["apply"] == "rounds"
-    cpu = partition_graph(g, 4, "wb-libra", batch=gpu.info["batch"], capacities=caps, lam=1.1,
-                          apply="rounds")
+    cpu = partition_graph(g, 4, "wb-libra",
+                          options={"batch": gpu.info["batch"], "lam": 1.1, "apply": "rounds"},
+                          capacities=caps)
     assert gpu.assignment.tolist() == cpu.assignment.tolist()
     loads = np.bincount(gpu.assignment, minlength=4)
     share = np.array(caps) / sum(caps)
@@ -124,7 +126,7 @@ def test_bad_devices_and_memory(monkeypatch):
     assert need == 8 * (3 * 3 + 4 + 8 + 3 + 2 * 3 * 3)
     monkeypatch.setattr(config, "DEVICE_MEMORY", need - 1)
     with pytest.raises(InputError, match=f"needs {need / 2**20:,.1f} MiB of device memory"):
-        partition_graph(g, 2, "wb-libra", device="gpu", apply="recheck")
+        partition_graph(g, 2, "wb-libra", options={"apply": "recheck"}, device="gpu")
     # rounds: quanta (m), rows (n), degrees, counts, first writers (3 n), choices, bits,
     # states, tiles (4 B), 4 per-cluster arrays, the counters in 8 bytes; ends, order and
     # the assignment in 4 (int32 while they fit)

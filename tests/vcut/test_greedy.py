@@ -10,7 +10,8 @@ from vcut.partition import partition_graph
 
 
 def assign(edges, p, algo, weights=None, lam=1.0, capacities=None):
-    return partition_graph(graph(edges, weights), p, algo, lam=lam, capacities=capacities).assignment.tolist()
+    return partition_graph(graph(edges, weights), p, algo, options={"lam": lam},
+                           capacities=capacities).assignment.tolist()
 
 
 # -- one test per case of Algorithm 1 -------------------------------------------------
@@ -84,7 +85,7 @@ def test_kernel_equals_the_literal_rules(gw, p, algo, lam, hetero):
     edges, weights = gw
     p = min(p, len(edges))
     cap = ramp(p) if hetero else None
-    got = partition_graph(graph(edges, weights), p, algo, lam=lam, capacities=cap).assignment.tolist()
+    got = partition_graph(graph(edges, weights), p, algo, options={"lam": lam}, capacities=cap).assignment.tolist()
     weighted = algo.startswith("w")
     ref = greedy_reference(edges, weights if weighted else [1] * len(edges), p,
                            rule="libra" if "libra" in algo else "pg", bounded=algo.startswith("wb"),
@@ -108,7 +109,7 @@ def test_batched_kernel_equals_the_literal_batches(gw, p, algo, batch, recheck):
     old = greedy_cut.RECHECK
     greedy_cut.RECHECK = recheck
     try:
-        got = partition_graph(graph(edges, weights), p, algo, batch=batch)
+        got = partition_graph(graph(edges, weights), p, algo, options={"batch": batch})
     finally:
         greedy_cut.RECHECK = old
     assert got.assignment.tolist() == ref
@@ -121,11 +122,11 @@ def test_batched_by_hand():
     # frozen at the start every set is empty, so every edge asks for the least loaded
     # and decides again when applied: the sequential result [0, 0, 0, 1]
     edges = [(0, 1), (1, 2), (2, 3), (4, 5)]
-    assert partition_graph(graph(edges), 2, "w-libra", batch=4).assignment.tolist() == [0, 0, 0, 1]
+    assert partition_graph(graph(edges), 2, "w-libra", options={"batch": 4}).assignment.tolist() == [0, 0, 0, 1]
     # two batches of 2 after a first edge (0,1) -> 0: in batch 2, (0,2) follows A(0) = {0}
     # and (3,4) is new -> the least loaded: cluster 1
     edges = [(0, 1), (5, 6), (0, 2), (3, 4)]
-    got = partition_graph(graph(edges), 2, "w-libra", batch=2)
+    got = partition_graph(graph(edges), 2, "w-libra", options={"batch": 2})
     assert got.assignment.tolist() == [0, 1, 0, 1] and got.info["batch"] == 2
 
 
@@ -135,10 +136,10 @@ def test_batched_on_a_real_graph_keeps_the_bound_and_is_deterministic():
 
     g = read_graph(dataset("wiki-Vote.txt.gz"))
     seq = partition_graph(g, 16, "wb-libra")
-    one = partition_graph(g, 16, "wb-libra", batch=1)
+    one = partition_graph(g, 16, "wb-libra", options={"batch": 1})
     assert np.array_equal(one.assignment, seq.assignment)
-    a = partition_graph(g, 16, "wb-libra", batch=4096)  # decisions in parallel
-    b = partition_graph(g, 16, "wb-libra", batch=4096)
+    a = partition_graph(g, 16, "wb-libra", options={"batch": 4096})  # decisions in parallel
+    b = partition_graph(g, 16, "wb-libra", options={"batch": 4096})
     assert np.array_equal(a.assignment, b.assignment)
     assert 0 <= a.assignment.min() and a.assignment.max() < 16
     # the bound lambda * W / p, as the sequential stream keeps it: an edge goes to a
@@ -150,9 +151,11 @@ def test_batched_on_a_real_graph_keeps_the_bound_and_is_deterministic():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(algo="hdrf", batch=8), "batched streaming is for the greedy family"),
-    (dict(algo="wb-libra", batch=0), "the batch must be a whole number of edges >= 1, got 0"),
-    (dict(algo="wb-libra", batch=2.5), "the batch must be a whole number of edges >= 1, got 2.5"),
+    (dict(algo="hdrf", options={"batch": 8}), "batched streaming is for the greedy family"),
+    (dict(algo="wb-libra", options={"batch": 0}),
+     "the batch must be a whole number of edges >= 1, got 0"),
+    (dict(algo="wb-libra", options={"batch": 2.5}),
+     "the batch must be a whole number of edges >= 1, got 2.5"),
 ])
 def test_batched_bad_arguments(kwargs, message):
     from vcut_base.errors import InputError
@@ -166,4 +169,4 @@ def test_batched_needs_dense_sets():
 
     edges = [(i, i + 1) for i in range(300)]
     with pytest.raises(InputError, match="dense replica sets, p <= 128; got p = 129"):
-        partition_graph(graph(edges), 129, "wb-libra", batch=8)
+        partition_graph(graph(edges), 129, "wb-libra", options={"batch": 8})

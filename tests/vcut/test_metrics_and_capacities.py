@@ -12,7 +12,8 @@ from ir_graph import Graph
 from tests.helpers import graph, weighted_graphs
 from vcut.capacities import capacities_from_units, target_weights
 from vcut.metrics import random_rf_bound
-from vcut.partition import ALGORITHMS, partition_graph, simplify
+from vcut.cuts import ALGORITHMS, option_names
+from vcut.partition import partition_graph, simplify
 
 
 def brute_metrics(edges, weights, assignment, p, cap):
@@ -46,7 +47,9 @@ def test_every_edge_once_and_metrics_equal_brute_force(gw, p, algo, hetero, orde
     hetero = hetero and algo != "hypergraph" and not algo.startswith("graphx")
     cap = np.arange(1, p + 1, dtype=float) if hetero else np.ones(p)
     cap = cap / cap.sum()
-    part = partition_graph(graph(edges, weights), p, algo, order=order, seed=3,
+    streams = "order" in option_names(algo)  # the streaming cuts take an edge order
+    part = partition_graph(graph(edges, weights), p, algo,
+                           options={"order": order} if streams else None, seed=3,
                            capacities=cap if hetero else None)
     a = part.assignment
     assert len(a) == len(edges) and a.min() >= 0 and a.max() < p  # each edge exactly once
@@ -73,7 +76,7 @@ def test_wb_respects_the_bound_whenever_a_cluster_can_take_the_edge(gw, p, algo,
     p = min(p, len(edges))
     cap = np.arange(1, p + 1, dtype=float) if hetero else np.ones(p)
     cap = cap / cap.sum()
-    part = partition_graph(graph(edges, weights), p, algo, lam=lam, capacities=cap)
+    part = partition_graph(graph(edges, weights), p, algo, options={"lam": lam}, capacities=cap)
     bound = lam * sum(weights) * cap * (1 - 1e-12)  # full within a relative 1e-12
     load = np.zeros(p)
     for c, w in zip(part.assignment.tolist(), weights):
@@ -153,9 +156,9 @@ def test_self_loops_and_repeats_are_merged_and_mapped_back():
 @pytest.mark.parametrize("kwargs, message", [
     ({"p": 0}, "the number of clusters must be a positive integer, got 0"),
     ({"p": 9}, "9 clusters but the graph has only 3 edges; use p <= 3"),
-    ({"p": 2, "lam": 0.5}, "lambda must be at least 1 (1 = tightest balance), got 0.5"),
+    ({"p": 2, "options": {"lam": 0.5}}, "lambda must be at least 1 (1 = tightest balance), got 0.5"),
     ({"p": 2, "algo": "metis"}, "unknown algorithm 'metis'"),
-    ({"p": 2, "order": "sorted"}, "unknown edge order 'sorted'"),
+    ({"p": 2, "options": {"order": "sorted"}}, "unknown edge order 'sorted'"),
     ({"p": 2, "capacities": [1, 2, 3]}, "3 capacities given for 2 clusters"),
     ({"p": 2, "capacities": [1, -2]}, "capacity -2.0 of cluster 1 is not a positive number"),
 ])

@@ -274,7 +274,7 @@ def test_a_price_that_loses_stops_at_the_makespan_that_rejects_it():
                                       (16, 0.5)])
 def test_invariants_on_a_random_dag(p, slack):
     g = _random_dag(400, 3000, p)
-    part = partition_graph(g, p, "par", latency=6.0, chain_slack=slack)
+    part = partition_graph(g, p, "par", options={"latency": 6.0, "chain_slack": slack})
     out, sched, homes = part.simple_assignment, part.schedule, part.homes
     src, dst = part.src, part.dst
     assert out.min() >= 0 and out.max() < p
@@ -300,7 +300,7 @@ def test_invariants_on_a_random_dag(p, slack):
     load = np.bincount(out[~chain], weights=w[~chain], minlength=p)
     group = np.bincount(hi, weights=w, minlength=g.n).max()
     assert load.max() <= 1.03 * w.sum() / p + group + 1e-9
-    again = partition_graph(g, p, "par", latency=6.0, chain_slack=slack)
+    again = partition_graph(g, p, "par", options={"latency": 6.0, "chain_slack": slack})
     assert np.array_equal(again.simple_assignment, out)
     assert np.array_equal(again.schedule, sched)
 
@@ -458,7 +458,7 @@ def test_bad_memory_models():
         with pytest.raises(InputError, match=what):
             par_assign(g.src, g.dst, g.weight, 3, 2, cap, latency=1.0, numa=tuple(numa))
     with pytest.raises(InputError, match="NUMA model is par's"):
-        partition_graph(g, 2, "wb-libra", numa=good[1:])
+        partition_graph(g, 2, "wb-libra", options={"numa": good[1:]})
 
 
 def test_tree_range_is_the_best_of_the_range():
@@ -488,15 +488,15 @@ def test_tree_range_is_the_best_of_the_range():
 def test_bad_latency_and_beta():
     g = edge_graph(3, [(0, 1), (1, 2)], directed=True)
     with pytest.raises(InputError, match="latency"):
-        partition_graph(g, 2, "par", latency=-1.0)
+        partition_graph(g, 2, "par", options={"latency": -1.0})
     with pytest.raises(InputError, match="beta"):
         par_assign(g.src, g.dst, g.weight, 3, 2, np.full(2, 0.5), latency=1.0, beta=-1.0)
     for gamma in (-0.5, float("nan"), float("inf")):
         with pytest.raises(InputError, match="gamma"):
-            partition_graph(g, 2, "par", gamma=gamma)
+            partition_graph(g, 2, "par", options={"gamma": gamma})
     for slack in (-0.1, 1.0, float("nan")):
         with pytest.raises(InputError, match="chain slack"):
-            partition_graph(g, 2, "par", chain_slack=slack)
+            partition_graph(g, 2, "par", options={"chain_slack": slack})
 
 
 def test_cli_partition_par(tmp_path):
@@ -517,8 +517,8 @@ def test_cli_partition_par(tmp_path):
         res = vcut("--latency", "5", option, value, "--json")
         assert res.returncode == 0, res.stderr
         doc = json.loads(res.stdout)
-        assert doc["model_makespan"] == partition_graph(g, 4, "par", latency=5.0,
-                                                        **kw).info["model_makespan"]
+        assert doc["model_makespan"] == partition_graph(g, 4, "par", options={"latency": 5.0,
+                                                        **kw}).info["model_makespan"]
         return doc
 
     res = vcut("--latency", "5", "-o", str(tmp_path / "out"))
@@ -526,7 +526,7 @@ def test_cli_partition_par(tmp_path):
     assert refused("--latency", "-3") == ("error: the message latency must be a number of "
                                           "cycles >= 0, got -3.0")
     doc = fixed("--beta", "6", beta=6.0)
-    ref = partition_graph(g, 4, "par", latency=5.0, beta=6.0).info
+    ref = partition_graph(g, 4, "par", options={"latency": 5.0, "beta": 6.0}).info
     assert doc["beta"] == 6.0 and doc["latency"] == 5.0 and doc["gamma"] == 0.0
     assert doc["prices"] == [[6.0, ref["model_makespan"]]]
     assert refused("--beta", "-1") == "error: the replica price beta must be >= 0, got -1.0"

@@ -122,7 +122,8 @@ def test_calls_match_the_definition(p, share, call_share, seed):
 @pytest.mark.parametrize("p", [2, 5])
 def test_call_invariants(p):
     g = _ir_dag_calls(600, 2500, p)
-    part = partition_graph(g, p, "par", latency=6.0, grains=1.0, grain_unit="calls")
+    part = partition_graph(g, p, "par",
+                           options={"latency": 6.0, "grains": 1.0, "grain_unit": "calls"})
     out, sched, homes = part.simple_assignment, part.schedule, part.homes
     src, dst = part.src, part.dst
     lo, hi = np.minimum(src, dst), np.maximum(src, dst)
@@ -144,7 +145,8 @@ def test_call_invariants(p):
         assert work[vs].sum() <= CALL_SHARE * bound
         whole += tasks.any() and len(np.unique(out[tasks])) == 1
     assert whole >= part.info["grains"]
-    again = partition_graph(g, p, "par", latency=6.0, grains=1.0, grain_unit="calls")
+    again = partition_graph(g, p, "par",
+                            options={"latency": 6.0, "grains": 1.0, "grain_unit": "calls"})
     assert np.array_equal(again.simple_assignment, out)
     assert np.array_equal(again.schedule, sched)
 
@@ -166,16 +168,16 @@ def test_bad_calls():
     with pytest.raises(InputError, match="without a memory model"):
         par_assign(g.src, g.dst, g.weight, g.n, 2, cap, calls=depth, numa=numa)
     with pytest.raises(InputError, match="unknown grain unit 'loops'; use one of runs, calls"):
-        partition_graph(g, 2, "par", grains=0.5, grain_unit="loops")
+        partition_graph(g, 2, "par", options={"grains": 0.5, "grain_unit": "loops"})
     no_depth = Graph(n=g.n, src=g.src, dst=g.dst, weight=g.weight, directed=True,
                      node_sid=g.node_sid, node_opclass=g.node_opclass)
     with pytest.raises(InputError, match="calls as grains need an IR graph with its call"):
-        partition_graph(no_depth, 2, "par", grains=0.5, grain_unit="calls")
+        partition_graph(no_depth, 2, "par", options={"grains": 0.5, "grain_unit": "calls"})
     # runs need no depths, calls no instructions
-    partition_graph(no_depth, 2, "par", grains=0.5, grain_unit="runs")
+    partition_graph(no_depth, 2, "par", options={"grains": 0.5, "grain_unit": "runs"})
     only_depth = Graph(n=g.n, src=g.src, dst=g.dst, weight=g.weight, directed=True,
                        node_depth=depth)
-    partition_graph(only_depth, 2, "par", grains=0.5, grain_unit="calls")
+    partition_graph(only_depth, 2, "par", options={"grains": 0.5, "grain_unit": "calls"})
 
 
 def test_cli_partition_calls(tmp_path):
@@ -184,7 +186,8 @@ def test_cli_partition_calls(tmp_path):
     res = vcut(path, "--grains", "1", "--grain-unit", "calls", "--json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
-    ref = partition_graph(g, 3, "par", latency=5.0, grains=1.0, grain_unit="calls").info
+    ref = partition_graph(g, 3, "par",
+                          options={"latency": 5.0, "grains": 1.0, "grain_unit": "calls"}).info
     assert doc["grains"] == ref["grains"] > 0 and doc["call_share"] == CALL_SHARE
     assert doc["grain_vertices"] == ref["grain_vertices"]
     assert doc["model_makespan"] == ref["model_makespan"]

@@ -43,7 +43,7 @@ def test_grains_match_the_definition(p, share, seed):
 @pytest.mark.parametrize("p, share", [(2, 0.5), (5, 1.0), (12, 1.0)])
 def test_grain_invariants(p, share):
     g = ir_dag(600, 2500, p)
-    part = partition_graph(g, p, "par", latency=6.0, grains=share)
+    part = partition_graph(g, p, "par", options={"latency": 6.0, "grains": share})
     out, sched, homes = part.simple_assignment, part.schedule, part.homes
     src, dst = part.src, part.dst
     lo, hi = np.minimum(src, dst), np.maximum(src, dst)
@@ -71,7 +71,7 @@ def test_grain_invariants(p, share):
     assert np.all((homes >= 0) == (deg > 0))
     for v in np.flatnonzero(homes >= 0):
         assert homes[v] in set(out[(src == v) | (dst == v)].tolist())
-    again = partition_graph(g, p, "par", latency=6.0, grains=share)
+    again = partition_graph(g, p, "par", options={"latency": 6.0, "grains": share})
     assert np.array_equal(again.simple_assignment, out)
     assert np.array_equal(again.schedule, sched)
 
@@ -80,8 +80,8 @@ def test_without_a_run_to_keep_whole_par_runs_as_without_grains():
     # p = 16 on this DAG: no run's paths are within the bound (the work over 16 clusters
     # is short), so par runs on the vertices as it would without runs
     g = ir_dag(600, 2500, 16)
-    part = partition_graph(g, 16, "par", latency=6.0, grains=0.5)
-    plain = partition_graph(g, 16, "par", latency=6.0)
+    part = partition_graph(g, 16, "par", options={"latency": 6.0, "grains": 0.5})
+    plain = partition_graph(g, 16, "par", options={"latency": 6.0})
     assert part.info["grains"] == 0
     assert np.array_equal(part.simple_assignment, plain.simple_assignment)
     assert np.array_equal(part.schedule, plain.schedule)
@@ -102,12 +102,12 @@ def test_bad_grains():
         par_assign(g.src, g.dst, g.weight, g.n, 2, cap, grains=runs, numa=numa)
     for share in (-0.1, 1.01, float("inf")):
         with pytest.raises(InputError, match="between 0 \\(off\\) and 1"):
-            partition_graph(g, 2, "par", grains=share)
+            partition_graph(g, 2, "par", options={"grains": share})
     with pytest.raises(InputError, match="scheduled whole by par; wb-libra"):
-        partition_graph(g, 2, "wb-libra", grains=0.5)
+        partition_graph(g, 2, "wb-libra", options={"grains": 0.5})
     plain = Graph(n=g.n, src=g.src, dst=g.dst, weight=g.weight, directed=True)
     with pytest.raises(InputError, match="need an IR graph"):
-        partition_graph(plain, 2, "par", grains=0.5)
+        partition_graph(plain, 2, "par", options={"grains": 0.5})
 
 
 def test_cli_partition_grains(tmp_path):
@@ -116,7 +116,7 @@ def test_cli_partition_grains(tmp_path):
     res = vcut(path, "--grains", "0.5", "--json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
-    ref = partition_graph(g, 3, "par", latency=5.0, grains=0.5).info
+    ref = partition_graph(g, 3, "par", options={"latency": 5.0, "grains": 0.5}).info
     assert doc["grains"] == ref["grains"] > 0 and doc["grain_share"] == 0.5
     assert doc["grain_vertices"] == ref["grain_vertices"]
     assert doc["model_makespan"] == ref["model_makespan"]

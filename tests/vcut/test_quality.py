@@ -185,7 +185,7 @@ def test_star_splits_at_the_centre_only(seed):
 def test_hep_star_with_a_high_degree_centre():
     # the centre's degree 8 exceeds 2 x the mean degree 16/9: HEP never expands
     # it; the leaves are seeds one by one, each allocating its edge: RF 10/9
-    part = partition_graph(graph(STAR), 2, "hep", tau=2.0)
+    part = partition_graph(graph(STAR), 2, "hep", options={"tau": 2.0})
     assert part.info["high_degree_vertices"] == 1 and part.info["streamed_edges"] == 0
     assert part.metrics.replication_factor == pytest.approx(10 / 9)
 
@@ -195,9 +195,9 @@ def test_hep_streams_edges_heavier_than_2_to_the_53():
     (1) was absorbed and equal loads gave 0.0, a ZeroDivisionError (p = 1: at the second
     streamed edge). K5 weighing 1e17 per edge, every vertex high-degree at tau 0.5."""
     g = graph([(a, b) for a in range(5) for b in range(a + 1, 5)], [1e17] * 10)
-    part = partition_graph(g, 1, "hep", tau=0.5)
+    part = partition_graph(g, 1, "hep", options={"tau": 0.5})
     assert part.info["streamed_edges"] == 10 and part.assignment.tolist() == [0] * 10
-    part = partition_graph(g, 2, "hep", tau=0.5)  # 6e17 = the hard capacity of cluster 0
+    part = partition_graph(g, 2, "hep", options={"tau": 0.5})  # 6e17 = the hard capacity of cluster 0
     assert part.assignment.tolist() == [0, 0, 0, 0, 0, 0, 1, 1, 1, 1]
 
 
@@ -609,7 +609,7 @@ def test_refine_after_any_algorithm_and_best_is_deterministic():
     g = graph(CLIQUES + [(8, 9), (9, 10), (10, 8), (8, 0)])
     for algo in ("wb-libra", "hdrf", "dbh", "ne"):
         plain = partition_graph(g, 3, algo)
-        ref = partition_graph(g, 3, algo, refine=True)
+        ref = partition_graph(g, 3, algo, options={"refine": True})
         assert ref.metrics.replication_factor <= plain.metrics.replication_factor
         assert ref.info["replicas_after"] <= ref.info["replicas_before"]
     a = partition_graph(g, 3, "best", seed=7).assignment
@@ -765,11 +765,11 @@ def test_bad_arguments():
     g = graph(STAR)
     for tau in (0.0, -1.0, float("nan")):
         with pytest.raises(InputError, match="tau must be a positive number"):
-            partition_graph(g, 2, "hep", tau=tau)
+            partition_graph(g, 2, "hep", options={"tau": tau})
     with pytest.raises(InputError, match="does not apply to ne"):
-        partition_graph(g, 2, "ne", tau=3.0)
+        partition_graph(g, 2, "ne", options={"tau": 3.0})
     with pytest.raises(InputError, match="drop --refine"):
-        partition_graph(g, 2, "par", refine=True)
+        partition_graph(g, 2, "par", options={"refine": True})
     src, dst, w, n = edge_arrays(STAR)
     for bad in ([0] * 7, [0, 1, 2, 0, 0, 0, 0, 0], [-1] + [0] * 7):
         with pytest.raises(InputError, match="must give each of the 8 edges a cluster in 0..1"):

@@ -107,8 +107,8 @@ def test_rounds_equal_the_literal_rounds(gw, p, algo, batch, rounds, hetero):
                            "libra" if "libra" in algo else "pg", algo.startswith("wb"), 1.0,
                            batch, rounds, cap)
     with rounds_of(rounds):
-        got = partition_graph(graph(edges, weights), p, algo, batch=batch, apply="rounds",
-                              capacities=cap)
+        got = partition_graph(graph(edges, weights), p, algo,
+                              options={"batch": batch, "apply": "rounds"}, capacities=cap)
     assert got.assignment.tolist() == ref
     assert got.info["apply"] == "rounds" and got.info["batch"] == batch
 
@@ -120,8 +120,9 @@ def test_one_edge_batches_are_the_sequential_stream():
                   rng.integers(1, 20, size=g.m).tolist())
     for algo in GREEDY:
         for gr in (g, heavy):
-            seq = partition_graph(gr, 7, algo, lam=1.02)
-            one = partition_graph(gr, 7, algo, lam=1.02, batch=1, apply="rounds")
+            seq = partition_graph(gr, 7, algo, options={"lam": 1.02})
+            one = partition_graph(gr, 7, algo,
+                                  options={"lam": 1.02, "batch": 1, "apply": "rounds"})
             assert one.assignment.tolist() == seq.assignment.tolist(), algo
             assert one.info["redecided"] == 0  # one edge: always ready in its first round
             assert one.info["apply_rounds"] == seq.info["simple_edges"]
@@ -135,13 +136,13 @@ def test_rounds_by_hand():
     # Round 1: (1,2) follows A(1) = {0} (writes 2), (2,3) is open (writes 2 and 3): (1,2)
     # is 2's first writer, so (2,3) waits again. Round 2: (2,3) follows A(2) = {0}.
     edges = [(0, 1), (1, 2), (2, 3), (4, 5)]
-    got = partition_graph(graph(edges), 2, "w-libra", batch=4, apply="rounds")
+    got = partition_graph(graph(edges), 2, "w-libra", options={"batch": 4, "apply": "rounds"})
     assert got.assignment.tolist() == [0, 0, 0, 1]
     assert (got.info["apply_rounds"], got.info["redecided"]) == (3, 3)
     # with one round every edge applies on its first choice: the open ones are water-
     # filled in stream order, two quanta to each cluster
     with rounds_of(1):
-        got = partition_graph(graph(edges), 2, "w-libra", batch=4, apply="rounds")
+        got = partition_graph(graph(edges), 2, "w-libra", options={"batch": 4, "apply": "rounds"})
     assert got.assignment.tolist() == [0, 0, 1, 1] and got.info["redecided"] == 0
 
 
@@ -151,12 +152,12 @@ def test_rounds_keep_the_bound_and_stay_close_to_the_recheck():
     g = rmat(12, 8, seed=3)
     seq = partition_graph(g, 16, "wb-libra").metrics.replication_factor
     for batch, slack in ((64, 1.0), (512, 1.0), (4096, 1.04)):
-        r = partition_graph(g, 16, "wb-libra", batch=batch, apply="rounds")
+        r = partition_graph(g, 16, "wb-libra", options={"batch": batch, "apply": "rounds"})
         m = r.info["simple_edges"]
         loads = np.bincount(r.assignment, minlength=16)
         assert loads.sum() == m and loads.max() <= m / 16 + 1  # lambda = 1: the bound + 1 edge
         assert r.info["apply_rounds"] <= greedy_rounds.ROUNDS * math.ceil(m / batch)
-        recheck = partition_graph(g, 16, "wb-libra", batch=batch).metrics.replication_factor
+        recheck = partition_graph(g, 16, "wb-libra", options={"batch": batch}).metrics.replication_factor
         assert r.metrics.replication_factor <= slack * recheck, batch
         assert r.metrics.replication_factor >= seq * 0.99
 
@@ -183,18 +184,19 @@ def test_fractional_weights_use_quanta_and_one_edge_batches_match():
     w = [0.5, 1.25, 0.75, 2.0, 0.125, 1.5, 0.25, 1.0]  # dyadic: exact in quanta
     for scale in (1.0, 2.0 ** -1000, 2.0 ** 1000):  # tiny and huge weights alike
         g = graph(edges, [x * scale for x in w])
-        seq = partition_graph(g, 3, "wb-libra", lam=1.1)
-        one = partition_graph(g, 3, "wb-libra", lam=1.1, batch=1, apply="rounds")
+        seq = partition_graph(g, 3, "wb-libra", options={"lam": 1.1})
+        one = partition_graph(g, 3, "wb-libra",
+                              options={"lam": 1.1, "batch": 1, "apply": "rounds"})
         assert one.assignment.tolist() == seq.assignment.tolist(), scale
 
 
 def test_bad_apply():
     g = graph([(0, 1), (1, 2), (2, 3)])
     with pytest.raises(InputError, match="^unknown apply 'later'; use recheck or rounds$"):
-        partition_graph(g, 2, "wb-libra", batch=2, apply="later")
+        partition_graph(g, 2, "wb-libra", options={"batch": 2, "apply": "later"})
     with pytest.raises(InputError, match="give --batch or --device gpu, or drop --apply"):
-        partition_graph(g, 2, "wb-libra", apply="rounds")
+        partition_graph(g, 2, "wb-libra", options={"apply": "rounds"})
     with pytest.raises(InputError, match="drop --batch for hdrf"):
-        partition_graph(g, 2, "hdrf", batch=2, apply="rounds")
+        partition_graph(g, 2, "hdrf", options={"batch": 2, "apply": "rounds"})
     with pytest.raises(InputError, match="give --batch or --device gpu, or drop --apply"):
-        partition_graph(g, 2, "dbh", apply="rounds")
+        partition_graph(g, 2, "dbh", options={"apply": "rounds"})

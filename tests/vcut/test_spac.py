@@ -92,7 +92,8 @@ def test_reconstruction_assigns_every_edge():
 def test_theorem_3_4_and_no_unassigned_edge(gw, k, backend, variant):
     edges, weights = gw
     k = min(k, len(edges))
-    part = partition_graph(graph(edges, weights), k, "spac", backend=backend, spac_variant=variant)
+    part = partition_graph(graph(edges, weights), k, "spac",
+                           options={"backend": backend, "variant": variant})
     assert len(part.assignment) == len(edges)
     assert part.assignment.min() >= 0 and part.assignment.max() < k
     # Theorem 3.4: with no dominant edge cut, C_EP <= the cut of auxiliary edges;
@@ -108,7 +109,8 @@ def test_theorem_3_4_and_no_unassigned_edge(gw, k, backend, variant):
 def test_balance_within_the_tolerance_given_to_the_backend(backend):
     rng = np.random.default_rng(4)
     edges = sorted({(int(min(a, b)), int(max(a, b))) for a, b in rng.integers(0, 400, (4000, 2)) if a != b})
-    part = partition_graph(graph(edges), 8, "spac", backend=backend, imbalance=1.03)
+    part = partition_graph(graph(edges), 8, "spac",
+                           options={"backend": backend, "imbalance": 1.03})
     assert part.metrics.edge_weight_imbalance <= 1.03 + 1e-9
     assert part.metrics.edge_weight_imbalance >= 1.0
 
@@ -128,9 +130,9 @@ def test_spac_beats_the_wvp_and_greedy_baselines_on_a_power_law_graph():
 def test_backend_errors():
     g = graph(TRI)
     with pytest.raises(InputError, match="KaHIP backend cannot take per-part target weights"):
-        partition_graph(g, 2, "spac", backend="kahip", capacities=[1, 2])
+        partition_graph(g, 2, "spac", options={"backend": "kahip"}, capacities=[1, 2])
     # the runtime's own backend takes targets (heterogeneous capacities)
-    res = partition_graph(g, 2, "spac", backend="multilevel", capacities=[1, 2])
+    res = partition_graph(g, 2, "spac", options={"backend": "multilevel"}, capacities=[1, 2])
     assert set(res.simple_assignment.tolist()) <= {0, 1}
     with pytest.raises(VcutError) as exc:
         split_and_connect(*edge_arrays(TRI), memory_limit=100)
@@ -155,7 +157,7 @@ def test_a_missing_backend_is_named_with_its_fix(monkeypatch, module, algo, kwar
 
     monkeypatch.setitem(sys.modules, module, None)  # makes `import module` fail
     with pytest.raises(VcutError) as exc:
-        partition_graph(graph(TRI), 2, algo, **kwargs)
+        partition_graph(graph(TRI), 2, algo, options=kwargs)
     assert str(exc.value).endswith(fix)
 
 
@@ -261,7 +263,8 @@ def test_backends_get_tolerances_and_seeds_they_can_take(monkeypatch):
     g = graph(WEIGHTED, WEIGHTS)
     for backend in ("metis", "kahip"):
         for imbalance in (1.0, 1.03, 1e308):
-            partition_graph(g, 4, "spac", backend=backend, imbalance=imbalance, seed=2**63 - 1)
+            partition_graph(g, 4, "spac", options={"backend": backend, "imbalance": imbalance},
+                            seed=2**63 - 1)
     assert calls == [("metis", 1, 2**63 - 1), ("metis", 30, 2**63 - 1), ("metis", 3000, 2**63 - 1),
                      ("kahip", 0.001, 2**31 - 1), ("kahip", pytest.approx(0.03), 2**31 - 1),
                      ("kahip", 3.0, 2**31 - 1)]
@@ -273,7 +276,8 @@ def test_largest_seed_and_a_huge_imbalance_reach_every_backend():
                          ("spac", {"backend": "multilevel"}), ("wvp-greedy", {}),
                          ("hypergraph", {})):
         for imbalance in (1.0, 1e308):
-            part = partition_graph(g, 3, algo, imbalance=imbalance, seed=2**63 - 1, **kwargs)
+            part = partition_graph(g, 3, algo, options={"imbalance": imbalance, **kwargs},
+                                   seed=2**63 - 1)
             assert set(part.assignment.tolist()) <= {0, 1, 2}, (algo, kwargs)
     # Mt-KaHyPar gets the seed modulo 2**31: the same assignment as that seed
     a = partition_graph(g, 3, "hypergraph", seed=2**63 - 1).assignment
@@ -287,7 +291,7 @@ def test_kahip_refuses_capacities_before_the_transform(monkeypatch):
 
     monkeypatch.setattr(vcut.spac, "split_and_connect", lambda *a, **k: pytest.fail("built Ψ"))
     with pytest.raises(InputError) as exc:
-        partition_graph(graph(TRI), 2, "spac", backend="kahip", capacities=[1, 2])
+        partition_graph(graph(TRI), 2, "spac", options={"backend": "kahip"}, capacities=[1, 2])
     assert str(exc.value) == ("the KaHIP backend cannot take per-part target weights "
                               "(heterogeneous capacities, --capacities / --units); use "
                               "--backend metis or multilevel, or drop the capacities")

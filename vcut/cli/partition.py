@@ -1,6 +1,12 @@
 """``vcut partition``: vertex-cut partitioning of a graph file."""
 
+import os
 import sys
+
+from vcut.capacities import capacities_from_units
+from vcut.output import write_partition
+from vcut_base.atomic import output_kind
+from vcut_base.errors import InputError
 
 from ._common import (
     MAX_SEED,
@@ -12,6 +18,8 @@ from ._common import (
     parse_numbers,
     print_json,
     print_rows,
+    progress_lines,
+    read_graph_file,
     spill_context,
 )
 from ._cluster import add_cluster_options, client_for
@@ -74,9 +82,15 @@ def register(sub):
                     help="par: price of a new replica in message latencies (default: chosen per "
                     "graph, the highest of 1.5, 6, 24, 96, 384, 1536 that costs at most 2 %% "
                     "more time)")
-    pa.add_argument("--gamma", type=float, default=0.0, metavar="G",
+    pa.add_argument("--gamma", type=float, metavar="G",
                     help="par: priority of a ready vertex, its bottom level minus G times its top "
-                    "level (default 0; vcut analyze tries 0, 0.25, 0.5 and 1 on the machine)")
+                    "level (default 0; vcut analyze tries 0, 0.25, 0.5 and 1 on the machine; "
+                    "replaces --preset strong's search over them)")
+    pa.add_argument("--preset", choices=["fast", "default", "strong"],
+                    help="par and best: a set of knob settings (default: default). par: fast "
+                    "schedules once at the lowest replica price, strong tries the priorities "
+                    "0, 0.25, 0.5 and 1 and keeps the lowest model makespan; best: fast refines "
+                    "one expansion, strong eight. A knob given explicitly overrides the preset")
     pa.add_argument("--chain-slack", type=float, default=0.0, metavar="S",
                     help="par: protect every dependency chain within the share S of the longest "
                     "path, each on its own cluster (default 0: the longest only; vcut analyze "
@@ -140,11 +154,8 @@ def run(args, program_args):
 
 
 def _run(args, program_args):
-    from vcut_base.atomic import output_kind
-    from vcut_base.errors import InputError
-    from vcut.output import write_partition
-
-    from ._common import read_graph_file
+    # lazy: the partitioners load numba, which `vcut --help` and the other commands do
+    # without (tests/vcut/test_cli_imports.py)
     from vcut.partition import partition_graph
 
     # OUT.replicas.npz goes beside a regular OUT; a stream (FIFO, device, -) gets OUT only
@@ -175,20 +186,14 @@ def _run(args, program_args):
         merged = merged_on_read(g)
         n = g.n
         if args.algo == "multilevel":
-            from .multilevel import run_multilevel
+            from .multilevel import run_multilevel  # lazy: the runtime's multilevel partitioner
 
             return run_multilevel(args, g, caps)
         if args.workers or args.scheduler:
             part = _distributed(args, g, caps)
         else:
-            part = partition_graph(g, args.p, args.algo, lam=args.lam, order=args.order,
-                                   seed=args.seed, capacities=caps, backend=args.backend,
-                                   spac_variant=args.variant, imbalance=args.imbalance,
-                                   latency=args.latency, beta=args.beta, tau=args.tau,
-                                   refine=args.refine, batch=args.batch, device=args.device,
-                                   gamma=args.gamma, chain_slack=args.chain_slack,
-                                   grains=args.grains, grain_unit=args.grain_unit,
-                                   apply=args.apply)
+            part = partition_graph(g, args.p, args.algo, _options(args), seed=args.seed,
+                                   capacities=caps, device=args.device)
     if files is None:
         files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
@@ -291,11 +296,29 @@ def _run(args, program_args):
     return 0
 
 
+def _options(args):
+    """The options of ``--algo`` (`vcut.cuts.make_options` takes the mapping): the knobs
+    its family has, and those given that belong to another family (tau, grains, batch,
+    apply, refine, preset), so that it says which."""
+    from vcut.cuts import option_names  # lazy: the registry loads the partitioners (numba)
+    from vcut.partition import check_arguments  # lazy: as the registry
+
+    check_arguments(args.p, args.seed, args.lam)  # --lambda is checked whatever the cut
+    names = option_names(args.algo)
+    knobs = {"lam": args.lam, "order": args.order, "backend": args.backend,
+             "variant": args.variant, "imbalance": args.imbalance, "latency": args.latency,
+             "beta": args.beta, "chain_slack": args.chain_slack, "grain_unit": args.grain_unit}
+    options = {k: v for k, v in knobs.items() if k in names}
+    given = {"tau": args.tau, "batch": args.batch, "apply": args.apply, "gamma": args.gamma,
+             "grains": args.grains or None, "refine": args.refine or None,
+             "preset": args.preset}
+    options.update({k: v for k, v in given.items() if v is not None
+                    and (k in names or k != "gamma")})
+    return options
+
+
 def _capacities(args):
     """The capacities of ``--capacities`` or ``--units`` (None: equal shares)."""
-    from vcut_base.errors import InputError
-    from vcut.capacities import capacities_from_units
-
     if args.capacities and args.units:
         raise InputError("give --capacities or --units, not both")
     if args.capacities:
@@ -313,25 +336,20 @@ def _capacities(args):
 def _merged_by_workers(args, info):
     """What the workers merged reading the file with --out-of-core (None: a file vcut
     wrote, read as written), noted on stderr as for a graph read here."""
-    import os
-
     return note_merged(info["merged"], os.path.abspath(args.graph))
 
 
 def _distributed(args, g, caps):
     """The partition of ``g`` on a Dask cluster (`vcut.distributed`); with
     --out-of-core (``g`` None) of the file, read by the workers (`vcut.outofcore`)."""
-    from vcut_base.errors import InputError
-    from vcut.distributed import DEFAULT_BATCH, partition_distributed
-
-    from ._common import progress_lines
+    from vcut.distributed import DEFAULT_BATCH, partition_distributed  # lazy: Dask, numba
 
     if args.order != "given" or args.refine or args.tau is not None:
         raise InputError("a distributed run streams the edges as given, without refinement; "
                          "drop --order / --refine / --tau or --workers")
     say = progress_lines(not args.json)
     if g is None:
-        from vcut.outofcore import partition_file
+        from vcut.outofcore import partition_file  # lazy: as vcut.distributed
 
         if args.algo == "multilevel":
             raise InputError("--out-of-core runs the vertex cuts of --workers; multilevel reads "

@@ -1,0 +1,77 @@
+"""``best``: the quality mode (`vcut.quality.best_assign`): neighbour expansions from
+several seeds and, on mesh-like graphs, SPAC beside them; the fewest replicas of each
+refined, the better kept.
+
+Presets (`BestOptions.preset`):
+
+``fast``
+    One expansion (``starts = 1``) and no SPAC (``spac = False``): one refined
+    neighbour expansion.
+``default``
+    Today's defaults: `vcut.quality.BEST_STARTS` expansions, or
+    `vcut.quality.MESH_STARTS` beside SPAC where `vcut.quality.runs_spac` says so.
+``strong``
+    Twice `vcut.quality.BEST_STARTS` expansions (``starts = 8``), beside SPAC where
+    `vcut.quality.runs_spac` says so.
+"""
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from vcut_base.errors import InputError
+
+from ..quality import BEST_STARTS, best_assign
+from .base import Assigned, check_imbalance, new_assignment, preset_knobs
+
+__all__ = ["BestOptions", "PRESETS", "run"]
+
+#: The knobs each preset sets (the rest keep their defaults); see the module docstring.
+PRESETS = {"fast": {"starts": 1, "spac": False}, "default": {},
+           "strong": {"starts": 2 * BEST_STARTS}}
+
+
+@dataclass(frozen=True, eq=False)
+class BestOptions:
+    """Options of the quality mode.
+
+    Attributes
+    ----------
+    imbalance : float
+        Balance tolerance (>= 1) of SPAC and of the refinement.
+    refine : bool
+        Ignored: ``best`` always refines.
+    starts : int, optional
+        Neighbour expansions (seeds ``seed``, ``seed + 1``, ...); None:
+        `vcut.quality.best_assign`'s choice.
+    spac : bool, optional
+        Run SPAC beside the expansions; None: on mesh-like graphs with enough edges
+        per cluster (`vcut.quality.runs_spac`).
+    """
+
+    imbalance: float = 1.03
+    refine: bool = False
+    starts: int = None
+    spac: bool = None
+
+    def __post_init__(self):
+        check_imbalance(self.imbalance)
+        s = self.starts
+        if s is not None and (isinstance(s, bool) or not isinstance(s, (int, np.integer))
+                              or s < 1):
+            raise InputError(f"best's starts must be a whole number of expansions >= 1, "
+                             f"got {s!r}")
+
+    @classmethod
+    def preset(cls, name, **knobs):
+        """The options of preset ``name`` (`PRESETS`), with ``knobs`` set over it."""
+        return replace(cls(**preset_knobs(PRESETS, name)), **knobs)
+
+
+def run(algo, options, cut):
+    """The quality mode on ``cut`` (a `vcut.cuts.base.CutInput`)."""
+    out = new_assignment(cut.m)
+    out[:], info = best_assign(cut.src, cut.dst, cut.weight, cut.n, cut.cap, cut.deg,
+                               imbalance=options.imbalance, seed=cut.seed,
+                               starts=options.starts, spac=options.spac)
+    return Assigned(out, info)
