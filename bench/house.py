@@ -160,7 +160,7 @@ def layer(module):
     top = module.split(".")[0]
     rank = PACKAGES.index(top) * 10
     if top == "vcut":
-        if module.startswith("vcut.cli"):
+        if module.startswith("vcut.cli") or module == "vcut.__main__":  # python -m vcut: the CLI
             rank += 2
         elif module.startswith("vcut.pipeline"):
             rank += 1
