@@ -91,10 +91,10 @@ def dask_client(scheduler=None, workers=None, *, processes=True, memory_limit="a
         The scheduler cannot be reached, or has fewer workers than asked for.
     """
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client, LocalCluster  # lazy: dask is optional
     except ImportError as exc:  # a dependency, but installs can be partial
         raise VcutError(f"Dask is not installed ({exc}); pip install 'dask[distributed]'") from None
-    import dask
+    import dask  # lazy: dask is optional
 
     address = scheduler_address(scheduler)
     workers = worker_count(workers)
@@ -111,7 +111,7 @@ def dask_client(scheduler=None, workers=None, *, processes=True, memory_limit="a
 
 
 def _remote(address, workers, quiet):
-    from distributed import Client
+    from distributed import Client  # lazy: dask is optional
 
     for name in ("distributed", "distributed.client", "distributed.comm"):
         logging.getLogger(name).setLevel(quiet)

@@ -13,6 +13,7 @@ positive weight, because the kernels work in exact integers as METIS does.
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from numba import get_num_threads
 
 from vcut_base.errors import InputError
@@ -166,8 +167,6 @@ def level_from(graph):
         return csr_from_edges(graph.src, graph.dst, graph.weight, int(graph.n),
                               getattr(graph, "node_weight", None))
     if hasattr(graph, "tocoo"):
-        import scipy.sparse as sp
-
         if graph.shape[0] != graph.shape[1]:
             raise InputError(f"an adjacency matrix must be square, got {graph.shape}")
         a = sp.csr_matrix(graph)

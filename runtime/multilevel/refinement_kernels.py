@@ -16,6 +16,8 @@ import numpy as np
 
 from vcut_base.jitcache import njit
 
+
+@njit(cache=True, inline="always")
 def _heap_push(hk, hv, size, key, val):
     i = size
     hk[i] = key

@@ -17,10 +17,13 @@ import numpy as np
 
 from vcut_base.errors import InputError
 
+from . import baselines, hass
 from .device_specs import parse_devices
 from .devices import CpuDevice, CudaDevice, Device, DeviceFault, SimDevice
 from .engine import DevicesRefused, Engine, Fault, SchedulingError, Span
+from .jobs import Job, make_job
 from .pool import WorkPool
+from .profiler import ideal_split
 
 __all__ = ["schedule", "ScheduleResult", "POLICIES", "SchedulingError", "DevicesRefused", "Device",
            "CpuDevice", "CudaDevice", "SimDevice", "DeviceFault", "parse_devices", "Span", "Fault"]
@@ -93,15 +96,9 @@ def schedule(job, devices="auto", policy="hass", seed=0, *, rounds=10, profile_u
     GPU's setup transfer is then made before the clock starts too (`SimDevice.warm_up`).
     ``client``: the `distributed.Client` whose workers the spec ``dask`` names.
     """
-    from . import baselines, hass
-    from .jobs.base import Job
-    from .profiler import ideal_split
-
     if policy not in POLICIES:
         raise InputError(f"--policy {policy!r}: use one of {', '.join(POLICIES)}")
     if isinstance(job, str):
-        from .jobs import make_job
-
         job = make_job(job, seed=seed)
     if not isinstance(job, Job):
         raise InputError("job: give a Job or a job kind name")

@@ -11,6 +11,8 @@ import base64
 import html
 import io
 
+from vcut_base.atomic import atomic_output
+
 __all__ = ["figure", "write_report"]
 
 COLOURS = {"profile": "#9e9e9e", "bundle": "#1f77b4", "steal": "#d62728", "unit": "#2ca02c",
@@ -18,10 +20,10 @@ COLOURS = {"profile": "#9e9e9e", "bundle": "#1f77b4", "steal": "#d62728", "unit"
 
 
 def figure(results):
-    import matplotlib
+    import matplotlib  # lazy: matplotlib is optional
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: matplotlib is optional (after use("Agg"))
 
     results = list(results)
     n = len(results)
@@ -87,13 +89,11 @@ def _table(results):
 
 def write_report(results, path):
     """Write the figure of ``results`` to ``path``: ``.png``, else HTML."""
-    from vcut_base.atomic import atomic_output
-
     results = list(results)
     fig = figure(results)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: matplotlib is optional
 
     plt.close(fig)
     data = buf.getvalue()

@@ -11,10 +11,14 @@ are traversed both ways. Distances are int32, -1 where a vertex is not reached.
 """
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
 
 from vcut_base.errors import InputError
 from vcut_base.jitcache import njit
 from runtime import config
+from runtime.generators import rmat
+from runtime.traversal import csr_out
 
 from .base import Job
 from .registry import register_job
@@ -52,8 +56,6 @@ class BfsBatch(Job):
     sim_rates = {"cpu": 6e8, "gpu": 3e10}
 
     def __init__(self, graph, sources, n_units):
-        from runtime.traversal import csr_out
-
         sources = np.asarray(sources, dtype=np.int64)
         if sources.ndim != 1 or not len(sources):
             raise ValueError("bfs batch: give at least one source")
@@ -71,8 +73,6 @@ class BfsBatch(Job):
 
     @classmethod
     def generate(cls, scale, edge_factor=8, n_sources=256, n_units=64, seed=0):
-        from runtime.generators import rmat
-
         scale = int(scale)
         if not 1 <= scale <= 26:
             raise InputError(f"--size {scale}: the RMAT scale of bfs-batch must be 1 .. 26")
@@ -126,9 +126,6 @@ class BfsBatch(Job):
         return np.vstack([results[u] for u in range(self.n_units)])
 
     def reference(self):
-        from scipy.sparse import csr_matrix
-        from scipy.sparse.csgraph import shortest_path
-
         # from the edge list, not the CSR the kernels use
         g, n = self.graph, self.graph.n
         m = csr_matrix((np.ones(len(g.src)), (np.asarray(g.src), np.asarray(g.dst))),
