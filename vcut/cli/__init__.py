@@ -22,7 +22,6 @@ Conventions shared by every subcommand:
 """
 
 import _thread
-import argparse
 import json
 import os
 import shlex
@@ -37,6 +36,7 @@ from vcut_base.progress import reporting
 
 from . import (analyze, batch, compare, datasets, graph, mst, partition, schedule, stats,
                trace, traverse)
+from ._parser import UsageError, command_parser
 from ._progress import progress_sink
 
 __all__ = ["main", "build_parser"]
@@ -46,48 +46,9 @@ COMMANDS = (trace, graph, stats, partition, analyze, batch, compare, traverse, m
             datasets)
 
 
-class UsageError(Exception):
-    """A command line argparse cannot parse (exit 2, one line); ``unrecognized``: the
-    words argparse did not take, when that was the problem."""
-
-    def __init__(self, message, unrecognized=()):
-        super().__init__(message)
-        self.unrecognized = list(unrecognized)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``error: vcut trace: ...`` and what to do."""
-
-    def parse_args(self, args=None, namespace=None):
-        """argparse's, keeping the words it did not take as they were typed."""
-        args, extras = self.parse_known_args(args, namespace)
-        if extras:
-            self.error("unrecognized arguments: " + " ".join(extras), extras)
-        return args
-
-    def error(self, message, unrecognized=()):
-        hint = ""
-        if message.startswith("unrecognized arguments"):
-            hint = ("; arguments for the traced program go after '--' "
-                    "(vcut trace prog.c -o t.npz -- ARG ...)")
-        elif "expected one argument" in message:
-            hint = "; a value that starts with '-' is written --option=-VALUE"
-        elif message.startswith("the following arguments are required"):
-            hint = f"; see '{self.prog} --help'"
-        raise UsageError(f"{self.prog}: {message}{hint}", unrecognized)
-
-
 def build_parser():
-    parser = _Parser(
-        prog="vcut",
-        description="Trace C programs into LLVM IR dependency graphs, partition them with "
-        "vertex cuts, and map the clusters onto multi-core machines.",
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
-    for module in COMMANDS:
-        module.register(sub)
-    return parser
+    """The ``vcut`` parser of every subcommand (`COMMANDS`)."""
+    return command_parser([module.register for module in COMMANDS])
 
 
 def main(argv=None):

@@ -15,6 +15,7 @@ from ._common import (
     print_rows,
     progress_lines,
 )
+from ._parser import UsageError, command_parser
 from ._progress import add_progress_option
 
 __all__ = ["register", "run", "batch_options"]
@@ -125,15 +126,13 @@ def batch_options(argv):
     command line (`vcut.pipeline.batch.run_job`'s ``options_of``). ``ARGV`` as on the
     command line (program arguments after ``--``); raises `InputError` for what the
     command would refuse before any work."""
-    from . import UsageError, build_parser  # lazy: vcut.cli imports this module
-
     argv = list(argv)
     program_args = []
     if "--" in argv:
         k = argv.index("--")
         argv, program_args = argv[:k], argv[k + 1:]
     try:
-        args = build_parser().parse_args(["analyze", *argv])
+        args = command_parser([register]).parse_args(["analyze", *argv])
     except UsageError as exc:
         raise InputError(str(exc)) from None
     args.command_line = ["analyze", *argv]
