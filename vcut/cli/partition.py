@@ -308,7 +308,7 @@ def _options(args):
     knobs = {"lam": args.lam, "order": args.order, "backend": args.backend,
              "variant": args.variant, "imbalance": args.imbalance, "latency": args.latency,
              "beta": args.beta, "chain_slack": args.chain_slack, "grain_unit": args.grain_unit}
-    options = {k: v for k, v in knobs.items() if k in names}
+    options = {k: v for k, v in knobs.items() if k in names and v is not None}  # None: unset
     given = {"tau": args.tau, "batch": args.batch, "apply": args.apply, "gamma": args.gamma,
              "grains": args.grains or None, "refine": args.refine or None,
              "preset": args.preset}
