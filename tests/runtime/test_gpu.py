@@ -525,14 +525,12 @@ def test_delta_stepping_without_cooperative_launches_is_refused(monkeypatch, tmp
 
 
 def test_device_csr_holds_4_byte_ids_while_they_fit(monkeypatch):
-    import ir_graph.graph as graph_module
-
     cuda = runtime_gpu.require_gpu()
     indptr, indices = np.array([0, 2, 3, 3]), np.array([1, 2, 0])
     g = traversal_gpu.DeviceCSR(cuda, indptr, indices, np.ones(3))
     assert g.indices.copy_to_host().dtype == np.int32 and g.indices.copy_to_host().tolist() == [1, 2, 0]
     assert g.nbytes == 8 * 4 + 4 * 3 + 8 * 3  # offsets, ids, weights
     # past 2^31 vertices (pretended here) the ids are 8-byte
-    monkeypatch.setattr(graph_module, "index_dtype", lambda n: np.int64)
+    monkeypatch.setattr(traversal_gpu, "index_dtype", lambda n: np.int64)
     g = traversal_gpu.DeviceCSR(cuda, indptr, indices)
     assert g.indices.copy_to_host().dtype == np.int64 and g.nbytes == 8 * 4 + 8 * 3
