@@ -13,7 +13,8 @@ from vcut_base.errors import InputError
 from mapping.interactions import from_edge_partition, from_vertex_partition
 
 from .edge_cut import EDGE_CUTS, edge_cut
-from .partition import ALGORITHMS, GREEDY, partition_from_assignment, partition_graph, simplify
+from .cuts import ALGORITHMS, GREEDY, option_names
+from .partition import check_arguments, partition_from_assignment, partition_graph, simplify
 
 __all__ = ["DEFAULT_METHOD", "cluster_graph"]
 
@@ -60,11 +61,15 @@ def cluster_graph(graph, p, method=DEFAULT_METHOD, *, lam=1.0, seed=0, order="gi
     # the recheck on the GPU too: a trace's graph is often a single batch, which then
     # gives the sequential stream's cut (the rounds trade a little replication for speed)
     gpu = device != "cpu" and method in GREEDY
-    part = partition_graph(graph, p, method, lam=lam, seed=seed, order=order, latency=latency,
-                           device=device, beta=beta, gamma=gamma,
-                           chain_slack=chain_slack, grains=grains, grain_unit=grain_unit,
-                           apply="recheck" if gpu else None,
-                           numa=numa if method == "par" else None)
+    check_arguments(p, seed, lam)  # lambda is checked whatever the cut
+    knobs = {"lam": lam, "order": order, "latency": latency, "beta": beta, "gamma": gamma,
+             "chain_slack": chain_slack, "grain_unit": grain_unit,
+             "numa": numa if method == "par" else None, "apply": "recheck" if gpu else None}
+    names = option_names(method)
+    options = {k: v for k, v in knobs.items() if k in names}
+    if grains:  # par's: another cut says it takes none
+        options["grains"] = grains
+    part = partition_graph(graph, p, method, options, seed=seed, device=device)
     return from_edge_partition(part, graph.node_object, method), _vertex_cut_metrics(part)
 
 
