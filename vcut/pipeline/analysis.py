@@ -150,7 +150,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     mapper : str
         One of `mapping.placement.MAPPERS` (default ``time-aware``).
     order : str
-        Edge stream order of the streaming vertex cuts (`vcut.partition.ORDERS`).
+        Edge stream order of the streaming vertex cuts (`vcut.cuts.base.ORDERS`).
     object_bytes : array, optional
         Sizes of the trace's memory objects (``Trace.obj_size``).
     assignment : int array, optional
