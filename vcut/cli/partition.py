@@ -43,6 +43,8 @@ def register(sub):
     pa.add_argument("graph", metavar="GRAPH", help="graph file (.npz, .graph, .edgelist, .txt, .mtx, .lg; .gz ok)")
     pa.add_argument("-p", type=int_option("-p", 1, 2**31 - 1), required=True,
                     help="number of clusters")
+    # the names of `vcut.cuts.ALGORITHMS` and multilevel, written out: importing the registry
+    # loads numba, which the parser must not (tests/vcut/test_registry.py checks they agree)
     pa.add_argument("--algo", default="wb-libra",
                     choices=["random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh",
                              "hdrf", "spac", "wvp-random", "wvp-greedy", "hypergraph", "par", "ne",

@@ -4,30 +4,30 @@ Each name (kebab-case, the same in the API, the CLI and the reports) belongs to 
 family, one module each, which holds the family's options dataclass and the function
 that runs it; `vcut.partition.partition_graph` dispatches through `CUTS`.
 
-=============  =================  ==========================================================
-name           family             what
-=============  =================  ==========================================================
-``random``     `hashing`          each edge to a random cluster (seeded; by capacity)
-``pg``         `greedy`           PowerGraph greedy, unweighted (loads = edge counts)
-``libra``      `greedy`           Libra: the same rules, case 2 cuts the higher-degree end
-``w-pg``       `greedy`           weighted PowerGraph (loads = edge weights)
-``wb-pg``      `greedy`           weight-balanced PowerGraph: the bound lambda * W * cap
-``w-libra``    `greedy`           weighted Libra
-``wb-libra``   `greedy`           weight-balanced Libra (Algorithm 1 of the spec)
-``dbh``        `hashing`          degree-based hashing (Xie et al., NIPS 2014)
-``hdrf``       `hdrf`             HDRF (Petroni et al., CIKM 2015), capacity-bounded
-``spac``       `spac`             split-and-connect + a vertex partitioner backend
-``wvp-random`` `wvp`              WVP baseline, cut edges to a random endpoint part
-``wvp-greedy`` `wvp`              WVP baseline, cut edges to the less loaded endpoint part
-``hypergraph`` `hypergraph`       the hypergraph model with Mt-KaHyPar, connectivity - 1
-``par``        `par`              parallelism-aware: a list scheduler that cuts
-``ne``         `ne`               neighbour expansion (Zhang et al., KDD 2017)
-``hep``        `hep`              HEP (Mayer & Jacobsen, SIGMOD 2021)
-``best``       `best`             the quality mode: expansions and replica refinement
-``graphx-1d``  `hashing`          Spark GraphX's EdgePartition1D
-``graphx-2d``  `hashing`          Spark GraphX's EdgePartition2D
-``graphx-crvc`` `hashing`         Spark GraphX's CanonicalRandomVertexCut
-=============  =================  ==========================================================
+===============  ============  ========================================================
+name             family        what
+===============  ============  ========================================================
+``random``       `hashing`     each edge to a random cluster (seeded; by capacity)
+``pg``           `greedy`      PowerGraph greedy, unweighted (loads = edge counts)
+``libra``        `greedy`      Libra: the same rules, case 2 cuts the higher-degree end
+``w-pg``         `greedy`      weighted PowerGraph (loads = edge weights)
+``wb-pg``        `greedy`      weight-balanced PowerGraph: the bound lambda * W * cap
+``w-libra``      `greedy`      weighted Libra
+``wb-libra``     `greedy`      weight-balanced Libra (Algorithm 1 of the spec)
+``dbh``          `hashing`     degree-based hashing (Xie et al., NIPS 2014)
+``hdrf``         `hdrf`        HDRF (Petroni et al., CIKM 2015), capacity-bounded
+``spac``         `spac`        split-and-connect + a vertex partitioner backend
+``wvp-random``   `wvp`         WVP baseline, cut edges to a random endpoint part
+``wvp-greedy``   `wvp`         WVP baseline, cut edges to the less loaded endpoint part
+``hypergraph``   `hypergraph`  the hypergraph model with Mt-KaHyPar, connectivity - 1
+``par``          `par`         parallelism-aware: a list scheduler that cuts
+``ne``           `ne`          neighbour expansion (Zhang et al., KDD 2017)
+``hep``          `hep`         HEP (Mayer & Jacobsen, SIGMOD 2021)
+``best``         `best`        the quality mode: expansions and replica refinement
+``graphx-1d``    `hashing`     Spark GraphX's EdgePartition1D
+``graphx-2d``    `hashing`     Spark GraphX's EdgePartition2D
+``graphx-crvc``  `hashing`     Spark GraphX's CanonicalRandomVertexCut
+===============  ============  ========================================================
 
 ``options`` of a cut is its family's dataclass or a mapping of its field names
 (`make_options`); ``par`` and ``best`` have presets (``fast``, ``default``, ``strong``),
