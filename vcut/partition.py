@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ir_graph.stats import _alpha_mle
-from vcut_base.errors import InputError
 from ir_graph.edge_lists import degrees, simple_edges
 from ir_graph.replicas import replica_table
+from ir_graph.stats import _alpha_mle
+from vcut_base.errors import InputError
 
 from .capacities import capacities_from_fractions, equal_capacities
 from .cuts import ALGORITHMS, check_device, lookup, make_options
@@ -253,7 +253,8 @@ def finish_partition(graph, simple, out, cap, deg, info, homes=None, schedule=No
         full[~ok] = np.where(master[lv] >= 0, master[lv], fallback)
     alpha = _zipf_alpha(deg)
     part.info["alpha"] = alpha
-    part.info["rf_random_bound"] = random_rf_bound(p, alpha, int((deg > 0).sum())) if np.isfinite(alpha) else None
+    part.info["rf_random_bound"] = (random_rf_bound(p, alpha, int((deg > 0).sum()))
+                                    if np.isfinite(alpha) else None)
     return EdgePartition(**{**part.__dict__, "assignment": full})
 
 

@@ -8,6 +8,7 @@ from vcut.output import write_partition
 from vcut_base.atomic import output_kind
 from vcut_base.errors import InputError
 
+from ._cluster import add_cluster_options, client_for
 from ._common import (
     MAX_SEED,
     add_common,
@@ -22,7 +23,6 @@ from ._common import (
     read_graph_file,
     spill_context,
 )
-from ._cluster import add_cluster_options, client_for
 from ._outputs import check_command_outputs, summary_stream
 from ._progress import add_progress_option
 
@@ -188,7 +188,7 @@ def _run(args, program_args):
         merged = merged_on_read(g)
         n = g.n
         if args.algo == "multilevel":
-            from .multilevel import run_multilevel  # lazy: the runtime's multilevel partitioner
+            from .multilevel import run_multilevel  # lazy: the runtime's multilevel cut
 
             return run_multilevel(args, g, caps)
         if args.workers or args.scheduler:
@@ -302,7 +302,7 @@ def _options(args):
     """The options of ``--algo`` (`vcut.cuts.make_options` takes the mapping): the knobs
     its family has, and those given that belong to another family (tau, grains, batch,
     apply, refine, preset), so that it says which."""
-    from vcut.cuts import option_names  # lazy: the registry loads the partitioners (numba)
+    from vcut.cuts import option_names  # lazy: the registry loads numba
     from vcut.partition import check_arguments  # lazy: as the registry
 
     check_arguments(args.p, args.seed, args.lam)  # --lambda is checked whatever the cut
@@ -344,7 +344,7 @@ def _merged_by_workers(args, info):
 def _distributed(args, g, caps):
     """The partition of ``g`` on a Dask cluster (`vcut.distributed`); with
     --out-of-core (``g`` None) of the file, read by the workers (`vcut.outofcore`)."""
-    from vcut.distributed import DEFAULT_BATCH, partition_distributed  # lazy: Dask, numba
+    from vcut.distributed import DEFAULT_BATCH, partition_distributed  # lazy: Dask
 
     if args.order != "given" or args.refine or args.tau is not None:
         raise InputError("a distributed run streams the edges as given, without refinement; "

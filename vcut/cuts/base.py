@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ir_graph.replicas import replica_set_bytes
 from vcut_base import arrays
 from vcut_base.errors import InputError
 from vcut_base.memory import check_memory
-from ir_graph.replicas import replica_set_bytes
 
 from ..stream_order import stream_order as traversal_order
 

@@ -18,16 +18,29 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ir_graph.replicas import DENSE_WORDS, replica_sets
 from runtime.gpu import gpu_available, require_gpu
 from vcut_base.errors import InputError
 from vcut_base.progress import run_kernel
-from ir_graph.replicas import DENSE_WORDS, replica_sets
 
-from ..greedy_kernels import (FULL_TOLERANCE, RECHECK, RULE_LIBRA, RULE_PG, greedy_assign,
-                             greedy_batched)
 from .. import greedy_rounds  # ROUNDS read at each run: tests set it
-from .base import (Assigned, check_imbalance, check_lambda, check_order, check_replica_memory,
-                   new_assignment, stream_order)
+from ..greedy_kernels import (
+    FULL_TOLERANCE,
+    RECHECK,
+    RULE_LIBRA,
+    RULE_PG,
+    greedy_assign,
+    greedy_batched,
+)
+from .base import (
+    Assigned,
+    check_imbalance,
+    check_lambda,
+    check_order,
+    check_replica_memory,
+    new_assignment,
+    stream_order,
+)
 
 __all__ = ["GreedyOptions", "VARIANTS", "GREEDY", "APPLIES", "device", "check", "run"]
 
@@ -85,8 +98,8 @@ class GreedyOptions:
         if self.apply is not None and self.apply not in APPLIES:
             raise InputError(f"unknown apply {self.apply!r}; use {' or '.join(APPLIES)}")
         batch = self.batch
-        if batch is not None and (isinstance(batch, bool) or not isinstance(batch, (int, np.integer))
-                                  or batch < 1):
+        if batch is not None and (isinstance(batch, bool)
+                                  or not isinstance(batch, (int, np.integer)) or batch < 1):
             raise InputError(f"the batch must be a whole number of edges >= 1, got {batch!r}")
 
 
@@ -151,7 +164,9 @@ def run(algo, options, cut):
         wq, shift = greedy_rounds.quantize(w)
         fn = greedy_rounds.greedy_rounds
         if cut.device == "gpu":
-            from ..gpu_greedy import greedy_rounds_gpu as fn  # lazy: numba.cuda is optional
+            from ..gpu_greedy import (
+                greedy_rounds_gpu as fn,  # lazy: numba.cuda is optional
+            )
         res = run_kernel("partition", "edges", m, fn, src, dst, wq, stream,
                          deg.astype(np.int64), cap, np.ldexp(full, shift), rule, out, rows,
                          int(batch), greedy_rounds.ROUNDS)

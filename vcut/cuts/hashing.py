@@ -16,7 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..hashing_kernels import GRAPHX_1D, GRAPHX_2D, GRAPHX_CRVC, dbh_assign, graphx_assign
+from ..hashing_kernels import (
+    GRAPHX_1D,
+    GRAPHX_2D,
+    GRAPHX_CRVC,
+    dbh_assign,
+    graphx_assign,
+)
 from .base import Assigned, RefinedOptions, new_assignment
 
 __all__ = ["HashOptions", "GRAPHX", "random", "dbh", "graphx"]

@@ -6,12 +6,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vcut_base.progress import run_kernel
 from ir_graph.replicas import replica_sets
+from vcut_base.progress import run_kernel
 
 from ..hdrf_kernels import hdrf_assign
-from .base import (Assigned, RefinedOptions, check_order, check_replica_memory, new_assignment,
-                   stream_order)
+from .base import (
+    Assigned,
+    RefinedOptions,
+    check_order,
+    check_replica_memory,
+    new_assignment,
+    stream_order,
+)
 
 __all__ = ["HdrfOptions", "HDRF_LAMBDA", "HDRF_NORMALIZED", "HDRF_CAPACITY",
            "HDRF_FULL_DEGREES", "run"]
