@@ -105,7 +105,7 @@ def test_matching_is_the_rule_and_valid(monkeypatch, seed, heavy):
     # weighted random graphs (with islands): the device's matching is exactly the rule's,
     # a valid matching within the weight cap; also when the vertices of more than 3 or 4
     # neighbours propose by a block of threads each (a reduction in the rule's order)
-    monkeypatch.setattr(gpu.G, "HEAVY_DEGREE", heavy)
+    monkeypatch.setattr(gpu.CG, "HEAVY_DEGREE", heavy)
     lv = random_level(seed, n=40, m=70, wmax=3, vmax=3)
     assert heavy > 100 or (np.diff(lv.indptr) > heavy).sum() >= 5
     for max_vw in (3, 6):
@@ -148,7 +148,7 @@ def test_matching_by_hand():
 def test_cmap_and_contraction_equal_the_cpu_kernels(monkeypatch, heavy):
     # with 5: the coarse rows bounded by more than 5 entries are built by a block each
     # (slots in any order, a bitonic sort of lengths that are no power of two)
-    monkeypatch.setattr(gpu.G, "HEAVY_DEGREE", heavy)
+    monkeypatch.setattr(gpu.CG, "HEAVY_DEGREE", heavy)
     for seed in range(3 if heavy > 100 else 1):  # one seed's rows: lengths 6 to 20 or so
         lv = random_level(seed, n=50, m=120)
         cuda, keep, work, dl, match = device_match(lv, seed, 8)
@@ -227,9 +227,9 @@ def test_heavy_vertices_refine_as_one_thread_would(monkeypatch, seed=1):
     part = np.random.default_rng(seed).integers(0, k, lv.n)
     load = np.bincount(part, weights=lv.vwgt, minlength=k).astype(np.int64)
     maxload = np.maximum(load, int(1.1 * lv.vwgt.sum() / k))
-    monkeypatch.setattr(gpu.G, "HEAVY_DEGREE", 10**9)
+    monkeypatch.setattr(gpu.CG, "HEAVY_DEGREE", 10**9)
     alone, stats1 = refined(lv, part, maxload, seed)
-    monkeypatch.setattr(gpu.G, "HEAVY_DEGREE", 6)
+    monkeypatch.setattr(gpu.CG, "HEAVY_DEGREE", 6)
     blocks, stats2 = refined(lv, part, maxload, seed)
     heavy = int((np.diff(lv.indptr) > 6).sum())
     assert stats1["heavy_vertices"] == 0 and stats2["heavy_vertices"] == heavy > 5
