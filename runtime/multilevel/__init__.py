@@ -6,10 +6,11 @@ coarsest graph by recursive bisection (`initial`), and projects the partition
 back level by level with greedy k-way refinement, balance repair and a refiner
 that takes losing moves, k-way FM or Jet (`refinement`, `jet_kernels`). Every
 part ``b`` ends within ``(1 + imbalance) * W * t_b`` (``t_b`` its target
-fraction) unless one vertex alone is heavier than the room left. The phases are chosen per device by `phases`: on the GPU
-(`gpu`), matching, contraction and refinement run on the device and the
-coarsest graph is partitioned on the host; ``"auto"`` picks the GPU when one
-is available. See docs/runtime.md, "Multilevel partitioning".
+fraction) unless one vertex alone is heavier than the room left. The phases are
+chosen per device by `phases`: on the GPU (`gpu`), matching, contraction and
+refinement run on the device and the coarsest graph is partitioned on the host;
+``"auto"`` picks the GPU when one is available. See docs/runtime.md, "Multilevel
+partitioning".
 """
 
 import math

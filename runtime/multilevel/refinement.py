@@ -141,8 +141,8 @@ def jet_loop(ops, n, maxload, rng, c4=None, heavy=None, stats=None):
     """Jet (`jet_kernels`) on ``ops``' partition, from a balanced one: each step is a Jet round
     when the partition is balanced, else a rebalancing round (`jet_kernels.jet_rebalance`);
     after `JET_REBALANCE` rebalancing rounds in a row the host's repair
-    (`refinement_kernels.repair_balance`, seeded order from ``rng``) finishes the job. It stops after
-    `JET_PATIENCE` steps without a better balanced cut (better: below `JET_TOLERANCE`
+    (`refinement_kernels.repair_balance`, seeded order from ``rng``) finishes the job. It stops
+    after `JET_PATIENCE` steps without a better balanced cut (better: below `JET_TOLERANCE`
     times the best), `JET_ROUNDS` steps or a fixed point, and restores the best balanced
     partition seen (the start's when none beats it). Returns the moves; ``stats`` gains
     the rounds, rebalancing rounds and host repairs.
@@ -215,12 +215,13 @@ def refine(level, part, maxload, rng, repair=True, finest=False, refiner="fm",
            candidates=None):
     """Greedy moves, the repair, then ``refiner`` on ``level`` (``part`` in place).
     ``candidates``: the only vertices (increasing) that can be on the boundary, when known
-    (`refinement_kernels.projected_candidates`). Returns the moves, the repair's moves, and the boundary
-    of the result (None after Jet and on the ``finest`` level)."""
+    (`refinement_kernels.projected_candidates`). Returns the moves, the repair's moves, and the
+    boundary of the result (None after Jet and on the ``finest`` level)."""
     args = (level.indptr, level.indices, level.ewgt, level.vwgt, part)
     ptr, idx = level.indptr, level.indices
     load = RK.part_loads(part, level.vwgt, len(maxload))
-    # the boundary follows the moves (`refinement_kernels.boundary_since`) instead of a scan of every row
+    # the boundary follows the moves (`refinement_kernels.boundary_since`) instead of a scan of
+    # every row
     b = RK.boundary(ptr, idx, part) if candidates is None else RK.boundary_among(ptr, idx, part,
                                                                                candidates)
     before = part.copy()

@@ -141,7 +141,8 @@ class CudaDevice(Device):
 
     def __init__(self, index=0):
         super().__init__(f"gpu:{index}")
-        if not runtime_gpu._device_present():  # require_gpu's words are --device's (vcut partition ...)
+        # not require_gpu's words: those are --device's (vcut partition ...)
+        if not runtime_gpu._device_present():
             raise InputError(f"--devices gpu:{index}: no CUDA GPU is available here (numba.cuda "
                              "found none); use cpu, a simulated GPU (sim:gpu[:key=value...]) "
                              "or auto (the CPU and every GPU found)")
