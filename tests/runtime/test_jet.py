@@ -11,9 +11,9 @@ import pytest
 from vcut_base.errors import InputError
 from runtime import config
 from runtime.multilevel import coarsening_kernels as CK
-from runtime.multilevel import refinement_kernels as RK
-from runtime.multilevel import jet_kernels as J
 from runtime.multilevel import csr_from_edges, gpu, multilevel_partition, refinement
+from runtime.multilevel import jet_kernels as J
+from runtime.multilevel import refinement_kernels as RK
 from tests.helpers import cut_of, on_device, on_disk, random_level
 
 _M63 = (1 << 63) - 1
