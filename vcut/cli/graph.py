@@ -35,7 +35,7 @@ def register(sub):
 
 
 def run(args, program_args):
-    from vcut.pipeline.inputs import program_graph  # lazy: start-up (frontend, ir_graph)
+    from vcut.pipeline.graph import program_graph  # lazy: start-up (frontend, ir_graph)
 
     check_inputs(args, program_args)
     traces = [p for p in args.inputs if p.lower().endswith(".npz")]

@@ -32,7 +32,7 @@ def register(sub):
 
 
 def run(args, program_args):
-    from vcut.pipeline.inputs import note_truncated, trace_sources  # lazy: start-up (frontend)
+    from vcut.pipeline.tracing import note_truncated, trace_sources  # lazy: start-up (frontend)
 
     check_inputs(args, program_args)
     options = trace_options(args, program_args)

@@ -19,7 +19,7 @@ from vcut_base.lazy import lazy_names
 
 __all__ = [
     "AnalysisOptions", "TraceOptions",
-    "analysis_input", "trace_sources",
+    "analysis_input", "trace_sources", "program_graph",
     "Analysis", "analyze_graph",
     "AnalysisRun", "analyze",
     "METHODS", "Comparison", "compare", "compare_methods",
@@ -31,7 +31,9 @@ __all__ = [
 #: used, so that the command line's start-up reads the options without the pipeline.
 _HOMES = {
     "options": ("AnalysisOptions", "TraceOptions"),
-    "inputs": ("analysis_input", "trace_sources"),
+    "tracing": ("trace_sources",),
+    "graph": ("program_graph",),
+    "inputs": ("analysis_input",),
     "analysis": ("Analysis", "analyze_graph"),
     "report": ("AnalysisRun", "analyze"),
     "comparison": ("METHODS", "Comparison", "compare", "compare_methods"),

@@ -1,38 +1,30 @@
-"""The pipeline's first steps: a program traced, a trace or a graph file read, the graph
-of the analysis built (cut to a window, within the memory budget).
+"""The pipeline's input: a program traced (`vcut.pipeline.tracing`), a trace or a graph
+file read, the graph of the analysis built (cut to a window, within the memory budget).
 
 ::
 
-    from vcut.pipeline import AnalysisOptions, TraceOptions, analysis_input, trace_sources
-    trace = trace_sources(["samples/strassen.c"], TraceOptions(defines=("N=8",)))
+    from vcut.pipeline import AnalysisOptions, analysis_input
     graph, object_bytes, source = analysis_input(["samples/strassen.c"], AnalysisOptions())
-
-Notes on the run (a trace cut at its budget, a program that failed or did almost
-nothing, files ``--keep-files`` did not keep, a run without a sandbox) go to stderr, as
-lines of their own, whatever else the caller prints.
 """
 
 import contextlib
 import json
 import os
-import sys
-import time
 
 import numpy as np
 
 from vcut_base.arrays import spill_directory, spilling
 from vcut_base.errors import InputError
-from frontend import RunLimits, compile_program, load_trace, trace_program
-from ir_graph import build_graph, fit_power_law, read_graph, write_graph
-from ir_graph.formats import detect_format
+from frontend import load_trace
+from ir_graph import build_graph, read_graph
 from ir_graph.windows import NodeWindow, RoiWindow, roi_bounds
 from mapping.budget import check_budget
 
 from .options import is_source
+from .tracing import note_truncated, trace_sources, warn_about_run
 
 __all__ = ["parse_window", "parse_window_size", "analysis_input", "spill_context",
-           "trace_sources", "program_graph", "note_truncated",
-           "warn_about_run", "npz_format", "keep_notes", "KEEP_NOTES_SHOWN", "TINY_TRACE"]
+           "npz_format"]
 
 
 def parse_window(text):
@@ -173,34 +165,6 @@ def _sample_size(span, count, unit, size, roi):
     return int((bounds[m:] - bounds[:-m]).max()) if m >= 1 else hi - lo
 
 
-def note_truncated(meta, covers):
-    """Say on stderr, whatever the output (``--json`` too), that the trace behind a result
-    was cut at its instruction budget (``meta``: the trace's, or a graph's built from one),
-    so that ``covers`` ("the graph", "the analysis") only the start of the run."""
-    if not meta.get("truncated"):
-        return
-    budget = meta.get("max_instructions")
-    at = f"the budget of {budget:,} instructions" if budget else "its instruction budget"
-    print(f"note: the trace was cut at {at} (--max-instructions); {covers} covers only the "
-          "start of the run", file=sys.stderr)
-
-
-#: A trace with fewer dynamic instructions than this is worth a warning before analysis.
-TINY_TRACE = 1000
-
-
-def warn_about_run(trace):
-    """Warn (stderr) when a traced program failed or did almost nothing: a mistyped input
-    file name otherwise gives a tiny analysis that looks like a result."""
-    code = trace.exit_code
-    if code not in (0, None):
-        print(f"warning: the program exited with status {code} (its output is above); check "
-              "its arguments and input files", file=sys.stderr)
-    if trace.dynamic_instructions < TINY_TRACE:
-        print(f"warning: the trace has only {trace.dynamic_instructions:,} instructions; did the "
-              "program find its input?", file=sys.stderr)
-
-
 def npz_format(path):
     """``meta["format"]`` of a vcut ``.npz``; None when it is not one (or not a regular file)."""
     if not os.path.isfile(path):
@@ -210,167 +174,3 @@ def npz_format(path):
             return json.loads(str(z["meta"])).get("format") if "meta" in z.files else None
     except Exception:
         return None  # read_graph reports what is wrong with it
-
-
-def progress_printer(label):
-    if not sys.stderr.isatty():
-        return None
-
-    def report(elapsed, nbytes):
-        sys.stderr.write(f"\r{label}: {elapsed:6.1f} s, {nbytes / 1e6:8.1f} MB of events")
-        sys.stderr.flush()
-
-    return report
-
-
-def trace_sources(sources, options, stdout_sink=2, stderr_sink=2):
-    """Compile and trace the C ``sources``.
-
-    Parameters
-    ----------
-    sources : list of str
-        C sources (or LLVM IR), linked together.
-    options : TraceOptions
-        The compilation, the limits, the sandbox and the program's arguments.
-    stdout_sink, stderr_sink : int, str or None
-        Where the program's stdout and stderr go as it writes them: file
-        descriptors (default: both to our stderr, so that a command's own stdout
-        carries only its results), or None (kept in the trace only).
-
-    Returns
-    -------
-    frontend.Trace
-
-    Raises
-    ------
-    CompileError, ProgramError, InputError
-        What the compiler or the run reports.
-    """
-    limits = RunLimits(
-        timeout=options.timeout,
-        memory=options.memory_limit << 20,
-        max_instructions=options.max_instructions,
-        file_size=options.file_limit << 20,
-    )
-    limits.validate()
-    sandbox = options.sandbox
-    if sandbox == "none":
-        print("warning: no sandbox: the traced program runs with your rights (it can read and "
-              "write your files, start processes and use the network)", file=sys.stderr)
-    cm = compile_program(
-        [os.fspath(s) for s in sources],
-        opt=f"-O{options.opt}",
-        defines=list(options.defines),
-        include_dirs=list(options.include_dirs),
-        extra_flags=list(options.cflags),
-        keep_out_of_line=list(options.roi),
-    )
-    if cm.diagnostics and options.verbose:
-        print(cm.diagnostics, file=sys.stderr)
-    stdin = None
-    if options.stdin == "-":
-        stdin = sys.stdin.buffer.read()
-    elif options.stdin:
-        stdin = options.stdin
-    progress = progress_printer("tracing")
-    trace = trace_program(
-        cm,
-        args=list(options.args),
-        stdin=stdin,
-        cwd=options.cwd,
-        roi=list(options.roi),
-        limits=limits,
-        timing=options.timing,
-        libs=list(options.libs),
-        progress=progress,
-        sandbox=sandbox,
-        env=list(options.env),
-        keep_files=options.keep_files,
-        stdout_sink=stdout_sink,
-        stderr_sink=stderr_sink,
-    )
-    if progress:
-        sys.stderr.write("\n")
-    if options.keep_files:
-        keep_notes(trace.meta, options.keep_files)
-    return trace
-
-
-def program_graph(inputs, output, options, *, weights="model", war=False, waw=False,
-                  save_trace=None):
-    """Write the dependency graph of a program or of a trace to ``output``: ``vcut graph``.
-
-    Parameters
-    ----------
-    inputs : list of str
-        C sources (traced with ``options``) or one trace (.npz).
-    output : str
-        The graph file; its suffix names the format (`ir_graph.formats.detect_format`).
-    options : TraceOptions
-        How the sources are traced.
-    weights : {"model", "measured"}
-        The edge weights (`ir_graph.build_graph`).
-    war, waw : bool
-        Also write-after-read, write-after-write memory edges.
-    save_trace : str, optional
-        Also keep the trace of a C input there.
-
-    Returns
-    -------
-    tuple
-        ``(result, notes)``: the figures ``vcut graph --json`` prints (the writer's notes
-        among them) and the writer's notes alone.
-
-    Raises
-    ------
-    InputError
-        An output format the graph cannot be written in (``.lg``), or what the trace or
-        the writer refuses.
-    """
-    fmt = detect_format(output)
-    if fmt == "lg":
-        raise InputError("vcut graph writes .npz, .graph, .edgelist or .mtx; not .lg")
-    t0 = time.perf_counter()
-    traces = [p for p in inputs if p.lower().endswith(".npz")]
-    if traces:
-        trace = load_trace(traces[0])
-    else:
-        trace = trace_sources(inputs, options)
-        if save_trace:
-            trace.save(save_trace)
-    note_truncated(trace.meta, "the graph")
-    g = build_graph(trace, weights=weights, war=war, waw=waw)
-    report = write_graph(g, output, fmt)
-    fit = fit_power_law(g.degrees())
-    seconds = time.perf_counter() - t0
-    result = {
-        "nodes": g.n, "edges": g.m, "total_weight": g.total_weight, "alpha": fit.alpha,
-        "x_min": fit.x_min, "weights": weights, "format": fmt,
-        "output": os.path.abspath(output), "seconds": round(seconds, 3),
-        "truncated": trace.truncated,
-    }
-    result.update(report)
-    return result, report
-
-
-#: Lines of each kind of --keep-files note printed; the rest are counted.
-KEEP_NOTES_SHOWN = 10
-
-
-def keep_notes(meta, keep_dir):
-    """The entries of ``--keep-files DIR`` replaced by the program's files, and its files not
-    kept, one note line each on stderr (the first `KEEP_NOTES_SHOWN`), whatever the
-    command and with ``--json`` too."""
-    replaced = [f"note: --keep-files replaced {os.path.join(keep_dir, rel)}, a {what}, with the "
-                "program's file (never written through)"
-                for rel, what in meta.get("kept_replaced", [])]
-    refused = [f"note: --keep-files did not keep the program's file {rel}: {why}"
-               for rel, why in meta.get("not_kept", [])]
-    for lines in (replaced, refused):
-        for line in lines[:KEEP_NOTES_SHOWN]:
-            print(line, file=sys.stderr)
-        if len(lines) > KEEP_NOTES_SHOWN:
-            print(f"note: ... and {len(lines) - KEEP_NOTES_SHOWN} more like it (vcut trace --json "
-                  "lists them all)", file=sys.stderr)
-
-

@@ -1,0 +1,79 @@
+"""The graph step on its own: ``vcut graph``'s graph file of a program or a trace.
+
+::
+
+    from vcut.pipeline import TraceOptions, program_graph
+    result, notes = program_graph(["samples/fft.c"], "fft.graph", TraceOptions())
+
+The module imports what that step needs only (the tracer, the graph builder and the
+writers): the traced program's child starts from this process's heap.
+"""
+
+import os
+import time
+
+from vcut_base.errors import InputError
+from frontend import load_trace
+from ir_graph import build_graph, fit_power_law, write_graph
+from ir_graph.formats import detect_format
+
+from .tracing import note_truncated, trace_sources
+
+__all__ = ["program_graph"]
+
+
+def program_graph(inputs, output, options, *, weights="model", war=False, waw=False,
+                  save_trace=None):
+    """Write the dependency graph of a program or of a trace to ``output``: ``vcut graph``.
+
+    Parameters
+    ----------
+    inputs : list of str
+        C sources (traced with ``options``) or one trace (.npz).
+    output : str
+        The graph file; its suffix names the format (`ir_graph.formats.detect_format`).
+    options : TraceOptions
+        How the sources are traced.
+    weights : {"model", "measured"}
+        The edge weights (`ir_graph.build_graph`).
+    war, waw : bool
+        Also write-after-read, write-after-write memory edges.
+    save_trace : str, optional
+        Also keep the trace of a C input there.
+
+    Returns
+    -------
+    tuple
+        ``(result, notes)``: the figures ``vcut graph --json`` prints (the writer's notes
+        among them) and the writer's notes alone.
+
+    Raises
+    ------
+    InputError
+        An output format the graph cannot be written in (``.lg``), or what the trace or
+        the writer refuses.
+    """
+    fmt = detect_format(output)
+    if fmt == "lg":
+        raise InputError("vcut graph writes .npz, .graph, .edgelist or .mtx; not .lg")
+    t0 = time.perf_counter()
+    traces = [p for p in inputs if p.lower().endswith(".npz")]
+    if traces:
+        trace = load_trace(traces[0])
+    else:
+        trace = trace_sources(inputs, options)
+        if save_trace:
+            trace.save(save_trace)
+    note_truncated(trace.meta, "the graph")
+    g = build_graph(trace, weights=weights, war=war, waw=waw)
+    report = write_graph(g, output, fmt)
+    fit = fit_power_law(g.degrees())
+    seconds = time.perf_counter() - t0
+    result = {
+        "nodes": g.n, "edges": g.m, "total_weight": g.total_weight, "alpha": fit.alpha,
+        "x_min": fit.x_min, "weights": weights, "format": fmt,
+        "output": os.path.abspath(output), "seconds": round(seconds, 3),
+        "truncated": trace.truncated,
+    }
+    result.update(report)
+    return result, report
