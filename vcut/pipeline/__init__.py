@@ -1,8 +1,9 @@
 """vcut.pipeline: the whole analysis as a library, what ``vcut analyze``, ``compare`` and
 ``batch`` call.
 
-trace -> graph (`inputs`) -> partition, map, simulate (`analysis`) -> report
-(`report`), with one options object (`options`)::
+trace (`tracing`) -> graph (`inputs`; ``vcut graph``'s file: `graph`) -> partition, map,
+simulate (`analysis`; par's candidates: `vcut.par_steering`) -> report (`report`), with one
+options object (`options`); files written whole (`outputs`)::
 
     from vcut.pipeline import AnalysisOptions, TraceOptions, analyze, compare
     opts = AnalysisOptions(p=8, baselines=False, trace=TraceOptions(defines=("N=8",)))
