@@ -363,6 +363,10 @@ def _environment():
 # * .npz: hashed member by member (name and bytes; the zip's own timestamps are vcut's fixed
 #   1980 ones but are ignored anyway); `meta.npy` holds a JSON string with `seconds`,
 #   `run_seconds`, `wall_seconds` and the source path, so it is parsed and normalised as JSON.
+#   A trace's raw addresses (`mem_addr`, `obj_base`) are hashed as (object, offset) pairs and
+#   the objects' order by address (`_relative_addresses`): where the traced program's objects
+#   land depends on the tracing process's own allocations, which any change of the modules it
+#   imports moves.
 # * .gz: gzip's header holds the time of writing; the decompressed bytes are hashed (and
 #   normalised by the inner suffix).
 # * .csv: columns whose header is a timing key (batch.csv's `seconds`) are blanked.
@@ -447,6 +451,37 @@ def _hash_bytes(name, data, subs):
     return _sha(data)
 
 
+#: Trace members that hold the traced program's raw addresses (see `_relative_addresses`).
+_ADDRESS_MEMBERS = ("mem_addr.npy", "obj_base.npy")
+
+
+def _relative_addresses(arrays):
+    """The trace's addresses as (object, offset) pairs, in place of raw addresses.
+
+    The traced program runs inside the tracing child, so where its heap, stack and globals
+    land depends on that process's own allocations: the checkout's path, the modules it
+    imported. Two records of one checkout agree byte for byte, but a restructuring that
+    imports other modules moves every object. What the trace means does not move: each
+    access falls in the same object (numbered in the trace's own order) at the same
+    offset. So `mem_addr` is hashed as (object index, offset), an access outside every
+    object as (-1, its address), and `obj_base` as the objects' order by address.
+    """
+    base = arrays["obj_base.npy"].astype(np.uint64)
+    size = arrays.get("obj_size.npy", np.zeros(len(base), np.uint64)).astype(np.uint64)
+    addr = arrays["mem_addr.npy"].astype(np.uint64)
+    order = np.argsort(base, kind="stable")
+    pos = np.searchsorted(base[order], addr, side="right").astype(np.int64) - 1
+    obj = np.full(len(addr), -1, np.int64)
+    offset = addr.copy()
+    hit = pos >= 0
+    cand = order[np.clip(pos, 0, None)] if len(order) else np.zeros(len(addr), np.int64)
+    inside = hit & (addr - base[cand] < np.maximum(size[cand], 1)) if len(order) else hit
+    obj[inside] = cand[inside]
+    offset[inside] = addr[inside] - base[cand[inside]]
+    return {"mem_addr.npy": np.stack([obj, offset.astype(np.int64)]).tobytes(),
+            "obj_base.npy": np.argsort(order, kind="stable").astype(np.int64).tobytes()}
+
+
 def _hash_npz(data, subs):
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
@@ -454,8 +489,14 @@ def _hash_npz(data, subs):
         return _sha(data)
     members = {}
     with zf:
+        names = {info.filename for info in zf.infolist()}
+        relative = {}
+        if set(_ADDRESS_MEMBERS) <= names:
+            relative = _relative_addresses(
+                {name: np.load(io.BytesIO(zf.read(name)), allow_pickle=False)
+                 for name in (*_ADDRESS_MEMBERS, "obj_size.npy") if name in names})
         for info in sorted(zf.infolist(), key=lambda i: i.filename):
-            raw = zf.read(info)
+            raw = relative.get(info.filename) or zf.read(info)
             if info.filename == "meta.npy":
                 try:
                     meta = json.loads(str(np.load(io.BytesIO(raw), allow_pickle=False)))
