@@ -51,7 +51,7 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, log its duratio
 }
 if [ "$1" = partition ]; then  # issue 15's checks alone (~6.5 min)
     step tests 80 python3 -m pytest -q -p no:cacheprovider -n 8 --timeout 70 --tb=short \
-        tests/runtime/test_multilevel_gpu.py tests/runtime/test_jet.py tests/vcut/test_gpu_greedy.py
+        tests/runtime/multilevel/test_multilevel_gpu.py tests/runtime/multilevel/test_jet.py tests/vcut/test_gpu_greedy.py
     step multilevel 200 python3 bench/bench_multilevel.py --gpu --gpu-greedy --profile \
         --datasets .devdata --graphs cnr-2000.arcs.txt.gz,delaunay_n16.edges.gz --ks 8,64 \
         --repeat 1 --csv "$OUT/multilevel.csv"
@@ -63,7 +63,7 @@ if [ "$1" = partition ]; then  # issue 15's checks alone (~6.5 min)
 fi
 if [ "$1" = schedule ]; then  # issue 17's card figures: HASS with its call-time models (~6 min)
     step tests 100 python3 -m pytest -q -p no:cacheprovider -n 4 --timeout 90 --tb=short \
-        tests/runtime/test_scheduler_jobs.py tests/runtime/test_scheduler.py
+        tests/runtime/scheduler/test_scheduler_jobs.py tests/runtime/scheduler/test_scheduler.py
     step schedule4 200 python3 bench/bench_schedule.py --gpu --real-only --rounds 4
     step schedule16 200 python3 bench/bench_schedule.py --gpu --real-only --rounds 16
     tail -3 "$OUT/tests.txt"
@@ -110,8 +110,8 @@ if [ "$1" = all ]; then  # every GPU test file, then one short benchmark per iss
         >> "$OUT/env.txt"
     step tests 130 python3 -m pytest -q -p no:cacheprovider -n 8 --timeout 100 --tb=short \
         tests/runtime/test_gpu.py tests/runtime/test_gpu_stack.py tests/runtime/test_mst.py \
-        tests/vcut/test_gpu_greedy.py tests/runtime/test_multilevel_gpu.py \
-        tests/runtime/test_jet.py tests/runtime/test_scheduler_jobs.py
+        tests/vcut/test_gpu_greedy.py tests/runtime/multilevel/test_multilevel_gpu.py \
+        tests/runtime/multilevel/test_jet.py tests/runtime/scheduler/test_scheduler_jobs.py
     step multilevel 140 python3 bench/bench_multilevel.py --gpu --profile --datasets .devdata \
         --graphs cnr-2000.arcs.txt.gz,delaunay_n16.edges.gz --ks 8,64 --repeat 1 \
         --csv "$OUT/multilevel.csv"

@@ -11,7 +11,7 @@ if os.environ.get("VCUT_REAL_GPU") != "1":
 
 from runtime import config  # noqa: E402  (numba.cuda loads below this line, see above)
 from runtime.dask_cluster import dask_client as connect  # noqa: E402
-from tests.helpers import write_c  # noqa: E402
+from tests.helpers import ROOT, write_c  # noqa: E402
 
 
 @pytest.fixture
@@ -37,3 +37,15 @@ def dask_client():
     the configuration the scale-out tests are specified on."""
     with connect(workers=2) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def strassen8():
+    """Trace and model-weighted graph of samples/strassen.c with N = 8 (~118 k instructions)."""
+    from frontend import compile_program, trace_program
+    from ir_graph import build_graph
+
+    cm = compile_program([os.path.join(ROOT, "samples", "strassen.c")], defines=["N=8"])
+    trace = trace_program(cm, timing=False)
+    return trace, build_graph(trace, weights="model")
+

@@ -157,7 +157,7 @@ def run(args, program_args):
 
 def _run(args, program_args):
     # lazy: the partitioners load numba, which `vcut --help` and the other commands do
-    # without (tests/vcut/test_cli_imports.py)
+    # without (tests/vcut/cli/test_cli_imports.py)
     from vcut.partition import partition_graph
 
     # OUT.replicas.npz goes beside a regular OUT; a stream (FIFO, device, -) gets OUT only

@@ -677,7 +677,7 @@ def _extra(name):
     from frontend import compile_program, trace_program
     from ir_graph import build_graph
 
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     trace = trace_program(compile_program([os.path.join(root, "samples", f"{name}.c")]),
                           timing=False)
     return trace, build_graph(trace, weights="model")
