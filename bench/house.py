@@ -13,7 +13,7 @@ Reads the source with `ast` (nothing is imported or run) and counts:
   vcut_base < frontend < ir_graph < runtime < mapping < vcut (inside vcut: the partitioners
   < vcut.pipeline < vcut.cli), and library modules importing ``vcut.cli``;
 - private imports across packages: a module of one top-level package importing a ``_private``
-  module of another;
+  module of another, or a ``_private`` name from another package's module;
 - imports inside functions, of all imports in the library packages;
 - the largest module and the modules over 800 lines;
 - test modules importing another test module (``tests.conftest`` and the shared helper module
@@ -179,6 +179,13 @@ def measure(root):
             if target.split(".")[0] != name.split(".")[0] and any(
                     part.startswith("_") and not part.startswith("__") for part in target.split(".")):
                 private.append(f"{name} -> {target}")
+    for name, info in library.items():  # a _private name taken from another package's module
+        for names, _, _ in info["imports"]:
+            for target in names:
+                module, _, last = target.rpartition(".")
+                if (module in library and last.startswith("_") and not last.startswith("__")
+                        and module.split(".")[0] != name.split(".")[0]):
+                    private.append(f"{name} -> {target}")
     for info in library.values():
         for _, nested, _ in info["imports"]:
             total += 1

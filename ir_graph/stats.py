@@ -81,7 +81,7 @@ class GraphStats:
         return asdict(self)
 
 
-def _alpha_mle(x, x_min):
+def alpha_mle(x, x_min):
     """Discrete MLE of alpha for the tail ``x >= x_min``."""
     n = len(x)
     logsum = np.log(x).sum()
@@ -204,7 +204,7 @@ def fit_power_law(degrees, min_tail=MIN_TAIL, max_candidates=200):
         tail = x[np.searchsorted(x, xm):]
         if len(tail) < min_tail:
             break
-        a = _alpha_mle(tail, xm)
+        a = alpha_mle(tail, xm)
         d = _ks(tail, a, xm)
         if best is None or d < best.ks:
             best = PowerLawFit(a, int(xm), d, int(len(tail)))

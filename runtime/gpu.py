@@ -23,7 +23,7 @@ from . import config
 
 __all__ = ["resolve_device", "DEVICES", "gpu_available", "require_gpu", "device_memory",
            "resident_threads", "cooperative_blocks", "device_twin", "device_rebound",
-           "stack_problem", "BROKEN_STACKS"]
+           "stack_problem", "BROKEN_STACKS", "grid_blocks", "is_simulator"]
 
 DEVICES = ("cpu", "gpu", "auto")
 
@@ -100,7 +100,7 @@ def gpu_available():
     """True when a CUDA device (or numba's CUDA simulator) can run the kernels: one
     is present and numba-cuda can compile with this numpy (`stack_problem`), so
     that ``auto`` falls back to the CPU where it cannot."""
-    return _device_present() and (_simulated() or stack_problem(*_installed_stack()) is None)
+    return _device_present() and (is_simulator() or stack_problem(*_installed_stack()) is None)
 
 
 #: Releases that cannot compile kernels together: numba-cuda up to the first
@@ -152,7 +152,8 @@ def _installed_stack():
     return np.__version__, cuda_version
 
 
-def _simulated():
+def is_simulator():
+    """Whether numba's CUDA simulator stands in for a card (``NUMBA_ENABLE_CUDASIM=1``)."""
     from numba import config as numba_config  # lazy: numba is start-up cost for device questions
 
     return bool(getattr(numba_config, "ENABLE_CUDASIM", False))
@@ -162,7 +163,7 @@ def require_gpu():
     if not _device_present():
         raise InputError("--device gpu: no CUDA GPU is available here (numba.cuda found none); "
                          "use --device cpu, or --device auto to fall back to the CPU")
-    if not _simulated():  # the simulator compiles nothing
+    if not is_simulator():  # the simulator compiles nothing
         problem = stack_problem(*_installed_stack())
         if problem:
             raise InputError(problem)
@@ -198,7 +199,7 @@ def cooperative_blocks(kernel, args, tpb):
     cooperative launch, one that synchronises the grid, may have); 1 under the
     simulator, which runs cooperative grids of one block only. The kernel is
     compiled for the types of ``args`` (cached by numba)."""
-    if _simulated():
+    if is_simulator():
         return 1
     sig = tuple(kernel.typeof_pyval(a) for a in args)
     return int(kernel.compile(sig).max_cooperative_grid_blocks(tpb))
@@ -212,6 +213,7 @@ def _loop_info(t0, t1, t2, syncs, launches):
             "host_syncs": syncs, "level_launches": launches}
 
 
-def _blocks(n, tpb=None):
+def grid_blocks(n, tpb=None):
+    """``(blocks, threads per block)`` of a launch that gives each of ``n`` items a thread."""
     tpb = tpb or config.THREADS_PER_BLOCK
     return max(1, math.ceil(n / tpb)), tpb

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from .gpu import _blocks, _loop_info, require_gpu
+from .gpu import grid_blocks, _loop_info, require_gpu
 from .mst_kernels_gpu import (mst_discover_kernel, mst_hook_kernel, mst_jump_kernel,
                               mst_labels_kernel, mst_reset_kernel, mst_target_kernel)
 from .traversal_kernels import symmetric_csr
@@ -53,9 +53,9 @@ def boruvka_gpu(n, eu, ev, parent, forest, threads):
         rounds += 1
         mst_reset_kernel[1, 1](d_counts)
         if nact:
-            mst_discover_kernel[_blocks(nact)](d_indptr, d_adj, d_erank, d_parent, d_cursor,
+            mst_discover_kernel[grid_blocks(nact)](d_indptr, d_adj, d_erank, d_parent, d_cursor,
                                                d_act[a], nact, d_best, d_act[1 - a], d_counts)
-        grid = _blocks(nroots)
+        grid = grid_blocks(nroots)
         mst_target_kernel[grid](d_roots[r], nroots, d_best, d_eu, d_ev, d_parent, d_target, m)
         mst_hook_kernel[grid](d_roots[r], nroots, d_best, d_target, d_parent, d_forest)
         mst_jump_kernel[grid](d_roots[r], nroots, d_target, d_parent, d_best, m, d_roots[1 - r],
@@ -66,7 +66,7 @@ def boruvka_gpu(n, eu, ev, parent, forest, threads):
         nact, nroots = int(counts[0]), int(counts[1])
         a, r = 1 - a, 1 - r
     if n:
-        mst_labels_kernel[_blocks(n)](d_parent, d_labels)
+        mst_labels_kernel[grid_blocks(n)](d_parent, d_labels)
         launches += 1
     cu.synchronize()
     t2 = time.perf_counter()

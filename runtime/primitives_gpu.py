@@ -16,7 +16,7 @@ from numba import int64 as nb_int64
 
 from . import config
 from .config import SCAN_SHARED
-from .gpu import _blocks
+from .gpu import grid_blocks
 
 __all__ = ["inclusive_scan", "histogram", "wd_offsets", "segmented_reduce", "block_inclusive"]
 
@@ -174,7 +174,7 @@ def histogram(cuda, degrees, bins):
     if maxd == 0:
         return hist, 0
     d_hist = cuda.to_device(hist)
-    histogram_kernel[_blocks(len(degrees))](cuda.to_device(degrees.astype(np.int64)), maxd, bins,
+    histogram_kernel[grid_blocks(len(degrees))](cuda.to_device(degrees.astype(np.int64)), maxd, bins,
                                             d_hist)
     return d_hist.copy_to_host(), maxd
 
@@ -184,7 +184,7 @@ def wd_offsets(cuda, scan, per, threads):
     total = int(scan[-1]) if len(scan) else 0
     node_of = cuda.to_device(np.full(threads, -1, dtype=np.int64))
     edge_of = cuda.to_device(np.full(threads, -1, dtype=np.int64))
-    wd_offsets_kernel[_blocks(threads)](cuda.to_device(scan), len(scan), per, total, node_of,
+    wd_offsets_kernel[grid_blocks(threads)](cuda.to_device(scan), len(scan), per, total, node_of,
                                         edge_of)
     return node_of.copy_to_host(), edge_of.copy_to_host()
 
@@ -192,6 +192,6 @@ def wd_offsets(cuda, scan, per, threads):
 def segmented_reduce(cuda, values, ptr, op):
     out = cuda.device_array(len(ptr) - 1, dtype=np.float64)
     kern = segmented_min_kernel if op == "min" else segmented_sum_kernel
-    kern[_blocks(len(ptr) - 1)](cuda.to_device(np.asarray(values, dtype=np.float64)),
+    kern[grid_blocks(len(ptr) - 1)](cuda.to_device(np.asarray(values, dtype=np.float64)),
                                 cuda.to_device(np.asarray(ptr, dtype=np.int64)), out)
     return out.copy_to_host()

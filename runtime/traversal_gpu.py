@@ -15,7 +15,7 @@ from ir_graph.graph import index_dtype
 
 from . import config
 from . import traversal_kernels_gpu as G
-from .gpu import _blocks, _loop_info, cooperative_blocks, require_gpu, resident_threads
+from .gpu import grid_blocks, _loop_info, cooperative_blocks, require_gpu, resident_threads
 from .primitives_gpu import inclusive_scan
 
 __all__ = ["sssp_gpu", "bfs_do_gpu", "sssp_delta_gpu", "DeviceCSR", "block_tier", "resident_cap",
@@ -83,7 +83,7 @@ class DeviceCSR:
     def src(self):
         if self._src is None:
             self._src = self._cuda.device_array(max(self.m, 1), dtype=np.int64)
-            G.src_of_kernel[_blocks(self.n)](self.indptr, self._src, self.n)
+            G.src_of_kernel[grid_blocks(self.n)](self.indptr, self._src, self.n)
         return self._src
 
     @property
@@ -142,7 +142,7 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
         work = 0
         while size > 0:
             d_count[0] = 0
-            blocks, tpb = _blocks(min(grid, size))
+            blocks, tpb = grid_blocks(min(grid, size))
             G.ep_kernel[blocks, tpb](d_indptr, d_indices, d_weights, d_src, d_dist, d_wl, size, it,
                                      d_stamp, d_nxt, d_count, strategy == "ep", d_res)
             work += size
@@ -212,17 +212,17 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
             d_count[0] = 0
             launches += 1
             if strategy == "bs":
-                G.bs_kernel[_blocks(size)](d_indptr, d_indices, d_weights, d_dist, d_wl, size, it,
+                G.bs_kernel[grid_blocks(size)](d_indptr, d_indices, d_weights, d_dist, d_wl, size, it,
                                            d_stamp, d_nxt, d_count, d_work)
             elif strategy == "ns":
-                G.ns_kernel[_blocks(size)](d_indptr, d_indices, d_weights, d_cptr, d_children, n,
+                G.ns_kernel[grid_blocks(size)](d_indptr, d_indices, d_weights, d_cptr, d_children, n,
                                            d_dist, d_wl, size, it, d_stamp, d_nxt, d_count, d_work)
             elif strategy == "wd":
                 pieces += _wd_step(cuda, G, d_indptr, d_indices, d_weights, d_dist, d_wl, size,
                                    d_done, threads, it, d_stamp, d_nxt, d_count, d_work)
                 syncs += 1  # the step reads its scan's total
             else:  # hp
-                G.reset_done_kernel[_blocks(size)](d_wl, size, d_done)
+                G.reset_done_kernel[grid_blocks(size)](d_wl, size, d_done)
                 d_sub[:size] = d_wl[:size]
                 ssize = size
                 while ssize > 0:
@@ -233,7 +233,7 @@ def sssp_gpu(indptr, indices, weights, source, strategy, *, mdt=1, hp_block=32, 
                         syncs += 1
                         break
                     d_count2[0] = 0
-                    G.hp_kernel[_blocks(ssize)](d_indptr, d_indices, d_weights, d_dist, d_sub,
+                    G.hp_kernel[grid_blocks(ssize)](d_indptr, d_indices, d_weights, d_dist, d_sub,
                                                 ssize, d_done, mdt, it, d_stamp, d_nxt, d_count,
                                                 d_sub2, d_count2, d_work)
                     ssize = int(d_count2.copy_to_host()[0])
@@ -352,11 +352,11 @@ def bfs_do_gpu(indptr, indices, rindptr, rindices, source, alpha, beta):
         d_acc.copy_to_device(zeros4)
         if bottom:
             steps += 1
-            G.do_bottom_up_kernel[_blocks(min(threads, n), tpb)](
+            G.do_bottom_up_kernel[grid_blocks(min(threads, n), tpb)](
                 d_rindptr, d_rindices, d_indptr, d_level, n, depth, d_nxt, d_acc)
         else:
             width = 32 if tpb % 32 == 0 else 1
-            G.do_top_down_kernel[_blocks(min(threads, size * width), tpb)](
+            G.do_top_down_kernel[grid_blocks(min(threads, size * width), tpb)](
                 d_indptr, d_indices, d_rindptr, d_level, d_wl, size, depth, d_nxt, d_acc)
         acc = d_acc.copy_to_host()
         syncs += 1
@@ -375,13 +375,13 @@ def _wd_step(cuda, G, d_indptr, d_indices, d_weights, d_dist, d_wl, size, d_done
              d_stamp, d_nxt, d_count, d_work):
     """One WD pass over ``d_wl[:size]`` (unprocessed edges only); returns the pieces."""
     d_deg = cuda.device_array(size, dtype=np.int64)
-    G.worklist_degrees_kernel[_blocks(size)](d_indptr, d_wl, size, d_done, d_deg)
+    G.worklist_degrees_kernel[grid_blocks(size)](d_indptr, d_wl, size, d_done, d_deg)
     d_scan = inclusive_scan(cuda, d_deg, size)
     total = int(d_scan[size - 1])
     if total == 0:
         return 0
     per = (total + threads - 1) // threads
     pieces = (total + per - 1) // per
-    G.wd_kernel[_blocks(pieces)](d_indptr, d_indices, d_weights, d_dist, d_wl, size, d_scan, d_done,
+    G.wd_kernel[grid_blocks(pieces)](d_indptr, d_indices, d_weights, d_dist, d_wl, size, d_scan, d_done,
                                  per, total, it, d_stamp, d_nxt, d_count, d_work)
     return pieces

@@ -32,7 +32,7 @@ from vcut_base.errors import InputError
 from vcut_base.jitcache import njit
 from ir_graph.replica_kernels import lowbit
 from runtime import config
-from runtime.gpu import (_blocks, _simulated, cooperative_blocks, device_memory, device_twin,
+from runtime.gpu import (grid_blocks, is_simulator, cooperative_blocks, device_memory, device_twin,
                          require_gpu)
 from runtime.primitives_gpu import block_inclusive
 
@@ -314,7 +314,7 @@ def greedy_batched_gpu(src, dst, weight, order, degree, cap, full, rule, out, A,
             break
         hi = min(m, lo + b)
         t = time.perf_counter()
-        greedy_decide_kernel[_blocks(hi - lo)](d_src, d_dst, d_order, lo, hi - lo, d_A, d_load,
+        greedy_decide_kernel[grid_blocks(hi - lo)](d_src, d_dst, d_order, lo, hi - lo, d_A, d_load,
                                                 d_cap, d_full, rule, d_degree, d_rem, d_dec)
         dec = d_dec[:hi - lo].copy_to_host()
         launches += 1
@@ -329,7 +329,7 @@ def greedy_batched_gpu(src, dst, weight, order, degree, cap, full, rule, out, A,
         d_rows[:c].copy_to_device(np.ascontiguousarray(A[verts[:c]]))
         d_counts[:c].copy_to_device(rem[verts[:c]])
         d_load.copy_to_device(load)
-        greedy_scatter_kernel[_blocks(c)](d_verts, d_rows, d_counts, c, d_A, d_rem)
+        greedy_scatter_kernel[grid_blocks(c)](d_verts, d_rows, d_counts, c, d_A, d_rem)
         launches += 1
         device_s += time.perf_counter() - t
     if counter[1] == 0:
@@ -378,7 +378,7 @@ def greedy_rounds_gpu(src, dst, wq, order, degree, cap, full, rule, out, A, batc
     tpb = min(config.THREADS_PER_BLOCK, ROUNDS_TPB)
     d += [cu.device_array(-(-b // tpb), np.int64), up(np.zeros(_SLOTS), np.int64)]
     blocks = cooperative_blocks(greedy_rounds_kernel, d + [0, 0, b, int(rounds)], tpb)
-    if not _simulated():
+    if not is_simulator():
         blocks = max(1, min(blocks, -(-b // tpb)))
     step = max(1, CHUNK // b) * b
     launches = 0

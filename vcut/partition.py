@@ -18,7 +18,7 @@ import numpy as np
 
 from ir_graph.edge_lists import degrees, simple_edges
 from ir_graph.replicas import replica_table
-from ir_graph.stats import _alpha_mle
+from ir_graph.stats import alpha_mle
 from vcut_base.errors import InputError
 
 from .capacities import capacities_from_fractions, equal_capacities
@@ -308,4 +308,4 @@ def partition_from_assignment(graph, assignment, p=None, algo="file"):
 def _zipf_alpha(deg):
     """Discrete MLE of a Zipf law over all positive degrees (x_min = 1), for Eq. 10."""
     x = deg[deg > 0].astype(np.float64)
-    return _alpha_mle(x, 1) if len(x) else float("nan")
+    return alpha_mle(x, 1) if len(x) else float("nan")

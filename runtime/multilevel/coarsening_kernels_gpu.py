@@ -14,7 +14,7 @@ sorted away afterwards.
 import numpy as np
 from numba import cuda
 
-from ..gpu import _simulated, device_twin
+from ..gpu import is_simulator, device_twin
 from . import coarsening_kernels
 
 #: a vertex of more neighbours than this proposes (`propose_heavy_kernel`) and is refined
@@ -23,7 +23,7 @@ from . import coarsening_kernels
 #: block's shared table of connections has one entry per part); blocks of 8 under the
 #: CUDA simulator, where every thread is a Python thread
 HEAVY_DEGREE = 256
-HEAVY_TPB = 8 if _simulated() else 256
+HEAVY_TPB = 8 if is_simulator() else 256
 HEAVY_PARTS = 1024
 #: a proposal's weight in the high 32 bits of the packed 64-bit word of the offers
 LOW32 = (1 << 32) - 1

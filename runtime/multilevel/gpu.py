@@ -71,7 +71,7 @@ import numpy as np
 from vcut_base.errors import InputError
 
 from .. import primitives_gpu as PG
-from ..gpu import _blocks, device_memory, require_gpu
+from ..gpu import grid_blocks, device_memory, require_gpu
 from ..primitives_gpu import inclusive_scan
 from ..traversal import format_bytes
 from . import coarsening_kernels_gpu as CG
@@ -167,7 +167,7 @@ PROFILE = None
 
 
 def _run(kernel, count, *args):
-    _launch(kernel, _blocks(count), *args)
+    _launch(kernel, grid_blocks(count), *args)
 
 
 def _launch(kernel, config, *args):

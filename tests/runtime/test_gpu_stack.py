@@ -40,7 +40,7 @@ def test_release_fields():
 
 
 def test_a_broken_pair_is_one_line_and_auto_falls_back(monkeypatch):
-    monkeypatch.setattr(G, "_simulated", lambda: False)
+    monkeypatch.setattr(G, "is_simulator", lambda: False)
     monkeypatch.setattr(G, "_device_present", lambda: True)
     monkeypatch.setattr(G, "_installed_stack", lambda: ("2.5.0", "0.30.4"))
     with pytest.raises(InputError, match=r"numba-cuda 0.30.4 cannot compile kernels with numpy 2.5.0"):
