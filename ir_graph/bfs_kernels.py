@@ -1,6 +1,12 @@
 """Numba kernel of breadth-first search: hop distances from one source in a CSR graph.
 
-`ir_graph.stats` averages them into path lengths.
+The one plain BFS of vcut: `ir_graph.stats` averages its distances into path lengths, and
+the scheduler's bfs-batch job (`runtime.scheduler.jobs.bfs_batch`) runs it per source; that
+job's GPU kernel, `runtime.scheduler.jobs.job_kernels_gpu.bfs_distances_gpu`, is its twin
+(one block per source, level by level). The traversals of ``vcut bfs``
+(`runtime.traversal_kernels`) are other algorithms: weighted SSSP relaxations under
+GPU work decompositions (BFS there is SSSP with unit weights, counting the work of each
+decomposition) and direction-optimising BFS (bottom-up steps over the in-edges).
 """
 
 import numpy as np

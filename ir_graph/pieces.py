@@ -34,6 +34,7 @@ import zipfile
 import numpy as np
 
 from vcut_base.errors import GraphFormatError, InputError
+from vcut_base.hashing import mix64
 from vcut_base.inputs import check_input_file
 from vcut_base.jitcache import njit
 from vcut_base.npzfile import read_versioned_npz
@@ -46,7 +47,7 @@ from .formats.metis import metis_empty, metis_header, read_metis_fast
 from .graph import Graph, check_node_count
 
 __all__ = ["PIECE_BYTES", "PIECE_EDGES", "PiecePlan", "plan_pieces", "read_piece",
-           "count_vertex_lines", "lines_before", "mix64"]
+           "count_vertex_lines", "lines_before"]
 
 #: Bytes of edge-list text per piece (about 3 M edges of SNAP-style text).
 PIECE_BYTES = 64 << 20
@@ -235,14 +236,6 @@ def _count_lines(buf):
     if len(buf) and buf[len(buf) - 1] != 10 and not comment:
         count += 1
     return count
-
-
-def mix64(key):
-    """A 64-bit mix of non-negative integer keys (splitmix64's finaliser)."""
-    z = np.asarray(key).astype(np.uint64)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 def _metis_piece(plan, index, a, b):

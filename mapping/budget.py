@@ -9,9 +9,11 @@ a planning figure, not a bound: graphs of other programs have other edge and
 replica counts per node.
 """
 
+import shutil
+
+from ir_graph.replicas import replica_set_bytes
 from vcut_base.errors import InputError
 from vcut_base.memory import available_bytes, format_bytes
-from ir_graph.replicas import replica_set_bytes
 
 __all__ = ["estimate", "check_budget", "BYTES_PER_NODE", "GRAPH_BYTES_PER_NODE",
            "NODES_PER_SECOND", "SPILL_BYTES_PER_NODE", "SPILL_DISK_BYTES_PER_NODE"]
@@ -86,8 +88,6 @@ def check_budget(nodes, p, baselines=True, *, window=None, windows=1, available=
             + ("" if spill else ", keep the large arrays on disk (--spill DIR)")
             + ", or use a machine with more memory")
     if spill:
-        import shutil
-
         analysed = nodes if window is None else window
         on_disk = float(analysed) * SPILL_DISK_BYTES_PER_NODE
         free = shutil.disk_usage(spill).free if disk is None else disk

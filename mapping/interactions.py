@@ -33,12 +33,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+from scipy import sparse
 
+from ir_graph.edge_lists import cluster_sums, degrees, execution_order, is_oriented
+from ir_graph.replicas import replica_table
 from vcut_base import arrays
 from vcut_base.arrays import unique
 from vcut_base.errors import InputError
-from ir_graph.edge_lists import cluster_sums, degrees, execution_order, is_oriented
-from ir_graph.replicas import replica_table
 
 from .simulation_kernels import first_positions, object_clusters
 
@@ -295,7 +296,6 @@ def interactions(cl, object_bytes=None, value_bytes=VALUE_BYTES):
     value_bytes : int
         Bytes of one message.
     """
-    from scipy import sparse
 
     p = cl.p
     work, tasks = cluster_sums(cl.cluster, np.asarray(cl.weight, dtype=np.float64), int(p))

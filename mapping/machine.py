@@ -25,6 +25,7 @@ Three sources, one `Machine`:
 import json
 import math
 import os
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -251,7 +252,6 @@ def hwloc_xml(path):
     a ``distances`` element (hwloc 1, ``latency`` values); without one, 10
     on the diagonal and 20 elsewhere (Linux's defaults).
     """
-    import xml.etree.ElementTree as ET
 
     check_input_file(path, "hwloc file")
     try:

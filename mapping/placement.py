@@ -19,6 +19,7 @@ from vcut_base.errors import InputError
 
 from . import baselines
 from .memory_centric import THRESHOLD, memory_centric
+from .time_aware import time_aware
 
 __all__ = ["MAPPERS", "Placement", "place", "check_memory", "hop_bytes", "independent_time"]
 
@@ -66,7 +67,6 @@ def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=
         if clustering is None:
             raise InputError("the time-aware mapping simulates the clusters; give the clustering "
                              "(or use memory-centric)")
-        from .time_aware import time_aware
 
         core, extra = time_aware(clustering, inter, machine, threshold, seed,
                                  simulations=simulations, jobs=jobs)

@@ -11,18 +11,24 @@ objects and partners.
 import base64
 import html
 import io
+import re
 
 import numpy as np
+
+from ir_graph.stats import degree_figure
+
+from .insight import _list as _ids
+from .insight import insight as make_insight
 
 __all__ = ["analysis_html", "compare_figure", "compare_tables", "figure_png", "insight_html",
            "metric_text", "timeline_figure", "utilization_rows", "windows_tables"]
 
 
 def _plt():
-    import matplotlib
+    import matplotlib  # lazy: matplotlib's start-up, paid only when a figure is drawn
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: as above
 
     return plt
 
@@ -145,9 +151,6 @@ def analysis_html(a, graph, source, methods=None, insight=None):
     as the partitioning-method comparison. ``insight``: the analysis'
     `mapping.insight.Insight` (made here when not given).
     """
-    from ir_graph.stats import degree_figure
-
-    from .insight import insight as make_insight
 
     insight = make_insight(a, graph) if insight is None else insight
 
@@ -344,7 +347,6 @@ def timeline_figure(a, ins):
 
 def insight_html(a, ins):
     """The report's section on what the analysis means for the program (`mapping.insight`)."""
-    from .insight import _list as _ids
 
     esc = html.escape
     note = f"<p><em>{esc(ins.note)}</em></p>" if ins.note else ""
@@ -419,7 +421,6 @@ def _object(o):
 
 def _code(text):
     """``text`` escaped, its `quoted` names as code."""
-    import re
 
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
 

@@ -49,13 +49,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ir_graph.graph import index_dtype
 from vcut_base import arrays
 from vcut_base.arrays import unique
 from vcut_base.errors import InputError, VcutError
+from vcut_base import memory  # memory.available_bytes: the one seam tests patch
+from vcut_base.memory import jobs_that_fit
 from vcut_base.progress import run_kernel
-from ir_graph.graph import index_dtype
 
 from . import simulation_kernels
+from .interactions import VALUE_BYTES
 from .machine import MEMORY_CYCLES
 
 __all__ = ["SimResult", "simulate", "simulation_bytes", "simulation_jobs", "LINK_DIRECTIONS"]
@@ -143,7 +146,6 @@ def simulate(cl, core, machine, value_bytes=None):
     -------
     SimResult
     """
-    from .interactions import VALUE_BYTES
 
     value_bytes = VALUE_BYTES if value_bytes is None else int(value_bytes)
     core = np.asarray(core, dtype=np.int64)
@@ -200,7 +202,6 @@ def simulation_jobs(cl, count):
     """How many simulations of ``cl`` to run at once (threads: the simulator releases the
     GIL): the CPUs this process may use, at most ``count``, and no more than half the
     available memory holds (`simulation_bytes` each)."""
-    from vcut_base.memory import jobs_that_fit
 
     return jobs_that_fit(count, simulation_bytes(cl), share=0.5)
 
@@ -289,9 +290,7 @@ def positioned_bytes(cl):
 
 
 def _position(cl):
-    from vcut_base.memory import available_bytes
-
-    if positioned_bytes(cl) + simulation_bytes(cl) > LAYOUT_SHARE * available_bytes():
+    if positioned_bytes(cl) + simulation_bytes(cl) > LAYOUT_SHARE * memory.available_bytes():
         return None  # the layout and the simulation that needs it must both fit
     t = cl.table
     m, n, R = len(cl.cluster), cl.n, len(t.cluster)

@@ -23,7 +23,10 @@ sub-iterations) is executed and tested on every machine:
   of it is done WD-style.
 
 Kernels take arrays and scalars only; counters of the work done are
-returned for reporting.
+returned for reporting. None of them is the plain queue BFS of
+`ir_graph.bfs_kernels.bfs_distances`: they relax weighted edges (BFS is
+their unit-weight case) in the pieces of a work decomposition whose counters
+are the point, and `bfs_do` switches to bottom-up steps over the in-edges.
 """
 
 import numpy as np

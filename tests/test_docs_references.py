@@ -58,7 +58,7 @@ def references(text):
     return found
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _files_named(name):
     """The tree's paths whose file name is ``name``, relative to the root."""
     return tuple(os.path.relpath(path, ROOT) for folder in FOLDERS
@@ -80,7 +80,7 @@ def path_exists(path):
     return os.path.exists(os.path.join(ROOT, path))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _spec(name):
     try:
         return importlib.util.find_spec(name)
@@ -88,7 +88,7 @@ def _spec(name):
         return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _names(origin):
     """(the names a module binds at its top level, with its ``__all__`` and its lazy
     ``_HOMES`` table; every identifier anywhere in it) of the source file ``origin``."""
@@ -123,9 +123,7 @@ def _names(origin):
             anywhere.add(node.id)
         elif isinstance(node, ast.Attribute):
             anywhere.add(node.attr)
-        elif isinstance(node, ast.arg):
-            anywhere.add(node.arg)
-        elif isinstance(node, ast.keyword) and node.arg:
+        elif isinstance(node, ast.arg) or isinstance(node, ast.keyword) and node.arg:
             anywhere.add(node.arg)
     homes = {n.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
              and any(isinstance(t, ast.Name) and t.id in ("__all__", "_HOMES")
@@ -159,7 +157,7 @@ def resolves(dotted):
     return rest[0] in top and all(name in anywhere for name in rest[1:])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _all_references():
     out = []
     for doc in documents():
@@ -207,7 +205,7 @@ def slug(heading):
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def anchors(doc):
     """The anchors of the headings of ``doc`` (a repeated one numbered ``-1``, ``-2`` ...)."""
     found, seen, fenced = set(), {}, False

@@ -3,18 +3,11 @@
 
 import numpy as np
 
+from vcut_base.hashing import mix
 from vcut_base.jitcache import helper, njit
 
 __all__ = ["dbh_assign", "dbh_pairs", "graphx_assign", "GRAPHX_1D", "GRAPHX_2D", "GRAPHX_CRVC",
            "GRAPHX_PRIME"]
-
-
-@njit(cache=True)
-def _mix(x):
-    """splitmix64 finaliser."""
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
 
 
 @njit(cache=True)
@@ -37,7 +30,7 @@ def dbh_pairs(src, dst, du, dv, cum_cap, seed, out):
 @helper
 def _dbh_one(u, v, du, dv, cum_cap, seed):
     x = u if (du < dv or (du == dv and u < v)) else v
-    h = _mix(np.uint64(x) + np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15))
+    h = mix(np.uint64(x) + np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15))
     r = (h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
     return np.searchsorted(cum_cap, r, side="right")
 
@@ -74,7 +67,7 @@ def graphx_assign(src, dst, p, rule, seed, out):
     square: columns of ``ceil(p / side)`` parts, the last one shorter), so a
     vertex has at most 2 ceil(sqrt(p)) replicas; ``GRAPHX_CRVC``
     (CanonicalRandomVertexCut): a hash of the pair ordered (min, max), with
-    `_mix` and ``seed`` for Scala's tuple hash.
+    `mix` and ``seed`` for Scala's tuple hash.
     """
     side = np.int64(np.ceil(np.sqrt(p)))
     while side * side < p:  # floating-point square roots of large squares
@@ -102,6 +95,6 @@ def graphx_assign(src, dst, p, rule, seed, out):
         else:
             a = min(u, v)
             b = max(u, v)
-            h = _mix(np.uint64(a) * np.uint64(0x9E3779B97F4A7C15) ^
-                     _mix(np.uint64(b) + np.uint64(seed) * np.uint64(0xD1B54A32D192ED03)))
+            h = mix(np.uint64(a) * np.uint64(0x9E3779B97F4A7C15) ^
+                     mix(np.uint64(b) + np.uint64(seed) * np.uint64(0xD1B54A32D192ED03)))
             out[e] = np.int64(h % up)

@@ -4,6 +4,7 @@ communities of the CompNet-style edge cut (`vcut.edge_cut`)."""
 import numpy as np
 
 from vcut_base.jitcache import njit
+from runtime.fm_kernels import gather
 
 __all__ = ["label_propagation"]
 
@@ -28,13 +29,7 @@ def label_propagation(indptr, indices, ew, vw, cap, perm, iters, labels):
         rounds += 1
         moved = 0
         for v in perm:
-            nt = 0
-            for j in range(indptr[v], indptr[v + 1]):
-                lab = labels[indices[j]]
-                if acc[lab] == 0.0:
-                    touched[nt] = lab
-                    nt += 1
-                acc[lab] += ew[j]
+            nt = gather(indptr, indices, ew, labels, v, acc, touched)
             own = labels[v]
             best = own
             best_w = acc[own]

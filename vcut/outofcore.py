@@ -65,11 +65,12 @@ import numpy as np
 from vcut_base.arrays import spill_directory
 from vcut_base.atomic import atomic_output
 from vcut_base.errors import GraphFormatError, InputError, VcutError
+from vcut_base.hashing import mix64
 from vcut_base.memory import check_memory
 from ir_graph.formats import DUPLICATES
 from ir_graph.formats.edgelist import edgelist_empty
 from ir_graph.formats.metis import metis_asymmetric, metis_count, metis_few
-from ir_graph.pieces import (PIECE_BYTES, PIECE_EDGES, count_vertex_lines, lines_before, mix64,
+from ir_graph.pieces import (PIECE_BYTES, PIECE_EDGES, count_vertex_lines, lines_before,
                              plan_pieces, read_piece)
 
 from .distributed import (DEFAULT_BATCH, GREEDY_CUTS, HASH_CUTS, RETRIES, _greedy_round,

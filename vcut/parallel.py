@@ -173,7 +173,7 @@ def default_latency(p):
     assumes when no machine is given)."""
     # lazy: `vcut partition` imports no mapping (its package imports the whole pipeline)
     from mapping.interactions import VALUE_BYTES
-    from mapping.machine import table2
+    from mapping.machine import table2  # lazy: vcut partition never imports mapping (test_cli_imports)
 
     return table2(int(p)).mean_message_cycles(VALUE_BYTES)
 

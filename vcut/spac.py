@@ -181,7 +181,7 @@ def _spac_on_device(src, dst, weight, n, k, cycles, imbalance, targets, seed):
     partition itself (vertex e is edge e), so only the parts come back."""
     # lazy: numba.cuda is optional (the GPU's multilevel partitioner)
     from runtime.multilevel import multilevel_partition
-    from runtime.multilevel.gpu import split_graph_on_device
+    from runtime.multilevel.gpu import split_graph_on_device  # lazy: numba.cuda is optional
 
     t0 = time.perf_counter()
     sg = split_graph_on_device(np.asarray(src, np.int64), np.asarray(dst, np.int64),

@@ -13,17 +13,10 @@ deterministic for a seed.
 
 import numpy as np
 
+from vcut_base.hashing import mix
 from vcut_base.jitcache import njit
 
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-@njit(cache=True, inline="always")
-def _mix(x):
-    """splitmix64 finaliser: a well-spread 64-bit hash of ``x``."""
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
 
 
 @njit(cache=True)
@@ -31,9 +24,9 @@ def vertex_keys(n, seed):
     """Seeded random 64-bit keys, one per vertex: edge {a, b} breaks ties by
     ``key[a] ^ key[b]``, the same from both ends."""
     key = np.empty(n, np.uint64)
-    s = _mix(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15))
+    s = mix(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15))
     for v in range(n):
-        key[v] = _mix(s ^ np.uint64(v))
+        key[v] = mix(s ^ np.uint64(v))
     return key
 
 

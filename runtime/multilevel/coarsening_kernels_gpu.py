@@ -14,7 +14,9 @@ sorted away afterwards.
 import numpy as np
 from numba import cuda
 
-from ..gpu import is_simulator, device_twin
+from vcut_base.hashing import mix
+
+from ..gpu import device_rebound, device_twin, is_simulator
 from . import coarsening_kernels
 
 #: a vertex of more neighbours than this proposes (`propose_heavy_kernel`) and is refined
@@ -442,12 +444,10 @@ def contract_compact_kernel(bscan, cnt, rscan, real, tidx, tw, nc, cptr, cidx, c
 # ----------------------------------------------------------------------------- vertex keys
 
 
-@cuda.jit(device=True)
-def _mix(x):
-    """splitmix64's finaliser on a uint64."""
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
+#: `vcut_base.hashing.mix` (splitmix64's finaliser on a uint64), its GPU twin compiled from
+#: the same source over this module's globals (`runtime.gpu.device_rebound`: the CUDA
+#: simulator's threads would race otherwise)
+mix_gpu = device_rebound(mix, globals())
 
 
 @cuda.jit
@@ -455,5 +455,5 @@ def keys_kernel(n, seed, key):
     """Seeded 63-bit keys, one per vertex (ties of the matching and of the move selection)."""
     v = cuda.grid(1)
     if v < n:
-        s = _mix(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15))
-        key[v] = np.int64(_mix(s ^ np.uint64(v)) >> np.uint64(1))
+        s = mix_gpu(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15))
+        key[v] = np.int64(mix_gpu(s ^ np.uint64(v)) >> np.uint64(1))

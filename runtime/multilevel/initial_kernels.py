@@ -13,8 +13,9 @@ deterministic for a seed.
 import numpy as np
 
 from vcut_base.jitcache import njit
+from runtime.fm_kernels import heap_pop, heap_push
 
-from .refinement_kernels import _heap_pop, _heap_push, edge_cut, part_loads, ratio_less
+from .refinement_kernels import edge_cut, part_loads, ratio_less
 
 #: 2-way FM: a pass stops after this many moves plus one per 100 vertices without a better
 #: state (50 before the sides took turns: with turns, 50 searched most of a bisection's
@@ -85,13 +86,13 @@ def _grow_into(indptr, indices, ewgt, vwgt, side, start, order, target0):
                 gain[v] -= ewgt[e]
     hk = np.empty(len(indices) + n + 1, np.int64)
     hv = np.empty(len(indices) + n + 1, np.int64)
-    size = _heap_push(hk, hv, 0, gain[start], start)
+    size = heap_push(hk, hv, 0, gain[start], start)
     nxt = 0
     skipped = np.zeros(n, np.bool_)
     while w0 < target0:
         v = -1
         while size > 0:
-            g, u, size = _heap_pop(hk, hv, size)
+            g, u, size = heap_pop(hk, hv, size)
             if side[u] == 1 and not skipped[u] and g == gain[u]:
                 v = u
                 break
@@ -110,7 +111,7 @@ def _grow_into(indptr, indices, ewgt, vwgt, side, start, order, target0):
             t = indices[e]
             if side[t] == 1:
                 gain[t] += 2 * ewgt[e]
-                size = _heap_push(hk, hv, size, gain[t], t)
+                size = heap_push(hk, hv, size, gain[t], t)
 
 
 @njit(cache=True)
@@ -259,7 +260,7 @@ def _live_top(hk, hv, size, side, s, locked, gain):
         u = hv[0]
         if not locked[u] and side[u] == s and hk[0] == gain[u]:
             return u, size
-        _, _, size = _heap_pop(hk, hv, size)
+        _, _, size = heap_pop(hk, hv, size)
     return -1, size
 
 
@@ -329,9 +330,9 @@ def fm_bisection(indptr, indices, ewgt, vwgt, side, target0, max0, max1, passes)
         for v in range(n):
             locked[v] = False
             if side[v] == 0:
-                n0 = _heap_push(hk0, hv0, n0, gain[v], v)
+                n0 = heap_push(hk0, hv0, n0, gain[v], v)
             else:
-                n1 = _heap_push(hk1, hv1, n1, gain[v], v)
+                n1 = heap_push(hk1, hv1, n1, gain[v], v)
         best_ea, best_eb = _over(load, bound)
         best_cut = cut
         best_at = 0
@@ -351,19 +352,19 @@ def fm_bisection(indptr, indices, ewgt, vwgt, side, target0, max0, max1, passes)
                 take0 = heavy0
             if take0:
                 v = v0
-                _, _, n0 = _heap_pop(hk0, hv0, n0)
+                _, _, n0 = heap_pop(hk0, hv0, n0)
             else:
                 v = v1
-                _, _, n1 = _heap_pop(hk1, hv1, n1)
+                _, _, n1 = heap_pop(hk1, hv1, n1)
             locked[v] = True
             cut -= _flip(indptr, indices, ewgt, vwgt, side, load, gain, v)
             for e in range(indptr[v], indptr[v + 1]):
                 t = indices[e]
                 if not locked[t]:
                     if side[t] == 0:
-                        n0 = _heap_push(hk0, hv0, n0, gain[t], t)
+                        n0 = heap_push(hk0, hv0, n0, gain[t], t)
                     else:
-                        n1 = _heap_push(hk1, hv1, n1, gain[t], t)
+                        n1 = heap_push(hk1, hv1, n1, gain[t], t)
             moved[nm] = v
             nm += 1
             since += 1

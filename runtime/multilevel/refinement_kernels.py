@@ -1,6 +1,6 @@
 """Numba kernels of the multilevel partitioner's refinement (CPU): loads and cut, boundaries,
-greedy and k-way FM moves, balance repair, projection to the finer level, and the
-binary heaps FM uses (here and in the initial bisection). Twins on the GPU:
+greedy and k-way FM moves, balance repair and projection to the finer level (the
+touched-list gather and the heap they use are `runtime.fm_kernels`'). Twins on the GPU:
 `refinement_kernels_gpu`; Jet's rules are `jet_kernels`'.
 
 Every array here has been validated by `runtime.multilevel.graph` before it
@@ -15,43 +15,7 @@ deterministic for a seed.
 import numpy as np
 
 from vcut_base.jitcache import njit
-
-
-@njit(cache=True, inline="always")
-def _heap_push(hk, hv, size, key, val):
-    i = size
-    hk[i] = key
-    hv[i] = val
-    while i > 0:
-        p = (i - 1) >> 1
-        if hk[p] >= hk[i]:
-            break
-        hk[p], hk[i] = hk[i], hk[p]
-        hv[p], hv[i] = hv[i], hv[p]
-        i = p
-    return size + 1
-
-
-@njit(cache=True, inline="always")
-def _heap_pop(hk, hv, size):
-    key = hk[0]
-    val = hv[0]
-    size -= 1
-    hk[0] = hk[size]
-    hv[0] = hv[size]
-    i = 0
-    while True:
-        a = 2 * i + 1
-        if a >= size:
-            break
-        b = a + 1
-        c = a if b >= size or hk[a] >= hk[b] else b
-        if hk[i] >= hk[c]:
-            break
-        hk[c], hk[i] = hk[i], hk[c]
-        hv[c], hv[i] = hv[i], hv[c]
-        i = c
-    return key, val, size
+from runtime.fm_kernels import gather, heap_pop, heap_push, touched_size
 
 
 @njit(cache=True)
@@ -70,33 +34,6 @@ def edge_cut(indptr, indices, ewgt, part):
             if part[indices[e]] != part[v]:
                 cut += ewgt[e]
     return cut // 2
-
-
-@njit(cache=True)
-def _touched_size(indptr, k):
-    """Room for `_gather`'s parts: k, or more when zero-weight edges list a part twice."""
-    most = k
-    for v in range(len(indptr) - 1):
-        most = max(most, indptr[v + 1] - indptr[v])
-    return most
-
-
-@njit(cache=True, inline="always")
-def _gather(indptr, indices, ewgt, part, v, conn, touched):
-    """Add v's edge weight per adjacent part into ``conn``; the parts go to ``touched``.
-
-    Returns how many entries of ``touched`` were written (a part reached only by
-    zero-weight edges can appear more than once, hence `_touched_size`); the
-    caller resets ``conn`` at those entries.
-    """
-    nt = 0
-    for e in range(indptr[v], indptr[v + 1]):
-        p = part[indices[e]]
-        if conn[p] == 0:
-            touched[nt] = p
-            nt += 1
-        conn[p] += ewgt[e]
-    return nt
 
 
 @njit(cache=True, inline="always")
@@ -197,7 +134,7 @@ def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passe
     n = len(part)
     k = len(load)
     conn = np.zeros(k, np.int64)
-    touched = np.empty(_touched_size(indptr, k), np.int64)
+    touched = np.empty(touched_size(indptr, k), np.int64)
     queued = np.zeros(n, np.bool_)
     cur = order.copy()
     ncur = len(cur)
@@ -265,7 +202,7 @@ def _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, v, conn, touche
     (the greedy pass): only moves that lower the cut, or keep it and leave the
     destination lighter after the move than the source is now (relative to bounds)."""
     a = part[v]
-    nt = _gather(indptr, indices, ewgt, part, v, conn, touched)
+    nt = gather(indptr, indices, ewgt, part, v, conn, touched)
     wv = vwgt[v]
     best = -1
     bgain = np.int64(0)
@@ -288,7 +225,7 @@ def _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, v, conn, touche
 
 @njit(cache=True, inline="always")
 def _push_grow(hk, hv, size, key, val):
-    """`_heap_push`, doubling the arrays first when they are full. Inlined with the heap's
+    """`heap_push`, doubling the arrays first when they are full. Inlined with the heap's
     push and pop: as calls, returning the arrays cost reference counting on every push
     (k-way FM 20-25 % slower: delaunay_n16 k = 32, 20.3 -> 16.2 ms)."""
     if size == len(hk):
@@ -297,7 +234,7 @@ def _push_grow(hk, hv, size, key, val):
         hk2[:size] = hk[:size]
         hv2[:size] = hv[:size]
         hk, hv = hk2, hv2
-    return hk, hv, _heap_push(hk, hv, size, key, val)
+    return hk, hv, heap_push(hk, hv, size, key, val)
 
 
 @njit(cache=True)
@@ -343,7 +280,7 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub,
     n = len(part)
     k = len(load)
     conn = np.zeros(k, np.int64)
-    touched = np.empty(_touched_size(indptr, k), np.int64)
+    touched = np.empty(touched_size(indptr, k), np.int64)
     locked = np.zeros(n, np.int64)   # the search that moved the vertex
     moved = np.zeros(n, np.bool_)    # moved by a search of this pass, kept or undone
     seen = np.zeros(n, np.int64)     # the search that last evaluated the vertex ...
@@ -387,7 +324,7 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub,
         nm = 0
         since = 0
         while size > 0 and since < limit:
-            g0, u, size = _heap_pop(hk, hv, size)
+            g0, u, size = heap_pop(hk, hv, size)
             if locked[u] == sid:
                 continue
             if seen[u] == sid and exact[u] and g0 != last[u]:
@@ -466,7 +403,7 @@ def repair_balance(indptr, indices, ewgt, vwgt, part, load, maxload, order):
     n = len(part)
     k = len(load)
     conn = np.zeros(k, np.int64)
-    touched = np.empty(_touched_size(indptr, k), np.int64)
+    touched = np.empty(touched_size(indptr, k), np.int64)
     moves = 0
     allowance = np.int64(0)
     while True:
@@ -488,7 +425,7 @@ def repair_balance(indptr, indices, ewgt, vwgt, part, load, maxload, order):
             if load[a] <= maxload[a]:
                 continue
             wv = vwgt[v]
-            nt = _gather(indptr, indices, ewgt, part, v, conn, touched)
+            nt = gather(indptr, indices, ewgt, part, v, conn, touched)
             best = -1
             bgain = np.int64(0)
             for j in range(nt):

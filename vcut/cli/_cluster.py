@@ -16,6 +16,6 @@ def add_cluster_options(parser, workers_help):
 
 def client_for(args):
     """The `runtime.dask_cluster.dask_client` context of the command's options."""
-    from runtime.dask_cluster import dask_client
+    from runtime.dask_cluster import dask_client  # lazy: dask is optional and slow to import
 
     return dask_client(args.scheduler, args.workers)

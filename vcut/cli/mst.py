@@ -1,5 +1,7 @@
 """``vcut mst``: the minimum spanning forest of a graph (Borůvka, CPU or GPU)."""
 
+from vcut_base.atomic import atomic_output
+
 from ._common import add_common, add_graph_options, print_json, print_rows, read_graph_file
 from ._outputs import check_command_outputs, summary_stream
 
@@ -26,8 +28,7 @@ def register(sub):
 
 
 def run(args, program_args):
-    from vcut_base.atomic import atomic_output
-    from runtime.mst import minimum_spanning_forest
+    from runtime.mst import minimum_spanning_forest  # lazy: start-up
 
     check_command_outputs(args, [args.output])
     g = read_graph_file(args)

@@ -1,17 +1,18 @@
 """``vcut partition --algo multilevel``: an edge cut (one part per vertex) by the runtime's
 multilevel partitioner, written as a METIS ``.part`` file."""
 
+from vcut_base.atomic import atomic_output
+from vcut_base.errors import InputError
+
+from ._common import print_json, print_rows
+from ._outputs import summary_stream
+
 __all__ = ["run_multilevel"]
 
 
 def run_multilevel(args, graph, targets):
     """Partition ``graph``'s vertices into ``args.p`` parts; print the summary; exit status."""
-    from vcut_base.atomic import atomic_output
-    from vcut_base.errors import InputError
-    from runtime.multilevel import multilevel_partition
-
-    from ._common import print_json, print_rows
-    from ._outputs import summary_stream
+    from runtime.multilevel import multilevel_partition  # lazy: start-up
 
     if not args.imbalance > 1.0:
         raise InputError(f"--imbalance must be > 1 (1.03 = 3 %), got {args.imbalance:g}")
@@ -19,7 +20,7 @@ def run_multilevel(args, graph, targets):
         raise InputError(f"-p must be in [2, {graph.n:,}] (the number of vertices) for the "
                          f"multilevel edge cut, got {args.p}")
     if targets is not None:  # refused in the words of the vertex cuts' --capacities
-        from vcut.partition import capacity_fractions
+        from vcut.partition import capacity_fractions  # lazy: start-up
 
         capacity_fractions(args.p, "multilevel", targets)
     res = multilevel_partition(graph, args.p, device=args.device, imbalance=args.imbalance - 1.0,

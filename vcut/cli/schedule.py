@@ -1,6 +1,9 @@
 """``vcut schedule``: run a divisible job over the CPU and GPUs under HASS or a baseline."""
 
 import contextlib
+import sys
+
+from vcut_base.errors import InputError
 
 from ._cluster import add_cluster_options, client_for
 from ._common import add_common, print_json, print_rows
@@ -57,9 +60,7 @@ def register(sub):
 
 def _cluster(args):
     """The Dask client the ``dask`` devices need (or a null context)."""
-    from vcut_base.errors import InputError
-
-    from runtime.scheduler.device_specs import parse_devices
+    from runtime.scheduler.device_specs import parse_devices  # lazy: start-up
 
     items = [s.strip() for s in args.devices.split(",")]
     on_cluster = "dask" in items
@@ -75,8 +76,7 @@ def _cluster(args):
 
 
 def run(args, program_args):
-    from vcut_base.errors import InputError
-    from runtime.scheduler.device_specs import parse_devices
+    from runtime.scheduler.device_specs import parse_devices  # lazy: start-up
 
     check_command_outputs(args, [args.report])
     check_suffix(args.report, "--report", (".html", ".htm", ".png"),
@@ -92,10 +92,10 @@ def run(args, program_args):
 
 
 def _run(args, client):
-    from runtime.scheduler import POLICIES, schedule
-    from runtime.scheduler.device_specs import parse_devices
-    from runtime.scheduler.jobs import make_job
-    from runtime.scheduler.report import write_report
+    from runtime.scheduler import POLICIES, schedule  # lazy: start-up
+    from runtime.scheduler.device_specs import parse_devices  # lazy: start-up
+    from runtime.scheduler.jobs import make_job  # lazy: start-up
+    from runtime.scheduler.report import write_report  # lazy: start-up
 
     from .. import partition_batch  # noqa: F401 (registers the partition-batch job kind)
     job = make_job(args.job, size=args.size, units=args.units, seed=args.seed)
@@ -167,7 +167,6 @@ def _skipped(results):
 
 def _note_skipped(job, results, skipped):
     """One note line on stderr: which devices were left out, why, and what runs the job."""
-    import sys
 
     by_reason = {}
     for item in skipped:

@@ -2,6 +2,9 @@
 
 import numpy as np
 
+from vcut_base.atomic import atomic_output
+from vcut_base.errors import InputError
+
 from ._common import add_common, add_graph_options, print_json, print_rows, read_graph_file
 from ._outputs import check_command_outputs, summary_stream
 
@@ -47,8 +50,7 @@ def register(sub):
 
 
 def run(args, program_args):
-    from vcut_base.atomic import atomic_output
-    from runtime.traversal import bfs, sssp
+    from runtime.traversal import bfs, sssp  # lazy: start-up
 
     check_command_outputs(args, [args.output])
     # --directed: u v and v u are two arcs of the file, not one edge
@@ -56,8 +58,6 @@ def run(args, program_args):
     run = bfs if args.kind == "bfs" else sssp
     extra = {"delta": args.delta} if args.kind == "sssp" else {}
     if extra.get("delta") is not None and args.strategy != "delta":
-        from vcut_base.errors import InputError
-
         raise InputError("--delta is the bucket width of --strategy delta; drop it or add that")
     r = run(g, g.index_of(args.source), args.strategy, device=args.device,
             directed=True if args.directed else None, **extra)

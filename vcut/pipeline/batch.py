@@ -231,7 +231,7 @@ def _plot_svg(rows):
     import matplotlib  # lazy: matplotlib is optional
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: matplotlib's start-up, paid only when the plot is drawn
 
     good = [r for r in rows if r.get("status") == "ok"]
     if not good:

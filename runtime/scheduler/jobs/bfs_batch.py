@@ -2,8 +2,9 @@
 
 Sub-load u is the u-th group of ceil(len(sources) / n_units) consecutive sources
 (``n_units`` is lowered when the last groups would be empty). The CPU runs a
-queue BFS per source (numba); a GPU call runs one block per source of the
-bundle, level-synchronous (each level one sweep of the block's threads over the
+queue BFS per source (`ir_graph.bfs_kernels.bfs_distances`); a GPU call runs its
+twin (`job_kernels_gpu.bfs_distances_gpu`), one block per source of the bundle,
+level-synchronous (each level one sweep of the block's threads over the
 vertices, so a source costs levels x n / threads-per-block steps: fine on
 small-world graphs, slow on long paths): one transfer (the sources), one
 launch, one copy back; the CSR crosses to the device once. Undirected graphs
@@ -16,6 +17,7 @@ from scipy.sparse.csgraph import shortest_path
 
 from vcut_base.errors import InputError
 from vcut_base.jitcache import njit
+from ir_graph.bfs_kernels import bfs_distances
 from runtime import config
 from runtime.generators import rmat
 from runtime.traversal import csr_out
@@ -28,22 +30,10 @@ __all__ = ["BfsBatch"]
 
 @njit(cache=True, nogil=True)
 def _bfs_many(indptr, indices, sources, n):
-    dist = np.full((len(sources), n), -1, np.int32)
-    queue = np.empty(n, np.int64)
+    """`ir_graph.bfs_kernels.bfs_distances` from each of ``sources``, a row each (int32)."""
+    dist = np.empty((len(sources), n), np.int32)
     for s in range(len(sources)):
-        d = dist[s]
-        d[sources[s]] = 0
-        queue[0] = sources[s]
-        head, tail = 0, 1
-        while head < tail:
-            v = queue[head]
-            head += 1
-            for j in range(indptr[v], indptr[v + 1]):
-                w = indices[j]
-                if d[w] < 0:
-                    d[w] = d[v] + 1
-                    queue[tail] = w
-                    tail += 1
+        dist[s] = bfs_distances(indptr, indices, sources[s])
     return dist
 
 
@@ -112,7 +102,7 @@ class BfsBatch(Job):
         d_src = cuda.to_device(src, stream=gpu.stream)                # one transfer
         n = self.graph.n
         d_dist = cuda.device_array((len(src), n), np.int32, stream=gpu.stream)
-        k.bfs[len(src), config.THREADS_PER_BLOCK, gpu.stream](
+        k.bfs_distances_gpu[len(src), config.THREADS_PER_BLOCK, gpu.stream](
             *csr, d_src, d_dist)                                        # one launch
         dist = d_dist.copy_to_host(stream=gpu.stream)
         gpu.stream.synchronize()

@@ -47,8 +47,11 @@ def mm(a, b, c):
 
 
 @cuda.jit
-def bfs(indptr, indices, sources, dist):
-    # one block per source, level-synchronous: at each level the block's threads sweep
+def bfs_distances_gpu(indptr, indices, sources, dist):
+    # the GPU twin of ir_graph.bfs_kernels.bfs_distances, from every source of ``sources``
+    # (dist[s]: the hop distances from sources[s], -1 unreached; the same numbers as the
+    # CPU's queue BFS, found level by level instead of in queue order).
+    # One block per source, level-synchronous: at each level the block's threads sweep
     # the vertices (one thread per (source, vertex) pair), expand those at the level,
     # and stop after a level that reached nothing (a shared flag). Concurrent writers
     # of dist[s, w] all write the same level + 1, and only -1 entries change, so

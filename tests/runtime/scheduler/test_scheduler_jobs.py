@@ -122,7 +122,7 @@ def test_directed_bfs_by_hand():
 @pytest.mark.parametrize("make, kernel", [
     (lambda: StringSearch.generate(300, pattern=b"ac", n_units=6, seed=2), "search"),
     (lambda: Matmul(12, 6, seed=3), "mm"),
-    (lambda: BfsBatch.generate(4, 4, n_sources=6, n_units=6, seed=4), "bfs"),
+    (lambda: BfsBatch.generate(4, 4, n_sources=6, n_units=6, seed=4), "bfs_distances_gpu"),
 ])
 def test_a_gpu_call_is_one_bundle(make, kernel, monkeypatch):
     from runtime.scheduler.jobs import job_kernels_gpu
