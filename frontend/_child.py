@@ -26,6 +26,7 @@ import ctypes.util
 import json
 import mmap
 import os
+import resource
 import signal
 import sys
 import threading
@@ -259,10 +260,6 @@ MAX_STACK_BYTES = 1 << 30
 
 def _main_stack_bytes():
     """The size of main's stack: the soft stack limit, as a native main thread would get."""
-    # lazy: imported here, not at the top, the child's heap and so the traced program's
-    # addresses stay as they are (bench/behaviour.py trace-*)
-    import resource
-
     soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
     if soft == resource.RLIM_INFINITY or soft <= 0:
         return DEFAULT_STACK_BYTES
