@@ -4,7 +4,7 @@ communities of the CompNet-style edge cut (`vcut.edge_cut`)."""
 import numpy as np
 
 from vcut_base.jitcache import njit
-from runtime.fm_kernels import gather
+from runtime.gain_kernels import gather
 
 __all__ = ["label_propagation"]
 

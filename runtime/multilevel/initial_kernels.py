@@ -13,7 +13,7 @@ deterministic for a seed.
 import numpy as np
 
 from vcut_base.jitcache import njit
-from runtime.fm_kernels import heap_pop, heap_push
+from runtime.gain_kernels import heap_pop, heap_push
 
 from .refinement_kernels import edge_cut, part_loads, ratio_less
 

@@ -1,6 +1,6 @@
 """Numba kernels of the multilevel partitioner's refinement (CPU): loads and cut, boundaries,
 greedy and k-way FM moves, balance repair and projection to the finer level (the
-touched-list gather and the heap they use are `runtime.fm_kernels`'). Twins on the GPU:
+touched-list gather and the heap they use are `runtime.gain_kernels`'). Twins on the GPU:
 `refinement_kernels_gpu`; Jet's rules are `jet_kernels`'.
 
 Every array here has been validated by `runtime.multilevel.graph` before it
@@ -15,7 +15,7 @@ deterministic for a seed.
 import numpy as np
 
 from vcut_base.jitcache import njit
-from runtime.fm_kernels import gather, heap_pop, heap_push, touched_size
+from runtime.gain_kernels import gather, heap_pop, heap_push, touched_size
 
 
 @njit(cache=True)

@@ -1,14 +1,16 @@
-"""The bookkeeping of the local searches over a partition (numba): the touched-list gather
-of a vertex's edge weight per adjacent part, and the binary max-heap of (gain, vertex).
+"""The gain bookkeeping of the local searches over a partition (numba): the touched-list
+gather of a vertex's edge weight per adjacent part, and the binary max-heap of (gain, vertex).
 
 One copy for every caller: the multilevel edge cut's FM, greedy and balance passes
 (`runtime.multilevel.refinement_kernels`) and its initial bisection (`initial_kernels`),
 and the size-constrained label propagation of vcut (`vcut.label_propagation`, whose
 labels are the parts). vcut's FM of a vertex cut (`vcut.fm_kernels`) keeps its own heap:
 its entries carry an edge and a version (three arrays, sifted without numba's reference
-counting), and its gains come from replica slots, not from a gather.
+counting), and its gains come from replica slots, not from a gather. The two FMs' running
+gain, best prefix and undo stay with each: their stop rules (moves since the best prefix;
+or those, or a drop below it) and the state they restore differ.
 
-All are ``inline="always"``: called per vertex (the gather) or per queue entry (the heap)
+The gather and the heap are ``inline="always"``: called per vertex (the gather) or per queue entry (the heap)
 inside the kernels' loops, where a call's reference counting of its array arguments
 would cost more than its work.
 """
