@@ -28,11 +28,11 @@ FILE_SUFFIXES = {"json", "html", "md", "py", "npz", "txt", "svg", "png", "csv", 
                  "ll", "graph", "metis", "edgelist", "edges", "el", "mtx", "lg", "gz", "yaml",
                  "log", "pdf", "h", "so", "sh", "ptx", "cfg", "ini"}
 
-_PATH = re.compile(r"(?<![\w./~-])((?:%s)/[\w./*-]*[\w*])" % "|".join(FOLDERS))
+_PATH = re.compile(r"(?<![\w./~-])((?:{})/[\w./*-]*[\w*])".format("|".join(FOLDERS)))
 #: A file named alone (``simulate.py``): in docs/<package>.md a file of that package (or of
 #: tests/ or bench/), in README.md a file anywhere in the tree.
 _BARE = re.compile(r"(?<![\w./~<>*-])(\w+\.py)\b")
-_DOTTED = re.compile(r"(?<![\w./~-])((?:%s)(?:\.\w+)+)" % "|".join(PACKAGES))
+_DOTTED = re.compile(r"(?<![\w./~-])((?:{})(?:\.\w+)+)".format("|".join(PACKAGES)))
 
 
 def documents():
