@@ -9,6 +9,11 @@ import pytest
 if os.environ.get("VCUT_REAL_GPU") != "1":
     os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
+# the first-run note ("compiling kernels, first run only") stays out of the stderr the tests
+# compare, whichever subprocess happens to compile first; tests/vcut/cli/test_compile.py
+# turns it back on for its own commands
+os.environ.setdefault("VCUT_COMPILE_NOTE", "0")
+
 from runtime import config  # noqa: E402  (numba.cuda loads below this line, see above)
 from runtime.dask_cluster import dask_client as connect  # noqa: E402
 from tests.helpers import ROOT, write_c  # noqa: E402

@@ -19,21 +19,34 @@ entry whose data is not written yet. Where the lock file cannot be created (a
 read-only cache directory), the file system refuses locks or ``fcntl`` is missing
 (Windows), numba's own behaviour stands. The kernel modules import ``njit`` from here, so the lock is in
 place before the first cached function is compiled or loaded.
+
+`install` also registers a listener of numba's ``numba:compile`` event, which numba
+fires only when it compiles (a signature missing from the cache, never on a load): it
+counts the compiles of vcut's kernels (`kernel_counts`, for ``vcut compile``) and tells
+`vcut_base.progress.compiling`, which prints the command line's first-run note. So the
+note costs no look at the cache directory and no numba import of its own.
 """
 
 import contextlib
 import functools
 import os
+import sys
 
 from numba import njit, prange  # noqa: F401  (re-exported for the kernel modules)
-from numba.core import caching
+from numba.core import caching, event
+from numba.core.dispatcher import Dispatcher
+
+from . import progress
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not on Linux / macOS
     fcntl = None
 
-__all__ = ["njit", "helper", "prange", "install"]
+__all__ = ["njit", "helper", "prange", "install", "kernel_counts"]
+
+#: The packages whose compiled kernels `kernel_counts` counts and `progress.compiling` hears of.
+PACKAGES = ("vcut_base", "frontend", "ir_graph", "runtime", "mapping", "vcut")
 
 #: ``@helper`` (or ``@helper(inline="always")``): ``@njit(cache=True)`` for a kernel's
 #: helper that allocates nothing, compiled without numba's reference counting. A
@@ -63,8 +76,49 @@ def _locked(index_path, exclusive):
         os.close(fd)  # releases the lock
 
 
+def _ours(dispatcher):
+    """A cached kernel (``cache=True``) of one of vcut's packages."""
+    func = getattr(dispatcher, "py_func", None)
+    module = getattr(func, "__module__", None) or ""
+    return (module.split(".")[0] in PACKAGES
+            and not isinstance(getattr(dispatcher, "_cache", None), caching.NullCache))
+
+
+class _Compiles(event.Listener):
+    """Hears numba start a compile (a signature not in the cache, or a cache gone cold):
+    counts vcut's and tells `vcut_base.progress` (the command line's first-run note)."""
+
+    compiled = 0
+
+    def on_start(self, ev):
+        data = ev.data if isinstance(ev.data, dict) else {}
+        if _ours(data.get("dispatcher")):
+            type(self).compiled += 1
+            progress.compiling()
+
+    def on_end(self, ev):
+        pass
+
+
+def kernel_counts():
+    """``(compiled, loaded)``: signatures of vcut's cached kernels this process compiled
+    (numba found no cache entry) and loaded from numba's cache, over the kernel modules
+    imported so far (helpers inlined into a loaded kernel are not loaded on their own)."""
+    loaded = 0
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".")[0] not in PACKAGES:
+            continue
+        for obj in list(vars(module).values()):
+            if isinstance(obj, Dispatcher) and _ours(obj):
+                loaded += sum(obj.stats.cache_hits.values())
+    return _Compiles.compiled, loaded
+
+
 def install():
     """Lock numba's cache index (module docstring); idempotent."""
+    if not getattr(_Compiles, "registered", False):
+        event.register("numba:compile", _Compiles())
+        _Compiles.registered = True
     cls = getattr(caching, "IndexDataCacheFile", None)
     if fcntl is None or cls is None or getattr(cls, "_vcut_locked", False):
         return

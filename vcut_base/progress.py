@@ -21,7 +21,8 @@ import time
 
 import numpy as np
 
-__all__ = ["reporting", "run_kernel", "run_parallel", "stop_all", "INTERVAL"]
+__all__ = ["reporting", "run_kernel", "run_parallel", "stop_all", "INTERVAL", "noting_compiles",
+           "compiling"]
 
 #: Seconds between two reports of a running phase.
 INTERVAL = 0.1
@@ -40,6 +41,31 @@ def reporting(sink):
         yield
     finally:
         _SINK[0] = previous
+
+
+_NOTE = [None]  # what `compiling` calls once (`noting_compiles`)
+
+
+@contextlib.contextmanager
+def noting_compiles(note):
+    """Call ``note()`` once in the block, when the first of vcut's cached kernels is
+    compiled rather than loaded from numba's cache (a cold cache: the first run after an
+    install); None: nothing. Deciding costs nothing here: `vcut_base.jitcache`, imported
+    with the first kernel module, tells `compiling` when numba starts a compile."""
+    previous = _NOTE[0]
+    _NOTE[0] = note
+    try:
+        yield
+    finally:
+        _NOTE[0] = previous
+
+
+def compiling():
+    """numba is compiling one of vcut's cached kernels (`vcut_base.jitcache`): the note of
+    `noting_compiles`, the first time only."""
+    note, _NOTE[0] = _NOTE[0], None
+    if note is not None:
+        note()
 
 
 _LIVE = {}  # id -> (counter, name, unit, total) of every kernel running now in another thread

@@ -32,10 +32,11 @@ import traceback
 
 from vcut_base import memory
 from vcut_base.errors import OutOfMemory, VcutError
-from vcut_base.progress import reporting
+from vcut_base.progress import noting_compiles, reporting
 
 from . import (analyze, batch, compare, datasets, graph, mst, partition, schedule, stats,
                trace, traverse)
+from . import compile as compile_kernels
 from ._parser import UsageError, command_parser
 from ._progress import progress_sink
 
@@ -43,7 +44,10 @@ __all__ = ["main", "build_parser"]
 
 #: Subcommand modules in the order of ``vcut --help``.
 COMMANDS = (trace, graph, stats, partition, analyze, batch, compare, traverse, mst, schedule,
-            datasets)
+            datasets, compile_kernels)
+
+#: Said once on stderr when a command starts compiling kernels (numba's cache is cold).
+COMPILE_NOTE = "compiling kernels, first run only (vcut compile does it ahead)"
 
 
 def build_parser():
@@ -62,6 +66,7 @@ def main(argv=None):
     restores the previous handlers instead.
     """
     entry = argv is None
+    outer = _SIGNALS.armed  # a main inside a running one (vcut compile's workloads)
     previous = _install(entry)
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
@@ -74,7 +79,8 @@ def main(argv=None):
         try:
             args = parser.parse_args(argv)  # option types raise InputError for bad numbers
             args.command_line = argv  # as typed, for messages that correct it
-            with reporting(progress_sink(args)):
+            args.vcut_main = main  # for a command that runs others (vcut compile's workloads)
+            with reporting(progress_sink(args)), noting_compiles(_compile_note(entry, args)):
                 code = args.func(args, program_args)
             if entry:  # a reader gone by now is found here, not at the interpreter's exit
                 sys.stdout.flush()
@@ -117,6 +123,22 @@ def main(argv=None):
             _ignore_late_signals()
         elif previous is not None:
             _restore(previous)
+        if outer and not entry:  # the running main's signals interrupt it again
+            _SIGNALS.armed = True
+
+
+def _compile_note(entry, args):
+    """What prints `COMPILE_NOTE` on stderr (`vcut_base.progress.noting_compiles`): for the
+    ``vcut`` program itself (not a call of `main` from Python, nor vcut compile's own
+    workloads), unless VCUT_COMPILE_NOTE=0."""
+    if not entry or args.command == "compile" or os.environ.get("VCUT_COMPILE_NOTE") == "0":
+        return None
+
+    def note():
+        sys.stderr.write(COMPILE_NOTE + "\n")
+        sys.stderr.flush()
+
+    return note
 
 
 #: The commands that run a program, and so take its arguments after ``--``.
@@ -246,7 +268,9 @@ def _install(entry):
         return None
     signals = (signal.SIGINT, signal.SIGTERM) if entry else (signal.SIGTERM,)
     previous = {sig: signal.getsignal(sig) for sig in signals}
-    previous["unraisablehook"] = _SIGNALS.hook = sys.unraisablehook
+    previous["unraisablehook"] = sys.unraisablehook
+    if sys.unraisablehook is not _unraisable:  # a main inside a main keeps the outer's hook
+        _SIGNALS.hook = sys.unraisablehook
     sys.unraisablehook = _unraisable
     for sig in signals:
         signal.signal(sig, _on_signal)
