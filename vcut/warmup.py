@@ -20,7 +20,12 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+from runtime.multilevel import SCHEMES
+from runtime.multilevel.refinement import REFINERS
+from runtime.traversal import BFS_STRATEGIES, SSSP_STRATEGIES
 from vcut_base.errors import InputError, VcutError
+
+from .cuts import CUTS
 
 __all__ = ["GROUPS", "WarmUp", "Workload", "WorkloadFailed", "warm_up", "workloads",
            "write_inputs"]
@@ -40,9 +45,6 @@ class Workload:
 
 
 def _partitions():
-    # lazy: the registry imports the partitioners (numba); vcut --help lists no workload
-    from vcut.cuts import CUTS
-
     out = [Workload("partition", f"partition {a}",
                     ("partition", "{d}/g.txt.gz", "-p", "4", "--algo", a, "-o", "{d}/p.part"))
            for a in CUTS]
@@ -60,13 +62,14 @@ def _partitions():
                  ("partition", "{d}/g.txt.gz", "-p", "4", "--algo", "wb-libra", "--batch", "8",
                   "-o", "{d}/b.part")),
     ]
-    for refiner in ("fm", "jet", "greedy"):
+    for refiner in REFINERS:
         out.append(Workload("multilevel", f"multilevel --refiner {refiner}",
                             ("partition", "{d}/g.txt.gz", "-p", "4", "--algo", "multilevel",
                              "--refiner", refiner, "-o", "{d}/m.part")))
-    out.append(Workload("multilevel", "multilevel --scheme rb",
-                        ("partition", "{d}/g.txt.gz", "-p", "4", "--algo", "multilevel",
-                         "--scheme", "rb", "-o", "{d}/m.part")))
+    for scheme in SCHEMES[1:]:  # the first, k-way, is the refiners' runs above
+        out.append(Workload("multilevel", f"multilevel --scheme {scheme}",
+                            ("partition", "{d}/g.txt.gz", "-p", "4", "--algo", "multilevel",
+                             "--scheme", scheme, "-o", "{d}/m.part")))
     return out
 
 
@@ -74,10 +77,10 @@ _FORMATS = [Workload("formats", f"stats {f}", ("stats", "{d}/" + f))
             for f in ("g.txt.gz", "g.edgelist", "g.graph", "g.mtx", "g.lg")]
 _TRAVERSALS = (
     [Workload("traversal", f"bfs {s}", ("bfs", "{d}/g.edgelist", "--source", "0", "--strategy", s))
-     for s in ("bs", "ep", "ep-nochunk", "wd", "ns", "hp", "do")]
+     for s in BFS_STRATEGIES]
     + [Workload("traversal", f"sssp {s}",
                 ("sssp", "{d}/g.edgelist", "--source", "0", "--strategy", s))
-       for s in ("bs", "ep", "ep-nochunk", "wd", "ns", "hp", "delta")]
+       for s in SSSP_STRATEGIES]
     + [Workload("traversal", "mst", ("mst", "{d}/g.edgelist"))])
 _SIM = "sim:cpu,sim:gpu,sim:gpu:speed=2"
 _SCHEDULES = [
