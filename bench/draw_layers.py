@@ -52,21 +52,16 @@ def _house():
     return module
 
 
-def layer_of(module):
-    """The index in `LAYERS` of a module name."""
-    if module == "vcut.__main__" or module.startswith("vcut.cli"):
-        return 7
-    if module.startswith("vcut.pipeline"):
-        return 6
-    return [name for name, _ in LAYERS].index(module.split(".")[0])
-
-
 def measure(root=ROOT):
-    """``(lines and modules per layer, {(from layer, to layer): modules importing})``."""
+    """``(lines and modules per layer, {(from layer, to layer): modules importing})``; a
+    module's layer is bench/house.py's (`house.layer`), the one its checks use."""
     house = _house()
-    root = pathlib.Path(root)
-    library = house.read(root, [p for p in house.PACKAGES if (root / p).is_dir()])
-    graph = house.edges(library, house.reexports(library, root))
+    index = {house.layer(name): k for k, (name, _) in enumerate(LAYERS)}
+
+    def layer_of(module):
+        return index[house.layer(module)]
+
+    library, graph = house.import_graph(root)
     sizes = [[0, 0] for _ in LAYERS]
     for name, info in library.items():
         sizes[layer_of(name)][0] += info["lines"]

@@ -167,10 +167,17 @@ def layer(module):
     return rank
 
 
-def measure(root):
+def import_graph(root):
+    """``(library, graph)``: the library modules of the tree at ``root`` (`read`) and which
+    of them each imports (`edges`)."""
     root = pathlib.Path(root).resolve()
     library = read(root, [p for p in PACKAGES if (root / p).is_dir()])
-    graph = edges(library, reexports(library, root))
+    return library, edges(library, reexports(library, root))
+
+
+def measure(root):
+    root = pathlib.Path(root).resolve()
+    library, graph = import_graph(root)
     back_up, private, inside, total = [], [], 0, 0
     for name, targets in graph.items():
         for target in targets:
