@@ -30,13 +30,13 @@ and by edge count; for undirected graphs it is not defined (reported as None).
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import special
 
 from vcut_base.atomic import atomic_output
 from vcut_base.errors import InputError
 
 from .bfs_kernels import bfs_distances
 from .critical_path_kernels import longest_path
+from .zeta import hurwitz_zeta
 
 __all__ = ["GraphStats", "graph_stats", "fit_power_law", "PowerLawFit", "degree_plot",
            "EXACT_PATH_NODES", "MIN_TAIL"]
@@ -87,7 +87,7 @@ def alpha_mle(x, x_min):
     logsum = np.log(x).sum()
 
     def nll(a):
-        return n * np.log(special.zeta(a, x_min)) + a * logsum
+        return n * np.log(hurwitz_zeta(a, x_min)) + a * logsum
 
     return float(_fminbound(nll, 1.0001, 8.0, xatol=1e-6))
 
@@ -174,7 +174,7 @@ def _ks(x_sorted, alpha, x_min):
     """KS distance between the tail sample and the fitted discrete CDF."""
     vals, counts = np.unique(x_sorted, return_counts=True)
     emp = np.cumsum(counts) / len(x_sorted)
-    fit = 1.0 - special.zeta(alpha, vals + 1) / special.zeta(alpha, x_min)
+    fit = 1.0 - hurwitz_zeta(alpha, vals + 1) / hurwitz_zeta(alpha, x_min)
     return float(np.max(np.abs(emp - fit)))
 
 
@@ -316,7 +316,7 @@ def degree_figure(g, fit=None, title=None):
     if np.isfinite(fit.alpha):
         xs = np.arange(fit.x_min, vals.max() + 1)
         frac = fit.n_tail / len(deg)
-        ys = frac * xs ** (-fit.alpha) / special.zeta(fit.alpha, fit.x_min)
+        ys = frac * xs ** (-fit.alpha) / hurwitz_zeta(fit.alpha, fit.x_min)
         shown = ys >= 0.5 * (counts / counts.sum()).min()  # stay within the data's range
         xs, ys = xs[shown], ys[shown]
         ax.loglog(xs, ys, "-", label=f"fit: alpha = {fit.alpha:.2f}, x_min = {fit.x_min}")
