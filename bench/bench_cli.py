@@ -243,12 +243,21 @@ def cache_files(cache_dir):
     return nbi, nbc
 
 
-def run_once(argv, *, cache_dir, cwd, logs, timeout):
-    """One child process: wall seconds, CPU seconds, peak RSS (bytes) and exit status."""
+def child_env(cache_dir):
+    """The children's environment: numba's cache in ``cache_dir``, the measured tree first on
+    PYTHONPATH, and Python's bytecode cache on as in a user's install (this session's
+    ``PYTHONDONTWRITEBYTECODE`` would recompile every module of vcut at each start)."""
     env = dict(os.environ)
     env["NUMBA_CACHE_DIR"] = cache_dir
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if TREE != ROOT:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (TREE, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def run_once(argv, *, cache_dir, cwd, logs, timeout):
+    """One child process: wall seconds, CPU seconds, peak RSS (bytes) and exit status."""
+    env = child_env(cache_dir)
     out_path, err_path = os.path.join(logs, "stdout"), os.path.join(logs, "stderr")
     load1 = os.getloadavg()[0]  # the machine's 1-minute load as the run starts
     with open(out_path, "wb") as so, open(err_path, "wb") as se:
@@ -329,9 +338,7 @@ def _measure_row(row, *, base, tmp, shared_cache, first, repeat, warmup, timeout
             continue
         argv = base + fill(step, out=work, work=work)
         log(f"  prep: {' '.join(argv)}")
-        env = dict(os.environ, NUMBA_CACHE_DIR=shared_cache)
-        if TREE != ROOT:
-            env["PYTHONPATH"] = os.pathsep.join(p for p in (TREE, env.get("PYTHONPATH")) if p)
+        env = child_env(shared_cache)
         done = subprocess.run(argv, check=False, cwd=TREE, env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, timeout=timeout)
         if done.returncode:
@@ -566,7 +573,8 @@ def main(argv=None):
           f"{mach['cores_usable']} cores, {(mach['memory_bytes'] or 0) / 2**30:.1f} GiB, "
           f"GPU {mach['gpu']}; load average before {mach['loadavg_before'][0]}, "
           f"after {mach['loadavg_after'][0]}; {launcher_text}; warm: median of {repeat} "
-          f"after {args.warmup} warm-up; first: empty NUMBA_CACHE_DIR"
+          f"after {args.warmup} warm-up; first: empty NUMBA_CACHE_DIR; Python bytecode "
+          f"cached as in an install"
           + (f"; the vcut of {TREE}" if TREE != ROOT else ""))
     print()
     print(table(records))
