@@ -20,11 +20,14 @@ from ir_graph.stats import degree_figure
 from .insight import _list as _ids
 from .insight import insight as make_insight
 
-__all__ = ["analysis_html", "compare_figure", "compare_tables", "figure_png", "insight_html",
+__all__ = ["analysis_html", "compare_figure", "compare_tables", "degree_png", "figure_png",
+           "insight_html", "plotting",
            "metric_text", "timeline_figure", "utilization_rows", "windows_tables"]
 
 
-def _plt():
+def plotting():
+    """``matplotlib.pyplot`` with the Agg backend (imported at the first call, ~0.35 s; the
+    pipeline starts it ahead with `vcut_base.lazy.ahead`)."""
     import matplotlib  # lazy: matplotlib's start-up, paid only when a figure is drawn
 
     matplotlib.use("Agg")
@@ -36,15 +39,20 @@ def _plt():
 def figure_png(fig):
     """PNG bytes of a matplotlib figure (the figure is closed), cropped to what it draws
     so that no label is cut off."""
-    plt = _plt()
+    plt = plotting()
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", bbox_inches="tight", pad_inches=0.1)
+    fig.savefig(buf, format="png")
     plt.close(fig)
     return buf.getvalue()
 
 
+def _png(fig):
+    """``fig``'s PNG bytes; ``fig`` may be them already."""
+    return fig if isinstance(fig, bytes) else figure_png(fig)
+
+
 def _loads_figure(a):
-    plt = _plt()
+    plt = plotting()
     inter = a.interactions
     fig, ax = plt.subplots(figsize=(7.0, 3.6), dpi=110)
     x = np.arange(a.p)
@@ -77,7 +85,7 @@ MAX_LABEL_POINTS = 7.0
 
 
 def _mesh_figure(a):
-    plt = _plt()
+    plt = plotting()
     m = a.machine
     traffic = a.result.link_grid(m)
     util = a.result.utilization.reshape(m.mesh_rows, m.mesh_cols)
@@ -96,7 +104,7 @@ def _mesh_figure(a):
 
 def _label_cells(fig, ax, im, data, m):
     """Write each cell's value in it when the cells are wide enough to hold it."""
-    fig.canvas.draw()  # the constrained layout fixes the axes' size
+    fig.draw_without_rendering()  # the constrained layout fixes the axes' size (no pixels)
     width_pt = ax.get_window_extent().width * 72.0 / fig.dpi
     cell_pt = width_pt / max(m.mesh_cols, m.mesh_rows)
     labels = [[_short(v) for v in row] for row in data.tolist()]
@@ -115,7 +123,7 @@ def _label_cells(fig, ax, im, data, m):
 
 
 def _mappers_figure(a):
-    plt = _plt()
+    plt = plotting()
     rows = a.mappers
     names = [r["mapping"] for r in rows]
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.6), dpi=110)
@@ -144,18 +152,25 @@ def utilization_rows(r, cores):
              f"{r.utilization_all_cores:.3f} (mean over all {cores} cores{empty})")]
 
 
-def analysis_html(a, graph, source, methods=None, insight=None):
+def degree_png(graph):
+    """PNG bytes of the degree-distribution figure of ``graph`` (it needs the graph only,
+    so a pipeline may draw it while it partitions and maps)."""
+    return figure_png(degree_figure(graph))
+
+
+def analysis_html(a, graph, source, methods=None, insight=None, degrees_png=None):
     """The text of ``report.html`` for an `Analysis` of ``graph``.
 
     ``methods``: optional rows of `compare_methods` at the analysis' p, shown
     as the partitioning-method comparison. ``insight``: the analysis'
-    `mapping.insight.Insight` (made here when not given).
+    `mapping.insight.Insight` (made here when not given). ``degrees_png``: the degree
+    figure drawn already (`degree_png`), else it is drawn here.
     """
 
     insight = make_insight(a, graph) if insight is None else insight
 
-    figs = [("Degree distribution", degree_figure(graph)), ("Cluster loads", _loads_figure(a)),
-            ("Mesh traffic and utilisation", _mesh_figure(a))]
+    figs = [("Degree distribution", degree_png(graph) if degrees_png is None else degrees_png),
+            ("Cluster loads", _loads_figure(a)), ("Mesh traffic and utilisation", _mesh_figure(a))]
     if a.mappers:
         figs.append(("Mapping comparison", _mappers_figure(a)))
     if methods:
@@ -192,7 +207,7 @@ def analysis_html(a, graph, source, methods=None, insight=None):
                       for m in a.mappers) + "</table>"
     images = "\n".join(
         f"<h2>{html.escape(title)}</h2><img alt='{html.escape(title)}' "
-        f"src='data:image/png;base64,{base64.b64encode(figure_png(fig)).decode()}'>"
+        f"src='data:image/png;base64,{base64.b64encode(_png(fig)).decode()}'>"
         for title, fig in figs)
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>vcut analysis: {html.escape(str(source))}</title>
@@ -235,7 +250,7 @@ def compare_tables(rows, methods):
 
 def compare_figure(rows, methods, title):
     """Bars of makespan and communication relative to the first method, per p."""
-    plt = _plt()
+    plt = plotting()
     ps = sorted({r["p"] for r in rows})
     fig, axes = plt.subplots(1, 2, figsize=(10.0, 3.8), dpi=110)
     width = 0.8 / len(ps)
@@ -321,7 +336,7 @@ LABELLED_CORES = 32
 def timeline_figure(a, ins):
     """The cores' timeline: the busy share of every core holding clusters in each
     of `Insight.timeline` bins, with the lower bound marked."""
-    plt = _plt()
+    plt = plotting()
     cores = ins.timeline["cores"]
     rows = max(len(cores), 1)
     fig, ax = plt.subplots(figsize=(9.0, min(1.6 + 0.22 * rows, 7.0)), dpi=110,

@@ -16,9 +16,10 @@ import time
 from dataclasses import dataclass
 
 from vcut_base.errors import InputError
+from vcut_base.lazy import ahead, background
 from mapping.insight import insight
 from mapping.machine import load_machine
-from mapping.report import analysis_html
+from mapping.report import analysis_html, degree_png, plotting
 
 from ..output import read_assignment
 from .analysis import Analysis, analyze_graph
@@ -100,6 +101,7 @@ def _analyze(inputs, options, say, note):
                          "(or use 'vcut compare' for a table)")
     if options.output:
         prepare_output_dir(options.output, REPORT_FILES, options.input_paths(inputs))
+        ahead(plotting)  # the report's figures: matplotlib loads while the program runs
     machine = load_machine(options.machine) if options.machine else None
     assignment = read_assignment(options.partition) if options.partition else None
     t0 = time.perf_counter()
@@ -108,6 +110,8 @@ def _analyze(inputs, options, say, note):
     graph, obj_bytes, source = analysis_input(
         inputs, options, budget=(options.p, options.baselines), say=note)
     front = time.perf_counter() - t0
+    # the degree figure needs the graph only: drawn while the kernels partition and map
+    degrees = background(lambda: degree_png(graph)) if options.output else None
     a = analyze_graph(graph, options.p, options.algo, machine, mapper=options.mapping,
                       threshold=options.threshold, seed=options.seed, lam=options.lam,
                       order=options.order, object_bytes=obj_bytes, assignment=assignment,
@@ -126,7 +130,7 @@ def _analyze(inputs, options, say, note):
                                       mapper=options.mapping, threshold=options.threshold,
                                       seed=options.seed, lam=options.lam, order=options.order,
                                       object_bytes=obj_bytes, progress=say)
-        page = analysis_html(a, graph, source, methods, ins)
+        page = analysis_html(a, graph, source, methods, ins, degrees.result())
         a.phases["report"] = time.perf_counter() - t
         a.phases["total"] = time.perf_counter() - t0
         doc = a.to_json(source)
