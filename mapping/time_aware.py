@@ -116,38 +116,69 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=No
         if name == "memory-centric":
             start = best
     rng = np.random.default_rng(seed)
-    p, k = inter.p, machine.cores
-    hops = machine.hop_matrix()
-    msgs = (inter.comm + inter.comm.T) / max(vb, 1)
+    propose = functools.partial(_propose, inter.p, machine.cores, machine.hop_matrix(),
+                                (inter.comm + inter.comm.T) / max(vb, 1), rng)
     tried = set()
     accepted = 0
-    for i in range(evals - starts):  # the starts are simulated
-        cand = core.copy()
-        if i % 2 == 0:  # guided: bring the heaviest far-apart pair together
-            h = hops[np.ix_(core, core)]
-            score = np.triu(msgs * h, 1)
-            for a, b in tried:
-                score[a, b] = 0.0
-            a, b = np.unravel_index(int(np.argmax(score)), score.shape)
-            if score[a, b] <= 0.0:
-                continue
-            tried.add((int(a), int(b)))
-            near = [c for c in np.argsort(hops[core[a]], kind="stable").tolist()
-                    if c != core[a] and c != core[b]]
-            if not near or hops[core[a], near[0]] >= hops[core[a], core[b]]:
-                continue  # nothing nearer to a than b already is
-            _move(cand, int(b), near[0])
-        else:  # random: swap two clusters or move one to a free core
-            a = int(rng.integers(p))
-            target = int(rng.integers(k))
-            if target == cand[a]:
-                continue
-            _move(cand, a, target)
-        accepted += judge(cand)
+    moves = evals - starts  # the starts are simulated
+    pair = (simulation_jobs(cl, 2) if jobs is None else int(jobs)) >= 2
+    i = 0
+    while i < moves:
+        cand = propose(i, core, tried)
+        if not pair or i + 1 == moves:
+            accepted += cand is not None and judge(cand)
+            i += 1
+            continue
+        # Speculation: move i + 1 is proposed as if move i is rejected (the usual case) and
+        # both are simulated at once; when move i is kept, move i + 1 is proposed again
+        # from the new placement, with the random state and tried pairs it had then, so
+        # the result is the one-after-another search's, move for move.
+        state, tried_then = rng.bit_generator.state, set(tried)
+        spec = propose(i + 1, core, tried)
+        cands = [c for c in (cand, spec) if c is not None]
+        ran = iter(run_parallel([functools.partial(simulate, cl, c, machine, vb) for c in cands],
+                                len(cands)))
+        res = next(ran) if cand is not None else None
+        res_spec = next(ran) if spec is not None else None
+        if cand is not None and judge(cand, res=res):
+            accepted += 1
+            rng.bit_generator.state, tried = state, tried_then
+            i += 1
+            continue
+        accepted += spec is not None and judge(spec, res=res_spec)
+        i += 2
     if simulations is not None:
         simulations["time-aware"] = (core, best_res)
     return core, {"makespan_start": start, "makespan": best, "evaluations": evals,
                   "accepted": accepted}
+
+
+def _propose(p, k, hops, msgs, rng, i, core, tried):
+    """Move ``i`` of the local search from placement ``core`` (a new array), or None when
+    there is nothing to try: even moves bring the heaviest far-apart pair not yet in
+    ``tried`` (updated) together, odd ones move a random cluster (``rng``) to a random core."""
+    cand = core.copy()
+    if i % 2 == 0:  # guided: bring the heaviest far-apart pair together
+        h = hops[np.ix_(core, core)]
+        score = np.triu(msgs * h, 1)
+        for a, b in tried:
+            score[a, b] = 0.0
+        a, b = np.unravel_index(int(np.argmax(score)), score.shape)
+        if score[a, b] <= 0.0:
+            return None
+        tried.add((int(a), int(b)))
+        near = [c for c in np.argsort(hops[core[a]], kind="stable").tolist()
+                if c != core[a] and c != core[b]]
+        if not near or hops[core[a], near[0]] >= hops[core[a], core[b]]:
+            return None  # nothing nearer to a than b already is
+        _move(cand, int(b), near[0])
+    else:  # random: swap two clusters or move one to a free core
+        a = int(rng.integers(p))
+        target = int(rng.integers(k))
+        if target == cand[a]:
+            return None
+        _move(cand, a, target)
+    return cand
 
 
 def compact(p, machine):

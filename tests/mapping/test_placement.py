@@ -225,3 +225,42 @@ def test_compact_fills_numa_nodes_first():
     # mesh:4x4 has four 2 x 2 NUMA quadrants: node 0 = cores 0, 1, 4, 5
     assert compact(8, load_machine("mesh:4x4")).tolist() == [0, 1, 4, 5, 2, 3, 6, 7]
     assert compact(18, load_machine("mesh:4x4")).tolist()[16:] == [0, 1]
+
+
+def test_time_aware_speculating_two_moves_at_once_finds_the_one_at_a_time_result(
+        strassen8, monkeypatch):
+    """jobs=2 simulates move i + 1 beside move i (as if i is rejected) and proposes it again
+    when i is kept: every placement jobs=1 simulates is simulated, at most one more per kept
+    move, and the result is the same."""
+    import mapping.time_aware as ta
+    from mapping.interactions import from_edge_partition, interactions
+    from vcut.partition import partition_graph
+
+    trace, g = strassen8
+    m = load_machine("mesh:4x4")
+    part = partition_graph(g, 8, "par", options={"latency": m.mean_message_cycles(32)})
+    cl = from_edge_partition(part, g.node_object)
+    inter = interactions(cl, trace.obj_size)
+    seen = []
+    simulate = ta.simulate
+
+    def recording(cl, core, *args):
+        seen.append(tuple(core.tolist()))
+        return simulate(cl, core, *args)
+
+    monkeypatch.setattr(ta, "simulate", recording)
+    kept_in_pairs = 0
+    for seed in range(6):
+        seen.clear()
+        one = ta.time_aware(cl, inter, m, 4, seed=seed, evals=16, jobs=1)
+        sequential = list(seen)
+        seen.clear()
+        two = ta.time_aware(cl, inter, m, 4, seed=seed, evals=16, jobs=2)
+        assert np.array_equal(one[0], two[0])
+        assert one[1] == two[1]
+        missing = set(sequential) - set(seen)
+        assert not missing
+        extra = len(seen) - len(sequential)
+        assert 0 <= extra <= one[1]["accepted"]
+        kept_in_pairs += extra
+    assert kept_in_pairs  # the path that proposes a move again ran
