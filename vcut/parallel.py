@@ -75,10 +75,11 @@ import numpy as np
 
 from vcut_base import arrays
 from vcut_base.errors import InputError
-from vcut_base.progress import run_kernel
+from vcut_base.memory import jobs_that_fit
+from vcut_base.progress import run_kernel, run_parallel
 from ir_graph.edge_lists import execution_order
 from ir_graph.graph import OPCLASSES, index_dtype
-from ir_graph.replicas import replica_sets
+from ir_graph.replicas import replica_set_bytes, replica_sets
 
 from . import par_kernels
 
@@ -319,39 +320,32 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         if cp / (p * float(cap.max())) >= CRITICAL * bound() else np.zeros(0, dtype=np.bool_)
     priority = bottom - float(gamma) * top if gamma else bottom
     del top
-    # two result buffers: a run writes into the spare one, which becomes the
-    # kept one when its price is kept
-    bufs = [(arrays.empty(m, np.int32), np.empty(n, dtype=np.int32),
-             arrays.empty(m, index_dtype(m))) for _ in range(1 if beta is not None else 2)]
-    spans = {}
-
-    def run(price, cutoff=np.inf):
-        """The model makespan at ``price`` and whether the run went to the end: one
-        that passes ``cutoff`` (it cannot be kept) stops there, with the makespan
-        it had reached."""
-        out, home, schedule = bufs[-1]
-        free, _, complete = run_kernel(
+    runs = _SpeculativeRuns(
+        lambda slot, price, cutoff: run_kernel(
             "partition", "edges", m, par_kernels.timed_assign, src, dst, weight, order, ptr,
-            out_ptr, out_v, priority, critical, HOLD, n, p, cap, limit, float(latency) * LATENCY_SHARE,
-            float(price), float(cutoff), out, replica_sets(n, p), home, avail, schedule,
-            numa, bool(chain_slack > 0),
-        )
-        spans[float(price)] = float(free.max()) if p else 0.0
-        return spans[float(price)], bool(complete)
-
-    def keep():
-        bufs.reverse()
+            out_ptr, out_v, priority, critical, HOLD, n, p, cap, limit,
+            float(latency) * LATENCY_SHARE, float(price), float(cutoff), slot[0],
+            replica_sets(n, p), slot[1], slot[3], slot[2], slot[4], bool(chain_slack > 0)),
+        # a run writes its clusters, homes, schedule, value times and the memory model's
+        # first touches (numa's last array): each slot has its own
+        lambda: (arrays.empty(m, np.int32), np.empty(n, dtype=np.int32),
+                 arrays.empty(m, index_dtype(m)), np.empty(n),
+                 numa[:-1] + (np.empty_like(numa[-1]),)),
+        p, pair=beta is None and _pair_runs(m, n, p))
+    run, keep = runs.run, runs.keep
+    spans = runs.spans
 
     def remote():
         """The memory model's extra cycles in the last run (which went to the end)."""
-        return par_kernels.remote_cycles(bufs[-1][0], weight, numa)
+        return par_kernels.remote_cycles(runs.last[0], weight, runs.last[4])
 
     if beta is not None:
         run(beta)
+        keep()
         kept = float(beta)
     else:
         kept = _choose_price(run, keep, bound, remote if modelled else None)
-    out, home, schedule = bufs[0]
+    out, home, schedule = runs.kept[:3]
     if perm is not None:
         out[:] = perm[out]
         home[home >= 0] = perm[home[home >= 0]]
@@ -360,6 +354,94 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
                                  "numa": modelled,
                                  "model_makespan": spans[kept],
                                  "prices": [[b, s] for b, s in spans.items()]}
+
+
+def _pair_runs(m, n, p):
+    """Whether `par_assign`'s price walk may run two prices at once: two CPUs, and a
+    second run's buffers and replica sets (`_SpeculativeRuns`) within a quarter of the
+    memory available."""
+    need = 16 * m + 16 * n + replica_set_bytes(n, p)
+    return jobs_that_fit(2, 2 * need, share=0.5) >= 2
+
+
+class _SpeculativeRuns:
+    """`_choose_price`'s ``run`` and ``keep`` over result buffers, running the walk's next
+    price beside the one asked for.
+
+    `_choose_price` walks the prices one after another: the highest (`PRICES`'s last)
+    first, then `PRICES` in increasing order, each run stopped once its makespan passes
+    the cutoff the runs before it set. With ``pair``, a run of price ``PRICES[i]`` (or of
+    the highest, first) starts the walk's next price beside it in a second thread, with the
+    loosest cutoff the walk can give it (this run's; none after the highest). When the walk asks for that price, its run is the one it would have made
+    when the cutoff it has now is the same, or when the run went to the end within it (a
+    run's makespan only grows, so the kernel's stop test never fired and every buffer is
+    as it would be); otherwise it runs again. So the prices kept, the clusters and
+    ``info["prices"]`` are those of the runs one after another (a test compares them), in
+    about half the time when the walk goes on (every price within the tolerance).
+
+    ``run_into(slot, price, cutoff)`` runs one price into ``slot`` (``make_slot()``'s
+    buffers: clusters, home, schedule, value times, the memory model) and returns the kernel's ``(free, load,
+    complete)``."""
+
+    def __init__(self, run_into, make_slot, p, pair):
+        self.run_into, self.make_slot, self.p, self.pair = run_into, make_slot, p, pair
+        self.slots = []
+        self.kept = self.last = None
+        self.spans = {}  # price -> model makespan, in the order the walk asked for them
+        self.ahead = {}  # price -> (slot, cutoff, span, complete): run beside another
+        self.asked = 0
+
+    def _free_slot(self, busy=()):
+        held = [self.kept, self.last, *busy] + [a[0] for a in self.ahead.values()]
+        for slot in self.slots:
+            if not any(slot is h for h in held):
+                return slot
+        self.slots.append(self.make_slot())
+        return self.slots[-1]
+
+    def _span(self, free):
+        return float(free.max()) if self.p else 0.0
+
+    def _next(self, price):
+        """The price the walk asks for after ``price``, when known beforehand."""
+        if self.asked == 1:
+            return PRICES[0]
+        if price in PRICES[:-1]:
+            return PRICES[PRICES.index(price) + 1]
+        return None
+
+    def run(self, price, cutoff=np.inf):
+        price = float(price)
+        self.asked += 1
+        have = self.ahead.pop(price, None)
+        self.ahead.clear()  # a run ahead the walk did not ask for next: never asked for
+        if have is not None:
+            slot, ran_cutoff, span, complete = have
+            if ran_cutoff == cutoff or (complete and span <= cutoff):
+                return self._done(price, slot, span, complete)
+        nxt = self._next(price) if self.pair else None
+        slot = self._free_slot()
+        if nxt is None or nxt in self.ahead:
+            free, _, complete = self.run_into(slot, price, cutoff)
+            return self._done(price, slot, self._span(free), bool(complete))
+        other = self._free_slot(busy=(slot,))
+        # the loosest cutoff the walk can give the next price: the first price of the
+        # walk after the highest has none; later ones have at most this run's
+        ahead = np.inf if self.asked == 1 else cutoff
+        (free, _, complete), (free2, _, complete2) = run_parallel(
+            [lambda: self.run_into(slot, price, cutoff),
+             lambda: self.run_into(other, nxt, ahead)], 2)
+        self.ahead[float(nxt)] = (other, ahead, self._span(free2), bool(complete2))
+        return self._done(price, slot, self._span(free), bool(complete))
+
+    def _done(self, price, slot, span, complete):
+        self.last = slot
+        self.spans[price] = span
+        return span, complete
+
+    def keep(self):
+        """Keep the last run's result."""
+        self.kept = self.last
 
 
 def _par_grains(src, dst, weight, n, p, cap, grains, share, kw, calls=None, call_share=None):

@@ -536,3 +536,52 @@ def test_cli_partition_par(tmp_path):
     assert fixed("--chain-slack", "0.3", chain_slack=0.3)["chain_slack"] == 0.3
     assert refused("--chain-slack", "1") == ("error: the chain slack must be a share >= 0 and "
                                              "< 1, got 1.0")
+
+
+@pytest.mark.parametrize("p, latency, numa", [
+    (4, 6.0, False), (4, 40.0, False), (8, 40.0, False), (24, 40.0, False), (2, 6.0, False),
+    (4, 40.0, True), (8, 6.0, True)])
+def test_two_prices_at_once_give_the_walk_one_after_another(monkeypatch, p, latency, numa):
+    """par's price walk runs the next price beside the current one (`_SpeculativeRuns`);
+    a run ahead counts only where the walk's own run would have been the same (same
+    cutoff, or it ended within the walk's cutoff): the clusters, homes, schedule and
+    every price's recorded makespan are those of the runs one after another."""
+    for seed in range(4):
+        g = _random_dag(400, 3000, seed)
+        kw = {}
+        if numa:
+            obj = np.random.default_rng(seed).integers(-1, 30, len(g.src))
+            kw["numa"] = (obj, np.arange(p) * 2 // p, np.array(NUMA_LAT), 100.0)
+        _same_walk(monkeypatch, g, p, latency, **kw)
+
+
+def test_a_run_ahead_that_ends_above_the_walks_cutoff_is_run_again(monkeypatch):
+    # found by search: with real-valued weights, price 24's run ahead (beside 6, with 6's
+    # cutoff) ends at 4,186.8 cycles, above the cutoff 6's own makespan set (1.02 x
+    # 3,960.8); the walk's run of 24 stops where it passes that cutoff, at 4,059.3, which
+    # info["prices"] records; taking the run ahead would record 4,186.8
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 1000, 6000), rng.integers(0, 1000, 6000)
+    e = np.unique(np.stack([np.minimum(a, b), np.maximum(a, b)], 1)[a != b], axis=0)
+    g = Graph(n=1000, src=e[:, 0].copy(), dst=e[:, 1].copy(),
+              weight=rng.uniform(1, 20, len(e)), directed=True)
+    info = _same_walk(monkeypatch, g, 16, 20.0)
+    assert [b for b, _ in info["prices"]] == [1536.0, 1.5, 6.0, 24.0, 12.0]
+    spans = dict(info["prices"])
+    assert spans[24.0] > 1.02 * spans[6.0]
+
+
+def _same_walk(monkeypatch, g, p, latency, **kw):
+    """par_assign with the price walk's runs two at a time and one at a time: the same
+    clusters, homes, schedule and info; the info."""
+    from vcut import parallel
+
+    got = {}
+    for pair in (False, True):
+        monkeypatch.setattr(parallel, "_pair_runs", lambda m, n, p, pair=pair: pair)
+        got[pair] = par_assign(g.src, g.dst, g.weight, g.n, p, np.full(p, 1.0 / p),
+                               latency=latency, **kw)
+    for one, two in zip(got[False][:3], got[True][:3]):
+        assert np.array_equal(one, two)
+    assert got[False][3] == got[True][3]
+    return got[True][3]
