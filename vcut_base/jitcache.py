@@ -32,8 +32,9 @@ import functools
 import os
 import sys
 
-from numba import njit, prange  # noqa: F401  (re-exported for the kernel modules)
-from numba.core import caching, event
+import numba
+from numba import prange  # noqa: F401  (re-exported for the kernel modules)
+from numba.core import caching, event, types
 from numba.core.dispatcher import Dispatcher
 
 from . import progress
@@ -47,6 +48,39 @@ __all__ = ["njit", "helper", "prange", "install", "kernel_counts"]
 
 #: The packages whose compiled kernels `kernel_counts` counts and `progress.compiling` hears of.
 PACKAGES = ("vcut_base", "frontend", "ir_graph", "runtime", "mapping", "vcut")
+
+def njit(*args, **options):
+    """``numba.njit`` (the same forms: ``@njit``, ``@njit(cache=True, ...)``) for vcut's
+    kernels, whose calls from other compiled functions never specialise on constants.
+
+    numba compiles a function called from compiled code for the exact argument types,
+    literal constants included: ``_push(heap, keys, 0, t, 0, 2, e)`` and
+    ``_push(heap, keys, n, t, 1, 2, e)`` were two compiles of the same code, each
+    ~0.1 s the first time (nine of ``_push`` in one ``vcut analyze``; 34 of the 129
+    signatures the README's job compiled were such copies). Here a call from compiled
+    code types its constants as their plain type (``Literal[int](0)`` as ``int64``,
+    ``Literal[bool](True)`` as ``bool``) before numba looks for a compiled version,
+    so each function is compiled once per plain signature. LLVM still sees the constant
+    where it inlines the call. Calls from Python are unchanged (numba never specialises
+    those on values).
+    """
+    made = numba.njit(*args, **options)
+    if isinstance(made, Dispatcher):
+        return _plain_calls(made)
+    return lambda func: _plain_calls(made(func))
+
+
+def _plain_calls(dispatcher):
+    """``dispatcher`` with its compiled-code call typing on unliteral argument types."""
+    typed = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        return typed(tuple(types.unliteral(a) for a in args),
+                     {k: types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
+
 
 #: ``@helper`` (or ``@helper(inline="always")``): ``@njit(cache=True)`` for a kernel's
 #: helper that allocates nothing, compiled without numba's reference counting. A
