@@ -247,10 +247,11 @@ def dependencies(
                         break
                 if cnt == phi_src.shape[0]:
                     grown = np.empty(2 * cnt, dtype=np.int64)
-                    grown[:cnt] = phi_src
-                    phi_src = grown
                     grownk = np.empty(2 * cnt, dtype=np.uint8)
-                    grownk[:cnt] = phi_kind
+                    for q in range(cnt):  # loops, not slice copies (numba's cost ~1 s to compile)
+                        grown[q] = phi_src[q]
+                        grownk[q] = phi_kind[q]
+                    phi_src = grown
                     phi_kind = grownk
                 phi_src[cnt] = src
                 phi_kind[cnt] = kind

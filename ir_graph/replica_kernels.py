@@ -28,7 +28,9 @@ def sort_run(a, lo, hi):
     """Sort ``a[lo:hi]`` in place: insertion sort for the few entries a vertex's
     or an object's cluster list usually has, ``numpy.sort`` beyond 32."""
     if hi - lo > 32:
-        a[lo:hi] = np.sort(a[lo:hi])
+        s = np.sort(a[lo:hi])
+        for j in range(hi - lo):  # a loop, not a slice copy (numba's costs ~1 s to compile)
+            a[lo + j] = s[j]
         return
     for j in range(lo + 1, hi):
         x = a[j]
@@ -263,7 +265,9 @@ def pool_room(pool, used, ovf, rows=2):
     while used + rows > size:
         size *= 2
     grown = np.zeros((size, pool.shape[1]), dtype=np.uint64)
-    grown[:used] = pool[:used]
+    for r in range(used):  # a loop, not a slice copy: numba compiles that in ~1 s the first time
+        for w in range(pool.shape[1]):
+            grown[r, w] = pool[r, w]
     return grown
 
 

@@ -16,7 +16,7 @@ from ir_graph.replica_kernels import add_replica, count_rows, pool_room
 from .least_loaded import (least_of_common, least_of_rows, least_of_set, tree_of, tree_update,
                            zero_loads)
 
-__all__ = ["greedy_assign", "greedy_batched", "greedy_dense", "apply_batch", "decide_dense",
+__all__ = ["greedy_assign", "greedy_sparse", "greedy_batched", "greedy_dense", "apply_batch", "decide_dense",
            "place", "RULE_PG", "RULE_LIBRA", "FULL_TOLERANCE", "RECHECK", "PARALLEL_BATCH"]
 
 #: A cluster counts as full within this relative distance of its bound.
@@ -184,7 +184,6 @@ def apply_batch(src, dst, weight, order, lo, hi, dec, degree, cap, full, rule, o
     return redo
 
 
-@njit(cache=True, nogil=True)
 def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, sets, counter):
     """The PowerGraph / Libra greedy family (spec §2, Algorithm 1).
 
@@ -223,14 +222,25 @@ def greedy_assign(src, dst, weight, order, n, p, degree, cap, limit, rule, out, 
         Weight assigned to each cluster.
     pool : uint64[rows, ceil(p / 64)]
         The sets' bitset rows at the end (a new array when the pool grew).
+
+    Which kernel runs is decided here, in Python (`greedy_dense` on dense bitsets,
+    `greedy_sparse` otherwise), so that a first run compiles only the one it needs.
     """
     cnt, ids, ovf, pool = sets
     if ids.shape[1] == 0:  # dense bitsets: the plain kernel
         load = greedy_dense(src, dst, weight, order, degree, degree.copy(), cap,
-                             limit * (1.0 - FULL_TOLERANCE) * cap, rule, out, pool,
-                             np.zeros(p, dtype=np.float64), counter)
+                            limit * (1.0 - FULL_TOLERANCE) * cap, rule, out, pool,
+                            np.zeros(p, dtype=np.float64), counter)
         count_rows(pool, cnt)
         return load, pool
+    return greedy_sparse(src, dst, weight, order, n, p, degree, cap, limit, rule, out, sets,
+                         counter)
+
+
+@njit(cache=True, nogil=True)
+def greedy_sparse(src, dst, weight, order, n, p, degree, cap, limit, rule, out, sets, counter):
+    """`greedy_assign` over replica sets with inline ids and overflow rows."""
+    cnt, ids, ovf, pool = sets
     used = 0
     load, size, tree = zero_loads(p, cap)
     rem = degree.copy()

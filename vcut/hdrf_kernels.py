@@ -11,7 +11,7 @@ from ir_graph.replica_kernels import add_replica, count_rows, lowbit, pool_room,
 
 from .least_loaded import tree_of, tree_update, zero_loads
 
-__all__ = ["hdrf_assign", "hdrf_dense"]
+__all__ = ["hdrf_assign", "hdrf_dense", "hdrf_sparse"]
 
 
 @helper
@@ -128,7 +128,6 @@ def _hdrf_score(c, in_u, in_v, load, scale, limit, c_min, lam, maxload, denom, t
     return best, best_s
 
 
-@njit(cache=True, nogil=True)
 def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree, out, sets,
                 counter):
     """HDRF (Petroni et al., CIKM 2015) with partial degrees and edge-count loads.
@@ -145,14 +144,26 @@ def hdrf_assign(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree,
     the lowest id. ``sets``: empty replica sets (`ir_graph.replicas.replica_sets`);
     returns their bitset rows at the end (a new array when the pool grew).
     ``counter`` as for `vcut.greedy_kernels.greedy_assign`.
+
+    Which kernel runs is decided here, in Python (`hdrf_dense` on dense bitsets,
+    `hdrf_sparse` otherwise), so that a first run compiles only the one it needs.
     """
     cnt, ids, ovf, pool = sets
     if ids.shape[1] == 0:  # dense bitsets: the plain kernel
-        hdrf_dense(src, dst, order, cap, lam, eps, normalized, np.full(p, limit), degree,
-                    np.zeros(n, dtype=np.int64), out, pool, np.zeros(p, dtype=np.float64), 0.0,
-                    counter)
+        hdrf_dense(src, dst, order, cap, lam, eps, normalized, np.full(p, float(limit)), degree,
+                   np.zeros(n, dtype=np.int64), out, pool, np.zeros(p, dtype=np.float64), 0.0,
+                   counter)
         count_rows(pool, cnt)
         return pool
+    return hdrf_sparse(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree, out,
+                       sets, counter)
+
+
+@njit(cache=True, nogil=True)
+def hdrf_sparse(src, dst, order, n, p, cap, lam, eps, normalized, limit, degree, out, sets,
+                counter):
+    """`hdrf_assign` over replica sets with inline ids and overflow rows."""
+    cnt, ids, ovf, pool = sets
     used = 0
     scale = cap * p
     load, size, tree = zero_loads(p, scale)
