@@ -222,7 +222,9 @@ def _prep_x(x, rel, sptr, snum, sl, mx, cx, xs, stamp):
 def _sort_x(xs, na, rel):
     """``xs[:na]`` by id, then stably by ``rel``: `_prep_x`'s order for many clusters."""
     ids = np.sort(xs[:na])
-    xs[:na] = ids[np.argsort(rel[ids], kind="mergesort")]
+    by_rel = np.argsort(rel[ids], kind="mergesort")
+    for i in range(na):  # a loop, not a slice copy (numba's costs ~1 s to compile)
+        xs[i] = ids[by_rel[i]]
 
 
 @helper

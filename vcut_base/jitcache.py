@@ -60,8 +60,9 @@ def njit(*args, **options):
     signatures the README's job compiled were such copies). Here a call from compiled
     code types its constants as their plain type (``Literal[int](0)`` as ``int64``,
     ``Literal[bool](True)`` as ``bool``) before numba looks for a compiled version,
-    so each function is compiled once per plain signature. LLVM still sees the constant
-    where it inlines the call. Calls from Python are unchanged (numba never specialises
+    and a narrow signed integer (an ``int32`` read from an array) as ``int64``, so each
+    function is compiled once per plain signature (`_plain`). LLVM still sees the
+    constant where it inlines the call. Calls from Python are unchanged (numba never specialises
     those on values).
     """
     made = numba.njit(*args, **options)
@@ -70,13 +71,22 @@ def njit(*args, **options):
     return lambda func: _plain_calls(made(func))
 
 
+def _plain(ty):
+    """The type a compiled call passes for an argument of type ``ty``: no literal, and a
+    signed integer scalar narrower than 64 bits as ``int64`` (numba computes with such
+    integers as ``int64`` anyway, so the helper's arithmetic is the same)."""
+    ty = types.unliteral(ty)
+    if isinstance(ty, types.Integer) and ty.signed and ty.bitwidth < 64:
+        return types.int64
+    return ty
+
+
 def _plain_calls(dispatcher):
     """``dispatcher`` with its compiled-code call typing on unliteral argument types."""
     typed = dispatcher.get_call_template
 
     def get_call_template(args, kws):
-        return typed(tuple(types.unliteral(a) for a in args),
-                     {k: types.unliteral(v) for k, v in kws.items()})
+        return typed(tuple(_plain(a) for a in args), {k: _plain(v) for k, v in kws.items()})
 
     dispatcher.get_call_template = get_call_template
     return dispatcher
