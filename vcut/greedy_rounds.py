@@ -39,7 +39,7 @@ import numpy as np
 from vcut_base.jitcache import helper, njit, prange
 from vcut_base.progress_kernels import completed
 
-from .greedy_kernels import decide_dense, place
+from .greedy_kernels import FULL_TOLERANCE, decide_dense, place
 
 __all__ = ["greedy_rounds", "quantize", "ROUNDS", "NONE"]
 
@@ -101,7 +101,9 @@ def _waterfill(load, cap, total, order, quota):
     """Spread ``total`` quanta over the clusters, least loaded first (``load / cap``, ties
     to the lowest id), up to a common level: ``order`` gets the clusters in that order,
     ``quota`` the cumulative quanta of each position (each position under the level gets
-    its whole quanta, then one more each, least loaded first, until the total is met)."""
+    its whole quanta, then one more each, least loaded first, until the total is met).
+    A share within `FULL_TOLERANCE` (relative) below a whole number of quanta counts as
+    reaching it, so that the rounding of the capacity fractions cannot decide."""
     p = load.shape[0]
     for c in range(p):  # insertion sort by (ratio, id): c comes after equal ratios
         rc = load[c] / cap[c]
@@ -131,7 +133,18 @@ def _waterfill(load, cap, total, order, quota):
         c = order[j]
         q = 0
         if j <= top:
-            q = math.floor(level * cap[c]) - load[c]
+            # level * cap[c] is exact only to a few ulps (the fractions, their sum and
+            # the level are rounded), and a plain floor loses a whole quantum where the
+            # share is a whole number: 7 quanta over capacities 1 : 2 : ... : 6 reach level
+            # 7, where cluster 2's share 7 * 3/21 = 1 comes out as 0.9999999999999999 with
+            # the normalised fractions. So a share that reaches the next whole number
+            # within FULL_TOLERANCE gets it (one quantum more at most), as a bound counts
+            # as reached within it. A product compared, not added: no FMA on the device.
+            x = level * cap[c]
+            q = math.floor(x)
+            if x * (1.0 + FULL_TOLERANCE) >= q + 1:
+                q += 1
+            q -= load[c]
             if q < 0:
                 q = 0
         quota[j] = q

@@ -18,8 +18,13 @@ GREEDY = ("pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra")
 
 def waterfill(load, cap, total):
     """The module's water-filling, literally: clusters by (ratio, id), the level that
-    ``total`` quanta reach, each cluster's whole quanta below it, then one quantum each
-    from the least loaded until the total is met; returns (clusters in order, cumulative quanta)."""
+    ``total`` quanta reach, each cluster's whole quanta below it (a share within 1e-12,
+    relative, below a whole number counts as reaching it), then one quantum each from the
+    least loaded until the total is met; returns (clusters in order, cumulative quanta)."""
+    def whole(x):
+        q = math.floor(x)
+        return q + 1 if x * (1 + 1e-12) >= q + 1 else q
+
     order = sorted(range(len(load)), key=lambda c: (load[c] / cap[c], c))
     sum_load, sum_cap, top = 0, 0.0, len(order) - 1
     for j, c in enumerate(order):
@@ -29,7 +34,7 @@ def waterfill(load, cap, total):
         if j == len(order) - 1 or level <= load[order[j + 1]] / cap[order[j + 1]]:
             top = j
             break
-    quota = [max(0, math.floor(level * cap[c]) - load[c]) if j <= top else 0
+    quota = [max(0, whole(level * cap[c]) - load[c]) if j <= top else 0
              for j, c in enumerate(order)]
     for j in range(total - sum(quota)):  # the rounding's remainder, least loaded first
         quota[j if j <= top else 0] += 1
@@ -111,6 +116,27 @@ def test_rounds_equal_the_literal_rounds(gw, p, algo, batch, rounds, hetero):
                               options={"batch": batch, "apply": "rounds"}, capacities=cap)
     assert got.assignment.tolist() == ref
     assert got.info["apply"] == "rounds" and got.info["batch"] == batch
+
+
+def test_waterfill_gives_whole_shares_whatever_the_fractions_last_bits():
+    # A star 0-1 .. 0-6 of weights 4, 3, 1, 1, 1, 1, w-pg (unbounded), p = 6 with capacities
+    # 1 : 2 : ... : 6 (k / 21), batches of 2 edges, one round (every edge ready at once).
+    # Batch 1: both edges find empty sets and ask for the least loaded of all; 7 quanta are
+    # water-filled over empty clusters: level 7 / 1 = 7, whole shares floor(7 k / 21) (exact) =
+    # 0, 0, 1, 1, 1, 2 (5 quanta), the 2 left one each to clusters 0 and 1: cumulative
+    # 1, 2, 3, 4, 5, 7. (0,1) (weight 4) starts at quantum 0 -> cluster 0; (0,2) starts at
+    # quantum 4 -> cluster 4 (cumulative 5 > 4). Loads 4 on 0 (ratio 84), 3 on 4 (12.6).
+    # Batches 2 and 3: A(0) = {0, 4}, the leaves are new: case 3, the least loaded of A(0),
+    # cluster 4 (ratio 5 * 21 / 5 = 21 before batch 3, still below 84).
+    # The kernel used to give [0, 3, 3, 3, 3, 3]: with the fractions normalised again by
+    # partition_graph (one ulp above k / 21) the level came out 6.999999999999998 and the
+    # shares of clusters 2 and 5 as 0.99.. and 1.99.., floored to 0 and 1.
+    edges = [(0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6)]
+    for cap in (ramp(6), [1, 2, 3, 4, 5, 6]):
+        with rounds_of(1):
+            got = partition_graph(graph(edges, [4, 3, 1, 1, 1, 1]), 6, "w-pg",
+                                  options={"batch": 2, "apply": "rounds"}, capacities=cap)
+        assert got.assignment.tolist() == [0, 4, 4, 4, 4, 4], cap
 
 
 def test_one_edge_batches_are_the_sequential_stream():
