@@ -310,6 +310,22 @@ def int_option(name, lo, hi):
     return parse
 
 
+def int_list_option(name, lo, hi):
+    """argparse ``type`` of option ``name``: comma-separated integers in ``lo..hi``
+    (``8,32,128``), as a list in the order given, repeats dropped."""
+    one = int_option(name, lo, hi)
+
+    def parse(text):
+        values = [one(t.strip()) for t in text.split(",") if t.strip()]
+        if not values:
+            raise InputError(f"{name} must be one or more integers separated by commas, "
+                             f"got {text!r}")
+        return list(dict.fromkeys(values))
+
+    parse.__name__ = "integers"
+    return parse
+
+
 def float_option(name, lo, hi, low_open=False):
     """argparse ``type`` of option ``name``: a finite number in ``[lo, hi]`` (``(lo, hi]``)."""
 

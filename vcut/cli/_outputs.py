@@ -28,7 +28,8 @@ def input_paths(args):
     for name in ("sources", "inputs"):
         paths += getattr(args, name, None) or []
     for name in ("graph", "stdin", "partition"):
-        paths.append(getattr(args, name, None))
+        value = getattr(args, name, None)
+        paths += value if isinstance(value, list) else [value]  # partition: GRAPH ...
     machine = getattr(args, "machine", None)
     if machine:
         paths.append(machine.split(":", 1)[1] if machine.startswith("hwloc:") else machine)

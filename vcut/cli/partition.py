@@ -13,6 +13,7 @@ from ._common import (
     MAX_SEED,
     add_common,
     add_graph_options,
+    int_list_option,
     int_option,
     merged_on_read,
     note_merged,
@@ -38,11 +39,16 @@ def register(sub):
         "partitioner. Writes OUT (one cluster id per input edge, in input order) and "
         "OUT.replicas.npz (replica lists, masters, loads, metrics). Self-loops and repeated "
         "edges are merged before partitioning (repeats get their representative's cluster, "
-        "a self-loop its vertex's master cluster) and reported.",
+        "a self-loop its vertex's master cluster) and reported. Several graphs or cluster "
+        "counts (vcut partition G1 G2 -p 8,32,128) run in one process, each graph read "
+        "once: one table row per run (one JSON line with --json), -o an existing directory "
+        "or a pattern with {graph}, {p} and {algo}.",
     )
-    pa.add_argument("graph", metavar="GRAPH", help="graph file (.npz, .graph, .edgelist, .txt, .mtx, .lg; .gz ok)")
-    pa.add_argument("-p", type=int_option("-p", 1, 2**31 - 1), required=True,
-                    help="number of clusters")
+    pa.add_argument("graph", metavar="GRAPH", nargs="+",
+                    help="graph file (.npz, .graph, .edgelist, .txt, .mtx, .lg; .gz ok); "
+                    "several: every one is cut for every p")
+    pa.add_argument("-p", type=int_list_option("-p", 1, 2**31 - 1), required=True,
+                    help="number of clusters; several, comma-separated (8,32,128): a run each")
     # the names of `vcut.cuts.ALGORITHMS` and multilevel, written out: importing the registry
     # loads numba, which the parser must not (tests/vcut/test_registry.py checks they agree)
     pa.add_argument("--algo", default="wb-libra",
@@ -126,7 +132,9 @@ def register(sub):
     add_graph_options(pa)
     pa.add_argument("-o", "--output", metavar="OUT",
                     help="assignment file to write (with OUT.replicas.npz beside it; a FIFO, "
-                    "a character device or - gets the assignment only)")
+                    "a character device or - gets the assignment only); with several runs an "
+                    "existing directory (DIR/GRAPH.ALGO.pP.parts) or a pattern such as "
+                    "out/{graph}.{algo}.{p}.parts")
     pa.add_argument("--spill", metavar="DIR",
                     help="disk-backed: map a .npz graph instead of reading it, read text "
                     "formats straight into scratch files, and keep the edge-sized arrays "
@@ -152,7 +160,55 @@ def register(sub):
 
 def run(args, program_args):
     with spill_context(args):
+        if len(args.graph) > 1 or len(args.p) > 1:
+            return _many(args)
+        args.graph, args.p = args.graph[0], args.p[0]
         return _run(args, program_args)
+
+
+def _many(args):
+    """Every graph x every p in this process (`vcut.pipeline.partitions.partition_files`):
+    a table row per run as it ends, or one JSON line each."""
+    from vcut.pipeline.partitions import partition_files  # lazy: the partitioners load numba
+
+    for flag, given in (("--workers / --scheduler", args.workers or args.scheduler),
+                        ("--out-of-core", args.out_of_core),
+                        ("--algo multilevel", args.algo == "multilevel")):
+        if given:
+            raise InputError(f"{flag} cuts one graph for one p; give one GRAPH and one -p "
+                             "with it")
+    if args.output and not os.path.isdir(args.output) and output_kind(args.output) != "file":
+        raise InputError(f"-o {args.output}: several runs write a file each; give an existing "
+                         "directory or a pattern with {graph}, {p} and {algo}")
+    caps = _capacities(args)
+    options = _options(args, args.p[0])
+    runs = partition_files(args.graph, args.p, args.algo, options, output=args.output,
+                           seed=args.seed, capacities=caps, device=args.device,
+                           read=lambda path: _read(args, path))
+    width = max(len(g) for g in args.graph)
+    if not args.json:
+        print(f"{'graph':<{width}}  {'p':>6}  {'RF':>8}  {'imbalance':>9}  {'seconds':>8}  "
+              "written", flush=True)
+    for r in runs:
+        if args.json:
+            result = {"graph": r.graph, **_result(args, r.p, r.partition, r.files, r.merged)}
+            if r.p <= 64:
+                result["loads"] = r.partition.metrics.loads
+            print_json(result)
+        else:
+            m = r.partition.metrics
+            print(f"{r.graph:<{width}}  {r.p:>6}  {m.replication_factor:>8.4f}  "
+                  f"{m.edge_weight_imbalance:>9.5f}  {r.partition.info['seconds']:>8.3f}  "
+                  f"{', '.join(r.files) or '-'}")
+        sys.stdout.flush()
+    return 0
+
+
+def _read(args, path):
+    """The graph at ``path`` as `read_graph_file` reads it, its merges noted on stderr."""
+    g = read_graph_file(args, path, directed=False)
+    merged_on_read(g)
+    return g
 
 
 def _run(args, program_args):
@@ -199,38 +255,8 @@ def _run(args, program_args):
     if files is None:
         files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
-
     info = part.info
-    result = {
-        "algo": args.algo, "p": args.p, "lambda": args.lam, "order": args.order,
-        "replication_factor": m.replication_factor, "vertex_copies": m.vertex_copies,
-        "edge_weight_imbalance": m.edge_weight_imbalance, "edge_imbalance": m.edge_imbalance,
-        "cut_vertices": m.cut_vertices, "avg_cut_degree": m.avg_cut_degree,
-        "alpha": info["alpha"], "rf_random_bound": info["rf_random_bound"],
-        "self_loops": info["self_loops"], "repeated_edges": info["repeated_edges"],
-        "seconds": round(info["seconds"], 4), "files": files,
-        "merged_on_read": merged,
-    }
-    if args.algo == "par":
-        result.update({k: info[k] for k in ("latency", "beta", "gamma", "chain_slack",
-                                            "model_makespan", "prices")})
-        result.update({k: info[k] for k in ("grain_share", "grains", "grain_vertices",
-                                            "call_share") if k in info})
-    if info.get("distributed"):
-        result.update({k: info[k] for k in ("workers", "batch", "rounds")})
-        if info.get("out_of_core"):
-            result["pieces"] = info["pieces"]
-    elif "batch" in info:
-        result.update({k: info[k] for k in ("batch", "redecided")})
-        result["device"] = info.get("device", "cpu")
-        result["apply"] = info.get("apply", "recheck")
-        if "apply_rounds" in info:
-            result["apply_rounds"] = info["apply_rounds"]
-    extra = [k for k in ("tau", "high_degree_vertices", "streamed_edges", "refine_moves",
-                         "refine_passes", "fm_moves", "fm_tried", "fm_passes", "replicas_before",
-                         "replicas_after", "starts", "candidates", "best_of", "spac_skipped")
-             if k in info]
-    result.update({k: info[k] for k in extra})
+    result = _result(args, args.p, part, files, merged)
     if args.json:
         if args.p <= 64:
             result["loads"] = m.loads
@@ -298,14 +324,50 @@ def _run(args, program_args):
     return 0
 
 
-def _options(args):
+def _result(args, p, part, files, merged):
+    """The JSON summary of one run (``--json``)."""
+    m, info = part.metrics, part.info
+    result = {
+        "algo": args.algo, "p": p, "lambda": args.lam, "order": args.order,
+        "replication_factor": m.replication_factor, "vertex_copies": m.vertex_copies,
+        "edge_weight_imbalance": m.edge_weight_imbalance, "edge_imbalance": m.edge_imbalance,
+        "cut_vertices": m.cut_vertices, "avg_cut_degree": m.avg_cut_degree,
+        "alpha": info["alpha"], "rf_random_bound": info["rf_random_bound"],
+        "self_loops": info["self_loops"], "repeated_edges": info["repeated_edges"],
+        "seconds": round(info["seconds"], 4), "files": files,
+        "merged_on_read": merged,
+    }
+    if args.algo == "par":
+        result.update({k: info[k] for k in ("latency", "beta", "gamma", "chain_slack",
+                                            "model_makespan", "prices")})
+        result.update({k: info[k] for k in ("grain_share", "grains", "grain_vertices",
+                                            "call_share") if k in info})
+    if info.get("distributed"):
+        result.update({k: info[k] for k in ("workers", "batch", "rounds")})
+        if info.get("out_of_core"):
+            result["pieces"] = info["pieces"]
+    elif "batch" in info:
+        result.update({k: info[k] for k in ("batch", "redecided")})
+        result["device"] = info.get("device", "cpu")
+        result["apply"] = info.get("apply", "recheck")
+        if "apply_rounds" in info:
+            result["apply_rounds"] = info["apply_rounds"]
+    extra = [k for k in ("tau", "high_degree_vertices", "streamed_edges", "refine_moves",
+                         "refine_passes", "fm_moves", "fm_tried", "fm_passes", "replicas_before",
+                         "replicas_after", "starts", "candidates", "best_of", "spac_skipped")
+             if k in info]
+    result.update({k: info[k] for k in extra})
+    return result
+
+
+def _options(args, p=None):
     """The options of ``--algo`` (`vcut.cuts.make_options` takes the mapping): the knobs
     its family has, and those given that belong to another family (tau, grains, batch,
     apply, refine, preset), so that it says which."""
     from vcut.cuts import option_names  # lazy: the registry loads numba
     from vcut.partition import check_arguments  # lazy: as the registry
 
-    check_arguments(args.p, args.seed, args.lam)  # --lambda is checked whatever the cut
+    check_arguments(args.p if p is None else p, args.seed, args.lam)  # --lambda: any cut
     names = option_names(args.algo)
     knobs = {"lam": args.lam, "order": args.order, "backend": args.backend,
              "variant": args.variant, "imbalance": args.imbalance, "latency": args.latency,

@@ -13,7 +13,8 @@ options object (`options`); files written whole (`outputs`)::
                    mapping="memory-centric", trace=opts.trace)).rows   # vcut compare
 
 On a graph already built: `analyze_graph`, `compare_methods`, `analyze_windows`. Many
-programs on a Dask cluster: `run_batch` (`batch`).
+programs on a Dask cluster: `run_batch` (`batch`). Many graph files and cluster counts in
+one process (``vcut partition G1 G2 -p 8,32``): `partition_files` (`partitions`).
 """
 
 from vcut_base.lazy import lazy_names
@@ -26,6 +27,7 @@ __all__ = [
     "METHODS", "Comparison", "compare", "compare_methods",
     "WindowSample", "WindowsRun", "analyze_windows", "sample_windows",
     "BatchJob", "load_manifest", "run_batch", "run_job", "write_results",
+    "PartitionRun", "partition_files",
 ]
 
 #: Where each public name lives; a submodule is imported when one of its names is first
@@ -38,6 +40,7 @@ _HOMES = {
     "analysis": ("Analysis", "analyze_graph"),
     "report": ("AnalysisRun", "analyze"),
     "comparison": ("METHODS", "Comparison", "compare", "compare_methods"),
+    "partitions": ("PartitionRun", "partition_files"),
     "windows": ("WindowSample", "WindowsRun", "analyze_windows", "sample_windows"),
     "batch": ("BatchJob", "load_manifest", "run_batch", "run_job", "write_results"),
 }
