@@ -75,11 +75,32 @@ GREEDY_CUTS = GREEDY + ("hdrf",)
 DISTRIBUTED_ALGORITHMS = HASH_CUTS + GREEDY_CUTS
 #: Edges each worker places between two merges of the shared state.
 DEFAULT_BATCH = 8192
+#: A local cluster (``vcut partition --workers N``) is started only for a graph of at
+#: least this many edges: below, the cut runs in the calling process, which is
+#: faster. Measured on this project's 2-core machine (docs/vcut.md, "Distributed
+#: partitioning"): ``--workers 2`` took 2.5 s for email-Enron (184 K edges, hdrf; 0.6 s
+#: in one process) and 5.1 s for cnr-2000 (2.2 M edges, hdrf; 1.9 s in one process,
+#: the cut itself 3.1 s against 0.4 s): starting the workers costs ~1.5 s and every
+#: round of coordinated ingress a message exchange, while one process streams 5-10 M
+#: edges/s.
+LOCAL_MIN_EDGES = 50_000_000
 #: Edges per task of a hash cut (a task's input stays a few MB: Dask warns
 #: about larger task graphs).
 PIECE = 1 << 18
 #: Resubmissions of a round whose tasks fail for lost workers.
 RETRIES = 3
+
+
+def local_cluster_pays(m, algo):
+    """Whether ``--workers`` on a graph of ``m`` edges should start a local cluster
+    (`LOCAL_MIN_EDGES`); a sentence saying why not otherwise (None when it pays)."""
+    if m >= LOCAL_MIN_EDGES:
+        return None
+    same = ("the same result" if algo in HASH_CUTS else
+            "the sequential stream's result, not coordinated ingress's")
+    return (f"{m:,} edges are cut faster in this process than a local Dask cluster starts "
+            f"(it pays from {LOCAL_MIN_EDGES:,} edges); ran here ({same}); --scheduler "
+            "runs on an existing cluster")
 
 
 def partition_distributed(graph, p, algo="wb-libra", *, client, workers=None, batch=DEFAULT_BATCH,

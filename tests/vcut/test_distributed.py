@@ -359,3 +359,38 @@ def test_api_bad_input(dask_client):
         from runtime.dask_cluster import scheduler_address
 
         scheduler_address("http://x:1")
+
+
+def test_cli_workers_on_a_small_graph_run_here_and_say_so(tmp_path, capsys, wiki):
+    # wiki-Vote (~100 K edges) is far below LOCAL_MIN_EDGES: the sequential stream in this
+    # process, the workers' round size (--batch) set aside, and one note that says so
+    out = tmp_path / "w.parts"
+    rc = main(["partition", dataset("wiki-Vote.txt.gz"), "-p", "8", "--algo", "hdrf",
+               "--workers", "2", "--batch", "2048", "-o", str(out), "--json"])
+    assert rc == 0
+    got = capsys.readouterr()
+    doc = json.loads(got.out)
+    assert "workers" not in doc and "rounds" not in doc
+    notes = [ln for ln in got.err.splitlines() if ln.startswith("note: --workers")]
+    assert notes == [f"note: --workers 2: {wiki.m:,} edges are cut faster in this process than "
+                     f"a local Dask cluster starts (it pays from {D.LOCAL_MIN_EDGES:,} edges); "
+                     "ran here (the sequential stream's result, not coordinated ingress's); "
+                     "--scheduler runs on an existing cluster"]
+    seq = partition_graph(wiki, 8, "hdrf")
+    assert (np.loadtxt(out, dtype=np.int64) == seq.assignment).all()
+
+
+def test_local_cluster_pays_from_the_threshold():
+    assert D.local_cluster_pays(D.LOCAL_MIN_EDGES, "hdrf") is None
+    why = D.local_cluster_pays(D.LOCAL_MIN_EDGES - 1, "dbh")
+    assert why.endswith("ran here (the same result); --scheduler runs on an existing cluster")
+
+
+def test_cli_workers_above_the_threshold_start_the_cluster(tmp_path, capsys, monkeypatch, wiki):
+    monkeypatch.setattr(D, "LOCAL_MIN_EDGES", 1000)
+    rc = main(["partition", dataset("wiki-Vote.txt.gz"), "-p", "4", "--algo", "dbh",
+               "--workers", "1", "--json"])
+    assert rc == 0
+    got = capsys.readouterr()
+    assert json.loads(got.out)["workers"] == 1
+    assert "note: --workers" not in got.err

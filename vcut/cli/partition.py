@@ -247,7 +247,8 @@ def _run(args, program_args):
             from .multilevel import run_multilevel  # lazy: the runtime's multilevel cut
 
             return run_multilevel(args, g, caps)
-        if args.workers or args.scheduler:
+        existing = args.scheduler or os.environ.get("VCUT_SCHEDULER")  # a cluster running
+        if existing or (args.workers and _local_cluster_pays(args, g)):
             part = _distributed(args, g, caps)
         else:
             part = partition_graph(g, args.p, args.algo, _options(args), seed=args.seed,
@@ -403,14 +404,39 @@ def _merged_by_workers(args, info):
     return note_merged(info["merged"], os.path.abspath(args.graph))
 
 
+def _check_stream(args):
+    """A distributed run streams the edges as given, unrefined: refuse what says otherwise."""
+    if args.order != "given" or args.refine or args.tau is not None:
+        raise InputError("a distributed run streams the edges as given, without refinement; "
+                         "drop --order / --refine / --tau or --workers")
+
+
+def _local_cluster_pays(args, g):
+    """``--workers N``: whether the graph is large enough for a local cluster
+    (`vcut.distributed.local_cluster_pays`); when not, says so on stderr."""
+    from vcut.distributed import (  # lazy: the distributed cuts' kernels
+        DEFAULT_BATCH,
+        check_distributed,
+        local_cluster_pays,
+    )
+
+    # what a distributed run refuses is refused whatever the size
+    _check_stream(args)
+    check_distributed(args.algo, args.p, args.seed, args.lam, args.batch or DEFAULT_BATCH,
+                      args.workers, None)
+    why = local_cluster_pays(g.m, args.algo)
+    if why is not None:
+        print(f"note: --workers {args.workers}: {why}", file=sys.stderr)
+        args.batch = None  # the workers' round size: the stream here is not batched
+    return why is None
+
+
 def _distributed(args, g, caps):
     """The partition of ``g`` on a Dask cluster (`vcut.distributed`); with
     --out-of-core (``g`` None) of the file, read by the workers (`vcut.outofcore`)."""
     from vcut.distributed import DEFAULT_BATCH, partition_distributed  # lazy: Dask
 
-    if args.order != "given" or args.refine or args.tau is not None:
-        raise InputError("a distributed run streams the edges as given, without refinement; "
-                         "drop --order / --refine / --tau or --workers")
+    _check_stream(args)
     say = progress_lines(not args.json)
     if g is None:
         from vcut.outofcore import partition_file  # lazy: as vcut.distributed
