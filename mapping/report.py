@@ -90,6 +90,7 @@ def _mesh_figure(a):
     traffic = a.result.link_grid(m)
     util = a.result.utilization.reshape(m.mesh_rows, m.mesh_cols)
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 4.2), dpi=110, layout="constrained")
+    panels = []
     for ax, data, title, cmap in ((axes[0], traffic, "bytes leaving each router", "inferno"),
                                   (axes[1], util, "core utilisation", "viridis")):
         im = ax.imshow(data, cmap=cmap, interpolation="nearest")
@@ -97,14 +98,18 @@ def _mesh_figure(a):
         ax.set_xlabel("mesh column")
         ax.set_ylabel("mesh row")
         fig.colorbar(im, ax=ax, shrink=0.8)
-        _label_cells(fig, ax, im, data, m)
+        panels.append((ax, im, data))
     fig.suptitle(f"{m.name}: {a.placement.method} mapping")
+    fig.draw_without_rendering()  # the constrained layout fixes the axes' size (no pixels)
+    for ax, im, data in panels:
+        _label_cells(fig, ax, im, data, m)
+    fig.set_layout_engine("none")  # kept as laid out: the labels sit inside the axes
     return fig
 
 
 def _label_cells(fig, ax, im, data, m):
-    """Write each cell's value in it when the cells are wide enough to hold it."""
-    fig.draw_without_rendering()  # the constrained layout fixes the axes' size (no pixels)
+    """Write each cell's value in it when the cells are wide enough to hold it (the
+    figure laid out already)."""
     width_pt = ax.get_window_extent().width * 72.0 / fig.dpi
     cell_pt = width_pt / max(m.mesh_cols, m.mesh_rows)
     labels = [[_short(v) for v in row] for row in data.tolist()]
