@@ -356,12 +356,19 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
                                  "prices": [[b, s] for b, s in spans.items()]}
 
 
+#: The most bytes a second run's buffers may take for the price walk to run two prices at
+#: once (`_pair_runs`): a program of a few million instructions gains half its walk's time
+#: for some tens of MB, while a large trace's peak memory (the budget of `vcut analyze`
+#: at scale) stays that of one run.
+PAIR_BYTES = 256 << 20
+
+
 def _pair_runs(m, n, p):
     """Whether `par_assign`'s price walk may run two prices at once: two CPUs, and a
-    second run's buffers and replica sets (`_SpeculativeRuns`) within a quarter of the
-    memory available."""
+    second run's buffers and replica sets (`_SpeculativeRuns`) of at most `PAIR_BYTES`
+    and within a quarter of the memory available."""
     need = 16 * m + 16 * n + replica_set_bytes(n, p)
-    return jobs_that_fit(2, 2 * need, share=0.5) >= 2
+    return need <= PAIR_BYTES and jobs_that_fit(2, 2 * need, share=0.5) >= 2
 
 
 class _SpeculativeRuns:

@@ -585,3 +585,27 @@ def _same_walk(monkeypatch, g, p, latency, **kw):
         assert np.array_equal(one, two)
     assert got[False][3] == got[True][3]
     return got[True][3]
+
+
+def test_the_walk_pairs_runs_only_within_its_memory_bound(monkeypatch):
+    import vcut_base.memory
+    from ir_graph.replicas import replica_set_bytes
+    from vcut import parallel
+
+    monkeypatch.setattr(vcut_base.memory, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(vcut_base.memory, "available_bytes", lambda: 1 << 40)
+    m, n, p = 1000, 600, 8
+    need = 16 * m + 16 * n + replica_set_bytes(n, p)
+    assert parallel._pair_runs(m, n, p)
+    monkeypatch.setattr(parallel, "PAIR_BYTES", need - 1)  # a second run's buffers too large
+    assert not parallel._pair_runs(m, n, p)
+    monkeypatch.setattr(parallel, "PAIR_BYTES", need)
+    assert parallel._pair_runs(m, n, p)
+    # the two runs within a quarter of the memory available: 8 x need
+    monkeypatch.setattr(vcut_base.memory, "available_bytes", lambda: 8 * need)
+    assert parallel._pair_runs(m, n, p)
+    monkeypatch.setattr(vcut_base.memory, "available_bytes", lambda: 8 * need - 1)
+    assert not parallel._pair_runs(m, n, p)
+    monkeypatch.setattr(vcut_base.memory, "usable_cpus", lambda: 1)
+    monkeypatch.setattr(vcut_base.memory, "available_bytes", lambda: 1 << 40)
+    assert not parallel._pair_runs(m, n, p)  # one CPU
