@@ -24,6 +24,7 @@ from vcut_base.jitcache import njit
 from vcut_base.memory import check_memory
 
 from .graph import index_dtype
+from .replica_kernels import heap_sort
 
 __all__ = ["simple_edges", "execution_order", "is_oriented", "degrees", "cluster_sums"]
 
@@ -159,9 +160,15 @@ def _sort_groups(src, dst, order):
                 break
         if not sorted_run:
             moved = True
-            seg = np.argsort(src[lo:hi], kind="mergesort")
+            # stable by src: each key carries its position below the vertex id (ids below
+            # 2**32, runs below 2**31 edges), sorted by `heap_sort` (numba's mergesort costs
+            # ~0.7 s to compile in every first run)
+            keys = np.empty(hi - lo, dtype=np.int64)
             for j in range(hi - lo):
-                order[lo + j] = lo + seg[j]
+                keys[j] = (np.int64(src[lo + j]) << 31) | j
+            heap_sort(keys, 0, hi - lo)
+            for j in range(hi - lo):
+                order[lo + j] = lo + (keys[j] & 0x7FFFFFFF)
         lo = hi
     return moved
 

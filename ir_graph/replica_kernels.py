@@ -18,19 +18,52 @@ import numpy as np
 
 from vcut_base.jitcache import helper, njit
 
-__all__ = ["sort_run", "incidence", "count_replicas", "fill_replicas", "vertex_masks",
+__all__ = ["sort_run", "heap_sort", "incidence", "count_replicas", "fill_replicas", "vertex_masks",
            "fill_from_masks", "lowbit", "set_row", "has_replica", "row_has", "add_replica",
            "pool_room", "count_rows"]
+
+
+@helper
+def heap_sort(a, lo, hi):
+    """Sort ``a[lo:hi]`` in place (not stable), O(k log k), allocating nothing.
+
+    Here rather than ``numpy.sort`` because numba compiles its quicksort, ~1.3 s, in
+    every first run of a command that sorts; a key that must sort stably carries its
+    position in its low bits (`ir_graph.edge_lists`' groups)."""
+    n = hi - lo
+    for start in range(n // 2 - 1, -1, -1):
+        _sift_down(a, lo, start, n)
+    for end in range(n - 1, 0, -1):
+        t = a[lo]
+        a[lo] = a[lo + end]
+        a[lo + end] = t
+        _sift_down(a, lo, 0, end)
+
+
+@helper
+def _sift_down(a, lo, root, end):
+    """Restore the max-heap ``a[lo:lo + end]`` below ``root``."""
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        if child + 1 < end and a[lo + child] < a[lo + child + 1]:
+            child += 1
+        if a[lo + root] < a[lo + child]:
+            t = a[lo + root]
+            a[lo + root] = a[lo + child]
+            a[lo + child] = t
+            root = child
+        else:
+            return
 
 
 @njit(cache=True)
 def sort_run(a, lo, hi):
     """Sort ``a[lo:hi]`` in place: insertion sort for the few entries a vertex's
-    or an object's cluster list usually has, ``numpy.sort`` beyond 32."""
+    or an object's cluster list usually has, `heap_sort` beyond 32."""
     if hi - lo > 32:
-        s = np.sort(a[lo:hi])
-        for j in range(hi - lo):  # a loop, not a slice copy (numba's costs ~1 s to compile)
-            a[lo + j] = s[j]
+        heap_sort(a, lo, hi)
         return
     for j in range(lo + 1, hi):
         x = a[j]
