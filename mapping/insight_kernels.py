@@ -8,7 +8,7 @@ import numpy as np
 
 from vcut_base.jitcache import njit
 
-__all__ = ["first_touch", "longest_path", "occupancy"]
+__all__ = ["first_touch", "task_starts", "longest_path", "occupancy"]
 
 
 @njit(cache=True, nogil=True)
@@ -28,6 +28,47 @@ def first_touch(t_obj, start, node, n_obj):
             best[o] = start[e]
             out[o] = node[e]
     return out[:n_obj]
+
+
+@njit(cache=True, nogil=True)
+def task_starts(cluster, place, core_speed, numa_of_core, w, finish, obj, n_obj, lat,
+                mem_cycles):
+    """``(start, core)`` of every task: `mapping.insight.task_intervals` in two passes.
+
+    cluster : int (m,) cluster of each task; place : int64 (p,) core of each cluster;
+    core_speed : float64 (cores,); numa_of_core : int64 (cores,); w, finish : float64
+    (m,); obj : int (m,) object of each task (-1: none), ``n_obj`` objects; lat :
+    float64 (nodes, nodes) memory latencies; mem_cycles: a DRAM access. The first pass
+    finds each object's first toucher's node (`first_touch` on the tasks' local
+    starts), the second charges every task its remote share. The same floating-point
+    operations, in the same order, as the array expressions it replaces.
+    """
+    m = cluster.shape[0]
+    home = np.full(max(n_obj, 1), -1, dtype=np.int64)
+    best = np.full(max(n_obj, 1), np.inf)
+    for e in range(m):
+        o = obj[e]
+        if o >= 0:
+            k = place[cluster[e]]
+            local = finish[e] - w[e] / core_speed[k]
+            if local < best[o]:
+                best[o] = local
+                home[o] = numa_of_core[k]
+    start = np.empty(m)
+    core = np.empty(m, dtype=np.int64)
+    for e in range(m):
+        k = place[cluster[e]]
+        core[e] = k
+        a = numa_of_core[k]
+        b = a
+        if obj[e] >= 0 and n_obj > 0:
+            b = home[obj[e]]
+        f = w[e] / mem_cycles
+        if f > 1.0:
+            f = 1.0
+        extra = f * (lat[a, b] - lat[a, a])
+        start[e] = finish[e] - (w[e] + extra) / core_speed[k]
+    return start, core
 
 
 @njit(cache=True, nogil=True)

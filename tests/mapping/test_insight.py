@@ -194,3 +194,33 @@ def test_strassen_intervals_match_busy(strassen8):
     ins = insight(a, g)
     assert ins.source and ins.occupancy.shape == (len(np.unique(core)), 1000)
     assert ins.occupancy.min() >= 0 and ins.occupancy.max() <= 1 + 1e-9
+
+
+def test_task_starts_is_the_array_expressions_bit_for_bit():
+    """insight_kernels.task_starts against the NumPy expressions of task_intervals it
+    replaced, on random tasks: objects shared across NUMA nodes, tasks without one, ties
+    between first touches, heterogeneous core speeds, weights above and below a DRAM
+    access."""
+    from mapping import insight_kernels as K
+
+    rng = np.random.default_rng(5)
+    m, p, cores, n_obj = 5000, 12, 16, 40
+    cluster = rng.integers(0, p, m).astype(np.int32)
+    place = rng.permutation(cores)[:p].astype(np.int64)
+    speed = rng.choice([1.0, 1.5, 2.0], cores)
+    numa = np.repeat(np.arange(4), 4).astype(np.int64)
+    lat = 100.0 + 40.0 * np.abs(np.subtract.outer(np.arange(4), np.arange(4)))
+    w = rng.integers(1, 300, m).astype(np.float64)
+    finish = np.round(rng.uniform(0, 2000, m))  # rounded: equal local starts occur
+    obj = rng.integers(-1, n_obj, m)
+    core = place[cluster]
+    node = numa[core]
+    home = K.first_touch(obj, finish - w / speed[core], node, n_obj)
+    b = np.where(obj >= 0, home[np.maximum(obj, 0)], node)
+    extra = np.minimum(1.0, w / 100.0) * (lat[node, b] - lat[node, node])
+    want = finish - (w + extra) / speed[core]
+    start, got_core = K.task_starts(cluster, place, speed, numa, w, finish, obj, n_obj, lat,
+                                    100.0)
+    assert np.array_equal(got_core, core)
+    assert np.array_equal(start, want)
+    assert (extra > 0).any() and (extra == 0).any()  # both kinds of task were there
