@@ -305,7 +305,6 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
     top, bottom = par_kernels.levels(src, dst, weight, order, n)
     out_v = arrays.empty(m, index_dtype(n))
     ptr, out_ptr = par_kernels.successors(src, dst, n, out_v)
-    avail = np.empty(n)
     weight = np.asarray(weight, np.float64)
     cap = np.asarray(cap, np.float64)
     total = float(np.sum(weight))
@@ -379,16 +378,18 @@ class _SpeculativeRuns:
     first, then `PRICES` in increasing order, each run stopped once its makespan passes
     the cutoff the runs before it set. With ``pair``, a run of price ``PRICES[i]`` (or of
     the highest, first) starts the walk's next price beside it in a second thread, with the
-    loosest cutoff the walk can give it (this run's; none after the highest). When the walk asks for that price, its run is the one it would have made
-    when the cutoff it has now is the same, or when the run went to the end within it (a
-    run's makespan only grows, so the kernel's stop test never fired and every buffer is
-    as it would be); otherwise it runs again. So the prices kept, the clusters and
+    loosest cutoff the walk can give it (this run's; none after the highest). When the
+    walk asks for that price, its run is the one it would have made when the cutoff it has
+    now is the same, or when the run went to the end within it (a run's makespan only
+    grows, so the kernel's stop test never fired and every buffer is as it would be);
+    otherwise it runs again. So the prices kept, the clusters and
     ``info["prices"]`` are those of the runs one after another (a test compares them), in
     about half the time when the walk goes on (every price within the tolerance).
 
     ``run_into(slot, price, cutoff)`` runs one price into ``slot`` (``make_slot()``'s
-    buffers: clusters, home, schedule, value times, the memory model) and returns the kernel's ``(free, load,
-    complete)``."""
+    buffers: clusters, home, schedule, value times, the memory model) and returns the
+    kernel's ``(free, load, complete)``. At most three slots: the kept run's, the one
+    running and the one run ahead (two without ``pair``, as one run at a time needs)."""
 
     def __init__(self, run_into, make_slot, p, pair):
         self.run_into, self.make_slot, self.p, self.pair = run_into, make_slot, p, pair
@@ -399,7 +400,8 @@ class _SpeculativeRuns:
         self.asked = 0
 
     def _free_slot(self, busy=()):
-        held = [self.kept, self.last, *busy] + [a[0] for a in self.ahead.values()]
+        # the last run is either kept by now or given up: `keep` follows its run at once
+        held = [self.kept, *busy] + [a[0] for a in self.ahead.values()]
         for slot in self.slots:
             if not any(slot is h for h in held):
                 return slot
@@ -428,7 +430,7 @@ class _SpeculativeRuns:
                 return self._done(price, slot, span, complete)
         nxt = self._next(price) if self.pair else None
         slot = self._free_slot()
-        if nxt is None or nxt in self.ahead:
+        if nxt is None:
             free, _, complete = self.run_into(slot, price, cutoff)
             return self._done(price, slot, self._span(free), bool(complete))
         other = self._free_slot(busy=(slot,))
