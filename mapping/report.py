@@ -27,7 +27,7 @@ __all__ = ["analysis_html", "compare_figure", "compare_tables", "degree_png", "f
 
 def plotting():
     """``matplotlib.pyplot`` with the Agg backend (imported at the first call, ~0.35 s; the
-    pipeline starts it ahead with `vcut_base.lazy.ahead`)."""
+    pipeline starts it ahead with `vcut_base.lazy.background`)."""
     import matplotlib  # lazy: matplotlib's start-up, paid only when a figure is drawn
 
     matplotlib.use("Agg")

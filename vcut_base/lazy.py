@@ -1,32 +1,11 @@
 """Imports on demand: public names of a package imported from their submodule when first
-used (PEP 562), and slow imports started ahead in a thread (`ahead`)."""
+used (PEP 562), and slow work (an import, a figure) started ahead in a thread (`background`)."""
 
 import concurrent.futures
 import importlib
 import threading
 
-__all__ = ["lazy_names", "ahead", "background"]
-
-
-def ahead(load):
-    """Call ``load()`` (an import, e.g. matplotlib's ~0.35 s) in a daemon thread and return
-    the thread.
-
-    For a pipeline that will need a slow module later and meanwhile waits on something
-    that releases the GIL (a child process, a compiled kernel): the import then costs
-    the pipeline nothing. Python's per-module import locks make a later import of the
-    same module in another thread wait for this one to finish, never see it half done.
-    An error here is dropped: the later import, in the caller's thread, raises it there.
-    """
-    def run():
-        try:
-            load()
-        except Exception:  # noqa: BLE001 - raised again by the caller's own import
-            pass
-
-    thread = threading.Thread(target=run, name="vcut-import-ahead", daemon=True)
-    thread.start()
-    return thread
+__all__ = ["lazy_names", "background"]
 
 
 def lazy_names(namespace, homes):
@@ -56,8 +35,11 @@ def background(work):
     """Start ``work()`` in a daemon thread; a `concurrent.futures.Future` of its result.
 
     ``future.result()`` waits for it and returns its value or raises its exception in
-    the caller's thread. For work a pipeline needs later that can overlap the compiled
-    kernels it runs meanwhile (they release the GIL).
+    the caller's thread. For work a pipeline needs later that can overlap what it waits
+    on meanwhile (a child process, compiled kernels: they release the GIL). An import
+    started this way (matplotlib's ~0.35 s) needs no ``result()``: Python's per-module
+    import locks make the caller's own import of that module wait for it to finish,
+    never see it half done, and raise its error there.
     """
     future = concurrent.futures.Future()
 

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 
 from vcut_base.errors import InputError
-from vcut_base.lazy import ahead, background
+from vcut_base.lazy import background
 from mapping.insight import insight
 from mapping.machine import load_machine
 from mapping.report import analysis_html, degree_png, plotting
@@ -101,7 +101,7 @@ def _analyze(inputs, options, say, note):
                          "(or use 'vcut compare' for a table)")
     if options.output:
         prepare_output_dir(options.output, REPORT_FILES, options.input_paths(inputs))
-        ahead(plotting)  # the report's figures: matplotlib loads while the program runs
+        background(plotting)  # the report's figures: matplotlib loads while the program runs
     machine = load_machine(options.machine) if options.machine else None
     assignment = read_assignment(options.partition) if options.partition else None
     t0 = time.perf_counter()
