@@ -191,10 +191,8 @@ def _many(args):
               "written", flush=True)
     for r in runs:
         if args.json:
-            result = {"graph": r.graph, **_result(args, r.p, r.partition, r.files, r.merged)}
-            if r.p <= 64:
-                result["loads"] = r.partition.metrics.loads
-            print_json(result)
+            print_json({"graph": r.graph, **_result(args, r.p, r.partition, r.files,
+                                                    r.merged)})
         else:
             m = r.partition.metrics
             print(f"{r.graph:<{width}}  {r.p:>6}  {m.replication_factor:>8.4f}  "
@@ -257,11 +255,8 @@ def _run(args, program_args):
         files = write_partition(part, args.output, details) if args.output else []
     m = part.metrics
     info = part.info
-    result = _result(args, args.p, part, files, merged)
     if args.json:
-        if args.p <= 64:
-            result["loads"] = m.loads
-        print_json(result)
+        print_json(_result(args, args.p, part, files, merged))
         return 0
     rows = [
         ("algorithm", f"{args.algo} (p = {args.p}, lambda = {args.lam:g}, order = {args.order})"),
@@ -358,6 +353,8 @@ def _result(args, p, part, files, merged):
                          "replicas_after", "starts", "candidates", "best_of", "spac_skipped")
              if k in info]
     result.update({k: info[k] for k in extra})
+    if p <= 64:
+        result["loads"] = m.loads
     return result
 
 
