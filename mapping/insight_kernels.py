@@ -8,26 +8,7 @@ import numpy as np
 
 from vcut_base.jitcache import njit
 
-__all__ = ["first_touch", "task_starts", "longest_path", "occupancy"]
-
-
-@njit(cache=True, nogil=True)
-def first_touch(t_obj, start, node, n_obj):
-    """The NUMA node of the task that starts first on each object.
-
-    t_obj : int (m,) object of each task (-1: none); start : float64 (m,)
-    start times; node : int64 (m,) NUMA node of each task's core. Returns
-    int32 (n_obj,), -1 for objects no task touches; ties go to the earlier
-    task in task order.
-    """
-    out = np.full(max(n_obj, 1), -1, dtype=np.int32)
-    best = np.full(max(n_obj, 1), np.inf)
-    for e in range(t_obj.shape[0]):
-        o = t_obj[e]
-        if o >= 0 and start[e] < best[o]:
-            best[o] = start[e]
-            out[o] = node[e]
-    return out[:n_obj]
+__all__ = ["task_starts", "longest_path", "occupancy"]
 
 
 @njit(cache=True, nogil=True)
@@ -39,8 +20,9 @@ def task_starts(cluster, place, core_speed, numa_of_core, w, finish, obj, n_obj,
     core_speed : float64 (cores,); numa_of_core : int64 (cores,); w, finish : float64
     (m,); obj : int (m,) object of each task (-1: none), ``n_obj`` objects; lat :
     float64 (nodes, nodes) memory latencies; mem_cycles: a DRAM access. The first pass
-    finds each object's first toucher's node (`first_touch` on the tasks' local
-    starts), the second charges every task its remote share. The same floating-point
+    finds the NUMA node of each object's first toucher, the task of the earliest local
+    start (every task costed locally; ties: the earlier task), the second charges every
+    task its remote share. The same floating-point
     operations, in the same order, as the array expressions it replaces.
     """
     m = cluster.shape[0]

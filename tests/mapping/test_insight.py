@@ -215,7 +215,12 @@ def test_task_starts_is_the_array_expressions_bit_for_bit():
     obj = rng.integers(-1, n_obj, m)
     core = place[cluster]
     node = numa[core]
-    home = K.first_touch(obj, finish - w / speed[core], node, n_obj)
+    local = finish - w / speed[core]
+    home = np.full(n_obj, -1)
+    for o in range(n_obj):  # the node of the earliest local start, ties to the earlier task
+        touching = np.flatnonzero(obj == o)
+        if len(touching):
+            home[o] = node[touching[np.argmin(local[touching])]]
     b = np.where(obj >= 0, home[np.maximum(obj, 0)], node)
     extra = np.minimum(1.0, w / 100.0) * (lat[node, b] - lat[node, node])
     want = finish - (w + extra) / speed[core]
