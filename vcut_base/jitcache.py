@@ -62,8 +62,8 @@ def njit(*args, **options):
     ``Literal[bool](True)`` as ``bool``) before numba looks for a compiled version,
     and a narrow signed integer (an ``int32`` read from an array) as ``int64``, so each
     function is compiled once per plain signature (`_plain`). LLVM still sees the
-    constant where it inlines the call. Calls from Python are unchanged (numba never specialises
-    those on values).
+    constant where it inlines the call. Calls from Python are unchanged (numba never
+    specialises those on values).
     """
     made = numba.njit(*args, **options)
     if isinstance(made, Dispatcher):
