@@ -28,6 +28,9 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+from _record import envelope, now, save  # noqa: E402
 
 
 def programs(extra):
@@ -67,6 +70,7 @@ def main():
     ap.add_argument("--extra", nargs="*", default=[], help="more C files")
     ap.add_argument("--json", metavar="OUT.json", help="also save the measurements")
     args = ap.parse_args()
+    started = now()
     rows = []
     with tempfile.TemporaryDirectory(prefix="vcut-rate-") as tmp:
         out = os.path.join(tmp, "out")
@@ -104,11 +108,10 @@ def main():
             print(f"seconds per node, max / min over {label} ({len(sel)}): "
                   f"{max(per) / min(per):.2f} (target <= 2)")
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"p": args.p, "repeat": args.repeat, "rows": rows,
-                       "date": datetime.datetime.now(datetime.timezone.utc).isoformat()},
-                      fh, indent=1)
-
+        doc = envelope("bench/bench_analyze_rate.py", sys.argv[1:],
+                       kind="whole command and in-process", runs="warm", started=started)
+        doc.update({"p": args.p, "repeat": args.repeat, "big": args.big, "rows": rows})
+        save(args.json, doc)
 
 if __name__ == "__main__":
     main()

@@ -44,7 +44,6 @@ import dataclasses
 import datetime
 import json
 import os
-import platform
 import shlex
 import shutil
 import signal
@@ -56,6 +55,10 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+from _record import envelope, machine, save  # noqa: E402
+
 #: The tree whose vcut is measured (``--tree``): the commands run from it, and its packages
 #: go first on the children's PYTHONPATH when it is not this checkout.
 TREE = ROOT
@@ -305,7 +308,8 @@ def measure_row(row, *, tmp, **kw):
         shutil.rmtree(private, ignore_errors=True)
 
 
-def _measure_row(row, *, base, tmp, shared_cache, first, repeat, warmup, timeout, log):
+def _measure_row(row, *, base, tmp, shared_cache, first, repeat, warmup, timeout, log,
+                 inprocess=True):
     work = os.path.join(tmp, "work")
     os.makedirs(work, exist_ok=True)
     rec = {"name": row.name, "what": row.what, "command": display(row.args),
@@ -377,7 +381,30 @@ def _measure_row(row, *, base, tmp, shared_cache, first, repeat, warmup, timeout
             break
     rec["warm_compiled_signatures"] = cache_files(cache)[1] - before
     rec["warm_summary"] = summarize([r["wall_s"] for r in rec["warm"]])
+    if inprocess and not rec["error"] and row.expect_rc == 0:
+        rec["inprocess"] = in_process(row, cache=cache, tmp=tmp, work=work, repeat=n,
+                                      timeout=timeout)
+        log(f"  in-process: {rec['inprocess'].get('median_s')} s median")
     return rec
+
+
+def in_process(row, *, cache, tmp, work, repeat, timeout):
+    """The same command called ``repeat`` times in one warm process (bench/_inprocess.py):
+    the in-process figure beside the whole command's."""
+    root = os.path.join(tmp, "inprocess")
+    os.makedirs(root, exist_ok=True)
+    args = fill(row.args, out="{out}", work=work)
+    child = [sys.executable, os.path.join(ROOT, "bench", "_inprocess.py"), str(repeat), root,
+             "--"] + args
+    done = subprocess.run(child, check=False, cwd=TREE, env=child_env(cache),
+                          capture_output=True, text=True, timeout=timeout * (repeat + 1))
+    try:
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        return {"error": f"exit {done.returncode}: {done.stderr[-300:]}"}
+    if result["rc"]:
+        result["error"] = f"exit {result['rc']}"
+    return result
 
 
 # -- the table ---------------------------------------------------------------------------
@@ -416,8 +443,8 @@ def _secs(s):
 def table(records):
     """The markdown table of the measured rows."""
     header = ("| row | command | first run (target) | warm median [min–max] (target) | "
-              "peak RSS first / warm | result |")
-    lines = [header, "|---|---|---:|---:|---:|---|"]
+              "in-process warm | peak RSS first / warm | result |")
+    lines = [header, "|---|---|---:|---:|---:|---:|---|"]
     for rec in records:
         t = rec["targets"]
         first = rec.get("first")
@@ -445,56 +472,11 @@ def table(records):
         result, _ = verdict(rec)
         if rec.get("error") and not rec["error"].startswith("skipped"):
             result += ": " + rec["error"][:60]
-        lines.append(f"| {rec['name']} | `{rec['command']}` | {cell} | {wcell} | {rss} | "
-                     f"{result} |")
+        ip = rec.get("inprocess") or {}
+        icell = f"{_secs(ip['median_s'])} s" if ip.get("median_s") is not None else "–"
+        lines.append(f"| {rec['name']} | `{rec['command']}` | {cell} | {wcell} | {icell} | "
+                     f"{rss} | {result} |")
     return "\n".join(lines)
-
-
-# -- the machine -------------------------------------------------------------------------
-
-def machine():
-    mem = cpu = None
-    try:
-        with open("/proc/meminfo") as fh:
-            mem = next(int(l.split()[1]) * 1024 for l in fh if l.startswith("MemTotal"))
-        with open("/proc/cpuinfo") as fh:
-            cpu = next((l.split(":", 1)[1].strip() for l in fh if l.startswith("model name")),
-                       None)
-    except OSError:
-        pass
-    gpu = "none"
-    if shutil.which("nvidia-smi"):
-        q = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                           check=False, capture_output=True, text=True)
-        gpu = q.stdout.strip().replace("\n", "; ") or "none"
-    return {"hostname": platform.node(), "cores": os.cpu_count(),
-            "cores_usable": len(os.sched_getaffinity(0)), "memory_bytes": mem, "cpu": cpu,
-            "gpu": gpu, "os": platform.platform()}
-
-
-def git_commit(tree):
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tree, capture_output=True,
-                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               check=False, cwd=tree, capture_output=True,
-                               text=True).stdout.strip()
-        return {"commit": head, "dirty": bool(dirty),
-                "dirty_paths": [line[3:] for line in dirty.splitlines()]}
-    except (OSError, subprocess.CalledProcessError):
-        return {"commit": None, "dirty": None, "dirty_paths": []}
-
-
-def versions():
-    from importlib import metadata
-
-    out = {"python": platform.python_version()}
-    for name in ("vcut", "numba", "llvmlite", "numpy", "scipy"):
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
-    return out
 
 
 # -- main --------------------------------------------------------------------------------
@@ -533,6 +515,8 @@ def main(argv=None):
     ap.add_argument("--label", default="", help="a note saved in the JSON (what was measured)")
     ap.add_argument("--json", metavar="OUT.json", help="also save every measurement as JSON")
     ap.add_argument("--list", action="store_true", help="print the rows and their commands")
+    ap.add_argument("--no-inprocess", action="store_true",
+                    help="skip the in-process timing of each row (bench/_inprocess.py)")
     args = ap.parse_args(argv)
     global TREE
     TREE = os.path.abspath(args.tree) if args.tree else ROOT
@@ -560,11 +544,11 @@ def main(argv=None):
                                                          or row.name == "partition-hdrf")
             log(f"{row.name}: {display(row.args)}")
             records.append(measure_row(row, base=base, tmp=tmp, shared_cache=shared,
+                                       inprocess=not args.no_inprocess,
                                        first=first, repeat=repeat, warmup=args.warmup,
                                        timeout=args.timeout, log=log))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    finished = datetime.datetime.now(datetime.UTC)
     mach = machine()
     mach["loadavg_before"] = [round(x, 2) for x in load_before]
     mach["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
@@ -586,17 +570,15 @@ def main(argv=None):
     for n in notes:
         print(f"- {n}")
     if args.json:
-        doc = {"benchmark": "bench/bench_cli.py", "issue": 63,
-               "date": started.isoformat(timespec="seconds"),
-               "finished": finished.isoformat(timespec="seconds"),
-               "machine": mach, "tree": TREE, "git": git_commit(TREE), "label": args.label,
-               "versions": versions(),
-               "launcher": base, "repeat": repeat, "warmup": args.warmup,
-               "data_dir": os.path.normpath(DATA), "argv": sys.argv[1:] if argv is None else argv,
-               "rows": [dict(r, result=verdict(r)[0]) for r in records]}
-        with open(args.json, "w") as fh:
-            json.dump(doc, fh, indent=1)
-            fh.write("\n")
+        doc = envelope("bench/bench_cli.py", sys.argv[1:] if argv is None else argv,
+                       kind="whole command and in-process", runs=(
+                           "warm" if args.no_first else "first run and warm"),
+                       started=started, label=args.label, tree=TREE)
+        doc["machine"]["loadavg_before"] = mach["loadavg_before"]
+        doc.update({"tree": TREE, "launcher": base, "repeat": repeat, "warmup": args.warmup,
+                    "data_dir": os.path.normpath(DATA),
+                    "rows": [dict(r, result=verdict(r)[0]) for r in records]})
+        save(args.json, doc)
         print(f"\nsaved: {args.json}")
     return 0
 

@@ -29,7 +29,6 @@ Usage: python bench/bench_frontend.py [--repeat 3] [--samples fft,md] [--no-lack
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -41,7 +40,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from frontend import RunLimits, compile_program, run_program, trace_program  # noqa: E402
+from frontend import compile_program, run_program, trace_program  # noqa: E402
 
 MEM_PROGRAM = r"""
 #include <stdio.h>

@@ -37,6 +37,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from _record import envelope, now, save  # noqa: E402
 from _reference import graph_file, read_reference, row  # noqa: E402
 from ir_graph import read_graph  # noqa: E402
 from vcut.partition import partition_graph  # noqa: E402
@@ -72,7 +73,10 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--mtkahypar", action="store_true", help="also time our hypergraph baseline")
     ap.add_argument("--csv", help="write every cell to this CSV file")
+    ap.add_argument("--json", metavar="OUT.json",
+                    help="also save every cell with the date, machine and command")
     args = ap.parse_args()
+    started = now()
     ks = [int(k) for k in args.ks.split(",")]
     ref = {name: {"NE": row(rows, "NE"), "HEP10": row(rows, "HEP τ=10"),
                   "HEP100": row(rows, "HEP τ=100"), "MtK": row(rows, "hypergraph")}
@@ -126,6 +130,11 @@ def main():
             print(line, flush=True)
             cells.append(c)
     summarise(cells)
+    if args.json:
+        doc = envelope("bench/bench_quality.py", sys.argv[1:], kind="in-process",
+                       runs=f"warm, best of {args.repeat}", started=started)
+        doc.update({"ks": ks, "repeat": args.repeat, "cells": cells})
+        save(args.json, doc)
     if args.csv:
         import csv
 

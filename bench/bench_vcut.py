@@ -18,7 +18,6 @@ Usage: python bench/bench_vcut.py [--skip-table5] [--skip-speed] [--skip-referen
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -72,7 +71,7 @@ def table5(p):
             bound = r.info["rf_random_bound"]
         print(f"| {name} | " + " | ".join(cells) + " |")
         rf_rows.append((name, rfs, bound))
-    print(f"\n### Replication factors of the same runs beside the Eq. 10 random bound (target: all under it)\n")
+    print("\n### Replication factors of the same runs beside the Eq. 10 random bound (target: all under it)\n")
     print("| graph | " + " | ".join(a.upper() for a in GREEDY) + " | Eq. 10 bound |")
     print("|---|" + "---:|" * (len(GREEDY) + 1))
     for name, rfs, bound in rf_rows:

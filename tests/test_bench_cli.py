@@ -29,7 +29,8 @@ def test_table_and_verdicts_of_a_made_up_measurement():
                "targets": {"first_s": 10.0, "warm_median_s": 0.6, "peak_rss_bytes": None},
                "first": dict(_run(8.0, 300 * 2**20), cache_signatures=12), "warm": warm,
                "warm_summary": b.summarize([r["wall_s"] for r in warm]),
-               "warm_compiled_signatures": 0}
+               "warm_compiled_signatures": 0,
+               "inprocess": {"rc": 0, "walls_s": [0.05, 0.04], "median_s": 0.045}}
     assert passing["warm_summary"] == {"median_s": 0.5, "min_s": 0.4, "max_s": 0.7}
     assert b.verdict(passing) == ("pass", [])
     slow = dict(passing, first=dict(passing["first"], wall_s=22.8),
@@ -47,7 +48,8 @@ def test_table_and_verdicts_of_a_made_up_measurement():
     assert row[0] == "partition-hdrf" and row[1] == "`vcut partition $DATA/g -p 32`"
     assert row[2] == "8.00 s, 12 sigs (≤ 10)"
     assert row[3] == "0.50 s [0.40–0.70] ×3 (≤ 0.6)"
-    assert row[4] == "300 MB / 100 MB" and row[5] == "pass"
+    assert row[4] == "0.04 s"  # the median 0.045, to two places (round half to even)
+    assert row[5] == "300 MB / 100 MB" and row[6] == "pass"
     assert "+3 sigs" in lines[3] and lines[3].endswith("FAIL (first, warm) |")
 
 
@@ -77,4 +79,7 @@ def test_one_cheap_row_for_real(tmp_path, capsys):
     (run,) = rec["warm"]
     assert run["rc"] == 0 and 0 < run["wall_s"] < 10 and run["peak_rss_bytes"] > 2**20
     assert rec["warm_summary"]["median_s"] == run["wall_s"]
+    inner = rec["inprocess"]  # the same command called once more in a warm process
+    assert inner["rc"] == 0 and len(inner["walls_s"]) == 1
+    assert inner["median_s"] == inner["walls_s"][0] < run["wall_s"]
     assert rec["result"] in ("pass", "FAIL (warm)")
