@@ -1,0 +1,26 @@
+"""Sphinx configuration of vcut's API reference (``docs/api``).
+
+Build: ``python -m sphinx -W -b html docs/api docs/api/_build`` from the repository
+root (tests/test_docs_build.py builds it with warnings as errors).
+"""
+
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+
+project = "vcut"
+author = "the vcut authors"
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.viewcode"]
+napoleon_google_docstring = False
+napoleon_numpy_docstring = True
+napoleon_use_rtype = False
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+autodoc_default_options = {"members": True, "show-inheritance": False}
+
+html_theme = "alabaster"
+html_title = "vcut API reference"
+exclude_patterns = ["_build"]
+nitpicky = False
