@@ -1,7 +1,7 @@
 """Sphinx configuration of vcut's API reference (``docs/api``).
 
 Build: ``python -m sphinx -W -b html docs/api docs/api/_build`` from the repository
-root (tests/test_docs_build.py builds it with warnings as errors).
+root (tests/test_docs.py builds it with warnings as errors).
 """
 
 import os
