@@ -6,7 +6,8 @@ __all__ = ["add_cluster_options", "client_for"]
 
 
 def add_cluster_options(parser, workers_help):
-    """``--workers N`` and ``--scheduler ADDRESS`` on ``parser``."""
+    """``--workers N`` and ``--scheduler ADDRESS`` on ``parser`` (a parser or one of its
+    groups)."""
     parser.add_argument("--workers", type=int_option("--workers", 1, 4096), metavar="N",
                         help=workers_help)
     parser.add_argument("--scheduler", metavar="tcp://HOST:PORT",

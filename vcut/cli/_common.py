@@ -12,17 +12,35 @@ from vcut_base.errors import InputError
 from vcut.pipeline.options import AnalysisOptions, TraceOptions, is_source
 from vcut.pipeline.outputs import json_text
 
-__all__ = ['add_common', 'add_compile_options', 'add_trace_options', 'add_sandbox_options',
-           'add_analysis_options', 'add_graph_options', 'read_graph_file', 'merged_on_read',
-           'note_merged', 'spill_context', 'check_inputs', 'ACCEPTS', 'options_from_args',
-           'trace_options', 'progress_lines', 'print_rows', 'parse_numbers', 'int_option',
-           'float_option', 'print_json', 'MAX_SEED']
+__all__ = ['GROUPS', 'help_groups', 'add_common', 'add_compile_options', 'add_trace_options',
+           'add_sandbox_options', 'add_analysis_options', 'add_graph_options', 'read_graph_file',
+           'merged_on_read', 'note_merged', 'spill_context', 'check_inputs', 'ACCEPTS',
+           'options_from_args', 'trace_options', 'progress_lines', 'print_rows', 'parse_numbers',
+           'int_option', 'float_option', 'print_json', 'MAX_SEED']
 
 #: Largest ``--seed`` (seeds reach numba kernels as int64).
 MAX_SEED = 2**63 - 1
 
 
+#: Descriptions of the ``--help`` groups the commands share, by title (`help_groups`).
+GROUPS = {
+    "inputs and tracing": "what to read; for C sources, how they are compiled and traced",
+    "sandbox": "limits, confinement and environment of the traced program",
+    "partitioning": "the clusters and the method that forms them",
+    "mapping and machine": "the machine and how the clusters are placed on its cores",
+    "outputs": "what is written and shown",
+}
+
+
+def help_groups(parser, *groups):
+    """``parser``'s argument groups (``--help`` sections, in this order), one per title
+    of ``groups``: a title of `GROUPS` or a ``(title, description)`` pair."""
+    return [parser.add_argument_group(*((g, GROUPS[g]) if isinstance(g, str) else g))
+            for g in groups]
+
+
 def add_common(p):
+    """``--json`` and ``--verbose`` on ``p`` (a parser or one of its groups)."""
     p.add_argument("--json", action="store_true", help="print one JSON object of results on stdout")
     p.add_argument("-v", "--verbose", action="store_true", help="show tracebacks and compiler warnings")
 
@@ -40,83 +58,92 @@ def add_compile_options(p):
                    help="pass a further flag to the C compiler (repeatable)")
 
 
-def add_trace_options(t):
+def add_trace_options(t, sandbox=None):
+    """The options of tracing a C program: its compilation (`add_compile_options`),
+    ``--roi`` and ``--no-timing`` on ``t``; its run's limits and confinement
+    (`add_sandbox_options`) on ``sandbox`` (default ``t``)."""
+    add_compile_options(t)
     t.add_argument("--roi", action="append", default=[], metavar="FUNC",
                    help="trace only FUNC and what it calls (repeatable; default: everything)")
-    t.add_argument("--max-instructions", type=int_option("--max-instructions", 1, 2**63 - 1),
-                   default=50_000_000, metavar="N",
-                   help="dynamic-instruction budget; the trace is cut and flagged past it "
-                   "(default 50000000)")
+    t.add_argument("--no-timing", action="store_true",
+                   help="do not time memory operations with the cycle counter")
+    add_sandbox_options(t if sandbox is None else sandbox)
+
+
+def add_sandbox_options(t):
+    """Limits, confinement and environment of the traced program (docs/frontend.md,
+    "The sandbox")."""
     t.add_argument("--timeout", type=float_option("--timeout", 0.0, 1e9, low_open=True),
                    default=120.0, metavar="S",
                    help="wall-clock limit in seconds (default 120)")
     t.add_argument("--memory-limit", type=int_option("--memory-limit", 1, 2**43 - 1),
                    default=4096, metavar="MiB",
                    help="address-space limit of the traced program in MiB (default 4096)")
-    t.add_argument("--cwd", metavar="DIR", help="working directory of the program (for input files)")
-    t.add_argument("--stdin", metavar="FILE", help="file to feed the program on stdin ('-': ours)")
-    t.add_argument("--no-timing", action="store_true",
-                   help="do not time memory operations with the cycle counter")
-    add_sandbox_options(t)
-    add_compile_options(t)
-
-
-def add_sandbox_options(t):
-    """Options of the traced program's confinement (docs/frontend.md, "The sandbox")."""
+    t.add_argument("--max-instructions", type=int_option("--max-instructions", 1, 2**63 - 1),
+                   default=50_000_000, metavar="N",
+                   help="dynamic-instruction budget; the trace is cut and flagged past it "
+                   "(default 50000000)")
+    t.add_argument("--file-limit", type=int_option("--file-limit", 1, 2**43 - 1), default=1024,
+                   metavar="MiB",
+                   help="largest file the program may write, in MiB (default 1024)")
     t.add_argument("--sandbox", default="auto",
                    choices=["auto", "namespaces", "seccomp", "rlimits", "none"],
                    help="confinement of the traced program: auto takes the strongest level the "
                    "kernel grants; a level name requires it (default auto)")
     t.add_argument("--no-sandbox", action="store_true",
                    help="run the program with your rights (same as --sandbox none)")
+    t.add_argument("--cwd", metavar="DIR",
+                   help="working directory of the program (for input files)")
+    t.add_argument("--stdin", metavar="FILE", help="file to feed the program on stdin ('-': ours)")
     t.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                    help="environment variable of the program (repeatable); it gets no others")
     t.add_argument("--keep-files", metavar="DIR",
                    help="copy the files the program writes in its working directory to DIR "
                    "(with the namespace sandbox they are otherwise discarded)")
-    t.add_argument("--file-limit", type=int_option("--file-limit", 1, 2**43 - 1), default=1024,
-                   metavar="MiB",
-                   help="largest file the program may write, in MiB (default 1024)")
 
 
-def add_analysis_options(p, algo=True):
+def add_analysis_options(p, algo=True, *, inputs=None, mapping=None):
+    """The options ``vcut analyze`` (``algo``) and ``vcut compare`` share: the partitioning's
+    on ``p``; the machine's and the mapping's on ``mapping``; which part of the input and
+    its weights on ``inputs`` (each default ``p``)."""
+    inputs = p if inputs is None else inputs
+    mapping = p if mapping is None else mapping
     if algo:
         p.add_argument("--algo", default="par", metavar="METHOD",
-                       help="partitioning: a vertex cut (par: parallelism-aware, wb-libra, w-libra, "
-                       "libra, wb-pg, w-pg, pg, hdrf, dbh, spac, ...) or an edge cut (metis, compnet) "
+                       help="a vertex cut (par: parallelism-aware, wb-libra, w-libra, libra, "
+                       "wb-pg, w-pg, pg, hdrf, dbh, spac, ...) or an edge cut (metis, compnet) "
                        "(default par)")
-    p.add_argument("--machine", metavar="SPEC",
-                   help="table2:P, mesh:RxC, host, hwloc:FILE.xml or a JSON machine file "
-                   "(default: table2:P, one core per cluster)")
-    mapping = "time-aware" if algo else "memory-centric"  # compare: the source's tables
-    p.add_argument("--mapping", default=mapping,
-                   choices=["time-aware", "memory-centric", "round-robin", "random", "comm-greedy",
-                            "recursive-bisection"],
-                   help=f"cluster-to-core mapping (default {mapping}; time-aware: memory-centric "
-                   "improved by simulating moves)")
-    p.add_argument("--threshold", type=int_option("--threshold", 1, 2**31 - 1), default=4,
-                   help="most clusters the memory-centric mapping puts on one core (default 4)")
+    p.add_argument("--seed", type=int_option("--seed", 0, MAX_SEED), default=0,
+                   help="seed of random choices (default 0)")
     p.add_argument("--lambda", dest="lam", type=float, default=1.0,
                    help="balance bound of the WB variants, >= 1 (default 1)")
     p.add_argument("--order", default="given", choices=["given", "random", "bfs", "dfs"],
                    help="edge stream order of the streaming vertex cuts (default: as given, "
                    "i.e. execution order for IR graphs)")
-    p.add_argument("--seed", type=int_option("--seed", 0, MAX_SEED), default=0,
-                   help="seed of random choices (default 0)")
-    p.add_argument("--window", metavar="START:END|roi:K[:L]",
-                   help="analyse only nodes START..END-1 of the graph: for a program or trace, "
-                   "a contiguous slice of the run in execution order (edges into or out of "
-                   "the slice are dropped and counted); roi:K is the K-th activation (from 0) "
-                   "of the --roi function(s), roi:K:L activations K..L-1")
-    p.add_argument("--weights", choices=["measured", "model"], default="model",
-                   help="edge weights of a C program or trace: the cache model (deterministic, "
-                   "default) or the cycles measured in the trace")
-    p.add_argument("--spill", metavar="DIR",
-                   help="disk-backed analysis: map a trace file instead of reading it and keep "
-                   "the large arrays (graph, partition, replicas, simulation) in memory-mapped "
-                   "scratch files in DIR (deleted as they are freed), so that a trace larger "
-                   "than memory can be analysed; slower when the memory runs short")
-    _add_duplicates(p)
+    mapping.add_argument("--machine", metavar="SPEC",
+                         help="table2:P, mesh:RxC, host, hwloc:FILE.xml or a JSON machine file "
+                         "(default: table2:P, one core per cluster)")
+    placement = "time-aware" if algo else "memory-centric"  # compare: the source's tables
+    mapping.add_argument("--mapping", default=placement,
+                         choices=["time-aware", "memory-centric", "round-robin", "random",
+                                  "comm-greedy", "recursive-bisection"],
+                         help=f"cluster-to-core mapping (default {placement}; time-aware: "
+                         "memory-centric improved by simulating moves)")
+    mapping.add_argument("--threshold", type=int_option("--threshold", 1, 2**31 - 1), default=4,
+                         help="most clusters the memory-centric mapping puts on one core "
+                         "(default 4)")
+    inputs.add_argument("--window", metavar="START:END|roi:K[:L]",
+                        help="analyse nodes START..END-1 only (a slice of the run; edges across "
+                        "its ends dropped and counted), roi:K the K-th (from 0) activation of "
+                        "--roi, or roi:K:L activations K..L-1")
+    inputs.add_argument("--weights", choices=["measured", "model"], default="model",
+                        help="edge weights of a C program or trace: the cache model "
+                        "(deterministic, default) or the cycles measured in the trace")
+    _add_duplicates(inputs)
+    inputs.add_argument("--spill", metavar="DIR",
+                        help="analyse a trace larger than memory: map it and keep "
+                        "the large arrays (graph, partition, replicas, simulation) memory-mapped "
+                        "in scratch files in DIR, deleted when freed")
 
 
 #: ``--format`` values: `ir_graph.formats.FORMATS`.
@@ -131,10 +158,9 @@ def add_graph_options(p, help="graph file format (default: from the suffix)"):
 
 def _add_duplicates(p):
     p.add_argument("--duplicates", choices=["first", "sum", "keep"], default="first",
-                   help="a graph file's edge listed again (u v twice; in an undirected file also "
-                   "v u after u v) is merged into the first, which keeps its weight (first, the "
-                   "default) or gets their weights summed (sum); keep: every line an edge of its "
-                   "own. Files vcut wrote are read as written")
+                   help="an edge listed again (u v twice; v u after u v if undirected): merged "
+                   "keeping the first weight (first, default) or the sum (sum), or kept (keep); "
+                   "files vcut wrote are read as written")
 
 
 def read_graph_file(args, path=None, directed=None):

@@ -17,10 +17,11 @@ _BAR = 24
 
 
 def add_progress_option(parser):
+    """``--progress`` on ``parser`` (a parser or one of its groups)."""
     parser.add_argument("--progress", choices=("auto", "bar", "lines", "none"), default="auto",
-                        help="progress of the long phases on stderr: a bar redrawn in place, "
-                        "plain lines every few seconds (for logs), or none (default auto: a bar "
-                        "on a terminal, none otherwise and with --json)")
+                        help="progress of long phases on stderr: bar (redrawn in place), lines "
+                        "(for logs) or none (default auto: a bar on a terminal, else none; none "
+                        "with --json)")
 
 
 def _rate(x):

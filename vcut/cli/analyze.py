@@ -9,6 +9,7 @@ from ._common import (
     add_common,
     add_trace_options,
     check_inputs,
+    help_groups,
     int_option,
     options_from_args,
     print_json,
@@ -30,36 +31,41 @@ def register(sub):
         "for a C program (or a trace .npz, or a graph file) and write OUTDIR/mapping.json and "
         "OUTDIR/report.html. Program arguments follow '--'.",
     )
-    an.add_argument("inputs", nargs="+", metavar="INPUT", help="PROGRAM.c [...], TRACE.npz or GRAPH")
-    an.add_argument("-p", type=int_option("-p", 1, 2**31 - 1), required=True,
-                    help="number of clusters")
-    add_analysis_options(an)
-    an.add_argument("--partition", metavar="FILE",
-                    help="use this partition (from 'vcut partition -o') instead of partitioning")
-    an.add_argument("--no-baselines", action="store_true",
-                    help="do not also simulate the baseline mappings (faster on large programs)")
-    an.add_argument("--compare-methods", action="store_true",
-                    help="also partition, map and simulate with other methods at the same p and "
-                    "show them in the report and mapping.json (needs -o)")
-    an.add_argument("--methods", metavar="M1,M2,...",
-                    default="compnet,metis,pg,w-pg,wb-pg,libra,w-libra,wb-libra,par",
-                    help="the methods of --compare-methods (default: the eight of Tables 6-9 and par)")
-    an.add_argument("--windows", type=int_option("--windows", 1, 2**31 - 1), metavar="N",
-                    help="sample the run: analyse N evenly spaced windows of it, each on its own "
-                    "with the same options, and print each window's figures and how they vary "
-                    "(min, median, max, coefficient of variation); within --window when given")
-    an.add_argument("--window-size", metavar="S|roi:M",
-                    help="size of each --windows window: S nodes, or roi:M for M activations "
-                    "of the --roi function(s) (default: the run split into N equal parts)")
-    an.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
-                    help="the greedy vertex cuts (--algo wb-libra, pg, ...): decide their "
-                    "batches on the GPU (the CPU batches' result; see vcut partition --device)")
-    an.add_argument("-o", "--output", metavar="OUTDIR",
-                    help="directory for mapping.json and report.html (with --windows: "
-                    "windows.json)")
-    add_trace_options(an)
-    add_progress_option(an)
-    add_common(an)
+    inputs, sandbox, cut, mapping, outputs = help_groups(
+        an, "inputs and tracing", "sandbox", "partitioning", "mapping and machine", "outputs")
+    inputs.add_argument("inputs", nargs="+", metavar="INPUT",
+                        help="PROGRAM.c [...], TRACE.npz or GRAPH")
+    add_trace_options(inputs, sandbox)
+    cut.add_argument("-p", type=int_option("-p", 1, 2**31 - 1), required=True,
+                     help="number of clusters")
+    add_analysis_options(cut, inputs=inputs, mapping=mapping)
+    inputs.add_argument("--windows", type=int_option("--windows", 1, 2**31 - 1), metavar="N",
+                        help="sample the run: analyse N evenly spaced windows on their own and "
+                        "print their figures and spread (min, median, max, coefficient of "
+                        "variation); within --window if given")
+    inputs.add_argument("--window-size", metavar="S|roi:M",
+                        help="size of each --windows window: S nodes, or roi:M for M activations "
+                        "of the --roi function(s) (default: the run split into N equal parts)")
+    cut.add_argument("--partition", metavar="FILE",
+                     help="use this partition (from 'vcut partition -o') instead of partitioning")
+    cut.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
+                     help="the greedy vertex cuts (--algo wb-libra, pg, ...): decide their "
+                     "batches on the GPU (the CPU batches' result; see vcut partition --device)")
+    cut.add_argument("--compare-methods", action="store_true",
+                     help="also partition, map and simulate with other methods at the same p and "
+                     "show them in the report and mapping.json (needs -o)")
+    cut.add_argument("--methods", metavar="M1,M2,...",
+                     default="compnet,metis,pg,w-pg,wb-pg,libra,w-libra,wb-libra,par",
+                     help="the methods of --compare-methods (default: the eight of Tables 6-9 "
+                     "and par)")
+    mapping.add_argument("--no-baselines", action="store_true",
+                         help="do not also simulate the baseline mappings (faster on large "
+                         "programs)")
+    outputs.add_argument("-o", "--output", metavar="OUTDIR",
+                         help="directory for mapping.json and report.html (with --windows: "
+                         "windows.json)")
+    add_common(outputs)
+    add_progress_option(outputs)
     an.set_defaults(func=run)
 
 

@@ -9,6 +9,7 @@ from ._common import (
     add_common,
     add_trace_options,
     check_inputs,
+    help_groups,
     options_from_args,
     print_json,
     progress_lines,
@@ -27,16 +28,21 @@ def register(sub):
         "METIS edge cuts; PG, W-PG, WB-PG, Libra, W-Libra, WB-Libra vertex cuts) for each p, "
         "and print execution time and communication relative to the first method.",
     )
-    co.add_argument("inputs", nargs="+", metavar="INPUT", help="PROGRAM.c [...], TRACE.npz or GRAPH")
-    co.add_argument("-p", required=True, metavar="P1,P2,...", help="cluster counts, e.g. 8,64,1024")
-    co.add_argument("--methods", metavar="M1,M2,...",
-                    help="methods in column order (default: compnet,metis,pg,w-pg,wb-pg,libra,"
-                    "w-libra,wb-libra)")
-    add_analysis_options(co, algo=False)
-    co.add_argument("-o", "--output", metavar="OUTDIR", help="directory for compare.json and compare.png")
-    add_trace_options(co)
-    add_progress_option(co)
-    add_common(co)
+    inputs, sandbox, cut, mapping, outputs = help_groups(
+        co, "inputs and tracing", "sandbox", "partitioning", "mapping and machine", "outputs")
+    inputs.add_argument("inputs", nargs="+", metavar="INPUT",
+                        help="PROGRAM.c [...], TRACE.npz or GRAPH")
+    add_trace_options(inputs, sandbox)
+    cut.add_argument("-p", required=True, metavar="P1,P2,...",
+                     help="cluster counts, e.g. 8,64,1024")
+    cut.add_argument("--methods", metavar="M1,M2,...",
+                     help="methods in column order (default: compnet,metis,pg,w-pg,wb-pg,libra,"
+                     "w-libra,wb-libra)")
+    add_analysis_options(cut, algo=False, inputs=inputs, mapping=mapping)
+    outputs.add_argument("-o", "--output", metavar="OUTDIR",
+                         help="directory for compare.json and compare.png")
+    add_common(outputs)
+    add_progress_option(outputs)
     co.set_defaults(func=run)
 
 

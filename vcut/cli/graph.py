@@ -2,8 +2,8 @@
 
 import sys
 
-from ._common import (add_common, add_trace_options, check_inputs, print_json, print_rows,
-                      trace_options)
+from ._common import (add_common, add_trace_options, check_inputs, help_groups, print_json,
+                      print_rows, trace_options)
 from ._outputs import check_command_outputs, summary_stream
 
 __all__ = ["register", "run"]
@@ -20,17 +20,20 @@ def register(sub):
         "trace (.npz). The output format follows the suffix of -o: .npz (vcut's own), "
         ".graph (METIS), .edgelist, .mtx (optionally .gz).",
     )
-    g.add_argument("inputs", nargs="+", metavar="INPUT", help="PROGRAM.c [...] or TRACE.npz")
-    g.add_argument("-o", "--output", required=True, metavar="GRAPH", help="output graph file")
-    g.add_argument("--weights", choices=["model", "measured"], default="model",
-                   help="edge weights: the cache model (deterministic; works on traces made "
-                   "with --no-timing; the default of every command) or the cycles measured in "
-                   "the trace (default model)")
-    g.add_argument("--war", action="store_true", help="add write-after-read memory edges")
-    g.add_argument("--waw", action="store_true", help="add write-after-write memory edges")
-    g.add_argument("--save-trace", metavar="TRACE", help="also keep the trace of a C input")
-    add_trace_options(g)
-    add_common(g)
+    inputs, sandbox, edges, outputs = help_groups(
+        g, "inputs and tracing", "sandbox",
+        ("graph", "which dependencies become edges, and their weights"), "outputs")
+    inputs.add_argument("inputs", nargs="+", metavar="INPUT", help="PROGRAM.c [...] or TRACE.npz")
+    add_trace_options(inputs, sandbox)
+    edges.add_argument("--weights", choices=["model", "measured"], default="model",
+                       help="edge weights: the cache model (deterministic; works on traces made "
+                       "with --no-timing) or the cycles measured in the trace (default model)")
+    edges.add_argument("--war", action="store_true", help="add write-after-read memory edges")
+    edges.add_argument("--waw", action="store_true", help="add write-after-write memory edges")
+    outputs.add_argument("-o", "--output", required=True, metavar="GRAPH",
+                         help="output graph file")
+    outputs.add_argument("--save-trace", metavar="TRACE", help="also keep the trace of a C input")
+    add_common(outputs)
     g.set_defaults(func=run)
 
 

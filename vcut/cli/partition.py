@@ -13,6 +13,7 @@ from ._common import (
     MAX_SEED,
     add_common,
     add_graph_options,
+    help_groups,
     int_list_option,
     int_option,
     merged_on_read,
@@ -44,117 +45,117 @@ def register(sub):
         "once: one table row per run (one JSON line with --json), -o an existing directory "
         "or a pattern with {graph}, {p} and {algo}.",
     )
-    pa.add_argument("graph", metavar="GRAPH", nargs="+",
-                    help="graph file (.npz, .graph, .edgelist, .txt, .mtx, .lg; .gz ok); "
-                    "several: every one is cut for every p")
-    pa.add_argument("-p", type=int_list_option("-p", 1, 2**31 - 1), required=True,
-                    help="number of clusters; several, comma-separated (8,32,128): a run each")
+    inputs, cut, par, others, where, outputs = help_groups(
+        pa, ("inputs", "the graphs and how their files are read"), "partitioning",
+        ("par", "knobs of --algo par, the parallelism-aware vertex cut"),
+        ("spac, hep and multilevel", "knobs of these --algo values"),
+        ("devices, distributed and out-of-core",
+         "where the cut runs: a GPU, batches, a Dask cluster, scratch files"),
+        "outputs")
+    inputs.add_argument("graph", metavar="GRAPH", nargs="+",
+                        help="graph file (.npz, .graph, .edgelist, .txt, .mtx, .lg; .gz ok); "
+                        "several: every one is cut for every p")
+    add_graph_options(inputs)
+    cut.add_argument("-p", type=int_list_option("-p", 1, 2**31 - 1), required=True,
+                     help="number of clusters; several, comma-separated (8,32,128): a run each")
     # the names of `vcut.cuts.ALGORITHMS` and multilevel, written out: importing the registry
     # loads numba, which the parser must not (tests/vcut/test_registry.py checks they agree)
-    pa.add_argument("--algo", default="wb-libra",
-                    choices=["random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra", "dbh",
-                             "hdrf", "spac", "wvp-random", "wvp-greedy", "hypergraph", "par", "ne",
-                             "hep", "best", "graphx-1d", "graphx-2d", "graphx-crvc",
-                             "multilevel"],
-                    help="partitioner (default wb-libra; best: the quality mode, neighbour "
-                    "expansions or, on mesh-like graphs, SPAC beside one, refined; multilevel: an "
-                    "edge cut instead, one part per "
-                    "vertex, written as a METIS .part file)")
-    pa.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
-                    help="multilevel, SPAC with --backend multilevel, and the greedy family's "
-                    "batched stream (on the GPU applied in rounds, see --apply; --batch "
-                    "default 65536 there): where it runs (default cpu; auto: the GPU when one "
-                    "is usable)")
-    pa.add_argument("--apply", choices=["recheck", "rounds"],
-                    help="greedy cuts in batches (--batch or --device gpu): apply each batch in "
-                    "stream order, deciding again every edge that would add a replica "
-                    "(recheck, the CPU's default), or in parallel rounds (rounds, the GPU's "
-                    "default: every round on the device; the same result on the CPU)")
-    pa.add_argument("--refiner", choices=["fm", "jet", "greedy"],
-                    help="multilevel: what follows each level's greedy moves: k-way FM (the "
-                    "CPU's default), Jet (the GPU's default; on the CPU slower than FM, lower "
-                    "cuts on power-law graphs) or nothing")
-    pa.add_argument("--scheme", choices=["kway", "rb"],
-                    help="multilevel: k-way (default), or recursive bisection of the whole "
-                    "graph (METIS's -ptype=rb; CPU only, about twice the time, lower cuts on "
-                    "RMAT-like graphs)")
-    pa.add_argument("--tau", type=float, metavar="T",
-                    help="hep: degree threshold in mean degrees (default 10)")
-    pa.add_argument("--refine", action="store_true",
-                    help="refine the result: replica-dissolving passes, then FM searches, that "
-                    "lower the replication factor within --imbalance (best always refines)")
-    pa.add_argument("--latency", type=float, metavar="CYCLES",
-                    help="par: cycles a value takes between two clusters (default: the mean over "
-                    "the core pairs of the Table 2 machine with p cores)")
-    pa.add_argument("--beta", type=float, metavar="PRICE",
-                    help="par: price of a new replica in message latencies (default: chosen per "
-                    "graph, the highest of 1.5, 6, 24, 96, 384, 1536 that costs at most 2 %% "
-                    "more time)")
-    pa.add_argument("--gamma", type=float, metavar="G",
-                    help="par: priority of a ready vertex, its bottom level minus G times its top "
-                    "level (default 0; vcut analyze tries 0, 0.25, 0.5 and 1 on the machine; "
-                    "replaces --preset strong's search over them)")
-    pa.add_argument("--preset", choices=["fast", "default", "strong"],
-                    help="par and best: a set of knob settings (default: default). par: fast "
-                    "schedules once at the lowest replica price, strong tries the priorities "
-                    "0, 0.25, 0.5 and 1 and keeps the lowest model makespan; best: fast refines "
-                    "one expansion, strong eight. A knob given explicitly overrides the preset")
-    pa.add_argument("--chain-slack", type=float, default=0.0, metavar="S",
-                    help="par: protect every dependency chain within the share S of the longest "
-                    "path, each on its own cluster (default 0: the longest only; vcut analyze "
-                    "also tries 0.3 and 0.4 on the machine)")
-    pa.add_argument("--grains", type=float, default=0.0, metavar="S",
-                    help="par on an IR graph: schedule every basic-block run whose paths are "
-                    "within the share S of the bound as one task group on one cluster "
-                    "(default 0: off; vcut analyze also tries 0.5 on the machine)")
-    pa.add_argument("--grain-unit", default="runs", choices=["runs", "calls"],
-                    help="with --grains: basic-block runs, or calls (with their callees) whose "
-                    "work is at most 1/16 of the bound, each other instruction on its own "
-                    "(default runs; vcut analyze tries both)")
-    pa.add_argument("--backend", default="metis", choices=["metis", "kahip", "multilevel"],
-                    help="vertex partitioner of spac (default metis)")
-    pa.add_argument("--variant", default="contracted", choices=["contracted", "split"],
-                    help="split-and-connect form for spac (default contracted)")
-    pa.add_argument("--imbalance", type=float, default=1.03,
-                    help="balance tolerance of spac / wvp / hypergraph / best / --refine "
-                    "(default 1.03)")
-    pa.add_argument("--lambda", dest="lam", type=float, default=1.0,
-                    help="balance bound of the WB variants, >= 1 (default 1)")
-    pa.add_argument("--order", default="given", choices=["given", "random", "bfs", "dfs"],
-                    help="edge stream order (default: as given)")
-    pa.add_argument("--seed", type=int_option("--seed", 0, MAX_SEED), default=0,
-                    help="seed of random choices (default 0)")
-    pa.add_argument("--capacities", metavar="C1,C2,...",
-                    help="relative cluster capacities (default: equal shares)")
-    pa.add_argument("--units", metavar="S1:M1,S2:M2,...",
-                    help="processing units as speed:memory, memory as a fraction of the graph's "
-                    "total weight; capacities by Algorithm 1 of Tzovas et al. (HiPC 2020)")
-    add_graph_options(pa)
-    pa.add_argument("-o", "--output", metavar="OUT",
-                    help="assignment file to write (with OUT.replicas.npz beside it; a FIFO, "
-                    "a character device or - gets the assignment only); with several runs an "
-                    "existing directory (DIR/GRAPH.ALGO.pP.parts) or a pattern such as "
-                    "out/{graph}.{algo}.{p}.parts")
-    pa.add_argument("--spill", metavar="DIR",
-                    help="disk-backed: map a .npz graph instead of reading it, read text "
-                    "formats straight into scratch files, and keep the edge-sized arrays "
-                    "(assignment, stream order, merging and replica work) in memory-mapped "
-                    "scratch files in DIR, so that memory holds only the per-vertex state")
-    add_cluster_options(pa, "partition on a Dask cluster of N workers, the edge stream cut "
-                        "into N chunks (hash cuts: the same result; greedy cuts and hdrf: "
-                        "coordinated ingress, see --batch)")
-    pa.add_argument("--batch", type=int_option("--batch", 1, 2**31 - 1), metavar="EDGES",
-                    help="greedy cuts: with --workers / --scheduler, the edges each worker "
-                    "places between two merges of the shared state (default 8192); without, "
-                    "stream in batches of EDGES that decide in parallel against the state at "
-                    "the batch's start (p <= 128; 1 = the sequential result)")
-    pa.add_argument("--out-of-core", action="store_true",
-                    help="with --workers / --scheduler: the workers read GRAPH in pieces (an "
-                    "edge list, METIS file or .npz, on a path every worker sees), merge its "
-                    "repeated edges as --duplicates says and hold its edges; this process keeps "
-                    "per-vertex state only. Writes OUT only (no OUT.replicas.npz)")
-    add_progress_option(pa)
-    add_common(pa)
+    cut.add_argument("--algo", default="wb-libra",
+                     choices=["random", "pg", "libra", "w-pg", "wb-pg", "w-libra", "wb-libra",
+                              "dbh", "hdrf", "spac", "wvp-random", "wvp-greedy", "hypergraph",
+                              "par", "ne", "hep", "best", "graphx-1d", "graphx-2d",
+                              "graphx-crvc", "multilevel"],
+                     help="partitioner (default wb-libra); best: the quality mode (neighbour "
+                     "expansions, or SPAC too on mesh-like graphs, refined); multilevel: an "
+                     "edge cut, written as a METIS .part file")
+    cut.add_argument("--seed", type=int_option("--seed", 0, MAX_SEED), default=0,
+                     help="seed of random choices (default 0)")
+    cut.add_argument("--imbalance", type=float, default=1.03,
+                     help="balance tolerance of spac / wvp / hypergraph / best / --refine "
+                     "(default 1.03)")
+    cut.add_argument("--lambda", dest="lam", type=float, default=1.0,
+                     help="balance bound of the WB variants, >= 1 (default 1)")
+    cut.add_argument("--order", default="given", choices=["given", "random", "bfs", "dfs"],
+                     help="edge stream order (default: as given)")
+    cut.add_argument("--capacities", metavar="C1,C2,...",
+                     help="relative cluster capacities (default: equal shares)")
+    cut.add_argument("--units", metavar="S1:M1,S2:M2,...",
+                     help="processing units as speed:memory, memory as a fraction of the graph's "
+                     "total weight; capacities by Algorithm 1 of Tzovas et al. (HiPC 2020)")
+    cut.add_argument("--refine", action="store_true",
+                     help="refine the result: replica-dissolving passes, then FM searches, that "
+                     "lower the replication factor within --imbalance (best always refines)")
+    cut.add_argument("--preset", choices=["fast", "default", "strong"],
+                     help="knob presets of par and best (default: default); par: fast schedules "
+                     "once at the lowest replica price, strong keeps the best --gamma of 0, "
+                     "0.25, 0.5, 1; best: fast refines 1 expansion, strong 8; a knob given "
+                     "overrides it")
+    par.add_argument("--latency", type=float, metavar="CYCLES",
+                     help="cycles a value takes between two clusters (default: the mean over "
+                     "the core pairs of the Table 2 machine with p cores)")
+    par.add_argument("--beta", type=float, metavar="PRICE",
+                     help="price of a new replica in message latencies (default: per graph, "
+                     "the highest of 1.5, 6, 24, 96, 384, 1536 costing at most 2 %% more time)")
+    par.add_argument("--gamma", type=float, metavar="G",
+                     help="priority of a ready vertex, its bottom level minus G times its "
+                     "top level (default 0; vcut analyze and --preset strong try 0, 0.25, 0.5, "
+                     "1)")
+    par.add_argument("--chain-slack", type=float, default=0.0, metavar="S",
+                     help="keep each dependency chain within the share S of the longest "
+                     "path on a cluster of its own (default 0: the longest only; vcut analyze "
+                     "also tries 0.3, 0.4)")
+    par.add_argument("--grains", type=float, default=0.0, metavar="S",
+                     help="on an IR graph: each basic-block run whose paths are within the "
+                     "share S of the bound is one task group on one cluster (default 0: off; "
+                     "vcut analyze also tries 0.5)")
+    par.add_argument("--grain-unit", default="runs", choices=["runs", "calls"],
+                     help="grains of --grains: basic-block runs, or calls (with callees) of at "
+                     "most 1/16 of the bound's work, other instructions alone (default runs; "
+                     "vcut analyze tries both)")
+    others.add_argument("--backend", default="metis", choices=["metis", "kahip", "multilevel"],
+                        help="vertex partitioner of spac (default metis)")
+    others.add_argument("--variant", default="contracted", choices=["contracted", "split"],
+                        help="split-and-connect form for spac (default contracted)")
+    others.add_argument("--tau", type=float, metavar="T",
+                        help="hep: degree threshold in mean degrees (default 10)")
+    others.add_argument("--refiner", choices=["fm", "jet", "greedy"],
+                        help="multilevel: refinement after each level's greedy moves: k-way FM "
+                        "(CPU default), Jet (GPU default; on the CPU slower than FM, lower cuts "
+                        "on power-law graphs) or none (greedy)")
+    others.add_argument("--scheme", choices=["kway", "rb"],
+                        help="multilevel: k-way (default) or recursive bisection (METIS's "
+                        "-ptype=rb; CPU only, about twice the time, lower cuts on RMAT-like "
+                        "graphs)")
+    where.add_argument("--device", default="cpu", choices=["cpu", "gpu", "auto"],
+                       help="where multilevel, spac --backend multilevel and the greedy cuts' "
+                       "batches run (default cpu; auto: the GPU when usable; there --apply "
+                       "rounds and --batch 65536 by default)")
+    where.add_argument("--apply", choices=["recheck", "rounds"],
+                       help="batched greedy cuts: recheck (CPU default) applies a batch in "
+                       "stream order, deciding again each edge that would add a replica; rounds "
+                       "(GPU default): in parallel rounds, on the CPU with the same result")
+    where.add_argument("--batch", type=int_option("--batch", 1, 2**31 - 1), metavar="EDGES",
+                       help="greedy cuts: with --workers/--scheduler, edges a worker places "
+                       "between merges of the shared state (default 8192); else batches decided "
+                       "in parallel from their start state (p <= 128; 1: sequential)")
+    add_cluster_options(where, "partition on a Dask cluster of N workers, a chunk of the edge "
+                        "stream each (hash cuts: the same result; greedy cuts, hdrf: coordinated "
+                        "ingress, see --batch)")
+    where.add_argument("--out-of-core", action="store_true",
+                       help="with --workers/--scheduler: the workers read GRAPH (edge list, "
+                       "METIS or .npz on a path all see) in pieces and hold its edges, merged "
+                       "per --duplicates; here per-vertex state only; no OUT.replicas.npz")
+    where.add_argument("--spill", metavar="DIR",
+                       help="disk-backed: map a .npz graph (text: read into scratch files) and "
+                       "keep the edge-sized arrays memory-mapped in scratch files in DIR; memory "
+                       "holds per-vertex state")
+    outputs.add_argument("-o", "--output", metavar="OUT",
+                         help="assignment file, OUT.replicas.npz beside it (a FIFO, device or - "
+                         "gets the assignment only); several runs: an existing DIR "
+                         "(DIR/GRAPH.ALGO.pP.parts) or a pattern, e.g. "
+                         "out/{graph}.{algo}.{p}.parts")
+    add_common(outputs)
+    add_progress_option(outputs)
     pa.set_defaults(func=run)
 
 

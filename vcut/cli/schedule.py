@@ -6,7 +6,7 @@ import sys
 from vcut_base.errors import InputError
 
 from ._cluster import add_cluster_options, client_for
-from ._common import add_common, print_json, print_rows
+from ._common import add_common, help_groups, print_json, print_rows
 from ._outputs import check_command_outputs, check_suffix
 
 __all__ = ["register", "run"]
@@ -27,34 +27,41 @@ def register(sub):
         "unset, they model the H200 host: docs/runtime.md), auto, or "
         "dask: the CPU and GPUs (the GPU resource) of every worker of a Dask cluster.",
     )
-    p.add_argument("--job", required=True, choices=JOBS, help="the job kind")
-    p.add_argument("--size", type=float,
-                   help="job size: text bytes (string-search), matrix order (matmul), RMAT "
-                   "scale (bfs-batch), number of graphs (partition-batch); default per kind")
-    p.add_argument("--units", type=int, help="sub-loads the job is split into (default per kind)")
-    p.add_argument("--rounds", type=int, default=10, help="rounds the load is dealt in (default 10)")
-    p.add_argument("--policy", default="hass", choices=["hass", "min-min", "greedy", "qilin", "all"],
-                   help="scheduling policy, or all to compare them (default hass)")
-    p.add_argument("--devices", default="auto",
-                   help="comma-separated devices, e.g. cpu,gpu:0 or cpu,sim:gpu:speed=4,"
-                   "sim:gpu:speed=2 or dask (default auto: the CPU and every CUDA GPU; "
-                   "dask with --workers or --scheduler)")
-    p.add_argument("--training", type=float, default=0.3,
-                   help="Qilin's training fraction of the input (default 0.3)")
-    p.add_argument("--profile-units", type=int,
-                   help="HASS's profiling sample, in sub-loads: each GPU's first call, while "
-                   "the CPU runs round 0's other sub-loads one a call (default: what fills "
-                   "the GPU, or a tenth of a round's even share, at most an even share)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the generated job (default 0)")
-    p.add_argument("--check", action="store_true",
-                   help="also compute the job's plain CPU reference and compare")
-    p.add_argument("--report", metavar="PATH",
-                   help="plots of the shares per round, round makespans and device timelines: "
-                   "an image for a .png path, a page for .html (- : the page on standard "
-                   "output)")
-    add_cluster_options(p, "with --devices dask (the default then): a local Dask cluster of N "
-                        "worker processes (default: the CPUs here)")
-    add_common(p)
+    job, policy, devices, outputs = help_groups(
+        p, ("job", "the work and how it is split and dealt"),
+        ("scheduling", "the policy and its knobs"),
+        ("devices", "where the sub-loads run"), "outputs")
+    job.add_argument("--job", required=True, choices=JOBS, help="the job kind")
+    job.add_argument("--size", type=float,
+                     help="job size: text bytes (string-search), matrix order (matmul), RMAT "
+                     "scale (bfs-batch), number of graphs (partition-batch); default per kind")
+    job.add_argument("--units", type=int,
+                     help="sub-loads the job is split into (default per kind)")
+    job.add_argument("--rounds", type=int, default=10,
+                     help="rounds the load is dealt in (default 10)")
+    job.add_argument("--seed", type=int, default=0, help="seed of the generated job (default 0)")
+    job.add_argument("--check", action="store_true",
+                     help="also compute the job's plain CPU reference and compare")
+    policy.add_argument("--policy", default="hass",
+                        choices=["hass", "min-min", "greedy", "qilin", "all"],
+                        help="scheduling policy, or all to compare them (default hass)")
+    policy.add_argument("--profile-units", type=int,
+                        help="HASS's profiling sample, in sub-loads: each GPU's first call, while "
+                        "the CPU runs round 0's others one a call (default: what fills the GPU "
+                        "or a tenth of a round's even share, at most an even share)")
+    policy.add_argument("--training", type=float, default=0.3,
+                        help="Qilin's training fraction of the input (default 0.3)")
+    devices.add_argument("--devices", default="auto",
+                         help="comma-separated devices, e.g. cpu,gpu:0 or cpu,sim:gpu:speed=4,"
+                         "sim:gpu:speed=2 or dask (default auto: the CPU and every CUDA GPU; "
+                         "dask with --workers/--scheduler)")
+    add_cluster_options(devices, "with --devices dask (the default then): a local Dask cluster "
+                        "of N worker processes (default: the CPUs here)")
+    outputs.add_argument("--report", metavar="PATH",
+                         help="plots of the shares per round, round makespans and device "
+                         "timelines: an image for a .png path, a page for .html (- : the page on "
+                         "standard output)")
+    add_common(outputs)
     p.set_defaults(func=run)
 
 

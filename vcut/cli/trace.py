@@ -7,8 +7,8 @@ import time
 from vcut_base.atomic import atomic_output
 from vcut_base.errors import ProgramError
 
-from ._common import (add_common, add_trace_options, check_inputs, print_json, print_rows,
-                      trace_options)
+from ._common import (add_common, add_trace_options, check_inputs, help_groups, print_json,
+                      print_rows, trace_options)
 from ._outputs import check_command_outputs
 
 __all__ = ["register", "run"]
@@ -22,12 +22,15 @@ def register(sub):
         description="Compile C source(s) to LLVM IR, instrument, JIT-run in a child process "
         "and write the dynamic trace (.npz). Program arguments follow '--'.",
     )
-    t.add_argument("sources", nargs="+", metavar="PROGRAM.c", help="C source files (linked together)")
-    t.add_argument("-o", "--output", required=True, metavar="TRACE", help="output trace file (.npz)")
-    t.add_argument("--stdout", dest="stdout_file", metavar="FILE",
-                   help="write the program's stdout to FILE (byte for byte) instead of ours")
-    add_trace_options(t)
-    add_common(t)
+    inputs, sandbox, outputs = help_groups(t, "inputs and tracing", "sandbox", "outputs")
+    inputs.add_argument("sources", nargs="+", metavar="PROGRAM.c",
+                        help="C source files (linked together)")
+    add_trace_options(inputs, sandbox)
+    outputs.add_argument("-o", "--output", required=True, metavar="TRACE",
+                         help="output trace file (.npz)")
+    outputs.add_argument("--stdout", dest="stdout_file", metavar="FILE",
+                         help="write the program's stdout to FILE (byte for byte) instead of ours")
+    add_common(outputs)
     t.set_defaults(func=run)
 
 
