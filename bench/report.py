@@ -233,8 +233,8 @@ def render(docs):
         "imports, cache loading and exit included); an *in-process* figure is the same work "
         "in a warm Python process. A *first run* starts with an empty numba cache; *warm* "
         "runs reuse it. Times depend on the machine and its load: compare ratios within "
-        "one table. To refresh a table, run its command (add `--json "
-        "bench/results/NAME.json`), then `python bench/report.py`.",
+        "one table. To refresh a table, run its command with `--json` naming a new file in "
+        "the folder bench/results/, then `python bench/report.py`.",
         "",
     ]
     known = [d for d in docs if d.get("benchmark") in SECTIONS]

@@ -1,6 +1,6 @@
 """Sphinx configuration of vcut's API reference (``docs/api``).
 
-Build: ``python -m sphinx -W -b html docs/api docs/api/_build`` from the repository
+Build: ``python -m sphinx -W -b html docs/api build/api`` from the repository
 root (tests/test_docs.py builds it with warnings as errors).
 """
 
