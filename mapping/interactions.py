@@ -55,6 +55,15 @@ VALUE_BYTES = 32
 class Clustering:
     """Tasks (edges) with their cluster, vertices with their home cluster.
 
+    The one form of a partitioned graph that the mapping (`place`) and the
+    simulator (`simulate`) take, made by `from_edge_partition` (a vertex cut)
+    or `from_vertex_partition` (an edge cut), or directly. Every edge is a
+    task of its cluster costing its weight in cycles; every vertex is final at
+    its home cluster, which receives a *gather* message from every other
+    cluster that computes part of it (holds an in-edge) and sends a *scatter*
+    message to every other cluster that uses it (holds an out-edge): one
+    message per (vertex, cluster) pair (the module docstring).
+
     Attributes
     ----------
     n, p : int
@@ -74,13 +83,39 @@ class Clustering:
         ``"vertex-cut"`` or ``"edge-cut"``.
     method : str
         The partitioner's name.
-    per_edge_messages : bool
+    per_edge_messages : bool, default False
         Edge cuts: every task whose source is homed elsewhere receives its
         own message (one per cut edge) instead of one per (vertex, cluster).
+    info : dict
+        Free-form notes of whoever made it (empty by default).
+    replicas : ir_graph.replicas.ReplicaTable, optional
+        The tasks' replica table when the maker has it (`table` makes it
+        otherwise).
     schedule : int ndarray, optional
         The tasks in the order the partitioner scheduled them (a topological
         order; ``par``): each cluster runs its tasks in this order instead of
         the execution order.
+
+    See Also
+    --------
+    from_edge_partition, from_vertex_partition
+    interactions : the per-cluster summary.
+
+    Examples
+    --------
+    Two tasks, 0 -> 1 (10 cycles) in cluster 0 and 1 -> 2 (20 cycles) in
+    cluster 1, with vertex 1 homed in cluster 1: cluster 0 computes vertex 1
+    away from its home, so it sends one gather message, from cluster 0 to 1:
+
+    >>> import numpy as np
+    >>> from mapping import Clustering
+    >>> cl = Clustering(n=3, p=2, src=np.array([0, 1]), dst=np.array([1, 2]),
+    ...                 weight=np.array([10.0, 20.0]), cluster=np.array([0, 1], dtype=np.int32),
+    ...                 home=np.array([0, 1, 1], dtype=np.int32), obj=np.array([-1, -1]),
+    ...                 kind="vertex-cut", method="by hand")
+    >>> vertex, frm, to, gather = cl.messages()
+    >>> vertex.tolist(), frm.tolist(), to.tolist(), gather.tolist()
+    ([1], [0], [1], [True])
     """
 
     n: int
@@ -150,6 +185,12 @@ class Clustering:
 class ClusterInteractions:
     """Per-cluster summary of a `Clustering` (what Algorithm 2 takes as input).
 
+    Made by `interactions`. The properties ``p`` (clusters) and
+    ``communication_bytes`` (``comm.sum()``) derive from the fields;
+    ``shared_accesses()`` gives the memory tasks two clusters could serve from
+    one cache, ``dependencies()`` the pairs ``(a, b)`` where ``b`` waits for
+    data from ``a``.
+
     Attributes
     ----------
     work : float64 (p,)
@@ -171,6 +212,28 @@ class ClusterInteractions:
     footprint : float64 (p,)
         Bytes of the distinct objects each cluster touches.
     value_bytes : int
+        Bytes of one message.
+
+    See Also
+    --------
+    interactions
+
+    Examples
+    --------
+    A chain 0 -> 1 -> 2 cut between its two tasks (10 and 20 cycles): cluster 1
+    needs vertex 1, homed in cluster 0, so cluster 0 sends it one 32-byte value:
+
+    >>> import numpy as np
+    >>> from mapping import from_vertex_partition, interactions
+    >>> cl = from_vertex_partition(np.array([0, 1]), np.array([1, 2]), np.array([10.0, 20.0]),
+    ...                            parts=[0, 0, 1], p=2)
+    >>> inter = interactions(cl)
+    >>> inter.p, inter.work.tolist(), inter.tasks.tolist()
+    (2, [10.0, 20.0], [1, 1])
+    >>> inter.comm.tolist(), inter.messages, inter.communication_bytes
+    ([[0.0, 32.0], [0.0, 0.0]], 1, 32.0)
+    >>> inter.dependencies()
+    [(0, 1)]
     """
 
     work: np.ndarray
@@ -247,7 +310,52 @@ def _task_objects(u, v, node_object):
 
 
 def from_edge_partition(part, node_object=None, method=None):
-    """The `Clustering` of a vertex cut (a `vcut.EdgePartition`)."""
+    """The `Clustering` of a vertex cut (a `vcut.EdgePartition`).
+
+    The tasks are the partition's simple edges, oriented from the lower to the
+    higher node id, each in its cluster (``part.simple_assignment``). A vertex's
+    home is its master: the cluster holding most of its edge weight (ties: the
+    lowest id), or the home the partitioner chose (``par``); its messages are
+    those between the replicas of cut vertices.
+
+    Parameters
+    ----------
+    part : vcut.EdgePartition
+        The partition (`vcut.partition_graph`).
+    node_object : array_like of int, shape (n,), optional
+        Memory object of every node (``Graph.node_object``; -1: none), for the
+        tasks' objects (`task_objects`). None: no task touches memory.
+    method : str, optional
+        The partitioner's name (default: ``part.info["algo"]``).
+
+    Returns
+    -------
+    Clustering
+        ``kind="vertex-cut"``, with the partitioner's schedule when it made one.
+
+    See Also
+    --------
+    from_vertex_partition : the same for an edge cut.
+
+    Examples
+    --------
+    A star (centre 0, four unit edges) split two and two: the centre is homed
+    in cluster 0 (a tie of weights, the lowest id wins) and sends its value to
+    cluster 1, which holds two of its out-edges (one scatter message):
+
+    >>> import numpy as np
+    >>> from ir_graph import Graph
+    >>> from vcut import partition_graph
+    >>> from mapping import from_edge_partition
+    >>> star = Graph(n=5, src=np.array([0, 0, 0, 0]), dst=np.array([1, 2, 3, 4]),
+    ...              weight=np.ones(4))
+    >>> cl = from_edge_partition(partition_graph(star, 2, "wb-libra"))
+    >>> cl.kind, cl.method, cl.cluster.tolist(), cl.home.tolist()
+    ('vertex-cut', 'wb-libra', [0, 0, 1, 1], [0, 0, 0, 1, 1])
+    >>> vertex, frm, to, gather = cl.messages()
+    >>> vertex.tolist(), frm.tolist(), to.tolist(), gather.tolist()
+    ([0], [0], [1], [False])
+    """
     u, v = _oriented(part.src, part.dst)
     cluster = np.asarray(part.simple_assignment, dtype=np.int32)
     weight = np.asarray(part.weight, dtype=np.float64)
@@ -269,8 +377,60 @@ def from_edge_partition(part, node_object=None, method=None):
 def from_vertex_partition(src, dst, weight, parts, p, node_object=None, method="edge-cut"):
     """The `Clustering` of an edge cut: vertex ``x`` in part ``parts[x]``.
 
-    ``src``, ``dst``, ``weight`` are the simple graph (`vcut.simplify`). A task
+    ``src``, ``dst``, ``weight`` are the simple graph (`vcut.partition.simplify`). A task
     (edge) runs in the part of its later endpoint, the consumer of the value.
+    A vertex is homed in its part (-1 without edges) and only scatters; every
+    cut edge is a message of its own (``per_edge_messages``).
+
+    Parameters
+    ----------
+    src, dst : int ndarray, shape (m,)
+        Edge endpoints (oriented here from the lower to the higher id). Give
+        NumPy arrays: Python lists are not converted when already oriented.
+    weight : array_like of float, shape (m,)
+        Work of each task in cycles.
+    parts : array_like of int, shape (n,)
+        Part of every vertex, in ``0..p-1``.
+    p : int
+        Number of parts (clusters).
+    node_object : array_like of int, shape (n,), optional
+        Memory object of every node (``Graph.node_object``; -1: none).
+    method : str, default "edge-cut"
+        The partitioner's name.
+
+    Returns
+    -------
+    Clustering
+        ``kind="edge-cut"``, ``per_edge_messages=True``.
+
+    Raises
+    ------
+    InputError
+        A part id outside ``0..p-1``.
+
+    See Also
+    --------
+    from_edge_partition : the same for a vertex cut.
+
+    Examples
+    --------
+    A chain 0 -> 1 -> 2 with vertices 0, 1 in part 0 and vertex 2 in part 1:
+    task 0 -> 1 runs in part 0 (vertex 1's), task 1 -> 2 in part 1 (vertex
+    2's), which receives vertex 1's value from its home, part 0:
+
+    >>> import numpy as np
+    >>> from mapping import from_vertex_partition
+    >>> cl = from_vertex_partition(np.array([0, 1]), np.array([1, 2]), np.array([10.0, 20.0]),
+    ...                            parts=[0, 0, 1], p=2)
+    >>> cl.kind, cl.cluster.tolist(), cl.home.tolist(), cl.per_edge_messages
+    ('edge-cut', [0, 1], [0, 0, 1], True)
+    >>> vertex, frm, to, gather = cl.messages()
+    >>> vertex.tolist(), frm.tolist(), to.tolist(), gather.tolist()
+    ([1], [0], [1], [False])
+    >>> from_vertex_partition(np.array([0]), np.array([1]), np.array([1.0]), parts=[0, 2], p=2)
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: a vertex partition into 2 parts has part ids outside 0..1
     """
     u, v = _oriented(src, dst)
     parts = np.asarray(parts, dtype=np.int32)
@@ -288,13 +448,53 @@ def from_vertex_partition(src, dst, weight, parts, p, node_object=None, method="
 def interactions(cl, object_bytes=None, value_bytes=VALUE_BYTES):
     """Summarise a `Clustering` per cluster (see `ClusterInteractions`).
 
+    Per cluster: its work (the sum of its task weights, cycles), its tasks, the
+    position of its first task in execution order, the bytes it sends to every
+    other cluster (``value_bytes`` per message of `Clustering.messages`), its
+    memory tasks per data object and its footprint (the bytes of the distinct
+    objects it touches).
+
     Parameters
     ----------
     cl : Clustering
-    object_bytes : array of float, optional
+        The clustering to summarise.
+    object_bytes : array_like of float, optional
         Size of every memory object (``Trace.obj_size``); unknown sizes count 0.
-    value_bytes : int
-        Bytes of one message.
+        None: every size is 0 (a graph without its trace).
+    value_bytes : int, default 32
+        Bytes of one message (`VALUE_BYTES`: one cache block).
+
+    Returns
+    -------
+    ClusterInteractions
+
+    Raises
+    ------
+    InputError
+        Fewer object sizes than the objects the tasks touch (the sizes are not
+        the graph's trace's).
+
+    Examples
+    --------
+    A chain 0 -> 1 -> 2 cut between its tasks; node 1 touches object 0 (64
+    bytes), node 2 object 1 (128 bytes), so each task touches the object of
+    its later node:
+
+    >>> import numpy as np
+    >>> from mapping import from_vertex_partition, interactions
+    >>> cl = from_vertex_partition(np.array([0, 1]), np.array([1, 2]), np.array([10.0, 20.0]),
+    ...                            parts=[0, 0, 1], p=2, node_object=np.array([-1, 0, 1]))
+    >>> inter = interactions(cl, object_bytes=[64, 128])
+    >>> inter.work.tolist(), inter.comm.tolist()
+    ([10.0, 20.0], [[0.0, 32.0], [0.0, 0.0]])
+    >>> inter.access.toarray().tolist(), inter.footprint.tolist()
+    ([[1.0, 0.0], [0.0, 1.0]], [64.0, 128.0])
+    >>> interactions(cl, value_bytes=8).comm.tolist()
+    [[0.0, 8.0], [0.0, 0.0]]
+    >>> interactions(cl, object_bytes=[64])
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: 1 object sizes for a graph that touches 2 objects: ...
     """
 
     p = cl.p

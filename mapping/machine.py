@@ -59,6 +59,65 @@ class Machine:
     node ``a`` reaching memory of node ``b``. ``issue_window``: how many of a
     cluster's oldest unstarted tasks an out-of-order core may pick from (64,
     gem5 O3's instruction queue; 1 = in order).
+
+    Made by `table2`, `host`, `hwloc_xml`, `machine_from_dict` or `load_machine`
+    (any of them by name); the constructor does not validate its fields. The
+    property ``numa_nodes`` counts the NUMA nodes; ``coords(c)``, ``hops(a, b)``,
+    ``hop_matrix()``, ``route(a, b)`` and ``mean_message_cycles(nbytes)`` give
+    the mesh geometry and latencies; ``to_dict()`` the machine-file form.
+
+    Attributes
+    ----------
+    name : str
+        The machine's name (``"table2:64"``, ``"mesh:4x4"``, ``"host"``, ...).
+    cores : int
+        Number of cores (``mesh_rows * mesh_cols``).
+    mesh_rows, mesh_cols : int
+        The mesh's shape.
+    numa_of_core : int ndarray, shape (cores,)
+        NUMA node of each core.
+    numa_latency : float ndarray, shape (nodes, nodes)
+        Memory latency in cycles from a core of node ``a`` to memory of node ``b``.
+    core_speed : float ndarray, shape (cores,)
+        Relative speed of each core (a task of ``w`` cycles takes ``w / speed``).
+    clock_ghz : float, default 2.4
+        Core clock (converts cycles to seconds).
+    hop_cycles : float, default 2.0
+        Cycles per mesh hop (router + link).
+    link_bytes_per_cycle : float, default 16.0
+        Bandwidth of a link.
+    l1_bytes, l1_ways, l2_bytes, block_bytes : int
+        Cache sizes, associativity and block size (64 KiB, 4, 256 KiB, 32).
+    memory_bytes : int ndarray, shape (nodes,), optional
+        Memory of each NUMA node (None: unlimited, not checked by `place`).
+    memory_bandwidth_gbs : float, default 8.0
+        Memory bandwidth (GB/s).
+    issue_window : int, default 64
+        Tasks an out-of-order core may choose from per cluster (1: in order).
+    meta : dict
+        Provenance (``"source"``, and ``"cpus"`` for a host).
+
+    Examples
+    --------
+    The Table 2 machine with 16 cores: a 4 x 4 mesh whose quadrants are the
+    NUMA nodes; memory of the opposite quadrant is 6 hops of 2 cycles away:
+
+    >>> from mapping import table2
+    >>> m = table2(16)
+    >>> m.cores, (m.mesh_rows, m.mesh_cols), m.numa_nodes
+    (16, (4, 4), 4)
+    >>> m.numa_of_core.reshape(4, 4).tolist()
+    [[0, 0, 1, 1], [0, 0, 1, 1], [2, 2, 3, 3], [2, 2, 3, 3]]
+    >>> m.numa_latency[0].tolist()
+    [100.0, 106.0, 106.0, 112.0]
+
+    Core 6 is at row 1, column 2; from core 0 a message goes two hops east,
+    then one south:
+
+    >>> m.coords(6), m.hops(0, 6)
+    ((1, 2), 3)
+    >>> m.route(0, 6)
+    [((0, 0), (0, 1)), ((0, 1), (0, 2)), ((0, 2), (1, 2))]
     """
 
     name: str
@@ -180,7 +239,66 @@ def _quadrant_numa(rows, cols, hop_cycles):
 
 
 def table2(p, mesh=None):
-    """The source's Table 2 machine with ``p`` cores (see the module docstring)."""
+    """The source's Table 2 machine with ``p`` cores (see the module docstring).
+
+    A ``rows x cols`` mesh (default: rows the largest divisor of ``p`` not
+    above ``sqrt(p)``), 2.4 GHz cores of speed 1, 64 KiB 4-way L1 with 32-byte
+    blocks, 256 KiB L2, and 4 GB of memory at 8 GB/s shared equally by the NUMA
+    nodes: the mesh quadrants (halves of a one-row or one-column mesh), each
+    with its memory controller at its mesh corner. A hop costs 2 cycles, a
+    link carries 16 bytes per cycle, and memory costs 100 cycles plus 2 per
+    hop between the quadrants' corners.
+
+    Parameters
+    ----------
+    p : int
+        Number of cores (>= 1).
+    mesh : (int, int), optional
+        The mesh ``(rows, cols)``, with ``rows * cols == p``; the machine is then
+        named ``mesh:RxC`` instead of ``table2:P``.
+
+    Returns
+    -------
+    Machine
+
+    Raises
+    ------
+    InputError
+        ``p`` not a positive integer, or a mesh of another core count.
+    InputTooLarge
+        Too many cores for the core-pair matrices to fit in memory.
+
+    See Also
+    --------
+    load_machine : ``table2:P`` and ``mesh:RxC`` by name.
+
+    Examples
+    --------
+    At 64 cores, an 8 x 8 mesh: the farthest cores are 14 hops apart, and memory
+    of the diagonally opposite quadrant costs ``100 + 2 * 14`` cycles:
+
+    >>> from mapping import table2
+    >>> m = table2(64)
+    >>> m.name, m.mesh_rows, m.mesh_cols, m.hops(0, 63)
+    ('table2:64', 8, 8, 14)
+    >>> m.numa_latency[0].tolist()
+    [100.0, 114.0, 114.0, 128.0]
+    >>> m.memory_bytes.tolist()  # 4 GB over 4 nodes
+    [1073741824, 1073741824, 1073741824, 1073741824]
+
+    12 cores make a 3 x 4 mesh; a one-row mesh has two NUMA nodes, its halves:
+
+    >>> m = table2(12)
+    >>> m.mesh_rows, m.mesh_cols
+    (3, 4)
+    >>> m = table2(6, mesh=(1, 6))
+    >>> m.name, m.numa_of_core.tolist(), m.numa_latency.tolist()
+    ('mesh:1x6', [0, 0, 0, 1, 1, 1], [[100.0, 110.0], [110.0, 100.0]])
+    >>> table2(6, mesh=(2, 2))
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: a 2 x 2 mesh has 4 cores, not 6
+    """
     if not isinstance(p, (int, np.integer)) or p < 1:
         raise InputError(f"a machine needs at least one core, got {p!r}")
     _check_cores(p)
@@ -209,7 +327,64 @@ def _cpulist(text):
 
 
 def host(sys_root="/sys"):
-    """This computer's cores and NUMA nodes, read from Linux's sysfs."""
+    """This computer's cores and NUMA nodes, read from Linux's sysfs.
+
+    The online CPUs (``devices/system/cpu/online``) are the cores, numbered in
+    order; each NUMA node's ``cpulist`` and ``distance`` (Linux's distances,
+    10 = local) give the cores' nodes and the latency matrix, which scales the
+    100-cycle local memory latency (distance 20: 200 cycles). Without NUMA
+    nodes in sysfs, one node. There is no mesh model: the cores sit on a
+    ``1 x P`` row whose hops cost nothing (``hop_cycles = 0``); the other
+    fields are `Machine`'s defaults, with no memory limit.
+
+    Parameters
+    ----------
+    sys_root : str, default "/sys"
+        Where sysfs is mounted (another directory laid out the same way reads
+        a saved topology).
+
+    Returns
+    -------
+    Machine
+        Named ``"host"``; ``meta["cpus"]`` lists the CPU ids of the cores.
+
+    Raises
+    ------
+    InputError
+        ``cpu/online`` cannot be read (not Linux, or sysfs not mounted), or a
+        node's distances do not list one per node.
+
+    See Also
+    --------
+    load_machine : ``"host"`` by name.
+
+    Examples
+    --------
+    >>> from mapping import host
+    >>> host().name
+    'host'
+
+    A saved two-node topology of four CPUs (written to a temporary directory):
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     system = os.path.join(root, "devices", "system")
+    ...     os.makedirs(os.path.join(system, "cpu"))
+    ...     with open(os.path.join(system, "cpu", "online"), "w") as fh:
+    ...         _ = fh.write("0-3")
+    ...     for node, cpus, distance in (0, "0-1", "10 21"), (1, "2-3", "21 10"):
+    ...         base = os.path.join(system, "node", f"node{node}")
+    ...         os.makedirs(base)
+    ...         with open(os.path.join(base, "cpulist"), "w") as fh:
+    ...             _ = fh.write(cpus)
+    ...         with open(os.path.join(base, "distance"), "w") as fh:
+    ...             _ = fh.write(distance)
+    ...     m = host(root)
+    >>> m.cores, m.numa_of_core.tolist(), m.numa_latency.tolist()
+    (4, [0, 0, 1, 1], [[100.0, 210.0], [210.0, 100.0]])
+    >>> m.hop_cycles, m.meta["cpus"]
+    (0.0, [0, 1, 2, 3])
+    """
     cpu_dir = os.path.join(sys_root, "devices", "system", "cpu")
     node_dir = os.path.join(sys_root, "devices", "system", "node")
     try:
@@ -346,9 +521,64 @@ def machine_from_dict(d, where="machine file"):
     Fields: ``cores`` (required), ``mesh`` [rows, cols] (default: as Table 2),
     ``name``, ``clock_ghz``, ``hop_cycles``, ``link_bytes_per_cycle``,
     ``numa`` {``node_of_core``: [...], ``latency_cycles``: square matrix},
-    ``core_speed`` [...], ``issue_window`` (tasks), ``cache`` {``l1_bytes``, ``l1_ways``, ``l2_bytes``,
-    ``block_bytes``}, ``memory`` {``bytes_per_node``: [...], ``bandwidth_gbs``}.
-    Unknown fields are refused (a typo would otherwise be ignored).
+    ``core_speed`` [...], ``issue_window`` (tasks), ``cache`` {``l1_bytes``,
+    ``l1_ways``, ``l2_bytes``, ``block_bytes``}, ``memory`` {``bytes_per_node``:
+    [...], ``bandwidth_gbs``}. Unknown fields are refused (a typo would
+    otherwise be ignored). The fields not given are those of `table2` for the
+    same cores and mesh (the name too: ``table2:P`` or ``mesh:RxC``); giving
+    ``numa`` resets the memory to 4 GB shared equally by its nodes (unless
+    ``memory`` gives ``bytes_per_node``), ``node_of_core`` defaults to node 0
+    for every core and ``latency_cycles`` to ``[[100]]``.
+
+    Every value is checked: counts and sizes are positive integers (at most
+    ``2**31 - 1``; bytes per node at most ``2**62``), ``clock_ghz``,
+    ``link_bytes_per_cycle``, speeds and bandwidth positive numbers,
+    ``hop_cycles`` a number >= 0, latencies a square matrix of positive
+    numbers, lists of the right length.
+
+    Parameters
+    ----------
+    d : dict
+        The parsed JSON object.
+    where : str, default "machine file"
+        What the errors name (`load_machine` gives ``"machine file PATH"``);
+        also kept as ``meta["source"]``.
+
+    Returns
+    -------
+    Machine
+
+    Raises
+    ------
+    InputError
+        Not an object, an unknown field, no ``cores``, or a value of the wrong
+        type, sign, size or length (the message names the field and the value).
+
+    See Also
+    --------
+    load_machine : reads a machine file.
+    Machine.to_dict : the same structure from a machine.
+
+    Examples
+    --------
+    Four cores in a row, one hop a cycle, two NUMA nodes:
+
+    >>> from mapping import machine_from_dict
+    >>> m = machine_from_dict({"cores": 4, "mesh": [1, 4], "hop_cycles": 1,
+    ...                        "numa": {"node_of_core": [0, 0, 1, 1],
+    ...                                 "latency_cycles": [[100, 150], [150, 100]]}})
+    >>> m.name, m.hop_cycles, m.numa_of_core.tolist(), m.numa_latency.tolist()
+    ('mesh:1x4', 1.0, [0, 0, 1, 1], [[100.0, 150.0], [150.0, 100.0]])
+    >>> m.clock_ghz, m.memory_bytes.tolist()  # Table 2's clock; 4 GB over 2 nodes
+    (2.4, [2147483648, 2147483648])
+    >>> machine_from_dict({"cores": 4, "hops": 1})
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: machine file: unknown field 'hops'; known fields: cache, ...
+    >>> machine_from_dict({"cores": 4, "clock_ghz": -1})
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: machine file: field 'clock_ghz' must be a positive number, got -1
     """
     if not isinstance(d, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(d).__name__}")
@@ -430,7 +660,55 @@ def machine_from_dict(d, where="machine file"):
 
 
 def load_machine(spec):
-    """A machine from ``table2:P``, ``mesh:RxC``, ``host``, ``hwloc:FILE.xml`` or a JSON file."""
+    """A machine from ``table2:P``, ``mesh:RxC``, ``host``, ``hwloc:FILE.xml`` or a JSON file.
+
+    The specs of the command line's ``--machine``: ``table2:P`` is `table2`
+    with ``P`` cores, ``mesh:RxC`` the same machine on an ``R x C`` mesh,
+    ``host`` this computer (`host`), ``hwloc:FILE.xml`` a topology written by
+    ``lstopo --of xml`` (`hwloc_xml`), and any other spec the path of a
+    UTF-8 JSON machine file (`machine_from_dict`, at most 64 MiB).
+
+    Parameters
+    ----------
+    spec : str or path-like
+        The machine's spec.
+
+    Returns
+    -------
+    Machine
+
+    Raises
+    ------
+    InputError
+        A spec without a valid core count or mesh, a file that does not exist
+        or cannot be read, is not UTF-8 JSON, or is not a valid machine (the
+        message names the field); the errors of `table2`, `host` and
+        `hwloc_xml`.
+
+    Examples
+    --------
+    >>> from mapping import load_machine
+    >>> m = load_machine("mesh:2x3")
+    >>> m.name, m.cores, m.mesh_rows, m.mesh_cols
+    ('mesh:2x3', 6, 2, 3)
+    >>> load_machine("table2:8").mesh_cols
+    4
+
+    A machine file (written to a temporary directory):
+
+    >>> import json, os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "slow.json")
+    ...     with open(path, "w") as fh:
+    ...         json.dump({"name": "slow", "cores": 4, "clock_ghz": 1.0}, fh)
+    ...     m = load_machine(path)
+    >>> m.name, m.cores, m.clock_ghz, m.mesh_rows
+    ('slow', 4, 1.0, 2)
+    >>> load_machine("mesh:4")
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: machine 'mesh:4': give the mesh as mesh:RxC, e.g. mesh:4x4
+    """
     spec = str(spec)
     if spec == "host":
         return host()

@@ -28,7 +28,47 @@ MAPPERS = ("time-aware", "memory-centric") + baselines.BASELINES
 
 @dataclass(frozen=True, eq=False)
 class Placement:
-    """Core of every cluster, with the method and (memory-centric) the rule used."""
+    """Core of every cluster, with the method and (memory-centric) the rule used.
+
+    Made by `place`. ``clusters_of(cores)`` lists the clusters on each core.
+
+    Attributes
+    ----------
+    core : int32 ndarray, shape (p,)
+        Core of every cluster.
+    method : str
+        The mapping method (one of `MAPPERS`).
+    rule : list of str, optional
+        ``memory-centric`` only: the branch of Algorithm 2 that placed each
+        cluster (``memory``, ``threshold``, ``nearby`` or ``region``; see
+        `mapping.memory_centric.memory_centric`); None otherwise.
+    info : dict
+        ``network_bytes`` (bytes of the messages between clusters on different
+        cores), ``hop_bytes`` (their bytes times hops) and ``threshold``;
+        ``time-aware`` adds ``makespan_start`` (the best start's simulated
+        makespan, cycles), ``makespan``, ``evaluations`` and ``accepted`` (the
+        placements it simulated and the moves it kept).
+
+    See Also
+    --------
+    place
+
+    Examples
+    --------
+    Three clusters on a two-core machine, round robin:
+
+    >>> import numpy as np
+    >>> from mapping import from_vertex_partition, interactions, place, table2
+    >>> cl = from_vertex_partition(np.array([0, 1, 2]), np.array([1, 2, 3]),
+    ...                            np.array([10.0, 10.0, 10.0]), parts=[0, 0, 1, 2], p=3)
+    >>> pl = place(interactions(cl), table2(2), "round-robin")
+    >>> pl.method, pl.core.tolist(), pl.rule
+    ('round-robin', [0, 1, 0], None)
+    >>> pl.clusters_of(2)
+    [[0, 2], [1]]
+    >>> pl.info["network_bytes"], pl.info["hop_bytes"]  # both messages cross one hop
+    (64.0, 64.0)
+    """
 
     core: np.ndarray
     method: str
@@ -52,11 +92,78 @@ def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=
     simulations it ran that a caller may want again (see `time_aware`); ``jobs``:
     how many of its starts it simulates at once (see `time_aware`).
 
+    The methods (`MAPPERS`, the module docstring): ``memory-centric``
+    (Algorithm 2: clusters that share data on one core, up to ``threshold``,
+    communicating clusters near each other, independent ones in different
+    NUMA regions), ``time-aware`` (memory-centric improved by simulated
+    moves), and the baselines ``round-robin``, ``random``, ``comm-greedy`` and
+    ``recursive-bisection`` (`mapping.baselines`). First every cluster's data
+    are checked to fit the machine's memory (`check_memory`).
+
+    Parameters
+    ----------
+    inter : ClusterInteractions
+        The clusters' summary (`interactions`).
+    machine : Machine
+        The target machine.
+    method : str, default "memory-centric"
+        One of `MAPPERS`.
+    threshold : int, default 4
+        Most clusters the memory-centric rule (factor 1) puts on one core
+        (``memory-centric``, ``time-aware``).
+    seed : int, default 0
+        Seed of ``random``, ``recursive-bisection`` and ``time-aware``'s moves.
+    clustering : Clustering, optional
+        Required by ``time-aware``.
+    simulations : dict, optional
+        ``time-aware``: receives ``name: (core, SimResult)`` of the placements
+        it simulated.
+    jobs : int, optional
+        ``time-aware``: simulations run at once (default: as many as fit).
+
+    Returns
+    -------
+    Placement
+        The core of every cluster, with ``info["network_bytes"]`` and
+        ``info["hop_bytes"]`` of the clusters' messages under it.
+
     Raises
     ------
     InputError
         An unknown method; clusters whose data do not fit the machine's memory
-        (`check_memory`); ``time-aware`` without the clustering.
+        (`check_memory`); ``time-aware`` without the clustering; a threshold
+        that is not a positive integer (``memory-centric``, ``time-aware``).
+
+    See Also
+    --------
+    simulate : the makespan of a placement.
+
+    Examples
+    --------
+    A chain of four clusters, each sending one 32-byte value to the next, on
+    the 2 x 2 mesh of ``table2(4)`` (cores 0, 1 on top, 2, 3 below). Round
+    robin puts cluster ``c`` on core ``c``, so the message from cluster 1 to 2
+    crosses the mesh diagonally (2 hops): 32 bytes x (1 + 2 + 1) hops. The
+    memory-centric mapping lays the chain around the square, one hop each:
+
+    >>> import numpy as np
+    >>> from mapping import from_vertex_partition, interactions, place, table2
+    >>> cl = from_vertex_partition(np.array([0, 1, 2, 3]), np.array([1, 2, 3, 4]),
+    ...                            np.full(4, 10.0), parts=[0, 0, 1, 2, 3], p=4)
+    >>> inter = interactions(cl)
+    >>> m = table2(4)
+    >>> rr = place(inter, m, "round-robin")
+    >>> rr.core.tolist(), rr.info["hop_bytes"]
+    ([0, 1, 2, 3], 128.0)
+    >>> mc = place(inter, m, "memory-centric")
+    >>> mc.core.tolist(), mc.info["hop_bytes"]
+    ([2, 0, 1, 3], 96.0)
+    >>> mc.rule
+    ['nearby', 'region', 'nearby', 'nearby']
+    >>> place(inter, m, "time-aware")
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: the time-aware mapping simulates the clusters; give ...
     """
     if method not in MAPPERS:
         raise InputError(f"unknown mapping {method!r}; use one of {', '.join(MAPPERS)}")

@@ -27,6 +27,55 @@ __all__ = ["PartitionMetrics", "partition_metrics", "replica_sets", "random_rf_b
 
 @dataclass(frozen=True)
 class PartitionMetrics:
+    """The quality of one edge partition (the metrics of the module docstring).
+
+    Made by `partition_metrics`; every `vcut.EdgePartition` carries one
+    (``part.metrics``), computed on the simple graph that was partitioned.
+    ``to_dict()`` gives the fields as a dict (what ``vcut partition --json``
+    writes).
+
+    Attributes
+    ----------
+    p : int
+        Number of clusters.
+    replication_factor : float
+        ``RF = sum_v |A(v)| / |V+|``: the mean number of clusters holding a copy
+        of a vertex, over the vertices with at least one edge (1.0: no vertex is
+        cut; 0.0 for a graph without edges).
+    vertex_copies : int
+        ``C_EP = sum_v (|A(v)| - 1)``: the copies beyond the first.
+    edge_weight_imbalance : float
+        ``max_m load_m / (W cap_m)``: the heaviest cluster's load over its share
+        of the total weight ``W`` (1.0: perfectly balanced; 1.0 when ``W = 0``).
+    edge_imbalance : float
+        The same with edge counts: ``max_m count_m / (|E| cap_m)``.
+    loads : list of float
+        Edge weight of each cluster.
+    counts : list of int
+        Edges of each cluster.
+    cut_vertices : int
+        Vertices with copies in more than one cluster (``|A(v)| > 1``).
+    avg_cut_degree : float
+        Mean degree of the cut vertices (0.0 when none is cut).
+
+    See Also
+    --------
+    partition_metrics : computes them for an assignment.
+
+    Examples
+    --------
+    A triangle 0-1-2 with a path 2-3-4 hanging from vertex 2; the triangle in
+    cluster 0, the path in cluster 1, so only vertex 2 is cut:
+
+    >>> from vcut import partition_metrics
+    >>> m = partition_metrics(src=[0, 1, 0, 2, 3], dst=[1, 2, 2, 3, 4],
+    ...                       weight=[1, 1, 1, 2, 3], assign=[0, 0, 0, 1, 1], n=5, p=2)
+    >>> m.replication_factor, m.vertex_copies, m.cut_vertices
+    (1.2, 1, 1)
+    >>> m.to_dict()["loads"]
+    [3.0, 5.0]
+    """
+
     p: int
     replication_factor: float
     vertex_copies: int
@@ -50,8 +99,69 @@ def replica_sets(src, dst, assign, n):
 
 
 def partition_metrics(src, dst, weight, assign, n, p, cap=None, deg=None):
-    """Every metric of the module docstring for one assignment (``deg``: the
-    vertex degrees when the caller has them)."""
+    """Every metric of the module docstring for one assignment of edges to clusters.
+
+    With ``A(v)`` the clusters holding an edge of ``v`` and ``V+`` the vertices
+    with at least one edge: the replication factor ``RF = sum_v |A(v)| / |V+|``
+    (Eq. 2), the vertex copies ``sum_v (|A(v)| - 1)``, the weight imbalance
+    ``max_m load_m / (W cap_m)`` (``W``: the total weight), the edge-count
+    imbalance (the same with edge counts), the per-cluster loads and counts, and
+    the cut vertices (``|A(v)| > 1``) with their mean degree. The inputs are
+    taken as they are (no validation): give a simple graph (`vcut.partition.simplify`)
+    for the metrics of a partition.
+
+    Parameters
+    ----------
+    src, dst : array_like of int, shape (m,)
+        Edge endpoints, vertex ids in ``0..n-1`` (the direction does not matter).
+    weight : array_like of float, shape (m,)
+        Edge weights (the loads).
+    assign : array_like of int, shape (m,)
+        Cluster of every edge, in ``0..p-1``.
+    n : int
+        Number of vertices; vertices without edges do not count in ``RF``.
+    p : int
+        Number of clusters.
+    cap : array_like of float, shape (p,), optional
+        Capacity fraction of each cluster (summing to 1) for the imbalances;
+        equal shares ``1 / p`` by default.
+    deg : ndarray of int, shape (n,), optional
+        The vertex degrees, when the caller has them (else counted here).
+
+    Returns
+    -------
+    PartitionMetrics
+
+    See Also
+    --------
+    vcut.partition_graph : partitions a graph and computes these metrics.
+
+    Examples
+    --------
+    A triangle 0-1-2 (weight 1 each) and a path 2-3-4 (weights 2, 3), the
+    triangle in cluster 0 and the path in cluster 1. Vertex 2 has copies in
+    both clusters and the 4 others one each, so ``RF = 6 / 5``; the loads are
+    3 and 5 of ``W = 8``, so the weight imbalance is ``5 / 4``; the counts are 3
+    and 2 of 5 edges, so the edge imbalance is ``3 / 2.5``:
+
+    >>> from vcut import partition_metrics
+    >>> src, dst = [0, 1, 0, 2, 3], [1, 2, 2, 3, 4]
+    >>> weight, assign = [1, 1, 1, 2, 3], [0, 0, 0, 1, 1]
+    >>> m = partition_metrics(src, dst, weight, assign, n=5, p=2)
+    >>> m.replication_factor, m.vertex_copies
+    (1.2, 1)
+    >>> m.loads, m.edge_weight_imbalance, m.counts, m.edge_imbalance
+    ([3.0, 5.0], 1.25, [3, 2], 1.2)
+    >>> m.cut_vertices, m.avg_cut_degree  # vertex 2, of degree 3
+    (1, 3.0)
+
+    With capacities, the imbalances are relative to each cluster's share
+    (cluster 0 has a quarter, so its 3 of 8 weigh 1.5 times its share):
+
+    >>> quarter = partition_metrics(src, dst, weight, assign, n=5, p=2, cap=[0.25, 0.75])
+    >>> quarter.edge_weight_imbalance
+    1.5
+    """
     src = np.asarray(src)
     dst = np.asarray(dst)
     weight = np.asarray(weight, dtype=np.float64)

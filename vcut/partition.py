@@ -34,21 +34,33 @@ __all__ = ["ALGORITHMS", "EdgePartition", "partition_graph", "simplify",
 
 @dataclass(frozen=True, eq=False)
 class EdgePartition:
-    """The result of `partition_graph`.
+    """An edge partition (vertex cut): the result of `partition_graph`.
+
+    Made by `partition_graph` (or `partition_from_assignment` for a partition
+    read from a file). The partitioners see the *simple* undirected graph
+    (`simplify`: no self-loops, a repeated edge once with the summed weight);
+    ``assignment`` maps the result back to the input's edges.
 
     Attributes
     ----------
     assignment : int32 ndarray
-        Cluster of every *input* edge, in the input's edge order.
+        Cluster of every *input* edge, in the input's edge order (a repeated
+        edge: its representative's cluster; a self-loop: the cluster of its
+        vertex's master copy).
     src, dst, weight, simple_assignment : ndarray
         The simple graph that was partitioned and its assignment.
+    n : int
+        Number of vertices.
     metrics : PartitionMetrics
         Computed on the simple graph.
     capacities : float64 ndarray
-        Capacity fraction of each cluster.
+        Capacity fraction of each cluster (summing to 1).
     info : dict
-        Algorithm, p, lambda, order, seed, seconds, self-loops and repeated
-        edges of the input, alpha and the Eq. 10 bound.
+        Algorithm (``"algo"``), ``"p"``, ``"lambda"``, ``"order"``, ``"seed"``,
+        ``"seconds"``, the input's ``"edges"``, ``"simple_edges"``,
+        ``"self_loops"`` and ``"repeated_edges"``, the Zipf exponent ``"alpha"``
+        of the degrees and the Eq. 10 bound ``"rf_random_bound"``, with what
+        the algorithm adds.
     homes : int32 ndarray, optional
         The cluster where each vertex's value is final, when the partitioner
         chose it (``par``); otherwise `masters` decides by weight.
@@ -56,6 +68,39 @@ class EdgePartition:
         The simple graph's edges in the order the partitioner scheduled them
         (``par``): each cluster runs its tasks in this order rather than in
         the program's.
+
+    See Also
+    --------
+    partition_graph, partition_from_assignment
+    mapping.from_edge_partition : the clusters' tasks and messages.
+
+    Examples
+    --------
+    A star, centre 0, four unit edges, split by ``wb-libra`` into two clusters
+    of at most half the weight each: the centre has a copy in both clusters,
+    every leaf one, so ``RF = (2 + 4) / 5``:
+
+    >>> import numpy as np
+    >>> from ir_graph import Graph
+    >>> from vcut import partition_graph
+    >>> star = Graph(n=5, src=np.array([0, 0, 0, 0]), dst=np.array([1, 2, 3, 4]),
+    ...              weight=np.ones(4))
+    >>> part = partition_graph(star, 2, "wb-libra")
+    >>> part.assignment.tolist()
+    [0, 0, 1, 1]
+    >>> part.metrics.replication_factor, part.metrics.loads
+    (1.2, [2.0, 2.0])
+    >>> part.info["algo"], part.info["p"], part.capacities.tolist()
+    ('wb-libra', 2, [0.5, 0.5])
+
+    The masters (the cluster with most of a vertex's weight; ties: the lowest
+    id) and the clusters of each vertex (CSR):
+
+    >>> part.masters().tolist()
+    [0, 0, 0, 1, 1]
+    >>> ptr, clusters = part.replicas()
+    >>> ptr.tolist(), clusters.tolist()
+    ([0, 2, 3, 4, 5, 6], [0, 1, 0, 0, 1, 1])
     """
 
     assignment: np.ndarray
@@ -151,22 +196,35 @@ def capacity_fractions(p, algo, capacities):
 
 def partition_graph(graph, p, algo="wb-libra", options=None, *, seed=0, capacities=None,
                     device="cpu"):
-    """Partition the edges of ``graph`` into ``p`` clusters.
+    """Partition the edges of ``graph`` into ``p`` clusters (a vertex cut).
+
+    The graph is validated and simplified (`simplify`: self-loops left out, a
+    repeated edge once with the summed weight); the algorithm assigns each
+    simple edge a cluster; the result maps back to the input's edges and
+    carries the metrics (`partition_metrics`), among them the replication
+    factor ``RF = sum_v |A(v)| / |V+|`` that the partitioners minimise while
+    they balance the clusters' edge weights.
 
     Parameters
     ----------
     graph : ir_graph.Graph
+        The graph; its direction is ignored.
     p : int
-        Number of clusters (1 <= p <= number of edges).
-    algo : str
-        One of `ALGORITHMS` (the registry `vcut.cuts`).
+        Number of clusters (1 <= p <= number of edges of the simple graph).
+    algo : str, default "wb-libra"
+        One of `ALGORITHMS` (the registry `vcut.cuts`, whose table says what
+        each is): ``random``, ``dbh``, ``graphx-1d``, ``graphx-2d``,
+        ``graphx-crvc`` (hashing); ``pg``, ``libra``, ``w-pg``, ``wb-pg``,
+        ``w-libra``, ``wb-libra`` (greedy); ``hdrf``; ``spac``; ``wvp-random``,
+        ``wvp-greedy``; ``hypergraph``; ``par``; ``ne``; ``hep``; ``best``.
     options : dataclass or mapping, optional
         The options of ``algo``'s family (`vcut.cuts.greedy.GreedyOptions`,
         `vcut.cuts.par.ParOptions`, ...) or a mapping of their field names, with
         ``"preset"`` (``fast``, ``default``, ``strong``) for ``par`` and ``best``
         (`vcut.cuts.make_options`). None: the family's defaults.
-    seed : int
-        Seed of every random choice (random order, random placement, DBH hash).
+    seed : int, default 0
+        Seed of every random choice (random order, random placement, DBH hash),
+        in ``0..2**63 - 1``.
     capacities : sequence of float, optional
         Capacity of each cluster (relative; normalised to sum 1); equal shares
         by default. The greedy family and HDRF bound each cluster's load by its
@@ -174,7 +232,7 @@ def partition_graph(graph, p, algo="wb-libra", options=None, *, seed=0, capaciti
         and random hash in proportion; SPAC, WVP, NE, HEP, ``par`` and ``best``
         balance the parts to it; the GraphX hashes and the hypergraph model take
         equal shares only.
-    device : {"cpu", "gpu", "auto"}
+    device : {"cpu", "gpu", "auto"}, default "cpu"
         The greedy family's batched stream and SPAC over the multilevel backend run
         on the GPU with ``"gpu"``; ``"auto"`` takes the GPU when one is usable, else
         the CPU. Other algorithms: CPU.
@@ -182,22 +240,71 @@ def partition_graph(graph, p, algo="wb-libra", options=None, *, seed=0, capaciti
     Returns
     -------
     EdgePartition
+        The cluster of every input edge (``assignment``), the simple graph's
+        assignment, the metrics and the run's ``info``.
 
     Raises
     ------
     InputError
-        p < 1 or p > |E|, an unknown algorithm, option or preset, an option out of
-        range (lambda < 1, an unknown order, ...), an empty graph, capacities of the
-        wrong length or not positive.
+        p < 1 or p > |E|, a seed out of range, an unknown algorithm, option or
+        preset, an option out of range (lambda < 1, an unknown order, ...), a
+        graph without edges, capacities of the wrong length, not positive or
+        given to a GraphX hash; an unknown device, or ``device="gpu"`` for an
+        algorithm that runs on the CPU only or without a usable GPU.
+    GraphFormatError
+        A malformed graph (`ir_graph.Graph.validate`: ids out of range, weights
+        negative or not finite, attribute arrays of the wrong length).
     VcutError
         A SPAC / WVP / hypergraph backend that is missing, fails, cannot take
         per-part targets, or a transformed graph that would not fit in memory.
 
+    See Also
+    --------
+    partition_from_assignment : the same result for a given assignment.
+    vcut.pipeline : partition, map, simulate and report in one call.
+
     Examples
     --------
+    A star (centre 0, four leaves, unit weights) into two clusters:
+
+    >>> import numpy as np
     >>> from ir_graph import Graph
-    >>> g = Graph.from_edges([(0, 1), (1, 2), (2, 0), (2, 3)])  # doctest: +SKIP
-    >>> partition_graph(g, 2, "hdrf", options={"order": "bfs"}, seed=1)  # doctest: +SKIP
+    >>> from vcut import partition_graph
+    >>> star = Graph(n=5, src=np.array([0, 0, 0, 0]), dst=np.array([1, 2, 3, 4]),
+    ...              weight=np.ones(4))
+
+    PowerGraph's greedy rule keeps every edge with the centre's first cluster
+    (no vertex is cut, one cluster takes all the weight):
+
+    >>> part = partition_graph(star, 2, "pg")
+    >>> part.assignment.tolist(), part.metrics.replication_factor
+    ([0, 0, 0, 0], 1.0)
+    >>> part.metrics.edge_weight_imbalance
+    2.0
+
+    The weight-balanced variant bounds each cluster's load by
+    ``lambda * W * cap = 1 * 4 * 0.5 = 2``: cluster 0 is full after two edges,
+    the other two go to cluster 1, and the centre is copied into both, so
+    ``RF = (2 + 4) / 5``:
+
+    >>> part = partition_graph(star, 2, "wb-libra")
+    >>> part.assignment.tolist(), part.metrics.replication_factor
+    ([0, 0, 1, 1], 1.2)
+
+    A looser bound (lambda = 1.5: 3 per cluster) and unequal capacities (1 : 3,
+    bounds 1 and 3):
+
+    >>> partition_graph(star, 2, "wb-libra", options={"lam": 1.5}).assignment.tolist()
+    [0, 0, 0, 1]
+    >>> partition_graph(star, 2, "wb-libra", capacities=[1, 3]).assignment.tolist()
+    [0, 1, 1, 1]
+
+    More clusters than edges are refused:
+
+    >>> partition_graph(star, 5)
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: 5 clusters but the graph has only 4 edges; use p <= 4
     """
     cut = lookup(algo)
     opts = make_options(algo, options)
@@ -261,18 +368,66 @@ def finish_partition(graph, simple, out, cap, deg, info, homes=None, schedule=No
 def partition_from_assignment(graph, assignment, p=None, algo="file"):
     """The `EdgePartition` of a given cluster per input edge (a partition file).
 
+    The graph is simplified as `partition_graph` does (`simplify`); a repeated
+    edge of the simple graph takes the cluster of its first occurrence in the
+    input, and self-loops are left out. ``assignment`` is kept as given. The
+    metrics use equal capacities (``1 / p`` each); ``info`` has no ``lambda``,
+    order, seed or Eq. 10 bound.
+
     Parameters
     ----------
     graph : ir_graph.Graph
-    assignment : int array (graph.m,)
+        The graph the assignment was made for.
+    assignment : array_like of int, shape (graph.m,)
+        Cluster of every input edge, in the input's edge order (ids >= 0).
     p : int, optional
-        Number of clusters (default: the largest id + 1).
+        Number of clusters (default: the largest id + 1); may exceed it (empty
+        clusters).
+    algo : str, default "file"
+        The name recorded as ``info["algo"]``.
+
+    Returns
+    -------
+    EdgePartition
 
     Raises
     ------
     InputError
-        The assignment does not have one cluster per edge of the graph, has
-        negative ids, or ids beyond ``p``.
+        The assignment does not have one cluster per edge of the graph, the
+        graph has no edges, the ids are not integers, are negative, or reach
+        ``p`` or beyond.
+
+    See Also
+    --------
+    partition_graph
+
+    Examples
+    --------
+    Three vertices; edge 0-1 given twice (once reversed) and a self-loop on 2.
+    The simple graph is 0-1 (weight 2, cluster 0: its first occurrence's) and
+    1-2 (cluster 1); vertex 1 is in both clusters, so ``RF = 4 / 3``:
+
+    >>> import numpy as np
+    >>> from ir_graph import Graph
+    >>> from vcut import partition_from_assignment
+    >>> g = Graph(n=3, src=np.array([0, 1, 1, 2]), dst=np.array([1, 0, 2, 2]),
+    ...           weight=np.ones(4))
+    >>> part = partition_from_assignment(g, [0, 1, 1, 0])
+    >>> part.src.tolist(), part.dst.tolist(), part.weight.tolist()
+    ([0, 1], [1, 2], [2.0, 1.0])
+    >>> part.simple_assignment.tolist(), part.assignment.tolist()
+    ([0, 1], [0, 1, 1, 0])
+    >>> round(part.metrics.replication_factor, 4)
+    1.3333
+    >>> part.info["p"], part.info["self_loops"], part.info["repeated_edges"]
+    (2, 1, 1)
+
+    An assignment made for another graph is refused:
+
+    >>> partition_from_assignment(g, [0, 1])
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: the partition assigns 2 edges but the graph has 4: ...
     """
     a = np.asarray(assignment)
     if a.ndim != 1 or len(a) != graph.m:
