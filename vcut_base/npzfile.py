@@ -10,7 +10,7 @@ from .errors import InputTooLarge
 from .inputs import check_input_file
 from .memory import available_bytes, format_bytes
 
-__all__ = ["read_versioned_npz"]
+__all__ = ["read_versioned_npz", "member_shape"]
 
 
 def read_versioned_npz(path, *, kind, version, error, remake, required=(), optional=(),
@@ -87,6 +87,28 @@ def read_versioned_npz(path, *, kind, version, error, remake, required=(), optio
     except Exception as exc:  # every zip / npy / json failure means the same to the user
         raise error(f"{path} is not a readable vcut {kind}: {exc}") from None
     return meta, arrays
+
+
+def member_shape(path, name):
+    """The shape of array ``name`` of the ``.npz`` at ``path``, read from its ``.npy``
+    header alone (a few hundred bytes, also of a compressed member); None when the file
+    is not a readable archive holding that array with a version 1 or 2 header.
+
+    For checks before anything large is read: the shape is the stored array's, so a
+    later full read finds the same (`read_versioned_npz` then checks everything else).
+    """
+    try:
+        with zipfile.ZipFile(path) as zf, zf.open(name + ".npy") as fh:
+            version = np.lib.format.read_magic(fh)
+            if version == (1, 0):
+                shape, _, _ = np.lib.format.read_array_header_1_0(fh)
+            elif version == (2, 0):
+                shape, _, _ = np.lib.format.read_array_header_2_0(fh)
+            else:
+                return None
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError):
+        return None
+    return tuple(int(x) for x in shape)
 
 
 def _mapped_member(path, zf, name):

@@ -15,6 +15,7 @@ import numpy as np
 
 from vcut_base.arrays import spill_directory, spilling
 from vcut_base.errors import InputError
+from vcut_base.npzfile import member_shape
 from frontend import load_trace
 from ir_graph import build_graph, read_graph
 from ir_graph.windows import NodeWindow, RoiWindow, roi_bounds
@@ -81,7 +82,13 @@ def spill_context(spill):
 
 
 def analysis_input(inputs, options, budget=None, say=None):
-    """(graph, object sizes or None, description) of the analysis' input.
+    """The graph an analysis works on, its memory objects' sizes and what it came from.
+
+    C sources are traced (`trace_sources`; a run that failed or did almost nothing is
+    warned about on stderr), a trace (.npz from ``vcut trace``) is read, and the graph
+    of either is built with ``options.weights``; any other file is read as a graph file
+    (`ir_graph.read_graph`). ``options.window`` then cuts the graph to a slice of the
+    run. `analyze`, `compare` and `sample_windows` read their input with it.
 
     Parameters
     ----------
@@ -101,14 +108,45 @@ def analysis_input(inputs, options, budget=None, say=None):
 
     Returns
     -------
-    tuple
-        ``(graph, object sizes or None, description of the input)``.
+    graph : ir_graph.Graph
+        The graph (cut to the window; ``graph.meta["window"]`` says which).
+    object_bytes : ndarray or None
+        Sizes of the trace's memory objects (``Trace.obj_size``); None for a graph file.
+    source : str
+        Description of the input: the sources joined by spaces, or the file's path.
 
     Raises
     ------
     InputError
-        A bad window, an input that is not one file besides sources, a trace over the
-        memory budget.
+        A bad window (or window size), an ROI window without ``--roi``, an input that
+        is not one file besides sources, a trace over the memory budget, a graph file
+        its reader refuses.
+    CompileError, ProgramError
+        As `trace_sources`, for C inputs.
+
+    Examples
+    --------
+    >>> from vcut.pipeline import AnalysisOptions, TraceOptions, analysis_input
+    >>> opts = AnalysisOptions(window="0:1000", trace=TraceOptions(defines=("N=2",)))
+    >>> graph, object_bytes, source = analysis_input(["samples/strassen.c"], opts)
+    >>> graph.n, graph.m, source, object_bytes.shape
+    (1000, 1346, 'samples/strassen.c', (306,))
+    >>> graph.meta["window"]
+    {'start': 0, 'end': 1000, 'nodes_of_run': 1986, 'edges_in': 0, 'edges_out': 311}
+
+    A graph file has no memory objects:
+
+    >>> graph, object_bytes, source = analysis_input(["tests/data/power.graph.gz"],
+    ...                                              AnalysisOptions())
+    >>> graph.n, graph.m, object_bytes, source
+    (4941, 6594, None, 'tests/data/power.graph.gz')
+
+    The window is checked before the program runs:
+
+    >>> analysis_input(["samples/strassen.c"], AnalysisOptions(window="5:2"))
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: --window '5:2': give START:END, node indices with ...
     """
     window = parse_window(options.window) if options.window else None
     count = options.windows
@@ -146,10 +184,29 @@ def analysis_input(inputs, options, budget=None, say=None):
                          f"several: got {', '.join(inputs)}")
     path = inputs[0]
     if path.lower().endswith(".npz") and npz_format(path) == "vcut-trace":
+        if budget is not None:
+            _budget_before_reading(path, window, count, unit, size, budget, options)
         return from_trace(load_trace(path, mmap=spill_directory() is not None), path)
     g = read_graph(path, None, duplicates=options.duplicates)
     note_truncated(g.meta, "the analysis")
     return _cut(g), None, path
+
+
+def _budget_before_reading(path, window, count, unit, size, budget, options):
+    """Refuse a trace file whose analysis cannot fit before any of its arrays is read:
+    its instruction count from the ``.npy`` header of ``dyn_sid`` alone, the same budget
+    `analysis_input` checks once the trace is read (an ROI window, which needs the
+    trace's activations, is checked then only)."""
+    shape = member_shape(path, "dyn_sid")
+    if shape is None or len(shape) != 1 or isinstance(window, RoiWindow) or unit == "roi":
+        return  # the full read names what is wrong, or checks with the activations
+    n = shape[0]
+    span = window.bounds(n, None) if window is not None else (0, n)
+    slice_size = span[1] - span[0] if window is not None else None
+    if count:
+        slice_size = _sample_size(span, count, unit, size, None)
+    check_budget(n, budget[0], budget[1], window=slice_size, windows=count or 1,
+                 spill=options.spill)
 
 
 def _sample_size(span, count, unit, size, roi):

@@ -83,6 +83,46 @@ def test_analyze_refuses_a_trace_beyond_the_memory(tmp_path, strassen8, capsys, 
     assert not (tmp_path / "out" / "mapping.json").exists()
 
 
+def test_a_trace_beyond_the_memory_is_refused_before_its_arrays_are_read(
+        tmp_path, strassen8, capsys, monkeypatch):
+    """The instruction count comes from the header of the trace's ``dyn_sid`` member:
+    the refusal reads no array (load_trace is never called) and names the same need as
+    the check after reading would."""
+    import vcut.pipeline.inputs
+
+    path = _strassen_trace(tmp_path, strassen8)
+    n = strassen8[0].dynamic_instructions
+
+    def no_reading(*a, **k):
+        raise AssertionError("the trace was read before the budget refused it")
+
+    monkeypatch.setattr(vcut.pipeline.inputs, "load_trace", no_reading)
+    monkeypatch.setattr(budget, "available_bytes", lambda: 1000)
+    code, out, err = run_cli(capsys, "analyze", path, "-p", "4", "-o", str(tmp_path / "out"))
+    assert code == 2 and err.count("\n") == 1 and "needs about" in err
+    need, _ = budget.estimate(n, 4)
+    with pytest.raises(InputError) as expected:
+        budget.check_budget(n, 4, available=1000)
+    assert err == f"error: {expected.value}\n"
+    assert need == n * budget.BYTES_PER_NODE
+    # a node window: the graph of the whole run is still needed, so it is refused too
+    code, out, err = run_cli(capsys, "analyze", path, "-p", "4", "--window", "0:100")
+    assert code == 2 and "needs about" in err
+
+
+def test_member_shape_reads_the_header_only(tmp_path):
+    from vcut_base.npzfile import member_shape
+
+    stored, packed = tmp_path / "a.npz", tmp_path / "b.npz"
+    np.savez(stored, x=np.arange(7, dtype=np.int32), y=np.zeros((2, 3)))
+    np.savez_compressed(packed, x=np.arange(1000, dtype=np.int64))
+    assert member_shape(stored, "x") == (7,) and member_shape(stored, "y") == (2, 3)
+    assert member_shape(packed, "x") == (1000,)
+    assert member_shape(stored, "missing") is None
+    (tmp_path / "c.npz").write_bytes(b"not a zip")
+    assert member_shape(tmp_path / "c.npz", "x") is None
+
+
 def test_out_of_memory_is_one_line_exit_11(tmp_path, strassen8, capsys, monkeypatch):
     import vcut.pipeline.report
 
