@@ -159,8 +159,8 @@ def all_rows():
         Row("analyze-small", ["analyze", "samples/strassen.c", "-D", "N=4", "-p", "8",
                               "-o", "{out}/strassen4"],
             "analyze, a program of <= 100 K nodes (strassen N=4: 15,902 nodes)", 10.0, 3.0,
-            note="strassen N=8 has 117,592 nodes (docs/ir_graph.md), above the issue's "
-                 "100 K: row analyze-strassen8"),
+            note="strassen N=8 has 117,592 nodes (docs/notes/ir_graph-samples.md), above the "
+                 "issue's 100 K: row analyze-strassen8"),
         Row("analyze-strassen8", ["analyze", "samples/strassen.c", "-D", "N=8", "-p", "8",
                                   "-o", "{out}/strassen8"],
             "analyze strassen N=8 (117,592 nodes)", 10.0, 3.0,

@@ -226,7 +226,7 @@ class Timed(Job):
         return list(range(self.n_units))
 
 
-#: The H200 host's measured makespans (docs/runtime.md, 2026-11-26): job, sub-loads, CPU
+#: The H200 host's measured makespans (docs/notes/gpu-h200.md): job, sub-loads, CPU
 #: alone, GPU alone (seconds), and the job's work / bytes per sub-load and setup bytes.
 CARD = (("matmul 6000²", 375, 2.443, 0.341, 2.0 * 16 * 6000 ** 2, 16 * 6000 * 8, 6000 ** 2 * 8),
         ("string-search 50 MB", 500, 0.221, 0.156, 1e5, 1e5, 0))

@@ -85,7 +85,7 @@ def main():
                     help="set GPU tunables of runtime.config for this run (for A/B runs on a "
                          f"card): {', '.join(GPU_TUNABLES)}; 'none' for None, e.g. "
                          "LEVELS_PER_LAUNCH=64,BLOCK_FRONTIER=0,RESIDENT_FRONTIER=0 "
-                         "(the loop before 2026-11-29)")
+                         "(the loop of the traversal runs in docs/notes/gpu-h200.md)")
     args = ap.parse_args()
     set_gpu_config(ap, args.gpu_config)
     s = args.scale

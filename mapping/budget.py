@@ -20,18 +20,19 @@ __all__ = ["estimate", "check_budget", "BYTES_PER_NODE", "GRAPH_BYTES_PER_NODE",
 
 #: Peak resident bytes per dynamic instruction of ``vcut analyze`` (trace,
 #: graph, partition, interactions, simulation) with its default ``par`` clusters,
-#: measured at p = 8: 187 at 50 M nodes (216 at 10 M, where the interpreter's own
-#: ~0.3 GB counts). The simulator's layout of ``par``'s schedule
+#: measured at p = 8 with `bench/bench_scale.py`: 187 at 50 M nodes (216 at 10 M, where
+#: the interpreter's own ~0.3 GB counts). The simulator's layout of ``par``'s schedule
 #: (`mapping.simulate.positioned`, about 70 more) is made on top only where it fits,
 #: so it is not part of what the analysis needs: with it, 256 at 50 M and 278 at 10 M.
-#: (With WB-Libra clusters, the default before ``par``: 122 / 133 at 73 M nodes
-#: without / with the baseline mappings.)
+#: (With ``--algo wb-libra`` clusters: 122 / 133 at 73 M nodes without / with the
+#: baseline mappings; docs/notes/mapping-scale.md.)
 BYTES_PER_NODE = 190
 
 #: End-to-end analysis rate, nodes per second, without and with the baseline
-#: mappings, of the default ``par`` analysis at p = 8: 0.43 M and 0.34 M at 10 M
-#: nodes, 0.35 M and 0.26 M at 50 M (2026-11-27, night). (WB-Libra clusters: 0.77-0.86 M
-#: and 0.35-0.50 M; 0.59 M and 0.25 M disk-backed at 304 M.)
+#: mappings, of the default ``par`` analysis at p = 8, measured with
+#: `bench/bench_scale.py`: 0.43 M and 0.34 M at 10 M nodes, 0.35 M and 0.26 M at 50 M.
+#: (``--algo wb-libra`` clusters: 0.77-0.86 M and 0.35-0.50 M; 0.59 M and 0.25 M
+#: disk-backed at 304 M; docs/notes/mapping-scale.md.)
 NODES_PER_SECOND = {False: 350_000, True: 250_000}
 
 

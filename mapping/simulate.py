@@ -5,13 +5,15 @@ The model (every quantity in core cycles of the machine's clock):
 Tasks
     Every edge of the `Clustering` is a task of its cluster costing its
     weight ``w`` (the dependency's memory-transfer cycles). A cluster's tasks
-    are in execution order (by destination node, then source); a task
-    ``(u, v)`` is ready once the value of ``u`` is available in its cluster.
-    A core runs one task at a time, out of order within a window: when idle
-    it starts the earliest (in execution order) ready task among the
-    ``machine.issue_window`` oldest unstarted tasks of each of its clusters
-    (an issue window of 1 is an in-order core). A task
-    on core ``k`` takes ``(w + f * (L[a, b] - L[a, a])) / speed[k]``: ``a`` is
+    are in the clustering's order (`Clustering.order`): the partitioner's
+    schedule where it made one (``par``'s, `Clustering.schedule`), else the
+    execution order (by destination node, then source); a task ``(u, v)`` is
+    ready once the value of ``u`` is available in its cluster. A core runs
+    one task at a time, out of order within a window: when idle it starts the
+    earliest (in that order) ready task among the ``machine.issue_window``
+    oldest unstarted tasks of each of its clusters (an issue window of 1 is an
+    in-order core). A task on core ``k`` takes
+    ``(w + f * (L[a, b] - L[a, a])) / speed[k]``: ``a`` is
     the core's NUMA node, ``b`` the node of the task's data object (the node
     of the core that touched it first: first-touch placement), ``L`` the
     machine's memory latency matrix, and ``f = min(1, w / 100)`` the share of

@@ -30,17 +30,19 @@ SMALL_FRONTIER = None
 #: launch and a blocking read (0.3-0.4 ms on an H200), while the grid's warps take a frontier
 #: of this size in 8 nodes each (microseconds), so graphs of 10^5-10^6 edges, whose frontiers
 #: fit, run every level resident (email-Enron from its hub: 9 levels, frontiers up to
-#: 19,662 nodes; its largest three ran from the host before)
+#: 19,662 nodes; with one node per warp as the cap, its largest three ran from the host:
+#: docs/notes/gpu-h200.md)
 RESIDENT_FRONTIER = 65536
 #: threads of the one-block tier of the device-resident loop (`traversal_gpu.block_tier`): frontiers
 #: of up to BLOCK_FRONTIER nodes run there with a block barrier between levels, cheaper
-#: than the grid's (estimates from the H200 runs of 2026-11-26/27 with their host reads
-#: taken out: an earlier one-block loop 0.5-2 us a level, the cooperative grid 3-4.5 us)
+#: than the grid's (estimates from the H200 runs of docs/notes/gpu-h200.md with their host
+#: reads taken out: a one-block loop 0.5-2 us a level, the cooperative grid 3-4.5 us)
 BLOCK_THREADS = 1024
 #: None = 4 nodes per group of lanes (4,096 / the group width); 0 = no one-block tier
 BLOCK_FRONTIER = None
-#: levels one device-resident launch may run before the host looks again (64 before: a grid
-#: of 765 levels was 12 launches and host reads, ~4 ms of its 7.0 ms on an H200)
+#: levels one device-resident launch may run before the host looks again (at 64, a grid of
+#: 765 levels took 12 launches and host reads, ~4 ms of its 7.0 ms on an H200:
+#: docs/notes/gpu-h200.md)
 LEVELS_PER_LAUNCH = 1024
 #: blocks of the device-resident loop's cooperative grid; None = as many as can be resident
 #: at once (a smaller grid synchronises faster, and takes fewer frontier nodes at a time)

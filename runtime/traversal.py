@@ -88,7 +88,7 @@ def choose_strategy(n, m2, max_degree, device, memory=None):
     and `sssp` picks ``delta`` where it does not (7x faster than ``bs`` on the
     weighted grid, where ``bs`` takes 4.4x scipy's time), on the GPU too where it
     fits (5.4x faster than ``bs`` there on an H200). GPU, as measured on an
-    H200 (docs/runtime.md): ``ns`` on skewed graphs (largest degree over
+    H200 (docs/notes/gpu-h200.md): ``ns`` on skewed graphs (largest degree over
     `SKEWED` x the mean: RMAT, e-mail), whose hubs it splits, else ``bs``,
     whose frontiers mostly run in the device-resident loop (roads, grids,
     Erdős-Rényi: there ``ep`` pays a host round trip per level and is up to 40x

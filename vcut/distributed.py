@@ -27,8 +27,8 @@ streams it) is cut into one contiguous chunk per worker.
   batch give the same partition. With one worker it is the sequential stream
   exactly. Staleness costs replicas: within a round a worker does not see the
   others' new replicas, so ``workers * batch`` edges are placed on a state
-  that lags by up to that many. docs/vcut.md, "Distributed partitioning",
-  has the measured replication factors against the sequential run.
+  that lags by up to that many. docs/notes/vcut-distributed.md has the
+  measured replication factors against the sequential run.
 * **Bounds.** Workers of a round do not see each other's loads, so each is
   given a share of every cluster's room under the bound. The greedy rules see
   the loads as the bound less their share (`_shares`). HDRF scores the merged
@@ -77,10 +77,10 @@ DISTRIBUTED_ALGORITHMS = HASH_CUTS + GREEDY_CUTS
 DEFAULT_BATCH = 8192
 #: A local cluster (``vcut partition --workers N``) is started only for a graph of at
 #: least this many edges: below, the cut runs in the calling process, which is
-#: faster. Measured on this project's 2-core machine (docs/vcut.md, "Distributed
-#: partitioning"): ``--workers 2`` took 2.5 s for email-Enron (184 K edges, hdrf; 0.6 s
-#: in one process) and 5.1 s for cnr-2000 (2.2 M edges, hdrf; 1.9 s in one process,
-#: the cut itself 3.1 s against 0.4 s): starting the workers costs ~1.5 s and every
+#: faster. Measured with ``vcut partition --algo hdrf`` on this project's 2-core
+#: machine: ``--workers 2`` took 2.5 s for email-Enron (184 K edges; 0.6 s in one
+#: process) and 5.1 s for cnr-2000 (2.2 M edges; 1.9 s in one process, the cut itself
+#: 3.1 s against 0.4 s): starting the workers costs ~1.5 s and every
 #: round of coordinated ingress a message exchange, while one process streams 5-10 M
 #: edges/s.
 LOCAL_MIN_EDGES = 50_000_000

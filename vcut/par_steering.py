@@ -39,8 +39,9 @@ __all__ = ["PAR_NUMA", "par_numa", "STEER", "GRAINS", "LATENCY_SCALES", "LATENCY
 
 
 #: ``par`` models the NUMA distance of its tasks' memory objects (`par_numa`): at p = 8
-#: every sample then runs faster on the time-aware placement than on the round-robin
-#: and random ones (docs/mapping.md). Where the steering runs, it goes on without.
+#: every sample then runs faster on the time-aware placement than on the random one, and
+#: every one but a tie faster than on round-robin's (docs/notes/mapping-par-quality.md).
+#: Where the steering runs, it goes on without.
 PAR_NUMA = True
 
 
@@ -68,8 +69,8 @@ GRAINS = True
 #: ``par``'s timing model charges half a message's latency (`vcut.parallel.LATENCY_SHARE`);
 #: where the steering runs, every priority is also tried with the latency scaled by
 #: these factors (a quarter of the latency charged), judged by the simulator like the
-#: rest: dcsum at p = 64 runs 1.26x the bound at half, 1.10x at a quarter, neuron
-#: 1.26x and 1.35x (docs/mapping.md).
+#: rest: dcsum at p = 64 runs 1.26x the bound at half, 1.10x at a quarter
+#: (docs/notes/mapping-par-quality.md), neuron 1.26x and 1.35x.
 LATENCY_SCALES = (0.5,)
 #: A clustering made with the latency scaled is kept only when its compact simulation
 #: runs this much faster than the fastest at the machine's latency: a lower latency
@@ -106,14 +107,15 @@ def replay(cl, core, machine, res, value_bytes, bound, say):
     order stays topological). A windowed core that runs that order starts the same task at
     the same time as the window-free one did (the oldest task it has not started is the
     next one the window-free core started, and ready then), so the machine runs as if it
-    had no window: sort at p = 64 1.449 -> 1.151x the bound, neuron 1.362 -> 1.260, fft
-    1.345 -> 1.241 (docs/mapping.md). Then, from the mapping's order, up to `REPLAYS`
-    times, each from the last, the tasks re-sorted by their finish times in the last
-    simulation (``par``'s schedule follows its timing model, not the simulator's
-    out-of-order cores), until an order is the one its own simulation gives. Only where
-    ``res`` is above `STEER` times the lower bound ``bound``, and within the simulation
-    budget (`mapping.time_aware.EVAL_TASKS`; the window-free simulation counts twice):
-    the window-free order first, then as many replays as fit. ``makespans``: those of the
+    had no window: neuron at p = 64 1.362 -> 1.260x the bound and fft 1.345 -> 1.241, the
+    replays below included (docs/notes/mapping-par-quality.md), sort 1.449 -> 1.151.
+    Then, from the mapping's order, up to `REPLAYS` times, each from the last, the tasks
+    re-sorted by their finish times in the last simulation (``par``'s schedule follows
+    its timing model, not the simulator's out-of-order cores), until an order is the one
+    its own simulation gives. Only where ``res`` is above `STEER` times the lower bound
+    ``bound``, and within the simulation budget (`mapping.time_aware.EVAL_TASKS`; the
+    window-free simulation counts twice): the window-free order first, then as many
+    replays as fit. ``makespans``: those of the
     orders simulated (the window-free one's first), ``kept``: which made the order kept
     (0: the mapping's; 1: the first simulated, ...)."""
     m = len(cl.src)
@@ -192,7 +194,8 @@ def steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=N
     steering runs, ``par`` runs again without it at the same priority and the steering
     goes on from that clustering (``metrics["memory_models"]``: ``[1, makespan]`` of the
     model's, ``[0, makespan]`` of the other's compact simulation): clusters fit for the
-    compact placement lost to the free mapping of the others there (docs/mapping.md).
+    compact placement lost to the free mapping of the others there (docs/mapping.md,
+    "How `vcut analyze` steers `par`").
     The extra run counts against the budget.
     """
     core = compact(int(p), machine)
@@ -427,7 +430,8 @@ def refine(cl, metrics, machine, bound, sims, say):
 #: others after the mapping when they run faster, or when the share of the makespan they
 #: lose is at most this many times the share of the messages they save: 1 % of the time
 #: for 5 % of the messages (the sort at p = 64: 5.1 % slower, 1.151x -> 1.210x the bound,
-#: for 34 % fewer messages, 1.02x -> 0.67x CompNet's bytes; docs/mapping.md).
+#: for 34 % fewer messages, 1.02x -> 0.67x CompNet's bytes;
+#: docs/notes/mapping-par-quality.md).
 GRAIN_RATE = 0.2
 #: ... and only while their makespan stays within this factor of the lower bound: a
 #: result near the bound is worth keeping fast (kmeans at p = 64: 10 % slower, 1.167x ->

@@ -54,12 +54,12 @@ cuts the same edges while scheduling them:
   each cluster runs its tasks in that order, which the simulator and the
   mapping use instead of the program's order.
 
-The design that lost (kept in ``bench/bench_mapping.py --designs``): WB-Libra
-with its balance bound applied per window of the execution order, so that
-every cluster takes its share of every stretch of the run. It spreads the
+The design that lost (kept in ``bench/bench_mapping.py --parallel``, its "Designs"
+tables): WB-Libra with its balance bound applied per window of the execution order,
+so that every cluster takes its share of every stretch of the run. It spreads the
 work, but it cuts the dependency chains that run through a window, and every
-cut costs a message's latency on the critical path (docs/mapping.md has the
-comparison).
+cut costs a message's latency on the critical path (docs/notes/mapping-par-quality.md,
+"Stream order and the windowed design", has the comparison).
 
 Cost: O(m log n) time per price tried (two heaps of vertices; the bottom
 levels and the successor lists are computed once): one run where the highest
@@ -131,7 +131,8 @@ CHAIN_SLACKS = (0.3, 0.4)
 #: whole) is within this share of the model's bound. At -O0 half of the messages of the
 #: sort at p = 64 carry a value to an instruction of its own block run that ``par`` put on
 #: another cluster; with the runs off the longest paths kept whole it sends 0.68x
-#: CompNet's bytes instead of 1.02x at the same makespan (docs/mapping.md). Runs on the
+#: CompNet's bytes instead of 1.02x, 5 % slower after the mapping
+#: (docs/notes/mapping-par-quality.md). Runs on the
 #: longest paths stay split: every run kept whole, the sort runs 1.45x the bound.
 GRAIN_SHARE = 0.5
 #: With calls as the grains (`par_assign`'s ``calls``), a call is one when its work, with

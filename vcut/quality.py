@@ -64,7 +64,8 @@ FM_PASSES = 8
 FM_SLACK = 4
 FM_LIMIT = 16
 #: a search ends at its first move that takes it this far below its best prefix (0: zero-gain
-#: plateaus are walked, a losing step ends it; docs/vcut.md measures it against no such cut)
+#: plateaus are walked, a losing step ends it: on the slow cells of `bench/bench_quality.py`
+#: 11-40 % faster than searches that go on to `FM_LIMIT`, at the same replicas)
 FM_DROP = 0
 FM_HUB = 1024
 #: FM tries at most this many moves per edge in all (kept or undone; checked before each
@@ -76,7 +77,7 @@ SPAC_CV = 0.5
 #: of the SPAC graph (about one vertex per edge) that floor makes its cost an initial
 #: partitioning at near full size; from 300 to 500 edges per cluster (3elt and data at
 #: k = 32) SPAC took 18-19 ms, 3-4 times the refined expansion, for 1.6-3.6 % fewer
-#: replicas, both below NE's and HEP's (docs/vcut.md)
+#: replicas, both below NE's and HEP's (measured with `bench/bench_quality.py`)
 SPAC_PER_PART = 500
 HEP_LAMBDA = 1.1
 HEP_EPS = 1.0
@@ -114,7 +115,7 @@ def ne_assign(src, dst, weight, n, cap, *, seed=0, high=None, keep=None, inciden
     keep = np.ones(m, dtype=np.bool_) if keep is None else keep
     high = np.zeros(n, dtype=np.bool_) if high is None else high
     # edge ids and clusters as int32 where they fit: the expansion is bound by its random
-    # reads of adj and out (27 % faster on cit-HepPh, MIT8, soc-Slashdot0902; docs/vcut.md)
+    # reads of adj and out (27 % faster on cit-HepPh, MIT8, soc-Slashdot0902)
     ids = np.int32 if m < 2**31 else np.int64
     out = np.where(keep, -1, -2).astype(np.int32)
     if incidence is None:

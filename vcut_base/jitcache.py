@@ -97,9 +97,10 @@ def _plain_calls(dispatcher):
 #: compiled function counts a reference to each array argument it holds, atomically, on
 #: entry and again on exit; for a helper called per edge with a dozen array arguments
 #: those atomic operations cost more than its work (neighbour expansion: 3.5x faster
-#: without them on whitaker3, 1.7x on cit-HepPh; docs/vcut.md). The caller holds the
-#: references meanwhile, so a helper that creates no array needs none; one that does
-#: fails to compile (numba refuses allocation without its runtime), never silently.
+#: without them on whitaker3, 1.7x on cit-HepPh; measured with bench/bench_quality.py).
+#: The caller holds the references meanwhile, so a helper that creates no array needs
+#: none; one that does fails to compile (numba refuses allocation without its runtime),
+#: never silently.
 helper = functools.partial(njit, cache=True, _nrt=False)
 
 

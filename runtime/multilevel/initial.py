@@ -27,8 +27,8 @@ from .graph import Level
 __all__ = ["initial_partition", "TRIES", "FM_PASSES", "BISECT_CAP", "COMPONENT_SPLITS",
            "SPLIT_TRIES", "SPLIT_MARGIN"]
 
-#: Start vertices tried per bisection (8 before the 2-way FM's sides took turns; 4 since:
-#: cut x 1.006, time x 0.91 over 32 cells and 3 seeds)
+#: Start vertices tried per bisection (4 against 8, with the 2-way FM's sides taking
+#: turns: cut x 1.006, time x 0.91 over 32 cells and 3 seeds)
 TRIES = 4
 #: FM passes per bisection (stops earlier at a pass without improvement).
 FM_PASSES = 8
@@ -51,7 +51,7 @@ THIN_LEVELS = 0.75
 #: must go below to replace it: where the small components lie on both sides, later
 #: bisections use them to fill their balance (at 1.0, ca-HepPh k = 8 cut 6.5 % more over
 #: 8 seeds; at 0.5 no power-law cell cut 1 % more). cnr-2000 at k = 8: 5.45 x METIS's mean
-#: cut over 8 seeds -> 0.91 x (docs/runtime.md)
+#: cut over 8 seeds -> 0.91 x (docs/notes/runtime-multilevel.md)
 COMPONENT_SPLITS = 1
 SPLIT_TRIES = 4
 SPLIT_MARGIN = 0.5

@@ -18,8 +18,8 @@ from runtime.gain_kernels import heap_pop, heap_push
 from .refinement_kernels import edge_cut, part_loads, ratio_less
 
 #: 2-way FM: a pass stops after this many moves plus one per 100 vertices without a better
-#: state (50 before the sides took turns: with turns, 50 searched most of a bisection's
-#: coarsest graph of ~100 vertices for x 1.18 the time; `fm_bisection`)
+#: state (with the sides taking turns, 50 searched most of a bisection's coarsest graph
+#: of ~100 vertices for x 1.18 the time; `fm_bisection`)
 FM_BISECTION_LIMIT = 15
 
 

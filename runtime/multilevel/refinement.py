@@ -35,7 +35,7 @@ FM_HUB = 256
 #: FM's work per level: adjacency entries scanned by gain evaluations, per entry of the
 #: level (the seeds' own evaluation included, about the boundary's share of one). 1.5
 #: cut 0.8 % less than 1.0 for 7 % more time over bench_multilevel's 64 cells
-#: (docs/runtime.md)
+#: (docs/notes/runtime-multilevel.md)
 FM_BUDGET = 1.0
 #: FM: the seeds' first evaluation may take at most this share of the budget; where the
 #: boundary's rows hold more, its vertices of the most neighbours start no search (on

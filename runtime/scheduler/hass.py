@@ -9,8 +9,9 @@ Per round, with the ratios of the previous round (round 0: profiling):
 - adaptation: the next round's ratios are the shares each device actually ran.
   When they move by at most one sub-load two rounds in a row they are final.
 
-Additions to the source, each measured in `bench/bench_schedule.py` (docs/runtime.md,
-"Scheduling (HASS)"):
+Additions to the source, each measured in `bench/bench_schedule.py` (the runs:
+docs/notes/runtime-scheduler.md; the reference: docs/runtime.md, "HASS (`hass.py`) and the
+baselines (`baselines.py`)"):
 
 - **Call-time models.** Every device's calls fit T_d(n) = a_d + b_d n (`call_model`:
   least squares over every call so far, trusted up to 4 x the largest), so that a

@@ -71,8 +71,8 @@ def register(sub):
     cut.add_argument("--seed", type=int_option("--seed", 0, MAX_SEED), default=0,
                      help="seed of random choices (default 0)")
     cut.add_argument("--imbalance", type=float, default=1.03,
-                     help="balance tolerance of spac / wvp / hypergraph / best / --refine "
-                     "(default 1.03)")
+                     help="balance tolerance of spac / wvp / hypergraph / best / par / "
+                     "multilevel (above 1 there) / --refine (default 1.03)")
     cut.add_argument("--lambda", dest="lam", type=float, default=1.0,
                      help="balance bound of the WB variants, >= 1 (default 1)")
     cut.add_argument("--order", default="given", choices=["given", "random", "bfs", "dfs"],

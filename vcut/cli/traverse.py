@@ -21,8 +21,9 @@ def register(sub):
             description="Traverse GRAPH from --source with a load-balancing strategy (Raval et al.): "
             "bs node-based, ep edge-based (work chunking), ep-nochunk, wd workload decomposition, "
             "ns node splitting, hp hierarchical processing"
-            + ("; do direction-optimising BFS (top-down / bottom-up, CPU)" if kind == "bfs"
-               else "; delta delta-stepping (near/far worklists, CPU)")
+            + ("; do direction-optimising BFS (top-down / bottom-up)" if kind == "bfs"
+               else "; delta delta-stepping (near/far worklists)")
+            + "; each on the CPU or the GPU (--device)"
             + ". Edge lists are undirected unless "
             "--directed; unweighted graphs have unit weights.",
         )

@@ -18,7 +18,7 @@ __all__ = ["Matmul"]
 
 class Matmul(Job):
     kind = "matmul"
-    #: flops a second alone, on the H200 host (docs/runtime.md: order 6000 in 375 sub-loads
+    #: flops a second alone, on the H200 host (docs/notes/gpu-h200.md: order 6000 in 375 sub-loads
     #: took 2.443 s on the 16-core BLAS, 0.341 s on the H200 with its 23 ms of transfers)
     sim_rates = {"cpu": 1.77e11, "gpu": 1.35e12}
 

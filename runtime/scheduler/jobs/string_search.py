@@ -38,7 +38,7 @@ def _search(text, pattern, lo, hi):
 
 class StringSearch(Job):
     kind = "string-search"
-    #: bytes a second alone, on the H200 host (docs/runtime.md: 50 MB in 500 sub-loads took
+    #: bytes a second alone, on the H200 host (docs/notes/gpu-h200.md: 50 MB in 500 sub-loads took
     #: 0.221 s on the CPU, 0.156 s on the H200, whose path is bound by the host's packing of
     #: the chunks and reading of the flags, not by the kernel)
     sim_rates = {"cpu": 2.3e8, "gpu": 3.2e8}
