@@ -12,11 +12,18 @@ import os
 
 from .errors import InputTooLarge
 
-__all__ = ["available_bytes", "check_memory", "format_bytes", "usable_cpus", "jobs_that_fit"]
+__all__ = ["available_bytes", "cgroup_room", "resident_bytes", "total_bytes", "check_memory",
+           "format_bytes", "usable_cpus", "jobs_that_fit"]
+
+#: Where the kernel shows cgroups, and this process's (tests point them elsewhere).
+CGROUP_ROOT = "/sys/fs/cgroup"
+PROC_CGROUP = "/proc/self/cgroup"
 
 
 def available_bytes():
-    """Memory this process may still allocate: ``MemAvailable``, capped by ``RLIMIT_AS``.
+    """Memory this process may still allocate: ``MemAvailable``, capped by the room left
+    under the memory limit of its cgroup (a container's limit: `cgroup_room`) and by
+    ``RLIMIT_AS``.
 
     Falls back to the physical memory when ``/proc/meminfo`` is unreadable.
     """
@@ -30,7 +37,10 @@ def available_bytes():
     except (OSError, ValueError, IndexError):
         pass
     if avail is None:
-        avail = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        avail = total_bytes()
+    room = cgroup_room()
+    if room is not None:
+        avail = min(avail, room)
     try:
         import resource  # lazy: Unix only (ImportError below)
 
@@ -40,6 +50,84 @@ def available_bytes():
     except (ImportError, ValueError, OSError):  # pragma: no cover - not Linux
         pass
     return int(avail)
+
+
+def total_bytes():
+    """The machine's physical memory."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def resident_bytes():
+    """This process's resident memory now (``/proc/self/statm``); 0 where unreadable."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _read_int(path):
+    try:
+        with open(path) as fh:
+            text = fh.read().strip()
+    except OSError:
+        return None
+    if text == "max":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def _stat_value(path, key):
+    try:
+        with open(path) as fh:
+            for line in fh:
+                name, _, value = line.partition(" ")
+                if name == key:
+                    return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def cgroup_room():
+    """Bytes left under the tightest memory limit of this process's cgroup and its
+    parents (cgroup v2 ``memory.max``, v1 ``memory.limit_in_bytes``); None without one.
+
+    A container's limit is invisible in ``/proc/meminfo``, and its kernel ends a process
+    that reaches it without a word. Usage counts as the kernel's working set does: the
+    inactive file cache, which it reclaims before it kills, is left out.
+    """
+    try:
+        with open(PROC_CGROUP) as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    room = None
+    for line in lines:
+        _, controllers, path = line.split(":", 2) if line.count(":") >= 2 else ("", "", "")
+        if controllers == "":  # v2: one hierarchy
+            base, limit_file, usage_file, stat_key = (
+                CGROUP_ROOT, "memory.max", "memory.current", "inactive_file")
+        elif "memory" in controllers.split(","):  # v1: the memory controller's
+            base, limit_file, usage_file, stat_key = (
+                os.path.join(CGROUP_ROOT, "memory"), "memory.limit_in_bytes",
+                "memory.usage_in_bytes", "total_inactive_file")
+        else:
+            continue
+        parts = [p for p in path.split("/") if p and p != ".."]
+        for depth in range(len(parts), -1, -1):
+            folder = os.path.join(base, *parts[:depth])
+            limit = _read_int(os.path.join(folder, limit_file))
+            if limit is None or limit >= 2**60:  # none, or v1's "unlimited"
+                continue
+            usage = _read_int(os.path.join(folder, usage_file)) or 0
+            usage -= min(_stat_value(os.path.join(folder, "memory.stat"), stat_key), usage)
+            left = max(limit - usage, 0)
+            room = left if room is None else min(room, left)
+    return room
 
 
 def usable_cpus():

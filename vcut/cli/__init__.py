@@ -18,10 +18,15 @@ Conventions shared by every subcommand:
   ``error: terminated`` (exit 143), no traceback, and with ``--json`` the same
   error object on stdout as every other error; a closed stdout (``| head``)
   ends it quietly with exit 141;
-* long runs show progress on stderr when it is a terminal.
+* long runs show progress on stderr when it is a terminal;
+* the ``vcut`` program watches the machine's memory (`vcut_base.oom.MemoryGuard`):
+  when it runs short while vcut holds a large share of it, vcut ends with
+  ``error: out of memory ...`` and exit 11 before the kernel's out-of-memory
+  killer would end it without a word (``VCUT_MEMORY_RESERVE=0`` turns this off).
 """
 
 import _thread
+import contextlib
 import json
 import os
 import shlex
@@ -31,6 +36,7 @@ import threading
 import traceback
 
 from vcut_base import memory
+from vcut_base.oom import MemoryGuard
 from vcut_base.errors import OutOfMemory, VcutError
 from vcut_base.progress import noting_compiles, reporting
 
@@ -80,7 +86,8 @@ def main(argv=None):
             args = parser.parse_args(argv)  # option types raise InputError for bad numbers
             args.command_line = argv  # as typed, for messages that correct it
             args.vcut_main = main  # for a command that runs others (vcut compile's workloads)
-            with reporting(progress_sink(args)), noting_compiles(_compile_note(entry, args)):
+            with reporting(progress_sink(args)), noting_compiles(_compile_note(entry, args)), \
+                    _memory_guard(entry, args.command, argv):
                 code = args.func(args, program_args)
             if entry:  # a reader gone by now is found here, not at the interpreter's exit
                 sys.stdout.flush()
@@ -215,6 +222,35 @@ def _out_of_memory(command=None):
         f"out of memory ({memory.format_bytes(memory.available_bytes())} available now); "
         + (f"{advice}, or use a machine with more memory" if advice
            else "use a machine with more memory"))
+
+
+def _memory_guard(entry, command, argv):
+    """For the ``vcut`` program itself (not a call of `main` from Python, whose process
+    is not vcut's to end): a `MemoryGuard` that ends the process with one line and exit 11
+    when memory runs short (`memory_exhausted`)."""
+    if not entry:
+        return contextlib.nullcontext()
+    return MemoryGuard(lambda available, resident:
+                       memory_exhausted(command, argv, available, resident))
+
+
+def memory_exhausted(command, argv, available, resident, *, leave=os._exit):
+    """Print why the process stops (one line; with ``--json`` the error object too), then
+    end it with exit 11 (`leave`): called by the memory guard's thread, while the main
+    thread may be inside compiled code that no exception can interrupt."""
+    advice = _LESS_MEMORY.get(command)
+    message = (f"out of memory: {memory.format_bytes(available)} left on this machine while "
+               f"vcut held {memory.format_bytes(resident)}; stopped before the system would "
+               "end it; " + (f"{advice}, or use a machine with more memory" if advice
+                             else "use a machine with more memory"))
+    try:
+        sys.stderr.write(f"error: {message}\n")
+        sys.stderr.flush()
+        _json_error(argv, message, OutOfMemory.exit_code)
+    except (OSError, ValueError):
+        pass  # a closed stream: the exit status still says it
+    finally:
+        leave(OutOfMemory.exit_code)
 
 
 def _json_error(argv, message, code):
