@@ -45,7 +45,71 @@ MAPPING_FORMAT_VERSION = 1
 
 @dataclass(frozen=True, eq=False)
 class Analysis:
-    """One partition of a graph, mapped and simulated (see `analyze_graph`)."""
+    """One partition of a graph, mapped and simulated (see `analyze_graph`).
+
+    Made by `analyze_graph` (and so by `analyze`, `compare_methods` and
+    `analyze_windows`); frozen. Besides its fields: ``bound`` (the
+    `mapping.bounds.Bound` no mapping of these tasks beats), ``independent_time``
+    (the makespan without dependency waits, cycles), `summary` (``vcut analyze
+    --json``'s object) and `to_json` (``mapping.json``).
+
+    Attributes
+    ----------
+    method : str
+        The partitioning method.
+    p : int
+        Number of clusters.
+    machine : mapping.machine.Machine
+        The machine mapped onto.
+    clustering : mapping.interactions.Clustering
+        The tasks (edges) with their clusters, as simulated (after ``par``'s
+        refinement and replays).
+    interactions : mapping.interactions.ClusterInteractions
+        Per cluster: work, tasks, footprint; bytes sent between clusters.
+    placement : mapping.placement.Placement
+        The core of every cluster (``core``), the mapping (``method``) and its rule.
+    result : mapping.simulate.SimResult
+        The simulation: ``makespan`` (cycles), ``seconds``, ``hop_bytes``,
+        ``communication_bytes``, ``messages``, per-core ``busy`` and ``utilization``.
+    partition : dict
+        The partitioner's figures: ``kind`` (``vertex-cut`` or ``edge-cut``),
+        ``replication_factor``, ``vertex_copies``, ``work_imbalance`` of a vertex cut
+        (``cut_edges`` of an edge cut); ``par``'s steering besides.
+    phases : dict
+        Seconds of each phase (``partition``, ``interactions``, ``mapping``,
+        ``simulation``, ``baselines``, ...).
+    mappers : list of dict
+        With baselines: one row per mapping of `mapping.placement.MAPPERS` (``mapping``,
+        ``makespan``, ``hop_bytes``, ``network_bytes``, ``cores_used``,
+        ``utilization_used_cores``, ``utilization_all_cores``); else empty.
+
+    Examples
+    --------
+    >>> from ir_graph import build_graph
+    >>> from vcut.pipeline import TraceOptions, analyze_graph, trace_sources
+    >>> trace = trace_sources(["samples/strassen.c"], TraceOptions(defines=("N=2",)),
+    ...                       stdout_sink=None)
+    >>> a = analyze_graph(build_graph(trace), 4, object_bytes=trace.obj_size,
+    ...                   baselines=False)
+    >>> a.method, a.p, a.machine.name, a.placement.method, a.placement.core.tolist()
+    ('par', 4, 'table2:4', 'time-aware', [2, 3, 0, 1])
+    >>> round(a.result.makespan, 2), a.bound.lower_bound, a.partition["kind"]
+    (2867.04, 2823.5, 'vertex-cut')
+    >>> a.mappers
+    []
+
+    The ``vcut analyze --json`` object, and ``mapping.json``:
+
+    >>> s = a.summary()
+    >>> s["clusters"], s["cores"], s["makespan"] == a.result.makespan, s["lower_bound"]
+    (4, 4, True, 2823.5)
+    >>> doc = a.to_json("samples/strassen.c")
+    >>> doc["format"], doc["format_version"], len(doc["clusters"]), len(doc["cores"])
+    ('vcut-mapping', 1, 4, 4)
+    >>> sorted(doc["clusters"][0])
+    ['core', 'footprint_bytes', 'id', 'received_bytes', 'rule', 'sent_bytes', 'tasks',
+     'work_cycles']
+    """
 
     method: str
     p: int
@@ -134,21 +198,35 @@ def _mapping_figures(r):
 def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time-aware",
                   threshold=THRESHOLD, seed=0, lam=1.0, order="given", object_bytes=None,
                   assignment=None, baselines=True, progress=None, jobs=None, device="cpu"):
-    """Partition, map and simulate ``graph``.
+    """Partition, map and simulate ``graph``: the analysis of one graph at one p.
+
+    The graph is cut into ``p`` clusters (`vcut.clustering.cluster_graph`; ``par``'s
+    candidates judged by the simulator, `vcut.par_steering`), the clusters' interactions
+    extracted, the clusters mapped onto the machine's cores (`mapping.placement.place`)
+    and the run simulated (`mapping.simulate.simulate`). `analyze`, `compare_methods`
+    and `analyze_windows` call it.
 
     Parameters
     ----------
     graph : ir_graph.Graph
+        The graph; usually an IR graph (`ir_graph.build_graph`), nodes in execution
+        order.
     p : int
-        Number of clusters.
+        Number of clusters (at most the graph's edges for a vertex cut).
     method : str
         A vertex cut (`vcut.partition.ALGORITHMS`) or an edge cut
         (``metis``, ``compnet``); default ``par``, the parallelism-aware
         vertex cut, told the machine's mean message latency.
-    machine : Machine, optional
+    machine : mapping.machine.Machine, optional
         Default: the Table 2 machine with ``p`` cores.
     mapper : str
         One of `mapping.placement.MAPPERS` (default ``time-aware``).
+    threshold : int
+        Most clusters the memory-centric mapping puts on one core (default 4).
+    seed : int
+        Seed of the random choices (default 0).
+    lam : float
+        Balance bound of the WB variants, >= 1 (default 1).
     order : str
         Edge stream order of the streaming vertex cuts (`vcut.cuts.base.ORDERS`).
     object_bytes : array, optional
@@ -159,18 +237,63 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         Also map and simulate with every other mapper (the report's comparison).
     progress : callable(str), optional
         Called with a line at the start of each phase.
-    device : {"cpu", "gpu", "auto"}
-        Where the greedy family's batched stream decides (`cluster_graph`).
     jobs : int, optional
         Independent runs at once (threads; no result depends on it): ``par``'s
         other priorities with their simulations (`steer`), the time-aware
         mapping's starts and the baseline simulations. Default: the CPUs this
         process may use, as far as the available memory holds that many
         simulations (`mapping.simulate.simulation_jobs`).
+    device : {"cpu", "gpu", "auto"}
+        Where the greedy family's batched stream decides (`cluster_graph`).
 
     Returns
     -------
     Analysis
+        The partition, mapping and simulation (with ``mappers``, the baselines' rows).
+
+    Raises
+    ------
+    InputError
+        An unknown mapping or method, more clusters than edges (a vertex cut), a given
+        ``assignment`` that does not fit the graph.
+    InputTooLarge
+        A ``p`` whose cluster-pair matrices do not fit in memory.
+
+    See Also
+    --------
+    analyze : the same from a program, a trace or a graph file, with the report.
+    compare_methods : several methods and cluster counts.
+
+    Examples
+    --------
+    >>> from ir_graph import build_graph
+    >>> from mapping import load_machine
+    >>> from vcut.pipeline import TraceOptions, analyze_graph, trace_sources
+    >>> trace = trace_sources(["samples/strassen.c"], TraceOptions(defines=("N=2",)),
+    ...                       stdout_sink=None)
+    >>> graph = build_graph(trace, weights="model")
+    >>> graph.n, graph.m
+    (1986, 2747)
+    >>> a = analyze_graph(graph, 4, "wb-libra", load_machine("mesh:2x2"),
+    ...                   object_bytes=trace.obj_size, progress=print)
+    partitioning 2,747 edges into 4 clusters (wb-libra)
+    extracting cluster interactions
+    mapping onto mesh:2x2 (time-aware)
+    >>> a.method, a.machine.name, round(a.result.makespan, 2), a.result.hop_bytes
+    ('wb-libra', 'mesh:2x2', 5067.04, 11040.0)
+    >>> round(a.partition["replication_factor"], 3)
+    1.142
+
+    With ``baselines`` (the default) every other mapping is simulated too:
+
+    >>> [(m["mapping"], round(m["makespan"], 2)) for m in a.mappers]
+    [('time-aware', 5067.04), ('memory-centric', 5074.44), ('round-robin', 5067.04),
+     ('random', 5067.2), ('comm-greedy', 5074.44), ('recursive-bisection', 5067.2)]
+
+    >>> analyze_graph(graph, 4, mapper="fastest")
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: unknown mapping 'fastest'; use one of time-aware, ...
     """
     if mapper not in MAPPERS:
         raise InputError(f"unknown mapping {mapper!r}; use one of {', '.join(MAPPERS)}")

@@ -61,7 +61,35 @@ _TOP_KEYS = {"p", "options", "job"}
 
 @dataclass(frozen=True)
 class BatchJob:
-    """One row of a batch: ``vcut analyze`` of ``sources`` with ``args`` at ``p``."""
+    """One row of a batch: ``vcut analyze`` of ``sources`` with ``args`` at ``p``.
+
+    `load_manifest` makes them; `run_job` runs one (on a worker, in `run_batch`)
+    from its command line, `argv`.
+
+    Attributes
+    ----------
+    name : str
+        The job's name (the manifest's ``name``; default the first source's stem).
+    sources : tuple of str
+        The C sources (absolute paths, from a manifest).
+    args : tuple of str
+        The program's arguments (after ``--``).
+    p : int
+        The cluster count.
+    options : tuple of str
+        Further ``vcut analyze`` options: the manifest's shared ones, ``-D`` of its
+        ``defines``, then the job's own.
+
+    Examples
+    --------
+    >>> from vcut.pipeline import BatchJob
+    >>> job = BatchJob("strassen2", ("samples/strassen.c",), ("64",), 4,
+    ...                ("--no-baselines", "-D", "N=2"))
+    >>> job.argv()
+    ['samples/strassen.c', '-p', '4', '--no-baselines', '-D', 'N=2', '--', '64']
+    >>> BatchJob("fft", ("samples/fft.c",), (), 8).argv()
+    ['samples/fft.c', '-p', '8']
+    """
 
     name: str
     sources: tuple
@@ -92,11 +120,53 @@ def _ps(value, where):
 def load_manifest(path):
     """The rows of the manifest at ``path`` (``.toml`` or ``.json``), in order.
 
+    Every job is expanded to one `BatchJob` per argument list and cluster count (the
+    job's ``p``, else the shared one, default 8), in the manifest's order: jobs outer,
+    argument lists, then cluster counts. Sources are relative to the manifest's folder
+    and must exist. ``vcut batch`` reads its manifest with it (the module docstring
+    shows the format).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The manifest: TOML (``.toml``) or JSON (``.json``).
+
+    Returns
+    -------
+    list of BatchJob
+        The rows, in order.
+
     Raises
     ------
     InputError
         A missing or unparsable file, an unknown key, a job without sources,
         a source that does not exist, a p that is not a positive integer.
+
+    Examples
+    --------
+    >>> from vcut.pipeline import load_manifest
+    >>> jobs = load_manifest("samples/batch.toml")
+    >>> len(jobs), [(j.name, j.p) for j in jobs[:3]]
+    (20, [('dijkstra', 8), ('dijkstra', 64), ('fft', 8)])
+    >>> jobs[-1].name, jobs[-1].options, jobs[-1].sources
+    ('strassen16', ('--no-baselines', '-D', 'N=16'), ('/.../samples/strassen.c',))
+
+    A JSON manifest with a job of two argument lists and its own ``p``:
+
+    >>> import json, os, shutil, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = shutil.copy("samples/strassen.c", tmp)
+    ...     with open(os.path.join(tmp, "runs.json"), "w") as fh:
+    ...         json.dump({"p": [2, 4], "job": [
+    ...             {"sources": ["strassen.c"], "args": [["a"], ["b"]], "p": 8}]}, fh)
+    ...     jobs = load_manifest(os.path.join(tmp, "runs.json"))
+    >>> [(j.name, j.args, j.p) for j in jobs]
+    [('strassen', ('a',), 8), ('strassen', ('b',), 8)]
+
+    >>> load_manifest("missing.toml")
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: batch manifest not found: missing.toml; ...
     """
     path = os.fspath(path)
     if not os.path.isfile(path):
@@ -155,9 +225,48 @@ def load_manifest(path):
 def run_job(job, options_of):
     """The table row of ``job`` (runs where it is called: on a worker in a batch).
 
-    ``options_of(argv)`` reads the row's ``vcut analyze`` command line (`BatchJob.argv`)
-    into ``(inputs, AnalysisOptions)``, raising `InputError` for what the command refuses
-    (the command line's reading: `vcut.cli.analyze.batch_options`).
+    The row's command line is read by ``options_of`` and analysed by `analyze`. A
+    row that fails carries its error instead of raising it: a `VcutError` (a bad
+    option, a compile error, a crash of the traced program, a limit) or running out
+    of memory gives ``status == "error"``, the one-line ``error`` and, for a compile
+    error, the head of the compiler's ``diagnostics`` (`DIAGNOSTIC_LINES` lines).
+
+    Parameters
+    ----------
+    job : BatchJob
+        The row.
+    options_of : callable
+        ``options_of(argv)`` reads the row's ``vcut analyze`` command line
+        (`BatchJob.argv`) into ``(inputs, AnalysisOptions)``, raising `InputError` for
+        what the command refuses (the command line's reading:
+        `vcut.cli.analyze.batch_options`).
+
+    Returns
+    -------
+    dict
+        ``job``, ``args`` (joined by spaces), ``p``, ``status`` (``"ok"`` or
+        ``"error"``), ``error`` and ``seconds``; with ``"ok"`` the figures of `COLUMNS`
+        from ``vcut analyze --json`` (``nodes``, ``edges``, ``makespan``,
+        ``lower_bound``, ``speedup``, ...), with ``"error"`` ``diagnostics``.
+
+    Examples
+    --------
+    >>> from vcut.cli.analyze import batch_options
+    >>> from vcut.pipeline import BatchJob, run_job
+    >>> job = BatchJob("strassen2", ("samples/strassen.c",), (), 4,
+    ...                ("--no-baselines", "-D", "N=2"))
+    >>> row = run_job(job, batch_options)
+    >>> row["status"], row["error"], row["nodes"], row["edges"], row["method"]
+    ('ok', '', 1986, 2747, 'par')
+    >>> round(row["makespan"], 2), row["lower_bound"], row["seconds"] > 0
+    (2867.04, 2823.5, True)
+
+    A row that fails carries its error:
+
+    >>> bad = run_job(BatchJob("bad", ("samples/strassen.c",), (), 4,
+    ...                        ("--mapping", "fastest")), batch_options)
+    >>> bad["status"], bad["error"]
+    ('error', "vcut analyze: argument --mapping: invalid choice: 'fastest' ...")
     """
     row = {"job": job.name, "args": " ".join(job.args), "p": job.p}
     t0 = time.perf_counter()
@@ -194,8 +303,49 @@ def diagnostics_head(text, lines=DIAGNOSTIC_LINES):
 def run_batch(jobs, client, progress=None, *, options_of):
     """Rows of ``jobs`` computed on ``client``'s workers, in the jobs' order.
 
-    ``progress(done, total, row)`` is called as each row arrives; ``options_of`` reads a
-    row's command line (`run_job`).
+    Each job is one Dask task, `run_job` on a worker; ``vcut batch`` calls it with
+    the client of ``--scheduler`` or of a LocalCluster (`runtime.dask_cluster`). A
+    task that fails on its worker (not a row's own error, which `run_job` keeps in
+    the row) gives an error row too; the others complete.
+
+    Parameters
+    ----------
+    jobs : list of BatchJob
+        The rows (`load_manifest`).
+    client : distributed.Client
+        The cluster's client (`runtime.dask_cluster.dask_client`).
+    progress : callable, optional
+        ``progress(done, total, row)``, called as each row arrives.
+    options_of : callable
+        Reads a row's command line (`run_job`): `vcut.cli.analyze.batch_options`.
+
+    Returns
+    -------
+    list of dict
+        One `run_job` row per job, in the jobs' order.
+
+    Raises
+    ------
+    ImportError
+        Dask's ``distributed`` is not installed (it is an optional dependency).
+
+    Examples
+    --------
+    An in-process LocalCluster of one worker thread:
+
+    >>> import os
+    >>> from runtime.dask_cluster import dask_client
+    >>> from vcut.cli.analyze import batch_options
+    >>> from vcut.pipeline import BatchJob, run_batch
+    >>> jobs = [BatchJob("strassen2", (os.path.abspath("samples/strassen.c"),), (), p,
+    ...                  ("--no-baselines", "-D", "N=2")) for p in (2, 4)]
+    >>> with dask_client(workers=1, processes=False) as client:
+    ...     rows = run_batch(jobs, client, options_of=batch_options,
+    ...                      progress=lambda done, total, row: print(f"{done} of {total}"))
+    1 of 2
+    2 of 2
+    >>> [(r["job"], r["p"], r["status"], r["nodes"]) for r in rows]
+    [('strassen2', 2, 'ok', 1986), ('strassen2', 4, 'ok', 1986)]
     """
     from distributed import as_completed  # lazy: dask is optional
 
@@ -281,8 +431,57 @@ def _html(rows, title):
 
 
 def write_results(rows, outdir, title="vcut batch"):
-    """Write ``batch.csv``, ``batch.json`` and ``report.html`` into ``outdir``
-    (each through a temporary file and a rename); returns their paths."""
+    """Write ``batch.csv``, ``batch.json`` and ``report.html`` into ``outdir``.
+
+    Each is written through a temporary file and a rename. ``batch.csv`` has the
+    `COLUMNS`; ``batch.json`` (format ``vcut-batch``, version 1) every row whole;
+    ``report.html`` the table, each failed row's diagnostics and a plot of each good
+    row's speed-up against its lower bound's (matplotlib).
+
+    Parameters
+    ----------
+    rows : list of dict
+        `run_job`'s rows (`run_batch`).
+    outdir : str
+        The folder; made when missing.
+    title : str
+        Title of ``report.html``.
+
+    Returns
+    -------
+    list of str
+        The absolute paths of ``batch.csv``, ``batch.json`` and ``report.html``.
+
+    Raises
+    ------
+    OutputError
+        A file that cannot be written.
+    OSError
+        An ``outdir`` that cannot be made (`os.makedirs`'s own error; ``vcut batch``
+        checks its folder first).
+
+    Examples
+    --------
+    >>> import csv, json, os, tempfile
+    >>> from vcut.cli.analyze import batch_options
+    >>> from vcut.pipeline import BatchJob, run_job, write_results
+    >>> rows = [run_job(BatchJob("strassen2", ("samples/strassen.c",), (), 4,
+    ...                          ("--no-baselines", "-D", "N=2")), batch_options),
+    ...         run_job(BatchJob("bad", ("samples/strassen.c",), (), 4,
+    ...                          ("--mapping", "fastest")), batch_options)]
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     files = write_results(rows, os.path.join(tmp, "out"), title="two rows")
+    ...     with open(files[0], newline="") as fh:
+    ...         table = list(csv.DictReader(fh))
+    ...     with open(files[1]) as fh:
+    ...         doc = json.load(fh)
+    >>> [os.path.basename(f) for f in files]
+    ['batch.csv', 'batch.json', 'report.html']
+    >>> [(r["job"], r["status"], r["nodes"]) for r in table]
+    [('strassen2', 'ok', '1986'), ('bad', 'error', '')]
+    >>> doc["format"], doc["format_version"], len(doc["rows"]), doc["columns"][:4]
+    ('vcut-batch', 1, 2, ['job', 'args', 'p', 'status'])
+    """
     os.makedirs(outdir, exist_ok=True)
     files = []
     for name, text in (("batch.csv", _csv(rows)),

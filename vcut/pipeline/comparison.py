@@ -34,10 +34,60 @@ def compare_methods(graph, ps, methods=METHODS, machine=None, *, mapper="memory-
                     progress=None):
     """Every method at every p: makespan and communication (Tables 6-9).
 
-    ``machine`` None uses the Table 2 machine with p cores for each p.
-    Returns a list of row dicts (``p``, ``method``, ``makespan``,
-    ``independent_time``, ``makespan_seconds``, ``communication_bytes``,
-    ``hop_bytes``, ...).
+    Each (p, method) is one `analyze_graph` of ``graph`` without baselines, in the
+    order p outer, ``methods`` inner. `compare` (``vcut compare``) and ``vcut analyze
+    --compare-methods`` call it.
+
+    Parameters
+    ----------
+    graph : ir_graph.Graph
+        The graph, as `analyze_graph` takes it.
+    ps : list of int
+        Cluster counts.
+    methods : sequence of str
+        Partitioning methods, in column order; default `METHODS`, the eight of the
+        source's Tables 6-9.
+    machine : mapping.machine.Machine, optional
+        None uses the Table 2 machine with p cores for each p.
+    mapper : str
+        The mapping of every run (`mapping.placement.MAPPERS`); default
+        ``memory-centric``, the source's.
+    threshold, seed, lam, order, object_bytes
+        As for `analyze_graph`.
+    progress : callable(str), optional
+        Called with ``"p = P: METHOD"`` before each run.
+
+    Returns
+    -------
+    list of dict
+        One row per run: ``p``, ``method``, ``makespan``, ``independent_time``,
+        ``makespan_seconds``, ``communication_bytes``, ``network_bytes``,
+        ``hop_bytes``, ``messages``, ``machine``, ``seconds`` and the partitioner's
+        figures (`Analysis.partition`: ``kind``, ``replication_factor``, ...).
+
+    Raises
+    ------
+    InputError
+        What `analyze_graph` refuses: an unknown method or mapping, more clusters than
+        edges. The runs before it are lost: names are not checked up front.
+
+    Examples
+    --------
+    >>> from vcut.pipeline import AnalysisOptions, TraceOptions
+    >>> from vcut.pipeline import analysis_input, compare_methods
+    >>> graph, object_bytes, _ = analysis_input(
+    ...     ["samples/strassen.c"], AnalysisOptions(trace=TraceOptions(defines=("N=2",))))
+    >>> rows = compare_methods(graph, [2, 4], ["pg", "metis"], object_bytes=object_bytes,
+    ...                        progress=print)
+    p = 2: pg
+    p = 2: metis
+    p = 4: pg
+    p = 4: metis
+    >>> [(r["p"], r["method"], r["machine"], round(r["makespan"], 2)) for r in rows]
+    [(2, 'pg', 'table2:2', 8099.48), (2, 'metis', 'table2:2', 7361.56),
+     (4, 'pg', 'table2:4', 5773.4), (4, 'metis', 'table2:4', 4318.64)]
+    >>> [(r["kind"], r["communication_bytes"]) for r in rows[:2]]
+    [('vertex-cut', 7936.0), ('edge-cut', 2272.0)]
     """
     rows = []
     for p in ps:
@@ -64,6 +114,9 @@ def compare_methods(graph, ps, methods=METHODS, machine=None, *, mapper="memory-
 class Comparison:
     """Every method at every cluster count on one input (see `compare`).
 
+    ``summary()`` is the JSON object ``vcut compare --json`` prints (``source``,
+    ``methods``, ``rows``, ``files``).
+
     Attributes
     ----------
     source : str
@@ -75,7 +128,19 @@ class Comparison:
     graph : ir_graph.Graph
         The graph compared on.
     files : list of str
-        The files written (absolute paths).
+        The files written (absolute paths); empty without ``options.output``.
+
+    Examples
+    --------
+    >>> from vcut.pipeline import AnalysisOptions, TraceOptions, compare
+    >>> c = compare(["samples/strassen.c"], AnalysisOptions(
+    ...     ps=(4,), methods=("pg", "metis"), trace=TraceOptions(defines=("N=2",))))
+    >>> c.source, c.methods, len(c.rows), c.graph.n, c.files
+    ('samples/strassen.c', ('pg', 'metis'), 2, 1986, [])
+    >>> sorted(c.summary())
+    ['files', 'methods', 'rows', 'source']
+    >>> c.summary()["rows"] is c.rows
+    True
     """
 
     source: str
@@ -107,13 +172,35 @@ def compare(inputs, options, *, say=None):
     Returns
     -------
     Comparison
+        The rows (`compare_methods`), the graph and the files written.
 
     Raises
     ------
     InputError
-        A bad input, machine, method or window.
+        A bad input, machine, method or window (a method is checked when its turn
+        comes, after the program is traced).
     OutputError
         An output folder that cannot be written, or a file in it that is an input.
+    CompileError, ProgramError
+        As `trace_sources`, for C inputs.
+
+    See Also
+    --------
+    compare_methods : the same on a graph already built.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from vcut.pipeline import AnalysisOptions, TraceOptions, compare
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     c = compare(["samples/strassen.c"], AnalysisOptions(
+    ...         ps=(2, 4), methods=("pg", "metis"), mapping="memory-centric", output=tmp,
+    ...         trace=TraceOptions(defines=("N=2",))))
+    ...     written = sorted(os.listdir(tmp))
+    >>> written, [os.path.basename(f) for f in c.files]
+    (['compare.json', 'compare.png'], ['compare.json', 'compare.png'])
+    >>> [(r["p"], r["method"], round(r["makespan"], 2)) for r in c.rows]
+    [(2, 'pg', 8099.48), (2, 'metis', 7361.56), (4, 'pg', 5773.4), (4, 'metis', 4318.64)]
     """
     with spill_context(options.spill):
         methods = METHODS if options.methods is None else tuple(options.methods)

@@ -26,12 +26,19 @@ def program_graph(inputs, output, options, *, weights="model", war=False, waw=Fa
                   save_trace=None):
     """Write the dependency graph of a program or of a trace to ``output``: ``vcut graph``.
 
+    The sources are traced (`trace_sources`), or the trace read; its graph is built
+    (`ir_graph.build_graph`), written whole in the format the suffix names
+    (`ir_graph.write_graph`) and its degrees fitted to a power law
+    (`ir_graph.fit_power_law`). A trace cut at its instruction budget is noted on
+    stderr.
+
     Parameters
     ----------
     inputs : list of str
         C sources (traced with ``options``) or one trace (.npz).
     output : str
-        The graph file; its suffix names the format (`ir_graph.formats.detect_format`).
+        The graph file; its suffix names the format (`ir_graph.formats.detect_format`):
+        ``.npz``, ``.graph`` (METIS), ``.edgelist`` or ``.mtx``.
     options : TraceOptions
         How the sources are traced.
     weights : {"model", "measured"}
@@ -43,15 +50,46 @@ def program_graph(inputs, output, options, *, weights="model", war=False, waw=Fa
 
     Returns
     -------
-    tuple
-        ``(result, notes)``: the figures ``vcut graph --json`` prints (the writer's notes
-        among them) and the writer's notes alone.
+    result : dict
+        The figures ``vcut graph --json`` prints: ``nodes``, ``edges``,
+        ``total_weight``, ``alpha`` and ``x_min`` (the power-law fit), ``weights``,
+        ``format``, ``output`` (absolute path), ``seconds``, ``truncated``, and the
+        writer's notes.
+    notes : dict
+        The writer's notes alone (for a METIS file: ``self_loops_dropped``,
+        ``parallel_edges_merged``, ``weights_rounded``; none for ``.npz``).
 
     Raises
     ------
     InputError
         An output format the graph cannot be written in (``.lg``), or what the trace or
         the writer refuses.
+    CompileError, ProgramError
+        As `trace_sources`, for C inputs.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from vcut.pipeline import TraceOptions, program_graph
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result, notes = program_graph(
+    ...         ["samples/strassen.c"], os.path.join(tmp, "strassen.graph"),
+    ...         TraceOptions(defines=("N=2",)), save_trace=os.path.join(tmp, "strassen.npz"))
+    ...     again, _ = program_graph([os.path.join(tmp, "strassen.npz")],
+    ...                              os.path.join(tmp, "again.graph"), TraceOptions())
+    >>> result["nodes"], result["edges"], result["format"], result["truncated"]
+    (1986, 2747, 'metis', False)
+    >>> notes
+    {'self_loops_dropped': 0, 'parallel_edges_merged': 0, 'weights_rounded': False}
+    >>> again["nodes"], again["edges"], again["total_weight"] == result["total_weight"]
+    (1986, 2747, True)
+
+    The format is checked before the program runs:
+
+    >>> program_graph(["samples/strassen.c"], "strassen.lg", TraceOptions())
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: vcut graph writes .npz, .graph, .edgelist or .mtx; not .lg
     """
     fmt = detect_format(output)
     if fmt == "lg":

@@ -31,36 +31,72 @@ ANALYZE_METHODS = ("compnet", "metis", "pg", "w-pg", "wb-pg", "libra", "w-libra"
 class TraceOptions:
     """How C sources are compiled, run and traced (`vcut.pipeline.trace_sources`).
 
+    The compilation, limits, confinement and arguments of one traced run: what
+    ``vcut trace``, ``graph``, ``analyze`` and ``compare`` read from their compile and
+    sandbox options and the words after ``--`` (`vcut.cli._common.trace_options`). The
+    defaults are the command line's. Nothing is checked here: `trace_sources` checks
+    the limits (and the compiler the rest) when the program is traced.
+
     Attributes
     ----------
     args : tuple of str
-        The program's arguments (after ``--`` on the command line).
+        The program's arguments (after ``--`` on the command line); default none.
     opt : str
-        Optimisation level of the C compilation (``"0"`` .. ``"3"``, ``"s"``, ``"z"``, ``"g"``).
+        Optimisation level of the C compilation (``-O``: ``"0"`` .. ``"3"``, ``"s"``,
+        ``"z"``, ``"g"``); default ``"0"``.
     defines, include_dirs, libs, cflags : tuple of str
-        ``-D``, ``-I``, ``-l`` and ``--cflag`` of the compilation.
+        ``-D NAME[=VALUE]``, ``-I DIR``, ``-l LIB`` (a shared library the program
+        loads) and ``--cflag FLAG`` (a further compiler flag) of the compilation;
+        default none.
     roi : tuple of str
-        Trace only these functions and what they call (empty: everything).
+        ``--roi FUNC``: trace only these functions and what they call (empty: everything).
     max_instructions : int
-        Dynamic-instruction budget; the trace is cut and flagged past it.
+        ``--max-instructions``: dynamic-instruction budget; the trace is cut and flagged
+        (``truncated``) past it. Default 50,000,000.
     timeout : float
-        Wall-clock limit of the run, seconds.
+        ``--timeout``: wall-clock limit of the run, seconds (> 0); default 120.
     memory_limit, file_limit : int
-        Address-space limit of the program and largest file it may write, MiB.
+        ``--memory-limit`` and ``--file-limit``: address-space limit of the program
+        (at least 256, what the JIT needs; default 4096) and largest file it may write
+        (default 1024), MiB.
     cwd : str, optional
-        Working directory of the program.
+        ``--cwd``: working directory of the program (for its input files).
     stdin : str, optional
-        File fed to the program on stdin (``"-"``: this process's stdin).
+        ``--stdin``: file fed to the program on stdin (``"-"``: this process's stdin).
     timing : bool
-        Time the memory operations with the cycle counter.
+        Time the memory operations with the cycle counter (``--no-timing``: False);
+        default True. Only ``weights="measured"`` uses the times.
     sandbox : str
-        ``auto``, ``namespaces``, ``seccomp``, ``rlimits`` or ``none``.
+        ``--sandbox``: ``auto`` (the strongest level the kernel grants, the default),
+        ``namespaces``, ``seccomp``, ``rlimits`` or ``none`` (``--no-sandbox``: the
+        program runs with your rights).
     env : tuple of str
-        ``NAME=VALUE`` environment of the program (it gets no others).
+        ``--env NAME=VALUE``: environment of the program (it gets no others).
     keep_files : str, optional
-        Copy the files the program writes to this folder.
+        ``--keep-files DIR``: copy the files the program writes to this folder.
     verbose : bool
-        Print the compiler's warnings on stderr.
+        ``--verbose``: print the compiler's warnings on stderr.
+
+    See Also
+    --------
+    AnalysisOptions : what is done with the trace; its ``trace`` field is one of these.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from vcut.pipeline import TraceOptions
+    >>> opts = TraceOptions(defines=("N=2",))
+    >>> opts.defines, opts.opt, opts.timeout, opts.max_instructions, opts.sandbox
+    (('N=2',), '0', 120.0, 50000000, 'auto')
+
+    The options are frozen; `dataclasses.replace` makes a changed copy:
+
+    >>> opts.opt = "2"
+    Traceback (most recent call last):
+    ...
+    dataclasses.FrozenInstanceError: cannot assign to field 'opt'
+    >>> dataclasses.replace(opts, opt="2", args=("64",))
+    TraceOptions(args=('64',), opt='2', defines=('N=2',), ...)
     """
 
     args: tuple = ()
@@ -87,55 +123,97 @@ class TraceOptions:
 class AnalysisOptions:
     """What ``vcut analyze``, ``vcut compare`` and a ``vcut batch`` row are asked to do.
 
+    `vcut.pipeline.analyze`, `compare` and `sample_windows` read one of these; the
+    command line builds it from its options (`vcut.cli._common.options_from_args`),
+    and the defaults are ``vcut analyze``'s. Nothing is checked here: a misspelt
+    method, machine or window is refused by the run that uses it (`InputError`).
+
     Attributes
     ----------
     p : int
-        Number of clusters of an analysis (``-p``).
+        ``-p``: number of clusters of an analysis; default 8.
     ps : tuple of int
-        Cluster counts of a comparison (``vcut compare -p P1,P2,...``).
+        Cluster counts of a comparison (``vcut compare -p P1,P2,...``); default none.
     algo : str
-        Partitioning method (``--algo``; default ``par``).
+        ``--algo``: partitioning method of an analysis, a vertex cut of
+        `vcut.partition.ALGORITHMS` or an edge cut (``metis``, ``compnet``); default
+        ``par``, the parallelism-aware vertex cut.
     machine : str, optional
-        Machine spec (`mapping.machine.load_machine`); default the Table 2 machine of p cores.
+        ``--machine``: ``table2:P``, ``mesh:RxC``, ``host``, ``hwloc:FILE.xml`` or a JSON
+        machine file (`mapping.machine.load_machine`); default the Table 2 machine of p
+        cores, one core per cluster.
     mapping : str
-        Cluster-to-core mapping (`mapping.placement.MAPPERS`); ``vcut compare`` gives
-        ``memory-centric``, its own default.
+        ``--mapping``: cluster-to-core mapping (`mapping.placement.MAPPERS`); default
+        ``time-aware`` (memory-centric improved by simulating moves). ``vcut compare``
+        gives ``memory-centric``, its own default.
     threshold : int
-        Most clusters the memory-centric mapping puts on one core.
+        ``--threshold``: most clusters the memory-centric mapping puts on one core;
+        default 4.
     lam : float
-        Balance bound of the WB variants.
+        ``--lambda``: balance bound of the WB variants, >= 1; default 1.
     order : str
-        Edge stream order of the streaming vertex cuts.
+        ``--order``: edge stream order of the streaming vertex cuts (``given``,
+        ``random``, ``bfs``, ``dfs``); default ``given``, the execution order of an IR
+        graph.
     seed : int
-        Seed of the random choices.
+        ``--seed``: seed of the random choices; default 0.
     window : str, optional
-        ``START:END`` or ``roi:K[:L]``: analyse only that slice of the run.
+        ``--window``: ``START:END`` (nodes START..END-1) or ``roi:K[:L]`` (activations of
+        the ``--roi`` functions): analyse only that slice of the run.
     weights : str
-        Edge weights of a program or trace: ``model`` or ``measured``.
+        ``--weights``: edge weights of a program or trace: ``model`` (the cache model,
+        deterministic; the default) or ``measured`` (the cycles measured in the trace).
     spill : str, optional
-        Folder of disk-backed scratch arrays (`vcut_base.arrays.spilling`).
+        ``--spill``: folder of disk-backed scratch arrays for a trace larger than memory
+        (`vcut_base.arrays.spilling`).
     duplicates : str
-        How a graph file's repeated edges are read (``first``, ``sum``, ``keep``).
+        ``--duplicates``: how a graph file's repeated edges are read (``first``, the
+        default: merged with the first one's weight; ``sum``; ``keep``).
     partition : str, optional
-        A partition file to use instead of partitioning.
+        ``--partition``: a partition file (from ``vcut partition -o``) to use instead of
+        partitioning.
     baselines : bool
-        Also simulate the baseline mappings.
+        Also simulate the baseline mappings (``--no-baselines``: False); default True.
     compare_methods : bool
-        Also analyse ``methods`` at the same p, for the report (needs ``output``).
+        ``--compare-methods``: also analyse ``methods`` at the same p, for the report
+        (needs ``output``); default False.
     methods : tuple of str, optional
-        The methods compared (None: `ANALYZE_METHODS` for an analysis,
+        ``--methods``: the methods compared (None: `ANALYZE_METHODS` for an analysis,
         `vcut.pipeline.comparison.METHODS` for a comparison).
     windows : int, optional
-        Analyse this many evenly spaced windows of the run instead
+        ``--windows``: analyse this many evenly spaced windows of the run instead
         (`vcut.pipeline.sample_windows`).
     window_size : str, optional
-        ``S`` nodes or ``roi:M`` activations per window.
+        ``--window-size``: ``S`` nodes or ``roi:M`` activations per window (default: the
+        run split into ``windows`` equal parts).
     device : str
-        ``cpu``, ``gpu`` or ``auto``: where the greedy vertex cuts decide.
+        ``--device``: ``cpu`` (the default), ``gpu`` or ``auto``: where the greedy vertex
+        cuts decide their batches.
     output : str, optional
-        Folder of the files written (mapping.json, report.html, ...).
+        ``-o``: folder of the files written (mapping.json and report.html; compare.json
+        and compare.png; windows.json); None writes nothing.
     trace : TraceOptions
-        How a C program is traced.
+        How a C program is traced; default ``TraceOptions()``.
+
+    See Also
+    --------
+    TraceOptions, analyze, compare, sample_windows
+
+    Examples
+    --------
+    >>> from vcut.pipeline import AnalysisOptions, TraceOptions
+    >>> opts = AnalysisOptions(p=4, baselines=False, trace=TraceOptions(defines=("N=2",)))
+    >>> opts.p, opts.algo, opts.mapping, opts.threshold, opts.seed, opts.weights
+    (4, 'par', 'time-aware', 4, 0, 'model')
+    >>> opts.trace.defines
+    ('N=2',)
+
+    `input_paths` lists every file an analysis would read (the outputs must not be
+    one of them):
+
+    >>> AnalysisOptions(partition="parts.txt", machine="hwloc:topo.xml").input_paths(
+    ...     ["samples/strassen.c"])
+    ['samples/strassen.c', 'parts.txt', 'topo.xml']
     """
 
     p: int = 8

@@ -34,9 +34,38 @@ _FIELDS = ("graph", "p", "algo")
 
 @dataclass(frozen=True)
 class PartitionRun:
-    """One run of `partition_files`: the graph file, the cluster count, the
-    `vcut.partition.EdgePartition`, the files written and what reading merged
-    (``graph.meta["merged"]``, None for a file read as written)."""
+    """One run of `partition_files`: one graph file cut into one number of clusters.
+
+    Attributes
+    ----------
+    graph : str
+        The graph file, as given.
+    p : int
+        The cluster count.
+    partition : vcut.partition.EdgePartition
+        The partition: ``assignment`` (the cluster of every input edge), ``metrics``
+        (`vcut.partition.PartitionMetrics`: ``replication_factor``, ``loads``, ...).
+    files : list of str
+        The files written (the partition, then ``OUT.replicas.npz`` with ``details``);
+        empty without ``output``.
+    merged : dict, optional
+        What reading merged (``graph.meta["merged"]``: ``repeated_edges``,
+        ``reverse_pairs``, ``duplicates``); None for a file read as written (a
+        ``.npz`` vcut wrote).
+
+    Examples
+    --------
+    >>> from vcut.pipeline import partition_files
+    >>> run = next(partition_files(["tests/data/power.graph.gz"], [4], "hdrf"))
+    >>> run.graph, run.p, run.files
+    ('tests/data/power.graph.gz', 4, [])
+    >>> run.partition.n, len(run.partition.assignment)
+    (4941, 6594)
+    >>> round(run.partition.metrics.replication_factor, 3)
+    1.205
+    >>> run.merged
+    {'repeated_edges': 0, 'reverse_pairs': 0, 'duplicates': 'first'}
+    """
 
     graph: str
     p: int
@@ -107,10 +136,13 @@ def run_outputs(paths, ps, algo, output, details=True):
 
 def partition_files(paths, ps, algo, options=None, *, output=None, details=True, seed=0,
                     capacities=None, device="cpu", fmt=None, duplicates="first", read=None):
-    """Cut every graph file of ``paths`` for every cluster count of ``ps``: an iterator of
-    `PartitionRun`, one per run, in order (graphs outer, ``ps`` inner). The arguments and
-    every output are checked here, before the iterator is returned; each graph is read
-    and cut as the iteration reaches it.
+    """Cut every graph file of ``paths`` for every cluster count of ``ps``.
+
+    ``vcut partition G1 G2 ... -p 8,32``: one process reads each graph once and cuts
+    it for each p (`vcut.partition.partition_graph`), writing each run's output whole
+    (`vcut.output.write_partition`). The arguments and every output are checked here,
+    before the iterator is returned; each graph is read and cut as the iteration
+    reaches it.
 
     Parameters
     ----------
@@ -131,6 +163,11 @@ def partition_files(paths, ps, algo, options=None, *, output=None, details=True,
         ``read(path) -> Graph`` instead of `ir_graph.read_graph` (the command line's,
         which notes what reading merged).
 
+    Returns
+    -------
+    iterator of PartitionRun
+        One per run, in order: graphs outer, ``ps`` inner.
+
     Raises
     ------
     InputError
@@ -138,6 +175,39 @@ def partition_files(paths, ps, algo, options=None, *, output=None, details=True,
         cluster counts, a bad pattern; then a bad graph or option as the run meets it.
     OutputError
         An output that cannot be written or is one of the inputs (checked before any run).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from vcut.pipeline import partition_files
+    >>> graphs = ["tests/data/power.graph.gz", "tests/data/3elt.graph.gz"]
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     for run in partition_files(graphs, [4, 8], "hdrf", output=tmp):
+    ...         print(run.graph, run.p, round(run.partition.metrics.replication_factor, 3),
+    ...               [os.path.basename(f) for f in run.files])
+    tests/data/power.graph.gz 4 1.205 ['power.hdrf.p4.parts', 'power.hdrf.p4.parts.replicas.npz']
+    tests/data/power.graph.gz 8 1.246 ['power.hdrf.p8.parts', 'power.hdrf.p8.parts.replicas.npz']
+    tests/data/3elt.graph.gz 4 1.102 ['3elt.hdrf.p4.parts', '3elt.hdrf.p4.parts.replicas.npz']
+    tests/data/3elt.graph.gz 8 1.136 ['3elt.hdrf.p8.parts', '3elt.hdrf.p8.parts.replicas.npz']
+
+    An output pattern names each run's file; ``details=False`` writes no replicas:
+
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     runs = partition_files(graphs[:1], [4, 8], "hdrf", details=False,
+    ...                            output=os.path.join(tmp, "{graph}-{p}.txt"))
+    ...     print([os.path.basename(f) for run in runs for f in run.files])
+    ['power-4.txt', 'power-8.txt']
+
+    Everything is checked before the iterator is returned:
+
+    >>> partition_files(graphs, [4], "hdrf", output="out-{p}.txt")
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: -o out-{p}.txt: several graph files need {graph} in ...
+    >>> partition_files(["missing.graph"], [4], "hdrf")
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: missing.graph: no such graph file
     """
     from ir_graph import read_graph  # lazy: the readers load numba
 

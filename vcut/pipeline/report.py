@@ -38,6 +38,8 @@ REPORT_FILES = ("mapping.json", "report.html")
 class AnalysisRun:
     """One analysis of an input as ``vcut analyze`` reports it (see `analyze`).
 
+    Made by `analyze`; frozen.
+
     Attributes
     ----------
     summary : dict
@@ -48,12 +50,28 @@ class AnalysisRun:
         The graph analysed (cut to the window when one was given).
     source : str
         What the graph came from (the sources, the trace or the graph file).
-    insights : mapping.insight.Insights
-        The report's reading of the analysis.
+    insights : mapping.insight.Insight
+        The report's reading of the analysis (``reading``: its summary in words).
     methods : list of dict or None
         The rows of ``compare_methods`` at the same p (``options.compare_methods``).
     files : list of str
-        The files written (absolute paths).
+        The files written (absolute paths); empty without ``options.output``.
+
+    Examples
+    --------
+    >>> from vcut.pipeline import AnalysisOptions, TraceOptions, analyze
+    >>> run = analyze(["samples/strassen.c"], AnalysisOptions(
+    ...     p=4, baselines=False, trace=TraceOptions(defines=("N=2",))))
+    >>> run.source, run.graph.n, run.graph.m, run.files, run.methods
+    ('samples/strassen.c', 1986, 2747, [], None)
+    >>> run.analysis.method, run.analysis.p, round(run.analysis.result.makespan, 2)
+    ('par', 4, 2867.04)
+    >>> run.summary["graph"]
+    {'nodes': 1986, 'edges': 2747, 'window': None}
+    >>> run.summary["makespan"] == run.analysis.result.makespan
+    True
+    >>> type(run.insights).__name__, isinstance(run.insights.reading, str)
+    ('Insight', True)
     """
 
     summary: dict
@@ -67,6 +85,13 @@ class AnalysisRun:
 
 def analyze(inputs, options, *, say=None, note=None):
     """Trace, partition, map, simulate and report: ``vcut analyze``'s work.
+
+    The input is read by `analysis_input` (a trace's size checked against the memory
+    for ``options.p`` first), analysed by `analyze_graph` with the options' method,
+    machine and mapping, and read by `mapping.insight.insight`; with
+    ``options.output`` the report (``report.html``) and ``mapping.json`` are written
+    there, each whole, after the folder is checked (before any work). A batch row
+    (`run_job`) is one call.
 
     Parameters
     ----------
@@ -82,6 +107,8 @@ def analyze(inputs, options, *, say=None, note=None):
     Returns
     -------
     AnalysisRun
+        The summary ``vcut analyze --json`` prints, the analysis, the graph, the
+        insights and the files written.
 
     Raises
     ------
@@ -90,6 +117,43 @@ def analyze(inputs, options, *, say=None, note=None):
         method or window.
     OutputError
         An output folder that cannot be written, or a file in it that is an input.
+    CompileError, ProgramError
+        As `trace_sources`, for C inputs.
+
+    See Also
+    --------
+    analyze_graph : the analysis of a graph already built.
+    sample_windows : ``vcut analyze --windows N``.
+
+    Examples
+    --------
+    >>> import dataclasses, json, os, tempfile
+    >>> from vcut.pipeline import AnalysisOptions, TraceOptions, analyze
+    >>> opts = AnalysisOptions(p=4, baselines=False, trace=TraceOptions(defines=("N=2",)))
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     run = analyze(["samples/strassen.c"], dataclasses.replace(opts, output=tmp),
+    ...                   say=print)
+    ...     with open(os.path.join(tmp, "mapping.json")) as fh:
+    ...         mapping = json.load(fh)
+    tracing and building the graph
+    partitioning 2,747 edges into 4 clusters (par)
+    extracting cluster interactions
+    mapping onto table2:4 (time-aware)
+    writing the report
+    >>> [os.path.basename(f) for f in run.files]
+    ['mapping.json', 'report.html']
+    >>> s = run.summary
+    >>> s["method"], s["mapping"], s["machine"], round(s["makespan"], 2), s["lower_bound"]
+    ('par', 'time-aware', 'table2:4', 2867.04, 2823.5)
+    >>> mapping["format"], mapping["p"], mapping["graph"]["nodes"], mapping["graph"]["edges"]
+    ('vcut-mapping', 4, 1986, 2747)
+
+    ``compare_methods`` puts its table in the report, so it needs ``output``:
+
+    >>> analyze(["samples/strassen.c"], dataclasses.replace(opts, compare_methods=True))
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: --compare-methods puts the comparison in the report; ...
     """
     with spill_context(options.spill):
         return _analyze(inputs, options, say, note)

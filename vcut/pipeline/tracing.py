@@ -35,7 +35,13 @@ def progress_printer(label):
 
 
 def trace_sources(sources, options, stdout_sink=2, stderr_sink=2):
-    """Compile and trace the C ``sources``.
+    """Compile and trace the C ``sources``: the first step of every pipeline command.
+
+    The limits of ``options`` are checked first, then the sources are compiled
+    (`frontend.compile_program`) and run in the sandbox under the tracer
+    (`frontend.trace_program`). ``vcut trace``, ``graph``, ``analyze``, ``compare`` and
+    a batch row trace their C inputs with it. With ``options.sandbox == "none"`` a
+    warning goes to stderr; with ``keep_files``, notes on the files kept.
 
     Parameters
     ----------
@@ -46,16 +52,57 @@ def trace_sources(sources, options, stdout_sink=2, stderr_sink=2):
     stdout_sink, stderr_sink : int, str or None
         Where the program's stdout and stderr go as it writes them: file
         descriptors (default: both to our stderr, so that a command's own stdout
-        carries only its results), or None (kept in the trace only).
+        carries only its results), or None (kept in the trace only). The trace's
+        ``meta["stdout"]`` and ``meta["stderr"]`` hold them either way.
 
     Returns
     -------
     frontend.Trace
+        The decoded trace: ``dynamic_instructions``, ``exit_code``, ``truncated`` (cut
+        at ``options.max_instructions``), ``obj_size`` (the memory objects' sizes),
+        ``meta`` (the run's record).
 
     Raises
     ------
-    CompileError, ProgramError, InputError
-        What the compiler or the run reports.
+    InputError
+        A limit out of range (``timeout <= 0``, ``memory_limit`` below 256 MiB, ...), a
+        missing or unreadable source.
+    CompileError, LinkError, ToolchainError
+        What the compiler reports (``details`` holds its diagnostics), or no usable
+        compiler.
+    ProgramError
+        The run failed: `ProgramCrashed`, `ProgramTimeout`, `ProgramOutOfMemory`; or
+        `SandboxUnavailable` for a sandbox level the kernel does not grant.
+
+    See Also
+    --------
+    program_graph : the graph file of a traced program.
+    analysis_input : the trace's graph, as an analysis reads it.
+
+    Examples
+    --------
+    >>> from vcut.pipeline import TraceOptions, trace_sources
+    >>> trace = trace_sources(["samples/strassen.c"], TraceOptions(defines=("N=2",)),
+    ...                       stdout_sink=None)
+    >>> trace.exit_code, trace.dynamic_instructions, trace.truncated
+    (0, 1986, False)
+    >>> trace.meta["stdout"]
+    'checksum: -0.934064627 -0.456639354\\n'
+
+    A run cut at its instruction budget is flagged:
+
+    >>> cut = trace_sources(["samples/strassen.c"],
+    ...                     TraceOptions(defines=("N=2",), max_instructions=1000),
+    ...                     stdout_sink=None)
+    >>> cut.truncated, cut.dynamic_instructions <= 1000
+    (True, True)
+
+    Limits are checked before anything is compiled:
+
+    >>> trace_sources(["samples/strassen.c"], TraceOptions(timeout=0))
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: timeout must be positive, got 0
     """
     limits = RunLimits(
         timeout=options.timeout,

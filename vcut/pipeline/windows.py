@@ -72,6 +72,26 @@ class WindowSample:
         Figure -> `variation` of its values over the windows.
     method, p, machine, mapping : str, int, str, str
         The analysis every window had.
+
+    Examples
+    --------
+    >>> from vcut.pipeline import AnalysisOptions, TraceOptions
+    >>> from vcut.pipeline import analysis_input, analyze_windows
+    >>> graph, object_bytes, _ = analysis_input(
+    ...     ["samples/strassen.c"], AnalysisOptions(trace=TraceOptions(defines=("N=2",))))
+    >>> s = analyze_windows(graph, 2, 3, object_bytes=object_bytes, baselines=False)
+    >>> s.count, s.size, s.unit, s.method, s.p, s.machine, s.mapping
+    (3, 662, 'nodes', 'par', 2, 'table2:2', 'memory-centric')
+    >>> [(r["index"], r["start"], r["end"], r["edges"], r["edges_in"], r["edges_out"])
+    ...  for r in s.rows]
+    [(0, 0, 662, 880, 0, 377), (1, 662, 1324, 737, 160, 52), (2, 1324, 1986, 701, 269, 0)]
+    >>> s.figures[:4]
+    ('replication_factor', 'vertex_copies', 'work_imbalance', 'communication_bytes')
+    >>> {k: round(v, 2) for k, v in s.statistics["makespan"].items()}
+    {'min': 703.2, 'median': 825.68, 'max': 3514.92, 'mean': 1681.27, 'cv': 0.77}
+    >>> sorted(s.summary())
+    ['clusters', 'count', 'figures', 'machine', 'mapping', 'method', 'size', 'statistics',
+     'unit', 'windows']
     """
 
     count: int
@@ -86,7 +106,8 @@ class WindowSample:
     mapping: str
 
     def summary(self):
-        """The JSON object ``vcut analyze --windows N --json`` prints (less ``graph`` and ``files``)."""
+        """The JSON object ``vcut analyze --windows N --json`` prints (less ``graph``,
+        ``source``, ``seconds`` and ``files``)."""
         return {"count": self.count, "size": self.size, "unit": self.unit,
                 "method": self.method, "clusters": self.p, "machine": self.machine,
                 "mapping": self.mapping, "figures": list(self.figures),
@@ -97,6 +118,13 @@ def analyze_windows(graph, p, count, size=None, *, unit="nodes", method="par",
                     machine=None, mapper="memory-centric", threshold=THRESHOLD, seed=0, lam=1.0,
                     order="given", object_bytes=None, baselines=True, progress=None):
     """Partition, map and simulate ``count`` evenly spaced windows of ``graph``.
+
+    The windows are placed by `ir_graph.windows.spaced_windows` (each centred in one
+    of ``count`` equal parts of the run), cut from the graph one at a time
+    (`ir_graph.Graph.window`: edges into or out of a window are dropped and counted)
+    and analysed on their own by `analyze_graph`. `sample_windows` (``vcut analyze
+    --windows N``) calls it. The method and mapping names are checked before the
+    first window.
 
     Parameters
     ----------
@@ -122,19 +150,56 @@ def analyze_windows(graph, p, count, size=None, *, unit="nodes", method="par",
     Returns
     -------
     WindowSample
+        Every window's figures (``rows``) and their variation (``statistics``).
 
     Raises
     ------
     InputError
-        ``count`` or ``size`` out of range, ``unit="roi"`` on a graph without
-        ROI activations, or a window the analysis refuses (no edges, fewer
-        edges than ``p``): the message names the window.
+        An unknown method or mapping, ``count`` or ``size`` out of range,
+        ``unit="roi"`` on a graph without ROI activations, or a window the
+        analysis refuses (no edges, fewer edges than ``p``): the message names
+        the window.
 
     Notes
     -----
     Time: the sum of the windows' analyses, each linear in its nodes and
     edges, plus O(count * m) to cut the windows. Memory: the graph and one
     window's analysis.
+
+    Examples
+    --------
+    A program traced with ``--roi add`` (its ten calls of ``add`` only):
+
+    >>> from ir_graph import build_graph
+    >>> from vcut.pipeline import TraceOptions, analyze_windows, trace_sources
+    >>> trace = trace_sources(["samples/strassen.c"],
+    ...                       TraceOptions(defines=("N=2",), roi=("add",)), stdout_sink=None)
+    >>> graph = build_graph(trace)
+    >>> graph.n, graph.m, graph.roi_starts.tolist()
+    (790, 1030, [0, 79, 158, 237, 316, 395, 474, 553, 632, 711])
+
+    Three windows that split the run, each analysed with the baseline mappings:
+
+    >>> s = analyze_windows(graph, 2, 3, object_bytes=trace.obj_size, progress=print)
+    window 1 of 3: nodes 0..262
+    window 2 of 3: nodes 264..526
+    window 3 of 3: nodes 527..789
+    >>> s.size, [(r["start"], r["end"], r["edges"], round(r["makespan"], 2)) for r in s.rows]
+    (263, [(0, 263, 326, 1018.48), (264, 527, 315, 293.52), (527, 790, 327, 306.6)])
+    >>> len(s.rows[0]["mappers"]), round(s.statistics["makespan"]["median"], 2)
+    (6, 306.6)
+
+    Two windows of one ROI activation each:
+
+    >>> s = analyze_windows(graph, 2, 2, 1, unit="roi", object_bytes=trace.obj_size,
+    ...                     baselines=False)
+    >>> [(r["roi_first"], r["roi_stop"], r["start"], r["end"]) for r in s.rows]
+    [(2, 3, 158, 237), (7, 8, 553, 632)]
+
+    >>> analyze_windows(graph, 2, 3, 10_000)
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: a window of 10,000 nodes does not fit in the run's 790 nodes; ...
     """
     _check_names(method, mapper)  # before any window: a misspelt name is not the window's fault
     total, to_nodes = unit_spans(graph, unit)
@@ -192,7 +257,19 @@ class WindowsRun:
     unit : str
         ``"nodes"`` or ``"roi"``: what a window's size counts.
     files : list of str
-        The files written (absolute paths).
+        The files written (absolute paths); empty without ``options.output``.
+
+    Examples
+    --------
+    >>> from vcut.pipeline import AnalysisOptions, TraceOptions, sample_windows
+    >>> run = sample_windows(["samples/strassen.c"], AnalysisOptions(
+    ...     p=2, windows=3, baselines=False, trace=TraceOptions(defines=("N=2",))))
+    >>> run.source, run.unit, run.graph.n, run.sample.count, run.sample.size, run.files
+    ('samples/strassen.c', 'nodes', 1986, 3, 662, [])
+    >>> run.summary["graph"]
+    {'nodes': 1986, 'edges': 2747, 'weights': 'model', 'window': None}
+    >>> run.summary["windows"] is run.sample.rows
+    True
     """
 
     summary: dict
@@ -205,6 +282,10 @@ class WindowsRun:
 
 def sample_windows(inputs, options, *, say=None, note=None):
     """Analyse ``options.windows`` evenly spaced windows of the input's run, each on its own.
+
+    ``vcut analyze --windows N``: the input is read as `analysis_input` reads it (cut
+    to ``options.window`` when given), then `analyze_windows` samples it with
+    ``options.algo``, ``mapping`` and the other options of an analysis.
 
     Parameters
     ----------
@@ -222,12 +303,42 @@ def sample_windows(inputs, options, *, say=None, note=None):
     Returns
     -------
     WindowsRun
+        The sample, its JSON summary (``vcut analyze --windows N --json``), the graph
+        and the files written.
 
     Raises
     ------
     InputError
         No ``windows``, a partition file or ``compare_methods`` (neither combines with a
-        sample), or what `analyze_windows` refuses.
+        sample), a bad window size, or what `analysis_input` and `analyze_windows`
+        refuse.
+    OutputError
+        An output folder that cannot be written, or a file in it that is an input.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from vcut.pipeline import AnalysisOptions, TraceOptions, sample_windows
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     run = sample_windows(["samples/strassen.c"], AnalysisOptions(
+    ...         p=2, windows=3, window_size="500", baselines=False, output=tmp,
+    ...         trace=TraceOptions(defines=("N=2",))))
+    ...     with open(os.path.join(tmp, "windows.json")) as fh:
+    ...         written = json.load(fh)
+    >>> [os.path.basename(f) for f in run.files], written["count"], written["size"]
+    (['windows.json'], 3, 500)
+    >>> [(r["start"], r["end"]) for r in run.sample.rows]
+    [(81, 581), (743, 1243), (1405, 1905)]
+    >>> sorted(run.summary)
+    ['clusters', 'count', 'figures', 'files', 'graph', 'machine', 'mapping', 'method',
+     'seconds', 'size', 'source', 'statistics', 'unit', 'windows']
+
+    A window size needs a number of windows:
+
+    >>> sample_windows(["samples/strassen.c"], AnalysisOptions(window_size="500"))
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: --window-size sets the size of the --windows sample; ...
     """
     with spill_context(options.spill):
         return _sample(inputs, options, say, note)
