@@ -3,8 +3,8 @@
 The first stage of the vcut pipeline::
 
     from frontend import trace_program
-    trace = trace_program("samples/fib.c", args=["20"])
-    trace.dynamic_instructions, trace.calls("fib")
+    trace = trace_program("samples/strassen.c", compile_options={"defines": ["N=4"]})
+    trace.dynamic_instructions, trace.calls("strassen")
 """
 
 from vcut_base.errors import VcutError

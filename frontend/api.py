@@ -80,35 +80,47 @@ def trace_program(
 ):
     """Compile, instrument and run a C program; return its dynamic trace.
 
+    The program is compiled (`compile_program`, unless ``program`` is already
+    a `CompiledModule`), instrumented (`instrument_module`) and JIT-run in a
+    confined child process under ``limits``; the event stream it writes is
+    decoded into a `Trace`. A run the dynamic-instruction budget stops is
+    not an error: the trace holds what ran before the cut and is flagged
+    ``truncated``.
+
     Parameters
     ----------
     program : str, sequence of str, or CompiledModule
-        C source file(s), linked into one program, or an already compiled
-        module.
-    args : sequence of str
+        C source file(s) (or ``.ll`` LLVM IR), linked into one program, or an
+        already compiled module.
+    args : sequence of str, default ()
         Program arguments (``argv[1:]``).
-    stdin : bytes, path, or None
+    stdin : bytes, path, or None, default None
         Program input (None: empty).
     cwd : str, optional
-        Working directory of the program.
-    roi : sequence of str
+        Working directory of the program (default: the current directory).
+    roi : sequence of str, default ()
         Trace only these functions and what they call (default: everything).
-    limits : RunLimits
+        They are kept out of line when compiling (``keep_out_of_line``), and
+        the trace records where each of their activations begins
+        (`Trace.roi_activation_starts`).
+    limits : RunLimits, default DEFAULT_LIMITS
         Timeout, memory limit, dynamic-instruction budget.
-    timing : bool
-        Time each memory operation with the cycle counter.
-    libs : sequence of str
+    timing : bool, default True
+        Time each memory operation with the cycle counter. Without timing the
+        instrumented code is optimised (LLVM's O1) before it runs, which is
+        faster; the trace is the same but has no measured cycles.
+    libs : sequence of str, default ()
         Extra shared libraries the program needs (``-l`` names).
     compile_options : dict, optional
         Keyword arguments for `compile_program` (``opt``, ``defines``, ...).
     progress : callable, optional
         ``progress(elapsed_seconds, event_bytes)`` during long runs.
-    sandbox : str
+    sandbox : str, default "auto"
         Confinement of the program: ``auto`` (the strongest level the kernel
         grants), or ``namespaces``, ``seccomp``, ``rlimits`` to require one,
         or ``none`` (see `frontend.run.run_module`). The level that ran is
         ``meta["sandbox"]``.
-    env : sequence of str
+    env : sequence of str, default ()
         ``NAME=VALUE``: the program's whole environment.
     keep_files : str, optional
         Directory to copy the files the program wrote in its working
@@ -124,19 +136,53 @@ def trace_program(
     Returns
     -------
     Trace
-        ``meta["truncated"]`` is True when the budget cut the run short.
+        ``meta["truncated"]`` is True when the budget cut the run short (its
+        ``exit_code`` is then None).
 
     Raises
     ------
-    InputError, CompileError, LinkError, UnsupportedIRError, ProgramCrashed,
-    ProgramTimeout, ProgramOutOfMemory, OutputError
+    InputError
+        A missing or non-C source, an ROI name that is not a function of the
+        program, no ``main``, invalid ``limits``, ``sandbox``, ``env``, ``cwd``
+        or ``keep_files``.
+    CompileError, LinkError
+        The compiler rejected a source, or linking failed.
+    UnsupportedIRError
+        The program uses a construct the tracer cannot follow (setjmp,
+        threads, exceptions, ...).
+    ProgramCrashed, ProgramTimeout, ProgramOutOfMemory
+        The program was killed by a signal, ran past ``limits.timeout``, or
+        past ``limits.memory``.
+    OutputError
+        The run's scratch files cannot be written.
+
+    See Also
+    --------
+    run_program : the same run without instrumentation.
+    ir_graph.build_graph : the dependency graph of a trace.
 
     Examples
     --------
     >>> from frontend import trace_program
-    >>> t = trace_program("samples/fib.c", args=["10"])  # doctest: +SKIP
-    >>> t.calls("fib")                                   # doctest: +SKIP
-    177
+    >>> t = trace_program("samples/strassen.c", compile_options={"defines": ["N=2"]})
+    >>> t.exit_code, t.meta["stdout"]
+    (0, 'checksum: -0.934064627 -0.456639354\\n')
+    >>> t.calls("strassen"), t.calls("add"), t.max_recursion_depth("strassen")
+    (8, 10, 2)
+    >>> t.truncated
+    False
+
+    Only the region of interest (``main`` itself is not traced):
+
+    >>> r = trace_program("samples/strassen.c", compile_options={"defines": ["N=2"]},
+    ...                   roi=["strassen"])
+    >>> r.calls("strassen"), r.calls("main"), r.roi_activation_starts().tolist()
+    (8, 0, [0])
+    >>> trace_program("samples/strassen.c", roi=["nope"])
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.InputError: region-of-interest function 'nope' is not defined in the
+    program; defined functions: add, main, rnd, strassen
     """
     options = dict(compile_options or {})
     if roi:
@@ -196,8 +242,73 @@ def run_program(program, *, args=(), stdin=None, cwd=None, limits=DEFAULT_LIMITS
                 stderr_sink=None):
     """Run a C program through the same JIT path without instrumentation.
 
-    The baseline for tracing overhead. Returns the `RunResult` (exit code,
-    output, ``run_seconds`` spent in main).
+    The baseline for tracing overhead: the program is compiled, JIT-compiled
+    and run in the same confined child process as `trace_program`'s, with the
+    same code-generator level, but nothing is traced.
+
+    Parameters
+    ----------
+    program : str, sequence of str, or CompiledModule
+        C source file(s) (or ``.ll`` LLVM IR), linked into one program, or an
+        already compiled module.
+    args : sequence of str, default ()
+        Program arguments (``argv[1:]``).
+    stdin : bytes, path, or None, default None
+        Program input (None: empty).
+    cwd : str, optional
+        Working directory of the program (default: the current directory).
+    limits : RunLimits, default DEFAULT_LIMITS
+        Timeout and memory limit (the instruction budget applies to traced
+        runs only).
+    libs : sequence of str, default ()
+        Extra shared libraries the program needs (``-l`` names).
+    compile_options : dict, optional
+        Keyword arguments for `compile_program` (``opt``, ``defines``, ...).
+    sandbox : str, default "auto"
+        Confinement of the program, as for `trace_program`.
+    env : sequence of str, default ()
+        ``NAME=VALUE``: the program's whole environment.
+    keep_files : str, optional
+        Directory to copy the files the program wrote in its working
+        directory into, as for `trace_program`.
+    stdout_sink, stderr_sink : int, optional
+        File descriptors to pass the program's stdout / stderr on to as it
+        writes them.
+
+    Returns
+    -------
+    RunResult
+        Exit code, output (the first MiB of each stream), ``run_seconds``
+        spent in main; ``events`` is None.
+
+    Raises
+    ------
+    InputError
+        A missing or non-C source, no ``main``, invalid ``limits``,
+        ``sandbox``, ``env``, ``cwd`` or ``keep_files``.
+    CompileError, LinkError
+        The compiler rejected a source, or linking failed.
+    ProgramCrashed, ProgramTimeout, ProgramOutOfMemory
+        The program was killed by a signal, ran past ``limits.timeout``, or
+        past ``limits.memory``.
+    OutputError
+        The run's scratch files cannot be written.
+
+    See Also
+    --------
+    trace_program : the same run, traced.
+
+    Examples
+    --------
+    >>> from frontend import run_program
+    >>> r = run_program("samples/strassen.c", compile_options={"defines": ["N=2"]})
+    >>> r.exit_code, r.stdout, r.stdout_bytes, r.events
+    (0, b'checksum: -0.934064627 -0.456639354\\n', 36, None)
+    >>> run_program("tests/data/README.md")
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.InputError: input is not a C source file: .../tests/data/README.md
+    (extension '.md'); give .c files (or .ll LLVM IR)
     """
     cm = _compiled(program, compile_options)
     mod = llvm.parse_assembly(cm.ir)

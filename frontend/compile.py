@@ -63,6 +63,22 @@ class CompiledModule:
         The compiler's version line.
     diagnostics : str
         Warnings the compiler printed (empty when none).
+
+    See Also
+    --------
+    compile_program : makes one.
+    instrument_module : instruments its ``ir``.
+
+    Examples
+    --------
+    >>> from frontend import compile_program
+    >>> cm = compile_program("samples/strassen.c", defines=["N=2"])
+    >>> cm.sources
+    ('.../samples/strassen.c',)
+    >>> cm.flags[-3:], cm.diagnostics
+    (('-O0', '-gline-tables-only', '-DN=2'), '')
+    >>> cm.ir.count("define i32 @main(")
+    1
     """
 
     ir: str
@@ -162,15 +178,50 @@ def compile_program(
     Returns
     -------
     CompiledModule
+        The linked module's IR (target triple set to this process's), the
+        sources, the flags used and the compiler's version and warnings.
 
     Raises
     ------
     InputError
-        A source is missing, unreadable or not C.
+        No source, a source missing, unreadable, binary or not ``.c``/``.ll``,
+        or an unknown ``opt``.
+    ToolchainError
+        No usable C compiler was found.
     CompileError
-        The compiler rejected a source; ``details`` holds its diagnostics.
+        The compiler rejected a source (or took longer than ``timeout``), or
+        an IR file fails LLVM's verifier; ``details`` holds the diagnostics.
     LinkError
         Linking the modules failed (a symbol defined twice, ...).
+
+    See Also
+    --------
+    trace_program : compiles, instruments and runs in one call.
+
+    Examples
+    --------
+    >>> import os, re, tempfile
+    >>> from frontend import compile_program
+    >>> cm = compile_program("samples/strassen.c", defines=["N=2"])
+    >>> sorted(re.findall(r"^define .*@(\\w+)\\(", cm.ir, flags=re.M))
+    ['add', 'main', 'rnd', 'strassen']
+
+    Optimised, with the region-of-interest function kept out of line:
+
+    >>> o2 = compile_program("samples/strassen.c", opt="-O2", keep_out_of_line=["strassen"])
+    >>> "-O2" in o2.flags, "@strassen(" in o2.ir
+    (True, True)
+
+    A program the compiler rejects:
+
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     bad = os.path.join(tmp, "bad.c")
+    ...     _ = open(bad, "w").write("int main(void) { return x; }\\n")
+    ...     compile_program(bad)
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.CompileError: compilation of bad.c failed (compiler exit 1):
+    bad.c:1:25: error: use of undeclared identifier 'x'; fix the errors the compiler reported
     """
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]

@@ -82,6 +82,21 @@ class InstrumentedModule:
         Region-of-interest functions (empty: the whole program is traced).
     timing : bool
         Whether memory operations are timed with the cycle counter.
+
+    See Also
+    --------
+    instrument_module : makes one.
+
+    Examples
+    --------
+    >>> from frontend import compile_program, instrument_module
+    >>> im = instrument_module(compile_program("samples/strassen.c", defines=["N=2"]).ir)
+    >>> im.roi, im.timing
+    ((), True)
+    >>> "@__vcut_" in im.ir, "@__vcut_" in im.original_ir
+    (True, False)
+    >>> sorted(str(f) for f, d in zip(im.static.fn_name, im.static.fn_defined) if d)
+    ['add', 'main', 'rnd', 'strassen']
     """
 
     ir: str
@@ -166,14 +181,20 @@ class _Emitter:
 def instrument_module(ir, *, roi=(), timing=True):
     """Instrument LLVM IR text for tracing.
 
+    The module's static table (`StaticTable`) fixes the instruction ids; the
+    instrumented module is the module's own printed text with tracing code
+    inserted around its instructions (blocks, memory operations, allocations,
+    frees, calls: see the module docstring), so the original instructions are
+    kept byte for byte, plus the tracing runtime.
+
     Parameters
     ----------
     ir : str
         A complete module (from `compile_program`).
-    roi : sequence of str
+    roi : sequence of str, default ()
         Functions whose executions (with everything they call) are traced;
         empty traces the whole program.
-    timing : bool
+    timing : bool, default True
         Time memory operations with the cycle counter. Without timing the
         program's ``optnone``/``noinline`` attributes are dropped so that the
         runner can optimise the instrumented code (see `frontend.run`).
@@ -181,13 +202,28 @@ def instrument_module(ir, *, roi=(), timing=True):
     Returns
     -------
     InstrumentedModule
+        The instrumented IR, the original as llvmlite printed it, and the
+        static table.
 
     Raises
     ------
     InputError
-        An ROI name that is not a function defined in the program.
+        IR that does not parse, a module already instrumented, no ``main``,
+        or an ROI name that is not a function defined in the program.
     UnsupportedIRError
         The program uses a construct the tracer cannot follow.
+
+    Examples
+    --------
+    >>> from frontend import compile_program, instrument_module
+    >>> cm = compile_program("samples/strassen.c", defines=["N=2"])
+    >>> im = instrument_module(cm.ir, roi=["strassen"], timing=False)
+    >>> im.roi, im.timing, im.static.n_functions
+    (('strassen',), False, 8)
+    >>> instrument_module(im.ir)
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.InputError: the program is already instrumented (it defines __vcut_ symbols)
     """
     try:
         mod = llvm.parse_assembly(ir)

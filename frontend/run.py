@@ -77,6 +77,11 @@ OUTPUT_KEPT = 1 << 20
 class RunLimits:
     """Limits a traced program runs under.
 
+    Every run checks them first (`validate`, which raises `InputError` for a
+    timeout that is not positive, a memory limit below 256 MiB, a budget
+    outside ``1 .. 2**63 - 1``, a file-size limit below 1 byte or a buffer of
+    fewer than 16 words). `DEFAULT_LIMITS` is ``RunLimits()``.
+
     Attributes
     ----------
     timeout : float
@@ -91,6 +96,25 @@ class RunLimits:
     file_size : int
         Largest file the program may write, in bytes (``RLIMIT_FSIZE``; its
         stdout, stderr and events go through pipes and are not counted).
+
+    Examples
+    --------
+    >>> from frontend import DEFAULT_LIMITS, RunLimits, trace_program
+    >>> DEFAULT_LIMITS.timeout, DEFAULT_LIMITS.memory >> 30, DEFAULT_LIMITS.max_instructions
+    (120.0, 4, 50000000)
+    >>> RunLimits(timeout=10).cpu_seconds
+    12
+
+    A budget cuts the trace short (the program's exit status is then unknown):
+
+    >>> t = trace_program("samples/strassen.c", compile_options={"defines": ["N=2"]},
+    ...                   limits=RunLimits(max_instructions=500))
+    >>> t.truncated, t.exit_code, t.dynamic_instructions <= 500
+    (True, None, True)
+    >>> RunLimits(memory=1 << 20).validate()
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.InputError: memory limit 1 MiB is below the 256 MiB the JIT itself needs
     """
 
     timeout: float = 120.0
@@ -161,6 +185,19 @@ class RunResult:
         With ``keep_files``: the program's files that were not copied there,
         relative path and why (a symbolic link or a non-directory where a
         subdirectory is needed, a directory of the file's name).
+
+    See Also
+    --------
+    run_program : returns one.
+
+    Examples
+    --------
+    >>> from frontend import run_program
+    >>> r = run_program("samples/strassen.c", compile_options={"defines": ["N=2"]})
+    >>> r.exit_code, r.stdout.decode(), r.stderr
+    (0, 'checksum: -0.934064627 -0.456639354\\n', b'')
+    >>> r.written_files, r.run_seconds < r.wall_seconds
+    ([], True)
     """
 
     exit_code: int

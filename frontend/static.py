@@ -152,7 +152,92 @@ class StaticTable:
     instruction id, argument index, global id, function id or block id
     according to ``op_kind`` (-1 for constants), and ``op_block`` is the
     incoming block of a phi operand (-1 otherwise). For calls the callee is
-    the last operand.
+    the last operand. Ids follow module order: functions, their blocks, their
+    instructions. String arrays are numpy object arrays.
+
+    Attributes
+    ----------
+    fn_name : ndarray of str
+        Every function of the module, declarations included.
+    fn_defined : ndarray of bool
+        Whether it has a body in the module.
+    fn_entry_block : ndarray of int32
+        Its entry block (-1 for declarations).
+    fn_nargs : ndarray of int32
+        Number of parameters.
+    fn_returns_void : ndarray of bool
+        Whether it returns void.
+    fn_file : ndarray of int32
+        Its source file (index into ``files``; -1 when unknown).
+    blk_func, blk_first, blk_ninstr : ndarray of int32
+        Function of each block, its first instruction id and its number of
+        instructions (a block's instructions are consecutive ids).
+    blk_label : ndarray of str
+        The block's label (empty when unnamed).
+    ins_func, ins_block, ins_index : ndarray of int32
+        Function, block and position in the block of each instruction.
+    ins_opcode, ins_result, ins_text : ndarray of str
+        Opcode, result name (empty when none) and printed text.
+    ins_line, ins_col : ndarray of int32
+        Source line and column (0 without line tables).
+    ins_mem : ndarray of uint8
+        Memory access class (``MEM_NONE``, ``MEM_LOAD``, ``MEM_STORE``,
+        ``MEM_RMW``, ``MEM_COPY``, ``MEM_SET``).
+    ins_call : ndarray of uint8
+        Call class (``CALL_NONE``; ``CALL_INTRINSIC``: intrinsics and memory
+        library calls; ``CALL_TRACKED``: calls that may run traced code).
+    ins_obj : ndarray of uint8
+        Object class: creates or releases a memory object (``OBJ_ALLOCA``,
+        ``OBJ_MALLOC``, ..., ``OBJ_FREE``; ``OBJ_NONE``).
+    ins_callee : ndarray of int32
+        The called function of a direct call (-1 otherwise).
+    ins_size : ndarray of int64
+        Bytes a load, store or atomic accesses (0 otherwise).
+    op_ptr : ndarray of int64
+        CSR offsets of each instruction's operands (``n_instructions + 1``).
+    op_kind : ndarray of uint8
+        Operand kind (``OP_INSTRUCTION``, ``OP_ARGUMENT``, ``OP_GLOBAL``,
+        ``OP_FUNCTION``, ``OP_CONSTANT``, ``OP_BLOCK``, ``OP_OTHER``).
+    op_ref : ndarray of int64
+        What the operand refers to in the table of its kind (-1: none).
+    op_block : ndarray of int32
+        The incoming block of a phi operand (-1 otherwise).
+    gv_name : ndarray of str
+        Every global variable (LLVM's own ``llvm.*`` tables excluded).
+    gv_size : ndarray of int64
+        Its size in bytes.
+    gv_defined : ndarray of bool
+        Whether it is defined in the module.
+    files : ndarray of str
+        The source files named by the line tables.
+    extra : dict
+        Free for annotations; not saved with a trace.
+
+    See Also
+    --------
+    instrument_module : builds the table of a module.
+
+    Examples
+    --------
+    >>> from frontend import trace_program
+    >>> st = trace_program("samples/strassen.c", compile_options={"defines": ["N=2"]}).static
+    >>> st.n_functions, st.n_functions == len(st.fn_name)
+    (8, True)
+    >>> fid = st.function_id("strassen")
+    >>> int(st.fn_nargs[fid]), bool(st.fn_returns_void[fid]), bool(st.fn_defined[fid])
+    (7, True, True)
+    >>> sid = int(st.blk_first[st.fn_entry_block[fid]])
+    >>> st.ins_opcode[sid], str(st.fn_name[st.ins_func[sid]])
+    ('alloca', 'strassen')
+    >>> main = st.function_id("main")
+    >>> ret = [s for s in range(st.n_instructions)
+    ...        if st.ins_func[s] == main and st.ins_opcode[s] == "ret"]
+    >>> st.location(ret[0])  # return 0;
+    '.../samples/strassen.c:58'
+    >>> st.function_id("nope")
+    Traceback (most recent call last):
+        ...
+    KeyError: 'nope'
     """
 
     fn_name: np.ndarray

@@ -70,11 +70,95 @@ _DYN_FIELDS = (
 class Trace:
     """A decoded dynamic trace (see the module docstring for every array).
 
-    ``meta`` holds: ``program`` (sources), ``argv``, ``exit_code``,
-    ``end_reason`` (text), ``truncated`` (the instruction budget cut the
-    run), ``max_instructions``, ``roi``, ``timing``, ``compiler``, ``flags``,
-    ``stdout``/``stderr`` (text), ``events`` (stream length in words),
-    ``run_seconds``.
+    Every executed IR instruction in execution order, the executed blocks,
+    the function activations, the memory accesses and the memory objects of
+    one run, with the static table of the module. Dynamic instructions are
+    numbered from 0 in execution order (the "dynamic index").
+
+    Attributes
+    ----------
+    static : StaticTable
+        The module's static instructions, blocks, functions and globals.
+    dyn_sid, dyn_act : ndarray of int32
+        Per dynamic instruction: its static id and its activation.
+    bs_block, bs_act : ndarray of int32
+        Per executed block: its static id and its activation.
+    bs_start : ndarray of int64
+        Per executed block: the dynamic index of its first instruction.
+    act_func, act_parent : ndarray of int32
+        Per activation: its function and its parent activation (-1: a root).
+    act_call : ndarray of int64
+        Per activation: the dynamic index of the call that opened it (-1 for
+        roots), so recursion is explicit.
+    mem_dyn : ndarray of int64
+        Per memory access: the dynamic index of its instruction (sorted).
+    mem_addr, mem_size : ndarray of uint64
+        Its address and size in bytes.
+    mem_dt : ndarray of uint32
+        Its cycles by the cycle counter (saturated at ``2**24 - 1``; 0 without
+        timing).
+    mem_write : ndarray of bool
+        Whether it writes.
+    obj_kind : ndarray of uint8
+        Per memory object: 0 global, 1 stack, 2 heap, 3 argv
+        (``OBJECT_KINDS``).
+    obj_base, obj_size : ndarray of uint64
+        Its address and size in bytes.
+    obj_sid : ndarray of int32
+        The instruction that allocated it (-1: a global or argv).
+    obj_global : ndarray of int32
+        Its global id (-1: not a global).
+    obj_alloc_dyn, obj_free_dyn : ndarray of int64
+        Dynamic index of its allocation and release (-1: before the run /
+        never freed; a stack object dies with its activation's last
+        instruction).
+    meta : dict
+        The run: ``program`` (sources), ``argv``, ``exit_code``,
+        ``end_reason`` (text), ``truncated`` (the instruction budget cut the
+        run), ``max_instructions``, ``roi``, ``timing``, ``compiler``,
+        ``flags``, ``stdout``/``stderr`` (text), ``events`` (stream length in
+        words), ``run_seconds``.
+
+    See Also
+    --------
+    trace_program : makes one.
+    load_trace : reads one `save` wrote.
+
+    Examples
+    --------
+    A program of five instructions (LLVM IR, so that the counts do not depend
+    on the C compiler):
+
+    >>> import os, tempfile
+    >>> from frontend import trace_program
+    >>> ir = '''define i32 @main() {
+    ...   %p = alloca i32
+    ...   store i32 7, ptr %p
+    ...   %v = load i32, ptr %p
+    ...   %w = add i32 %v, 1
+    ...   ret i32 %w
+    ... }
+    ... '''
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "eight.ll")
+    ...     _ = open(path, "w").write(ir)
+    ...     t = trace_program(path)
+    >>> t.exit_code, t.dynamic_instructions, t.blocks_executed, t.memory_operations
+    (8, 5, 1, 2)
+    >>> t.static.ins_opcode[t.dyn_sid].tolist()
+    ['alloca', 'store', 'load', 'add', 'ret']
+    >>> t.mem_write.tolist(), t.mem_size.tolist()
+    ([True, False], [4, 4])
+
+    The objects: argv and its one string (the program's name), then the
+    ``alloca``, which both accesses fall in:
+
+    >>> t.obj_kind.tolist(), t.obj_alloc_dyn.tolist(), t.obj_free_dyn.tolist()
+    ([3, 3, 1], [-1, -1, 0], [-1, -1, 4])
+    >>> t.locate_accesses().tolist()
+    [2, 2]
+    >>> t.calls("main"), t.act_parent.tolist(), t.block_counts().tolist()
+    (1, [-1], [1])
     """
 
     static: StaticTable
@@ -255,17 +339,50 @@ def _to_saveable(a):
 def load_trace(path, *, mmap=False):
     """Read a trace written by `Trace.save`.
 
-    ``mmap``: map its arrays from the file instead of reading them into memory
-    (copy-on-write; the pages are the file's, which the kernel drops under
-    memory pressure): how a disk-backed analysis (``--spill``) reads a trace
-    larger than memory. The file must not change while the trace is in use.
+    Every array is checked against the invariants of `frontend.trace_checks`
+    before the trace is returned, so a corrupt file is refused here rather
+    than misread later.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ``.npz`` file.
+    mmap : bool, default False
+        Map its arrays from the file instead of reading them into memory
+        (copy-on-write; the pages are the file's, which the kernel drops under
+        memory pressure): how a disk-backed analysis (``--spill``) reads a
+        trace larger than memory. The file must not change while the trace is
+        in use.
+
+    Returns
+    -------
+    Trace
+        The trace as saved, ``meta`` included (with ``format`` and
+        ``format_version``).
 
     Raises
     ------
     TraceFormatError
-        Not a vcut trace, not a regular file, corrupt (every array is checked
-        against the invariants of `frontend.trace_checks` before use), or
-        written by another format version.
+        Missing, not a regular file, not a vcut trace, corrupt, or written by
+        another format version.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from frontend import load_trace, trace_program
+    >>> t = trace_program("samples/strassen.c", compile_options={"defines": ["N=2"]})
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "strassen.npz")
+    ...     t.save(path)
+    ...     back = load_trace(path)
+    >>> back.dynamic_instructions == t.dynamic_instructions, back.calls("strassen")
+    (True, 8)
+    >>> back.meta["format"], back.meta["exit_code"]
+    ('vcut-trace', 0)
+    >>> load_trace("no-such-trace.npz")
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.TraceFormatError: trace file not found: no-such-trace.npz
     """
     path = os.fspath(path)
     check_input_file(path, "trace file", TraceFormatError, missing=TraceFormatError)

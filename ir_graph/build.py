@@ -101,7 +101,44 @@ class CacheModel:
     blocks; latencies 2 cycles (L1 hit), 20 cycles (L2 hit) and 110 cycles
     for memory (about 100 cycles of DRAM latency plus a 32-byte block at
     8 GB/s on a 2.4 GHz core). Write-allocate; an access costs the sum over
-    the cache blocks it touches.
+    the cache blocks it touches. The caches start empty, so the model is
+    deterministic: the same address stream always gets the same cycles.
+
+    Attributes
+    ----------
+    l1_size, l2_size : int
+        Capacity of each level in bytes (default 64 KiB and 256 KiB).
+    l1_ways, l2_ways : int
+        Associativity of each level (default 4 and 8).
+    block : int
+        Cache block (line) size in bytes, both levels (default 32).
+    lat_l1, lat_l2, lat_mem : float
+        Cycles of an L1 hit, an L2 hit and a memory access (default 2, 20,
+        110).
+
+    Notes
+    -----
+    `validate` (called by `latencies`, hence by `build_graph`) raises
+    `InputError` unless every size, way count and the block are positive and
+    each level divides into whole sets of ``ways`` blocks.
+
+    Examples
+    --------
+    >>> from ir_graph import CacheModel
+    >>> cycles, (l1_hits, l2_hits, memory) = CacheModel().latencies([0, 8, 64], [8, 8, 40])
+    >>> cycles.tolist(), int(l1_hits), int(l2_hits), int(memory)
+    ([110.0, 2.0, 220.0], 1, 0, 3)
+
+    The third access touches two 32-byte blocks, both from memory. A smaller
+    machine:
+
+    >>> tiny = CacheModel(l1_size=1024, l1_ways=2, l2_size=4096, block=64)
+    >>> tiny.validate().l1_size
+    1024
+    >>> CacheModel(l1_size=1000).validate()
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.InputError: L1 of 1000 bytes does not divide into 4 ways of 32-byte blocks
     """
 
     l1_size: int = 64 * 1024
@@ -163,16 +200,28 @@ def segments(addr, size):
 def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheModel()):
     """The weighted dependency graph of a `frontend.Trace`.
 
+    One node per executed IR instruction, in execution order (but for the
+    intrinsics in `EXCLUDED_INTRINSICS`), and one edge per dependency: SSA
+    values (``REG``), phis (``PHI``), arguments (``ARG``), return values
+    (``RET``), and byte-exact read-after-write through memory (``MEM``),
+    optionally write-after-read and write-after-write; see the module
+    docstring. An edge found several ways is one edge whose ``edge_kind``
+    has several bits (``ir_graph.dependency_kernels.KIND_*``). An edge's
+    weight is a memory-transfer time in cycles: those of the destination's
+    memory operation if it accesses memory, else the source's, else 1 (a
+    register forward).
+
     Parameters
     ----------
     trace : frontend.Trace
-    weights : {"model", "measured"}
+        A trace with at least one executed instruction.
+    weights : {"model", "measured"}, default "model"
         Cycles from the cache model (the default everywhere in vcut: it is
         deterministic, and works on traces made without timing), or from
         the trace's cycle counter.
-    war, waw : bool
+    war, waw : bool, default False
         Also add write-after-read / write-after-write memory edges.
-    cache : CacheModel
+    cache : CacheModel, default CacheModel()
         Used when ``weights="model"``.
 
     Returns
@@ -181,14 +230,64 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
         Directed; node ``k`` is the ``k``-th executed instruction that is a
         node; every edge has ``src < dst``. For a trace made with ``--roi``,
         ``roi_starts`` holds the node where each activation of the region
-        of interest begins (`frontend.Trace.roi_activation_starts`).
+        of interest begins (`frontend.Trace.roi_activation_starts`). The node
+        attributes ``node_sid``, ``node_opclass``, ``node_object`` and
+        ``node_depth`` are set; ``meta`` records the weight model (and with
+        ``model`` the cache's hit counts, ``meta["cache_blocks"]``).
 
     Raises
     ------
     InputError
         An empty trace; ``measured`` weights of a trace made without timing;
-        an unknown weight model; a graph that cannot fit in the available
-        memory (checked before allocating it).
+        an unknown weight model; an invalid `CacheModel`; a graph that cannot
+        fit in the available memory (checked before allocating it).
+
+    See Also
+    --------
+    frontend.trace_program : makes the trace.
+    write_graph : writes the graph to a file.
+
+    Examples
+    --------
+    A program of five instructions (LLVM IR, so that the counts do not depend
+    on the C compiler): a store, and a load of what it stored.
+
+    >>> import os, tempfile
+    >>> from frontend import trace_program
+    >>> from ir_graph import OPCLASSES, build_graph
+    >>> ir = '''define i32 @main() {
+    ...   %p = alloca i32
+    ...   store i32 7, ptr %p
+    ...   %v = load i32, ptr %p
+    ...   %w = add i32 %v, 1
+    ...   ret i32 %w
+    ... }
+    ... '''
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "eight.ll")
+    ...     _ = open(path, "w").write(ir)
+    ...     g = build_graph(trace_program(path))
+    >>> g.n, g.m, g.directed
+    (5, 5, True)
+    >>> list(zip(g.src.tolist(), g.dst.tolist()))
+    [(0, 1), (0, 2), (1, 2), (2, 3), (3, 4)]
+    >>> g.edge_kind.tolist()  # 1: an SSA value, 16: through memory
+    [1, 1, 16, 1, 1]
+    >>> g.weight.tolist()  # the store misses the caches, the load hits L1
+    [110.0, 2.0, 2.0, 2.0, 1.0]
+    >>> [OPCLASSES[c] for c in g.node_opclass]
+    ['alloca', 'memory', 'memory', 'int', 'control']
+
+    A C program: one node per executed instruction.
+
+    >>> t = trace_program("samples/strassen.c", compile_options={"defines": ["N=2"]})
+    >>> g = build_graph(t)
+    >>> g.n == t.dynamic_instructions, bool((g.src < g.dst).all()), g.meta["weights"]
+    (True, True, 'model')
+    >>> build_graph(t, weights="random")
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.InputError: unknown weight model 'random'; use one of measured, model
     """
     if weights not in WEIGHT_MODELS:
         raise InputError(f"unknown weight model {weights!r}; use one of {', '.join(WEIGHT_MODELS)}")

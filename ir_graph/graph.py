@@ -127,6 +127,39 @@ class Graph:
         IR graphs built from a trace in this process: the names of its
         functions, lines and memory objects (`frontend.source`). Not written
         to graph files; windows keep it.
+
+    Notes
+    -----
+    The constructor checks nothing; `validate` checks every array (ids in
+    range, finite non-negative weights, attribute lengths, a node count that
+    fits in memory) and raises `GraphFormatError` (or `InputTooLarge`).
+    `read_graph`, `build_graph` and `from_networkx` return validated graphs.
+
+    See Also
+    --------
+    build_graph : the graph of a trace.
+    read_graph, write_graph : graph files.
+
+    Examples
+    --------
+    A square 0-1-2-3 with the diagonal 0-2:
+
+    >>> import numpy as np
+    >>> from ir_graph import Graph
+    >>> g = Graph(n=4, src=np.array([0, 1, 2, 3, 0]), dst=np.array([1, 2, 3, 0, 2]),
+    ...           weight=np.array([1.0, 2.0, 1.0, 2.0, 5.0]))
+    >>> g.validate().m, g.total_weight, g.degrees().tolist()
+    (5, 11.0, [3, 2, 3, 2])
+
+    Nodes 1 and 2 alone, renumbered from 0 (two edges come in, one goes out):
+
+    >>> w = g.window(1, 3)
+    >>> w.n, w.m, w.meta["window"]["edges_in"], w.meta["window"]["edges_out"]
+    (2, 1, 2, 1)
+    >>> Graph(n=3, src=np.array([0]), dst=np.array([3]), weight=np.array([1.0])).validate()
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.GraphFormatError: graph: edge target 3 out of range 0..2
     """
 
     n: int

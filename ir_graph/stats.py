@@ -47,7 +47,29 @@ MIN_TAIL = 50
 
 @dataclass(frozen=True)
 class PowerLawFit:
-    """Discrete power-law fit of a degree sample."""
+    """Discrete power-law fit of a degree sample (`fit_power_law`).
+
+    Attributes
+    ----------
+    alpha : float
+        The exponent of ``P(d) ~ d^-alpha`` over the tail ``d >= x_min``
+        (NaN when the sample is too small to fit).
+    x_min : int
+        Where the tail begins: the candidate that minimises ``ks`` (0 when
+        not fitted).
+    ks : float
+        Kolmogorov-Smirnov distance between the tail's empirical CDF and the
+        fitted one (NaN when not fitted).
+    n_tail : int
+        Degrees in the tail (when not fitted: the positive degrees there were).
+
+    Examples
+    --------
+    >>> from ir_graph import PowerLawFit, fit_power_law, read_graph
+    >>> fit = fit_power_law(read_graph("tests/data/power.graph.gz").degrees())
+    >>> isinstance(fit, PowerLawFit), round(fit.alpha, 2), fit.x_min, fit.n_tail
+    (True, 7.63, 10, 52)
+    """
 
     alpha: float
     x_min: int
@@ -57,6 +79,55 @@ class PowerLawFit:
 
 @dataclass(frozen=True)
 class GraphStats:
+    """Statistics of a graph (`graph_stats`; see the module docstring).
+
+    Attributes
+    ----------
+    nodes, edges : int
+        Node and edge counts.
+    total_weight : float
+        Sum of the edge weights.
+    self_loops, duplicate_edges : int
+        Self-loops, and edges that repeat an earlier one in the undirected
+        simple graph (either direction).
+    max_degree : int
+        Largest total degree (in + out).
+    mean_degree : float
+        Mean total degree.
+    alpha, x_min, ks, n_tail
+        The discrete power-law fit of the degrees (`PowerLawFit`; ``alpha``
+        NaN when fewer than `MIN_TAIL` nodes have a degree).
+    alpha_all : float
+        Hill's continuous estimate over all positive degrees, ``x_min = 1``.
+    avg_path_length : float
+        Mean hop distance over ordered pairs of distinct nodes that reach each
+        other, undirected.
+    avg_path_length_stderr : float
+        Its standard error over the sampled sources (0 when exact).
+    path_sources : int
+        BFS sources used.
+    path_exact : bool
+        Whether every node was a source (graphs up to `EXACT_PATH_NODES`).
+    avg_directed_path_length : float
+        The same along directed paths (NaN for undirected graphs).
+    critical_path_weight : float
+        Weight of the heaviest path of a DAG whose edges all have
+        ``src < dst`` (IR graphs); NaN otherwise.
+    critical_path_edges : int
+        Edges of the longest path by edge count; -1 when not a DAG.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ir_graph import Graph, GraphStats, graph_stats
+    >>> ring = Graph(n=6, src=np.arange(6), dst=(np.arange(6) + 1) % 6, weight=np.ones(6))
+    >>> s = graph_stats(ring)
+    >>> isinstance(s, GraphStats), s.nodes, s.edges, s.max_degree, s.avg_path_length
+    (True, 6, 6, 2, 1.8)
+    >>> s.to_dict()["path_exact"]
+    True
+    """
+
     nodes: int
     edges: int
     total_weight: float
@@ -181,18 +252,34 @@ def _ks(x_sorted, alpha, x_min):
 def fit_power_law(degrees, min_tail=MIN_TAIL, max_candidates=200):
     """Fit ``P(d) ~ d^-alpha`` to positive degrees (Clauset et al.).
 
+    For every candidate ``x_min`` (distinct degrees with at least
+    ``min_tail`` degrees at or above it) the discrete maximum-likelihood
+    exponent of the tail ``d >= x_min`` is found (``alpha`` in 1.0001 .. 8);
+    the candidate whose fit is closest to the tail (Kolmogorov-Smirnov
+    distance) wins. Degrees below 1 are ignored.
+
     Parameters
     ----------
-    degrees : array of int
-    min_tail : int
+    degrees : array_like of int
+        The degree sample (e.g. `Graph.degrees`).
+    min_tail : int, default MIN_TAIL (50)
         Smallest tail considered for a candidate ``x_min``.
-    max_candidates : int
+    max_candidates : int, default 200
         At most this many candidate ``x_min`` (the smallest distinct degrees).
 
     Returns
     -------
     PowerLawFit
         ``alpha`` is NaN when fewer than ``min_tail`` nodes have degree >= 1.
+
+    Examples
+    --------
+    >>> from ir_graph import fit_power_law, read_graph
+    >>> fit = fit_power_law(read_graph("tests/data/power.graph.gz").degrees())
+    >>> round(fit.alpha, 2), fit.x_min, round(fit.ks, 3), fit.n_tail
+    (7.63, 10, 0.029, 52)
+    >>> fit_power_law([1, 2, 3])
+    PowerLawFit(alpha=nan, x_min=0, ks=nan, n_tail=3)
     """
     x = np.sort(np.asarray(degrees, dtype=np.float64))
     x = x[x >= 1]
@@ -247,18 +334,52 @@ def _path_lengths(g, samples, seed, directed=False):
 def graph_stats(g, *, path_samples=32, seed=0):
     """Statistics of a `Graph` (see the module docstring).
 
+    Sizes, degrees, the degree distribution's power-law fit
+    (`fit_power_law`), average shortest-path lengths (exact up to
+    `EXACT_PATH_NODES` nodes, else sampled) and, for DAGs whose edges all go
+    from a lower to a higher id (IR graphs), the critical path.
+
     Parameters
     ----------
     g : Graph
-    path_samples : int
-        BFS sources for the average path length of large graphs.
-    seed : int
+        The graph (directed or not).
+    path_samples : int, default 32
+        BFS sources for the average path length of graphs above
+        `EXACT_PATH_NODES` nodes.
+    seed : int, default 0
         Seed of the source sample.
+
+    Returns
+    -------
+    GraphStats
 
     Raises
     ------
     InputError
-        ``path_samples`` < 1, or ``seed`` outside 0..2^63-1.
+        ``path_samples`` < 1, or ``seed`` outside ``0 .. 2**63 - 1``.
+
+    Examples
+    --------
+    A ring of six nodes: distances 1, 1, 2, 2, 3 from each node.
+
+    >>> import numpy as np
+    >>> from ir_graph import Graph, graph_stats
+    >>> ring = Graph(n=6, src=np.arange(6), dst=(np.arange(6) + 1) % 6, weight=np.ones(6))
+    >>> s = graph_stats(ring)
+    >>> s.nodes, s.edges, s.mean_degree, s.avg_path_length, s.path_exact
+    (6, 6, 2.0, 1.8, True)
+
+    A DAG (a diamond 0 -> 1, 2 -> 3 with a heavy edge 0 -> 2):
+
+    >>> dag = Graph(n=4, src=np.array([0, 0, 1, 2]), dst=np.array([1, 2, 3, 3]),
+    ...             weight=np.array([1.0, 5.0, 1.0, 1.0]), directed=True)
+    >>> s = graph_stats(dag)
+    >>> s.critical_path_weight, s.critical_path_edges, s.avg_directed_path_length
+    (6.0, 2, 1.2)
+    >>> graph_stats(ring, path_samples=0)
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.InputError: path_samples must be a positive integer, got 0
     """
     if isinstance(path_samples, bool) or not isinstance(path_samples, (int, np.integer)) or \
             path_samples < 1:
@@ -291,7 +412,42 @@ def graph_stats(g, *, path_samples=32, seed=0):
 
 
 def degree_plot(g, path, fit=None, title=None):
-    """Write a log-log plot of the degree distribution (PNG), with the fit."""
+    """Write a log-log plot of the degree distribution (PNG), with the fit.
+
+    The fraction of nodes of each positive degree, and the fitted power law
+    over its tail when there is one. Needs matplotlib (imported on first
+    use; the Agg backend).
+
+    Parameters
+    ----------
+    g : Graph
+        The graph whose total degrees are plotted.
+    path : str or path-like
+        The PNG file, written atomically.
+    fit : PowerLawFit, optional
+        The fit to draw; default: `fit_power_law` of the degrees.
+    title : str, optional
+        Default: "degree distribution (N nodes, M edges)".
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    OutputError
+        The path's directory does not exist or is not writable.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from ir_graph import degree_plot, read_graph
+    >>> g = read_graph("tests/data/power.graph.gz")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     degree_plot(g, os.path.join(tmp, "degrees.png"), title="power grid")
+    ...     open(os.path.join(tmp, "degrees.png"), "rb").read(4)
+    b'\\x89PNG'
+    """
     import matplotlib.pyplot as plt  # lazy: matplotlib is optional
 
     fig = degree_figure(g, fit, title)

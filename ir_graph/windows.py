@@ -36,7 +36,42 @@ __all__ = ["NodeWindow", "RoiWindow", "roi_bounds", "spaced_windows", "unit_span
 class NodeWindow(NamedTuple):
     """Nodes ``start .. end - 1`` of a graph (``end`` None: to the last node).
 
-    A pair, so it compares equal to ``(start, end)``.
+    A pair, so it compares equal to ``(start, end)``; ``str`` gives the
+    ``--window START:END`` spelling. The nodes of an IR graph are the
+    executed instructions in execution order, so the window is a contiguous
+    phase of the run.
+
+    Parameters
+    ----------
+    start : int
+        First node.
+    end : int, optional
+        One past the last node; None (the default): to the last node.
+
+    See Also
+    --------
+    RoiWindow : a window by ROI activation.
+    Graph.window : what `cut` calls.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ir_graph import Graph, NodeWindow
+    >>> chain = Graph(n=9, src=np.arange(8), dst=np.arange(1, 9), weight=np.ones(8),
+    ...               directed=True)
+    >>> w = NodeWindow(2, 5)
+    >>> w == (2, 5), str(w), str(NodeWindow(4))
+    (True, '2:5', '4:')
+    >>> part = w.cut(chain)
+    >>> part.n, part.m, part.meta["window"]["edges_in"], part.meta["window"]["edges_out"]
+    (3, 2, 1, 1)
+    >>> w.bounds(4), NodeWindow(4).bounds(9)
+    ((2, 4), (4, 9))
+    >>> NodeWindow(5, 3).cut(chain)
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.InputError: window 5:3 is not a slice of the 9 nodes; give START:END with
+    0 <= START < END <= 9
     """
 
     start: int
@@ -58,7 +93,48 @@ class NodeWindow(NamedTuple):
 
 @dataclass(frozen=True)
 class RoiWindow:
-    """Activations ``first .. stop - 1`` of the region of interest (``stop`` None: to the last)."""
+    """Activations ``first .. stop - 1`` of the region of interest (``stop`` None: to the last).
+
+    For the graph of a trace made with ``--roi FUNC``, whose ``roi_starts``
+    records the node where each activation of ``FUNC`` begins; ``str`` gives
+    the ``--window roi:K:L`` spelling (``roi:K`` for one activation).
+
+    Attributes
+    ----------
+    first : int
+        First activation, from 0.
+    stop : int or None
+        One past the last activation; None: to the last.
+
+    See Also
+    --------
+    NodeWindow : a window by node index.
+    Graph.roi_window : what `cut` calls; it raises `InputError` when the
+        graph records no activations or these are not among them.
+
+    Examples
+    --------
+    Nine nodes in three activations of three nodes each:
+
+    >>> import numpy as np
+    >>> from ir_graph import Graph, RoiWindow
+    >>> g = Graph(n=9, src=np.arange(8), dst=np.arange(1, 9), weight=np.ones(8),
+    ...           directed=True, roi_starts=np.array([0, 3, 6]))
+    >>> second = RoiWindow(1, 2)
+    >>> str(second), second.bounds(g.n, g.roi_starts)
+    ('roi:1', (3, 6))
+    >>> part = second.cut(g)
+    >>> part.n, part.m, part.meta["window"]["roi_activations"]
+    (3, 2, {'first': 1, 'stop': 2, 'of': 3})
+    >>> rest = RoiWindow(1, None).cut(g)
+    >>> str(RoiWindow(1, None)), rest.n, rest.roi_starts.tolist()
+    ('roi:1:', 6, [0, 3])
+    >>> RoiWindow(3, 4).cut(g)
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.InputError: ROI activation 3 is out of range: the run has 3 activations of
+    its region of interest (0..2)
+    """
 
     first: int
     stop: Optional[int]
@@ -138,6 +214,11 @@ def spaced_windows(total, count, size=None, unit="nodes"):
     unit : str
         What a unit is, for messages (``"nodes"``, ``"ROI activations"``).
 
+    Returns
+    -------
+    list of (int, int)
+        ``(lo, hi)`` of each window, units ``lo .. hi - 1``, in order.
+
     Raises
     ------
     InputError
@@ -146,10 +227,18 @@ def spaced_windows(total, count, size=None, unit="nodes"):
 
     Examples
     --------
+    >>> from ir_graph import spaced_windows
     >>> spaced_windows(10, 3)
     [(0, 3), (4, 7), (7, 10)]
     >>> spaced_windows(100, 2, 10)
     [(20, 30), (70, 80)]
+    >>> spaced_windows(9, 3, unit="ROI activations")
+    [(0, 3), (3, 6), (6, 9)]
+    >>> spaced_windows(10, 20)
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.InputError: 20 windows need at least one unit each but the run has 10
+    nodes; give fewer windows
     """
     total, count = int(total), int(count)
     if count < 1:

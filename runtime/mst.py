@@ -76,17 +76,28 @@ def memory_bytes(n, m):
 def minimum_spanning_forest(graph, device="cpu"):
     """Borůvka's minimum spanning forest of ``graph`` (edges undirected).
 
+    Edges are taken as undirected whatever the graph's direction; self-loops
+    are ignored, parallel edges allowed. Ties are broken by position in the
+    edge list, so the forest is unique: the same on both devices and every
+    run (Kruskal's forest under the same order). The working memory is
+    checked (`memory_bytes`) before anything is allocated.
+
     Parameters
     ----------
     graph : ir_graph.Graph
         Finite weights (``read_graph`` and the generators check them).
-    device : "cpu", "gpu" or "auto"
+    device : {"cpu", "gpu", "auto"}, default "cpu"
         ``gpu`` is refused with one line where there is none; ``auto`` takes
         the GPU when there is one.
 
     Returns
     -------
     SpanningForest
+        ``edges`` (increasing indices into the graph's edge arrays),
+        ``weight`` (their total), ``components`` (trees, isolated vertices
+        included), ``component`` (the representative vertex of each
+        vertex's tree), ``rounds``, ``device``, ``seconds`` (the rounds) and
+        ``info``.
 
     Raises
     ------
@@ -96,6 +107,29 @@ def minimum_spanning_forest(graph, device="cpu"):
     GraphFormatError
         A graph that fails `ir_graph.Graph.validate` (ids out of range, negative
         weights, arrays of different lengths).
+
+    Examples
+    --------
+    Two triangles joined by a heavy edge (2-3), a self-loop at 5, and an
+    isolated vertex 6:
+
+    >>> import numpy as np
+    >>> from ir_graph import Graph
+    >>> from runtime import minimum_spanning_forest
+    >>> g = Graph(n=7, src=np.array([0, 0, 1, 3, 3, 4, 2, 5]),
+    ...           dst=np.array([1, 2, 2, 4, 5, 5, 3, 5]),
+    ...           weight=np.array([1.0, 3, 2, 1, 1, 2, 5, 0]))
+    >>> f = minimum_spanning_forest(g)
+    >>> f.edges.tolist(), f.weight, f.components
+    ([0, 2, 3, 4, 6], 10.0, 2)
+    >>> f.component.tolist(), f.device
+    ([0, 0, 0, 0, 0, 0, 6], 'cpu')
+    >>> minimum_spanning_forest(Graph(n=2, src=np.array([0]), dst=np.array([1]),
+    ...                               weight=np.array([np.inf])))
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.InputError: edge 0 has weight inf: a spanning forest needs finite weights;
+    fix or drop that edge
     """
     dev = resolve_device(device)
     n, m = int(graph.n), int(graph.m)

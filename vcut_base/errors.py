@@ -47,6 +47,11 @@ QUOTE_CHARS = 120
 class VcutError(Exception):
     """Base of every error vcut raises on purpose.
 
+    Each subclass is one kind of failure with its own exit status of the
+    command line (``exit_code``: 1 here; `InputError` 2, `CompileError` 4,
+    `ProgramError` 7, `GraphFormatError` 10, ...), so a caller can catch
+    ``VcutError`` for all of them or a subclass for one.
+
     Parameters
     ----------
     message : str
@@ -54,6 +59,27 @@ class VcutError(Exception):
     details : str, optional
         Multi-line diagnostics from an underlying tool (shown above the
         message by the command line).
+
+    Attributes
+    ----------
+    message : str
+        The one-line message (also ``str(error)``).
+    details : str
+        The diagnostics (empty when none).
+    exit_code : int
+        The command line's exit status for this kind of error.
+
+    Examples
+    --------
+    >>> from frontend import VcutError, compile_program
+    >>> try:
+    ...     compile_program("no-such-file.c")
+    ... except VcutError as exc:
+    ...     print(type(exc).__name__, exc.exit_code, "|", exc)
+    InputError 2 | input file not found: .../no-such-file.c; check the path
+    >>> err = VcutError("the thing failed; try again", details="line 1\\nline 2")
+    >>> err.exit_code, err.message, err.details.splitlines()
+    (1, 'the thing failed; try again', ['line 1', 'line 2'])
     """
 
     exit_code = 1

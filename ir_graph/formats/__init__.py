@@ -193,12 +193,19 @@ def _read_python(path, fmt):
 def read_graph(path, format=None, *, duplicates="first", directed=None):
     """Read a graph file (see the module docstring for formats and repeated edges).
 
+    Every value read is validated (`Graph.validate`); the text formats are
+    read by compiled tokenizers, chunk by chunk. Any format may be gzipped
+    (``.gz`` after its suffix).
+
     Parameters
     ----------
-    path : str
+    path : str or path-like
+        The file.
     format : str, optional
-        One of `FORMATS`; default: from the suffix.
-    duplicates : {"first", "sum", "keep"}
+        One of `FORMATS` (``metis``, ``edgelist``, ``mtx``, ``lg``, ``npz``);
+        default: from the suffix (``.graph``/``.metis``, ``.edgelist``/
+        ``.edges``/``.txt``/``.el``, ``.mtx``, ``.lg``, ``.npz``).
+    duplicates : {"first", "sum", "keep"}, default "first"
         An edge that repeats an earlier one (the same pair again, or in an
         undirected graph the same pair the other way round) is merged into
         the first, which keeps its weight (``"first"``) or gets the sum of
@@ -213,6 +220,8 @@ def read_graph(path, format=None, *, duplicates="first", directed=None):
     Returns
     -------
     Graph
+        Nodes ``0 .. n-1`` (``vertex_ids`` gives the file's own ids);
+        ``meta`` holds ``source``, ``format``, ``id_base`` and
         ``meta["merged"]``: ``{"repeated_edges", "reverse_pairs",
         "duplicates"}``, the edges merged into an earlier one written the
         same way round and the other way round (absent for files read as
@@ -229,16 +238,37 @@ def read_graph(path, format=None, *, duplicates="first", directed=None):
     GraphFormatError
         Malformed content: names the file, the line and what is wrong.
 
+    See Also
+    --------
+    write_graph : the other way.
+
     Examples
     --------
-    >>> import tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "square.txt")
-    >>> _ = open(path, "w").write("0 1\\n1 0\\n1 2\\n2 3\\n3 0\\n0 3\\n")
-    >>> g = read_graph(path)
+    >>> from ir_graph import read_graph
+    >>> g = read_graph("tests/data/power.graph.gz")
+    >>> g.n, g.m, g.directed, g.meta["format"], g.meta["id_base"]
+    (4941, 6594, False, 'metis', 1)
+
+    An edge list that lists two edges both ways round:
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "square.txt")
+    ...     _ = open(path, "w").write("0 1\\n1 0\\n1 2\\n2 3\\n3 0\\n0 3\\n")
+    ...     g = read_graph(path)
+    ...     summed = read_graph(path, duplicates="sum")
+    ...     arcs = read_graph(path, directed=True)
     >>> g.m, g.meta["merged"]["reverse_pairs"]
     (4, 2)
-    >>> read_graph(path, duplicates="sum").weight.tolist()
+    >>> summed.weight.tolist()
     [2.0, 1.0, 1.0, 2.0]
+    >>> arcs.m, arcs.directed
+    (6, True)
+    >>> read_graph("tests/data/README.md")
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.InputError: cannot tell the graph format of tests/data/README.md: use a
+    suffix among ... (optionally .gz) or give --format
     """
     path = os.fspath(path)
     fmt = format or detect_format(path)
@@ -330,9 +360,55 @@ def _read_fast(path, fmt, chunk=None):
 def write_graph(g, path, format=None):
     """Write ``g`` to ``path`` atomically; returns a dict of what the format changed.
 
-    METIS holds a simple undirected graph with integer weights: parallel
-    edges are merged (weights summed), self-loops dropped and weights rounded
-    (at least 1); the returned dict counts each.
+    The file is written to a temporary file and renamed into place, so a
+    failed write leaves no partial file. METIS holds a simple undirected
+    graph with integer weights: parallel edges are merged (weights summed),
+    self-loops dropped and weights rounded (at least 1); the returned dict
+    counts each. Edge lists and Matrix Market files get vcut's ``vcut
+    graph:`` header, so `read_graph` reads them back as written; ``.npz``
+    keeps every array and attribute.
+
+    Parameters
+    ----------
+    g : Graph
+        The graph.
+    path : str or path-like
+        The file; a ``.gz`` suffix after the format's gzips it (not ``.npz``).
+    format : str, optional
+        ``metis``, ``edgelist``, ``mtx`` or ``npz``; default: from the suffix
+        (as `read_graph`). LG is read only.
+
+    Returns
+    -------
+    dict
+        METIS: ``{"self_loops_dropped", "parallel_edges_merged",
+        "weights_rounded"}``; the other formats change nothing: ``{}``.
+
+    Raises
+    ------
+    InputError
+        An unknown suffix or format, LG, or a gzipped ``.npz``.
+    OutputError
+        The path's directory does not exist or is not writable.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from ir_graph import Graph, read_graph, write_graph
+    >>> g = Graph(n=3, src=np.array([0, 1, 0, 2]), dst=np.array([1, 0, 2, 2]),
+    ...           weight=np.array([1.5, 2.0, 0.2, 1.0]))
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     report = write_graph(g, os.path.join(tmp, "g.graph"))
+    ...     metis = read_graph(os.path.join(tmp, "g.graph"))
+    ...     same = write_graph(g, os.path.join(tmp, "g.edgelist.gz"))
+    ...     back = read_graph(os.path.join(tmp, "g.edgelist.gz"))
+    >>> report
+    {'self_loops_dropped': 1, 'parallel_edges_merged': 1, 'weights_rounded': True}
+    >>> metis.m, metis.weight.tolist()
+    (2, [4.0, 1.0])
+    >>> same, back.m, back.weight.tolist()
+    ({}, 4, [1.5, 2.0, 0.2, 1.0])
     """
     fmt = format or detect_format(path)
     if fmt == "lg":

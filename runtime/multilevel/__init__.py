@@ -146,23 +146,38 @@ def multilevel_partition(graph, k, device="cpu", imbalance=0.03, seed=0, targets
                          refiner=None, scheme="kway"):
     """Partition the vertices of ``graph`` into ``k`` parts of balanced weight, minimising cut.
 
+    Multilevel edge-cut partitioning (see the module docstring): heavy-edge
+    matching and contraction down to a small graph, recursive bisection of
+    it, then projection back level by level with greedy k-way refinement,
+    balance repair and a refiner. Every part ``b`` ends within ``(1 +
+    imbalance) * W * t_b`` (``W`` the total vertex weight, ``t_b`` the part's
+    target fraction) unless one vertex alone is heavier than the room left.
+    The graph is taken as undirected; weights are made integers as METIS has
+    them (`runtime.multilevel.graph`). Deterministic for a given ``seed`` and
+    device.
+
     Parameters
     ----------
-    graph : ir_graph.Graph, scipy sparse matrix, (indptr, indices[, ew[, vw]]), or a
-        `gpu.DeviceLevel` already on the device (positive vertex weights)
-    k : int, 2 <= k <= number of vertices
-    device : "cpu", "gpu" or "auto"
-    imbalance : float > 0
-        Each part may hold ``(1 + imbalance)`` times its target weight.
-    seed : int >= 0
-        Every random choice (matching ties, start vertices, visit orders).
+    graph : ir_graph.Graph, scipy sparse matrix, tuple, or DeviceLevel
+        An `ir_graph.Graph` (its node weights, if any, as vertex weights), a
+        square sparse adjacency matrix, ``(indptr, indices[, ew[, vw]])`` in
+        symmetric CSR form, or a `gpu.DeviceLevel` already on the device
+        (positive vertex weights).
+    k : int
+        Number of parts, ``2 <= k <=`` the number of vertices.
+    device : {"cpu", "gpu", "auto"}, default "cpu"
+        Where it runs; ``auto`` takes the GPU when one is usable.
+    imbalance : float, default 0.03
+        Each part may hold ``(1 + imbalance)`` times its target weight (> 0).
+    seed : int, default 0
+        Every random choice (matching ties, start vertices, visit orders); >= 0.
     targets : sequence of k positive numbers, optional
         Relative part sizes (heterogeneous units); equal by default.
-    refiner : "fm", "jet", "greedy" or None
+    refiner : {"fm", "jet", "greedy"}, optional
         What follows each level's greedy moves: k-way FM (the CPU's default), Jet
         (the GPU's default; on the CPU slower than FM and better on power-law graphs)
         or nothing. FM runs on the CPU only.
-    scheme : "kway" or "rb"
+    scheme : {"kway", "rb"}, default "kway"
         Multilevel k-way (coarsen the graph, partition the coarsest, refine on the way
         back), or recursive bisection of the whole graph, each bisection multilevel, then
         the refiner on the graph (METIS's ``-ptype=rb``; CPU only): about 2.5 x the time,
@@ -175,12 +190,47 @@ def multilevel_partition(graph, k, device="cpu", imbalance=0.03, seed=0, targets
     Returns
     -------
     MultilevelResult
+        ``part`` (int64, the part of each vertex), ``cut`` (the summed integer
+        weight of the edges between parts), ``loads`` (vertex weight per
+        part), ``targets`` (each part's target weight), ``balance`` (the
+        largest load over its target; 1.0 is perfect), the ``refiner`` and
+        ``scheme`` used, ``level_sizes`` (vertices and edges per level,
+        finest first) and ``seconds`` per phase.
 
     Raises
     ------
     InputError
-        Bad k, imbalance, seed, targets, weights or graph; ``device="gpu"`` without a
-        usable GPU, or a graph its memory cannot hold.
+        Bad k, imbalance, seed, targets, weights, refiner, scheme or graph;
+        ``device="gpu"`` without a usable GPU, or a graph its memory cannot
+        hold.
+
+    Examples
+    --------
+    Two triangles of heavy edges joined by one light edge:
+
+    >>> import numpy as np
+    >>> from ir_graph import Graph
+    >>> from runtime import multilevel_partition
+    >>> g = Graph(n=6, src=np.array([0, 0, 1, 3, 3, 4, 2]), dst=np.array([1, 2, 2, 4, 5, 5, 3]),
+    ...           weight=np.array([4.0, 4, 4, 4, 4, 4, 1]))
+    >>> r = multilevel_partition(g, 2)
+    >>> r.cut, r.loads.tolist(), r.balance
+    (1, [3, 3], 1.0)
+    >>> len(set(r.part[:3].tolist())), len(set(r.part[3:].tolist())), bool(r.part[0] != r.part[3])
+    (1, 1, True)
+
+    A 4 x 4 grid in four parts, and in parts of relative sizes 1 : 3:
+
+    >>> from runtime.generators import grid
+    >>> r = multilevel_partition(grid(4, 4), 4, seed=1)
+    >>> len(r.part), int(r.part.max()) < 4, r.loads.tolist(), r.cut
+    (16, True, [4, 4, 4, 4], 8)
+    >>> multilevel_partition(grid(4, 4), 2, targets=[1, 3]).loads.tolist()
+    [4, 12]
+    >>> multilevel_partition(g, 7)
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.InputError: k must be an integer in [2, 6] (the number of vertices), got 7
     """
     if scheme not in SCHEMES:
         raise InputError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")

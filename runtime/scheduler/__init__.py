@@ -84,17 +84,84 @@ def schedule(job, devices="auto", policy="hass", seed=0, *, rounds=10, profile_u
              training=0.3, slack=0.02, warm_up=True, client=None):
     """Run ``job`` over ``devices`` under ``policy``; return a `ScheduleResult`.
 
-    ``job``: a `Job` or a kind name (``string-search``, ``matmul``, ``bfs-batch``, or one
-    registered from above once its module is imported: ``partition-batch`` by
-    `vcut.partition_batch`; built with its defaults and ``seed``). ``rounds``: loads the
-    pool deals the job into. ``profile_units``: HASS's profiling sample k (a GPU runs
-    calls of 2k and k sub-loads; default: what fills the largest GPU, or a tenth of a
-    round's even share). ``training``: Qilin's training fraction.
-    ``slack``: HASS's idle-CPU threshold for the rate correction (see `hass`).
-    ``warm_up``: run one sub-load on each real device first, untimed and discarded, so
-    that kernel compilation and setup transfers are not in the makespan; a simulated
-    GPU's setup transfer is then made before the clock starts too (`SimDevice.warm_up`).
-    ``client``: the `distributed.Client` whose workers the spec ``dask`` names.
+    A divisible job (sub-loads that can run anywhere, in any order) is dealt
+    out in rounds over the CPU and GPUs (real, simulated, or a Dask cluster's
+    workers); the policy decides each round's split. Devices that cannot run
+    the job (no GPU implementation, too little memory, a failed warm-up call)
+    are left out, and said so in ``excluded``. With only simulated devices the
+    clock is virtual (modelled times, deterministic); otherwise it is the wall
+    clock.
+
+    Parameters
+    ----------
+    job : Job or str
+        A `runtime.scheduler.jobs.Job`, or a kind name (``string-search``,
+        ``matmul``, ``bfs-batch``, or one registered from above once its module
+        is imported: ``partition-batch`` by `vcut.partition_batch`), built with
+        its defaults and ``seed``.
+    devices : str or sequence of Device, default "auto"
+        A spec (``auto``, ``cpu``, ``gpu:N``, ``sim:cpu[:key=value...]``,
+        ``sim:gpu[:key=value...]``, ``dask``, comma-separated: `parse_devices`)
+        or `Device` objects.
+    policy : {"hass", "min-min", "greedy", "qilin"}, default "hass"
+        HASS (`hass`) or one of its baselines (`baselines`).
+    seed : int, default 0
+        Seed of a job built from its kind name.
+    rounds : int, default 10
+        Loads the pool deals the job into.
+    profile_units : int, optional
+        HASS's profiling sample k (a GPU runs calls of 2k and k sub-loads);
+        default: what fills the largest GPU, or a tenth of a round's even
+        share.
+    training : float, default 0.3
+        Qilin's training fraction.
+    slack : float, default 0.02
+        HASS's idle-CPU threshold for the rate correction (see `hass`).
+    warm_up : bool, default True
+        Run one sub-load on each real device first, untimed and discarded, so
+        that kernel compilation and setup transfers are not in the makespan;
+        a simulated GPU's setup transfer is then made before the clock starts
+        too (`SimDevice.warm_up`).
+    client : distributed.Client, optional
+        The client whose workers the spec ``dask`` names.
+
+    Returns
+    -------
+    ScheduleResult
+        ``result`` (the job's combined result), ``makespan`` (seconds),
+        ``rounds`` (each round's split and times), ``busy`` and ``units``
+        per device, ``stolen`` sub-loads, ``spans`` (the timeline of every
+        call), ``faults`` survived, ``excluded`` devices and why,
+        ``virtual`` (the clock), ``ideal`` (the ideal makespan on a virtual
+        clock, else None); ``summary()`` is the JSON-able part.
+
+    Raises
+    ------
+    InputError
+        An unknown policy, job kind or device spec, or invalid job sizes.
+    DevicesRefused
+        None of the devices can run the job.
+    SchedulingError
+        The schedule could not complete (every device failed).
+
+    Examples
+    --------
+    A 64 x 64 matrix product in 16 sub-loads on a simulated CPU and a
+    simulated GPU three times as fast (modelled times: a virtual clock):
+
+    >>> import numpy as np
+    >>> from runtime import schedule
+    >>> from runtime.scheduler.jobs import make_job
+    >>> job = make_job("matmul", size=64, units=16)
+    >>> r = schedule(job, "sim:cpu:speed=1,sim:gpu:speed=3:saturation=0:launch=0:latency=0")
+    >>> r.policy, r.virtual, r.units
+    ('hass', True, {'sim:cpu': 1, 'sim:gpu': 15})
+    >>> bool(np.array_equal(r.result, job.reference())), round(r.makespan / r.ideal, 2)
+    (True, 1.41)
+    >>> schedule(job, "sim:cpu", policy="fifo")
+    Traceback (most recent call last):
+        ...
+    vcut_base.errors.InputError: --policy 'fifo': use one of hass, min-min, greedy, qilin
     """
     if policy not in POLICIES:
         raise InputError(f"--policy {policy!r}: use one of {', '.join(POLICIES)}")
