@@ -246,7 +246,7 @@ def partition_graph(graph, p, algo="wb-libra", options=None, *, seed=0, capaciti
     Raises
     ------
     InputError
-        p < 1 or p > |E|, a seed out of range, an unknown algorithm, option or
+        p < 1 or p > ``|E|``, a seed out of range, an unknown algorithm, option or
         preset, an option out of range (lambda < 1, an unknown order, ...), a
         graph without edges, capacities of the wrong length, not positive or
         given to a GraphX hash; an unknown device, or ``device="gpu"`` for an

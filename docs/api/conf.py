@@ -16,6 +16,10 @@ extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.viewcode"
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 napoleon_use_rtype = False
+# parameters as a definition list: the words of a type ("int array of length p") are
+# text, not cross-references that could name several objects
+napoleon_use_param = False
+napoleon_use_ivar = True
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_default_options = {"members": True, "show-inheritance": False}
