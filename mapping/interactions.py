@@ -280,11 +280,13 @@ class ClusterInteractions:
 
 
 def _oriented(src, dst):
-    """``(min, max)`` of every edge; the arrays themselves when already oriented."""
+    """``(min, max)`` of every edge; the arrays themselves when already oriented (any
+    sequence of integers is taken as an array)."""
+    src, dst = np.asarray(src), np.asarray(dst)
     if is_oriented(src, dst):
         return src, dst
-    s = np.asarray(src, dtype=np.int64)
-    d = np.asarray(dst, dtype=np.int64)
+    s = src.astype(np.int64, copy=False)
+    d = dst.astype(np.int64, copy=False)
     return np.minimum(s, d), np.maximum(s, d)
 
 

@@ -299,10 +299,13 @@ def table2(p, mesh=None):
     ...
     vcut_base.errors.InputError: a 2 x 2 mesh has 4 cores, not 6
     """
-    if not isinstance(p, (int, np.integer)) or p < 1:
+    if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p < 1:
         raise InputError(f"a machine needs at least one core, got {p!r}")
     _check_cores(p)
     rows, cols = mesh if mesh is not None else _mesh_shape(p)
+    if any(not isinstance(x, (int, np.integer)) or isinstance(x, bool) or x < 1
+           for x in (rows, cols)):
+        raise InputError(f"a mesh's sides are positive integers, got {rows!r} x {cols!r}")
     if rows * cols != p:
         raise InputError(f"a {rows} x {cols} mesh has {rows * cols} cores, not {p}")
     node, lat = _quadrant_numa(rows, cols, 2.0)

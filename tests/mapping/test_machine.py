@@ -137,3 +137,14 @@ def test_hwloc_xml(tmp_path):
     path.write_text("not xml")
     with pytest.raises(InputError, match="cannot read it as XML"):
         hwloc_xml(path)
+
+
+@pytest.mark.parametrize("p,mesh", [(6, (-2, -3)), (6, (2.0, 3)), (1, (True, 1)), (4, (0, 4))])
+def test_table2_refuses_a_mesh_side_that_is_not_a_positive_integer(p, mesh):
+    with pytest.raises(InputError, match="a mesh's sides are positive integers"):
+        table2(p, mesh)
+
+
+def test_table2_refuses_a_boolean_core_count():
+    with pytest.raises(InputError, match="at least one core"):
+        table2(True)

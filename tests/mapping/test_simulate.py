@@ -104,6 +104,9 @@ def test_edge_cut_sends_one_message_per_cut_edge():
     assert r.messages == 3 and interactions(cl).messages == 3
     # the three leave at time 0 and queue on the link: arrivals 4, 6, 8
     assert r.finish.tolist() == [5.0, 7.0, 9.0]
+    # plain Python lists are the same edges
+    same = from_vertex_partition([0, 0, 0], [1, 2, 3], [1.0] * 3, [0, 1, 1, 1], 2)
+    assert simulate(same, [0, 1], table2(2, (1, 2))).finish.tolist() == [5.0, 7.0, 9.0]
 
 
 def test_single_core_runs_all_work_back_to_back(strassen8):
