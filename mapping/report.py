@@ -1,17 +1,23 @@
 """Human-readable outputs of an analysis: the summary, ``report.html`` and plots.
 
-The HTML report is one self-contained file (plots embedded as PNG): the
-degree distribution, the load of every cluster, a heat map of the mesh's
-traffic and of core utilisation, the comparison of mappings, and what it
-means for the program (`mapping.insight`): a paragraph, the cores'
-timeline, the critical path on the source and per cluster its lines,
-objects and partners.
+The HTML report is one self-contained file (plots embedded as PNG) that
+reads at a phone's width as at a desktop's. It leads with the answer (a
+heading naming the program, p and the machine; the execution time, the
+speed-up, the lower bound, the communication and the balance) and what it
+means for the program (`mapping.insight`: "Reading the analysis"); then the
+figures: the cores' timeline, a heat map of the mesh's traffic and of core
+utilisation, the load of every cluster, the comparison of mappings, the
+degree distribution; then the critical path on the source and the shared
+objects. Last, folded, each cluster's lines, objects and partners and the
+internals: the mappings' table, the partitioner's settings, the phases' times.
 """
 
 import base64
 import html
 import io
+import os
 import re
+from typing import NamedTuple
 
 import numpy as np
 
@@ -20,8 +26,8 @@ from ir_graph.stats import degree_figure
 from .insight import _list as _ids
 from .insight import insight as make_insight
 
-__all__ = ["analysis_html", "compare_figure", "compare_tables", "degree_png", "figure_png",
-           "insight_html", "plotting",
+__all__ = ["InsightHtml", "analysis_html", "answer_rows", "compare_figure", "compare_tables",
+           "degree_png", "figure_png", "insight_html", "plotting",
            "metric_text", "timeline_figure", "utilization_rows", "windows_tables"]
 
 
@@ -163,8 +169,83 @@ def degree_png(graph):
     return figure_png(degree_figure(graph))
 
 
+#: The partition figures shown in the report's answer (the others are folded among the
+#: internals): how often a node is copied, or how many edges an edge cut cuts, and the
+#: balance of the clusters' work.
+ANSWER_PARTITION = (("replication_factor", "replication factor (copies per node)"),
+                    ("cut_edges", "cut edges"),
+                    ("work_imbalance", "work imbalance (max / mean)"))
+
+
+def answer_rows(a):
+    """The labelled rows of the report's answer: the execution time, the speed-up, how
+    close it is to the lower bound, the communication, the balance and the utilisation."""
+    r, b = a.result, a.bound
+    f = b.figures(r.makespan)
+    rows = [("execution time (makespan)",
+             f"{r.makespan:,.0f} cycles ({r.seconds * 1e3:.3f} ms)"),
+            ("speed-up over one core",
+             f"{f['speedup']:.2f} (one core: the work, {b.work:,.0f} cycles)"),
+            ("makespan / lower bound (1.00 at best)",
+             (f"{f['makespan_over_bound']:.2f} (bound {b.lower_bound:,.0f} cycles: critical "
+              f"path {b.critical_path:,.0f}, work {b.work:,.0f} / {b.cores} cores "
+              f"{b.work / max(b.cores, 1):,.0f})")),
+            ("communication", f"{r.communication_bytes:,.0f} bytes in {r.messages:,} messages"),
+            ("network bytes / hop-bytes", f"{r.network_bytes:,.0f} / {r.hop_bytes:,.0f}")]
+    rows += [(label, metric_text(a.partition[k])) for k, label in ANSWER_PARTITION
+             if k in a.partition]
+    return rows + utilization_rows(r, a.machine.cores)
+
+
+def _program(source):
+    """The program's name for the report's heading: the file names of ``source``."""
+    return " ".join(os.path.basename(s) for s in str(source).split()) or str(source)
+
+
+def _rows_table(rows, cls=None):
+    """A table of labelled rows (label, text), escaped here, in a scrolling wrapper."""
+    body = "\n".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+                     for k, v in rows)
+    attr = f" class='{cls}'" if cls else ""
+    return f"<div class='wrap'><table{attr}>{body}</table></div>"
+
+
+def _folded(title, body, ident=None):
+    """``body`` in a ``<details>`` block, folded, headed by ``title`` (escaped here)."""
+    attr = f" id='{ident}'" if ident else ""
+    return f"<details{attr}><summary>{html.escape(title)}</summary>\n{body}\n</details>"
+
+
+#: The report's styles: one column up to 960 px, tables that scroll in their wrapper
+#: rather than widen the page (a phone is ~390 px wide), figures scaled to the width;
+#: on a phone each row of the answer is its label over its value.
+STYLE = """body{font-family:sans-serif;max-width:960px;margin:1em auto;padding:0 12px;
+line-height:1.4;overflow-wrap:break-word}h1{font-size:1.45em;margin:0.3em 0}
+h2{font-size:1.25em;margin-top:1.4em}h3{font-size:1.05em}.run{color:#555;margin-top:0;
+overflow-wrap:anywhere}.wrap{overflow-x:auto;max-width:100%;margin:0.4em 0}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;
+vertical-align:top}#answer th{font-weight:normal}#answer td{font-weight:bold}
+#answer td small{font-weight:normal}img{max-width:100%;height:auto}code{overflow-wrap:anywhere}
+.insight td,.insight th,details td,details th{font-size:13px}
+.insight td,details td{overflow-wrap:anywhere}td.n,.insight span{white-space:nowrap}
+small{color:#777}.row{display:flex;gap:1.5em;align-items:flex-start;flex-wrap:wrap}
+.row>.wrap{min-width:0}details{margin:0.6em 0;border:1px solid #ddd;border-radius:4px;
+padding:0.3em 0.7em}summary{cursor:pointer;font-weight:bold;padding:0.2em 0}
+@media (max-width:560px){body{padding:0 8px}#answer tr{display:block;padding:4px 0;
+border-bottom:1px solid #ddd}#answer th,#answer td{display:block;border:0;padding:0}
+#answer th{color:#555;font-size:0.9em}#answer table{width:100%}}"""
+
+
 def analysis_html(a, graph, source, methods=None, insight=None, degrees_png=None):
     """The text of ``report.html`` for an `Analysis` of ``graph``.
+
+    The page leads with what a reader needs: a heading naming the program, p and the
+    machine, the answer (`answer_rows`: the execution time, the speed-up, the lower
+    bound, the communication, the balance) and "Reading the analysis"; then the
+    figures and the critical path on the source; last, folded in ``<details>``
+    blocks, the clusters one by one, the mappings' table, the other figures of the
+    simulation, the partitioner's settings (replica price, the prices tried, ...)
+    and the time of each phase.
 
     ``methods``: optional rows of `compare_methods` at the analysis' p, shown
     as the partitioning-method comparison. ``insight``: the analysis'
@@ -173,62 +254,76 @@ def analysis_html(a, graph, source, methods=None, insight=None, degrees_png=None
     """
 
     insight = make_insight(a, graph) if insight is None else insight
-
-    figs = [("Degree distribution", degree_png(graph) if degrees_png is None else degrees_png),
-            ("Cluster loads", _loads_figure(a)), ("Mesh traffic and utilisation", _mesh_figure(a))]
+    parts = insight_html(a, insight)
+    r, m = a.result, a.machine
+    figs = [("Mesh traffic and utilisation", _mesh_figure(a)), ("Cluster loads", _loads_figure(a))]
     if a.mappers:
         figs.append(("Mapping comparison", _mappers_figure(a)))
     if methods:
-        names = [r["method"] for r in methods]
+        names = [x["method"] for x in methods]
         figs.append(("Partitioning-method comparison",
                      compare_figure(methods, names, f"{names[0]} = 1, p = {a.p}")))
-    r = a.result
-    rows = [("source", source), ("graph", f"{graph.n:,} nodes, {graph.m:,} edges"),
-            ("partitioning", f"{a.method}, p = {a.p}"),
-            ("machine", f"{a.machine.name}: {a.machine.cores} cores, "
-                        f"{a.machine.mesh_rows} x {a.machine.mesh_cols} mesh, "
-                        f"{a.machine.numa_nodes} NUMA nodes"),
-            ("mapping", a.placement.method),
-            ("makespan", f"{r.makespan:,.0f} cycles ({r.seconds * 1e3:.3f} ms)"),
-            ("lower bound", a.bound.text(r.makespan)),
-            ("without dependency waits", f"{a.independent_time:,.0f} cycles"),
-            ("communication", f"{r.communication_bytes:,.0f} bytes in {r.messages:,} messages"),
-            ("network bytes / hop-bytes", f"{r.network_bytes:,.0f} / {r.hop_bytes:,.0f}"),
-            *utilization_rows(r, a.machine.cores),
-            ("remote-memory tasks", f"{r.remote_memory_tasks:,}")]
-    rows += [(f"partition: {k.replace('_', ' ')}", metric_text(v)) for k, v in a.partition.items()]
-    rows += [(f"phase: {k}", f"{v:.2f} s") for k, v in a.phases.items()]
-    table = "\n".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
-                      for k, v in rows)
-    mappers = ""
-    if a.mappers:
-        mappers = "<h2>Mappings</h2><table><tr><th>mapping</th><th>makespan</th><th>hop-bytes</th>" \
-                  "<th>cores in use</th><th>utilisation of the cores in use</th>" \
-                  "<th>utilisation of all cores</th></tr>" + "".join(
-                      f"<tr><td>{html.escape(m['mapping'])}</td><td>{m['makespan']:,.0f}</td>"
-                      f"<td>{m['hop_bytes']:,.0f}</td><td>{m['cores_used']}</td>"
-                      f"<td>{m['utilization_used_cores']:.3f}</td>"
-                      f"<td>{m['utilization_all_cores']:.3f}</td></tr>"
-                      for m in a.mappers) + "</table>"
+    figs.append(("Degree distribution",
+                 degree_png(graph) if degrees_png is None else degrees_png))
     images = "\n".join(
-        f"<h2>{html.escape(title)}</h2><img alt='{html.escape(title)}' "
+        f"<h3>{html.escape(title)}</h3><img alt='{html.escape(title)}' "
         f"src='data:image/png;base64,{base64.b64encode(_png(fig)).decode()}'>"
         for title, fig in figs)
+    esc = html.escape
+    machine = (f"{m.name}: {m.cores} cores, {m.mesh_rows} x {m.mesh_cols} mesh, "
+               f"{m.numa_nodes} NUMA nodes")
+    run = (f"vcut analysis of <code>{esc(str(source))}</code> ({graph.n:,} nodes, "
+           f"{graph.m:,} edges): partitioning {esc(a.method)}, p = {a.p}; mapping "
+           f"{esc(a.placement.method)}; machine {esc(machine)}.")
+    shown = {k for k, _ in ANSWER_PARTITION}
+    folded = [parts.clusters]
+    if a.mappers:
+        folded.append(_folded("Mappings compared: the table", _mappers_table(a.mappers),
+                              "mappings"))
+    folded.append(_folded("Simulation: the other figures", _rows_table(
+        [("without dependency waits", f"{a.independent_time:,.0f} cycles"),
+         ("remote-memory tasks", f"{r.remote_memory_tasks:,}")]), "simulation"))
+    rest = [(k.replace("_", " "), metric_text(v)) for k, v in a.partition.items()
+            if k not in shown]
+    if rest:
+        folded.append(_folded(f"Partitioner ({a.method}): its settings and figures",
+                              _rows_table(rest), "partitioner"))
+    if a.phases:
+        folded.append(_folded("Time of each phase", _rows_table(
+            [(k, f"{v:.2f} s") for k, v in a.phases.items()]), "phases"))
     return f"""<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>vcut analysis: {html.escape(str(source))}</title>
-<style>body{{font-family:sans-serif;max-width:960px;margin:2em auto}}
-table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}}
-img{{max-width:100%}}.insight td,.insight th{{font-size:13px;vertical-align:top}}
-.insight td{{overflow-wrap:anywhere}}.insight td.n,.insight span{{white-space:nowrap}}
-.insight small{{color:#777}}.insight .row{{display:flex;gap:1.5em;align-items:flex-start;
-flex-wrap:wrap}}.insight table{{margin:0.4em 0}}</style></head><body>
-<h1>vcut analysis</h1>
-<table>{table}</table>
-{insight_html(a, insight)}
-{mappers}
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>vcut analysis: {esc(str(source))}, p = {a.p} on {esc(m.name)}</title>
+<style>{STYLE}</style></head><body>
+<h1>{esc(_program(source))}: p = {a.p} on {esc(m.name)}</h1>
+<p class="run">{run}</p>
+<section id="answer">
+<h2>The answer</h2>
+{_rows_table(answer_rows(a), "answer")}
+</section>
+{parts.reading}
+<section id="figures">
+<h2>Figures</h2>
+{parts.timeline}
 {images}
+</section>
+{parts.source}
+<section id="internals">
+<h2>Details (folded)</h2>
+{chr(10).join(x for x in folded if x)}
+</section>
 </body></html>
 """
+
+
+def _mappers_table(mappers):
+    head = ("mapping", "makespan", "hop-bytes", "cores in use", "utilisation of the cores in use",
+            "utilisation of all cores")
+    rows = [(html.escape(x["mapping"]), f"{x['makespan']:,.0f}", f"{x['hop_bytes']:,.0f}",
+             str(x["cores_used"]), f"{x['utilization_used_cores']:.3f}",
+             f"{x['utilization_all_cores']:.3f}") for x in mappers]
+    return _table(head, rows, (1, 2, 3, 4, 5))
 
 
 def compare_tables(rows, methods):
@@ -365,8 +460,18 @@ def timeline_figure(a, ins):
     return fig
 
 
+class InsightHtml(NamedTuple):
+    """The report's pieces on what the analysis means for the program (HTML fragments)."""
+
+    reading: str  #: "Reading the analysis": the paragraph (and the note when there is one)
+    timeline: str  #: the cores' timeline (heading and image)
+    source: str  #: the critical path on the source, its hand-overs, the shared objects
+    clusters: str  #: each cluster's lines, objects and partners, folded in ``<details>``
+
+
 def insight_html(a, ins):
-    """The report's section on what the analysis means for the program (`mapping.insight`)."""
+    """The report's pieces on what the analysis means for the program (`mapping.insight`),
+    an `InsightHtml`."""
 
     esc = html.escape
     note = f"<p><em>{esc(ins.note)}</em></p>" if ins.note else ""
@@ -397,13 +502,15 @@ def insight_html(a, ins):
     more = "" if len(ins.clusters) <= REPORT_CLUSTERS else \
         f"<p>The {REPORT_CLUSTERS} clusters with the most work; all {len(ins.clusters)} are " \
         "in mapping.json (<code>insights.clusters</code>).</p>"
-    return f"""<section class="insight" id="insight">
+    reading = f"""<section class="insight" id="insight">
 <h2>Reading the analysis</h2>
 <p id="reading">{_code(ins.reading)}</p>
 {note}
-<h3>Core timeline</h3>
-<img id="timeline" alt="core timeline" src="data:image/png;base64,{gantt}">
-<h3>Critical path on the source</h3>
+</section>"""
+    timeline = f"""<h3>Core timeline</h3>
+<img id="timeline" alt="core timeline" src="data:image/png;base64,{gantt}">"""
+    source = f"""<section class="insight" id="source">
+<h2>Critical path on the source</h2>
 <p>The longest dependency chain: {cp['cycles']:,.0f} cycles over {cp['tasks']:,} tasks,
 {100 * cp['share_of_makespan']:.1f}% of the makespan.</p>
 <div class="row">
@@ -414,12 +521,16 @@ def insight_html(a, ins):
 {_table(("clusters handing over", "times", "object", "line"), hand, (0, 1))}
 <h3>Objects shared by the most clusters</h3>
 {_table(("object", "bytes", "memory tasks", "clusters"), shared)}
-<h3>Clusters</h3>
-{more}
-{_table(("cluster", "core", "work", "lines (share of its work)", "functions",
-         "objects (other clusters touching them)", "partners (bytes both ways)"), rows,
-        (0, 1, 2))}
 </section>"""
+    table = _table(("cluster", "core", "work", "lines (share of its work)", "functions",
+                    "objects (other clusters touching them)", "partners (bytes both ways)"),
+                   rows, (0, 1, 2))
+    folded = f"""<details class="insight" id="clusters"><summary>Clusters: the lines, objects and
+partners of each ({min(len(ins.clusters), REPORT_CLUSTERS)} of {len(ins.clusters)})</summary>
+{more}
+{table}
+</details>""" if table else ""
+    return InsightHtml(reading, timeline, source, folded)
 
 
 def _items(ranked):
@@ -453,7 +564,7 @@ def _table(header, rows, numeric=(1, 2)):
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td class='n'>{c}</td>" if k in numeric else f"<td>{c}</td>"
                                     for k, c in enumerate(r)) + "</tr>" for r in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+    return f"<div class='wrap'><table><tr>{head}</tr>{body}</table></div>"
 
 
 def metric_text(v):

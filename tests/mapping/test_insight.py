@@ -174,6 +174,21 @@ def test_analyze_strassen_insights(tmp_path):
     page = (out / "report.html").read_text()
     assert 'id="insight"' in page and "Reading the analysis" in page
     assert 'id="timeline"' in page and "data:image/png;base64," in page
+    # the answer (with the makespan and speed-up --json gives), then the reading, the
+    # figures, and last the folded internals: every partition figure not in the answer
+    at = [page.index(s) for s in ('<section id="answer">', '<p id="reading">', "<img",
+                                  "<details")]
+    assert at == sorted(at)
+    answer = page[at[0]:page.index("</section>", at[0])]
+    assert f"<td>{summary['makespan']:,.0f} cycles (" in answer
+    assert f"<td>{summary['speedup']:.2f} (one core" in answer
+    assert f"<td>{summary['makespan_over_bound']:.2f} (bound " in answer
+    folded = page[page.index("<details id='partitioner'>"):]
+    folded = folded[:folded.index("</details>")]
+    for key in set(summary["partition"]) - {"replication_factor", "work_imbalance",
+                                            "cut_edges"}:
+        assert f"<tr><th>{key.replace('_', ' ')}</th>" in folded, key
+    assert "<details id='phases'>" in page
 
 
 def test_strassen_intervals_match_busy(strassen8):
