@@ -138,6 +138,18 @@ def _failure_message(src, code, diag):
     return f"{head}: {first}; fix the errors the compiler reported"
 
 
+def _check_strings(name, given):
+    """Refuse a string, a mapping or items that are not strings where a sequence of strings
+    is expected: ``defines={"N": 4}`` would define only ``N`` (as 1), ``defines="N=4"``
+    each of its characters."""
+    if isinstance(given, (str, bytes, dict)) or not all(
+            isinstance(item, (str, os.PathLike)) for item in given):
+        example = {"defines": '["N=64"]', "include_dirs": '["include"]',
+                   "extra_flags": '["-ffast-math"]'}[name]
+        raise InputError(f"{name} must be a list of strings (e.g. {name}={example}), "
+                         f"got {given!r}")
+
+
 def compile_program(
     sources,
     *,
@@ -232,6 +244,9 @@ def compile_program(
         _check_source(src)
     if opt not in _OPT_LEVELS:
         raise InputError(f"unknown optimisation level {opt!r}; use one of {', '.join(_OPT_LEVELS)}")
+    for name, given in (("defines", defines), ("include_dirs", include_dirs),
+                        ("extra_flags", extra_flags)):
+        _check_strings(name, given)
     tc = find_toolchain()
     flags = list(BASE_FLAGS) + [opt]
     # some drivers (zig) emit full debug info by default: always say which

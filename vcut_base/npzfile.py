@@ -49,6 +49,8 @@ def read_versioned_npz(path, *, kind, version, error, remake, required=(), optio
     before any array is read: a deflated member cannot expand without bound.
     """
     check_input_file(path, f"{kind} file", error, missing=error)
+    if not zipfile.is_zipfile(path):  # numpy would take it for a pickle and say so
+        raise error(f"{path} is not a readable vcut {kind}: not an .npz (zip) archive")
     try:
         with np.load(path, allow_pickle=False) as z:
             if "meta" not in z.files:

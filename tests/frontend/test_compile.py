@@ -85,3 +85,11 @@ def test_bad_options(cfile):
         compile_program(src, opt="-O9")
     with pytest.raises(InputError, match="no input files given"):
         compile_program([])
+
+
+@pytest.mark.parametrize("field,given", [("defines", {"N": 4}), ("defines", "N=4"),
+                                         ("defines", [4]), ("include_dirs", "include"),
+                                         ("extra_flags", b"-O2")])
+def test_option_lists_must_be_lists_of_strings(field, given):
+    with pytest.raises(InputError, match=f"^{field} must be a list of strings"):
+        compile_program("samples/strassen.c", **{field: given})

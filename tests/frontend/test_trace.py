@@ -524,3 +524,14 @@ def test_addresses_are_the_same_run_after_run(cfile):
         assert heap.sum() == 1 and c.obj_size[heap][0] == 400
         assert np.array_equal(a.mem_addr, c.mem_addr)
         assert np.array_equal(a.obj_base[a.obj_kind != 3], c.obj_base[c.obj_kind != 3])
+
+
+def test_a_text_file_is_not_a_trace_and_no_pickle_is_mentioned(tmp_path):
+    from frontend import load_trace
+    from vcut_base.errors import TraceFormatError
+
+    path = tmp_path / "notes.npz"
+    path.write_text("just some text\n")
+    with pytest.raises(TraceFormatError) as caught:
+        load_trace(path)
+    assert str(caught.value) == f"{path} is not a readable vcut trace: not an .npz (zip) archive"

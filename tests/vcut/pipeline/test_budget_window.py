@@ -160,5 +160,5 @@ def test_a_trace_cut_short_is_one_line_and_writes_nothing(tmp_path, strassen8, c
     code, stdout, err = run_cli(capsys, "analyze", path, "-p", "4", "-o", str(out))
     # not readable as a trace, so it is taken for a graph file, and refused as one
     assert code == 10
-    assert err == f"error: {path} is not a readable vcut graph: File is not a zip file\n"
+    assert err == f"error: {path} is not a readable vcut graph: not an .npz (zip) archive\n"
     assert stdout == "" and not (out / "mapping.json").exists() and not (out / "report.html").exists()
