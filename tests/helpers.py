@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -518,3 +519,79 @@ def rounds_of(r):
         yield
     finally:
         greedy_rounds.ROUNDS = old
+
+
+# -- a hand-made analysis: a 6-node DAG in two clusters on a two-core machine ----------
+
+# The DAG (task = edge, src < dst), its clusters and the node each task is charged to
+# (dst if dst accesses memory or src does not, else src; nodes 2 and 5 access memory):
+#   task  edge  weight  cluster  charged node  line         object
+#   e0    0->1    10      0        1           prog.c:11    -
+#   e1    0->2   200      0        2           prog.c:20    0 (buf)
+#   e2    1->3    30      1        3           prog.c:21    -
+#   e3    2->3     5      1        2           prog.c:20    0 (buf, from node 2)
+#   e4    3->4    50      1        4           prog.c:21    -
+#   e5    1->5   100      0        5           prog.c:11    1 (heap)
+#   e6    4->5     1      1        5           prog.c:11    1 (heap)
+SRC = np.array([0, 0, 1, 2, 3, 1, 4])
+DST = np.array([1, 2, 3, 3, 4, 5, 5])
+W = np.array([10.0, 200.0, 30.0, 5.0, 50.0, 100.0, 1.0])
+CLUSTER = np.array([0, 0, 1, 1, 1, 0, 1], dtype=np.int32)
+HOME = np.array([0, 0, 0, 1, 1, 0], dtype=np.int32)
+NODE_SID = np.array([0, 1, 2, 3, 4, 1], dtype=np.int32)
+OPCLASS = np.array([1, 1, 0, 1, 1, 0], dtype=np.uint8)
+NODE_OBJECT = np.array([-1, -1, 0, -1, -1, 1], dtype=np.int32)
+TASK_OBJ = np.array([-1, 0, -1, 0, -1, 1, 1], dtype=np.int32)
+
+# A hand-made schedule on a two-core machine (core 0: NUMA node 0, speed 1; core 1: node 1,
+# speed 2; latency 100 local, 150 remote), cluster c on core c. buf is touched first by e1
+# (core 0, start 10), the heap object by e5 (core 0, start 210), so e3 and e6 on core 1 pay
+# min(1, w / 100) * 50 remote cycles: e3 (5 + 0.05 * 50) / 2 = 3.75, e6 (1 + 0.01 * 50) / 2 = 0.75.
+START = np.array([0.0, 10.0, 20.0, 220.0, 223.75, 210.0, 248.75])
+FINISH = np.array([10.0, 210.0, 35.0, 223.75, 248.75, 310.0, 249.5])
+
+
+def insight_source():
+    from frontend.source import SourceMap
+
+    static = SimpleNamespace(
+        n_instructions=5, files=np.array(["/src/prog.c"]), fn_file=np.array([0, 0]),
+        fn_name=np.array(["main", "kern"]), ins_func=np.array([0, 0, 1, 1, 1]),
+        ins_line=np.array([10, 11, 20, 21, 21]), ins_result=np.array(["%p", "", "", "", ""]),
+        gv_name=np.array(["buf"]))
+    return SourceMap(static=static, obj_kind=np.array([0, 2], dtype=np.uint8),
+                     obj_sid=np.array([-1, 0], dtype=np.int32),
+                     obj_global=np.array([0, -1], dtype=np.int32))
+
+
+def insight_machine():
+    from mapping.machine import machine_from_dict
+
+    return machine_from_dict({"cores": 2, "mesh": [1, 2], "core_speed": [1.0, 2.0],
+                              "numa": {"node_of_core": [0, 1],
+                                       "latency_cycles": [[100, 150], [150, 100]]}})
+
+
+def insight_analysis(graph_source=True):
+    """The hand-made analysis above: ``(Analysis, Graph)`` (tests/mapping/test_insight.py
+    works its figures out; tests/mapping/test_report.py renders it)."""
+    from ir_graph import Graph
+    from mapping.interactions import Clustering, interactions
+    from mapping.simulate import SimResult
+    from vcut.pipeline.analysis import Analysis
+
+    g = Graph(n=6, src=SRC, dst=DST, weight=W, directed=True, node_sid=NODE_SID,
+              node_opclass=OPCLASS, node_object=NODE_OBJECT,
+              source=insight_source() if graph_source else None)
+    cl = Clustering(n=6, p=2, src=SRC, dst=DST, weight=W, cluster=CLUSTER, home=HOME,
+                    obj=TASK_OBJ, kind="vertex-cut", method="given")
+    m = insight_machine()
+    busy = np.array([310.0, 44.5])
+    res = SimResult(makespan=310.0, seconds=310.0 / 2.4e9, busy=busy, utilization=busy / 310.0,
+                    link_bytes=np.zeros(8), messages=3, communication_bytes=96.0,
+                    network_bytes=96.0, hop_bytes=96.0, remote_memory_tasks=2, finish=FINISH)
+    a = Analysis(method="given", p=2, machine=m, clustering=cl,
+                 interactions=interactions(cl, np.array([64.0, 32.0])),
+                 placement=SimpleNamespace(core=np.array([0, 1]), method="given", rule=None),
+                 result=res, partition={}, phases={})
+    return a, g

@@ -100,9 +100,9 @@ def page():
     """The report of the hand-made analysis of tests/mapping/test_insight.py (two clusters
     on a 1 x 2 mesh, makespan 310 cycles), with par's figures, phases and two mappings."""
     from mapping.report import analysis_html
-    from tests.mapping.test_insight import _analysis
+    from tests.helpers import insight_analysis
 
-    a, g = _analysis()
+    a, g = insight_analysis()
     a.partition.update(_PARTITION)
     a.phases.update(_PHASES)
     a.mappers.extend(_MAPPERS)
