@@ -1,32 +1,34 @@
 """The budget of an analysis: time and memory estimated from the trace size, before the work.
 
-The figures per node come from `bench/bench_scale.py` (whole ``vcut analyze``
-processes on MiBench-dijkstra-shaped traces of 10 M and 73 M nodes, this
-project's 2-core machine): the peak resident memory grows linearly with the
-dynamic instructions, plus the greedy vertex cuts' replica sets beyond those
-of p = 8 (`ir_graph.replicas.replica_set_bytes`); the time grows linearly too. The estimate is
-a planning figure, not a bound: graphs of other programs have other edge and
-replica counts per node.
+The memory estimate is meant as an upper bound of the peak resident memory of a whole
+``vcut analyze`` with its default options: a fixed part (the interpreter, numba, LLVM and
+the compiled kernels, `BASE_BYTES`) and a part that grows linearly with the dynamic
+instructions (`BYTES_PER_NODE`), plus the greedy vertex cuts' replica sets beyond those of
+p = 8 (`ir_graph.replicas.replica_set_bytes`). ``python bench/bench_budget.py`` measures
+the peak beside the estimate on traces of three shapes (a dense matrix multiply, MiBench's
+dijkstra, pointer chasing) at two sizes each; docs/benchmarks.md holds its last run. The
+time estimate is a planning figure only.
 """
 
 import shutil
 
 from ir_graph.replicas import replica_set_bytes
 from vcut_base.errors import InputError
-from vcut_base.memory import available_bytes, format_bytes
+from vcut_base.memory import available_bytes, format_bytes, resident_bytes
 
-__all__ = ["estimate", "check_budget", "BYTES_PER_NODE", "GRAPH_BYTES_PER_NODE",
+__all__ = ["estimate", "check_budget", "BASE_BYTES", "BYTES_PER_NODE", "GRAPH_BYTES_PER_NODE",
            "NODES_PER_SECOND", "SPILL_BYTES_PER_NODE", "SPILL_DISK_BYTES_PER_NODE"]
 
-#: Peak resident bytes per dynamic instruction of ``vcut analyze`` (trace,
-#: graph, partition, interactions, simulation) with its default ``par`` clusters,
-#: measured at p = 8 with `bench/bench_scale.py`: 187 at 50 M nodes (216 at 10 M, where
-#: the interpreter's own ~0.3 GB counts). The simulator's layout of ``par``'s schedule
-#: (`mapping.simulate.positioned`, about 70 more) is made on top only where it fits,
-#: so it is not part of what the analysis needs: with it, 256 at 50 M and 278 at 10 M.
-#: (With ``--algo wb-libra`` clusters: 122 / 133 at 73 M nodes without / with the
-#: baseline mappings; docs/notes/mapping-scale.md.)
-BYTES_PER_NODE = 190
+#: The fixed part of an analysis's peak: the interpreter with numpy, numba, LLVM and the
+#: kernels loaded, and the report's figures (``bench/bench_budget.py``: about 0.5 GiB
+#: where the per-node lines of its three shapes meet zero nodes).
+BASE_BYTES = 640 * 2**20
+
+#: Peak resident bytes per dynamic instruction of ``vcut analyze`` with its defaults
+#: (``par`` clusters, the time-aware mapping, the baseline mappings simulated two at a
+#: time where two CPUs and the memory allow), at p = 8: the slopes measured with
+#: ``bench/bench_budget.py`` between its two sizes are 230-250 on its three shapes.
+BYTES_PER_NODE = 280
 
 #: End-to-end analysis rate, nodes per second, without and with the baseline
 #: mappings, of the default ``par`` analysis at p = 8, measured with
@@ -37,8 +39,9 @@ NODES_PER_SECOND = {False: 350_000, True: 250_000}
 
 
 #: Peak resident bytes per dynamic instruction of building the graph of a trace
-#: (trace and graph together): what a ``--window`` analysis needs for the whole run.
-GRAPH_BYTES_PER_NODE = 110
+#: (trace and graph together, beyond `BASE_BYTES`): what a ``--window`` analysis needs
+#: for the whole run (about 125 on a dense matrix multiply).
+GRAPH_BYTES_PER_NODE = 140
 
 
 #: Disk-backed analyses (``--spill``): peak resident (anonymous) bytes per
@@ -61,10 +64,10 @@ def estimate(nodes, p, baselines=True, window=None, windows=1, spill=False):
     clusters = min(int(p), max(int(nodes), 1))
     per_node = (SPILL_BYTES_PER_NODE if spill else BYTES_PER_NODE) + max(replica_set_bytes(1, clusters) - replica_set_bytes(1, 8), 0)
     if window is None:
-        need = float(nodes) * per_node
+        need = BASE_BYTES + float(nodes) * per_node
         analysed = nodes
     else:
-        need = max(float(nodes) * GRAPH_BYTES_PER_NODE, float(window) * per_node)
+        need = BASE_BYTES + max(float(nodes) * GRAPH_BYTES_PER_NODE, float(window) * per_node)
         analysed = window
     return need, float(analysed) * int(windows) / NODES_PER_SECOND[bool(baselines)]
 
@@ -79,7 +82,9 @@ def check_budget(nodes, p, baselines=True, *, window=None, windows=1, available=
     will take more than a few seconds.
     """
     need, seconds = estimate(nodes, p, baselines, window, windows, spill=bool(spill))
-    avail = available_bytes() if available is None else available
+    # what this process holds already (the interpreter, the kernels: part of BASE_BYTES)
+    # is not needed again
+    avail = available_bytes() + resident_bytes() if available is None else available
     if need > avail:
         raise InputError(
             f"analysing {int(nodes):,} instructions into {int(p)} clusters needs about "

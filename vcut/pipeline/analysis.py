@@ -390,6 +390,10 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         cores = [place(inter, machine, other, threshold=threshold, seed=seed, clustering=cl).core
                  for other in others]
         reused = {o: _reused(sims, o, core) for o, core in zip(others, cores)}
+        reused = {o: None if r is None else _mapping_figures(r) for o, r in reused.items()}
+        # the figures are all the comparison needs: the steering's and the mapping's
+        # simulations (a finish time per task each) go before the others run
+        sims = None
         todo = [(o, core) for o, core in zip(others, cores) if reused[o] is None]
         workers = simulation_jobs(cl, len(todo)) if jobs is None else int(jobs)
         # one simulation's time: the last phase's, or the mapping's per simulation it ran
@@ -405,7 +409,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
             return lambda: _mapping_figures(simulate(cl, core, machine, inter.value_bytes))
 
         got = dict(zip([o for o, _ in todo], run_parallel([figures(c) for _, c in todo], workers)))
-        got.update((o, _mapping_figures(r)) for o, r in reused.items() if r is not None)
+        got.update((o, r) for o, r in reused.items() if r is not None)
         got[mapper] = _mapping_figures(res)
         rows = [{"mapping": other, **got[other]} for other in MAPPERS]
         done("baselines", t)

@@ -51,16 +51,16 @@ def test_parse_window():
 
 def test_budget_estimate_and_refusal():
     need, seconds = budget.estimate(1_000_000, 8, baselines=False)
-    assert need == 1_000_000 * budget.BYTES_PER_NODE
+    assert need == budget.BASE_BYTES + 1_000_000 * budget.BYTES_PER_NODE
     assert seconds == 1_000_000 / budget.NODES_PER_SECOND[False]
     # replica sets per node: p = 8 one word and a count (12 bytes); p = 128 two words
     # (20); p = 1024 compact: count, overflow row and three int16 ids (14)
     for p, extra in ((64, 0), (128, 8), (1024, 2)):
         need, _ = budget.estimate(1_000_000, p)
-        assert need == 1_000_000 * (budget.BYTES_PER_NODE + extra)
+        assert need == budget.BASE_BYTES + 1_000_000 * (budget.BYTES_PER_NODE + extra)
     # a window needs the graph of the whole run, and the analysis of the slice
     need, _ = budget.estimate(10_000_000, 8, window=1000)
-    assert need == 10_000_000 * budget.GRAPH_BYTES_PER_NODE
+    assert need == budget.BASE_BYTES + 10_000_000 * budget.GRAPH_BYTES_PER_NODE
     with pytest.raises(InputError, match=r"needs about .* \(--window START:END\)"):
         budget.check_budget(10_000_000, 8, available=10_000_000)
     lines = []
@@ -98,13 +98,14 @@ def test_a_trace_beyond_the_memory_is_refused_before_its_arrays_are_read(
 
     monkeypatch.setattr(vcut.pipeline.inputs, "load_trace", no_reading)
     monkeypatch.setattr(budget, "available_bytes", lambda: 1000)
+    monkeypatch.setattr(budget, "resident_bytes", lambda: 0)
     code, out, err = run_cli(capsys, "analyze", path, "-p", "4", "-o", str(tmp_path / "out"))
     assert code == 2 and err.count("\n") == 1 and "needs about" in err
     need, _ = budget.estimate(n, 4)
     with pytest.raises(InputError) as expected:
         budget.check_budget(n, 4, available=1000)
     assert err == f"error: {expected.value}\n"
-    assert need == n * budget.BYTES_PER_NODE
+    assert need == budget.BASE_BYTES + n * budget.BYTES_PER_NODE
     # a node window: the graph of the whole run is still needed, so it is refused too
     code, out, err = run_cli(capsys, "analyze", path, "-p", "4", "--window", "0:100")
     assert code == 2 and "needs about" in err
@@ -162,3 +163,15 @@ def test_a_trace_cut_short_is_one_line_and_writes_nothing(tmp_path, strassen8, c
     assert code == 10
     assert err == f"error: {path} is not a readable vcut graph: not an .npz (zip) archive\n"
     assert stdout == "" and not (out / "mapping.json").exists() and not (out / "report.html").exists()
+
+
+def test_the_budget_counts_what_this_process_holds_already(monkeypatch):
+    """The estimate is the whole peak, the interpreter and kernels included
+    (`BASE_BYTES`), so what the process holds now is not asked for again."""
+    need, _ = budget.estimate(1_000_000, 8)
+    monkeypatch.setattr(budget, "available_bytes", lambda: need - 10**6)
+    monkeypatch.setattr(budget, "resident_bytes", lambda: 10**6)
+    assert budget.check_budget(1_000_000, 8)[0] == need   # exactly fits
+    monkeypatch.setattr(budget, "resident_bytes", lambda: 10**6 - 1)
+    with pytest.raises(InputError, match="needs about"):
+        budget.check_budget(1_000_000, 8)

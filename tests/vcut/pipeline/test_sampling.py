@@ -197,7 +197,7 @@ def test_analyze_windows_api_names_a_window_it_cannot_analyse(strassen8):
 def test_budget_of_a_sample():
     # the memory of one window, the time of all of them
     need, seconds = budget.estimate(10_000_000, 8, False, window=1000, windows=10)
-    assert need == 10_000_000 * budget.GRAPH_BYTES_PER_NODE
+    assert need == budget.BASE_BYTES + 10_000_000 * budget.GRAPH_BYTES_PER_NODE
     assert seconds == 10 * 1000 / budget.NODES_PER_SECOND[False]
 
 

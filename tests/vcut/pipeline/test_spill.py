@@ -148,7 +148,7 @@ def test_cli_spill(tmp_path, strassen8, capsys):
 
 def test_budget_with_spill():
     need, _ = budget.estimate(1_000_000, 8, baselines=False, spill=True)
-    assert need == 1_000_000 * budget.SPILL_BYTES_PER_NODE
+    assert need == budget.BASE_BYTES + 1_000_000 * budget.SPILL_BYTES_PER_NODE
     with pytest.raises(InputError, match=r"keep the large arrays on disk \(--spill DIR\)"):
         budget.check_budget(10_000_000, 8, available=10_000_000)
     # enough memory for the spilled analysis, not enough disk
