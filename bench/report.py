@@ -209,11 +209,40 @@ def quality_section(doc):
     return out
 
 
+def budget_section(doc):
+    """bench/bench_budget.py: analyze's peak memory beside the budget's estimate."""
+    out = ["| program | defines | nodes | edges per node | peak RSS | bytes per node | "
+           "estimate | estimate ÷ peak |",
+           "|---|---|---:|---:|---:|---:|---:|---:|"]
+    rows = doc["rows"]
+    for r in rows:
+        out.append(f"| {r['program']} | {' '.join(r['defines'])} | {r['nodes']:,} | "
+                   f"{r['edges'] / r['nodes']:.2f} | {_mb(r['peak_rss_bytes'])} | "
+                   f"{r['peak_rss_bytes'] / r['nodes']:.0f} | {_mb(r['estimate_bytes'])} | "
+                   f"{r['estimate_bytes'] / r['peak_rss_bytes']:.2f} |")
+    bound = sum(r["estimate_bytes"] >= r["peak_rss_bytes"] for r in rows)
+    out += ["", f"- the estimate is at or above the measured peak in {bound} of {len(rows)} "
+            f"runs; `vcut analyze TRACE -p {doc.get('p', 8)}` with its defaults, one run each, "
+            "peak RSS of the whole command (`ru_maxrss`)."]
+    by = {}
+    for r in rows:
+        by.setdefault(r["program"], []).append(r)
+    for name, pair in by.items():
+        if len(pair) == 2:
+            a, b = sorted(pair, key=lambda r: r["nodes"])
+            slope = (b["peak_rss_bytes"] - a["peak_rss_bytes"]) / (b["nodes"] - a["nodes"])
+            out.append(f"- {name}: {slope:.0f} bytes per added instruction between its two "
+                       "sizes")
+    return out
+
+
 SECTIONS = {
     "bench/bench_cli.py": ("Whole commands, first run and warm", cli_section,
                            "whole-commands-first-run-and-warm"),
     "bench/bench_analyze_rate.py": ("`vcut analyze` across programs", rate_section,
                                     "vcut-analyze-across-programs"),
+    "bench/bench_budget.py": ("Memory: analyze's peak beside its estimate", budget_section,
+                              "memory-analyzes-peak-beside-its-estimate"),
     "bench/bench_quality.py": ("Partition quality: `best` beside NE, HEP and Mt-KaHyPar",
                                quality_section,
                                "partition-quality-best-beside-ne-hep-and-mt-kahypar"),

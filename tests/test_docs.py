@@ -167,3 +167,16 @@ def test_the_api_reference_builds_with_warnings_as_errors(tmp_path):
         if f'id="{dotted}"' not in html:
             missing.append(dotted)
     assert not missing, f"not in the API reference: {missing}"
+
+
+def test_the_budget_table_of_a_made_up_result():
+    report = bench_report()
+    rows = [{"program": "m", "defines": ["N=1"], "nodes": 100, "edges": 150,
+             "peak_rss_bytes": 2 * 2**20, "estimate_bytes": 3 * 2**20},
+            {"program": "m", "defines": ["N=2"], "nodes": 200, "edges": 300,
+             "peak_rss_bytes": 4 * 2**20, "estimate_bytes": 3 * 2**20}]
+    lines = report.budget_section({"p": 8, "rows": rows})
+    assert lines[2] == "| m | N=1 | 100 | 1.50 | 2 MB | 20972 | 3 MB | 1.50 |"
+    assert lines[3] == "| m | N=2 | 200 | 1.50 | 4 MB | 20972 | 3 MB | 0.75 |"
+    assert lines[5].startswith("- the estimate is at or above the measured peak in 1 of 2 runs")
+    assert lines[6] == "- m: 20972 bytes per added instruction between its two sizes"
