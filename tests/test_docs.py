@@ -22,7 +22,7 @@ REFERENCE = ["README.md"] + sorted(
 
 _DATE = re.compile(r"\b20\d\d-[01]\d(?:-[0-3]\d)?\b|\b(?:January|February|March|April|May|June|"
                    r"July|August|September|October|November|December) 20\d\d\b")
-_HISTORY = re.compile(r"\b(?:tried, not kept|not kept|(?:first|second|third|fourth|fifth|sixth|"
+_HISTORY = re.compile(r"\b(?:tried, not kept|(?:first|second|third|fourth|fifth|sixth|"
                       r"seventh|eighth|later) session|this session|last week|this week)\b",
                       re.IGNORECASE)
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
