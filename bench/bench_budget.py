@@ -36,66 +36,15 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 from _record import envelope, now, save  # noqa: E402
 from mapping.budget import estimate  # noqa: E402
 
-MATMUL_C = r"""#include <stdio.h>
-#ifndef N
-#define N 40
-#endif
-static double a[N][N], b[N][N], c[N][N];
-int main(void) {
-    for (int i = 0; i < N; i++)
-        for (int j = 0; j < N; j++) { a[i][j] = (i + 2 * j) % 7 - 3; b[i][j] = (3 * i + j) % 5 - 2; }
-    for (int i = 0; i < N; i++)
-        for (int j = 0; j < N; j++) {
-            double s = 0.0;
-            for (int k = 0; k < N; k++) s += a[i][k] * b[k][j];
-            c[i][j] = s;
-        }
-    double t = 0.0;
-    for (int i = 0; i < N; i++) t += c[i][i];
-    printf("trace %.1f\n", t);
-    return 0;
-}
-"""
-
-LISTCHASE_C = r"""#include <stdio.h>
-#ifndef NODES
-#define NODES 4096
-#endif
-#ifndef ROUNDS
-#define ROUNDS 20
-#endif
-struct node { struct node *next; long value; };
-static struct node pool[NODES];
-static int order[NODES];
-int main(void) {
-    unsigned x = 12345u;
-    for (int i = 0; i < NODES; i++) order[i] = i;
-    for (int i = NODES - 1; i > 0; i--) {
-        x = x * 1103515245u + 12345u;
-        int j = (int)(x % (unsigned)(i + 1));
-        int t = order[i]; order[i] = order[j]; order[j] = t;
-    }
-    for (int i = 0; i < NODES; i++) {
-        pool[order[i]].next = &pool[order[(i + 1) % NODES]];
-        pool[order[i]].value = i;
-    }
-    long sum = 0;
-    for (int r = 0; r < ROUNDS; r++) {
-        struct node *p = &pool[order[0]];
-        for (int i = 0; i < NODES; i++) { sum += p->value * (r + 1); p = p->next; }
-    }
-    printf("sum %ld\n", sum);
-    return 0;
-}
-"""
-
-#: name -> (source file or text, {size: defines})
+#: name -> (C source of bench/programs/, {size: defines})
 PROGRAMS = {
-    "matmul": (MATMUL_C, {"small": ["N=40"], "large": ["N=60"]}),
+    "matmul": (os.path.join(ROOT, "bench", "programs", "matmul.c"),
+               {"small": ["N=40"], "large": ["N=60"]}),
     "dijkstra": (os.path.join(ROOT, "bench", "programs", "dijkstra_mibench.c"),
                  {"small": ["PAIRS=1"], "large": ["PAIRS=2"]}),
-    "listchase": (LISTCHASE_C, {"small": ["NODES=16384", "ROUNDS=12"],
-                                "large": ["NODES=65536", "ROUNDS=12"]}),
+    "listchase": (os.path.join(ROOT, "bench", "programs", "listchase.c"),
+                  {"small": ["NODES=16384", "ROUNDS=12"],
+                   "large": ["NODES=65536", "ROUNDS=12"]}),
 }
 
 
@@ -137,11 +86,6 @@ def main(argv=None):
     try:
         for name in [n for n in args.programs.split(",") if n]:
             source, by_size = PROGRAMS[name]
-            if not source.endswith(".c"):
-                path = os.path.join(work, f"{name}.c")
-                with open(path, "w") as fh:
-                    fh.write(source)
-                source = path
             for size in sizes:
                 defines = by_size[size]
                 trace = os.path.join(work, f"{name}-{size}.npz")

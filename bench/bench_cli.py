@@ -66,29 +66,6 @@ DATA = os.environ.get("VCUT_DATASETS") or os.path.join(ROOT, "..", "shared", "da
 #: CHStone's source tree (sha/sha.c, motion/*.c) for the --scale rows that name it.
 CHSTONE = os.environ.get("CHSTONE", "")
 
-#: The 90 x 90 double matrix multiply of the issue (triple loop; ~18.65 M nodes traced
-#: with --no-timing), written into the work directory by the --scale rows that use it.
-MATMUL_C = r"""#include <stdio.h>
-#ifndef N
-#define N 90
-#endif
-static double a[N][N], b[N][N], c[N][N];
-int main(void) {
-    for (int i = 0; i < N; i++)
-        for (int j = 0; j < N; j++) { a[i][j] = (i + 2 * j) % 7 - 3; b[i][j] = (3 * i + j) % 5 - 2; }
-    for (int i = 0; i < N; i++)
-        for (int j = 0; j < N; j++) {
-            double s = 0.0;
-            for (int k = 0; k < N; k++) s += a[i][k] * b[k][j];
-            c[i][j] = s;
-        }
-    double t = 0.0;
-    for (int i = 0; i < N; i++) t += c[i][i];
-    printf("trace %.1f\n", t);
-    return 0;
-}
-"""
-
 
 @dataclasses.dataclass
 class Row:
@@ -131,11 +108,6 @@ def readme_main_job():
                 args += ["-o", "{out}/analysis"]
             return args
     raise SystemExit("no `vcut analyze` line in README.md's first 15 lines")
-
-
-def _write_matmul(work):
-    with open(os.path.join(work, "matmul90.c"), "w") as fh:
-        fh.write(MATMUL_C)
 
 
 def all_rows():
@@ -185,10 +157,11 @@ def all_rows():
             "analyze CHStone sha (1.83 M nodes)", None, None, group="scale", first=False,
             repeat_cap=1, warmup_cap=0, needs="chstone", prep=[warm_analyze],
             note="no fixed target: nodes/s within 2 x of the samples'; needs $CHSTONE"),
-        Row("matmul90", ["analyze", "{work}/matmul90.c", "--no-timing", "-p", "8",
+        Row("matmul90", ["analyze", os.path.join("bench", "programs", "matmul.c"), "-D", "N=90",
+                         "--no-timing", "-p", "8",
                          "-o", "{out}/matmul90"],
             "analyze 90 x 90 matmul (18.65 M nodes), defaults", None, 18.65, 160 * 18.65e6,
-            group="scale", first=False, prep=[warm_analyze, _write_matmul], repeat_cap=1,
+            group="scale", first=False, prep=[warm_analyze], repeat_cap=1,
             warmup_cap=0,
             note=">= 1 M nodes/s, <= 160 B/node"),
         Row("dijkstra74M", ["analyze", "{work}/dijkstra30.npz", "-p", "8",

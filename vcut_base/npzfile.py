@@ -101,16 +101,21 @@ def member_shape(path, name):
     """
     try:
         with zipfile.ZipFile(path) as zf, zf.open(name + ".npy") as fh:
-            version = np.lib.format.read_magic(fh)
-            if version == (1, 0):
-                shape, _, _ = np.lib.format.read_array_header_1_0(fh)
-            elif version == (2, 0):
-                shape, _, _ = np.lib.format.read_array_header_2_0(fh)
-            else:
-                return None
+            header = _npy_header(fh)
     except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError):
         return None
-    return tuple(int(x) for x in shape)
+    return None if header is None else tuple(int(x) for x in header[0])
+
+
+def _npy_header(fh):
+    """``(shape, fortran_order, dtype)`` of the ``.npy`` whose start ``fh`` is at (left
+    just after the header); None for a format version other than 1 or 2."""
+    version = np.lib.format.read_magic(fh)
+    if version == (1, 0):
+        return np.lib.format.read_array_header_1_0(fh)
+    if version == (2, 0):
+        return np.lib.format.read_array_header_2_0(fh)
+    return None
 
 
 def _mapped_member(path, zf, name):
@@ -127,13 +132,10 @@ def _mapped_member(path, zf, name):
         name_len, extra_len = struct.unpack("<HH", head[26:30])
         start = info.header_offset + 30 + name_len + extra_len
         fh.seek(start)
-        version = np.lib.format.read_magic(fh)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-        elif version == (2, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-        else:
+        header = _npy_header(fh)
+        if header is None:
             return None
+        shape, fortran, dtype = header
         offset = fh.tell()
     count = int(np.prod(shape, dtype=np.int64))
     if fortran or dtype.hasobject or count == 0 or len(shape) != 1:
