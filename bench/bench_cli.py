@@ -169,14 +169,16 @@ def all_rows():
             "analyze the 74 M-node dijkstra trace, defaults", None, 74.07, 160 * 74.07e6,
             group="scale", first=False, repeat_cap=1, warmup_cap=0,
             prep=[warm_analyze,
-                  ["trace", dijkstra, "-D", "PAIRS=30", "-o", "{work}/dijkstra30.npz"]],
+                  ["trace", dijkstra, "-D", "PAIRS=30", "--max-instructions", "300000000",
+                   "-o", "{work}/dijkstra30.npz"]],
             note=">= 1 M nodes/s, <= 160 B/node; the trace made by `vcut trace` first"),
         Row("refuse200M", ["analyze", "{work}/dijkstra82.npz", "-p", "8",
                            "-o", "{out}/dijkstra82"],
             "a 200 M-instruction trace: refused", None, 5.0, 500e6, group="scale",
             first=False, repeat_cap=1, warmup_cap=0, expect_rc=2,
             prep=[warm_analyze,
-                  ["trace", dijkstra, "-D", "PAIRS=82", "-o", "{work}/dijkstra82.npz"]],
+                  ["trace", dijkstra, "-D", "PAIRS=82", "--max-instructions", "300000000",
+                   "-o", "{work}/dijkstra82.npz"]],
             note="exit 2 expected, within 5 s at < 500 MB (on a machine without the memory)"),
     ]
     return rows
