@@ -94,6 +94,7 @@ def save(path, doc):
         with os.fdopen(fd, "w") as fh:
             json.dump(doc, fh, indent=1)
             fh.write("\n")
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 is for secrets, not results
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
