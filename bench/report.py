@@ -273,7 +273,8 @@ def render(docs):
             continue
         lines += [f"## {title}", ""]
         for doc in reversed(mine):  # newest first
-            label = doc.get("label") or doc["_file"]
+            label = doc.get("label") or \
+                f"Run of {doc['date'][:10]}, commit {(doc.get('git', {}).get('commit') or '?')[:10]}"
             lines += [f"### {label}", "", *provenance(doc), "", *section(doc), ""]
     others = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "bench",
                                                                        "bench_*.py"))
