@@ -77,6 +77,7 @@ def _strassen_trace(tmp_path, strassen8):
 def test_analyze_refuses_a_trace_beyond_the_memory(tmp_path, strassen8, capsys, monkeypatch):
     path = _strassen_trace(tmp_path, strassen8)
     monkeypatch.setattr(budget, "available_bytes", lambda: 1000)
+    monkeypatch.setattr(budget, "resident_bytes", lambda: 0)  # a test worker's own memory
     code, out, err = run_cli(capsys, "analyze", path, "-p", "4", "-o", str(tmp_path / "out"))
     assert code == 2
     assert err.count("\n") == 1 and "needs about" in err and "--window" in err
