@@ -36,7 +36,7 @@ from .. import par_steering
 from ..clustering import DEFAULT_METHOD, cluster_graph
 from ..edge_cut import EDGE_CUTS
 from ..par_steering import finalist, par_numa, refine, replay, steer
-from ..partition import check_clusters
+from ..partition import ALGORITHMS, check_clusters
 
 __all__ = ["Analysis", "analyze_graph", "MAPPING_FORMAT_VERSION"]
 
@@ -193,6 +193,17 @@ def _mapping_figures(r):
     """The comparison table's figures of one simulation (`SimResult`)."""
     return {"makespan": r.makespan, "hop_bytes": r.hop_bytes, "network_bytes": r.network_bytes,
             **r.utilization_figures()}
+
+
+def check_names(methods, mapper):
+    """Refuse (`InputError`) a partitioning method or a mapping vcut does not know, before
+    any work: a misspelt name is not the program's or the graph's fault."""
+    for method in methods:
+        if method not in EDGE_CUTS + ALGORITHMS:
+            raise InputError(f"unknown partitioning method {method!r}; use one of "
+                             f"{', '.join(EDGE_CUTS + ALGORITHMS)}")
+    if mapper not in MAPPERS:
+        raise InputError(f"unknown mapping {mapper!r}; use one of {', '.join(MAPPERS)}")
 
 
 def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time-aware",

@@ -17,7 +17,7 @@ from mapping.memory_centric import THRESHOLD
 from mapping.placement import independent_time
 from mapping.report import compare_figure, figure_png
 
-from .analysis import analyze_graph
+from .analysis import analyze_graph, check_names
 from .inputs import analysis_input, spill_context
 from .outputs import json_text, prepare_output_dir, write_files
 
@@ -68,8 +68,8 @@ def compare_methods(graph, ps, methods=METHODS, machine=None, *, mapper="memory-
     Raises
     ------
     InputError
-        What `analyze_graph` refuses: an unknown method or mapping, more clusters than
-        edges. The runs before it are lost: names are not checked up front.
+        An unknown method or mapping (checked before the first run), or what
+        `analyze_graph` refuses (more clusters than edges).
 
     Examples
     --------
@@ -88,7 +88,12 @@ def compare_methods(graph, ps, methods=METHODS, machine=None, *, mapper="memory-
      (4, 'pg', 'table2:4', 5773.4), (4, 'metis', 'table2:4', 4318.64)]
     >>> [(r["kind"], r["communication_bytes"]) for r in rows[:2]]
     [('vertex-cut', 7936.0), ('edge-cut', 2272.0)]
+    >>> compare_methods(graph, [2], ["pg", "metiss"])
+    Traceback (most recent call last):
+    ...
+    vcut_base.errors.InputError: unknown partitioning method 'metiss'; use one of ...
     """
+    check_names(methods, mapper)
     rows = []
     for p in ps:
         for method in methods:
@@ -204,6 +209,7 @@ def compare(inputs, options, *, say=None):
     """
     with spill_context(options.spill):
         methods = METHODS if options.methods is None else tuple(options.methods)
+        check_names(methods, options.mapping)  # before the program is traced
         if options.output:
             prepare_output_dir(options.output, COMPARE_FILES, options.input_paths(inputs))
         machine = load_machine(options.machine) if options.machine else None

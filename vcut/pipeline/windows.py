@@ -24,11 +24,8 @@ from vcut_base.errors import InputError, VcutError
 from ir_graph.windows import spaced_windows, unit_spans
 from mapping.machine import load_machine
 from mapping.memory_centric import THRESHOLD
-from mapping.placement import MAPPERS
 
-from ..edge_cut import EDGE_CUTS
-from ..partition import ALGORITHMS
-from .analysis import analyze_graph
+from .analysis import analyze_graph, check_names
 from .inputs import analysis_input, parse_window_size, spill_context
 from .outputs import json_text, prepare_output_dir, write_files
 
@@ -201,7 +198,7 @@ def analyze_windows(graph, p, count, size=None, *, unit="nodes", method="par",
     ...
     vcut_base.errors.InputError: a window of 10,000 nodes does not fit in the run's 790 nodes; ...
     """
-    _check_names(method, mapper)  # before any window: a misspelt name is not the window's fault
+    check_names((method,), mapper)  # before any window: a misspelt name is not the window's fault
     total, to_nodes = unit_spans(graph, unit)
     spans = spaced_windows(total, count, size, UNITS[unit])
     size = spans[0][1] - spans[0][0]
@@ -397,14 +394,6 @@ def variation(values):
     cv = sd / abs(mean) if mean != 0 else (0.0 if sd == 0 else None)
     return {"min": float(x.min()), "median": float(np.median(x)), "max": float(x.max()),
             "mean": mean, "cv": cv}
-
-
-def _check_names(method, mapper):
-    if method not in EDGE_CUTS + ALGORITHMS:
-        raise InputError(f"unknown partitioning method {method!r}; use one of "
-                         f"{', '.join(EDGE_CUTS + ALGORITHMS)}")
-    if mapper not in MAPPERS:
-        raise InputError(f"unknown mapping {mapper!r}; use one of {', '.join(MAPPERS)}")
 
 
 def _figures(a):

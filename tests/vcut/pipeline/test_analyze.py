@@ -879,3 +879,21 @@ def test_utilization_is_reported_for_the_cores_in_use_and_for_all_cores(trace_fi
     assert any(ln.startswith("utilisation of all cores") and ln.endswith(all_row)
                for ln in lines)
     assert "mean core utilisation" not in stdout
+
+
+def test_compare_refuses_an_unknown_method_before_the_program_runs(capsys, monkeypatch):
+    """The names are checked before tracing: the program is never compiled or run."""
+    import vcut.pipeline.comparison
+
+    def no_input(*a, **k):
+        raise AssertionError("the program was traced before the names were checked")
+
+    monkeypatch.setattr(vcut.pipeline.comparison, "analysis_input", no_input)
+    code, _, err = run_cli(capsys, "compare", "samples/strassen.c", "-p", "2",
+                           "--methods", "pg,metiss")
+    assert code == 2 and err.startswith("error: unknown partitioning method 'metiss'; use one of")
+    from vcut.pipeline import AnalysisOptions, compare  # the API: argparse has the choices
+    from vcut_base.errors import InputError
+
+    with pytest.raises(InputError, match="^unknown mapping 'fastest'"):
+        compare(["samples/strassen.c"], AnalysisOptions(ps=(2,), mapping="fastest"))
