@@ -15,7 +15,8 @@ import platform
 import shlex
 import shutil
 import subprocess
-import tempfile
+
+from vcut_base.atomic import atomic_output
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -87,15 +88,8 @@ def envelope(script, argv, *, kind, runs, started, label="", tree=ROOT):
 
 
 def save(path, doc):
-    """Write ``doc`` as JSON to ``path`` whole: a temporary file renamed over it."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".bench-", suffix=".json", dir=folder)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(doc, fh, indent=1)
-            fh.write("\n")
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 is for secrets, not results
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    """Write ``doc`` as JSON to ``path`` whole (`vcut_base.atomic.atomic_output`: a
+    temporary file renamed over it)."""
+    with atomic_output(path, "w") as fh:
+        json.dump(doc, fh, indent=1)
+        fh.write("\n")

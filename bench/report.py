@@ -21,7 +21,8 @@ import math
 import os
 import shlex
 import sys
-import tempfile
+
+from vcut_base.atomic import atomic_output
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "bench", "results")
@@ -284,19 +285,6 @@ def render(docs):
     return "\n".join(lines)
 
 
-def write_whole(path, text):
-    fd, tmp = tempfile.mkstemp(prefix=".benchmarks-", suffix=".md",
-                               dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true",
@@ -314,7 +302,8 @@ def main(argv=None):
                   file=sys.stderr)
             return 1
         return 0
-    write_whole(TARGET, text)
+    with atomic_output(TARGET, "w") as fh:
+        fh.write(text)
     print(f"wrote {os.path.relpath(TARGET, ROOT)}")
     return 0
 
