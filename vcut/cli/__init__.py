@@ -217,11 +217,16 @@ _LESS_MEMORY["compare"] = _LESS_MEMORY["analyze"]
 def _out_of_memory(command=None):
     """The `OutOfMemory` error a ``MemoryError`` in any phase of ``command`` becomes: the
     memory available now and what that command can do with less."""
-    advice = _LESS_MEMORY.get(command)
     return OutOfMemory(
         f"out of memory ({memory.format_bytes(memory.available_bytes())} available now); "
-        + (f"{advice}, or use a machine with more memory" if advice
-           else "use a machine with more memory"))
+        + _less_memory(command))
+
+
+def _less_memory(command):
+    """What ``command`` can do with less memory (`_LESS_MEMORY`), or a larger machine."""
+    advice = _LESS_MEMORY.get(command)
+    return f"{advice}, or use a machine with more memory" if advice \
+        else "use a machine with more memory"
 
 
 def _memory_guard(entry, command, argv):
@@ -238,11 +243,9 @@ def memory_exhausted(command, argv, available, resident, *, leave=os._exit):
     """Print why the process stops (one line; with ``--json`` the error object too), then
     end it with exit 11 (`leave`): called by the memory guard's thread, while the main
     thread may be inside compiled code that no exception can interrupt."""
-    advice = _LESS_MEMORY.get(command)
     message = (f"out of memory: {memory.format_bytes(available)} left on this machine while "
                f"vcut held {memory.format_bytes(resident)}; stopped before the system would "
-               "end it; " + (f"{advice}, or use a machine with more memory" if advice
-                             else "use a machine with more memory"))
+               "end it; " + _less_memory(command))
     try:
         sys.stderr.write(f"error: {message}\n")
         sys.stderr.flush()
