@@ -161,11 +161,8 @@ def analysis_input(inputs, options, budget=None, say=None):
             roi = trace.roi_activation_starts()
         span = window.bounds(n, roi) if window is not None else (0, n)
         if budget is not None:
-            slice_size = span[1] - span[0] if window is not None else None
-            if count:
-                slice_size = _sample_size(span, count, unit, size, roi)
-            check_budget(n, budget[0], budget[1], window=slice_size, windows=count or 1,
-                         say=say, spill=options.spill)
+            _check_trace_budget(n, span, window is not None, roi, count, unit, size, budget,
+                                options, say)
         g = build_graph(trace, weights=options.weights)
         return _cut(g), trace.obj_size, source
 
@@ -202,10 +199,18 @@ def _budget_before_reading(path, window, count, unit, size, budget, options):
         return  # the full read names what is wrong, or checks with the activations
     n = shape[0]
     span = window.bounds(n, None) if window is not None else (0, n)
-    slice_size = span[1] - span[0] if window is not None else None
+    _check_trace_budget(n, span, window is not None, None, count, unit, size, budget, options,
+                        None)
+
+
+def _check_trace_budget(n, span, windowed, roi, count, unit, size, budget, options, say):
+    """`check_budget` of an analysis of a trace of ``n`` instructions (ROI activations
+    beginning at ``roi``) cut to the slice ``span`` (``windowed``: a --window) or sampled
+    in ``count`` windows of it."""
+    slice_size = span[1] - span[0] if windowed else None
     if count:
-        slice_size = _sample_size(span, count, unit, size, None)
-    check_budget(n, budget[0], budget[1], window=slice_size, windows=count or 1,
+        slice_size = _sample_size(span, count, unit, size, roi)
+    check_budget(n, budget[0], budget[1], window=slice_size, windows=count or 1, say=say,
                  spill=options.spill)
 
 
