@@ -306,8 +306,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     ...
     vcut_base.errors.InputError: unknown mapping 'fastest'; use one of time-aware, ...
     """
-    if mapper not in MAPPERS:
-        raise InputError(f"unknown mapping {mapper!r}; use one of {', '.join(MAPPERS)}")
+    check_names((), mapper)  # the method: where it is clustered (`cluster_graph`)
     say = progress or (lambda line: None)
     phases = {}
 
