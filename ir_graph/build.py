@@ -31,6 +31,7 @@ Weights
     the address stream on the source's Table 2 machine (deterministic).
 """
 
+import dataclasses
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -197,7 +198,8 @@ def segments(addr, size):
     return lo, hi, max(len(bps) - 1, 0)
 
 
-def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheModel()):
+def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheModel(),
+                control=None, branch_latency=None):
     """The weighted dependency graph of a `frontend.Trace`.
 
     One node per executed IR instruction, in execution order (but for the
@@ -223,6 +225,14 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
         Also add write-after-read / write-after-write memory edges.
     cache : CacheModel, default CacheModel()
         Used when ``weights="model"``.
+    control : str, optional
+        A control model of `ir_graph.control.CONTROL_MODELS`: the graph also gets
+        that model's control edges (kind ``KIND_CTRL``; none for ``oracle``) and
+        keeps the control dependences of its nodes in ``control`` (for the other
+        models' figures). None (the default): data dependences only, and no
+        ``control``.
+    branch_latency : float, optional
+        Cycles of a control edge (default `ir_graph.control.BRANCH_CYCLES`).
 
     Returns
     -------
@@ -239,7 +249,8 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
     ------
     InputError
         An empty trace; ``measured`` weights of a trace made without timing;
-        an unknown weight model; an invalid `CacheModel`; a graph that cannot
+        an unknown weight model or control model, a negative branch latency;
+        an invalid `CacheModel`; a graph that cannot
         fit in the available memory (checked before allocating it).
 
     See Also
@@ -291,6 +302,12 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
     """
     if weights not in WEIGHT_MODELS:
         raise InputError(f"unknown weight model {weights!r}; use one of {', '.join(WEIGHT_MODELS)}")
+    if control is not None:
+        from . import control as control_module
+
+        control_module.check_model(control)
+        branch_latency = control_module.check_latency(
+            control_module.BRANCH_CYCLES if branch_latency is None else branch_latency)
     if trace.dynamic_instructions == 0:
         raise InputError(
             "the trace has no executed instructions (empty program, or the region of "
@@ -396,7 +413,7 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
         meta["cache_model"] = asdict(cache)
         meta["cache_blocks"] = {"l1_hits": int(cache_counts[0]), "l2_hits": int(cache_counts[1]),
                                 "memory": int(cache_counts[2])}
-    return Graph(
+    g = Graph(
         n=n,
         src=src,
         dst=dst,
@@ -412,3 +429,8 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
         meta=meta,
         source=SourceMap.from_trace(trace),
     )
+    if control is None:
+        return g
+    flow = control_module.control_flow(trace, None if n == n_dyn else keep)
+    g = control_module.with_control(g, flow, control, branch_latency)
+    return dataclasses.replace(g, control=flow)

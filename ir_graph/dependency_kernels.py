@@ -20,6 +20,7 @@ __all__ = [
     "KIND_MEM",
     "KIND_WAR",
     "KIND_WAW",
+    "KIND_CTRL",
 ]
 
 # Edge kinds (bits; an edge found several ways carries all of them).
@@ -30,6 +31,7 @@ KIND_RET = 8  # callee's ret -> uses of the call result in the caller
 KIND_MEM = 16  # last writer of a byte -> reader (read after write)
 KIND_WAR = 32  # reader -> next writer of the byte (write after read), optional
 KIND_WAW = 64  # writer -> next writer of the byte (write after write), optional
+KIND_CTRL = 128  # branch -> an instruction that waits for it (`ir_graph.control`), optional
 
 OP_INSTRUCTION = 0
 OP_ARGUMENT = 1

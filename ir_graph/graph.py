@@ -127,6 +127,11 @@ class Graph:
         IR graphs built from a trace in this process: the names of its
         functions, lines and memory objects (`frontend.source`). Not written
         to graph files; windows keep it.
+    control : ir_graph.control.ControlFlow, optional
+        IR graphs built from a trace in this process with a control model
+        (`build_graph`'s ``control``): the control dependences of the nodes, for
+        the other models' figures (`ir_graph.control.model_table`). Not written
+        to graph files; windows cut it.
 
     Notes
     -----
@@ -177,6 +182,7 @@ class Graph:
     roi_starts: np.ndarray = None
     meta: dict = field(default_factory=dict)
     source: object = None
+    control: object = None
 
     @property
     def m(self):
@@ -256,6 +262,7 @@ class Graph:
             node_depth=nodes(self.node_depth), node_weight=nodes(self.node_weight),
             edge_kind=None if self.edge_kind is None else self.edge_kind[idx],
             labels=nodes(self.labels), roi_starts=roi, meta=meta, source=self.source,
+            control=None if self.control is None else self.control.window(start, end),
         )
 
     def roi_window(self, first, stop=None):
