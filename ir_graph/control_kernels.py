@@ -73,12 +73,14 @@ def dynamic_control(dyn_sid, dyn_act, bs_block, bs_start, act_call, act_last, in
         if act_base[a] == -2:
             c = act_call[a]
             act_base[a] = parent[c] if c >= 0 else -1
+        # put back what the activations that have ended hid, at once: a caller can run
+        # a branch right after a call returns, before its next block starts
+        while top > 0 and act_last[undo_owner[top - 1]] < i:
+            top -= 1
+            s = undo_sid[top]
+            last_dyn[s] = undo_dyn[top]
+            last_act[s] = undo_act[top]
         if k < nb and bs_start[k] == i:
-            while top > 0 and act_last[undo_owner[top - 1]] < i:
-                top -= 1
-                s = undo_sid[top]
-                last_dyn[s] = undo_dyn[top]
-                last_act[s] = undo_act[top]
             b = bs_block[k]
             best = -1
             for j in range(cd_ptr[b], cd_ptr[b + 1]):
