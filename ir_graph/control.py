@@ -54,8 +54,18 @@ import numpy as np
 
 from vcut_base.errors import InputError
 
-from . import control_kernels as ck
-from .dependency_kernels import KIND_CTRL
+#: The edge kind of a control edge (``ir_graph.dependency_kernels.KIND_CTRL``).
+KIND_CTRL = 128
+#: ``state`` of a mispredicted branch (`ControlFlow`).
+MISPREDICTED = 2
+
+
+def _kernels():
+    """The compiled kernels, imported when first needed (numba's start-up): machine
+    descriptions read `BRANCH_CYCLES` from here."""
+    from . import control_kernels
+
+    return control_kernels
 
 __all__ = ["CONTROL_MODELS", "BRANCH_CYCLES", "KIND_CTRL", "StaticControl", "ControlFlow",
            "static_control", "control_flow", "control_edges", "with_control",
@@ -319,7 +329,7 @@ class ControlFlow:
     @property
     def mispredicted(self):
         """Mispredicted branch instances."""
-        return int(np.count_nonzero(self.state == ck.MISPREDICTED))
+        return int(np.count_nonzero(self.state == MISPREDICTED))
 
     def window(self, start, end):
         """The nodes ``start .. end - 1``, renumbered from 0 (`ir_graph.Graph.window`);
@@ -337,6 +347,7 @@ class ControlFlow:
             return None
         req = np.empty(self.n, dtype=np.int64)
         ser = np.empty(self.n, dtype=np.int64)
+        ck = _kernels()
         ck.model_requirements(ck.MODEL_CODES[model], np.asarray(self.parent, dtype=np.int64),
                               self.state, req, ser)
         return req, ser
@@ -363,6 +374,7 @@ def control_flow(trace, keep=None):
     act_last = trace_kernels.activation_last(trace.dyn_act, len(trace.act_func))
     parent = np.empty(n, dtype=np.int64)
     state = np.empty(n, dtype=np.uint8)
+    ck = _kernels()
     ck.dynamic_control(trace.dyn_sid, trace.dyn_act, trace.bs_block, trace.bs_start,
                        trace.act_call, act_last, np.asarray(trace.static.ins_block, np.int64),
                        sc.is_branch, sc.succ_ptr, sc.succ_block, sc.cd_ptr, sc.cd_sid, parent,
@@ -392,7 +404,7 @@ def critical_path(graph, flow, model, latency=BRANCH_CYCLES):
     reqs = flow.requirements(model) if model != "oracle" else None
     empty = np.empty(0, dtype=np.int64)
     req, ser = reqs if reqs is not None else (empty, empty)
-    cp, _ = ck.critical_path(graph.n, graph.src, graph.dst,
+    cp, _ = _kernels().critical_path(graph.n, graph.src, graph.dst,
                              np.asarray(graph.weight, dtype=np.float64), _dst_order(graph),
                              req, ser, latency)
     return float(cp)
@@ -431,7 +443,7 @@ def control_edges(graph, flow, model):
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     req, ser = reqs
     implied = np.zeros(graph.n, dtype=np.bool_)
-    ck.implied_by_data(graph.src, graph.dst, req, implied)
+    _kernels().implied_by_data(graph.src, graph.dst, req, implied)
     need = (req >= 0) & ~implied
     has_ser = ser >= 0
     count = need.astype(np.int64) + has_ser
@@ -477,7 +489,7 @@ def with_control(graph, flow, model, latency=BRANCH_CYCLES):
     o_dst = np.empty(m, dtype=idt)
     o_w = np.empty(m, dtype=np.float64)
     o_kind = np.empty(m, dtype=np.uint8)
-    ck.merge_edges(graph.n, g_src, g_dst, g_w, kind, src, ptr, latency, KIND_CTRL,
+    _kernels().merge_edges(graph.n, g_src, g_dst, g_w, kind, src, ptr, latency, KIND_CTRL,
                    o_src, o_dst, o_w, o_kind)
     return _replace(graph, src=o_src, dst=o_dst, weight=o_w, edge_kind=o_kind, meta=meta)
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ir_graph.control import BRANCH_CYCLES
 from vcut_base.errors import InputError, quoted
 from vcut_base.inputs import check_input_file, read_input
 from vcut_base.memory import check_memory
@@ -94,6 +95,9 @@ class Machine:
         Memory bandwidth (GB/s).
     issue_window : int, default 64
         Tasks an out-of-order core may choose from per cluster (1: in order).
+    branch_cycles : float, default 1.0
+        Branch-resolution latency: the cycles of a control edge, from a branch to an
+        instruction that waits for it (`ir_graph.control`; ``--branch-latency``).
     meta : dict
         Provenance (``"source"``, and ``"cpus"`` for a host).
 
@@ -137,6 +141,7 @@ class Machine:
     memory_bytes: np.ndarray = None
     memory_bandwidth_gbs: float = 8.0
     issue_window: int = 64
+    branch_cycles: float = BRANCH_CYCLES
     meta: dict = field(default_factory=dict)
 
     @property
@@ -193,6 +198,7 @@ class Machine:
             "numa": {"node_of_core": self.numa_of_core.tolist(),
                      "latency_cycles": self.numa_latency.tolist()},
             "core_speed": self.core_speed.tolist(), "issue_window": self.issue_window,
+            "branch_cycles": self.branch_cycles,
             "cache": {"l1_bytes": self.l1_bytes, "l1_ways": self.l1_ways,
                       "l2_bytes": self.l2_bytes, "block_bytes": self.block_bytes},
             "memory": {"bytes_per_node": (self.memory_bytes.tolist()
@@ -498,7 +504,7 @@ def _hwloc_machine(root, path):
 
 
 _FIELDS = {"name", "cores", "mesh", "clock_ghz", "hop_cycles", "link_bytes_per_cycle", "numa",
-           "core_speed", "cache", "memory", "issue_window"}
+           "core_speed", "cache", "memory", "issue_window", "branch_cycles"}
 
 
 def _num(where, value, positive=True, integer=False, largest=MAX_COUNT):
@@ -524,7 +530,8 @@ def machine_from_dict(d, where="machine file"):
     Fields: ``cores`` (required), ``mesh`` [rows, cols] (default: as Table 2),
     ``name``, ``clock_ghz``, ``hop_cycles``, ``link_bytes_per_cycle``,
     ``numa`` {``node_of_core``: [...], ``latency_cycles``: square matrix},
-    ``core_speed`` [...], ``issue_window`` (tasks), ``cache`` {``l1_bytes``,
+    ``core_speed`` [...], ``issue_window`` (tasks), ``branch_cycles`` (the
+    branch-resolution latency), ``cache`` {``l1_bytes``,
     ``l1_ways``, ``l2_bytes``, ``block_bytes``}, ``memory`` {``bytes_per_node``:
     [...], ``bandwidth_gbs``}. Unknown fields are refused (a typo would
     otherwise be ignored). The fields not given are those of `table2` for the
@@ -536,7 +543,7 @@ def machine_from_dict(d, where="machine file"):
     Every value is checked: counts and sizes are positive integers (at most
     ``2**31 - 1``; bytes per node at most ``2**62``), ``clock_ghz``,
     ``link_bytes_per_cycle``, speeds and bandwidth positive numbers,
-    ``hop_cycles`` a number >= 0, latencies a square matrix of positive
+    ``hop_cycles`` and ``branch_cycles`` numbers >= 0, latencies a square matrix of positive
     numbers, lists of the right length.
 
     Parameters
@@ -605,9 +612,10 @@ def machine_from_dict(d, where="machine file"):
         base = table2(p)
     kw = dict(base.__dict__)
     kw["name"] = str(d.get("name", base.name))
-    for key in ("clock_ghz", "hop_cycles", "link_bytes_per_cycle"):
+    for key in ("clock_ghz", "hop_cycles", "link_bytes_per_cycle", "branch_cycles"):
         if key in d:
-            kw[key] = _num(f"{where}: field {key!r}", d[key], positive=key != "hop_cycles")
+            kw[key] = _num(f"{where}: field {key!r}", d[key],
+                           positive=key not in ("hop_cycles", "branch_cycles"))
     if "issue_window" in d:
         kw["issue_window"] = _num(f"{where}: field 'issue_window'", d["issue_window"], integer=True)
     if "core_speed" in d:

@@ -27,6 +27,7 @@ from .insight import _list as _ids
 from .insight import insight as make_insight
 
 __all__ = ["InsightHtml", "analysis_html", "answer_rows", "compare_figure", "compare_tables",
+           "control_compare_lines", "control_figure", "control_lines", "control_rows",
            "degree_png", "figure_png", "insight_html", "plotting",
            "metric_text", "timeline_figure", "utilization_rows", "windows_tables"]
 
@@ -236,7 +237,54 @@ border-bottom:1px solid #ddd}#answer th,#answer td{display:block;border:0;paddin
 #answer th{color:#555;font-size:0.9em}#answer table{width:100%}}"""
 
 
-def analysis_html(a, graph, source, methods=None, insight=None, degrees_png=None):
+def control_rows(control):
+    """The models table of an analysis's ``control`` record (`vcut.pipeline.analyze`'s
+    ``summary["control"]``): a header and one row of strings per model."""
+    head = ("model", "critical path (cycles)", "parallelism", "speed-up bound at p",
+            "simulated speed-up at p", "control edges")
+    rows = []
+    for r in control["models"]:
+        sim = f"{r['speedup']:.2f}" if "speedup" in r else "-"
+        mark = " (headline)" if r["model"] == control["model"] else ""
+        rows.append((r["model"] + mark, f"{r['critical_path']:,.0f}", f"{r['parallelism']:,.2f}",
+                     f"{r['bound_speedup']:.2f}", sim, f"{r['control_edges']:,}"))
+    return head, rows
+
+
+def control_lines(control):
+    """`control_rows` as text lines, after the sentence naming the headline model."""
+    head, rows = control_rows(control)
+    widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head))]
+    fmt = "  ".join(f"{{:{'<' if i == 0 else '>'}{w}}}" for i, w in enumerate(widths))
+    tail = ("" if any("speedup" in r for r in control["models"]
+                      if r["model"] != control["model"])
+            else " Simulated speed-ups of the other models: --control-models.")
+    return [control["sentence"] + tail,
+            f"branches executed {control['branches']:,}, mispredicted by the two-bit "
+            f"predictor {control['mispredicted']:,}", fmt.format(*head),
+            *(fmt.format(*r) for r in rows)]
+
+
+def _control_html(control):
+    if not control:
+        return ""
+    head, rows = control_rows(control)
+    esc = html.escape
+    note = ("Parallelism is the data work over the critical path; the speed-up bound at p "
+            "is the work over max(critical path, work / p). Each simulated speed-up is the "
+            "data work on one core over that model's simulated makespan"
+            + ("" if any("speedup" in r for r in control["models"]
+                         if r["model"] != control["model"])
+               else " (the other models': <code>--control-models</code>)") + ".")
+    return ("<section id='control'>\n<h2>Control flow: the Lam-Wilson models</h2>\n"
+            f"<p>{esc(control['sentence'])} Branches executed: {control['branches']:,}; "
+            f"mispredicted by a two-bit predictor per branch: {control['mispredicted']:,}.</p>\n"
+            f"{_table(head, [tuple(esc(c) for c in r) for r in rows], (1, 2, 3, 4, 5))}\n"
+            f"<p>{note}</p>\n</section>")
+
+
+def analysis_html(a, graph, source, methods=None, insight=None, degrees_png=None,
+                  control=None):
     """The text of ``report.html`` for an `Analysis` of ``graph``.
 
     The page leads with what a reader needs: a heading naming the program, p and the
@@ -250,7 +298,9 @@ def analysis_html(a, graph, source, methods=None, insight=None, degrees_png=None
     ``methods``: optional rows of `compare_methods` at the analysis' p, shown
     as the partitioning-method comparison. ``insight``: the analysis'
     `mapping.insight.Insight` (made here when not given). ``degrees_png``: the degree
-    figure drawn already (`degree_png`), else it is drawn here.
+    figure drawn already (`degree_png`), else it is drawn here. ``control``: the
+    analysis's control-model record (``summary["control"]``), shown after the reading
+    as the models table (`control_rows`).
     """
 
     insight = make_insight(a, graph) if insight is None else insight
@@ -303,6 +353,7 @@ def analysis_html(a, graph, source, methods=None, insight=None, degrees_png=None
 {_rows_table(answer_rows(a), "answer")}
 </section>
 {parts.reading}
+{_control_html(control)}
 <section id="figures">
 <h2>Figures</h2>
 {parts.timeline}
@@ -346,6 +397,47 @@ def compare_tables(rows, methods):
                                    for m in methods))
             lines.append("")
     return lines
+
+
+def control_compare_lines(models, rows, methods):
+    """``vcut compare --control``'s table: per model its critical path, parallelism and
+    the simulated speed-up of each method at each p. Returns text lines."""
+    ps = sorted({r["p"] for r in rows})
+    cols = [(p, m) for p in ps for m in methods]
+    head = ["model", "critical path", "parallelism",
+            *(f"{m} p={p}" for p, m in cols)]
+    got = {(r["control"], r["p"], r["method"]): r for r in rows}
+    body = [[x["model"], f"{x['critical_path']:,.0f}", f"{x['parallelism']:,.2f}",
+             *(f"{got[(x['model'], p, m)]['speedup']:.2f}" for p, m in cols)]
+            for x in models]
+    widths = [max(len(head[i]), *(len(b[i]) for b in body)) for i in range(len(head))]
+    fmt = "  ".join(f"{{:{'<' if i == 0 else '>'}{w}}}" for i, w in enumerate(widths))
+    return ["parallelism (work / critical path) and simulated speed-up (work / makespan) "
+            "under each control model", fmt.format(*head), *(fmt.format(*b) for b in body)]
+
+
+def control_figure(models, rows, methods, title):
+    """Bars of the simulated speed-up of each control model, one group per model and a bar
+    per (p, method), with each model's parallelism marked."""
+    plt = plotting()
+    ps = sorted({r["p"] for r in rows})
+    cols = [(p, m) for p in ps for m in methods]
+    got = {(r["control"], r["p"], r["method"]): r["speedup"] for r in rows}
+    fig, ax = plt.subplots(figsize=(10.0, 3.8), dpi=110)
+    width = 0.8 / len(cols)
+    x = np.arange(len(models))
+    for i, (p, m) in enumerate(cols):
+        ax.bar(x + i * width, [got[(mo["model"], p, m)] for mo in models], width=width,
+               label=f"{m}, p = {p}")
+    ax.scatter(x + 0.4 - width / 2, [mo["parallelism"] for mo in models], color="black",
+               marker="_", s=400, label="parallelism (work / critical path)", zorder=3)
+    ax.set_yscale("log")
+    ax.set_xticks(x + 0.4 - width / 2)
+    ax.set_xticklabels([mo["model"] for mo in models])
+    ax.set_ylabel("speed-up over one core")
+    ax.legend(fontsize=7)
+    fig.suptitle(title)
+    return fig
 
 
 def compare_figure(rows, methods, title):

@@ -139,11 +139,41 @@ def add_analysis_options(p, algo=True, *, inputs=None, mapping=None):
     inputs.add_argument("--weights", choices=["measured", "model"], default="model",
                         help="edge weights of a C program or trace: the cache model "
                         "(deterministic, default) or the cycles measured in the trace")
+    add_control_options(inputs, several=not algo)
     _add_duplicates(inputs)
     inputs.add_argument("--spill", metavar="DIR",
                         help="analyse a trace larger than memory: map it and keep "
                         "the large arrays (graph, partition, replicas, simulation) memory-mapped "
                         "in scratch files in DIR, deleted when freed")
+
+
+def add_control_options(p, several=False, machine=True):
+    """``--control`` and ``--branch-latency`` (`ir_graph.control`): the control-flow model
+    of the graph; ``several``: a comparison's list of models or ``all``."""
+    p.add_argument("--control", default="oracle", metavar="MODEL" + (",..." if several else ""),
+                   help="control-flow model (Lam and Wilson): oracle (default: data "
+                   "dependences only), sp-cd-mf, sp-cd, sp, cd-mf, cd or base"
+                   + ("; several, comma-separated, or all" if several else ""))
+    p.add_argument("--branch-latency", type=latency_option, metavar="CYCLES",
+                   help="cycles from a branch to an instruction that waits for it (default "
+                   + ("the machine's branch_cycles, 1)" if machine else "1)"))
+
+
+def latency_option(text):
+    """argparse ``type`` of ``--branch-latency``: a finite number >= 0 (`InputError`)."""
+    from ir_graph.control import check_latency  # (light: no kernels)
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = text
+    try:
+        return check_latency(value)
+    except InputError as exc:
+        raise InputError(f"--branch-latency: {exc}") from None
+
+
+latency_option.__name__ = "number"
 
 
 #: ``--format`` values: `ir_graph.formats.FORMATS`.
@@ -284,12 +314,13 @@ def options_from_args(args, program_args, **given):
     ``given`` sets what the command reads in its own way (``ps``, ``methods``)."""
     read = {name: getattr(args, name) for name in (
         "machine", "mapping", "threshold", "lam", "order", "seed", "window", "weights",
-        "spill", "duplicates") if name in vars(args)}
+        "spill", "duplicates", "control", "branch_latency") if name in vars(args)}
     if "algo" in vars(args):  # vcut analyze
         read.update(p=args.p, algo=args.algo, partition=args.partition,
                     baselines=not args.no_baselines, compare_methods=args.compare_methods,
                     methods=tuple(m.strip() for m in args.methods.split(",") if m.strip()),
-                    windows=args.windows, window_size=args.window_size, device=args.device)
+                    windows=args.windows, window_size=args.window_size, device=args.device,
+                    control_models=args.control_models)
     read["output"] = args.output
     read.update(given)
     return AnalysisOptions(**read, trace=trace_options(args, program_args))

@@ -54,6 +54,10 @@ def register(sub):
     cut.add_argument("--compare-methods", action="store_true",
                      help="also partition, map and simulate with other methods at the same p and "
                      "show them in the report and mapping.json (needs -o)")
+    cut.add_argument("--control-models", action="store_true",
+                     help="also partition, map and simulate every other control model "
+                     "(--control) at the same p, for the models table's simulated speed-ups "
+                     "(one analysis each)")
     cut.add_argument("--methods", metavar="M1,M2,...",
                      default="compnet,metis,pg,w-pg,wb-pg,libra,w-libra,wb-libra,par",
                      help="the methods of --compare-methods (default: the eight of Tables 6-9 "
@@ -74,7 +78,7 @@ def run(args, program_args):
     options = options_from_args(args, program_args)
     if args.windows or args.window_size:
         return _run_windows(args, options)
-    from mapping.report import metric_text, utilization_rows  # lazy: start-up
+    from mapping.report import control_lines, metric_text, utilization_rows  # lazy: start-up
     from vcut.pipeline.report import analyze  # lazy: start-up (mapping, numba)
 
     say = progress_lines(not args.json)
@@ -124,6 +128,9 @@ def run(args, program_args):
     if done.files:
         rows.append(("written", ", ".join(done.files)))
     print_rows(rows, sys.stdout)
+    if "control" in done.summary:
+        print()
+        print("\n".join(control_lines(done.summary["control"])))
     return 0
 
 

@@ -48,7 +48,7 @@ def register(sub):
 
 def run(args, program_args):
     check_inputs(args, program_args)
-    from mapping.report import compare_tables  # lazy: start-up
+    from mapping.report import compare_tables, control_compare_lines  # lazy: start-up
     from vcut.pipeline.comparison import compare  # lazy: start-up (mapping, numba)
 
     try:
@@ -66,7 +66,10 @@ def run(args, program_args):
     if args.json:
         print_json(done.summary())
         return 0
-    print("\n".join(compare_tables(done.rows, done.methods)))
+    if done.models:
+        print("\n".join(control_compare_lines(done.models, done.rows, done.methods)))
+    else:
+        print("\n".join(compare_tables(done.rows, done.methods)))
     if done.files:
         print("written: " + ", ".join(done.files), file=sys.stderr)
     return 0

@@ -2,8 +2,8 @@
 
 import sys
 
-from ._common import (add_common, add_trace_options, check_inputs, help_groups, print_json,
-                      print_rows, trace_options)
+from ._common import (add_common, add_control_options, add_trace_options, check_inputs,
+                      help_groups, print_json, print_rows, trace_options)
 from ._outputs import check_command_outputs, summary_stream
 
 __all__ = ["register", "run"]
@@ -30,6 +30,7 @@ def register(sub):
                        "with --no-timing) or the cycles measured in the trace (default model)")
     edges.add_argument("--war", action="store_true", help="add write-after-read memory edges")
     edges.add_argument("--waw", action="store_true", help="add write-after-write memory edges")
+    add_control_options(edges, machine=False)
     outputs.add_argument("-o", "--output", required=True, metavar="GRAPH",
                          help="output graph file")
     outputs.add_argument("--save-trace", metavar="TRACE", help="also keep the trace of a C input")
@@ -46,7 +47,8 @@ def run(args, program_args):
                           None if traces or args.json else "the program's output")
     result, report = program_graph(args.inputs, args.output, trace_options(args, program_args),
                                    weights=args.weights, war=args.war, waw=args.waw,
-                                   save_trace=args.save_trace)
+                                   save_trace=args.save_trace, control=args.control,
+                                   branch_latency=args.branch_latency)
     if args.json:
         print_json(result)
         return 0
@@ -55,7 +57,13 @@ def run(args, program_args):
         ("nodes", f"{result['nodes']:,}"), ("edges", f"{result['edges']:,}"),
         ("total weight", f"{result['total_weight']:,.0f}"),
         ("alpha (x_min)", f"{result['alpha']:.3f} ({result['x_min']})"),
-        ("weights", args.weights), ("graph", f"{result['output']} ({fmt})"),
+        ("weights", args.weights),
+        *([("control", f"{result['control']['model']}: {result['control']['control_edges']:,} "
+                       f"control edges of {result['control']['branch_latency']:g} cycles "
+                       f"({result['control']['branches']:,} branches, "
+                       f"{result['control']['mispredicted']:,} mispredicted)")]
+          if result["control"]["model"] != "oracle" else []),
+        ("graph", f"{result['output']} ({fmt})"),
         ("seconds", f"{result['seconds']:.2f}"),
     ], summary_stream(args.output))
     for k, v in report.items():

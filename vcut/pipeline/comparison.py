@@ -12,12 +12,17 @@
 import time
 from dataclasses import dataclass
 
-from mapping.machine import load_machine
+import numpy as np
+
+from vcut_base.errors import InputError
+from ir_graph.control import model_table, with_control
+from mapping.machine import load_machine, table2
 from mapping.memory_centric import THRESHOLD
 from mapping.placement import independent_time
-from mapping.report import compare_figure, figure_png
+from mapping.report import compare_figure, control_figure, figure_png
 
 from .analysis import analyze_graph, check_names
+from .control import branch_latency, parse_controls
 from .inputs import analysis_input, spill_context
 from .outputs import json_text, prepare_output_dir, write_files
 
@@ -129,11 +134,15 @@ class Comparison:
     methods : tuple of str
         The methods, in column order.
     rows : list of dict
-        `compare_methods`' rows.
+        `compare_methods`' rows; comparing control models, each also has ``control``
+        (its model) and ``speedup`` (the data work on one core over the makespan).
     graph : ir_graph.Graph
-        The graph compared on.
+        The graph compared on (data dependences only).
     files : list of str
         The files written (absolute paths); empty without ``options.output``.
+    models : list of dict, optional
+        Comparing control models (``--control`` other than ``oracle``): each model's
+        `ir_graph.control.model_table` row (critical path, parallelism, control edges).
 
     Examples
     --------
@@ -153,11 +162,16 @@ class Comparison:
     rows: list
     graph: object
     files: list
+    models: list = None
 
     def summary(self):
-        """The JSON object ``vcut compare --json`` prints."""
-        return {"source": self.source, "methods": list(self.methods), "rows": self.rows,
-                "files": self.files}
+        """The JSON object ``vcut compare --json`` prints (with ``models`` when several
+        control models were compared)."""
+        out = {"source": self.source, "methods": list(self.methods), "rows": self.rows,
+               "files": self.files}
+        if self.models:
+            out["models"] = self.models
+        return out
 
 
 def compare(inputs, options, *, say=None):
@@ -168,7 +182,9 @@ def compare(inputs, options, *, say=None):
     inputs : list of str
         C sources (traced with ``options.trace``), or one trace or graph file.
     options : AnalysisOptions
-        ``ps`` the cluster counts, ``methods`` the methods in column order (None:
+        ``ps`` the cluster counts, ``control`` the control models (one, several
+        comma-separated, or ``all``; each model's graph gets every method at every p),
+        ``methods`` the methods in column order (None:
         `METHODS`), ``mapping`` the mapping of every run; with ``output`` the files
         `COMPARE_FILES` (the rows as JSON, a figure) are written there.
     say : callable(str), optional
@@ -210,18 +226,47 @@ def compare(inputs, options, *, say=None):
     with spill_context(options.spill):
         methods = METHODS if options.methods is None else tuple(options.methods)
         check_names(methods, options.mapping)  # before the program is traced
+        controls = parse_controls(options.control, several=True)
         if options.output:
             prepare_output_dir(options.output, COMPARE_FILES, options.input_paths(inputs))
         machine = load_machine(options.machine) if options.machine else None
-        graph, obj_bytes, source = analysis_input(inputs, options)
-        rows = compare_methods(graph, list(options.ps), methods, machine,
-                               mapper=options.mapping, threshold=options.threshold,
-                               seed=options.seed, lam=options.lam, order=options.order,
-                               object_bytes=obj_bytes, progress=say)
+        latency = branch_latency(options, machine)
+        graph, obj_bytes, source = analysis_input(inputs, options, control="oracle",
+                                                  latency=latency)
+        models = None
+        if controls != ("oracle",):
+            if graph.control is None:
+                raise InputError(f"--control {options.control} needs the program's control "
+                                 "flow: give the C sources or a trace (.npz), not a graph file")
+            models = model_table(graph, graph.control, latency, controls)
+        rows = []
+        for model in controls:
+            g = graph if model == "oracle" else with_control(graph, graph.control, model,
+                                                             latency)
+            if models and say:
+                say(f"the {model} model")
+            got = compare_methods(g, list(options.ps), methods, machine,
+                                  mapper=options.mapping, threshold=options.threshold,
+                                  seed=options.seed, lam=options.lam, order=options.order,
+                                  object_bytes=obj_bytes, progress=say)
+            if models:
+                work = next(r["work"] for r in models if r["model"] == model)
+                for r in got:
+                    speed = float(np.max((machine or table2(r["p"])).core_speed))
+                    r["control"] = model
+                    r["speedup"] = work / speed / r["makespan"] if r["makespan"] > 0 else 1.0
+            rows += got
         files = []
         if options.output:
-            png = figure_png(compare_figure(rows, methods, f"{source}: {graph.n:,} nodes"))
+            if models:
+                fig = control_figure(models, rows, methods, f"{source}: {graph.n:,} nodes")
+                doc = {"source": source, "controls": list(controls), "branch_latency": latency,
+                       "models": models, "rows": rows}
+            else:
+                fig = compare_figure(rows, methods, f"{source}: {graph.n:,} nodes")
+                doc = {"source": source, "rows": rows}
             files = write_files(options.output, [
-                ("compare.json", json_text({"source": source, "rows": rows}, indent=1)),
-                ("compare.png", png)])
-        return Comparison(source=source, methods=methods, rows=rows, graph=graph, files=files)
+                ("compare.json", json_text(doc, indent=1)), ("compare.png", figure_png(fig))])
+        return Comparison(source=source, methods=methods, rows=rows, graph=graph, files=files,
+                          models=models)
+

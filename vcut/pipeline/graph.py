@@ -15,6 +15,7 @@ import time
 from vcut_base.errors import InputError
 from frontend import load_trace
 from ir_graph import build_graph, fit_power_law, write_graph
+from ir_graph.control import check_model
 from ir_graph.formats import detect_format
 
 from .tracing import note_truncated, trace_sources
@@ -23,7 +24,7 @@ __all__ = ["program_graph"]
 
 
 def program_graph(inputs, output, options, *, weights="model", war=False, waw=False,
-                  save_trace=None):
+                  save_trace=None, control="oracle", branch_latency=None):
     """Write the dependency graph of a program or of a trace to ``output``: ``vcut graph``.
 
     The sources are traced (`trace_sources`), or the trace read; its graph is built
@@ -47,14 +48,20 @@ def program_graph(inputs, output, options, *, weights="model", war=False, waw=Fa
         Also write-after-read, write-after-write memory edges.
     save_trace : str, optional
         Also keep the trace of a C input there.
+    control : str
+        The control model (`ir_graph.control`): its control edges are in the graph
+        (kind 128); default ``oracle``, none.
+    branch_latency : float, optional
+        Cycles of a control edge (default 1).
 
     Returns
     -------
     result : dict
         The figures ``vcut graph --json`` prints: ``nodes``, ``edges``,
         ``total_weight``, ``alpha`` and ``x_min`` (the power-law fit), ``weights``,
-        ``format``, ``output`` (absolute path), ``seconds``, ``truncated``, and the
-        writer's notes.
+        ``format``, ``output`` (absolute path), ``seconds``, ``truncated``, ``control``
+        (the model, the branch latency, branches, mispredicted branches and control
+        edges) and the writer's notes.
     notes : dict
         The writer's notes alone (for a METIS file: ``self_loops_dropped``,
         ``parallel_edges_merged``, ``weights_rounded``; none for ``.npz``).
@@ -91,6 +98,7 @@ def program_graph(inputs, output, options, *, weights="model", war=False, waw=Fa
     ...
     vcut_base.errors.InputError: vcut graph writes .npz, .graph, .edgelist or .mtx; not .lg
     """
+    check_model(control)
     fmt = detect_format(output)
     if fmt == "lg":
         raise InputError("vcut graph writes .npz, .graph, .edgelist or .mtx; not .lg")
@@ -103,7 +111,8 @@ def program_graph(inputs, output, options, *, weights="model", war=False, waw=Fa
         if save_trace:
             trace.save(save_trace)
     note_truncated(trace.meta, "the graph")
-    g = build_graph(trace, weights=weights, war=war, waw=waw)
+    g = build_graph(trace, weights=weights, war=war, waw=waw, control=control,
+                    branch_latency=branch_latency)
     report = write_graph(g, output, fmt)
     fit = fit_power_law(g.degrees())
     seconds = time.perf_counter() - t0
@@ -111,7 +120,7 @@ def program_graph(inputs, output, options, *, weights="model", war=False, waw=Fa
         "nodes": g.n, "edges": g.m, "total_weight": g.total_weight, "alpha": fit.alpha,
         "x_min": fit.x_min, "weights": weights, "format": fmt,
         "output": os.path.abspath(output), "seconds": round(seconds, 3),
-        "truncated": trace.truncated,
+        "truncated": trace.truncated, "control": g.meta["control"],
     }
     result.update(report)
     return result, report

@@ -21,6 +21,7 @@ from ir_graph import build_graph, read_graph
 from ir_graph.windows import NodeWindow, RoiWindow, roi_bounds
 from mapping.budget import check_budget
 
+from .control import branch_latency, parse_controls
 from .options import is_source
 from .tracing import note_truncated, trace_sources, warn_about_run
 
@@ -81,7 +82,7 @@ def spill_context(spill):
     return spilling(spill) if spill else contextlib.nullcontext()
 
 
-def analysis_input(inputs, options, budget=None, say=None):
+def analysis_input(inputs, options, budget=None, say=None, control=None, latency=None):
     """The graph an analysis works on, its memory objects' sizes and what it came from.
 
     C sources are traced (`trace_sources`; a run that failed or did almost nothing is
@@ -105,6 +106,13 @@ def analysis_input(inputs, options, budget=None, say=None):
         exceeds the memory before building its graph (`mapping.budget`).
     say : callable(str), optional
         Where the budget's estimate is told.
+    control : str, optional
+        The control model of a trace's graph (`ir_graph.build_graph`'s ``control``:
+        its control edges, and the control dependences in ``graph.control``); default
+        ``options.control`` when it names one model. A graph file is taken as it is,
+        under ``oracle`` only.
+    latency : float, optional
+        Cycles of a control edge (default: ``options.branch_latency``, else 1).
 
     Returns
     -------
@@ -149,6 +157,10 @@ def analysis_input(inputs, options, budget=None, say=None):
     vcut_base.errors.InputError: --window '5:2': give START:END, node indices with ...
     """
     window = parse_window(options.window) if options.window else None
+    if control is None:
+        control = parse_controls(options.control)[0]
+    if latency is None:
+        latency = branch_latency(options)
     count = options.windows
     unit, size = parse_window_size(options.window_size) if options.window_size \
         else ("nodes", None)
@@ -163,7 +175,8 @@ def analysis_input(inputs, options, budget=None, say=None):
         if budget is not None:
             _check_trace_budget(n, span, window is not None, roi, count, unit, size, budget,
                                 options, say)
-        g = build_graph(trace, weights=options.weights)
+        g = build_graph(trace, weights=options.weights, control=control,
+                        branch_latency=latency)
         return _cut(g), trace.obj_size, source
 
     def _cut(g):
@@ -184,6 +197,9 @@ def analysis_input(inputs, options, budget=None, say=None):
         if budget is not None:
             _budget_before_reading(path, window, count, unit, size, budget, options)
         return from_trace(load_trace(path, mmap=spill_directory() is not None), path)
+    if control != "oracle":
+        raise InputError(f"--control {control} needs the program's control flow: give the C "
+                         f"sources or a trace (.npz), not a graph file ({path})")
     g = read_graph(path, None, duplicates=options.duplicates)
     note_truncated(g.meta, "the analysis")
     return _cut(g), None, path

@@ -189,6 +189,17 @@ class AnalysisOptions:
     device : str
         ``--device``: ``cpu`` (the default), ``gpu`` or ``auto``: where the greedy vertex
         cuts decide their batches.
+    control : str
+        ``--control``: the control-flow model of the graph (`ir_graph.control`): one of
+        ``oracle`` (the default: data dependences only), ``sp-cd-mf``, ``sp-cd``,
+        ``sp``, ``cd-mf``, ``cd``, ``base``; for a comparison also a comma-separated
+        list or ``all``.
+    branch_latency : float, optional
+        ``--branch-latency``: cycles of a control edge (None: the machine's
+        ``branch_cycles``, 1).
+    control_models : bool
+        ``--control-models``: also analyse every other control model at the same p
+        for the report's models table (one analysis each); default False.
     output : str, optional
         ``-o``: folder of the files written (mapping.json and report.html; compare.json
         and compare.png; windows.json); None writes nothing.
@@ -236,6 +247,9 @@ class AnalysisOptions:
     windows: int = None
     window_size: str = None
     device: str = "cpu"
+    control: str = "oracle"
+    branch_latency: float = None
+    control_models: bool = False
     output: str = None
     trace: TraceOptions = field(default_factory=TraceOptions)
 

@@ -24,6 +24,7 @@ from mapping.report import analysis_html, degree_png, plotting
 from ..output import read_assignment
 from .analysis import Analysis, analyze_graph
 from .comparison import compare_methods
+from .control import branch_latency, control_models, models_sentence, parse_controls
 from .inputs import analysis_input, spill_context
 from .options import ANALYZE_METHODS
 from .outputs import json_text, prepare_output_dir, write_files
@@ -168,11 +169,14 @@ def _analyze(inputs, options, say, note):
         background(plotting)  # the report's figures: matplotlib loads while the program runs
     machine = load_machine(options.machine) if options.machine else None
     assignment = read_assignment(options.partition) if options.partition else None
+    model = parse_controls(options.control)[0]
+    latency = branch_latency(options, machine)
     t0 = time.perf_counter()
     if say:
         say("tracing and building the graph")
     graph, obj_bytes, source = analysis_input(
-        inputs, options, budget=(options.p, options.baselines), say=note)
+        inputs, options, budget=(options.p, options.baselines), say=note, control=model,
+        latency=latency)
     front = time.perf_counter() - t0
     # the degree figure needs the graph only: drawn while the kernels partition and map
     degrees = background(lambda: degree_png(graph)) if options.output else None
@@ -181,6 +185,20 @@ def _analyze(inputs, options, say, note):
                       order=options.order, object_bytes=obj_bytes, assignment=assignment,
                       baselines=options.baselines, progress=say, device=options.device)
     a.phases["trace_and_graph"] = front
+    control = None
+    if graph.control is not None:
+        t = time.perf_counter()
+        rows = control_models(a, graph, latency, simulate=options.control_models,
+                              progress=say, mapper=options.mapping,
+                              threshold=options.threshold, seed=options.seed, lam=options.lam,
+                              order=options.order, object_bytes=obj_bytes,
+                              device=options.device)
+        control = {"model": model, "branch_latency": latency,
+                   "sentence": models_sentence(model, latency),
+                   "branches": graph.control.branches,
+                   "mispredicted": graph.control.mispredicted,
+                   "control_edges": graph.meta["control"]["control_edges"], "models": rows}
+        a.phases["control_models"] = time.perf_counter() - t
     ins = insight(a, graph)  # lines and object names from graph.source (a traced program)
     files = []
     methods = None
@@ -194,13 +212,15 @@ def _analyze(inputs, options, say, note):
                                       mapper=options.mapping, threshold=options.threshold,
                                       seed=options.seed, lam=options.lam, order=options.order,
                                       object_bytes=obj_bytes, progress=say)
-        page = analysis_html(a, graph, source, methods, ins, degrees.result())
+        page = analysis_html(a, graph, source, methods, ins, degrees.result(), control)
         a.phases["report"] = time.perf_counter() - t
         a.phases["total"] = time.perf_counter() - t0
         doc = a.to_json(source)
         doc["insights"] = ins.to_json()
         if methods:
             doc["methods"] = methods
+        if control:
+            doc["control"] = control
         doc["graph"] = {"nodes": graph.n, "edges": graph.m, "weights": graph.meta.get("weights"),
                         "window": graph.meta.get("window")}
         files = write_files(options.output, [("mapping.json", json_text(doc, indent=1)),
@@ -211,6 +231,8 @@ def _analyze(inputs, options, say, note):
     summary["insights"] = ins.to_json()
     if methods:
         summary["methods"] = methods
+    if control:
+        summary["control"] = control
     summary["graph"] = {"nodes": graph.n, "edges": graph.m, "window": graph.meta.get("window")}
     return AnalysisRun(summary=summary, analysis=a, graph=graph, source=source, insights=ins,
                        methods=methods, files=files)
