@@ -302,12 +302,12 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
     """
     if weights not in WEIGHT_MODELS:
         raise InputError(f"unknown weight model {weights!r}; use one of {', '.join(WEIGHT_MODELS)}")
-    if control is not None:
-        from . import control as control_module
+    from . import control as control_module  # (light: its kernels load when first run)
 
+    if control is not None:
         control_module.check_model(control)
-        branch_latency = control_module.check_latency(
-            control_module.BRANCH_CYCLES if branch_latency is None else branch_latency)
+    branch_latency = control_module.check_latency(
+        control_module.BRANCH_CYCLES if branch_latency is None else branch_latency)
     if trace.dynamic_instructions == 0:
         raise InputError(
             "the trace has no executed instructions (empty program, or the region of "

@@ -338,6 +338,23 @@ class ControlFlow:
         p[p < 0] = -1
         return ControlFlow(parent=p.astype(self.parent.dtype), state=self.state[start:end].copy())
 
+    def validate(self):
+        """`InputError` unless every parent is -1 or an earlier node and every state is
+        0, 1 or 2 (the kernels index with them); returns self."""
+        p = np.asarray(self.parent)
+        st = np.asarray(self.state)
+        if p.ndim != 1 or st.shape != p.shape or p.dtype.kind not in "iu" \
+                or st.dtype.kind not in "iu":
+            raise InputError("control dependences: parent and state must be integer arrays "
+                             "of one entry per node")
+        if len(p) and (int(p.min()) < -1 or bool(np.any(p >= np.arange(len(p))))):
+            raise InputError("control dependences: a parent is not -1 or an earlier node")
+        if len(st) and int(st.max()) > MISPREDICTED:
+            raise InputError("control dependences: a branch state is not 0, 1 or 2")
+        if len(p) and bool(np.any(st[p[p >= 0]] == 0)):
+            raise InputError("control dependences: a parent is not a branch")
+        return self
+
     def requirements(self, model):
         """``(req, ser)``: per node, the branch node it waits for and (a branch under
         ``cd`` or ``sp-cd``) the earlier branch it waits for; -1 none. None for
@@ -345,6 +362,7 @@ class ControlFlow:
         check_model(model)
         if model == "oracle":
             return None
+        self.validate()
         req = np.empty(self.n, dtype=np.int64)
         ser = np.empty(self.n, dtype=np.int64)
         ck = _kernels()
@@ -387,6 +405,13 @@ def control_flow(trace, keep=None):
     return ControlFlow(parent=parent.astype(dt), state=state)
 
 
+def _check_sizes(graph, flow):
+    """`InputError` unless ``flow`` is of ``graph``'s nodes (before any kernel reads it)."""
+    if flow.n != graph.n or len(flow.state) != graph.n:
+        raise InputError(f"the control dependences are of {flow.n:,} nodes, the graph has "
+                         f"{graph.n:,}")
+
+
 def _dst_order(graph):
     """The edges by destination: an empty array when they already are."""
     d = graph.dst
@@ -401,6 +426,7 @@ def critical_path(graph, flow, model, latency=BRANCH_CYCLES):
     The same as the longest path of `with_control`'s graph, without building it.
     """
     latency = check_latency(latency)
+    _check_sizes(graph, flow)
     reqs = flow.requirements(model) if model != "oracle" else None
     empty = np.empty(0, dtype=np.int64)
     req, ser = reqs if reqs is not None else (empty, empty)
@@ -435,9 +461,7 @@ def control_edges(graph, flow, model):
     into the node comes from a node that waits for the same branch; a branch's wait
     for the branch before it (``cd``, ``sp-cd``) is always an edge.
     """
-    if flow.n != graph.n:
-        raise InputError(f"the control dependences are of {flow.n:,} nodes, the graph has "
-                         f"{graph.n:,}")
+    _check_sizes(graph, flow)
     reqs = flow.requirements(model)
     if reqs is None:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
