@@ -204,7 +204,7 @@ def position_tasks(order, src, dst, ptr, rcl, rin, rout, rsrc, rdst, t_c, t_w, t
 def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cluster, rep_in,
                     rep_out, rep_ptr, home, vorder, cl_ptr, cl_tasks, core_of, core_cl_ptr, core_cl,
                     speed, numa, lat, mem_cycles, cols, hop_cycles, ser, msg_bytes, n_links, n_obj,
-                    window, ready_stack, counter):
+                    window, ready_stack, counter, scan=False):
     """Run the simulation; see `mapping.simulate` for the model.
 
     Parameters (n tasks, R replicas, V vertices, P clusters, K cores)
@@ -227,6 +227,8 @@ def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cl
         then (in place) the cores to wake
     counter : int64[2]; ``counter[0]``: tasks done (written every `TICK`
         events); a non-zero ``counter[1]`` stops the run there
+    scan : choose each task by scanning the windows even where the window holds every
+        task of each cluster (the tests' reference for the ready heaps used there)
 
     Returns
     -------
@@ -267,18 +269,57 @@ def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cl
     hi = np.empty(cap, dtype=np.int64)
     size = 0
     seq = 0
+    # Without an issue window (one as large as every cluster), a core starts the ready
+    # task of the lowest position among all its clusters' unstarted tasks: kept on a heap
+    # per core, filled as replicas become available, instead of `_try_start`'s scan, which
+    # reads every waiting task ahead of the first ready one at each start (quadratic where
+    # many wait: behind a chain of branches, `ir_graph.control`). The same choices.
+    free = not scan
+    for c in range(cl_ptr.shape[0] - 1):
+        if cl_ptr[c + 1] - cl_ptr[c] > window:
+            free = False
+    nf = n if free else 0
+    out_ptr = np.zeros(R + 1 if free else 1, dtype=np.int64)
+    out_pos = np.empty(nf, dtype=np.int64)
+    heap = np.empty(nf, dtype=np.int64)
+    heap_base = np.zeros(K + 1, dtype=np.int64)
+    heap_size = np.zeros(K, dtype=np.int64)
+    if free:
+        for e in range(n):
+            out_ptr[rep_src[_task(order, e)] + 1] += 1
+        for r in range(R):
+            out_ptr[r + 1] += out_ptr[r]
+        fill = out_ptr[:-1].copy()
+        for e in range(n):  # ascending positions per replica
+            r = rep_src[_task(order, e)]
+            out_pos[fill[r]] = e
+            fill[r] += 1
+        for e in range(n):
+            heap_base[core_of[t_c[_task(order, e)]] + 1] += 1
+        for k in range(K):
+            heap_base[k + 1] += heap_base[k]
     # vertices without in-tasks are final at time 0
     for i in range(V):
         v = i if vorder.shape[0] == 0 else vorder[i]
         if home[v] >= 0 and parts_left[v] == 0:
-            size, seq, _ = _publish(v, 0.0, home, core_of, rep_ptr, rep_out, rep_cluster, avail,
-                                    ready_stack, 0, msg_bytes, cols, hop_cycles, ser, link_free,
-                                    link_bytes, stats, ht, hs, hk, hi, size, seq)
+            size, seq, nr = _publish(v, 0.0, home, core_of, rep_ptr, rep_out, rep_cluster, avail,
+                                     ready_stack, 0, msg_bytes, cols, hop_cycles, ser, link_free,
+                                     link_bytes, stats, ht, hs, hk, hi, size, seq)
+            if free:
+                for j in range(nr):
+                    _mark_ready(ready_stack[j], out_ptr, out_pos, order, t_c, core_of, heap,
+                                heap_base, heap_size)
     now = 0.0
     for k in range(K):
-        size, seq = _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr,
-                               cl_tasks, order, started, window, rep_src, avail, t_w, t_obj, obj_node,
-                               numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi, size, seq)
+        if free:
+            size, seq = _try_start_free(k, now, busy_flag, busy, heap, heap_base, heap_size,
+                                        order, t_w, t_obj, obj_node, numa, lat, mem_cycles,
+                                        speed, stats, ht, hs, hk, hi, size, seq)
+        else:
+            size, seq = _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr,
+                                   cl_tasks, order, started, window, rep_src, avail, t_w, t_obj,
+                                   obj_node, numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi,
+                                   size, seq)
     events = 0
     while size > 0:
         events += 1
@@ -332,15 +373,24 @@ def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cl
             nready += 1
         # wake the cores of the replicas that became available, then the core that finished
         for i in range(nready):
+            if free:
+                _mark_ready(ready_stack[i], out_ptr, out_pos, order, t_c, core_of, heap,
+                            heap_base, heap_size)
             ready_stack[i] = core_of[rep_cluster[ready_stack[i]]]
         if touched_core >= 0:
             ready_stack[nready] = touched_core
             nready += 1
         for i in range(nready):
-            size, seq = _try_start(ready_stack[i], now, busy_flag, busy, core_cl_ptr, core_cl, head,
-                                   cl_ptr, cl_tasks, order, started, window, rep_src, avail, t_w, t_obj,
-                                   obj_node, numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi,
-                                   size, seq)
+            if free:
+                size, seq = _try_start_free(ready_stack[i], now, busy_flag, busy, heap,
+                                            heap_base, heap_size, order, t_w, t_obj, obj_node,
+                                            numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi,
+                                            size, seq)
+            else:
+                size, seq = _try_start(ready_stack[i], now, busy_flag, busy, core_cl_ptr, core_cl,
+                                       head, cl_ptr, cl_tasks, order, started, window, rep_src,
+                                       avail, t_w, t_obj, obj_node, numa, lat, mem_cycles, speed,
+                                       stats, ht, hs, hk, hi, size, seq)
     counter[0] = int(stats[5])
     return finish, busy, link_bytes, stats, obj_node
 
@@ -401,6 +451,73 @@ def _try_start(k, now, busy_flag, busy, core_cl_ptr, core_cl, head, cl_ptr, cl_t
     started[best_pos] = True
     while head[best_c] < cl_ptr[best_c + 1] and started[head[best_c]]:
         head[best_c] += 1
+    return _begin(k, now, best, busy_flag, busy, order, t_w, t_obj, obj_node, numa, lat,
+                  mem_cycles, speed, stats, ht, hs, hk, hi, size, seq)
+
+
+@helper
+def _try_start_free(k, now, busy_flag, busy, heap, heap_base, heap_size, order, t_w, t_obj,
+                    obj_node, numa, lat, mem_cycles, speed, stats, ht, hs, hk, hi, size, seq):
+    """`_try_start` without an issue window: core k starts its ready task of the lowest
+    position, the top of its heap of ready positions (`_mark_ready`)."""
+    if busy_flag[k] or heap_size[k] == 0:
+        return size, seq
+    best = _heap_pop(heap, heap_base[k], heap_size[k])
+    heap_size[k] -= 1
+    return _begin(k, now, best, busy_flag, busy, order, t_w, t_obj, obj_node, numa, lat,
+                  mem_cycles, speed, stats, ht, hs, hk, hi, size, seq)
+
+
+@helper
+def _heap_push(heap, base, size, value):
+    """Push ``value`` on the min-heap ``heap[base:base + size]``."""
+    i = size
+    heap[base + i] = value
+    while i > 0:
+        parent = (i - 1) // 2
+        if heap[base + i] < heap[base + parent]:
+            heap[base + i], heap[base + parent] = heap[base + parent], heap[base + i]
+            i = parent
+        else:
+            break
+
+
+@helper
+def _heap_pop(heap, base, size):
+    """Remove and return the smallest of the min-heap ``heap[base:base + size]``."""
+    top = heap[base]
+    size -= 1
+    heap[base] = heap[base + size]
+    i = 0
+    while True:
+        a = 2 * i + 1
+        b = a + 1
+        m = i
+        if a < size and heap[base + a] < heap[base + m]:
+            m = a
+        if b < size and heap[base + b] < heap[base + m]:
+            m = b
+        if m == i:
+            break
+        heap[base + i], heap[base + m] = heap[base + m], heap[base + i]
+        i = m
+    return top
+
+
+@helper
+def _mark_ready(r, out_ptr, out_pos, order, t_c, core_of, heap, heap_base, heap_size):
+    """Replica ``r`` became available: its out-tasks are ready, on their cores' heaps."""
+    for j in range(out_ptr[r], out_ptr[r + 1]):
+        e = out_pos[j]
+        k = core_of[t_c[_task(order, e)]]
+        _heap_push(heap, heap_base[k], heap_size[k], e)
+        heap_size[k] += 1
+
+
+@helper
+def _begin(k, now, best, busy_flag, busy, order, t_w, t_obj, obj_node, numa, lat, mem_cycles,
+           speed, stats, ht, hs, hk, hi, size, seq):
+    """Core k starts the task at position ``best`` at ``now``: its finish event."""
     x = _task(order, best)
     w = t_w[x]
     o = t_obj[x]
