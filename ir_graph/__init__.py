@@ -29,6 +29,13 @@ __all__ = [
     "NodeWindow",
     "RoiWindow",
     "spaced_windows",
+    "CONTROL_MODELS",
+    "BRANCH_CYCLES",
+    "ControlFlow",
+    "control_flow",
+    "static_control",
+    "with_control",
+    "model_table",
 ]
 
 #: Where each public name lives; a submodule is imported when one of its names
@@ -40,6 +47,8 @@ _HOMES = {
     "formats": ("read_graph", "write_graph", "FORMATS"),
     "stats": ("graph_stats", "GraphStats", "fit_power_law", "PowerLawFit", "degree_plot"),
     "windows": ("NodeWindow", "RoiWindow", "spaced_windows"),
+    "control": ("CONTROL_MODELS", "BRANCH_CYCLES", "ControlFlow", "control_flow",
+                "static_control", "with_control", "model_table"),
 }
 
 __getattr__, __dir__ = lazy_names(globals(), _HOMES)
