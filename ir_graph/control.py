@@ -570,10 +570,34 @@ def model_table(graph, flow, latency=BRANCH_CYCLES, models=CONTROL_MODELS):
     rows = []
     for model in models:
         cp = critical_path(graph, flow, model, latency)
-        edges = 0 if model == "oracle" else len(control_edges(graph, flow, model)[0])
+        edges = _edge_count(graph, flow, model)
         rows.append({"model": model, "critical_path": cp, "work": work,
                      "parallelism": work / cp if cp > 0 else 1.0, "control_edges": edges})
     return rows
+
+
+def _waits(graph, flow, model):
+    """``(req, ser, need)``: the model's waits (`ControlFlow.requirements`) and which of
+    the branch waits need an edge (those no data edge implies); None for ``oracle``."""
+    _check_sizes(graph, flow)
+    reqs = flow.requirements(model)
+    if reqs is None:
+        return None
+    req, ser = reqs
+    need = np.zeros(graph.n, dtype=np.bool_)
+    _kernels().implied_by_data(graph.src, graph.dst, req, need)
+    np.logical_not(need, out=need)
+    need &= req >= 0
+    return req, ser, need
+
+
+def _edge_count(graph, flow, model):
+    """How many control edges `control_edges` gives, without making them."""
+    waits = _waits(graph, flow, model)
+    if waits is None:
+        return 0
+    req, ser, need = waits
+    return int(np.count_nonzero(need)) + int(np.count_nonzero(ser >= 0))
 
 
 def control_edges(graph, flow, model):
@@ -583,14 +607,10 @@ def control_edges(graph, flow, model):
     into the node comes from a node that waits for the same branch; a branch's wait
     for the branch before it (``cd``, ``sp-cd``) is always an edge.
     """
-    _check_sizes(graph, flow)
-    reqs = flow.requirements(model)
-    if reqs is None:
+    waits = _waits(graph, flow, model)
+    if waits is None:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    req, ser = reqs
-    implied = np.zeros(graph.n, dtype=np.bool_)
-    _kernels().implied_by_data(graph.src, graph.dst, req, implied)
-    need = (req >= 0) & ~implied
+    req, ser, need = waits
     has_ser = ser >= 0
     count = need.astype(np.int64) + has_ser
     dst = np.repeat(np.arange(graph.n, dtype=np.int64), count)
