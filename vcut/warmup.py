@@ -102,6 +102,8 @@ _PROGRAMS = [
     Workload("programs", "trace", ("trace", *_PROGRAM, "-o", "{d}/t.npz", "--json")),
     Workload("programs", "graph", ("graph", *_PROGRAM, "-o", "{d}/g.npz")),
     Workload("programs", "stats .npz", ("stats", "{d}/g.npz")),
+    Workload("programs", "graph --control cd", ("graph", *_PROGRAM, "-o", "{d}/c.npz",
+                                                "--control", "cd")),
     Workload("programs", "analyze", ("analyze", *_PROGRAM, "-p", "8", "--machine", "mesh:4x4",
                                      "-o", "{d}/analysis")),
     Workload("programs", "compare", ("compare", *_PROGRAM, "-p", "4")),
