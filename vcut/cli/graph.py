@@ -53,16 +53,18 @@ def run(args, program_args):
         print_json(result)
         return 0
     fmt = result["format"]
+    ctrl = result["control"]
     print_rows([
         ("nodes", f"{result['nodes']:,}"), ("edges", f"{result['edges']:,}"),
         ("total weight", f"{result['total_weight']:,.0f}"),
         ("alpha (x_min)", f"{result['alpha']:.3f} ({result['x_min']})"),
         ("weights", args.weights),
-        *([("control", f"{result['control']['model']}: {result['control']['control_edges']:,} "
-                       f"control edges of {result['control']['branch_latency']:g} cycles "
-                       f"({result['control']['branches']:,} branches, "
-                       f"{result['control']['mispredicted']:,} mispredicted)")]
-          if result["control"]["model"] != "oracle" else []),
+        *([("control", (f"{ctrl['model']}: {ctrl['control_edges']:,} control edges of "
+                        f"{ctrl['branch_latency']:g} "
+                        f"{'cycle' if ctrl['branch_latency'] == 1 else 'cycles'} "
+                        f"({ctrl['branches']:,} branches, {ctrl['mispredicted']:,} "
+                        "mispredicted)"))]
+          if ctrl["model"] != "oracle" else []),
         ("graph", f"{result['output']} ({fmt})"),
         ("seconds", f"{result['seconds']:.2f}"),
     ], summary_stream(args.output))

@@ -164,12 +164,12 @@ def _analyze(inputs, options, say, note):
     if options.compare_methods and not options.output:
         raise InputError("--compare-methods puts the comparison in the report; give -o OUTDIR "
                          "(or use 'vcut compare' for a table)")
+    model = parse_controls(options.control)[0]  # before the output folder is made
     if options.output:
         prepare_output_dir(options.output, REPORT_FILES, options.input_paths(inputs))
         background(plotting)  # the report's figures: matplotlib loads while the program runs
     machine = load_machine(options.machine) if options.machine else None
     assignment = read_assignment(options.partition) if options.partition else None
-    model = parse_controls(options.control)[0]
     latency = branch_latency(options, machine)
     t0 = time.perf_counter()
     if say:
