@@ -237,7 +237,8 @@ def compare(inputs, options, *, say=None):
         if controls != ("oracle",):
             if graph.control is None:
                 raise InputError(f"--control {options.control} needs the program's control "
-                                 "flow: give the C sources or a trace (.npz), not a graph file")
+                                 "flow: give the C sources or a trace (.npz), not a graph file "
+                                 f"({source})")
             models = model_table(graph, graph.control, latency, controls)
         rows = []
         for model in controls:

@@ -26,7 +26,7 @@ __all__ = ["parse_controls", "branch_latency", "data_edges", "control_models",
 def parse_controls(text, several=False):
     """The models ``text`` names: one model, or (``several``) a comma-separated list
     or ``all``; `InputError` for anything else."""
-    text = (text or "oracle").strip()
+    text = "oracle" if text is None else str(text).strip()
     if text == "all":
         if not several:
             raise InputError("--control all compares the models: use it with 'vcut compare'; "
