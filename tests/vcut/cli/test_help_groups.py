@@ -23,7 +23,7 @@ GROUPS = {
     "graph": {
         "inputs and tracing": ["INPUT", "-D", "--cflag", "--roi", "--no-timing"],
         "sandbox": ["--timeout", "--memory-limit", "--file-limit", "--no-sandbox", "--env"],
-        "graph": ["--weights", "--war", "--waw"],
+        "graph": ["--weights", "--war", "--waw", "--control", "--branch-latency"],
         "outputs": ["-o", "--save-trace", "--json", "-v"],
     },
     "partition": {
@@ -37,14 +37,17 @@ GROUPS = {
         "outputs": ["-o", "--json", "--progress", "-v"],
     },
     "analyze": dict(zip(_PIPELINE, [
-        ["INPUT", "-D", "--cflag", "--roi", "--window", "--windows", "--weights", "--spill"],
+        ["INPUT", "-D", "--cflag", "--roi", "--window", "--windows", "--weights", "--control",
+         "--branch-latency", "--spill"],
         ["--timeout", "--memory-limit", "--max-instructions", "--sandbox", "--keep-files"],
-        ["-p", "--algo", "--seed", "--lambda", "--partition", "--device", "--compare-methods"],
+        ["-p", "--algo", "--seed", "--lambda", "--partition", "--device", "--compare-methods",
+         "--control-models"],
         ["--machine", "--mapping", "--threshold", "--no-baselines"],
         ["-o", "--json", "--progress", "-v"],
     ])),
     "compare": dict(zip(_PIPELINE, [
-        ["INPUT", "-D", "--cflag", "--roi", "--window", "--weights", "--duplicates"],
+        ["INPUT", "-D", "--cflag", "--roi", "--window", "--weights", "--control",
+         "--branch-latency", "--duplicates"],
         ["--timeout", "--memory-limit", "--sandbox", "--env"],
         ["-p", "--methods", "--seed", "--order"],
         ["--machine", "--mapping", "--threshold"],
@@ -61,10 +64,10 @@ GROUPS = {
 #: How many options (``-h`` and positionals included) each group holds.
 COUNTS = {
     "trace": [1, 8, 10, 4],
-    "graph": [1, 8, 10, 3, 4],
+    "graph": [1, 8, 10, 5, 4],
     "partition": [1, 3, 10, 6, 5, 7, 4],
-    "analyze": [1, 14, 10, 9, 4, 4],
-    "compare": [1, 12, 10, 5, 3, 4],
+    "analyze": [1, 16, 10, 10, 4, 4],
+    "compare": [1, 14, 10, 5, 3, 4],
     "schedule": [1, 6, 3, 3, 3],
 }
 
