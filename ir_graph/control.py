@@ -414,27 +414,23 @@ def control_flow(trace, keep=None):
     ``loop`` and ``body`` are control dependent on the loop's branch; the first
     ``loop`` has no instance of it yet in the activation, and nothing controls ``main``:
 
-    >>> import os, tempfile
     >>> from frontend import trace_program
     >>> from ir_graph import build_graph
-    >>> ir = '''define i32 @main() {
-    ... entry:
-    ...   br label %loop
-    ... loop:
-    ...   %i = phi i32 [0, %entry], [%j, %body]
-    ...   %c = icmp slt i32 %i, 3
-    ...   br i1 %c, label %body, label %done
-    ... body:
-    ...   %j = add i32 %i, 1
-    ...   br label %loop
-    ... done:
-    ...   ret i32 %i
-    ... }
-    ... '''
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     path = os.path.join(tmp, "loop.ll")
-    ...     _ = open(path, "w").write(ir)
-    ...     trace = trace_program(path)
+    >>> print(open("tests/data/loop.ll").read(), end="")
+    define i32 @main() {
+    entry:
+      br label %loop
+    loop:
+      %i = phi i32 [0, %entry], [%j, %body]
+      %c = icmp slt i32 %i, 3
+      br i1 %c, label %body, label %done
+    body:
+      %j = add i32 %i, 1
+      br label %loop
+    done:
+      ret i32 %i
+    }
+    >>> trace = trace_program("tests/data/loop.ll")
     >>> from ir_graph.control import control_flow
     >>> flow = control_flow(trace)
     >>> flow.parent.tolist()
@@ -533,27 +529,9 @@ def model_table(graph, flow, latency=BRANCH_CYCLES, models=CONTROL_MODELS):
     for the branch before it (14); BASE puts every instruction after the latest
     branch (15, the whole work):
 
-    >>> import os, tempfile
     >>> from frontend import trace_program
     >>> from ir_graph import build_graph
-    >>> ir = '''define i32 @main() {
-    ... entry:
-    ...   br label %loop
-    ... loop:
-    ...   %i = phi i32 [0, %entry], [%j, %body]
-    ...   %c = icmp slt i32 %i, 3
-    ...   br i1 %c, label %body, label %done
-    ... body:
-    ...   %j = add i32 %i, 1
-    ...   br label %loop
-    ... done:
-    ...   ret i32 %i
-    ... }
-    ... '''
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     path = os.path.join(tmp, "loop.ll")
-    ...     _ = open(path, "w").write(ir)
-    ...     trace = trace_program(path)
+    >>> trace = trace_program("tests/data/loop.ll")
     >>> from ir_graph.control import model_table
     >>> g = build_graph(trace, control="oracle")
     >>> [(r["model"], r["critical_path"], r["control_edges"]) for r in model_table(g, g.control)]
@@ -659,27 +637,9 @@ def with_control(graph, flow, model, latency=BRANCH_CYCLES):
     branch of its iteration (the ``add`` and the jump: the phi of the next iteration
     waits through the ``add``):
 
-    >>> import os, tempfile
     >>> from frontend import trace_program
     >>> from ir_graph import build_graph
-    >>> ir = '''define i32 @main() {
-    ... entry:
-    ...   br label %loop
-    ... loop:
-    ...   %i = phi i32 [0, %entry], [%j, %body]
-    ...   %c = icmp slt i32 %i, 3
-    ...   br i1 %c, label %body, label %done
-    ... body:
-    ...   %j = add i32 %i, 1
-    ...   br label %loop
-    ... done:
-    ...   ret i32 %i
-    ... }
-    ... '''
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     path = os.path.join(tmp, "loop.ll")
-    ...     _ = open(path, "w").write(ir)
-    ...     trace = trace_program(path)
+    >>> trace = trace_program("tests/data/loop.ll")
     >>> from ir_graph.control import with_control
     >>> g = build_graph(trace, control="oracle")
     >>> cd = with_control(g, g.control, "cd", latency=2.0)
