@@ -237,6 +237,68 @@ def budget_section(doc):
     return out
 
 
+def control_section(doc):
+    """bench/bench_control.py: the Lam-Wilson models' parallelism and the cost of their
+    control edges against the ORACLE graph."""
+    models = doc.get("models") or ["oracle", "sp-cd-mf", "sp-cd", "sp", "cd-mf", "cd", "base"]
+    rows = doc["rows"]
+
+    def f1(x):
+        return "–" if x is None else (f"{x:,.0f}" if x >= 1000 else f"{x:.1f}")
+
+    def hmean(xs):
+        xs = [x for x in xs if x]
+        return len(xs) / sum(1.0 / x for x in xs) if xs else None
+
+    out = ["| program | kind | nodes | " + " | ".join(models) + " | oracle ÷ cd |",
+           "|---|---|---:|" + "---:|" * (len(models) + 1)]
+    for r in rows:
+        par = {m: r["table"][m]["parallelism"] for m in models}
+        out.append(f"| {r['program']} | {r.get('kind') or '?'} | {r['nodes']:,} | "
+                   + " | ".join(f1(par[m]) for m in models)
+                   + f" | {f1(par['oracle'] / par['cd'])} |")
+    lw = doc.get("lam_wilson") or {}
+    for kind, label in (("int", "integer"), ("fp", "floating point")):
+        sel = [r for r in rows if r.get("kind") == kind]
+        if sel:
+            out.append(f"| harmonic mean, {label} ({len(sel)}) | {kind} | | "
+                       + " | ".join(f1(hmean([r["table"][m]["parallelism"] for r in sel]))
+                                    for m in models) + " | |")
+        published = (lw.get(kind) or {})
+        if any(published.get(m) is not None for m in models):
+            out.append(f"| Lam and Wilson 1992, {label} | {kind} | | "
+                       + " | ".join(f1(published.get(m)) for m in models) + " | |")
+    target = doc.get("cost_target", 1.5)
+    analysed = [m for m in doc.get("analyze_models", []) if m != "oracle"]
+    out += ["", f"Cost of each model's graph over the ORACLE graph's: edges / build time / "
+            f"analysis time (`analyze_graph` at p = {doc.get('p', 8)}); target ≤ {target:g}.",
+            "", "| program | oracle analysis | "
+            + " | ".join(f"{m}" for m in analysed) + " |",
+            "|---|---:|" + "---:|" * len(analysed)]
+    for r in rows:
+        an = r.get("analyses") or {}
+        o = an.get("oracle")
+        cells = []
+        for m in analysed:
+            x = an.get(m)
+            if x is None or o is None:  # not analysed: the edges from the model table
+                edges = r["edges"] + r["table"][m]["control_edges"]
+                cells.append(f"{edges / r['edges']:.2f} / – / –")
+                continue
+            cells.append(f"{x['edges'] / r['edges']:.2f} / "
+                         f"{x['build_s'] / max(r['oracle_build_s'], 1e-9):.2f} / "
+                         f"{x['analyze_s'] / max(o['analyze_s'], 1e-9):.2f}")
+        out.append(f"| {r['program']} | {_secs(o['analyze_s']) if o else '–'} | "
+                   + " | ".join(cells) + " |")
+    out.append("")
+    if not any(v is not None for k in ("int", "fp") for v in (lw.get(k) or {}).values()):
+        out.append("- Lam and Wilson's published figures: not filled in "
+                   f"({lw.get('source', 'bench/bench_control.py LAM_WILSON')}).")
+    out.append("- parallelism: the data work (sum of the ORACLE graph's edge weights) over "
+               "the critical path under each model (`ir_graph.control.model_table`).")
+    return out
+
+
 SECTIONS = {
     "bench/bench_cli.py": ("Whole commands, first run and warm", cli_section,
                            "whole-commands-first-run-and-warm"),
@@ -244,6 +306,8 @@ SECTIONS = {
                                     "vcut-analyze-across-programs"),
     "bench/bench_budget.py": ("Memory: analyze's peak beside its estimate", budget_section,
                               "memory-analyzes-peak-beside-its-estimate"),
+    "bench/bench_control.py": ("Control flow: the Lam-Wilson machine models",
+                               control_section, "control-flow-the-lam-wilson-machine-models"),
     "bench/bench_quality.py": ("Partition quality: `best` beside NE, HEP and Mt-KaHyPar",
                                quality_section,
                                "partition-quality-best-beside-ne-hep-and-mt-kahypar"),
