@@ -474,7 +474,7 @@ def _check_sizes(graph, flow):
 def _dst_order(graph):
     """The edges by destination: an empty array when they already are."""
     d = graph.dst
-    if len(d) < 2 or bool(np.all(d[1:] >= d[:-1])):
+    if len(d) < 2 or _kernels().is_sorted(d):
         return np.empty(0, dtype=np.int64)
     return np.argsort(d, kind="stable")
 
@@ -653,11 +653,15 @@ def with_control(graph, flow, model, latency=BRANCH_CYCLES):
 
     check_model(model)
     latency = check_latency(latency)
-    src, dst = control_edges(graph, flow, model)
+    waits = _waits(graph, flow, model)
+    count = 0
+    if waits is not None:
+        req, ser, need = waits
+        count = int(np.count_nonzero(need)) + int(np.count_nonzero(ser >= 0))
     meta = dict(graph.meta)
     meta["control"] = {"model": model, "branch_latency": latency, "branches": flow.branches,
-                       "mispredicted": flow.mispredicted, "control_edges": int(len(src))}
-    if not len(src):
+                       "mispredicted": flow.mispredicted, "control_edges": count}
+    if not count:
         return _replace(graph, meta=meta)
     order = _dst_order(graph)
     g_src, g_dst, g_w = graph.src, graph.dst, np.asarray(graph.weight, dtype=np.float64)
@@ -665,16 +669,14 @@ def with_control(graph, flow, model, latency=BRANCH_CYCLES):
         else np.zeros(graph.m, dtype=np.uint8)
     if len(order):
         g_src, g_dst, g_w, kind = g_src[order], g_dst[order], g_w[order], kind[order]
-    ptr = np.zeros(graph.n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(dst, minlength=graph.n), out=ptr[1:])
-    m = graph.m + len(src)
+    m = graph.m + count
     idt = index_dtype(max(graph.n, m))
     o_src = np.empty(m, dtype=idt)
     o_dst = np.empty(m, dtype=idt)
     o_w = np.empty(m, dtype=np.float64)
     o_kind = np.empty(m, dtype=np.uint8)
-    _kernels().merge_edges(graph.n, g_src, g_dst, g_w, kind, src, ptr, latency, KIND_CTRL,
-                   o_src, o_dst, o_w, o_kind)
+    _kernels().merge_waits(graph.n, g_src, g_dst, g_w, kind, req, ser, ~need, latency,
+                           KIND_CTRL, o_src, o_dst, o_w, o_kind)
     return _replace(graph, src=o_src, dst=o_dst, weight=o_w, edge_kind=o_kind, meta=meta)
 
 

@@ -10,7 +10,8 @@ import numpy as np
 from vcut_base.jitcache import njit
 
 __all__ = ["dynamic_control", "model_requirements", "implied_by_data", "critical_path",
-           "merge_edges", "MODEL_CODES", "NOT_BRANCH", "PREDICTED", "MISPREDICTED"]
+           "merge_waits", "is_sorted", "MODEL_CODES", "NOT_BRANCH", "PREDICTED",
+           "MISPREDICTED"]
 
 # branch state of a dynamic instruction
 NOT_BRANCH = 0
@@ -196,11 +197,22 @@ def critical_path(n, src, dst, weight, order, req, ser, latency):
 
 
 @njit(cache=True, nogil=True)
-def merge_edges(n, src, dst, weight, kind, ctrl_src, ctrl_ptr, latency, ctrl_kind,
+def is_sorted(a):
+    """Whether ``a`` is non-decreasing."""
+    for i in range(1, a.shape[0]):
+        if a[i] < a[i - 1]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def merge_waits(n, src, dst, weight, kind, req, ser, implied, latency, ctrl_kind,
                 o_src, o_dst, o_weight, o_kind):
-    """Write the data edges (sorted by destination) and each node's control edges
-    (``ctrl_src[ctrl_ptr[v]:ctrl_ptr[v + 1]]`` -> ``v``, weight ``latency``) into the
-    ``o_*`` arrays, by destination, a node's data edges before its control edges."""
+    """Write the data edges (sorted by destination) and the control edges into the
+    ``o_*`` arrays, by destination, a node's data edges before its control edges (weight
+    ``latency``, kind ``ctrl_kind``): node ``v`` gets an edge from ``req[v]`` unless
+    ``implied[v]`` (or ``req[v] < 0``), then one from ``ser[v]`` when ``ser[v] >= 0``.
+    Returns the edges written."""
     m = src.shape[0]
     e = 0
     o = 0
@@ -212,8 +224,16 @@ def merge_edges(n, src, dst, weight, kind, ctrl_src, ctrl_ptr, latency, ctrl_kin
             o_kind[o] = kind[e]
             o += 1
             e += 1
-        for j in range(ctrl_ptr[v], ctrl_ptr[v + 1]):
-            o_src[o] = ctrl_src[j]
+        r = req[v]
+        if r >= 0 and not implied[v]:
+            o_src[o] = r
+            o_dst[o] = v
+            o_weight[o] = latency
+            o_kind[o] = ctrl_kind
+            o += 1
+        r = ser[v]
+        if r >= 0:
+            o_src[o] = r
             o_dst[o] = v
             o_weight[o] = latency
             o_kind[o] = ctrl_kind
