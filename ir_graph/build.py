@@ -431,6 +431,6 @@ def build_graph(trace, *, weights="model", war=False, waw=False, cache=CacheMode
     )
     if control is None:
         return g
-    flow = control_module.control_flow(trace, None if n == n_dyn else keep)
+    flow = control_module.control_flow(trace, None if n == n_dyn else keep, act_last)
     g = control_module.with_control(g, flow, control, branch_latency)
     return dataclasses.replace(g, control=flow)

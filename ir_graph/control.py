@@ -48,7 +48,7 @@ Control edges
     task of that many cycles, like every other edge.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -393,7 +393,7 @@ class ControlFlow:
         return req, ser
 
 
-def control_flow(trace, keep=None):
+def control_flow(trace, keep=None, act_last=None):
     """The `ControlFlow` of a trace's dynamic instructions, on the graph's nodes.
 
     Parameters
@@ -402,6 +402,9 @@ def control_flow(trace, keep=None):
     keep : bool ndarray, optional
         Which dynamic instructions are graph nodes (`build_graph` leaves out some
         intrinsics); default all.
+    act_last : int64 ndarray, optional
+        The last dynamic instruction of each activation, when the caller has it
+        (`frontend.trace_kernels.activation_last`; computed here otherwise).
 
     Returns
     -------
@@ -445,10 +448,11 @@ def control_flow(trace, keep=None):
     (4, 1)
     """
     sc = static_control(trace.static)
-    from frontend import trace_kernels  # (the trace's own kernel: the last of each activation)
+    if act_last is None:
+        from frontend import trace_kernels  # (the trace's own kernel)
 
+        act_last = trace_kernels.activation_last(trace.dyn_act, len(trace.act_func))
     n = trace.dynamic_instructions
-    act_last = trace_kernels.activation_last(trace.dyn_act, len(trace.act_func))
     parent = np.empty(n, dtype=np.int64)
     state = np.empty(n, dtype=np.uint8)
     ck = _kernels()
@@ -548,7 +552,7 @@ def model_table(graph, flow, latency=BRANCH_CYCLES, models=CONTROL_MODELS):
     rows = []
     for model in models:
         cp = critical_path(graph, flow, model, latency)
-        edges = _edge_count(graph, flow, model)
+        edges = _count(_waits(graph, flow, model))
         rows.append({"model": model, "critical_path": cp, "work": work,
                      "parallelism": work / cp if cp > 0 else 1.0, "control_edges": edges})
     return rows
@@ -569,12 +573,11 @@ def _waits(graph, flow, model):
     return req, ser, need
 
 
-def _edge_count(graph, flow, model):
-    """How many control edges `control_edges` gives, without making them."""
-    waits = _waits(graph, flow, model)
+def _count(waits):
+    """How many control edges the waits of `_waits` give."""
     if waits is None:
         return 0
-    req, ser, need = waits
+    _, ser, need = waits
     return int(np.count_nonzero(need)) + int(np.count_nonzero(ser >= 0))
 
 
@@ -654,15 +657,13 @@ def with_control(graph, flow, model, latency=BRANCH_CYCLES):
     check_model(model)
     latency = check_latency(latency)
     waits = _waits(graph, flow, model)
-    count = 0
-    if waits is not None:
-        req, ser, need = waits
-        count = int(np.count_nonzero(need)) + int(np.count_nonzero(ser >= 0))
+    count = _count(waits)
     meta = dict(graph.meta)
     meta["control"] = {"model": model, "branch_latency": latency, "branches": flow.branches,
                        "mispredicted": flow.mispredicted, "control_edges": count}
     if not count:
-        return _replace(graph, meta=meta)
+        return replace(graph, meta=meta)
+    req, ser, need = waits
     order = _dst_order(graph)
     g_src, g_dst, g_w = graph.src, graph.dst, np.asarray(graph.weight, dtype=np.float64)
     kind = graph.edge_kind if graph.edge_kind is not None \
@@ -675,12 +676,6 @@ def with_control(graph, flow, model, latency=BRANCH_CYCLES):
     o_dst = np.empty(m, dtype=idt)
     o_w = np.empty(m, dtype=np.float64)
     o_kind = np.empty(m, dtype=np.uint8)
-    _kernels().merge_waits(graph.n, g_src, g_dst, g_w, kind, req, ser, ~need, latency,
+    _kernels().merge_waits(graph.n, g_src, g_dst, g_w, kind, req, ser, need, latency,
                            KIND_CTRL, o_src, o_dst, o_w, o_kind)
-    return _replace(graph, src=o_src, dst=o_dst, weight=o_w, edge_kind=o_kind, meta=meta)
-
-
-def _replace(graph, **changes):
-    import dataclasses
-
-    return dataclasses.replace(graph, **changes)
+    return replace(graph, src=o_src, dst=o_dst, weight=o_w, edge_kind=o_kind, meta=meta)

@@ -206,12 +206,12 @@ def is_sorted(a):
 
 
 @njit(cache=True, nogil=True)
-def merge_waits(n, src, dst, weight, kind, req, ser, implied, latency, ctrl_kind,
+def merge_waits(n, src, dst, weight, kind, req, ser, need, latency, ctrl_kind,
                 o_src, o_dst, o_weight, o_kind):
     """Write the data edges (sorted by destination) and the control edges into the
     ``o_*`` arrays, by destination, a node's data edges before its control edges (weight
-    ``latency``, kind ``ctrl_kind``): node ``v`` gets an edge from ``req[v]`` unless
-    ``implied[v]`` (or ``req[v] < 0``), then one from ``ser[v]`` when ``ser[v] >= 0``.
+    ``latency``, kind ``ctrl_kind``): node ``v`` gets an edge from ``req[v]`` where
+    ``need[v]``, then one from ``ser[v]`` when ``ser[v] >= 0``.
     Returns the edges written."""
     m = src.shape[0]
     e = 0
@@ -224,9 +224,8 @@ def merge_waits(n, src, dst, weight, kind, req, ser, implied, latency, ctrl_kind
             o_kind[o] = kind[e]
             o += 1
             e += 1
-        r = req[v]
-        if r >= 0 and not implied[v]:
-            o_src[o] = r
+        if need[v]:
+            o_src[o] = req[v]
             o_dst[o] = v
             o_weight[o] = latency
             o_kind[o] = ctrl_kind

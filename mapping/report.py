@@ -251,18 +251,19 @@ def control_rows(control):
     return head, rows
 
 
+def _others_simulated(control):
+    """Whether the models other than the headline were simulated (``--control-models``)."""
+    return any("speedup" in r for r in control["models"] if r["model"] != control["model"])
+
+
 def control_lines(control):
     """`control_rows` as text lines, after the sentence naming the headline model."""
     head, rows = control_rows(control)
-    widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head))]
-    fmt = "  ".join(f"{{:{'<' if i == 0 else '>'}{w}}}" for i, w in enumerate(widths))
-    tail = ("" if any("speedup" in r for r in control["models"]
-                      if r["model"] != control["model"])
-            else " Simulated speed-ups of the other models: --control-models.")
+    tail = "" if _others_simulated(control) \
+        else " Simulated speed-ups of the other models: --control-models."
     return [control["sentence"] + tail,
             f"branches executed {control['branches']:,}, mispredicted by the two-bit "
-            f"predictor {control['mispredicted']:,}", fmt.format(*head),
-            *(fmt.format(*r) for r in rows)]
+            f"predictor {control['mispredicted']:,}", *_aligned(head, rows)]
 
 
 def _control_html(control):
@@ -273,8 +274,7 @@ def _control_html(control):
     note = ("Parallelism is the data work over the critical path; the speed-up bound at p "
             "is the work over max(critical path, work / p). Each simulated speed-up is the "
             "data work on one core over that model's simulated makespan"
-            + ("" if any("speedup" in r for r in control["models"]
-                         if r["model"] != control["model"])
+            + ("" if _others_simulated(control)
                else " (the other models': <code>--control-models</code>)") + ".")
     return ("<section id='control'>\n<h2>Control flow: the Lam-Wilson models</h2>\n"
             f"<p>{esc(control['sentence'])} Branches executed: {control['branches']:,}; "
@@ -410,10 +410,8 @@ def control_compare_lines(models, rows, methods):
     body = [[x["model"], f"{x['critical_path']:,.0f}", f"{x['parallelism']:,.2f}",
              *(f"{got[(x['model'], p, m)]['speedup']:.2f}" for p, m in cols)]
             for x in models]
-    widths = [max(len(head[i]), *(len(b[i]) for b in body)) for i in range(len(head))]
-    fmt = "  ".join(f"{{:{'<' if i == 0 else '>'}{w}}}" for i, w in enumerate(widths))
     return ["parallelism (work / critical path) and simulated speed-up (work / makespan) "
-            "under each control model", fmt.format(*head), *(fmt.format(*b) for b in body)]
+            "under each control model", *_aligned(head, body)]
 
 
 def control_figure(models, rows, methods, title):

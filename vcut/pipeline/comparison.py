@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vcut_base.errors import InputError
 from ir_graph.control import model_table, with_control
 from mapping.machine import load_machine, table2
 from mapping.memory_centric import THRESHOLD
@@ -22,7 +21,7 @@ from mapping.placement import independent_time
 from mapping.report import compare_figure, control_figure, figure_png
 
 from .analysis import analyze_graph, check_names
-from .control import branch_latency, parse_controls
+from .control import branch_latency, parse_controls, refuse_graph_file
 from .inputs import analysis_input, spill_context
 from .outputs import json_text, prepare_output_dir, write_files
 
@@ -236,9 +235,7 @@ def compare(inputs, options, *, say=None):
         models = None
         if controls != ("oracle",):
             if graph.control is None:
-                raise InputError(f"--control {options.control} needs the program's control "
-                                 "flow: give the C sources or a trace (.npz), not a graph file "
-                                 f"({source})")
+                refuse_graph_file(options.control, source)
             models = model_table(graph, graph.control, latency, controls)
         rows = []
         for model in controls:

@@ -13,6 +13,8 @@ path, `ir_graph.control.model_table`), the speed-up bound at p, and (``vcut anal
 --control-models``) the simulated speed-up of each model's own analysis at the same p.
 """
 
+import dataclasses
+
 import numpy as np
 
 from vcut_base.errors import InputError
@@ -20,7 +22,7 @@ from ir_graph.control import (BRANCH_CYCLES, CONTROL_MODELS, KIND_CTRL, check_la
                               check_model, model_table, with_control)
 
 __all__ = ["parse_controls", "branch_latency", "data_edges", "control_models",
-           "models_sentence"]
+           "models_sentence", "refuse_graph_file"]
 
 
 def parse_controls(text, several=False):
@@ -44,6 +46,13 @@ def parse_controls(text, several=False):
     return names
 
 
+def refuse_graph_file(control, path):
+    """The `InputError` of ``--control CONTROL`` (models other than ``oracle``) on the graph
+    file ``path``: the control dependences come from a trace."""
+    raise InputError(f"--control {control} needs the program's control flow: give the C "
+                     f"sources or a trace (.npz), not a graph file ({path})")
+
+
 def branch_latency(options, machine=None):
     """The branch-resolution latency (cycles) of an analysis: ``options.branch_latency``,
     else the machine's ``branch_cycles``, else `ir_graph.control.BRANCH_CYCLES`."""
@@ -58,8 +67,6 @@ def data_edges(graph):
     if kind is None or not (graph.meta.get("control") or {}).get("control_edges"):
         return graph
     keep = np.flatnonzero((kind & KIND_CTRL) == 0)
-    import dataclasses
-
     return dataclasses.replace(graph, src=graph.src[keep], dst=graph.dst[keep],
                                weight=graph.weight[keep], edge_kind=kind[keep])
 

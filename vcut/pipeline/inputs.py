@@ -21,7 +21,7 @@ from ir_graph import build_graph, read_graph
 from ir_graph.windows import NodeWindow, RoiWindow, roi_bounds
 from mapping.budget import check_budget
 
-from .control import branch_latency, parse_controls
+from .control import branch_latency, parse_controls, refuse_graph_file
 from .options import is_source
 from .tracing import note_truncated, trace_sources, warn_about_run
 
@@ -198,8 +198,7 @@ def analysis_input(inputs, options, budget=None, say=None, control=None, latency
             _budget_before_reading(path, window, count, unit, size, budget, options)
         return from_trace(load_trace(path, mmap=spill_directory() is not None), path)
     if control != "oracle":
-        raise InputError(f"--control {control} needs the program's control flow: give the C "
-                         f"sources or a trace (.npz), not a graph file ({path})")
+        refuse_graph_file(control, path)
     g = read_graph(path, None, duplicates=options.duplicates)
     note_truncated(g.meta, "the analysis")
     return _cut(g), None, path
