@@ -294,6 +294,9 @@ def control_section(doc):
     if not any(v is not None for k in ("int", "fp") for v in (lw.get(k) or {}).values()):
         out.append("- Lam and Wilson's published figures: not filled in "
                    f"({lw.get('source', 'bench/bench_control.py LAM_WILSON')}).")
+    else:
+        out.append("- Lam and Wilson's figures (– where not found): "
+                   f"{lw.get('source', 'bench/bench_control.py LAM_WILSON')}.")
     out.append("- parallelism: the data work (sum of the ORACLE graph's edge weights) over "
                "the critical path under each model (`ir_graph.control.model_table`).")
     return out

@@ -115,6 +115,11 @@ def add_analysis_options(p, algo=True, *, inputs=None, mapping=None):
                        "(default par)")
     p.add_argument("--seed", type=int_option("--seed", 0, MAX_SEED), default=0,
                    help="seed of random choices (default 0)")
+    p.add_argument("--steering", default="auto", choices=["auto", "full"],
+                   help="how far par's candidates are searched by simulation: auto (default: "
+                   "all of them on data graphs; on graphs with control edges, --control other "
+                   "than oracle, par's first clustering with its tasks reordered by a "
+                   "window-free simulation) or full (all of them on every graph)")
     p.add_argument("--lambda", dest="lam", type=float, default=1.0,
                    help="balance bound of the WB variants, >= 1 (default 1)")
     p.add_argument("--order", default="given", choices=["given", "random", "bfs", "dfs"],
@@ -314,7 +319,7 @@ def options_from_args(args, program_args, **given):
     ``given`` sets what the command reads in its own way (``ps``, ``methods``)."""
     read = {name: getattr(args, name) for name in (
         "machine", "mapping", "threshold", "lam", "order", "seed", "window", "weights",
-        "spill", "duplicates", "control", "branch_latency") if name in vars(args)}
+        "spill", "duplicates", "control", "branch_latency", "steering") if name in vars(args)}
     if "algo" in vars(args):  # vcut analyze
         read.update(p=args.p, algo=args.algo, partition=args.partition,
                     baselines=not args.no_baselines, compare_methods=args.compare_methods,

@@ -195,20 +195,25 @@ def _mapping_figures(r):
             **r.utilization_figures()}
 
 
-def check_names(methods, mapper):
-    """Refuse (`InputError`) a partitioning method or a mapping vcut does not know, before
-    any work: a misspelt name is not the program's or the graph's fault."""
+def check_names(methods, mapper, steering="auto"):
+    """Refuse (`InputError`) a partitioning method, a mapping or a steering
+    (`vcut.par_steering.STEERING`) vcut does not know, before any work: a misspelt name is
+    not the program's or the graph's fault."""
     for method in methods:
         if method not in EDGE_CUTS + ALGORITHMS:
             raise InputError(f"unknown partitioning method {method!r}; use one of "
                              f"{', '.join(EDGE_CUTS + ALGORITHMS)}")
     if mapper not in MAPPERS:
         raise InputError(f"unknown mapping {mapper!r}; use one of {', '.join(MAPPERS)}")
+    if steering not in par_steering.STEERING:
+        raise InputError(f"unknown steering {steering!r}; use one of "
+                         f"{', '.join(par_steering.STEERING)}")
 
 
 def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time-aware",
                   threshold=THRESHOLD, seed=0, lam=1.0, order="given", object_bytes=None,
-                  assignment=None, baselines=True, progress=None, jobs=None, device="cpu"):
+                  assignment=None, baselines=True, progress=None, jobs=None, device="cpu",
+                  steering="auto"):
     """Partition, map and simulate ``graph``: the analysis of one graph at one p.
 
     The graph is cut into ``p`` clusters (`vcut.clustering.cluster_graph`; ``par``'s
@@ -256,6 +261,10 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         simulations (`mapping.simulate.simulation_jobs`).
     device : {"cpu", "gpu", "auto"}
         Where the greedy family's batched stream decides (`cluster_graph`).
+    steering : {"auto", "full"}
+        How far ``par``'s candidates are searched (`vcut.par_steering.STEERING`):
+        ``auto`` (default) searches on data graphs and lets the replay alone steer on
+        graphs with control edges; ``full`` searches on every graph.
 
     Returns
     -------
@@ -306,7 +315,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     ...
     vcut_base.errors.InputError: unknown mapping 'fastest'; use one of time-aware, ...
     """
-    check_names((), mapper)  # the method: where it is clustered (`cluster_graph`)
+    check_names((), mapper, steering)  # the method: where it is clustered (`cluster_graph`)
     say = progress or (lambda line: None)
     phases = {}
 
@@ -340,7 +349,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         # steering's and the refinement's yardstick
         bound = lower_bound(cl, machine).lower_bound
         cl, metrics, sims = steer(graph, p, cl, metrics, machine, latency, bound, say, jobs,
-                                   numa)
+                                   numa, steering)
         grain = sims.pop("grains", [])  # the block runs' and calls' finalists (`steer`)
         cl, metrics, sims = refine(cl, metrics, machine, bound, sims, say)
     done("partition", t)
@@ -367,7 +376,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         if par:
             start = res.makespan
             kept, res, spans, n = replay(cl, pl.core, machine, res, inter.value_bytes, bound,
-                                          say)
+                                          say, 0 if metrics.get("steering") == "replay" else None)
             if spans:
                 metrics = {**metrics, "replays_from": start, "replays": spans, "replayed": n}
             if n:  # the other mappings' simulations ran the order it had

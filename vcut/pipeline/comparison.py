@@ -35,7 +35,7 @@ METHODS = ("compnet", "metis", "pg", "w-pg", "wb-pg", "libra", "w-libra", "wb-li
 
 def compare_methods(graph, ps, methods=METHODS, machine=None, *, mapper="memory-centric",
                     threshold=THRESHOLD, seed=0, lam=1.0, order="given", object_bytes=None,
-                    progress=None):
+                    progress=None, steering="auto"):
     """Every method at every p: makespan and communication (Tables 6-9).
 
     Each (p, method) is one `analyze_graph` of ``graph`` without baselines, in the
@@ -97,7 +97,7 @@ def compare_methods(graph, ps, methods=METHODS, machine=None, *, mapper="memory-
     ...
     vcut_base.errors.InputError: unknown partitioning method 'metiss'; use one of ...
     """
-    check_names(methods, mapper)
+    check_names(methods, mapper, steering)
     rows = []
     for p in ps:
         for method in methods:
@@ -106,7 +106,7 @@ def compare_methods(graph, ps, methods=METHODS, machine=None, *, mapper="memory-
             t = time.perf_counter()
             a = analyze_graph(graph, p, method, machine, mapper=mapper, threshold=threshold,
                               seed=seed, lam=lam, order=order, object_bytes=object_bytes,
-                              baselines=False)
+                              baselines=False, steering=steering)
             r = a.result
             indep = independent_time(a.interactions, a.placement.core, a.machine, r.busy)
             rows.append({"p": int(p), "method": method, "makespan": r.makespan,
@@ -224,7 +224,7 @@ def compare(inputs, options, *, say=None):
     """
     with spill_context(options.spill):
         methods = METHODS if options.methods is None else tuple(options.methods)
-        check_names(methods, options.mapping)  # before the program is traced
+        check_names(methods, options.mapping, options.steering)  # before the program is traced
         controls = parse_controls(options.control, several=True)
         if options.output:
             prepare_output_dir(options.output, COMPARE_FILES, options.input_paths(inputs))
@@ -246,7 +246,8 @@ def compare(inputs, options, *, say=None):
             got = compare_methods(g, list(options.ps), methods, machine,
                                   mapper=options.mapping, threshold=options.threshold,
                                   seed=options.seed, lam=options.lam, order=options.order,
-                                  object_bytes=obj_bytes, progress=say)
+                                  object_bytes=obj_bytes, progress=say,
+                                  steering=options.steering)
             if models:
                 work = next(r["work"] for r in models if r["model"] == model)
                 for r in got:

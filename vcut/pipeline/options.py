@@ -197,6 +197,9 @@ class AnalysisOptions:
     branch_latency : float, optional
         ``--branch-latency``: cycles of a control edge (None: the machine's
         ``branch_cycles``, 1).
+    steering : str
+        ``--steering``: ``auto`` (the default) or ``full``: how far ``par``'s candidates
+        are searched on graphs with control edges (`vcut.par_steering.STEERING`).
     control_models : bool
         ``--control-models``: also analyse every other control model at the same p
         for the report's models table (one analysis each); default False.
@@ -249,6 +252,7 @@ class AnalysisOptions:
     device: str = "cpu"
     control: str = "oracle"
     branch_latency: float = None
+    steering: str = "auto"
     control_models: bool = False
     output: str = None
     trace: TraceOptions = field(default_factory=TraceOptions)

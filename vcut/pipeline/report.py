@@ -22,7 +22,7 @@ from mapping.machine import load_machine
 from mapping.report import analysis_html, degree_png, plotting
 
 from ..output import read_assignment
-from .analysis import Analysis, analyze_graph
+from .analysis import Analysis, analyze_graph, check_names
 from .comparison import compare_methods
 from .control import branch_latency, control_models, models_sentence, parse_controls
 from .inputs import analysis_input, spill_context
@@ -165,6 +165,7 @@ def _analyze(inputs, options, say, note):
         raise InputError("--compare-methods puts the comparison in the report; give -o OUTDIR "
                          "(or use 'vcut compare' for a table)")
     model = parse_controls(options.control)[0]  # before the output folder is made
+    check_names((), options.mapping, options.steering)
     if options.output:
         prepare_output_dir(options.output, REPORT_FILES, options.input_paths(inputs))
         background(plotting)  # the report's figures: matplotlib loads while the program runs
@@ -183,7 +184,8 @@ def _analyze(inputs, options, say, note):
     a = analyze_graph(graph, options.p, options.algo, machine, mapper=options.mapping,
                       threshold=options.threshold, seed=options.seed, lam=options.lam,
                       order=options.order, object_bytes=obj_bytes, assignment=assignment,
-                      baselines=options.baselines, progress=say, device=options.device)
+                      baselines=options.baselines, progress=say, device=options.device,
+                      steering=options.steering)
     a.phases["trace_and_graph"] = front
     control = None
     if graph.control is not None:
@@ -192,7 +194,7 @@ def _analyze(inputs, options, say, note):
                               progress=say, mapper=options.mapping,
                               threshold=options.threshold, seed=options.seed, lam=options.lam,
                               order=options.order, object_bytes=obj_bytes,
-                              device=options.device)
+                              device=options.device, steering=options.steering)
         control = {"model": model, "branch_latency": latency,
                    "sentence": models_sentence(model, latency),
                    "branches": graph.control.branches,
@@ -211,7 +213,8 @@ def _analyze(inputs, options, say, note):
             methods = compare_methods(graph, [options.p], names, machine,
                                       mapper=options.mapping, threshold=options.threshold,
                                       seed=options.seed, lam=options.lam, order=options.order,
-                                      object_bytes=obj_bytes, progress=say)
+                                      object_bytes=obj_bytes, progress=say,
+                                      steering=options.steering)
         page = analysis_html(a, graph, source, methods, ins, degrees.result(), control)
         a.phases["report"] = time.perf_counter() - t
         a.phases["total"] = time.perf_counter() - t0

@@ -113,7 +113,8 @@ class WindowSample:
 
 def analyze_windows(graph, p, count, size=None, *, unit="nodes", method="par",
                     machine=None, mapper="memory-centric", threshold=THRESHOLD, seed=0, lam=1.0,
-                    order="given", object_bytes=None, baselines=True, progress=None):
+                    order="given", object_bytes=None, baselines=True, progress=None,
+                    steering="auto"):
     """Partition, map and simulate ``count`` evenly spaced windows of ``graph``.
 
     The windows are placed by `ir_graph.windows.spaced_windows` (each centred in one
@@ -198,7 +199,7 @@ def analyze_windows(graph, p, count, size=None, *, unit="nodes", method="par",
     ...
     vcut_base.errors.InputError: a window of 10,000 nodes does not fit in the run's 790 nodes; ...
     """
-    check_names((method,), mapper)  # before any window: a misspelt name is not the window's fault
+    check_names((method,), mapper, steering)  # before any window: a misspelt name is not the window's fault
     total, to_nodes = unit_spans(graph, unit)
     spans = spaced_windows(total, count, size, UNITS[unit])
     size = spans[0][1] - spans[0][0]
@@ -213,7 +214,7 @@ def analyze_windows(graph, p, count, size=None, *, unit="nodes", method="par",
             w = graph.window(lo, hi)
             a = analyze_graph(w, p, method, machine, mapper=mapper, threshold=threshold,
                               seed=seed, lam=lam, order=order, object_bytes=object_bytes,
-                              baselines=baselines)
+                              baselines=baselines, steering=steering)
         except VcutError as exc:
             raise type(exc)(f"window {i} (nodes {lo:,}..{hi - 1:,}): {exc.message}",
                             exc.details) from None
@@ -353,6 +354,7 @@ def _sample(inputs, options, say, note):
             raise InputError(f"{option} does not combine with --windows: {why}")
     unit, size = parse_window_size(options.window_size) if options.window_size \
         else ("nodes", None)
+    check_names((options.algo,), options.mapping, options.steering)
     if options.output:
         prepare_output_dir(options.output, ["windows.json"], options.input_paths(inputs))
     machine = load_machine(options.machine) if options.machine else None
@@ -363,7 +365,8 @@ def _sample(inputs, options, say, note):
                              method=options.algo, machine=machine, mapper=options.mapping,
                              threshold=options.threshold, seed=options.seed, lam=options.lam,
                              order=options.order, object_bytes=obj_bytes,
-                             baselines=options.baselines, progress=say)
+                             baselines=options.baselines, progress=say,
+                             steering=options.steering)
     doc = sample.summary()
     doc["source"] = source
     doc["graph"] = {"nodes": graph.n, "edges": graph.m, "weights": graph.meta.get("weights"),

@@ -1,0 +1,131 @@
+"""``--steering`` (`vcut.par_steering.STEERING`): how far the analysis searches ``par``'s
+candidates on graphs with control edges.
+
+The reference is strassen (N=2) traced here with `frontend`, at p = 16 on the Table 2
+machine: under ``cd`` par's first clustering simulates far above 1.10x the lower bound,
+so the full steering tries every priority, and ``auto`` must keep that first clustering
+exactly as `cluster_graph` makes it.
+"""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from frontend import compile_program, trace_program
+from ir_graph import Graph, build_graph
+from mapping.interactions import VALUE_BYTES
+from mapping.machine import table2
+from tests.helpers import ROOT, run_cli, run_cli_error
+from vcut.clustering import cluster_graph
+from vcut.par_steering import GAMMAS, STEERING, has_control_edges, par_numa
+from vcut.pipeline import AnalysisOptions, TraceOptions, analyze, analyze_graph, compare_methods
+from vcut_base.errors import InputError
+
+STRASSEN = os.path.join(ROOT, "samples", "strassen.c")
+P = 16
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return trace_program(compile_program([STRASSEN], defines=("N=2",)))
+
+
+@pytest.fixture(scope="module")
+def graphs(trace):
+    return {m: build_graph(trace, control=m) for m in ("oracle", "cd")}
+
+
+@pytest.fixture(scope="module")
+def runs(trace, graphs):
+    """``{(model, steering): Analysis}`` without baselines."""
+    return {(m, s): analyze_graph(graphs[m], P, object_bytes=trace.obj_size, baselines=False,
+                                  steering=s)
+            for m in graphs for s in STEERING}
+
+
+def test_steering_values():
+    assert STEERING == ("auto", "full")
+
+
+def test_has_control_edges(graphs):
+    assert not has_control_edges(graphs["oracle"])  # edge kinds, none of them 128
+    assert has_control_edges(graphs["cd"])
+    g = Graph(n=2, src=np.array([0]), dst=np.array([1]), weight=np.array([1.0]))
+    assert g.edge_kind is None and not has_control_edges(g)
+    g = Graph(n=2, src=np.array([0]), dst=np.array([1]), weight=np.array([1.0]),
+              edge_kind=np.array([128], dtype=np.uint8))
+    assert has_control_edges(g)
+    g = Graph(n=2, src=np.zeros(0, np.int64), dst=np.zeros(0, np.int64),
+              weight=np.zeros(0), edge_kind=np.zeros(0, np.uint8))
+    assert not has_control_edges(g)
+
+
+def test_auto_keeps_pars_first_clustering_on_a_control_graph(runs, graphs):
+    a = runs[("cd", "auto")]
+    assert a.partition["steering"] == "replay"
+    assert len(a.partition["priorities"]) == 1  # no other priority tried
+    assert a.partition["refined_share"] == 0.0 and len(a.partition["refined"]) == 1
+    for key in ("chains", "latencies", "steered_prices", "grain_runs", "grain_calls"):
+        assert key not in a.partition
+    machine = table2(P)
+    first, _ = cluster_graph(graphs["cd"], P, "par",
+                             latency=machine.mean_message_cycles(VALUE_BYTES),
+                             numa=par_numa(machine, P))
+    assert np.array_equal(a.clustering.cluster, first.cluster)
+    assert np.array_equal(a.clustering.home, first.home)
+    # the first simulation is above STEER x the bound, so the replay ran: the window-free
+    # order only (no replays after it)
+    assert a.partition["priorities"][0][1] > 1.10 * a.bound.lower_bound
+    assert len(a.partition["replays"]) == 1
+    assert a.result.makespan == min(a.partition["replays"][0], a.partition["replays_from"])
+
+
+def test_full_searches_every_priority_on_a_control_graph(runs):
+    a = runs[("cd", "full")]
+    assert "steering" not in a.partition
+    assert [g for g, _ in a.partition["priorities"]][1:] == \
+        [g for g in GAMMAS if g != a.partition["priorities"][0][0]]
+    assert len(a.partition["replays"]) >= 1
+
+
+def test_oracle_graph_the_same_either_way(runs):
+    auto, full = runs[("oracle", "auto")], runs[("oracle", "full")]
+    assert "steering" not in auto.partition
+    assert auto.result.makespan == full.result.makespan
+    assert np.array_equal(auto.clustering.cluster, full.clustering.cluster)
+    assert np.array_equal(auto.placement.core, full.placement.core)
+
+
+@pytest.mark.parametrize("bad", ["fast", "", "AUTO", None])
+def test_bad_steering_refused_by_the_api(graphs, bad):
+    with pytest.raises(InputError, match="unknown steering .*; use one of auto, full"):
+        analyze_graph(graphs["cd"], P, steering=bad)
+    with pytest.raises(InputError, match="unknown steering"):
+        compare_methods(graphs["cd"], [2], ["par"], steering=bad)
+
+
+def test_bad_steering_refused_before_tracing(tmp_path):
+    out = tmp_path / "out"
+    opts = AnalysisOptions(p=4, steering="fast", output=str(out), baselines=False,
+                           trace=TraceOptions(defines=("N=2",)))
+    with pytest.raises(InputError, match="unknown steering 'fast'"):
+        analyze([STRASSEN], opts)
+    assert not out.exists()
+
+
+def test_cli_steering(capsys, tmp_path, runs):
+    code, out, _ = run_cli(capsys, "analyze", STRASSEN, "-D", "N=2", "-p", P, "--control", "cd",
+                           "--no-baselines", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["makespan"] == pytest.approx(runs[("cd", "auto")].result.makespan)
+    code, out, _ = run_cli(capsys, "analyze", STRASSEN, "-D", "N=2", "-p", P, "--control", "cd",
+                           "--no-baselines", "--json", "--steering", "full")
+    assert code == 0
+    assert json.loads(out)["makespan"] == pytest.approx(runs[("cd", "full")].result.makespan)
+    code, line = run_cli_error(capsys, "analyze", STRASSEN, "-D", "N=2", "-p", 4,
+                               "--steering", "fast", "-o", tmp_path / "o")
+    assert code == 2 and "--steering" in line and "fast" in line
+    assert not (tmp_path / "o").exists()
