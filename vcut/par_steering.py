@@ -36,7 +36,8 @@ from .quality import refine_assignment, refine_bytes
 
 __all__ = ["PAR_NUMA", "par_numa", "STEER", "STEERING", "has_control_edges", "GRAINS", "LATENCY_SCALES", "LATENCY_GAIN",
            "PRICE_TOLERANCE", "WINDOW_FREE", "REPLAYS", "REFINE_SHARES", "REFINE_TOLERANCE",
-           "GRAIN_RATE", "GRAIN_BOUND", "FINALIST_FIELDS", "steer", "refine", "replay",
+           "GRAIN_RATE", "GRAIN_BOUND", "FINALIST_FIELDS", "steer", "refine", "finish_order",
+           "replay",
            "finalist"]
 
 
@@ -118,6 +119,16 @@ def _window_free(machine, m):
     return replace(machine, issue_window=max(int(m), 1))
 
 
+def finish_order(cl, sim):
+    """The positions of ``cl``'s tasks sorted by their finish times in ``sim`` (ties: the
+    order they had in ``cl``'s schedule, so a topological order stays one): the schedule
+    of `replay`."""
+    pos = np.arange(len(cl.src))
+    if cl.order is not None:
+        pos[cl.order] = np.arange(len(cl.src))
+    return np.lexsort((pos, sim.finish))
+
+
 def replay(cl, core, machine, res, value_bytes, bound, say, replays=None):
     """``(clustering, SimResult, makespans, kept)``: ``cl`` on ``core`` with its clusters'
     tasks in orders fitter for the machine's windowed cores; the fastest kept (ties: the
@@ -125,10 +136,12 @@ def replay(cl, core, machine, res, value_bytes, bound, say, replays=None):
 
     First (`WINDOW_FREE`) the order of a simulation without an issue window: each
     cluster's tasks sorted by their finish times there (ties: the order they had, so the
-    order stays topological). A windowed core that runs that order starts the same task at
-    the same time as the window-free one did (the oldest task it has not started is the
-    next one the window-free core started, and ready then), so the machine runs as if it
-    had no window: neuron at p = 64 1.362 -> 1.260x the bound and fft 1.345 -> 1.241, the
+    order stays topological; `finish_order`). A windowed core that runs that order starts
+    the same task at the same time as the window-free one did (the oldest task it has not
+    started is the next one the window-free core started, and ready then), so the machine
+    runs nearly as if it had no window (not always exactly: empty tasks, whose finish
+    times tie, and cores shared by clusters can start otherwise, so the order is
+    simulated on the machine again): neuron at p = 64 1.362 -> 1.260x the bound and fft 1.345 -> 1.241, the
     replays below included (docs/notes/mapping-par-quality.md), sort 1.449 -> 1.151.
     Then, from the mapping's order, up to `REPLAYS` times, each from the last, the tasks
     re-sorted by their finish times in the last simulation (``par``'s schedule follows
@@ -150,12 +163,6 @@ def replay(cl, core, machine, res, value_bytes, bound, say, replays=None):
         return cl, res, [], 0
     best_cl, best, spans, kept = cl, res, [], 0
 
-    def resorted(c, sim):  # c's tasks by their finish times in sim, ties as they were
-        pos = np.arange(m)
-        if c.order is not None:
-            pos[c.order] = np.arange(m)
-        return np.lexsort((pos, sim.finish))
-
     def run(order):
         nonlocal best_cl, best, kept
         c = replace(cl, schedule=order)
@@ -167,10 +174,10 @@ def replay(cl, core, machine, res, value_bytes, bound, say, replays=None):
 
     if free:
         say("  simulating without an issue window for the clusters' task order")
-        run(resorted(cl, simulate(cl, core, _window_free(machine, m), value_bytes)))
+        run(finish_order(cl, simulate(cl, core, _window_free(machine, m), value_bytes)))
     cur, r = cl, res
     for i in range(replays):
-        order = resorted(cur, r)
+        order = finish_order(cur, r)
         if cur.order is not None and np.array_equal(order, cur.order):
             break  # the order its own simulation gives: replaying changes nothing
         say(f"  replaying the simulated order ({i + 1} of {replays})")
