@@ -81,7 +81,6 @@ from ir_graph.edge_lists import execution_order
 from ir_graph.graph import OPCLASSES, index_dtype
 from ir_graph.replicas import replica_set_bytes, replica_sets
 
-from . import par_kernels
 
 __all__ = ["par_assign", "BETA", "PRICES", "TOLERANCE", "LATENCY_SHARE", "CRITICAL", "HOLD",
            "GAMMAS", "CHAIN_SLACKS", "GRAIN_SHARE", "CALL_SHARE", "CALL_GRAIN_SHARE",
@@ -273,6 +272,7 @@ def par_assign(src, dst, weight, n, p, cap, imbalance=1.03, latency=None, beta=N
         every run, in the order run); with ``grains``: ``grain_share``, ``grains``
         (runs kept whole) and ``grain_vertices`` (their vertices).
     """
+    from . import par_kernels  # (on demand: the kernels load with numba)
     if latency is None:
         latency = default_latency(p)
     if not np.isfinite(latency) or latency < 0:
@@ -469,6 +469,7 @@ def _par_grains(src, dst, weight, n, p, cap, grains, share, kw, calls=None, call
     execution order), every other task where ``par`` put it. A vertex without
     in-edges in a run kept whole is homed where it is first used, as ``par`` homes
     one."""
+    from . import par_kernels
     if calls is not None:
         depth = np.asarray(calls)
         if depth.shape != (n,) or depth.dtype.kind not in "iu" or (n and depth.min() < 0):

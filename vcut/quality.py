@@ -44,8 +44,6 @@ from vcut_base.errors import InputError, VcutError
 from vcut_base.memory import check_memory, jobs_that_fit
 from vcut_base.progress import run_kernel, run_parallel
 
-from . import expansion_kernels, fm_kernels
-from .spac import spac_assign
 
 __all__ = ["ne_assign", "hep_assign", "refine_assignment", "best_assign", "mesh_like", "runs_spac",
            "DEFAULT_TAU", "BEST_TAU", "REFINE_PASSES", "REFINE_SLACK"]
@@ -110,6 +108,7 @@ def ne_assign(src, dst, weight, n, cap, *, seed=0, high=None, keep=None, inciden
     edges to partition (the others stay -1). ``incidence``: the ``(ptr,
     adj)`` of `expansion_kernels.incidence` for ``keep``, to reuse (``adj`` is copied).
     """
+    from . import expansion_kernels  # (on demand: the kernels load with numba)
     m = len(src)
     _check(n, m)
     keep = np.ones(m, dtype=np.bool_) if keep is None else keep
@@ -139,6 +138,7 @@ def high_degree(deg, tau):
 
 def hep_assign(src, dst, weight, n, cap, deg, *, tau=DEFAULT_TAU, seed=0):
     """HEP with threshold ``tau``; returns ``(assignment int32, info)``."""
+    from . import expansion_kernels
     if not np.isfinite(tau) or tau <= 0:
         raise InputError(f"tau must be a positive number (HEP's degree threshold), got {tau}")
     high = high_degree(deg, tau)
@@ -189,6 +189,7 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     ``fm_budget``: FM starts no search once it has tried this many moves per
     edge (None: FM runs to its fixed point or `FM_PASSES`).
     """
+    from . import expansion_kernels, fm_kernels
     m = len(src)
     k = len(cap)
     out = np.asarray(assignment).astype(np.int64)
@@ -267,6 +268,8 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     where METIS is missing or fails (``info["spac_skipped"]`` says why).
     Deterministic for a seed whatever the number of cores.
     """
+    from . import expansion_kernels
+    from .spac import spac_assign
     k = len(cap)
     m = len(src)
     inc = expansion_kernels.incidence(src, dst, n, np.ones(m, dtype=np.bool_))

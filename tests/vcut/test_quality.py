@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from vcut_base.errors import InputError
 from tests.helpers import edge_arrays, graph, weighted_graphs
-from vcut import quality
+from vcut import expansion_kernels, fm_kernels, quality
 from vcut.capacities import capacities_from_fractions, equal_capacities
 from ir_graph.edge_lists import degrees
 from vcut.partition import partition_graph
@@ -221,7 +221,7 @@ def test_cliques_hand_trace_from_vertex_0():
     # the bridge fills cluster 0; cluster 1 takes the rest
     src, dst, w, n = edge_arrays(CLIQUES)
     seeds = np.array([0, 1, 2, 3, 4, 5, 6, 7])
-    out = quality.expansion_kernels.expand(src, dst, w, *quality.expansion_kernels.incidence(
+    out = expansion_kernels.expand(src, dst, w, *expansion_kernels.incidence(
         src, dst, n, np.ones(len(src), bool)), n, np.array([6.5, 6.5]), np.zeros(n, bool), seeds,
         np.full(len(src), -1, np.int64), np.zeros(2, np.int64))
     assert out.tolist() == [7.0, 6.0]
@@ -233,7 +233,7 @@ def test_expansion_ties_go_to_the_vertex_that_joined_first():
     # edges) and (2,4) goes to cluster 1 (ties to the last joined would give (2,4) to 0)
     src, dst, w, n = edge_arrays([(0, 1), (0, 2), (1, 3), (2, 4)])
     out = np.full(4, -1, np.int64)
-    quality.expansion_kernels.expand(src, dst, w, *quality.expansion_kernels.incidence(
+    expansion_kernels.expand(src, dst, w, *expansion_kernels.incidence(
         src, dst, n, np.ones(4, bool)), n, np.array([3.0, 1.0]), np.zeros(n, bool),
         np.arange(n), out, np.zeros(2, np.int64))
     assert out.tolist() == [0, 0, 0, 1]
@@ -361,8 +361,8 @@ def test_refine_dissolves_a_replica_into_two_clusters():
     edges = [(0, 1), (0, 2), (0, 3), (0, 4), (3, 5), (4, 6), (1, 7), (2, 8)]
     src, dst, w, n = edge_arrays(edges)
     out = np.array([0, 1, 2, 2, 0, 1, 0, 1])
-    ptr, adj = quality.expansion_kernels.incidence(src, dst, n, np.ones(len(src), bool))
-    res = quality.expansion_kernels.refine(src, dst, w, ptr, adj, n, 3, out, np.full(3, 10.0),
+    ptr, adj = expansion_kernels.incidence(src, dst, n, np.ones(len(src), bool))
+    res = expansion_kernels.refine(src, dst, w, ptr, adj, n, 3, out, np.full(3, 10.0),
                                  np.array([0]), 1, 2, True, np.zeros(2, np.int64))
     assert out.tolist() == [0, 1, 0, 1, 0, 1, 0, 1]
     assert tuple(res) == (1, 1, 13, 10)
@@ -398,12 +398,12 @@ def test_refine_never_raises_rf_never_breaks_the_bound_and_is_idempotent(gw, k, 
 
 
 def _dissolve(src, dst, w, n, start, k, imb, seed, skip):
-    ptr, adj = quality.expansion_kernels.incidence(src, dst, n, np.ones(len(src), bool))
+    ptr, adj = expansion_kernels.incidence(src, dst, n, np.ones(len(src), bool))
     out = np.asarray(start, dtype=np.int64).copy()
     load = np.bincount(out, weights=w, minlength=k)
     bound = np.maximum(imb * w.sum() / k, load)
     order = np.random.default_rng(seed).permutation(n).astype(np.int64)
-    res = quality.expansion_kernels.refine(src, dst, w, ptr, adj, n, k, out, bound, order, 1000, 2, skip,
+    res = expansion_kernels.refine(src, dst, w, ptr, adj, n, k, out, bound, order, 1000, 2, skip,
                                  np.zeros(2, np.int64))
     return out.tolist(), tuple(int(x) for x in res)
 
@@ -479,11 +479,11 @@ def test_fm_drop_cuts_searches_at_their_first_step_below_the_best_prefix():
     fewest = min(replicas(src, dst, np.array(a), n) for a in itertools.product(range(3), repeat=6)
                  if np.bincount(a, minlength=3).max() <= 4)
     assert fewest == 7 and replicas(src, dst, start, n) == 9
-    ptr, adj = quality.expansion_kernels.incidence(src, dst, n, np.ones(6, bool))
+    ptr, adj = expansion_kernels.incidence(src, dst, n, np.ones(6, bool))
     after = {}
     for drop in (0, 64):
         out = start.astype(np.int64).copy()
-        res = quality.fm_kernels.fm(src, dst, w, ptr, adj, n, 3, out, bound, np.arange(n), 8, 4, 16,
+        res = fm_kernels.fm(src, dst, w, ptr, adj, n, 3, out, bound, np.arange(n), 8, 4, 16,
                              drop, 32, -1, np.zeros(2, np.int64))
         assert res[3] == replicas(src, dst, out, n) and np.bincount(out, minlength=3).max() <= 4
         after[drop] = res[3]
@@ -496,8 +496,8 @@ def test_fm_kernel_undoes_a_search_without_gain_exactly():
     # With loads <= 2.5 no search keeps a move: each is undone, loads restored.
     src, dst, w, n = edge_arrays([(0, 1), (1, 2), (2, 3), (0, 3)])
     out = np.array([0, 0, 1, 1])
-    ptr, adj = quality.expansion_kernels.incidence(src, dst, n, np.ones(4, bool))
-    res = quality.fm_kernels.fm(src, dst, w, ptr, adj, n, 2, out, np.array([2.5, 2.5]), np.arange(n),
+    ptr, adj = expansion_kernels.incidence(src, dst, n, np.ones(4, bool))
+    res = fm_kernels.fm(src, dst, w, ptr, adj, n, 2, out, np.array([2.5, 2.5]), np.arange(n),
                          8, 4, 16, 0, 32, -1, np.zeros(2, np.int64))
     assert out.tolist() == [0, 0, 1, 1] and tuple(res)[:4] == (0, 1, 6, 6)
 
@@ -516,9 +516,9 @@ def test_fm_kernel_keeps_its_counts_and_bounds_with_tight_slots_and_hubs(gw, k, 
     start = np.random.default_rng(seed).integers(0, k, len(src))
     out = start.astype(np.int64).copy()
     bound = np.maximum(1.1 * w.sum() / k, np.bincount(out, weights=w, minlength=k))
-    ptr, adj = quality.expansion_kernels.incidence(src, dst, n, np.ones(len(src), bool))
+    ptr, adj = expansion_kernels.incidence(src, dst, n, np.ones(len(src), bool))
     order = np.random.default_rng(seed).permutation(n).astype(np.int64)
-    kept, run, before, after, _ = quality.fm_kernels.fm(src, dst, w, ptr, adj, n, k, out, bound, order,
+    kept, run, before, after, _ = fm_kernels.fm(src, dst, w, ptr, adj, n, k, out, bound, order,
                                                 8, slack, 4, drop, hub, -1, np.zeros(2, np.int64))
     assert before == replicas(src, dst, start, n)
     assert after == replicas(src, dst, out, n) <= before
@@ -539,12 +539,12 @@ def test_fm_budget_stops_before_the_first_search_past_it(gw, k, seed, frac):
     k = min(k, len(src))
     start = np.random.default_rng(seed).integers(0, k, len(src))
     bound = np.maximum(1.1 * w.sum() / k, np.bincount(start, weights=w, minlength=k))
-    ptr, adj = quality.expansion_kernels.incidence(src, dst, n, np.ones(len(src), bool))
+    ptr, adj = expansion_kernels.incidence(src, dst, n, np.ones(len(src), bool))
     order = np.random.default_rng(seed).permutation(n).astype(np.int64)
 
     def run(budget):
         out = start.astype(np.int64).copy()
-        res = quality.fm_kernels.fm(src, dst, w, ptr, adj, n, k, out, bound, order, 8, 4, 4, 0, 1024,
+        res = fm_kernels.fm(src, dst, w, ptr, adj, n, k, out, bound, order, 8, 4, 4, 0, 1024,
                              budget, np.zeros(2, np.int64))
         assert res[3] == replicas(src, dst, out, n) <= res[2] == replicas(src, dst, start, n)
         assert np.all(np.bincount(out, weights=w, minlength=k) <= bound + 1e-9)
@@ -570,11 +570,11 @@ def test_fm_batched_gains_equal_the_generic_ones():
     from runtime.generators import rmat
     from vcut.partition import simplify
 
-    fm = quality.fm_kernels
+    fm = fm_kernels
     g = rmat(9, 8, seed=5)
     src, dst, w = (np.asarray(x) for x in simplify(g)[:3])
     src, dst, w, n = src.astype(np.int64), dst.astype(np.int64), w.astype(float), g.n
-    ptr, adj = quality.expansion_kernels.incidence(src, dst, n, np.ones(len(src), bool))
+    ptr, adj = expansion_kernels.incidence(src, dst, n, np.ones(len(src), bool))
     checked = 0
     for k, slack, seed, spread in ((48, 4, 0, 1.0), (48, 0, 1, 1.0), (8, 1, 2, 1.0),
                                    (64, 2, 3, 0.0)):
