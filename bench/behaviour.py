@@ -371,7 +371,8 @@ def _environment():
 #   normalised by the inner suffix).
 # * .csv: columns whose header is a timing key (batch.csv's `seconds`) are blanked.
 # * .html / .svg: the value cells of timing rows and columns of every table are blanked
-#   (analyze's `<th>phase: partition</th><td>0.59 s</td>` rows, batch's `seconds` column);
+#   (analyze's `<th>phase: partition</th><td>0.59 s</td>` rows, batch's `seconds` column,
+#   every value of the report's section `<details id='phases'>`);
 #   matplotlib's SVG carries the time of drawing (`<dc:date>`) and clip-path and marker ids
 #   salted with a random uuid (`id="p1a2b3c4d5e"`, `id="m..."`): the date is dropped and the
 #   ids renumbered in order of appearance. PNG images (matplotlib writes no date into them)
@@ -527,9 +528,15 @@ _SVG_DATE = re.compile(r"<dc:date>.*?</dc:date>", re.DOTALL)
 _SVG_ID = re.compile(r'\bid="([a-z][0-9a-f]{10})"')
 
 
+#: analyze's report: the section of the time of each phase (every value a wall time)
+_PHASES = re.compile(r"<details id='phases'>.*?</details>", re.S)
+_CELL_VALUE = re.compile(r"(<td[^>]*>)[^<]*(</td>)")
+
+
 def normalise_html(html, subs):
     """`html` with timing cells blanked, SVG dates dropped and SVG ids renumbered."""
     html = _paths(html, subs)
+    html = _PHASES.sub(lambda m: _CELL_VALUE.sub(r"\1#\2", m.group(0)), html)
     html = _TABLE.sub(_normalise_table, html)
     html = _SVG_DATE.sub("<dc:date/>", html)
     ids = {}
