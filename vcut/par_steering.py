@@ -34,11 +34,10 @@ from .metrics import partition_metrics
 from .parallel import CALL_GRAIN_SHARE, CHAIN_SLACKS, GAMMAS, GRAIN_SHARE, PRICES
 from .quality import refine_assignment, refine_bytes
 
-__all__ = ["PAR_NUMA", "par_numa", "STEER", "STEERING", "has_control_edges", "GRAINS", "LATENCY_SCALES", "LATENCY_GAIN",
-           "PRICE_TOLERANCE", "WINDOW_FREE", "REPLAYS", "REFINE_SHARES", "REFINE_TOLERANCE",
-           "GRAIN_RATE", "GRAIN_BOUND", "FINALIST_FIELDS", "steer", "refine", "finish_order",
-           "replay",
-           "finalist"]
+__all__ = ["PAR_NUMA", "par_numa", "STEER", "STEERING", "has_control_edges", "GRAINS",
+           "LATENCY_SCALES", "LATENCY_GAIN", "PRICE_TOLERANCE", "WINDOW_FREE", "REPLAYS",
+           "REFINE_SHARES", "REFINE_TOLERANCE", "GRAIN_RATE", "GRAIN_BOUND", "FINALIST_FIELDS",
+           "steer", "refine", "finish_order", "replay", "finalist"]
 
 
 #: ``par`` models the NUMA distance of its tasks' memory objects (`par_numa`): at p = 8
@@ -141,8 +140,9 @@ def replay(cl, core, machine, res, value_bytes, bound, say, replays=None):
     started is the next one the window-free core started, and ready then), so the machine
     runs nearly as if it had no window (not always exactly: empty tasks, whose finish
     times tie, and cores shared by clusters can start otherwise, so the order is
-    simulated on the machine again): neuron at p = 64 1.362 -> 1.260x the bound and fft 1.345 -> 1.241, the
-    replays below included (docs/notes/mapping-par-quality.md), sort 1.449 -> 1.151.
+    simulated on the machine again): neuron at p = 64 1.362 -> 1.260x the bound and fft
+    1.345 -> 1.241, the replays below included (docs/notes/mapping-par-quality.md), sort
+    1.449 -> 1.151.
     Then, from the mapping's order, up to `REPLAYS` times, each from the last, the tasks
     re-sorted by their finish times in the last simulation (``par``'s schedule follows
     its timing model, not the simulator's out-of-order cores), until an order is the one

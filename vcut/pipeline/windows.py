@@ -199,7 +199,8 @@ def analyze_windows(graph, p, count, size=None, *, unit="nodes", method="par",
     ...
     vcut_base.errors.InputError: a window of 10,000 nodes does not fit in the run's 790 nodes; ...
     """
-    check_names((method,), mapper, steering)  # before any window: a misspelt name is not the window's fault
+    # before any window: a misspelt name is not the window's fault
+    check_names((method,), mapper, steering)
     total, to_nodes = unit_spans(graph, unit)
     spans = spaced_windows(total, count, size, UNITS[unit])
     size = spans[0][1] - spans[0][0]
