@@ -60,6 +60,12 @@ KIND_CTRL = 128
 MISPREDICTED = 2
 
 
+def has_control_edges(graph):
+    """Whether ``graph`` holds control edges (kind `KIND_CTRL`)."""
+    kind = graph.edge_kind
+    return kind is not None and len(kind) > 0 and bool(np.any(kind & KIND_CTRL))
+
+
 def _kernels():
     """The compiled kernels, imported when first needed (numba's start-up): machine
     descriptions read `BRANCH_CYCLES` from here."""
@@ -69,7 +75,8 @@ def _kernels():
 
 __all__ = ["CONTROL_MODELS", "BRANCH_CYCLES", "KIND_CTRL", "StaticControl", "ControlFlow",
            "static_control", "control_flow", "control_edges", "with_control",
-           "critical_path", "model_table", "check_model", "branch_successors"]
+           "critical_path", "model_table", "check_model", "branch_successors",
+           "has_control_edges"]
 
 #: The models, from the most to the least parallel (`ir_graph.control`).
 CONTROL_MODELS = ("oracle", "sp-cd-mf", "sp-cd", "sp", "cd-mf", "cd", "base")

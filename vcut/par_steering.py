@@ -19,7 +19,7 @@ import numpy as np
 from vcut_base.errors import InputError
 from vcut_base.memory import available_bytes
 from vcut_base.progress import run_parallel
-from ir_graph.control import KIND_CTRL
+from ir_graph.control import has_control_edges
 from ir_graph.edge_lists import execution_order
 from ir_graph.replicas import replica_table
 from mapping import time_aware
@@ -34,7 +34,7 @@ from .metrics import partition_metrics
 from .parallel import CALL_GRAIN_SHARE, CHAIN_SLACKS, GAMMAS, GRAIN_SHARE, PRICES
 from .quality import refine_assignment, refine_bytes
 
-__all__ = ["PAR_NUMA", "par_numa", "STEER", "STEERING", "has_control_edges", "GRAINS",
+__all__ = ["PAR_NUMA", "par_numa", "STEER", "STEERING", "check_steering", "GRAINS",
            "LATENCY_SCALES", "LATENCY_GAIN", "PRICE_TOLERANCE", "WINDOW_FREE", "REPLAYS",
            "REFINE_SHARES", "REFINE_TOLERANCE", "GRAIN_RATE", "GRAIN_BOUND", "FINALIST_FIELDS",
            "steer", "refine", "finish_order", "replay", "finalist"]
@@ -74,10 +74,10 @@ STEER = 1.10
 STEERING = ("auto", "full")
 
 
-def has_control_edges(graph):
-    """Whether ``graph`` holds control edges (kind `ir_graph.control.KIND_CTRL`)."""
-    kind = getattr(graph, "edge_kind", None)
-    return kind is not None and len(kind) > 0 and bool(np.any(kind & KIND_CTRL))
+def check_steering(steering):
+    """Refuse (`InputError`) a ``steering`` not in `STEERING`."""
+    if steering not in STEERING:
+        raise InputError(f"unknown steering {steering!r}; use one of {', '.join(STEERING)}")
 
 
 #: Where the steering runs, ``par`` also runs on whole block runs
@@ -234,8 +234,7 @@ def steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=N
     edges (``metrics["steering"]``: ``"replay"``, and `refine` and the analysis's replays
     follow it).
     """
-    if steering not in STEERING:
-        raise InputError(f"unknown steering {steering!r}; use one of {', '.join(STEERING)}")
+    check_steering(steering)
     core = compact(int(p), machine)
 
     def judge(c):  # messages of VALUE_BYTES, as `interactions` sizes them below

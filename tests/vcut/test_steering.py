@@ -19,7 +19,8 @@ from mapping.interactions import VALUE_BYTES
 from mapping.machine import table2
 from tests.helpers import ROOT, run_cli, run_cli_error
 from vcut.clustering import cluster_graph
-from vcut.par_steering import GAMMAS, STEERING, has_control_edges, par_numa
+from ir_graph.control import has_control_edges
+from vcut.par_steering import GAMMAS, STEERING, par_numa
 from vcut.pipeline import AnalysisOptions, TraceOptions, analyze, analyze_graph, compare_methods
 from vcut_base.errors import InputError
 

@@ -205,9 +205,7 @@ def check_names(methods, mapper, steering="auto"):
                              f"{', '.join(EDGE_CUTS + ALGORITHMS)}")
     if mapper not in MAPPERS:
         raise InputError(f"unknown mapping {mapper!r}; use one of {', '.join(MAPPERS)}")
-    if steering not in par_steering.STEERING:
-        raise InputError(f"unknown steering {steering!r}; use one of "
-                         f"{', '.join(par_steering.STEERING)}")
+    par_steering.check_steering(steering)
 
 
 def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time-aware",

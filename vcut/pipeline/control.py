@@ -19,7 +19,7 @@ import numpy as np
 
 from vcut_base.errors import InputError
 from ir_graph.control import (BRANCH_CYCLES, CONTROL_MODELS, KIND_CTRL, check_latency,
-                              check_model, model_table, with_control)
+                              check_model, has_control_edges, model_table, with_control)
 
 __all__ = ["parse_controls", "branch_latency", "data_edges", "control_models",
            "models_sentence", "refuse_graph_file"]
@@ -63,9 +63,9 @@ def branch_latency(options, machine=None):
 
 def data_edges(graph):
     """``graph`` without its control edges (itself when it has none)."""
-    kind = graph.edge_kind
-    if kind is None or not (graph.meta.get("control") or {}).get("control_edges"):
+    if not has_control_edges(graph):
         return graph
+    kind = graph.edge_kind
     keep = np.flatnonzero((kind & KIND_CTRL) == 0)
     return dataclasses.replace(graph, src=graph.src[keep], dst=graph.dst[keep],
                                weight=graph.weight[keep], edge_kind=kind[keep])
