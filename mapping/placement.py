@@ -84,13 +84,14 @@ class Placement:
 
 
 def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=0,
-          clustering=None, simulations=None, jobs=None):
+          clustering=None, simulations=None, jobs=None, evals=None):
     """Map the clusters of ``inter`` (`ClusterInteractions`) onto ``machine``.
 
     ``clustering`` (the `Clustering` ``inter`` summarises) is needed by
     ``time-aware``, which simulates it; ``simulations`` (a dict) receives the
     simulations it ran that a caller may want again (see `time_aware`); ``jobs``:
-    how many of its starts it simulates at once (see `time_aware`).
+    how many of its starts it simulates at once, ``evals``: how many placements it
+    simulates at most (see `time_aware`).
 
     The methods (`MAPPERS`, the module docstring): ``memory-centric``
     (Algorithm 2: clusters that share data on one core, up to ``threshold``,
@@ -120,6 +121,9 @@ def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=
         it simulated.
     jobs : int, optional
         ``time-aware``: simulations run at once (default: as many as fit).
+    evals : int, optional
+        ``time-aware``: placements simulated at most, the starts included (default
+        `mapping.time_aware.evaluations` of the clustering's tasks).
 
     Returns
     -------
@@ -176,7 +180,7 @@ def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=
                              "(or use memory-centric)")
 
         core, extra = time_aware(clustering, inter, machine, threshold, seed,
-                                 simulations=simulations, jobs=jobs)
+                                 evals=evals, simulations=simulations, jobs=jobs)
     elif method == "memory-centric":
         core, rule = memory_centric(inter, machine, threshold)
     else:

@@ -63,7 +63,8 @@ from . import simulation_kernels
 from .interactions import VALUE_BYTES
 from .machine import MEMORY_CYCLES
 
-__all__ = ["SimResult", "simulate", "simulation_bytes", "simulation_jobs", "LINK_DIRECTIONS"]
+__all__ = ["SimResult", "simulate", "simulation_bytes", "simulation_jobs", "rescheduled",
+           "LINK_DIRECTIONS"]
 
 #: Directed links leave router ``(r, c)`` with index ``(r * cols + c) * 4 + d``.
 LINK_DIRECTIONS = ("east", "west", "south", "north")
@@ -406,6 +407,37 @@ def positioned_bytes(cl):
     per_replica = cl.table.cluster.dtype.itemsize + 2 * cl.table.n_in.dtype.itemsize + vsz + isz
     # vertices: new ids (kept as vorder), their inverse while made, replica offsets, home
     return m * per_task + R * per_replica + n * (2 * vsz + 8 + cl.home.dtype.itemsize)
+
+
+def rescheduled(cl, schedule):
+    """`Clustering` ``cl`` with its tasks run in the order ``schedule`` (a permutation of
+    the tasks that stays topological): ``dataclasses.replace(cl, schedule=schedule)``,
+    which keeps ``cl``'s replica table (it does not depend on the order) and, where ``cl``
+    has its `Positioned` layout made, a layout derived from it: the tasks' arrays taken
+    in the new order, the vertices keeping the labels ``cl``'s schedule gave them. The
+    labels only place the vertices' arrays near the tasks that read them, so the
+    simulations are the same to the bit as with a layout made afresh (`_position`), at a
+    few gathers instead of two passes over the replica table (md under ``cd``, 6.8 M
+    tasks: 0.45 against 0.85 s)."""
+    new = dataclasses.replace(cl, schedule=schedule)
+    kept = vars(cl)
+    if "table" in kept:
+        vars(new)["table"] = kept["table"]
+    with _POSITIONED:
+        pv = kept.get("_positioned")
+    if pv is None or schedule is None:
+        return new
+    schedule = np.asarray(schedule)
+    m = len(cl.cluster)
+    was = np.empty(m, dtype=index_dtype(m))  # each task's position in cl's schedule
+    was[cl.order] = np.arange(m, dtype=was.dtype)
+    at = was[schedule]  # the old position of each new one
+    task = {name: getattr(pv, name)[at] for name in ("cluster", "weight", "obj", "src", "dst")}
+    positions = np.empty(m, index_dtype(m))
+    ptr = simulation_kernels.cluster_tasks(np.empty(0, dtype=np.int32), task["cluster"], cl.p,
+                                           positions)
+    vars(new)["_positioned"] = dataclasses.replace(pv, tasks=(ptr, positions), **task)
+    return new
 
 
 def _position(cl):

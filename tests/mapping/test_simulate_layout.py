@@ -164,3 +164,64 @@ def test_random_schedules_simulate_the_same_in_either_layout(seed):
     core = rng.integers(0, machine.cores, p)
     assert sim.positioned(cl) is not None
     assert same(sim.simulate(cl, core, machine), unpositioned(cl, core, machine))
+
+
+def _random_schedule(rng, level_u):
+    """A random topological schedule: tasks by their source's level, ties at random."""
+    return np.lexsort((rng.random(len(level_u)), level_u)).astype(np.int32)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_rescheduled_simulates_as_a_fresh_layout(seed):
+    # `rescheduled` derives the new schedule's layout from the old one's (the vertices keep
+    # the old labels); a clustering made afresh with that schedule lays itself out again:
+    # both simulate the same, to the bit, and the same as the task-order layout
+    rng = np.random.default_rng(40 + seed)
+    n = int(rng.integers(5, 60))
+    u = rng.integers(0, n - 1, int(rng.integers(1, 4 * n)))
+    v = np.minimum(u + rng.integers(1, 8, len(u)), n - 1)
+    keep = np.unique(u * n + v, return_index=True)[1]
+    u, v = u[keep], v[keep]
+    m, p = len(u), int(rng.integers(1, 7))
+    cluster = rng.integers(0, p, m).astype(np.int32)
+    home = np.full(n, -1, dtype=np.int32)
+    for x in range(n):
+        mine = np.flatnonzero((u == x) | (v == x))
+        if len(mine):
+            home[x] = cluster[rng.choice(mine)]
+    level = np.zeros(n, dtype=np.int64)
+    for e in np.argsort(v, kind="stable"):
+        level[v[e]] = max(level[v[e]], level[u[e]] + 1)
+    cl = Clustering(n=n, p=p, src=u.astype(np.int64), dst=v.astype(np.int64),
+                    weight=rng.integers(0, 120, m).astype(np.float64), cluster=cluster,
+                    home=home, obj=rng.integers(-1, 3, m).astype(np.int64), kind="vertex-cut",
+                    method="random", schedule=_random_schedule(rng, level[u]))
+    machine = table2(int(rng.choice([2, 4, 8])))
+    core = rng.integers(0, machine.cores, p)
+    sim.simulate(cl, core, machine)  # makes cl's layout
+    assert sim.positioned(cl) is not None
+    order = _random_schedule(rng, level[u])
+    derived = sim.rescheduled(cl, order)
+    assert vars(derived)["_positioned"] is not None  # derived, not made on first use
+    assert vars(derived)["table"] is vars(cl)["table"]  # the replica table is kept
+    assert np.array_equal(derived.schedule, order) and np.array_equal(derived.order, order)
+    fresh = Clustering(**{f: getattr(cl, f) for f in ("n", "p", "src", "dst", "weight",
+                                                      "cluster", "home", "obj", "kind",
+                                                      "method")}, schedule=order)
+    a, b = sim.simulate(derived, core, machine), sim.simulate(fresh, core, machine)
+    assert same(a, b)
+    assert same(a, unpositioned(fresh, core, machine))
+    # the derived layout holds the tasks in the new order, the vertices' old labels
+    pv, old = sim.positioned(derived), sim.positioned(cl)
+    assert np.array_equal(pv.vorder, old.vorder)
+    assert np.array_equal(pv.weight, cl.weight[order])
+    assert np.array_equal(pv.cluster, cl.cluster[order])
+
+
+def test_rescheduled_without_a_layout_is_a_plain_replace():
+    edges = [(0, 1, 10), (2, 3, 5)]
+    cl = clustering(edges, [0, 0], home=[0, 0, 0, 0], schedule=[0, 1])
+    new = sim.rescheduled(cl, np.array([1, 0], dtype=np.int32))  # cl was never simulated
+    assert "_positioned" not in vars(new) and new.schedule.tolist() == [1, 0]
+    r = sim.simulate(new, [0], table2(1, (1, 1)))
+    assert r.finish.tolist() == [15.0, 5.0]

@@ -1,10 +1,10 @@
-"""The simulator without an issue window: ready heaps per core give the scan's choices.
+"""The simulator without an issue window: ready bitsets per core give the scan's choices.
 
-With a window as large as every cluster, `simulate_events` keeps each core's ready tasks on
-a heap instead of scanning the windows at each start. Both must start the same task at the
+With a window as large as every cluster, `simulate_events` keeps each core's ready tasks in
+a bitset instead of scanning the windows at each start. Both must start the same task at the
 same time: the finish times, busy cycles, link bytes and counts are compared exactly with
 the scan (``scan=True``) on IR graphs whose tasks wait in long runs (control edges of the
-``base`` and ``cd`` models) and on random DAGs.
+``base`` and ``cd`` models), with cores shared by clusters, and on random DAGs.
 """
 
 import dataclasses
@@ -96,3 +96,40 @@ def test_a_window_smaller_than_a_cluster_keeps_the_scan(monkeypatch, strassen):
     _same(heaps, scanned)
     free = simulate(cl, core, dataclasses.replace(base, issue_window=len(cl.src)))
     assert free.makespan <= heaps.makespan
+
+
+@pytest.mark.parametrize("model", ["oracle", "cd", "base"])
+@pytest.mark.parametrize("method,p,cores", [("par", 8, 3), ("metis", 8, 2), ("wb-libra", 6, 1)])
+def test_window_free_bitsets_choose_as_the_scan_with_shared_cores(monkeypatch, strassen, model,
+                                                                   method, p, cores):
+    """Several clusters per core: a core's slots interleave its clusters' tasks."""
+    g = build_graph(strassen, control=model)
+    cl, _ = cluster_graph(g, p, method)
+    machine = dataclasses.replace(load_machine(f"table2:{max(cores, 2)}"),
+                                  issue_window=len(cl.src))
+    core = (np.arange(p)[::-1] % cores).copy()
+    fast, scanned = _both(monkeypatch, cl, core, machine)
+    _same(fast, scanned)
+    assert fast.makespan > 0
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_window_free_bitsets_choose_as_the_scan_on_random_dags_with_shared_cores(monkeypatch,
+                                                                                  seed):
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(40, 400))
+    u = rng.integers(0, n - 1, 4 * n)
+    v = np.minimum(u + 1 + rng.integers(0, np.maximum(n - 1 - u, 1)), n - 1)
+    key = np.unique(u * n + v)
+    src, dst = key // n, key % n
+    keep = src < dst
+    # weights of 0 too: tasks that finish at once tie with the events of their start
+    g = Graph(n=n, src=src[keep], dst=dst[keep],
+              weight=rng.integers(0, 60, int(keep.sum())).astype(float), directed=True,
+              node_object=np.where(rng.random(n) < 0.3, rng.integers(0, 5, n), -1))
+    p = int(rng.integers(4, 9))
+    cl, _ = cluster_graph(g.validate(), p, "wb-libra", seed=seed)
+    machine = dataclasses.replace(load_machine("mesh:2x4"), issue_window=len(cl.src))
+    core = rng.integers(0, 1 + seed % 2, p)  # clusters share one core or two
+    fast, scanned = _both(monkeypatch, cl, core, machine)
+    _same(fast, scanned)

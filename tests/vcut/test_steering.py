@@ -20,7 +20,8 @@ from mapping.machine import table2
 from tests.helpers import ROOT, run_cli, run_cli_error
 from vcut.clustering import cluster_graph
 from ir_graph.control import has_control_edges
-from vcut.par_steering import GAMMAS, STEERING, par_numa
+from mapping import time_aware
+from vcut.par_steering import FREE_COST, GAMMAS, STEER, STEERING, mapping_evaluations, par_numa
 from vcut.pipeline import AnalysisOptions, TraceOptions, analyze, analyze_graph, compare_methods
 from vcut_base.errors import InputError
 
@@ -81,6 +82,40 @@ def test_auto_keeps_pars_first_clustering_on_a_control_graph(runs, graphs):
     assert a.partition["priorities"][0][1] > 1.10 * a.bound.lower_bound
     assert len(a.partition["replays"]) == 1
     assert a.result.makespan == min(a.partition["replays"][0], a.partition["replays_from"])
+
+
+def test_the_replay_takes_its_simulations_from_the_mappings(runs):
+    """Under ``auto`` on a control graph whose first clustering is above STEER x the bound,
+    the mapping simulates FREE_COST (3) placements fewer: 16 - 3 on this small program;
+    the oracle graph's mapping keeps its 16."""
+    assert time_aware.MAX_EVALS == 16 and FREE_COST == 3
+    assert runs[("cd", "auto")].placement.info["evaluations"] == 13
+    assert runs[("cd", "full")].placement.info["evaluations"] == 16
+    assert runs[("oracle", "auto")].placement.info["evaluations"] == 16
+
+
+class _Tasks:
+    def __init__(self, m):
+        self.src = np.empty(m, dtype=np.int8)
+
+
+@pytest.mark.parametrize("m,want", [
+    (1_000, 13),  # min(16, 3e7 // m) = 16 placements, 3 to the replay
+    (1_875_000, 13),  # 3e7 // m = 16
+    (2_500_000, 9),  # 12 - 3
+    (6_842_435, 2),  # md under cd: 4 - 3 = 1, but the memory-centric and compact stay
+    (10_000_000, 2),  # 3 - 3: the two stay
+    (15_000_001, None),  # 3e7 // m = 1: no room for the replay, the mapping keeps its own
+])
+def test_mapping_evaluations(m, want):
+    bound = 1000.0
+    replay = {"steering": "replay", "priorities": [[0.0, STEER * bound + 1.0]]}
+    assert mapping_evaluations(_Tasks(m), replay, bound) == want
+    # near the bound the replay does not run: nothing is taken
+    near = {"steering": "replay", "priorities": [[0.0, STEER * bound]]}
+    assert mapping_evaluations(_Tasks(m), near, bound) is None
+    # the full steering, or a data graph
+    assert mapping_evaluations(_Tasks(m), {"priorities": replay["priorities"]}, bound) is None
 
 
 def test_full_searches_every_priority_on_a_control_graph(runs):

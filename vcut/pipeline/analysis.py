@@ -35,7 +35,7 @@ from mapping.simulate import simulate, simulation_jobs
 from .. import par_steering
 from ..clustering import DEFAULT_METHOD, cluster_graph
 from ..edge_cut import EDGE_CUTS
-from ..par_steering import finalist, par_numa, refine, replay, steer
+from ..par_steering import finalist, mapping_evaluations, par_numa, refine, replay, steer
 from ..partition import ALGORITHMS, check_clusters
 
 __all__ = ["Analysis", "analyze_graph", "MAPPING_FORMAT_VERSION"]
@@ -363,7 +363,8 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         if inter.value_bytes != VALUE_BYTES:
             sims = {}  # the steering's messages were of another size
         pl = place(inter, machine, mapper, threshold=threshold, seed=seed, clustering=cl,
-                   simulations=sims, jobs=jobs)
+                   simulations=sims, jobs=jobs,
+                   evals=mapping_evaluations(cl, metrics, bound) if par else None)
         done("mapping", t)
         t = time.perf_counter()
         res = _reused(sims, mapper, pl.core)
