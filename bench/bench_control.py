@@ -27,13 +27,15 @@ target: at most 1.5x); (d) the ratio ORACLE / CD of the parallelism per program 
 and Wilson report about two orders of magnitude); and the analyses' makespans and
 speed-ups. All times are in-process wall seconds, warm (a small program is analysed
 first under every model so that numba's cached kernels are loaded); a graph build's
-time is the best of ``--build-repeat`` builds, an analysis is timed once.
+time is the best of ``--build-repeat`` builds, an analysis's the median of
+``--analyze-repeat`` analyses (default 1; each gives the same makespan, which is checked).
 
 Usage::
 
     python bench/bench_control.py [--p 8] [--programs NAME ...]
                                   [--analyze-models MODEL ... | all]
                                   [--analyze-max-nodes N] [--build-repeat 3]
+                                  [--analyze-repeat 1]
                                   [--progress] [--no-warmup] [--json OUT.json]
 """
 
@@ -170,7 +172,7 @@ def warm_up(p):
 
 
 def measure(name, path, defines, p, analyze_models, max_nodes, build_repeat, say,
-            progress=None):
+            progress=None, analyze_repeat=1):
     """One program's row: the trace, the ORACLE graph, the model table and the
     analyses."""
     import numpy as np
@@ -212,11 +214,20 @@ def measure(name, path, defines, p, analyze_models, max_nodes, build_repeat, say
         return row
     for model in analyze_models:
         graph, build_s = best_of(partial(build_graph, trace, control=model), build_repeat)
-        a, analyze_s = timed(partial(analyze_graph, graph, p, object_bytes=trace.obj_size,
-                                     baselines=False, progress=progress))
+        times, spans = [], set()
+        for _ in range(max(1, analyze_repeat)):
+            a = None  # the previous analysis freed before the next
+            a, secs = timed(partial(analyze_graph, graph, p, object_bytes=trace.obj_size,
+                                    baselines=False, progress=progress))
+            times.append(secs)
+            spans.add(float(a.result.makespan))
+        if len(spans) != 1:
+            raise SystemExit(f"{name} {model}: the analyses gave different makespans {spans}")
+        analyze_s = float(np.median(times))
         makespan = float(a.result.makespan)
         row["analyses"][model] = {
             "edges": int(graph.m), "build_s": build_s, "analyze_s": analyze_s,
+            "analyze_times": times,
             "makespan": makespan, "speedup": work / makespan if makespan > 0 else None,
             "bound_work": float(a.bound.work) if getattr(a, "bound", None) else None,
             "phases": {k: float(v) for k, v in (a.phases or {}).items()
@@ -386,6 +397,8 @@ def main():
                     help="analyse only programs of at most N nodes (default 0: all)")
     ap.add_argument("--build-repeat", type=int, default=3, metavar="N",
                     help="time each graph build as the best of N builds (default 3)")
+    ap.add_argument("--analyze-repeat", type=int, default=1, metavar="N",
+                    help="time each analysis as the median of N analyses (default 1)")
     ap.add_argument("--progress", action="store_true",
                     help="print analyze_graph's phases as they start (stderr)")
     ap.add_argument("--no-warmup", action="store_true",
@@ -412,7 +425,8 @@ def main():
         say(f"      [{time.perf_counter() - t0:7.1f} s] {line}")
 
     rows = [measure(name, path, defines, args.p, models, args.analyze_max_nodes,
-                    args.build_repeat, say, progress if args.progress else None)
+                    args.build_repeat, say, progress if args.progress else None,
+                    args.analyze_repeat)
             for name, path, defines, _ in programs(args.programs)]
     wall = time.perf_counter() - t0
     print_all(rows, models, args.p, wall)
