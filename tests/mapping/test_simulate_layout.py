@@ -132,12 +132,11 @@ def test_no_layout_where_it_and_a_simulation_would_not_fit(monkeypatch, strassen
     assert same(sim.simulate(other, np.arange(8), table2(8)), r)
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_random_schedules_simulate_the_same_in_either_layout(seed):
-    # random DAGs (edges u < v, some vertices isolated), random clusters and homes, objects,
-    # and a random topological schedule: tasks sorted by their source's level, ties at random
-    # (every in-task of u has a source of a lower level, so it comes first)
-    rng = np.random.default_rng(seed)
+def _random_scheduled(rng, low):
+    """A random clustering with a schedule, and each task's source level: a random DAG
+    (edges u < v, some vertices isolated), random clusters and homes (each a cluster of
+    one of the vertex's tasks), weights ``low`` to 119, objects, and a random topological
+    schedule (`_random_schedule`)."""
     n = int(rng.integers(5, 60))
     m = int(rng.integers(1, 4 * n))
     u = rng.integers(0, n - 1, m)
@@ -155,20 +154,32 @@ def test_random_schedules_simulate_the_same_in_either_layout(seed):
     level = np.zeros(n, dtype=np.int64)
     for e in np.argsort(v, kind="stable"):
         level[v[e]] = max(level[v[e]], level[u[e]] + 1)
-    schedule = np.lexsort((rng.random(m), level[u])).astype(np.int32)
+    schedule = _random_schedule(rng, level[u])
     cl = Clustering(n=n, p=p, src=u.astype(np.int64), dst=v.astype(np.int64),
-                    weight=rng.integers(1, 120, m).astype(np.float64), cluster=cluster, home=home,
-                    obj=rng.integers(-1, 3, m).astype(np.int64), kind="vertex-cut",
+                    weight=rng.integers(low, 120, m).astype(np.float64), cluster=cluster,
+                    home=home, obj=rng.integers(-1, 3, m).astype(np.int64), kind="vertex-cut",
                     method="random", schedule=schedule)
+    return cl, level[u]
+
+
+def _random_schedule(rng, level_u):
+    """A random topological schedule: tasks by their source's level, ties at random (every
+    in-task of u has a source of a lower level, so it comes first)."""
+    return np.lexsort((rng.random(len(level_u)), level_u)).astype(np.int32)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_schedules_simulate_the_same_in_either_layout(seed):
+    # random DAGs (edges u < v, some vertices isolated), random clusters and homes, objects,
+    # and a random topological schedule: tasks sorted by their source's level, ties at random
+    # (every in-task of u has a source of a lower level, so it comes first)
+    rng = np.random.default_rng(seed)
+    cl, _ = _random_scheduled(rng, 1)
+    p = cl.p
     machine = table2(int(rng.choice([2, 4, 8])))
     core = rng.integers(0, machine.cores, p)
     assert sim.positioned(cl) is not None
     assert same(sim.simulate(cl, core, machine), unpositioned(cl, core, machine))
-
-
-def _random_schedule(rng, level_u):
-    """A random topological schedule: tasks by their source's level, ties at random."""
-    return np.lexsort((rng.random(len(level_u)), level_u)).astype(np.int32)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -177,30 +188,13 @@ def test_rescheduled_simulates_as_a_fresh_layout(seed):
     # the old labels); a clustering made afresh with that schedule lays itself out again:
     # both simulate the same, to the bit, and the same as the task-order layout
     rng = np.random.default_rng(40 + seed)
-    n = int(rng.integers(5, 60))
-    u = rng.integers(0, n - 1, int(rng.integers(1, 4 * n)))
-    v = np.minimum(u + rng.integers(1, 8, len(u)), n - 1)
-    keep = np.unique(u * n + v, return_index=True)[1]
-    u, v = u[keep], v[keep]
-    m, p = len(u), int(rng.integers(1, 7))
-    cluster = rng.integers(0, p, m).astype(np.int32)
-    home = np.full(n, -1, dtype=np.int32)
-    for x in range(n):
-        mine = np.flatnonzero((u == x) | (v == x))
-        if len(mine):
-            home[x] = cluster[rng.choice(mine)]
-    level = np.zeros(n, dtype=np.int64)
-    for e in np.argsort(v, kind="stable"):
-        level[v[e]] = max(level[v[e]], level[u[e]] + 1)
-    cl = Clustering(n=n, p=p, src=u.astype(np.int64), dst=v.astype(np.int64),
-                    weight=rng.integers(0, 120, m).astype(np.float64), cluster=cluster,
-                    home=home, obj=rng.integers(-1, 3, m).astype(np.int64), kind="vertex-cut",
-                    method="random", schedule=_random_schedule(rng, level[u]))
+    cl, level_u = _random_scheduled(rng, 0)
+    p = cl.p
     machine = table2(int(rng.choice([2, 4, 8])))
     core = rng.integers(0, machine.cores, p)
     sim.simulate(cl, core, machine)  # makes cl's layout
     assert sim.positioned(cl) is not None
-    order = _random_schedule(rng, level[u])
+    order = _random_schedule(rng, level_u)
     derived = sim.rescheduled(cl, order)
     assert vars(derived)["_positioned"] is not None  # derived, not made on first use
     assert vars(derived)["table"] is vars(cl)["table"]  # the replica table is kept

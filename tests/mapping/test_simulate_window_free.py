@@ -43,6 +43,20 @@ def _same(a, b):
         (b.makespan, b.messages, b.hop_bytes, b.network_bytes, b.remote_memory_tasks)
 
 
+def _random_dag(rng, low, high):
+    """A random DAG of 40-400 nodes (edges u < v), weights ``low`` to ``high`` - 1, a third
+    of the nodes with one of 5 objects."""
+    n = int(rng.integers(40, 400))
+    u = rng.integers(0, n - 1, 4 * n)
+    v = np.minimum(u + 1 + rng.integers(0, np.maximum(n - 1 - u, 1)), n - 1)
+    key = np.unique(u * n + v)
+    src, dst = key // n, key % n
+    keep = src < dst
+    return Graph(n=n, src=src[keep], dst=dst[keep],
+                 weight=rng.integers(low, high, int(keep.sum())).astype(float), directed=True,
+                 node_object=np.where(rng.random(n) < 0.3, rng.integers(0, 5, n), -1)).validate()
+
+
 @pytest.fixture(scope="module")
 def strassen():
     return trace_program("samples/strassen.c", timing=False,
@@ -65,19 +79,9 @@ def test_window_free_heaps_choose_as_the_scan_on_ir_graphs(monkeypatch, strassen
 @pytest.mark.parametrize("seed", range(6))
 def test_window_free_heaps_choose_as_the_scan_on_random_dags(monkeypatch, seed):
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(40, 400))
-    m = 4 * n
-    u = rng.integers(0, n - 1, m)
-    v = u + 1 + rng.integers(0, np.maximum(n - 1 - u, 1))
-    v = np.minimum(v, n - 1)
-    key = np.unique(u * n + v)
-    src, dst = key // n, key % n
-    keep = src < dst
-    g = Graph(n=n, src=src[keep], dst=dst[keep],
-              weight=rng.integers(1, 120, int(keep.sum())).astype(float), directed=True,
-              node_object=np.where(rng.random(n) < 0.3, rng.integers(0, 5, n), -1))
+    g = _random_dag(rng, 1, 120)
     p = int(rng.integers(2, 9))
-    cl, _ = cluster_graph(g.validate(), p, "wb-libra", seed=seed)
+    cl, _ = cluster_graph(g, p, "wb-libra", seed=seed)
     machine = dataclasses.replace(load_machine("mesh:2x4"), issue_window=len(cl.src))
     core = rng.permutation(8)[:p]
     heaps, scanned = _both(monkeypatch, cl, core, machine)
@@ -117,18 +121,10 @@ def test_window_free_bitsets_choose_as_the_scan_with_shared_cores(monkeypatch, s
 def test_window_free_bitsets_choose_as_the_scan_on_random_dags_with_shared_cores(monkeypatch,
                                                                                   seed):
     rng = np.random.default_rng(100 + seed)
-    n = int(rng.integers(40, 400))
-    u = rng.integers(0, n - 1, 4 * n)
-    v = np.minimum(u + 1 + rng.integers(0, np.maximum(n - 1 - u, 1)), n - 1)
-    key = np.unique(u * n + v)
-    src, dst = key // n, key % n
-    keep = src < dst
     # weights of 0 too: tasks that finish at once tie with the events of their start
-    g = Graph(n=n, src=src[keep], dst=dst[keep],
-              weight=rng.integers(0, 60, int(keep.sum())).astype(float), directed=True,
-              node_object=np.where(rng.random(n) < 0.3, rng.integers(0, 5, n), -1))
+    g = _random_dag(rng, 0, 60)
     p = int(rng.integers(4, 9))
-    cl, _ = cluster_graph(g.validate(), p, "wb-libra", seed=seed)
+    cl, _ = cluster_graph(g, p, "wb-libra", seed=seed)
     machine = dataclasses.replace(load_machine("mesh:2x4"), issue_window=len(cl.src))
     core = rng.integers(0, 1 + seed % 2, p)  # clusters share one core or two
     fast, scanned = _both(monkeypatch, cl, core, machine)
