@@ -127,7 +127,8 @@ def sssp_ep(indptr, indices, weights, source, dist, chunking):
                 d = indptr[v + 1] - indptr[v]
                 if nsize + d > nxt.shape[0]:
                     grown = np.empty(2 * (nsize + d), dtype=np.int64)
-                    grown[:nsize] = nxt[:nsize]
+                    for i in range(nsize):  # a loop: a slice copy takes ~1 s to compile
+                        grown[i] = nxt[i]
                     nxt = grown
                 if chunking:
                     reservations += 1
@@ -624,7 +625,8 @@ def sssp_delta(indptr, indices, weights, source, dist, delta):
                         else:
                             if nfar == far.shape[0]:
                                 grown = np.empty(2 * nfar, dtype=np.int64)
-                                grown[:nfar] = far[:nfar]
+                                for i in range(nfar):  # a loop, as above
+                                    grown[i] = far[i]
                                 far = grown
                             far[nfar] = v
                             nfar += 1

@@ -23,6 +23,14 @@ from .refinement_kernels import edge_cut, part_loads, ratio_less
 FM_BISECTION_LIMIT = 15
 
 
+@njit(cache=True, inline="always")
+def _copy(dst, src):
+    """``dst[:] = src`` as a loop: numba's array-to-slice assignment takes ~1 s to compile
+    per signature."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
 @njit(cache=True)
 def induced(indptr, indices, ewgt, vwgt, verts, local):
     """The subgraph induced by ``verts``; ``local`` (all -1 on entry, restored) maps ids."""
@@ -200,7 +208,7 @@ def split_components(indptr, indices, ewgt, vwgt, side, order, target0, max0, ma
     if w0 >= total - max1:  # the components alone balance the sides: no edge is cut
         ea, eb = _excess(vwgt, base, max0, max1)
         if _key_less(ea, eb, 0, best_ea, best_eb, bar):
-            side[:] = base
+            _copy(side, base)
             return True
         return False
     verts = np.empty(n, np.int64)
@@ -219,7 +227,7 @@ def split_components(indptr, indices, ewgt, vwgt, side, order, target0, max0, ma
                 verts[nv] = v
                 nv += 1
         for t in range(min(tries, nv)):
-            trial[:] = base
+            _copy(trial, base)
             _grow_into(indptr, indices, ewgt, vwgt, trial, verts[t], verts[:nv], target0)
             cut = fm_bisection(indptr, indices, ewgt, vwgt, trial, target0, max0, max1, passes)
             ea, eb = _excess(vwgt, trial, max0, max1)
@@ -227,7 +235,7 @@ def split_components(indptr, indices, ewgt, vwgt, side, order, target0, max0, ma
                 best_ea = ea
                 best_eb = eb
                 bar = cut
-                side[:] = trial
+                _copy(side, trial)
                 found = True
     return found
 
@@ -398,5 +406,5 @@ def grow_bisection(indptr, indices, ewgt, vwgt, starts, order, target0, max0, ma
             best_ea = ea
             best_eb = eb
             best_cut = cut
-            best[:] = side
+            _copy(best, side)
     return best

@@ -231,8 +231,9 @@ def _push_grow(hk, hv, size, key, val):
     if size == len(hk):
         hk2 = np.empty(2 * size, hk.dtype)
         hv2 = np.empty(2 * size, hv.dtype)
-        hk2[:size] = hk[:size]
-        hv2[:size] = hv[:size]
+        for i in range(size):  # a loop: a slice copy takes ~1 s to compile
+            hk2[i] = hk[i]
+            hv2[i] = hv[i]
         hk, hv = hk2, hv2
     return hk, hv, heap_push(hk, hv, size, key, val)
 

@@ -593,7 +593,7 @@ def test_fm_batched_gains_equal_the_generic_ones():
             stamp += 1
             xstamp = stamp
             na = fm._prep_x(x, rel, sptr, snum, sl, mu, cx, xs, xstamp)
-            if na > 32:  # as fm does: the sort of many clusters allocates, apart
+            if na > 32:  # as fm does: many clusters are sorted apart
                 fm._sort_x(xs, na, rel)
             batched = []
             for j in range(ptr[x], ptr[x + 1]):
@@ -606,6 +606,21 @@ def test_fm_batched_gains_equal_the_generic_ones():
                                        sl, mu, mv, stamp), (k, x, adj[j])
                 checked += 1
     assert checked == 4 * 2 * len(src)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fm_sort_x_orders_by_load_then_id(seed):
+    # the heapsort of a hub's many clusters against Python's sort by (rel, id), with ties
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(33, 300))
+    rel = rng.choice([0.25, 0.5, 0.75, 1.0], k) if seed % 2 else rng.random(k)
+    na = int(rng.integers(33, k + 1))
+    xs = np.full(k + 5, -7, np.int64)
+    xs[:na] = rng.permutation(k)[:na]
+    want = sorted(xs[:na].tolist(), key=lambda c: (rel[c], c))
+    fm_kernels._sort_x(xs, na, rel)
+    assert xs[:na].tolist() == want
+    assert (xs[na:] == -7).all()  # nothing past na touched
 
 
 def test_refine_after_any_algorithm_and_best_is_deterministic():
