@@ -112,7 +112,8 @@ PRICE_TOLERANCE = 0.02
 WINDOW_FREE = True
 REPLAYS = 3
 #: The window-free replay's cost in simulations of the clusters: the window-free
-#: simulation counts twice (its ready heaps), the order's simulation once.
+#: simulation counts twice (it runs 1.0-1.5 x a windowed one: md under
+#: ``cd`` 1.5 s against 1.57 s, cnn 0.38 s against 0.26 s), the order's simulation once.
 FREE_COST = 3
 
 
