@@ -118,6 +118,62 @@ def test_mapping_evaluations(m, want):
     assert mapping_evaluations(_Tasks(m), {"priorities": replay["priorities"]}, bound) is None
 
 
+@pytest.mark.parametrize("model,p,kept", [("base", 8, True), ("cd", 16, False)])
+def test_the_window_free_simulation_runs_beside_a_lone_mapping(trace, monkeypatch, model, p,
+                                                                kept):
+    """Where the mapping simulates the memory-centric placement alone (2 evaluations, the
+    compact one known), the replay's window-free simulation of that placement runs beside
+    it and is used when the mapping keeps it (``base`` at p = 8; at p = 16 under ``cd`` the
+    compact one wins and the replay simulates its own): the same analysis as without."""
+    import vcut.pipeline.analysis as analysis
+    import vcut.par_steering as steering
+    from mapping.memory_centric import THRESHOLD, memory_centric
+
+    g = build_graph(trace, control=model)
+    monkeypatch.setattr(time_aware, "EVAL_TASKS", 4 * g.m)  # the mapping's 4 -> 4 - 3, kept at 2
+    made, real = [], analysis.free_ahead
+    free_runs, simulate = [], steering.simulate
+
+    def spy(*args, **kwargs):
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    def counted(cl, core, machine, value_bytes=None):  # the replay's own simulations
+        free_runs.append(machine.issue_window > 64)
+        return simulate(cl, core, machine, value_bytes)
+
+    monkeypatch.setattr(analysis, "free_ahead", spy)
+    monkeypatch.setattr(steering, "simulate", counted)
+    ahead = analyze_graph(g, p, object_bytes=trace.obj_size, baselines=False, jobs=2)
+    assert ahead.placement.info["evaluations"] == 2
+    assert len(made) == 1 and made[0] is not None
+    core, _ = made[0]
+    assert np.array_equal(core, memory_centric(ahead.interactions, ahead.machine, THRESHOLD)[0])
+    assert np.array_equal(ahead.placement.core, core) == kept
+    # the steering's compact simulation, the one ahead (window-free), then the replay's: its
+    # own window-free one only where the placement is not the one simulated ahead, and the
+    # replayed order's
+    assert free_runs == [False, True] + ([] if kept else [True]) + [False]
+    monkeypatch.setattr(analysis, "free_ahead", lambda *args, **kwargs: None)
+    plain = analyze_graph(g, p, object_bytes=trace.obj_size, baselines=False, jobs=2)
+    assert ahead.result.makespan == plain.result.makespan
+    assert ahead.partition["replays"] == plain.partition["replays"]
+    assert np.array_equal(ahead.clustering.schedule, plain.clustering.schedule)
+    assert np.array_equal(ahead.result.finish, plain.result.finish)
+
+
+def test_free_ahead_only_where_a_core_would_idle(trace, graphs, runs):
+    from vcut.par_steering import free_ahead
+
+    a = runs[("cd", "auto")]
+    args = (a.clustering, a.interactions, a.machine, 4)
+    assert free_ahead(*args, 2, True, 2) is not None
+    assert free_ahead(*args, 3, True, 2) is None  # the mapping simulates two: no core idles
+    assert free_ahead(*args, None, True, 2) is None  # not the replay's steering
+    assert free_ahead(*args, 2, False, 2) is None  # the compact one to simulate too
+    assert free_ahead(*args, 2, True, 1) is None  # one simulation at a time fits
+
+
 def test_full_searches_every_priority_on_a_control_graph(runs):
     a = runs[("cd", "full")]
     assert "steering" not in a.partition

@@ -35,7 +35,8 @@ from mapping.simulate import simulate, simulation_jobs
 from .. import par_steering
 from ..clustering import DEFAULT_METHOD, cluster_graph
 from ..edge_cut import EDGE_CUTS
-from ..par_steering import finalist, mapping_evaluations, par_numa, refine, replay, steer
+from ..par_steering import (finalist, free_ahead, mapping_evaluations, par_numa, refine,
+                            replay, steer)
 from ..partition import ALGORITHMS, check_clusters
 
 __all__ = ["Analysis", "analyze_graph", "MAPPING_FORMAT_VERSION"]
@@ -362,9 +363,17 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         say(f"mapping onto {machine.name} ({mapper})")
         if inter.value_bytes != VALUE_BYTES:
             sims = {}  # the steering's messages were of another size
-        pl = place(inter, machine, mapper, threshold=threshold, seed=seed, clustering=cl,
-                   simulations=sims, jobs=jobs,
-                   evals=mapping_evaluations(cl, metrics, bound) if par else None)
+        evals = mapping_evaluations(cl, metrics, bound) if par else None
+        ahead = free_ahead(cl, inter, machine, threshold, evals, "compact" in sims, jobs) \
+            if par and mapper == "time-aware" else None
+        mapping = partial(place, inter, machine, mapper, threshold=threshold, seed=seed,
+                          clustering=cl, simulations=sims, jobs=jobs, evals=evals)
+        if ahead is None:
+            pl = mapping()
+        else:  # the window-free simulation of the replay beside the mapping's one
+            say("  and, beside it, the memory-centric placement without an issue window")
+            pl, free = run_parallel([mapping, ahead[1]], 2)
+            ahead = (ahead[0], free)
         done("mapping", t)
         t = time.perf_counter()
         res = _reused(sims, mapper, pl.core)
@@ -375,7 +384,8 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         if par:
             start = res.makespan
             kept, res, spans, n = replay(cl, pl.core, machine, res, inter.value_bytes, bound,
-                                          say, 0 if metrics.get("steering") == "replay" else None)
+                                          say, 0 if metrics.get("steering") == "replay" else None,
+                                          ahead)
             if spans:
                 metrics = {**metrics, "replays_from": start, "replays": spans, "replayed": n}
             if n:  # the other mappings' simulations ran the order it had
