@@ -30,7 +30,8 @@ cuts the same edges while scheduling them:
   costs more, the geometric mean of it and the last kept one is tried; the
   highest is tried first and kept at once when the model puts it within
   `TOLERANCE` of its own bound, max(longest path, work / p), where the work
-  includes the remote cycles the run charged under a memory model). At a
+  includes the remote cycles the run charged under a memory model, and after
+  it the geometric mean of the two highest, kept the same way). At a
   few clusters with work to spare every price runs as fast and the highest
   communicates least (fft at p = 8: price 96 sends 0.55× CompNet's bytes,
   1.5 sends 0.93×, at the same makespan); at many clusters a high price
@@ -63,8 +64,8 @@ cut costs a message's latency on the critical path (docs/notes/mapping-par-quali
 
 Cost: O(m log n) time per price tried (two heaps of vertices; the bottom
 levels and the successor lists are computed once): one run where the highest
-price meets the model's bound (every sample at p = 8), at most
-``len(PRICES) + 2`` otherwise, of which a run that cannot be kept stops once its
+price meets the model's bound (every sample at p = 8), two where the mean of the
+two highest does, at most ``len(PRICES) + 3`` otherwise, of which a run that cannot be kept stops once its
 makespan passes the figure that rejects it (`_choose_price`; the highest price's
 first run goes to the end under a memory model, whose bound it knows only
 there); O(n + m) memory
@@ -376,10 +377,11 @@ class _SpeculativeRuns:
     price beside the one asked for.
 
     `_choose_price` walks the prices one after another: the highest (`PRICES`'s last)
-    first, then `PRICES` in increasing order, each run stopped once its makespan passes
-    the cutoff the runs before it set. With ``pair``, a run of price ``PRICES[i]`` (or of
-    the highest, first) starts the walk's next price beside it in a second thread, with the
-    loosest cutoff the walk can give it (this run's; none after the highest). When the
+    first, then the mean of the two highest (`upper_mean`), then `PRICES` in increasing
+    order, each run stopped once its makespan passes the cutoff the runs before it set.
+    With ``pair``, a run of price ``PRICES[i]`` (or of the highest, or the mean) starts the
+    walk's next price beside it in a second thread, with the loosest cutoff the walk can
+    give it (this run's; the highest's for the mean; none after the mean). When the
     walk asks for that price, its run is the one it would have made when the cutoff it has
     now is the same, or when the run went to the end within it (a run's makespan only
     grows, so the kernel's stop test never fired and every buffer is as it would be);
@@ -415,6 +417,8 @@ class _SpeculativeRuns:
     def _next(self, price):
         """The price the walk asks for after ``price``, when known beforehand."""
         if self.asked == 1:
+            return upper_mean()
+        if self.asked == 2:
             return PRICES[0]
         if price in PRICES[:-1]:
             return PRICES[PRICES.index(price) + 1]
@@ -435,9 +439,10 @@ class _SpeculativeRuns:
             free, _, complete = self.run_into(slot, price, cutoff)
             return self._done(price, slot, self._span(free), bool(complete))
         other = self._free_slot(busy=(slot,))
-        # the loosest cutoff the walk can give the next price: the first price of the
-        # walk after the highest has none; later ones have at most this run's
-        ahead = np.inf if self.asked == 1 else cutoff
+        # the loosest cutoff the walk can give the next price: the mean of the two highest
+        # has the highest's (both judged against the bound), the first price of the walk
+        # after them none; later ones have at most this run's
+        ahead = np.inf if self.asked == 2 else cutoff
         (free, _, complete), (free2, _, complete2) = run_parallel(
             [lambda: self.run_into(slot, price, cutoff),
              lambda: self.run_into(other, nxt, ahead)], 2)
@@ -623,20 +628,31 @@ def _numa_model(numa, m, p):
     return (obj, node, starts, pen, float(mem), np.empty(objects, np.int64)), perm
 
 
+def upper_mean():
+    """The geometric mean of the two highest `PRICES`: the price `_choose_price` judges
+    against the model's bound after the highest."""
+    return float(np.sqrt(PRICES[-2] * PRICES[-1]))
+
+
 def _choose_price(run, keep, bound, remote=None):
     """The replica price to keep (see the module docstring): ``run(price, cutoff)``
     partitions and returns ``(model makespan, complete)``, stopping early once the
     makespan passes ``cutoff``; ``keep()`` keeps the last run's result. The highest
     price goes first and is kept at once when it is within `TOLERANCE` of the
     model's bound, ``bound(extra)`` for a run that added ``extra`` cycles of work:
-    with a memory model, ``remote()`` gives the remote cycles the highest price's
-    run charged (it then runs to the end, since its bound is known only there),
-    without one the bound is ``bound(0)``; otherwise `PRICES` are run in increasing
+    with a memory model, ``remote()`` gives the remote cycles the last run charged
+    (the run then goes to the end, since its bound is known only there), without one
+    the bound is ``bound(0)``; else the geometric mean of the two highest prices
+    (`upper_mean`) is judged the same way; otherwise `PRICES` are run in increasing
     order while each stays within `TOLERANCE` of the lowest model makespan so far,
     and after the first that does not, the geometric mean of it and the last one kept
-    is tried.
+    is tried. (A price within `TOLERANCE` of the bound is within it of every run's
+    makespan, so the walk, reaching it, would keep it: the second test spares the walk
+    where the highest price alone costs time, mandel under the ``sp-cd-mf`` control
+    model at p = 8: 1.8 % above the bound at 1536, 1.9 % at 768; two runs instead of
+    seven.)
 
-    Every run but the walk's first (which nothing can reject yet) stops at the
+    Every run of the walk but its first (which nothing can reject yet) stops at the
     makespan that would reject it (a run's makespan only grows), so a price that
     loses costs only the part of the run up to there (p = 1024 on a 10 M-node
     trace: the highest price stopped at 58 % of its run); the prices kept and the
@@ -653,6 +669,15 @@ def _choose_price(run, keep, bound, remote=None):
     if top <= tol * limit:
         keep()
         return float(PRICES[-1])
+    upper = upper_mean()
+    if remote is None:
+        span, _ = run(upper, tol * bound(0.0))
+    else:
+        span, _ = run(upper)
+        limit = bound(remote())
+    if span <= tol * limit:
+        keep()
+        return upper
     best, kept = np.inf, None
     for price in PRICES:
         if price == PRICES[-1] and top_complete and top > tol * best:

@@ -164,13 +164,17 @@ def test_a_protected_chain_may_pass_its_share():
     assert info["model_makespan"] == 40.0
 
 
-def _expected_price(spans, bound):
+def _expected_price(spans, bound, upper_bound=None):
     """The replica price `par_assign` keeps, by its documented rule, from the
-    model makespans of explicit runs."""
+    model makespans of explicit runs (``upper_bound``: the model's bound for the mean of
+    the two highest prices' run, default ``bound``)."""
     from vcut.parallel import PRICES, TOLERANCE
 
     if spans[PRICES[-1]] <= (1 + TOLERANCE) * bound:
         return PRICES[-1]
+    upper = float(np.sqrt(PRICES[-2] * PRICES[-1]))
+    if spans[upper] <= (1 + TOLERANCE) * (bound if upper_bound is None else upper_bound):
+        return upper
     best, kept = np.inf, None
     for price in PRICES:
         if spans[price] > (1 + TOLERANCE) * best:
@@ -189,12 +193,14 @@ def four_prices(monkeypatch):
     monkeypatch.setattr(parallel, "PRICES", (1.5, 6.0, 24.0, 96.0))
 
 
-# every branch of the rule: the highest price kept at once; kept at the end
-# of the walk; the geometric mean between the last kept and the first that
-# lost kept; the mean losing too (at 1.5 and at 24)
+# every branch of the rule: the highest price kept at once; the mean of the two highest
+# (48) kept at once; kept at the end of the walk; the geometric mean between the last
+# kept and the first that lost kept; the mean losing too (at 1.5 and at 24: 48, judged
+# again against the walk's lowest makespan, recorded once)
 @pytest.mark.parametrize("p, latency, walk", [
-    (2, 6.0, [96.0]), (4, 6.0, [96.0, 1.5, 6.0, 24.0]), (4, 40.0, [96.0, 1.5, 6.0, 24.0, 12.0]),
-    (24, 40.0, [96.0, 1.5, 6.0, 3.0]), (24, 1.0, [96.0, 1.5, 6.0, 24.0, 48.0]),
+    (2, 6.0, [96.0]), (3, 6.0, [96.0, 48.0]), (4, 6.0, [96.0, 48.0, 1.5, 6.0, 24.0]),
+    (4, 40.0, [96.0, 48.0, 1.5, 6.0, 24.0, 12.0]), (24, 40.0, [96.0, 48.0, 1.5, 6.0, 3.0]),
+    (24, 1.0, [96.0, 48.0, 1.5, 6.0, 24.0]),
 ])
 def test_the_replica_price_kept(p, latency, walk, four_prices):
     from vcut.parallel import PRICES
@@ -395,8 +401,8 @@ def test_a_remote_task_pays_its_share_of_the_distance():
 
 
 @pytest.mark.parametrize("p, latency, seed, walk", [
-    (4, 6.0, 1, [96.0]), (2, 6.0, 0, [96.0]), (4, 6.0, 0, [96.0, 1.5, 6.0, 3.0]),
-    (8, 2.0, 3, [96.0, 1.5, 6.0, 24.0, 48.0]),
+    (4, 6.0, 1, [96.0]), (2, 6.0, 0, [96.0]), (2, 20.0, 0, [96.0, 48.0]),
+    (4, 6.0, 0, [96.0, 48.0, 1.5, 6.0, 3.0]), (8, 2.0, 3, [96.0, 48.0, 1.5, 6.0, 24.0]),
 ])
 def test_the_price_walk_with_a_memory_model_counts_the_remote_cycles(p, latency, seed, walk,
                                                                     four_prices):
@@ -404,7 +410,8 @@ def test_the_price_walk_with_a_memory_model_counts_the_remote_cycles(p, latency,
     # model makespan is within TOLERANCE of max(chain, (work + remote cycles) / p), the
     # remote cycles recomputed here from its assignment and schedule (each object on the
     # node of its first task in the schedule); the first two cases are kept that way
-    # though 1.19-1.21x the bound without the remote cycles
+    # though 1.19-1.21x the bound without the remote cycles; the mean of the two highest
+    # (48) likewise, with its own run's remote cycles (the third case)
     from vcut.parallel import PRICES, TOLERANCE
 
     g = _random_dag(400, 3000, seed)
@@ -422,18 +429,27 @@ def test_the_price_walk_with_a_memory_model_counts_the_remote_cycles(p, latency,
     assert tried == walk
     top_out, _, top_schedule, top = par(PRICES[-1])
     assert info["prices"][0] == [PRICES[-1], top["model_makespan"]]  # its whole run
-    first = {}
-    for e in top_schedule:
-        if obj[e] >= 0 and obj[e] not in first:
-            first[obj[e]] = node[top_out[e]]
-    remote = sum(min(1.0, g.weight[e] / 100.0) * (lat[node[top_out[e]], first[obj[e]]] - 100.0)
-                 for e in range(len(obj)) if obj[e] >= 0)
+
+    def remote(run_out, run_schedule):
+        first = {}
+        for e in run_schedule:
+            if obj[e] >= 0 and obj[e] not in first:
+                first[obj[e]] = node[run_out[e]]
+        return sum(min(1.0, g.weight[e] / 100.0)
+                   * (lat[node[run_out[e]], first[obj[e]]] - 100.0)
+                   for e in range(len(obj)) if obj[e] >= 0)
+
     _, bottom = par_kernels.levels(g.src, g.dst, g.weight, np.empty(0, np.int64), g.n)
     work = g.weight.sum()
-    bound = max(bottom.max(), (work + remote) / p)
+    bound = max(bottom.max(), (work + remote(top_out, top_schedule)) / p)
     runs = {b: par(b) for b in tried}
     spans = {b: r[3]["model_makespan"] for b, r in runs.items()}
-    kept = _expected_price(spans, bound)
+    upper = runs.get(48.0)
+    upper_bound = None if upper is None else \
+        max(bottom.max(), (work + remote(upper[0], upper[2])) / p)
+    if upper is not None:  # its whole run (to the end, for its remote cycles)
+        assert info["prices"][1] == [48.0, spans[48.0]]
+    kept = _expected_price(spans, bound, upper_bound)
     assert info["beta"] == kept and np.array_equal(out, runs[kept][0])
     assert np.array_equal(schedule, runs[kept][2])
     if walk == [96.0]:
@@ -566,7 +582,7 @@ def test_a_run_ahead_that_ends_above_the_walks_cutoff_is_run_again(monkeypatch):
     g = Graph(n=1000, src=e[:, 0].copy(), dst=e[:, 1].copy(),
               weight=rng.uniform(1, 20, len(e)), directed=True)
     info = _same_walk(monkeypatch, g, 16, 20.0)
-    assert [b for b, _ in info["prices"]] == [1536.0, 1.5, 6.0, 24.0, 12.0]
+    assert [b for b, _ in info["prices"]] == [1536.0, 768.0, 1.5, 6.0, 24.0, 12.0]
     spans = dict(info["prices"])
     assert spans[24.0] > 1.02 * spans[6.0]
 
