@@ -21,7 +21,8 @@ from . import baselines
 from .memory_centric import THRESHOLD, memory_centric
 from .time_aware import time_aware
 
-__all__ = ["MAPPERS", "Placement", "place", "check_memory", "hop_bytes", "independent_time"]
+__all__ = ["MAPPERS", "Placement", "place", "placement_of", "check_memory", "hop_bytes",
+           "independent_time"]
 
 MAPPERS = ("time-aware", "memory-centric") + baselines.BASELINES
 
@@ -185,10 +186,18 @@ def place(inter, machine, method="memory-centric", *, threshold=THRESHOLD, seed=
         core, rule = memory_centric(inter, machine, threshold)
     else:
         core = baselines.baseline(method, inter, machine, seed)
+    return placement_of(inter, machine, core, method, threshold, rule, **extra)
+
+
+def placement_of(inter, machine, core, method, threshold=THRESHOLD, rule=None, **info):
+    """The `Placement` of ``core`` (a core per cluster of ``inter``, checked against
+    ``machine``) made by ``method``, with its messages' ``network_bytes`` and
+    ``hop_bytes`` and ``info``'s figures: `place`'s result, and that of a caller that
+    chose among placements itself (`vcut.par_steering.replay_pair`)."""
     core = baselines.check_mapping(core, inter.p, machine)
     net, hb = hop_bytes(inter, core, machine)
     return Placement(core=core, method=method, rule=rule,
-                     info={"network_bytes": net, "hop_bytes": hb, "threshold": threshold, **extra})
+                     info={"network_bytes": net, "hop_bytes": hb, "threshold": threshold, **info})
 
 
 def hop_bytes(inter, core, machine):

@@ -37,7 +37,8 @@ from .quality import refine_assignment, refine_bytes
 
 __all__ = ["PAR_NUMA", "par_numa", "STEER", "STEERING", "check_steering", "GRAINS",
            "LATENCY_SCALES", "LATENCY_GAIN", "PRICE_TOLERANCE", "WINDOW_FREE", "REPLAYS",
-           "FREE_COST", "mapping_evaluations", "free_ahead",
+           "FREE_COST", "REPLAY_SHARE", "mapping_evaluations", "pair_replays",
+           "replay_pair",
            "REFINE_SHARES", "REFINE_TOLERANCE", "GRAIN_RATE", "GRAIN_BOUND", "FINALIST_FIELDS",
            "steer", "refine", "finish_order", "replay", "finalist"]
 
@@ -116,6 +117,10 @@ REPLAYS = 3
 #: simulation counts twice (it runs 1.0-1.5 x a windowed one: md under
 #: ``cd`` 1.5 s against 1.57 s, cnn 0.38 s against 0.26 s), the order's simulation once.
 FREE_COST = 3
+#: What each of the replay's simulations costs in the time-aware mapping's simulations
+#: where the replay takes them from the mapping's (`mapping_evaluations`): the replay's run
+#: one after another, the mapping's two at a time on two CPUs.
+REPLAY_SHARE = 2
 
 
 def mapping_evaluations(cl, metrics, bound):
@@ -124,38 +129,73 @@ def mapping_evaluations(cl, metrics, bound):
     steers (``metrics["steering"] == "replay"``: a graph with control edges, `steer`) and
     will run (the compact placement's simulation, ``metrics["priorities"][0][1]``, is
     above `STEER` times the lower bound ``bound``: the mapping is never slower than it, so
-    below that the replay does not run), the replay's `FREE_COST` simulations come out of
-    the mapping's: the search for the schedule is the replay's there, and the mapping and
-    the replay together simulate as many placements as the mapping alone would
-    (`mapping.time_aware.evaluations`). Two are always left: the memory-centric placement
-    and the compact one, whose simulation `steer` ran already (md under ``cd``, 6.8 M
-    tasks: 2 of 4; cnn, 1.3 M: 13 of 16)."""
+    below that the replay does not run), the replay's simulations come out of the
+    mapping's, counted in the mapping's time: the search for the schedule is the replay's
+    there, and the mapping and the replay together take about as long as the mapping
+    alone would (`mapping.time_aware.evaluations`). The replay's `FREE_COST` simulations
+    run one after another (each needs the last), the mapping's two at a time on two CPUs,
+    so each of the replay's costs `REPLAY_SHARE` of the mapping's; counted so whatever the
+    number of CPUs, so that no result depends on it. Two are always left: the
+    memory-centric placement and the compact one, whose simulation `steer` ran already
+    (md under ``cd``, 6.8 M tasks: 2 of 4; cnn, 1.3 M: 10 of 16, its analysis 3.34 ->
+    2.85 s against the ORACLE graph's 2.0 s)."""
     if metrics.get("steering") != "replay" or not WINDOW_FREE \
             or metrics["priorities"][0][1] <= STEER * bound:
         return None
     evals = time_aware.evaluations(len(cl.src))
     if evals < FREE_COST:
         return None  # no room for the replay: the mapping keeps its own
-    return max(evals - FREE_COST, 2)
+    return max(evals - REPLAY_SHARE * FREE_COST, 2)
 
 
-def free_ahead(cl, inter, machine, threshold, evals, known, jobs=None):
-    """``(core, job)``: the window-free simulation of the memory-centric placement of
-    ``cl`` (``job()`` runs it) to run beside the time-aware mapping, or None. Only where
-    the mapping simulates that placement alone, so that a core would idle meanwhile:
-    ``evals`` (`mapping_evaluations`) is 2 and the compact placement's simulation is
-    ``known`` (the steering's); and where two simulations fit (``jobs``, default
-    `mapping.simulate.simulation_jobs`). When the mapping keeps the memory-centric
-    placement, `replay` takes this simulation instead of running it after the mapping:
-    the same result, a simulation's time sooner (md under ``cd``, 6.8 M tasks: 1.5 s,
-    12.1 -> 10.6 s)."""
-    if evals != 2 or not known or not WINDOW_FREE:
-        return None
-    if (simulation_jobs(cl, 2) if jobs is None else int(jobs)) < 2:
-        return None
-    core = np.asarray(memory_centric(inter, machine, threshold)[0], dtype=np.int64)
-    return core, partial(simulate, cl, core, _window_free(machine, len(cl.src)),
-                         inter.value_bytes)
+def pair_replays(evals, known):
+    """Whether the analysis judges the time-aware mapping's two placements after their
+    replays (`replay_pair`) instead of by their windowed simulations: where the mapping
+    would simulate the memory-centric placement alone (``evals``, `mapping_evaluations`,
+    is 2) beside the compact one whose simulation is ``known`` (the steering's), so that
+    no move of its search runs."""
+    return WINDOW_FREE and evals == 2 and known
+
+
+def replay_pair(cl, inter, machine, threshold, compact_sim, say, jobs=None):
+    """``(core, clustering, SimResult, makespans, kept)``: the time-aware mapping's two
+    placements, the memory-centric one and the compact one (``compact_sim``: ``(core,
+    SimResult)``, the steering's windowed simulation of ``cl`` there), each replayed in
+    the order of its window-free simulation (`replay`'s first step), judged after the
+    replay; the fastest of the compact one's windowed simulation, the memory-centric
+    one's replay and the compact one's replay kept (ties: the earlier). ``makespans``:
+    the two replays' (one where both placements are the same), ``kept``: 0 for the
+    compact windowed simulation, else which replay (1, 2).
+
+    The placements' windowed simulations only choose the one to replay, and the replay
+    changes the makespans most (`replay`): judging after it costs the two window-free
+    simulations and the two replayed orders', ``jobs`` at a time (default
+    `mapping.simulate.simulation_jobs`; the same result whatever the number), where the
+    mapping then the replay took the memory-centric placement's windowed simulation, a
+    window-free one and the order's, one after another where the compact placement won
+    (jacobi-2d under ``cd``, 4.3 M tasks: 3.8 -> 2.3 s)."""
+    m = len(cl.src)
+    vb = inter.value_bytes
+    mc = np.asarray(memory_centric(inter, machine, threshold)[0], dtype=np.int64)
+    compact_core, compact_res = compact_sim
+    cores = [mc, compact_core] if not np.array_equal(mc, compact_core) else [compact_core]
+    workers = simulation_jobs(cl, len(cores)) if jobs is None else int(jobs)
+    say("  simulating " + ("both placements" if len(cores) > 1 else "the placement")
+        + " without an issue window for the clusters' task order"
+        + (f", {workers} at a time" if workers > 1 and len(cores) > 1 else ""))
+    def replayed(core):  # independent of the other placement's: side by side
+        free = simulate(cl, core, _window_free(machine, m), vb)
+        c = rescheduled(cl, finish_order(cl, free))
+        del free
+        return c, simulate(c, core, machine, vb)
+
+    ran = run_parallel([partial(replayed, c) for c in cores], workers)
+    best = (compact_core, cl, compact_res)
+    kept = 0
+    for i, (core, (c, r)) in enumerate(zip(cores, ran)):
+        if r.makespan < best[2].makespan:
+            best, kept = (core, c, r), i + 1
+    return (*best, [r.makespan for _, r in ran], kept)
 
 
 def _window_free(machine, m):
@@ -172,7 +212,7 @@ def finish_order(cl, sim):
     return order[np.argsort(sim.finish[order], kind="stable")]
 
 
-def replay(cl, core, machine, res, value_bytes, bound, say, replays=None, ahead=None):
+def replay(cl, core, machine, res, value_bytes, bound, say, replays=None):
     """``(clustering, SimResult, makespans, kept)``: ``cl`` on ``core`` with its clusters'
     tasks in orders fitter for the machine's windowed cores; the fastest kept (ties: the
     earlier), ``res`` (the mapping's order) included.
@@ -198,9 +238,8 @@ def replay(cl, core, machine, res, value_bytes, bound, say, replays=None, ahead=
     (0: the mapping's; 1: the first simulated, ...). ``replays``: at most that many replays
     (default `REPLAYS`; the analysis gives 0 where the steering did not run on a graph
     with control edges, `STEERING`: there the window-free order won each time and the
-    replays after it never did, in the 12 analyses of that measurement). ``ahead``:
-    ``(core, SimResult)`` of a window-free simulation of ``cl`` run beside the mapping
-    (`free_ahead`), used instead of simulating again where ``core`` is that placement."""
+    replays after it never did, in the 12 analyses of that measurement; where the mapping
+    has two placements to judge, `replay_pair` replays both instead)."""
     m = len(cl.src)
     room = int(time_aware.EVAL_TASKS // max(m, 1))  # simulations of cl that the budget allows
     free = FREE_COST if WINDOW_FREE and room >= FREE_COST else 0
@@ -219,11 +258,8 @@ def replay(cl, core, machine, res, value_bytes, bound, say, replays=None, ahead=
         return c, r
 
     if free:
-        if ahead is not None and np.array_equal(ahead[0], core):
-            sim = ahead[1]  # run beside the mapping, on this placement
-        else:
-            say("  simulating without an issue window for the clusters' task order")
-            sim = simulate(cl, core, _window_free(machine, m), value_bytes)
+        say("  simulating without an issue window for the clusters' task order")
+        sim = simulate(cl, core, _window_free(machine, m), value_bytes)
         run(finish_order(cl, sim))
     cur, r = cl, res
     for i in range(replays):

@@ -10,6 +10,8 @@ exactly as `cluster_graph` makes it.
 import json
 import os
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -21,7 +23,8 @@ from tests.helpers import ROOT, run_cli, run_cli_error
 from vcut.clustering import cluster_graph
 from ir_graph.control import has_control_edges
 from mapping import time_aware
-from vcut.par_steering import FREE_COST, GAMMAS, STEER, STEERING, mapping_evaluations, par_numa
+from vcut.par_steering import (FREE_COST, GAMMAS, REPLAY_SHARE, STEER, STEERING,
+                               mapping_evaluations, par_numa)
 from vcut.pipeline import AnalysisOptions, TraceOptions, analyze, analyze_graph, compare_methods
 from vcut_base.errors import InputError
 
@@ -86,10 +89,11 @@ def test_auto_keeps_pars_first_clustering_on_a_control_graph(runs, graphs):
 
 def test_the_replay_takes_its_simulations_from_the_mappings(runs):
     """Under ``auto`` on a control graph whose first clustering is above STEER x the bound,
-    the mapping simulates FREE_COST (3) placements fewer: 16 - 3 on this small program;
-    the oracle graph's mapping keeps its 16."""
-    assert time_aware.MAX_EVALS == 16 and FREE_COST == 3
-    assert runs[("cd", "auto")].placement.info["evaluations"] == 13
+    the mapping simulates REPLAY_SHARE x FREE_COST (2 x 3) placements fewer: 16 - 6 on
+    this small program, whatever the number of CPUs; the oracle graph's mapping keeps
+    its 16."""
+    assert time_aware.MAX_EVALS == 16 and FREE_COST == 3 and REPLAY_SHARE == 2
+    assert runs[("cd", "auto")].placement.info["evaluations"] == 10
     assert runs[("cd", "full")].placement.info["evaluations"] == 16
     assert runs[("oracle", "auto")].placement.info["evaluations"] == 16
 
@@ -100,11 +104,12 @@ class _Tasks:
 
 
 @pytest.mark.parametrize("m,want", [
-    (1_000, 13),  # min(16, 3e7 // m) = 16 placements, 3 to the replay
-    (1_875_000, 13),  # 3e7 // m = 16
-    (2_500_000, 9),  # 12 - 3
-    (6_842_435, 2),  # md under cd: 4 - 3 = 1, but the memory-centric and compact stay
-    (10_000_000, 2),  # 3 - 3: the two stay
+    # each of the replay's FREE_COST = 3 simulations costs REPLAY_SHARE = 2 of the mapping's
+    (1_000, 10),  # min(16, 3e7 // m) = 16 placements, 6 to the replay
+    (1_875_000, 10),  # 3e7 // m = 16
+    (2_500_000, 6),  # 12 - 6
+    (6_842_435, 2),  # md under cd: 4 - 6 < 0, but the memory-centric and compact stay
+    (10_000_000, 2),  # 3 - 6: the two stay
     (15_000_001, None),  # 3e7 // m = 1: no room for the replay, the mapping keeps its own
 ])
 def test_mapping_evaluations(m, want):
@@ -118,60 +123,55 @@ def test_mapping_evaluations(m, want):
     assert mapping_evaluations(_Tasks(m), {"priorities": replay["priorities"]}, bound) is None
 
 
-@pytest.mark.parametrize("model,p,kept", [("base", 8, True), ("cd", 16, False)])
-def test_the_window_free_simulation_runs_beside_a_lone_mapping(trace, monkeypatch, model, p,
-                                                                kept):
-    """Where the mapping simulates the memory-centric placement alone (2 evaluations, the
-    compact one known), the replay's window-free simulation of that placement runs beside
-    it and is used when the mapping keeps it (``base`` at p = 8; at p = 16 under ``cd`` the
-    compact one wins and the replay simulates its own): the same analysis as without."""
-    import vcut.pipeline.analysis as analysis
-    import vcut.par_steering as steering
+@pytest.mark.parametrize("model,p", [("base", 8), ("cd", 16)])
+def test_two_placements_are_judged_after_their_replays(trace, monkeypatch, model, p):
+    """Where the mapping has two placements to judge (2 evaluations, the compact one's
+    simulation the steering's), each is replayed in the order of its window-free
+    simulation and the fastest of the compact windowed simulation and the two replays is
+    kept: derived here from par's first clustering, the placements and the simulator;
+    the same with one simulation at a time."""
     from mapping.memory_centric import THRESHOLD, memory_centric
+    from mapping.simulate import rescheduled, simulate
+    from vcut.par_steering import finish_order
 
     g = build_graph(trace, control=model)
-    monkeypatch.setattr(time_aware, "EVAL_TASKS", 4 * g.m)  # the mapping's 4 -> 4 - 3, kept at 2
-    made, real = [], analysis.free_ahead
-    free_runs, simulate = [], steering.simulate
-
-    def spy(*args, **kwargs):
-        made.append(real(*args, **kwargs))
-        return made[-1]
-
-    def counted(cl, core, machine, value_bytes=None):  # the replay's own simulations
-        free_runs.append(machine.issue_window > 64)
-        return simulate(cl, core, machine, value_bytes)
-
-    monkeypatch.setattr(analysis, "free_ahead", spy)
-    monkeypatch.setattr(steering, "simulate", counted)
-    ahead = analyze_graph(g, p, object_bytes=trace.obj_size, baselines=False, jobs=2)
-    assert ahead.placement.info["evaluations"] == 2
-    assert len(made) == 1 and made[0] is not None
-    core, _ = made[0]
-    assert np.array_equal(core, memory_centric(ahead.interactions, ahead.machine, THRESHOLD)[0])
-    assert np.array_equal(ahead.placement.core, core) == kept
-    # the steering's compact simulation, the one ahead (window-free), then the replay's: its
-    # own window-free one only where the placement is not the one simulated ahead, and the
-    # replayed order's
-    assert free_runs == [False, True] + ([] if kept else [True]) + [False]
-    monkeypatch.setattr(analysis, "free_ahead", lambda *args, **kwargs: None)
-    plain = analyze_graph(g, p, object_bytes=trace.obj_size, baselines=False, jobs=2)
-    assert ahead.result.makespan == plain.result.makespan
-    assert ahead.partition["replays"] == plain.partition["replays"]
-    assert np.array_equal(ahead.clustering.schedule, plain.clustering.schedule)
-    assert np.array_equal(ahead.result.finish, plain.result.finish)
+    monkeypatch.setattr(time_aware, "EVAL_TASKS", 4 * g.m)  # the mapping's 4 -> 4 - 6, kept at 2
+    got = {jobs: analyze_graph(g, p, object_bytes=trace.obj_size, baselines=False, jobs=jobs)
+           for jobs in (1, 2)}
+    a = got[2]
+    assert a.placement.info["evaluations"] == 2 and a.placement.method == "time-aware"
+    machine = table2(p)
+    first, _ = cluster_graph(g, p, "par", latency=machine.mean_message_cycles(VALUE_BYTES),
+                             numa=par_numa(machine, p))
+    compact = time_aware.compact(p, machine)
+    windowed = simulate(first, compact, machine, VALUE_BYTES)
+    mc = np.asarray(memory_centric(a.interactions, machine, THRESHOLD)[0], dtype=np.int64)
+    free = replace(machine, issue_window=len(first.src))
+    replays = []
+    for core in (mc, compact):
+        c = rescheduled(first, finish_order(first, simulate(first, core, free, VALUE_BYTES)))
+        replays.append((core, c, simulate(c, core, machine, VALUE_BYTES)))
+    assert a.partition["replays_from"] == windowed.makespan
+    assert a.partition["replays"] == [r.makespan for _, _, r in replays]
+    spans = [windowed.makespan] + [r.makespan for _, _, r in replays]
+    kept = int(np.argmin(spans))
+    assert a.partition["replayed"] == kept and a.result.makespan == min(spans)
+    core, c, r = (compact, first, windowed) if kept == 0 else replays[kept - 1]
+    assert np.array_equal(a.placement.core, core)
+    assert np.array_equal(a.clustering.order, c.order)
+    assert np.array_equal(a.result.finish, r.finish)
+    one = got[1]
+    assert one.result.makespan == a.result.makespan and one.partition == a.partition
+    assert np.array_equal(one.placement.core, a.placement.core)
 
 
-def test_free_ahead_only_where_a_core_would_idle(trace, graphs, runs):
-    from vcut.par_steering import free_ahead
+def test_pair_replays_only_where_the_mapping_has_two_placements():
+    from vcut.par_steering import pair_replays
 
-    a = runs[("cd", "auto")]
-    args = (a.clustering, a.interactions, a.machine, 4)
-    assert free_ahead(*args, 2, True, 2) is not None
-    assert free_ahead(*args, 3, True, 2) is None  # the mapping simulates two: no core idles
-    assert free_ahead(*args, None, True, 2) is None  # not the replay's steering
-    assert free_ahead(*args, 2, False, 2) is None  # the compact one to simulate too
-    assert free_ahead(*args, 2, True, 1) is None  # one simulation at a time fits
+    assert pair_replays(2, True)
+    assert not pair_replays(3, True)  # the mapping's search moves: it judges them itself
+    assert not pair_replays(None, True)  # not the replay's steering
+    assert not pair_replays(2, False)  # the compact one to simulate too
 
 
 def test_full_searches_every_priority_on_a_control_graph(runs):

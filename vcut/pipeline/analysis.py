@@ -29,14 +29,14 @@ from mapping.bounds import lower_bound
 from mapping.interactions import VALUE_BYTES, interactions
 from mapping.machine import BYTES_PER_CORE_PAIR, table2
 from mapping.memory_centric import THRESHOLD
-from mapping.placement import MAPPERS, independent_time, place
+from mapping.placement import MAPPERS, independent_time, place, placement_of
 from mapping.simulate import simulate, simulation_jobs
 
 from .. import par_steering
 from ..clustering import DEFAULT_METHOD, cluster_graph
 from ..edge_cut import EDGE_CUTS
-from ..par_steering import (finalist, free_ahead, mapping_evaluations, par_numa, refine,
-                            replay, steer)
+from ..par_steering import (finalist, mapping_evaluations, pair_replays, par_numa, refine,
+                            replay, replay_pair, steer)
 from ..partition import ALGORITHMS, check_clusters
 
 __all__ = ["Analysis", "analyze_graph", "MAPPING_FORMAT_VERSION"]
@@ -364,16 +364,23 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         if inter.value_bytes != VALUE_BYTES:
             sims = {}  # the steering's messages were of another size
         evals = mapping_evaluations(cl, metrics, bound) if par else None
-        ahead = free_ahead(cl, inter, machine, threshold, evals, "compact" in sims, jobs) \
-            if par and mapper == "time-aware" else None
-        mapping = partial(place, inter, machine, mapper, threshold=threshold, seed=seed,
-                          clustering=cl, simulations=sims, jobs=jobs, evals=evals)
-        if ahead is None:
-            pl = mapping()
-        else:  # the window-free simulation of the replay beside the mapping's one
-            say("  and, beside it, the memory-centric placement without an issue window")
-            pl, free = run_parallel([mapping, ahead[1]], 2)
-            ahead = (ahead[0], free)
+        if par and mapper == "time-aware" and pair_replays(evals, "compact" in sims):
+            # two placements to judge: after their replays (`replay_pair`)
+            say("  the memory-centric and compact placements, judged after their replays")
+            done("mapping", t)
+            t = time.perf_counter()
+            core, kept, res, spans, n = replay_pair(cl, inter, machine, threshold,
+                                                    sims["compact"], say, jobs)
+            start = sims["compact"][1].makespan
+            pl = placement_of(inter, machine, core, mapper, threshold, makespan_start=start,
+                              makespan=res.makespan, evaluations=2, accepted=0)
+            metrics = {**metrics, "replays_from": start, "replays": spans, "replayed": n}
+            if n:  # the other mappings' simulations ran the order it had
+                cl, sims = kept, {}
+            done("simulation", t, len(cl.src) + res.messages, "events")
+            return cl, metrics, sims, inter, pl, res, True
+        pl = place(inter, machine, mapper, threshold=threshold, seed=seed, clustering=cl,
+                   simulations=sims, jobs=jobs, evals=evals)
         done("mapping", t)
         t = time.perf_counter()
         res = _reused(sims, mapper, pl.core)
@@ -384,8 +391,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         if par:
             start = res.makespan
             kept, res, spans, n = replay(cl, pl.core, machine, res, inter.value_bytes, bound,
-                                          say, 0 if metrics.get("steering") == "replay" else None,
-                                          ahead)
+                                          say, 0 if metrics.get("steering") == "replay" else None)
             if spans:
                 metrics = {**metrics, "replays_from": start, "replays": spans, "replayed": n}
             if n:  # the other mappings' simulations ran the order it had
