@@ -379,9 +379,11 @@ class _SpeculativeRuns:
     `_choose_price` walks the prices one after another: the highest (`PRICES`'s last)
     first, then the mean of the two highest (`upper_mean`), then `PRICES` in increasing
     order, each run stopped once its makespan passes the cutoff the runs before it set.
-    With ``pair``, a run of price ``PRICES[i]`` (or of the highest, or the mean) starts the
-    walk's next price beside it in a second thread, with the loosest cutoff the walk can
-    give it (this run's; the highest's for the mean; none after the mean). When the
+    With ``pair``, a run starts a price the walk asks for later beside it in a second
+    thread, with the loosest cutoff the walk can give it: beside the highest, the walk's
+    first price (no cutoff); beside the mean, the walk's second (at the cutoff the first
+    one's run sets, known by then); beside ``PRICES[i]``, the next (at most this run's
+    cutoff). So where the mean loses, the walk goes on as if it had not run. When the
     walk asks for that price, its run is the one it would have made when the cutoff it has
     now is the same, or when the run went to the end within it (a run's makespan only
     grows, so the kernel's stop test never fired and every buffer is as it would be);
@@ -391,8 +393,9 @@ class _SpeculativeRuns:
 
     ``run_into(slot, price, cutoff)`` runs one price into ``slot`` (``make_slot()``'s
     buffers: clusters, home, schedule, value times, the memory model) and returns the
-    kernel's ``(free, load, complete)``. At most three slots: the kept run's, the one
-    running and the one run ahead (two without ``pair``, as one run at a time needs)."""
+    kernel's ``(free, load, complete)``. At most three slots: the kept run's (or, while the
+    mean runs, the walk's first price's), the one running and the one run ahead (two
+    without ``pair``, as one run at a time needs)."""
 
     def __init__(self, run_into, make_slot, p, pair):
         self.run_into, self.make_slot, self.p, self.pair = run_into, make_slot, p, pair
@@ -414,35 +417,40 @@ class _SpeculativeRuns:
     def _span(self, free):
         return float(free.max()) if self.p else 0.0
 
-    def _next(self, price):
-        """The price the walk asks for after ``price``, when known beforehand."""
-        if self.asked == 1:
-            return upper_mean()
-        if self.asked == 2:
-            return PRICES[0]
-        if price in PRICES[:-1]:
-            return PRICES[PRICES.index(price) + 1]
+    def _next(self, price, cutoff):
+        """``(price, cutoff)``: the price the walk asks for next after ``price`` (asked
+        with ``cutoff``) but one, when known beforehand, with the loosest cutoff the walk
+        can give it; None when not known."""
+        if self.asked == 1:  # the highest: the walk's first price, which has no cutoff
+            return PRICES[0], np.inf
+        if self.asked == 2:  # the mean: the walk's second price, at the first one's cutoff
+            first = self.ahead.get(float(PRICES[0]))
+            if first is None or len(PRICES) < 2:
+                return None
+            return PRICES[1], (1.0 + TOLERANCE) * first[2]
+        if price in PRICES[:-1]:  # later ones have at most this run's cutoff
+            return PRICES[PRICES.index(price) + 1], cutoff
         return None
 
     def run(self, price, cutoff=np.inf):
         price = float(price)
         self.asked += 1
         have = self.ahead.pop(price, None)
-        self.ahead.clear()  # a run ahead the walk did not ask for next: never asked for
+        if self.asked not in (2, 3):  # the mean keeps the walk's first price's run (beside
+            # the highest), and that one the second's (beside the mean); any other run the
+            # walk did not ask for is never asked for
+            self.ahead.clear()
         if have is not None:
             slot, ran_cutoff, span, complete = have
             if ran_cutoff == cutoff or (complete and span <= cutoff):
                 return self._done(price, slot, span, complete)
-        nxt = self._next(price) if self.pair else None
+        nxt = self._next(price, cutoff) if self.pair else None
         slot = self._free_slot()
         if nxt is None:
             free, _, complete = self.run_into(slot, price, cutoff)
             return self._done(price, slot, self._span(free), bool(complete))
+        nxt, ahead = nxt
         other = self._free_slot(busy=(slot,))
-        # the loosest cutoff the walk can give the next price: the mean of the two highest
-        # has the highest's (both judged against the bound), the first price of the walk
-        # after them none; later ones have at most this run's
-        ahead = np.inf if self.asked == 2 else cutoff
         (free, _, complete), (free2, _, complete2) = run_parallel(
             [lambda: self.run_into(slot, price, cutoff),
              lambda: self.run_into(other, nxt, ahead)], 2)
@@ -649,8 +657,9 @@ def _choose_price(run, keep, bound, remote=None):
     is tried. (A price within `TOLERANCE` of the bound is within it of every run's
     makespan, so the walk, reaching it, would keep it: the second test spares the walk
     where the highest price alone costs time, mandel under the ``sp-cd-mf`` control
-    model at p = 8: 1.8 % above the bound at 1536, 1.9 % at 768; two runs instead of
-    seven.)
+    model at p = 8: 1536 runs 1.8 % above the bound, 768 within it; two runs instead of
+    seven, two rounds of two at a time (`_SpeculativeRuns`) instead of four, the same
+    clusters.)
 
     Every run of the walk but its first (which nothing can reject yet) stops at the
     makespan that would reject it (a run's makespan only grows), so a price that

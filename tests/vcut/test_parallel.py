@@ -571,6 +571,40 @@ def test_two_prices_at_once_give_the_walk_one_after_another(monkeypatch, p, late
         _same_walk(monkeypatch, g, p, latency, **kw)
 
 
+@pytest.mark.parametrize("p, latency, numa", [(4, 40.0, False), (24, 1.0, False),
+                                            (8, 2.0, True), (4, 6.0, True)])
+def test_no_run_ahead_is_lost(monkeypatch, p, latency, numa):
+    """Two at a time, no price runs twice at the same cutoff: each run ahead (the walk's
+    first price beside the highest, its second beside the mean of the two highest, the
+    next beside each price) is still there when the walk asks for it; and the walk asks
+    for every price the runs one at a time ran, in their order."""
+    from vcut import parallel
+
+    seed = {4: 0, 24: 24, 8: 3}[p] if numa else p
+    g = _random_dag(400, 3000, seed)
+    kw = {}
+    if numa:
+        obj = np.random.default_rng(seed).integers(-1, 30, len(g.src))
+        kw["numa"] = (obj, np.arange(p) * 2 // p, np.array(NUMA_LAT), 100.0)
+    real = parallel._SpeculativeRuns.__init__
+    calls = {}
+
+    def counting(self, run_into, make_slot, p, pair):
+        def run(slot, price, cutoff):
+            calls[pair].append((float(price), float(cutoff)))
+            return run_into(slot, price, cutoff)
+        real(self, run, make_slot, p, pair)
+
+    monkeypatch.setattr(parallel._SpeculativeRuns, "__init__", counting)
+    for pair in (False, True):
+        calls[pair] = []
+        monkeypatch.setattr(parallel, "_pair_runs", lambda m, n, p, pair=pair: pair)
+        par_assign(g.src, g.dst, g.weight, g.n, p, np.full(p, 1.0 / p), latency=latency, **kw)
+    assert len(set(calls[True])) == len(calls[True])
+    assert set(calls[False]) <= set(calls[True])
+    assert len(calls[True]) <= len(calls[False]) + 1  # one run ahead the walk never asks for
+
+
 def test_a_run_ahead_that_ends_above_the_walks_cutoff_is_run_again(monkeypatch):
     # found by search: with real-valued weights, price 24's run ahead (beside 6, with 6's
     # cutoff) ends at 4,186.8 cycles, above the cutoff 6's own makespan set (1.02 x
