@@ -27,14 +27,17 @@ target: at most 1.5x); (d) the ratio ORACLE / CD of the parallelism per program 
 and Wilson report about two orders of magnitude); and the analyses' makespans and
 speed-ups. All times are in-process wall seconds, warm (a small program is analysed
 first under every model so that numba's cached kernels are loaded); a graph build's
-time is the best of ``--build-repeat`` builds, an analysis's the median of
-``--analyze-repeat`` analyses (default 1; each gives the same makespan, which is checked).
+time is the best of ``--build-repeat`` rounds (default 9) or more, up to about
+`BUILD_SECONDS` of builds per graph, each round one build of the plain, the ORACLE and
+every analysed model's graph (the same conditions for each), an
+analysis's the median of ``--analyze-repeat`` analyses (default 1; each gives the same
+makespan, which is checked).
 
 Usage::
 
     python bench/bench_control.py [--p 8] [--programs NAME ...]
                                   [--analyze-models MODEL ... | all]
-                                  [--analyze-max-nodes N] [--build-repeat 3]
+                                  [--analyze-max-nodes N] [--build-repeat 9]
                                   [--analyze-repeat 1]
                                   [--progress] [--no-warmup] [--json OUT.json]
 """
@@ -68,6 +71,11 @@ ANALYZE_MAX_NODES = 0
 #: The graph's size, build time and analysis time under a control model, at most this
 #: multiple of the ORACLE graph's (the target the cost table is read against).
 COST_TARGET = 1.5
+
+#: Each graph is built for about this many seconds in all (rounds of one build of each
+#: graph), at least ``--build-repeat`` and at most `BUILD_ROUNDS_MAX` rounds.
+BUILD_SECONDS = 1.0
+BUILD_ROUNDS_MAX = 40
 
 #: The programs besides the manifest's samples: name -> (C source, defines, where from).
 #: dijkstra_mibench runs one source/destination pair (PAIRS=1: its default of 30 pairs
@@ -136,17 +144,6 @@ def timed(fn):
     return out, time.perf_counter() - t0
 
 
-def best_of(fn, repeat):
-    """``fn()``'s result and its shortest time over ``repeat`` calls (graph builds take
-    milliseconds on the small programs: one call's time is mostly noise)."""
-    out, best = None, float("inf")
-    for _ in range(max(1, repeat)):
-        out = None  # the previous result freed before the next call
-        out, secs = timed(fn)
-        best = min(best, secs)
-    return out, best
-
-
 def harmonic(xs):
     xs = [x for x in xs if x is not None]
     if not xs or any(x <= 0 for x in xs):
@@ -188,10 +185,27 @@ def measure(name, path, defines, p, analyze_models, max_nodes, build_repeat, say
                                                  compile_options={"defines": defines}))
     if trace.truncated:
         raise SystemExit(f"{name}: the trace was cut at the instruction budget")
-    plain, plain_s = best_of(partial(build_graph, trace), build_repeat)
-    plain_m = int(plain.m)
-    plain = None
-    oracle, oracle_s = best_of(partial(build_graph, trace, control="oracle"), build_repeat)
+    # the builds timed in rounds, one build of each graph per round, so that the graphs'
+    # times are taken under the same conditions (the heap, the caches, the machine's load)
+    # (a build of a small program takes tens of milliseconds, whose best of a few varies by
+    # a third with the allocator's state: the rounds go on until each graph has been built
+    # for about BUILD_SECONDS, at most BUILD_ROUNDS_MAX rounds)
+    builds = [None, "oracle"] + [m for m in analyze_models if m != "oracle"]
+    build_s, rounds = {}, max(1, build_repeat)
+    r = 0
+    while r < rounds:
+        r += 1
+        for model in builds:
+            g, secs = timed(partial(build_graph, trace, control=model))
+            if model is None:
+                plain_m = int(g.m)
+            g = None
+            build_s[model] = min(build_s.get(model, float("inf")), secs)
+        if r == 1:
+            rounds = max(rounds, min(BUILD_ROUNDS_MAX,
+                                     int(BUILD_SECONDS / max(max(build_s.values()), 1e-3))))
+    plain_s = build_s[None]
+    oracle, oracle_s = build_graph(trace, control="oracle"), build_s["oracle"]
     flow = oracle.control
     table, table_s = timed(partial(model_table, oracle, flow))
     work = float(np.sum(oracle.weight))
@@ -213,7 +227,7 @@ def measure(name, path, defines, p, analyze_models, max_nodes, build_repeat, say
         say(f"  {name}: more than {max_nodes:,} nodes, not analysed")
         return row
     for model in analyze_models:
-        graph, build_s = best_of(partial(build_graph, trace, control=model), build_repeat)
+        graph = build_graph(trace, control=model)
         times, spans = [], set()
         for _ in range(max(1, analyze_repeat)):
             a = None  # the previous analysis freed before the next
@@ -226,13 +240,13 @@ def measure(name, path, defines, p, analyze_models, max_nodes, build_repeat, say
         analyze_s = float(np.median(times))
         makespan = float(a.result.makespan)
         row["analyses"][model] = {
-            "edges": int(graph.m), "build_s": build_s, "analyze_s": analyze_s,
+            "edges": int(graph.m), "build_s": build_s[model], "analyze_s": analyze_s,
             "analyze_times": times,
             "makespan": makespan, "speedup": work / makespan if makespan > 0 else None,
             "bound_work": float(a.bound.work) if getattr(a, "bound", None) else None,
             "phases": {k: float(v) for k, v in (a.phases or {}).items()
                        if isinstance(v, (int, float))}}
-        say(f"    {model}: {graph.m:,} edges, build {build_s:.2f} s, analysis "
+        say(f"    {model}: {graph.m:,} edges, build {build_s[model]:.2f} s, analysis "
             f"{analyze_s:.2f} s, makespan {makespan:,.0f}, speed-up "
             f"{row['analyses'][model]['speedup']:.2f}")
         graph = a = None
@@ -395,8 +409,9 @@ def main():
                          "'all' for the seven; the option alone, with no model, skips them)")
     ap.add_argument("--analyze-max-nodes", type=int, default=ANALYZE_MAX_NODES, metavar="N",
                     help="analyse only programs of at most N nodes (default 0: all)")
-    ap.add_argument("--build-repeat", type=int, default=3, metavar="N",
-                    help="time each graph build as the best of N builds (default 3)")
+    ap.add_argument("--build-repeat", type=int, default=9, metavar="N",
+                    help="time each graph build as the best of N rounds, a build of each "
+                         "graph per round (default 9)")
     ap.add_argument("--analyze-repeat", type=int, default=1, metavar="N",
                     help="time each analysis as the median of N analyses (default 1)")
     ap.add_argument("--progress", action="store_true",
