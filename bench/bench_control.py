@@ -29,7 +29,8 @@ speed-ups. All times are in-process wall seconds, warm (a small program is analy
 first under every model so that numba's cached kernels are loaded); a graph build's
 time is the best of ``--build-repeat`` rounds (default 9) or more, up to about
 `BUILD_SECONDS` of builds per graph, each round one build of the plain, the ORACLE and
-every analysed model's graph (the same conditions for each), an
+every analysed model's graph (the same conditions for each), in a fresh child process
+per program (`time_builds`), an
 analysis's the median of ``--analyze-repeat`` analyses (default 1; each gives the same
 makespan, which is checked).
 
@@ -168,6 +169,54 @@ def warm_up(p):
         analyze_graph(graph, p, object_bytes=trace.obj_size, baselines=False)
 
 
+def time_builds(path, defines, models, build_repeat):
+    """``({model or None: best build seconds}, plain graph's edges)`` of the plain, the
+    ORACLE and ``models``' graphs of the program, measured in a fresh child process (a
+    build of a small program takes tens of milliseconds, and in this long process, after
+    other programs' analyses, the allocator's state made the control graphs' builds up to
+    15 % slower than in a process of their own, as a user's ``vcut graph`` runs)."""
+    import subprocess
+
+    argv = [sys.executable, os.path.abspath(__file__), "--time-builds", path,
+            "--build-repeat", str(build_repeat), "--analyze-models", *models,
+            "--defines", *defines]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=ROOT)
+    if done.returncode:
+        raise SystemExit(f"timing the builds of {path} failed: {done.stderr[-400:]}")
+    got = json.loads(done.stdout.splitlines()[-1])
+    return ({None if k == "plain" else k: v for k, v in got["build_s"].items()},
+            got["plain_edges"])
+
+
+def _builds_child(path, defines, models, build_repeat):
+    """`time_builds`' child: trace the program, then time the builds in rounds, one build
+    of each graph per round (the same conditions for each graph), at least
+    ``build_repeat`` rounds and until each graph was built for about `BUILD_SECONDS` (at
+    most `BUILD_ROUNDS_MAX` rounds); prints one JSON line."""
+    from frontend import RunLimits, trace_program
+    from ir_graph import build_graph
+
+    limits = RunLimits(timeout=600.0, max_instructions=50_000_000)
+    trace = trace_program(os.path.join(ROOT, path), timing=False, limits=limits,
+                          compile_options={"defines": defines})
+    builds = [None, "oracle"] + [m for m in models if m != "oracle"]
+    build_s, rounds, plain_m = {}, max(1, build_repeat), None
+    r = 0
+    while r < rounds:
+        r += 1
+        for model in builds:
+            g, secs = timed(partial(build_graph, trace, control=model))
+            if model is None:
+                plain_m = int(g.m)
+            g = None
+            build_s[model] = min(build_s.get(model, float("inf")), secs)
+        if r == 1:
+            rounds = max(rounds, min(BUILD_ROUNDS_MAX,
+                                     int(BUILD_SECONDS / max(max(build_s.values()), 1e-3))))
+    print(json.dumps({"build_s": {"plain" if k is None else k: v for k, v in build_s.items()},
+                      "plain_edges": plain_m, "rounds": rounds}))
+
+
 def measure(name, path, defines, p, analyze_models, max_nodes, build_repeat, say,
             progress=None, analyze_repeat=1):
     """One program's row: the trace, the ORACLE graph, the model table and the
@@ -185,25 +234,7 @@ def measure(name, path, defines, p, analyze_models, max_nodes, build_repeat, say
                                                  compile_options={"defines": defines}))
     if trace.truncated:
         raise SystemExit(f"{name}: the trace was cut at the instruction budget")
-    # the builds timed in rounds, one build of each graph per round, so that the graphs'
-    # times are taken under the same conditions (the heap, the caches, the machine's load)
-    # (a build of a small program takes tens of milliseconds, whose best of a few varies by
-    # a third with the allocator's state: the rounds go on until each graph has been built
-    # for about BUILD_SECONDS, at most BUILD_ROUNDS_MAX rounds)
-    builds = [None, "oracle"] + [m for m in analyze_models if m != "oracle"]
-    build_s, rounds = {}, max(1, build_repeat)
-    r = 0
-    while r < rounds:
-        r += 1
-        for model in builds:
-            g, secs = timed(partial(build_graph, trace, control=model))
-            if model is None:
-                plain_m = int(g.m)
-            g = None
-            build_s[model] = min(build_s.get(model, float("inf")), secs)
-        if r == 1:
-            rounds = max(rounds, min(BUILD_ROUNDS_MAX,
-                                     int(BUILD_SECONDS / max(max(build_s.values()), 1e-3))))
+    build_s, plain_m = time_builds(path, defines, analyze_models, build_repeat)
     plain_s = build_s[None]
     oracle, oracle_s = build_graph(trace, control="oracle"), build_s["oracle"]
     flow = oracle.control
@@ -419,7 +450,12 @@ def main():
     ap.add_argument("--no-warmup", action="store_true",
                     help="skip the warm-up analysis of a tiny program")
     ap.add_argument("--json", metavar="OUT.json", help="also save the measurements")
+    ap.add_argument("--time-builds", metavar="PATH", help=argparse.SUPPRESS)  # the child
+    ap.add_argument("--defines", nargs="*", default=[], help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.time_builds:
+        _builds_child(args.time_builds, args.defines, args.analyze_models, args.build_repeat)
+        return
     models = list(MODELS) if args.analyze_models == ["all"] else args.analyze_models
     bad = [m for m in models if m not in MODELS]
     if bad:
