@@ -383,7 +383,10 @@ class _SpeculativeRuns:
     thread, with the loosest cutoff the walk can give it: beside the highest, the walk's
     first price (no cutoff); beside the mean, the walk's second (at the cutoff the first
     one's run sets, known by then); beside ``PRICES[i]``, the next (at most this run's
-    cutoff). So where the mean loses, the walk goes on as if it had not run. When the
+    cutoff), but beside the last but one where the highest's run went to the end (the walk
+    does not run it again), the mean of the one before and it, which the walk asks for
+    when that price loses. So where the mean loses, the walk goes on as if it had not
+    run. When the
     walk asks for that price, its run is the one it would have made when the cutoff it has
     now is the same, or when the run went to the end within it (a run's makespan only
     grows, so the kernel's stop test never fired and every buffer is as it would be);
@@ -403,6 +406,7 @@ class _SpeculativeRuns:
         self.kept = self.last = None
         self.spans = {}  # price -> model makespan, in the order the walk asked for them
         self.ahead = {}  # price -> (slot, cutoff, span, complete): run beside another
+        self.top_complete = False  # the walk's first run (the highest price) went to the end
         self.asked = 0
 
     def _free_slot(self, busy=()):
@@ -428,6 +432,11 @@ class _SpeculativeRuns:
             if first is None or len(PRICES) < 2:
                 return None
             return PRICES[1], (1.0 + TOLERANCE) * first[2]
+        if price == PRICES[-2] and len(PRICES) >= 3 and self.top_complete:
+            # the highest ran to the end (a memory model): the walk does not run it again,
+            # and if this price loses it asks for the mean of the one before and this one,
+            # at this cutoff
+            return float(np.sqrt(PRICES[-3] * PRICES[-2])), cutoff
         if price in PRICES[:-1]:  # later ones have at most this run's cutoff
             return PRICES[PRICES.index(price) + 1], cutoff
         return None
@@ -458,6 +467,8 @@ class _SpeculativeRuns:
         return self._done(price, slot, self._span(free), bool(complete))
 
     def _done(self, price, slot, span, complete):
+        if self.asked == 1:
+            self.top_complete = complete
         self.last = slot
         self.spans[price] = span
         return span, complete
