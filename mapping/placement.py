@@ -193,7 +193,7 @@ def placement_of(inter, machine, core, method, threshold=THRESHOLD, rule=None, *
     """The `Placement` of ``core`` (a core per cluster of ``inter``, checked against
     ``machine``) made by ``method``, with its messages' ``network_bytes`` and
     ``hop_bytes`` and ``info``'s figures: `place`'s result, and that of a caller that
-    chose among placements itself (`vcut.par_steering.replay_pair`)."""
+    chose among placements itself (the analysis, judging two after their replays)."""
     core = baselines.check_mapping(core, inter.p, machine)
     net, hb = hop_bytes(inter, core, machine)
     return Placement(core=core, method=method, rule=rule,

@@ -174,7 +174,6 @@ def replay_pair(cl, inter, machine, threshold, compact_sim, say, jobs=None):
     mapping then the replay took the memory-centric placement's windowed simulation, a
     window-free one and the order's, one after another where the compact placement won
     (jacobi-2d under ``cd``, 4.3 M tasks: 3.8 -> 2.3 s)."""
-    m = len(cl.src)
     vb = inter.value_bytes
     mc = np.asarray(memory_centric(inter, machine, threshold)[0], dtype=np.int64)
     compact_core, compact_res = compact_sim
@@ -183,10 +182,9 @@ def replay_pair(cl, inter, machine, threshold, compact_sim, say, jobs=None):
     say("  simulating " + ("both placements" if len(cores) > 1 else "the placement")
         + " without an issue window for the clusters' task order"
         + (f", {workers} at a time" if workers > 1 and len(cores) > 1 else ""))
+
     def replayed(core):  # independent of the other placement's: side by side
-        free = simulate(cl, core, _window_free(machine, m), vb)
-        c = rescheduled(cl, finish_order(cl, free))
-        del free
+        c = rescheduled(cl, window_free_order(cl, core, machine, vb))
         return c, simulate(c, core, machine, vb)
 
     ran = run_parallel([partial(replayed, c) for c in cores], workers)
@@ -202,6 +200,13 @@ def _window_free(machine, m):
     """``machine`` with an issue window of ``m`` tasks (every unstarted task of a cluster
     of ``m`` tasks in all: no window)."""
     return replace(machine, issue_window=max(int(m), 1))
+
+
+def window_free_order(cl, core, machine, value_bytes):
+    """The schedule of `replay`'s first step: ``cl``'s tasks on ``core`` in the order of
+    their finish times (`finish_order`) in a simulation without an issue window."""
+    sim = simulate(cl, core, _window_free(machine, len(cl.src)), value_bytes)
+    return finish_order(cl, sim)
 
 
 def finish_order(cl, sim):
@@ -259,8 +264,7 @@ def replay(cl, core, machine, res, value_bytes, bound, say, replays=None):
 
     if free:
         say("  simulating without an issue window for the clusters' task order")
-        sim = simulate(cl, core, _window_free(machine, m), value_bytes)
-        run(finish_order(cl, sim))
+        run(window_free_order(cl, core, machine, value_bytes))
     cur, r = cl, res
     for i in range(replays):
         order = finish_order(cur, r)

@@ -680,21 +680,20 @@ def _choose_price(run, keep, bound, remote=None):
     records, for a run stopped early, the makespan it had reached (above the bound
     it missed)."""
     tol = 1.0 + TOLERANCE
-    if remote is None:
-        top, top_complete = run(PRICES[-1], tol * bound(0.0))
-        limit = bound(0.0)
-    else:
-        top, top_complete = run(PRICES[-1])
-        limit = bound(remote())
+
+    def judged(price):  # (model makespan, complete, the bound it is judged against)
+        if remote is None:
+            span, complete = run(price, tol * bound(0.0))
+            return span, complete, bound(0.0)
+        span, complete = run(price)
+        return span, complete, bound(remote())
+
+    top, top_complete, limit = judged(PRICES[-1])
     if top <= tol * limit:
         keep()
         return float(PRICES[-1])
     upper = upper_mean()
-    if remote is None:
-        span, _ = run(upper, tol * bound(0.0))
-    else:
-        span, _ = run(upper)
-        limit = bound(remote())
+    span, _, limit = judged(upper)
     if span <= tol * limit:
         keep()
         return upper

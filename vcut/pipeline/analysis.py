@@ -364,6 +364,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         if inter.value_bytes != VALUE_BYTES:
             sims = {}  # the steering's messages were of another size
         evals = mapping_evaluations(cl, metrics, bound) if par else None
+        kept, spans, n = cl, [], 0
         if par and mapper == "time-aware" and pair_replays(evals, "compact" in sims):
             # two placements to judge: after their replays (`replay_pair`)
             say("  the memory-centric and compact placements, judged after their replays")
@@ -374,28 +375,26 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
             start = sims["compact"][1].makespan
             pl = placement_of(inter, machine, core, mapper, threshold, makespan_start=start,
                               makespan=res.makespan, evaluations=2, accepted=0)
+            fresh = True
+        else:
+            pl = place(inter, machine, mapper, threshold=threshold, seed=seed, clustering=cl,
+                       simulations=sims, jobs=jobs, evals=evals)
+            done("mapping", t)
+            t = time.perf_counter()
+            res = _reused(sims, mapper, pl.core)
+            fresh = res is None  # else the mapping's own simulation of its result
+            if fresh:
+                say(f"simulating {len(cl.src):,} tasks")
+                res = simulate(cl, pl.core, machine, inter.value_bytes)
+            if par:
+                start = res.makespan
+                kept, res, spans, n = replay(
+                    cl, pl.core, machine, res, inter.value_bytes, bound, say,
+                    0 if metrics.get("steering") == "replay" else None)
+        if spans:
             metrics = {**metrics, "replays_from": start, "replays": spans, "replayed": n}
-            if n:  # the other mappings' simulations ran the order it had
-                cl, sims = kept, {}
-            done("simulation", t, len(cl.src) + res.messages, "events")
-            return cl, metrics, sims, inter, pl, res, True
-        pl = place(inter, machine, mapper, threshold=threshold, seed=seed, clustering=cl,
-                   simulations=sims, jobs=jobs, evals=evals)
-        done("mapping", t)
-        t = time.perf_counter()
-        res = _reused(sims, mapper, pl.core)
-        fresh = res is None  # else the mapping's own simulation of its result
-        if fresh:
-            say(f"simulating {len(cl.src):,} tasks")
-            res = simulate(cl, pl.core, machine, inter.value_bytes)
-        if par:
-            start = res.makespan
-            kept, res, spans, n = replay(cl, pl.core, machine, res, inter.value_bytes, bound,
-                                          say, 0 if metrics.get("steering") == "replay" else None)
-            if spans:
-                metrics = {**metrics, "replays_from": start, "replays": spans, "replayed": n}
-            if n:  # the other mappings' simulations ran the order it had
-                cl, sims = kept, {}
+        if n:  # the other mappings' simulations ran the order it had
+            cl, sims = kept, {}
         done("simulation", t, len(cl.src) + res.messages, "events")
         return cl, metrics, sims, inter, pl, res, fresh
 
