@@ -31,10 +31,11 @@ import contextlib
 import functools
 import os
 import sys
+import time
 
 import numba
 from numba import prange  # noqa: F401  (re-exported for the kernel modules)
-from numba.core import caching, event, types
+from numba.core import caching, event, sigutils, types
 from numba.core.dispatcher import Dispatcher
 
 from . import progress
@@ -89,7 +90,34 @@ def _plain_calls(dispatcher):
         return typed(tuple(_plain(a) for a in args), {k: _plain(v) for k, v in kws.items()})
 
     dispatcher.get_call_template = get_call_template
+    dispatcher.compile = _locked_compile(dispatcher, dispatcher.compile)
     return dispatcher
+
+
+def _locked_compile(dispatcher, compile_):
+    """``dispatcher.compile`` (load a signature from numba's cache, else compile it and
+    save it there) under the kernel's compile lock (`_hold_compiling`) where the signature
+    is not compiled in this process yet. numba saves after its compile event ends, so the
+    lock is held here, around load, compile and save."""
+
+    def compile(sig):
+        if fcntl is None or getattr(dispatcher, "_cache", None) is None:
+            return compile_(sig)
+        try:
+            args, _ = sigutils.normalize_signature(sig)
+            if tuple(args) in dispatcher.overloads:
+                return compile_(sig)
+        except Exception:  # noqa: BLE001 - numba's own call says what is wrong
+            return compile_(sig)
+        fd = _hold_compiling(dispatcher)
+        try:
+            return compile_(sig)
+        finally:
+            if fd is not None:
+                _HELD.pop(fd, None)
+                os.close(fd)  # releases the lock
+
+    return compile
 
 
 #: ``@helper`` (or ``@helper(inline="always")``): ``@njit(cache=True)`` for a kernel's
@@ -134,15 +162,106 @@ class _Compiles(event.Listener):
     counts vcut's and tells `vcut_base.progress` (the command line's first-run note)."""
 
     compiled = 0
+    stack = []  # per compile under way, innermost last: what `_record` is to write, or None
 
     def on_start(self, ev):
         data = ev.data if isinstance(ev.data, dict) else {}
-        if _ours(data.get("dispatcher")):
+        dispatcher = data.get("dispatcher")
+        note = None
+        if _ours(dispatcher):
             type(self).compiled += 1
+            if not self.stack and os.environ.get(RECORD_ENV):
+                note = (dispatcher, data.get("args"), time.perf_counter())
             progress.compiling()
+        self.stack.append(note)
 
     def on_end(self, ev):
-        pass
+        note = self.stack.pop() if self.stack else None
+        if note is not None:
+            _record(*note)
+
+
+#: The environment variable naming the file that `vcut_base.ahead.record`'s command
+#: appends the kernels it compiles from Python to.
+RECORD_ENV = "VCUT_AHEAD_RECORD"
+_T0 = time.perf_counter()
+
+
+def _record(dispatcher, args, started):
+    """Append a kernel compiled from Python to the manifest being recorded
+    (`RECORD_ENV`): module, qualified name, seconds from the start of the process to the
+    compile's, seconds the compile took, argument types."""
+    func = dispatcher.py_func
+    now = time.perf_counter()
+    with open(os.environ[RECORD_ENV], "a", encoding="utf-8") as f:
+        f.write(f"{func.__module__}\t{func.__qualname__}\t{started - _T0:.3f}\t"
+                f"{now - started:.3f}\t{tuple(args)!r}\n")
+
+
+_HELD = {}  # fd -> path of each compile lock this process holds
+
+
+def _compiling_path(dispatcher):
+    """The compile lock of a kernel: a file beside its index in numba's cache."""
+    index = getattr(getattr(getattr(dispatcher, "_cache", None), "_cache_file", None),
+                    "_index_path", None)
+    return None if index is None else index + ".compiling"
+
+
+def _hold_compiling(dispatcher):
+    """Take the compile lock of a kernel ``dispatcher`` is about to load or compile
+    (exclusive; `_locked_compile` holds it until the result is in the cache), so another
+    process that wants this kernel meanwhile waits for it in `_wait_compiling` and loads
+    it instead of compiling it too (the helper of `vcut_base.ahead` and the command it
+    helps meet there). The fd, or None where the lock is not to be had (another process
+    holds it; no locks here)."""
+    path = _compiling_path(dispatcher)
+    if fcntl is None or path is None:
+        return None
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    _HELD[fd] = path
+    return fd
+
+
+#: The longest wait for another process's compile of a kernel (seconds), after which this
+#: one goes on as if nobody compiled it; polled every `WAIT_STEP` seconds.
+WAIT_LIMIT = 60.0
+WAIT_STEP = 0.01
+
+
+def _wait_compiling(index_path):
+    """Before a kernel's cache is read: while another process holds its compile lock
+    (`_hold_compiling`), wait for that compile to end (at most `WAIT_LIMIT` s), so that
+    the read finds its result. No wait where nobody compiles it or this process does."""
+    path = index_path + ".compiling"
+    if fcntl is None or path in _HELD.values():
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # never compiled under a lock: nobody compiles it now
+        return
+    try:
+        deadline = time.monotonic() + WAIT_LIMIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(WAIT_STEP)
+            except OSError:  # a file system without locks
+                return
+    finally:
+        os.close(fd)
 
 
 def kernel_counts():
@@ -176,6 +295,7 @@ def install():
             return save(self, key, data)
 
     def locked_load(self, key):
+        _wait_compiling(self._index_path)
         with _locked(self._index_path, False):
             return load(self, key)
 

@@ -26,6 +26,7 @@ Conventions shared by every subcommand:
 """
 
 import _thread
+import atexit
 import contextlib
 import json
 import os
@@ -36,8 +37,9 @@ import threading
 import traceback
 
 from vcut_base import memory
-from vcut_base.oom import MemoryGuard
+from vcut_base.ahead import cold, spawn
 from vcut_base.errors import OutOfMemory, VcutError
+from vcut_base.oom import MemoryGuard
 from vcut_base.progress import noting_compiles, reporting
 
 from . import (analyze, batch, compare, datasets, graph, mst, partition, schedule, stats,
@@ -86,7 +88,10 @@ def main(argv=None):
             args = parser.parse_args(argv)  # option types raise InputError for bad numbers
             args.command_line = argv  # as typed, for messages that correct it
             args.vcut_main = main  # for a command that runs others (vcut compile's workloads)
-            with reporting(progress_sink(args)), noting_compiles(_compile_note(entry, args)), \
+            note = _compile_note(entry, args)
+            if note is not None:
+                note.early()
+            with reporting(progress_sink(args)), noting_compiles(note), \
                     _memory_guard(entry, args.command, argv):
                 code = args.func(args, program_args)
             if entry:  # a reader gone by now is found here, not at the interpreter's exit
@@ -135,17 +140,59 @@ def main(argv=None):
 
 
 def _compile_note(entry, args):
-    """What prints `COMPILE_NOTE` on stderr (`vcut_base.progress.noting_compiles`): for the
-    ``vcut`` program itself (not a call of `main` from Python, nor vcut compile's own
-    workloads), unless VCUT_COMPILE_NOTE=0."""
-    if not entry or args.command == "compile" or os.environ.get("VCUT_COMPILE_NOTE") == "0":
+    """What runs when the first kernel is compiled rather than loaded (a cold numba cache;
+    `vcut_base.progress.noting_compiles`), for the ``vcut`` program itself (not a call of
+    `main` from Python, nor vcut compile's own workloads): `COMPILE_NOTE` on stderr
+    unless VCUT_COMPILE_NOTE=0, and the helper that compiles the command's later kernels
+    beside it (`vcut_base.ahead.spawn`; VCUT_COMPILE_AHEAD=0 turns it off) where the
+    command has a manifest (`ahead_manifest`)."""
+    if not entry or args.command == "compile":
         return None
+    say = os.environ.get("VCUT_COMPILE_NOTE") != "0"
+    manifest = ahead_manifest(args)
+
+    def helper():
+        started = spawn(manifest) if manifest is not None else None
+        if started is not None:
+            atexit.register(_stop_helper, started)
 
     def note():
-        sys.stderr.write(COMPILE_NOTE + "\n")
-        sys.stderr.flush()
+        helper()
+        if say:
+            sys.stderr.write(COMPILE_NOTE + "\n")
+            sys.stderr.flush()
 
+    def early():  # a cold cache seen before the first compile: the helper starts now
+        if manifest is not None and cold(manifest):
+            helper()
+
+    note.early = early
     return note
+
+
+#: The folder of the manifests of `vcut_base.ahead`: the kernels a command compiles on a
+#: first run, in order, recorded by ``python -m vcut_base.ahead record``.
+AHEAD_DIR = os.path.join(os.path.dirname(__file__), "ahead")
+
+
+def ahead_manifest(args):
+    """The manifest of `vcut_base.ahead` for the command ``args``: ``analyze.txt`` for
+    ``vcut analyze``, ``partition-ALGO.txt`` for ``vcut partition --algo ALGO``; None
+    where there is none."""
+    name = args.command
+    if name == "partition":
+        name = f"partition-{getattr(args, 'algo', '')}"
+    path = os.path.join(AHEAD_DIR, f"{name}.txt")
+    return path if os.path.isfile(path) else None
+
+
+def _stop_helper(helper):
+    """At the command's exit: end the helper of `vcut_base.ahead`, whose work (the kernels
+    this command did not need yet) is of no use now. numba writes each cache file whole
+    or not at all, so a kill at any time leaves the cache sound."""
+    if helper.poll() is None:
+        helper.kill()
+        helper.wait()
 
 
 #: The commands that run a program, and so take its arguments after ``--``.
