@@ -5,23 +5,27 @@ kernel when it first calls it, one after another: `vcut analyze` of a small prog
 spends about 17 of its 19 s so. On a machine of two or more cores `spawn` starts a
 helper process beside it (``python -m vcut_base.ahead``) that compiles the same
 kernels from a *manifest*, the list of the kernel signatures the command compiled on a
-recorded first run, from the last to the first. The command compiles forward from its
-first kernel, the helper backward from its last; each kernel the helper has cached by
-the time the command reaches it is loaded from numba's cache (`vcut_base.jitcache`
-keeps that cache consistent between processes) and they meet about halfway.
+recorded first run, from the last to the first (a few large ones first where `plan`'s
+simulation of the two processes says that ends sooner). The command compiles forward
+from its first kernel; each kernel the helper has cached by the time the command reaches
+it is loaded from numba's cache, and one the helper is compiling is waited for
+(`vcut_base.jitcache`'s compile lock), so they meet about halfway.
 
 Nothing depends on the helper: a kernel it has not compiled yet the command compiles
 itself, a manifest line that no longer names a kernel or a signature is skipped, and
 the helper stops when the command's process is gone. Only speed is at stake. The
 command line imports this module at start-up: it imports numba only when it compiles.
 
-A manifest is a text file, one kernel signature per line in the order the command
-compiled them: ``module<TAB>qualified name<TAB>argument types`` with the argument types
-as numba prints them (``(Array(int32, 1, 'C', False, aligned=True), int64)``), read by a
-parser that accepts numba type names only (`parse_types`). ``record`` (``python -m
-vcut_base.ahead record OUT -- vcut ARGS``) writes one: it runs the command with an empty
-numba cache and notes every kernel compiled from Python (not those compiled inside
-another kernel's compile).
+A manifest is a text file: its first line names the command it was recorded with
+(``# command: python -m vcut ...``), then one kernel signature per line in the order the
+command compiled them: ``module<TAB>qualified name<TAB>start<TAB>seconds<TAB>argument
+types`` (the seconds from the process's start to the compile's, the compile's seconds, and
+the argument types as numba prints them, ``(Array(int32, 1, 'C', False, aligned=True),
+int64)``, read by a parser that accepts numba type names only, `parse_types`). ``record``
+(``python -m vcut_base.ahead record OUT -- python -m vcut ARGS``) writes one: it runs the
+command with an empty numba cache and notes every kernel compiled from Python (not those
+compiled inside another kernel's compile); ``rerecord FOLDER`` records every manifest of a folder again
+with the command on its first line (after a kernel's signatures changed).
 
 ``VCUT_COMPILE_AHEAD=0`` turns the helper off.
 """
@@ -29,6 +33,7 @@ another kernel's compile).
 import ast
 import importlib
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -36,10 +41,10 @@ import tempfile
 from dataclasses import dataclass
 
 __all__ = ["Entry", "parse_types", "read_manifest", "finish_time", "plan",
-           "compile_manifest", "spawn", "cold", "cores", "record"]
+           "compile_manifest", "spawn", "cold", "cores", "record", "rerecord", "command_of"]
 
 #: numba type constructors a manifest may call (besides plain names of `numba.types`).
-_CALLS = ("Array", "UniTuple", "Tuple", "omitted", "Omitted")
+_CALLS = ("Array", "UniTuple", "Tuple", "omitted", "Omitted", "NumberClass")
 
 
 def parse_types(text):
@@ -67,6 +72,9 @@ def parse_types(text):
             return getattr(types, node.func.id)(*args, **kwargs)
         raise ValueError(f"not a numba type expression: {ast.dump(node)[:80]}")
 
+    # numba prints a dtype passed as an argument (``np.int32``) as ``class(int32)``: a
+    # Python keyword, read here as the constructor's own name
+    text = re.sub(r"(?<![A-Za-z0-9_])class\(", "NumberClass(", text)
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
@@ -299,6 +307,32 @@ def record(out, argv):
     return code
 
 
+def command_of(manifest):
+    """The command line a manifest was recorded with (its first line, ``# command: ...``),
+    as a list starting with ``python``; ValueError where the first line is not that."""
+    with open(manifest, encoding="utf-8") as f:
+        first = f.readline().rstrip("\n")
+    if not first.startswith("# command: python "):
+        raise ValueError(f"{manifest}: the first line names no command (# command: python ...)")
+    return shlex.split(first[len("# command: "):])
+
+
+def rerecord(folder, say=print):
+    """`record` each manifest of ``folder`` (``*.txt``) again with the command on its first
+    line, run from the current directory. Returns the number of commands that failed."""
+    failed = 0
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".txt"):
+            continue
+        path = os.path.join(folder, name)
+        argv = command_of(path)
+        say(f"{name}: {shlex.join(argv)}")
+        if record(path, [sys.executable, *argv[1:]]) != 0:
+            say(f"{name}: the command failed")
+            failed += 1
+    return failed
+
+
 def _main(argv):
     if len(argv) == 3 and argv[0] == "run":
         try:
@@ -313,8 +347,10 @@ def _main(argv):
         return 0
     if len(argv) >= 3 and argv[0] == "record" and argv[2] == "--":
         return record(argv[1], argv[3:])
-    print("usage: python -m vcut_base.ahead run MANIFEST PID | record OUT -- COMMAND...",
-          file=sys.stderr)
+    if len(argv) == 2 and argv[0] == "rerecord":
+        return 1 if rerecord(argv[1]) else 0
+    print("usage: python -m vcut_base.ahead run MANIFEST PID | record OUT -- COMMAND... | "
+          "rerecord FOLDER", file=sys.stderr)
     return 2
 
 

@@ -5,7 +5,6 @@ kernel twice."""
 import fcntl
 import json
 import os
-import shlex
 import subprocess
 import sys
 import textwrap
@@ -43,6 +42,7 @@ def _entries(costs, starts=None):
     types.Tuple((types.Array(types.int32, 1, "C"), types.float64)),
     types.Omitted(False),
     types.Omitted(None),
+    types.NumberClass(types.int32),
     types.int64, types.boolean, types.float32,
 ])
 def test_parse_types_reads_back_what_numba_prints(ty):
@@ -167,6 +167,15 @@ def test_helper_stops_once_the_command_is_gone(tmp_path):
     assert json.loads(fresh.stdout) == [True, [1, 0]]  # nothing was compiled ahead
 
 
+def test_command_of_reads_the_first_line(tmp_path):
+    path = tmp_path / "m.txt"
+    path.write_text("# command: python -m vcut analyze 'a b.c' -p 8\n")
+    assert ahead.command_of(path) == ["python", "-m", "vcut", "analyze", "a b.c", "-p", "8"]
+    path.write_text("ir_graph.control_kernels\tis_sorted\t0\t0.1\t(int64,)\n")
+    with pytest.raises(ValueError, match="names no command"):
+        ahead.command_of(path)
+
+
 def test_ahead_usage_error_exits_2():
     run = subprocess.run([sys.executable, "-m", "vcut_base.ahead", "nonsense"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
@@ -252,8 +261,10 @@ def test_commands_name_their_manifests():
     assert ahead_manifest(SimpleNamespace(command="analyze")).endswith("ahead/analyze.txt")
     assert ahead_manifest(SimpleNamespace(command="partition", algo="best")).endswith(
         "ahead/partition-best.txt")
-    assert ahead_manifest(SimpleNamespace(command="partition", algo="hdrf")) is None
-    assert ahead_manifest(SimpleNamespace(command="stats")) is None
+    assert ahead_manifest(SimpleNamespace(command="partition", algo="hdrf")).endswith(
+        "ahead/partition-hdrf.txt")
+    assert ahead_manifest(SimpleNamespace(command="partition", algo="random")) is None
+    assert ahead_manifest(SimpleNamespace(command="mst")) is None
 
 
 DUMP = """
@@ -276,11 +287,12 @@ print(json.dumps([code, sorted(seen)]))
 def test_each_manifest_is_what_its_command_compiles_now(manifest, tmp_path):
     """Every signature of a manifest is one its recorded command still reaches (re-record
     it with the command of its first line where a kernel changed)."""
-    first = manifest.read_text().splitlines()[0]
-    assert first.startswith("# command: python -m vcut ")
-    argv = shlex.split(first[len("# command: python -m vcut "):])
+    argv = ahead.command_of(manifest)
+    assert argv[:3] == ["python", "-m", "vcut"]
+    argv = argv[3:]
     if "-o" in argv:
-        argv[argv.index("-o") + 1] = str(tmp_path / "out")
+        k = argv.index("-o") + 1
+        argv[k] = str(tmp_path / os.path.basename(argv[k]))
     run = subprocess.run([sys.executable, "-c", textwrap.dedent(DUMP), *argv], cwd=ROOT,
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]

@@ -176,9 +176,9 @@ AHEAD_DIR = os.path.join(os.path.dirname(__file__), "ahead")
 
 
 def ahead_manifest(args):
-    """The manifest of `vcut_base.ahead` for the command ``args``: ``analyze.txt`` for
-    ``vcut analyze``, ``partition-ALGO.txt`` for ``vcut partition --algo ALGO``; None
-    where there is none."""
+    """The manifest of `vcut_base.ahead` for the command ``args``: ``COMMAND.txt`` in
+    `AHEAD_DIR` (``analyze.txt`` for ``vcut analyze``), ``partition-ALGO.txt`` for ``vcut
+    partition --algo ALGO``; None where there is none."""
     name = args.command
     if name == "partition":
         name = f"partition-{getattr(args, 'algo', '')}"
