@@ -243,18 +243,24 @@ _STARTED = []  # the helper this process started, if any
 def spawn(manifest):
     """Start the helper that compiles ``manifest``'s kernels beside this process (module
     docstring), once per process; None where there is nothing to gain (one CPU, no such
-    file, ``VCUT_COMPILE_AHEAD=0``, a `record` run, a helper already started) or it
-    cannot start, else the Popen."""
+    file, ``VCUT_COMPILE_AHEAD=0``, a `record` run, a helper already started), off POSIX
+    (`_alive`'s ``os.kill(pid, 0)`` would end the command on Windows) or where it cannot
+    start, else the Popen."""
     from .jitcache import RECORD_ENV
 
-    if (_STARTED or os.environ.get("VCUT_COMPILE_AHEAD") == "0" or os.environ.get(RECORD_ENV)
-            or cores() < 2 or not os.path.isfile(manifest)):
+    if (_STARTED or os.name != "posix" or os.environ.get("VCUT_COMPILE_AHEAD") == "0"
+            or os.environ.get(RECORD_ENV) or cores() < 2 or not os.path.isfile(manifest)):
         return None
+    # the helper imports the kernels this process imports: the folder of these packages
+    # first on its path, and not the current directory (-P), which may hold another copy
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p))
     try:
         helper = subprocess.Popen(
-            [sys.executable, "-m", "vcut_base.ahead", "run", manifest, str(os.getpid())],
+            [sys.executable, "-P", "-m", "vcut_base.ahead", "run", manifest, str(os.getpid())],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            close_fds=True)
+            close_fds=True, env=env)
     except OSError:
         return None
     _STARTED.append(helper)

@@ -183,6 +183,27 @@ def test_ahead_usage_error_exits_2():
     assert run.stderr.startswith("usage: python -m vcut_base.ahead run MANIFEST PID")
 
 
+def test_spawn_starts_a_helper_of_these_packages_whatever_the_directory(tmp_path,
+                                                                         monkeypatch):
+    """From a directory holding another ``vcut_base`` (one that cannot be imported), the
+    helper still imports this one and compiles into the cache of this process's
+    environment."""
+    manifest = _manifest(tmp_path)
+    (tmp_path / "vcut_base").mkdir()
+    (tmp_path / "vcut_base" / "__init__.py").write_text("raise ImportError('the wrong copy')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(ahead, "_STARTED", [])
+    monkeypatch.setattr(ahead, "cores", lambda: 2)
+    monkeypatch.delenv("VCUT_COMPILE_AHEAD", raising=False)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    helper = ahead.spawn(str(manifest))
+    assert helper is not None and ahead._STARTED == [helper]
+    assert helper.wait(timeout=300) == 0
+    fresh = subprocess.run([sys.executable, "-c", LOADS], cwd=ROOT, env=_env(tmp_path),
+                           capture_output=True, text=True, timeout=300)
+    assert json.loads(fresh.stdout) == [True, [0, 1]]
+
+
 def test_spawn_refuses_where_nothing_is_to_gain(tmp_path, monkeypatch):
     manifest = _manifest(tmp_path)
     monkeypatch.setattr(ahead, "_STARTED", [])
