@@ -21,8 +21,13 @@ Targets (printed with the measured figures):
 Times are the best of ``--repeat`` runs after an untimed warm-up (numba
 compilation is not counted).
 
+``--order G``: also the order-sensitivity table (issue 65) of ``best`` on the first G
+graphs: three shuffles of the edges (half of them reversed) and three renumberings of the
+vertices per graph and k, RF recomputed from the assignments; ``--order-only`` prints
+that table alone.
+
 Usage: python bench/bench_quality.py [--datasets DIR] [--graphs a,b] [--ks 8,32,128]
-       [--repeat 3] [--mtkahypar] [--csv FILE]
+       [--repeat 3] [--mtkahypar] [--csv FILE] [--order G [--order-only]]
 """
 
 import argparse
@@ -73,6 +78,12 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--mtkahypar", action="store_true", help="also time our hypergraph baseline")
     ap.add_argument("--csv", help="write every cell to this CSV file")
+    ap.add_argument("--order", type=int, default=0, metavar="G",
+                    help="also the order-sensitivity table of best on the first G graphs: "
+                         f"{PERMUTATIONS} shuffles of the edges (half of them reversed) and "
+                         f"{PERMUTATIONS} renumberings of the vertices per graph and k")
+    ap.add_argument("--order-only", action="store_true",
+                    help="only the order-sensitivity table (with --order G)")
     ap.add_argument("--json", metavar="OUT.json",
                     help="also save every cell with the date, machine and command")
     args = ap.parse_args()
@@ -89,6 +100,11 @@ def main():
                      dst=np.array([1, 2, 3, 4, 5, 5], dtype))
         for algo in OURS:
             partition_graph(warm, 2, algo)
+    order_cells = []
+    if args.order:
+        order_cells = order_sensitivity(args.datasets, names[:args.order], ks)
+    if args.order_only:
+        names = []
     print(f"\n### Quality mode beside REFERENCE_RESULTS.md (RF / balance / seconds; "
           f"best of {args.repeat})\n")
     print("| graph | k | ne | ref NE | hep τ=10 | ref HEP τ=10 | best | min(NE, HEP) | "
@@ -133,7 +149,8 @@ def main():
     if args.json:
         doc = envelope("bench/bench_quality.py", sys.argv[1:], kind="in-process",
                        runs=f"warm, best of {args.repeat}", started=started)
-        doc.update({"ks": ks, "repeat": args.repeat, "cells": cells})
+        doc.update({"ks": ks, "repeat": args.repeat, "cells": cells,
+                    "order_cells": order_cells})
         save(args.json, doc)
     if args.csv:
         import csv
@@ -144,6 +161,76 @@ def main():
             w.writerow(keys)
             for c in cells:
                 w.writerow([c[k] for k in keys])
+
+
+#: Random orders of each kind per graph and k (issue 65: three).
+PERMUTATIONS = 3
+#: The largest change of RF an order of the file or a numbering may make (issue 65).
+ORDER_TARGET = 0.005
+
+
+def replication(src, dst, assignment, k):
+    """RF of an edge assignment, recomputed here: distinct (vertex, cluster) pairs over the
+    vertices that have an edge."""
+    ends = np.concatenate([src, dst]).astype(np.int64)
+    parts = np.concatenate([assignment, assignment]).astype(np.int64)
+    return len(np.unique(ends * k + parts)) / len(np.unique(ends))
+
+
+def order_sensitivity(datasets, names, ks, seed=65):
+    """Table: best's RF on each graph as its file orders it, and the largest relative
+    change over `PERMUTATIONS` shuffles of the edges (each edge reversed with probability
+    1/2) and over as many random renumberings of the vertices (seeded: ``seed``)."""
+    from ir_graph import Graph
+
+    print(f"\n### Order sensitivity of best: RF in the file's order, and the largest change "
+          f"over {PERMUTATIONS} edge orders and {PERMUTATIONS} vertex numberings "
+          f"(target: at most {100 * ORDER_TARGET:.1f} %)\n")
+    print("| graph | k | RF, file order | edge orders: RF change % | largest | "
+          "numberings: RF change % | largest | result |")
+    print("|---|---:|---:|---|---:|---|---:|---|")
+    cells = []
+    rng = np.random.default_rng(seed)
+    for name in names:
+        path = graph_file(datasets, name)
+        if path is None:
+            continue
+        g = unweighted_simple(read_graph(path))
+        src, dst, n = np.asarray(g.src), np.asarray(g.dst), g.n
+        for k in ks:
+            base = replication(src, dst, partition_graph(g, k, "best").assignment, k)
+            edges, numberings = [], []
+            for _ in range(PERMUTATIONS):
+                perm = rng.permutation(len(src))
+                flip = rng.random(len(src)) < 0.5
+                s = np.where(flip, dst, src)[perm]
+                d = np.where(flip, src, dst)[perm]
+                a = partition_graph(Graph(n=n, src=s, dst=d, weight=np.ones(len(s))), k,
+                                    "best").assignment
+                edges.append(replication(s, d, a, k) / base - 1)
+            for _ in range(PERMUTATIONS):
+                label = rng.permutation(n).astype(src.dtype)
+                s, d = label[src], label[dst]
+                a = partition_graph(Graph(n=n, src=s, dst=d, weight=np.ones(len(s))), k,
+                                    "best").assignment
+                numberings.append(replication(s, d, a, k) / base - 1)
+            worst_e = max(abs(x) for x in edges)
+            worst_v = max(abs(x) for x in numberings)
+            ok = max(worst_e, worst_v) <= ORDER_TARGET + 1e-12
+            pct = lambda xs: ", ".join(f"{100 * x:+.2f}" for x in xs)  # noqa: E731
+            print(f"| {name} | {k} | {base:.4f} | {pct(edges)} | {100 * worst_e:.2f} | "
+                  f"{pct(numberings)} | {100 * worst_v:.2f} | {'pass' if ok else 'FAIL'} |",
+                  flush=True)
+            cells.append({"graph": name, "k": k, "rf": base, "edge_orders": edges,
+                          "numberings": numberings})
+    if cells:
+        both = [max(abs(x) for x in c["edge_orders"] + c["numberings"]) for c in cells]
+        edge_worst = max(abs(x) for c in cells for x in c["edge_orders"])
+        num_worst = max(abs(x) for c in cells for x in c["numberings"])
+        print(f"\n- within {100 * ORDER_TARGET:.1f} %: {sum(b <= ORDER_TARGET + 1e-12 for b in both)}"
+              f" / {len(cells)} cells; largest change over edge orders {100 * edge_worst:.2f} %, "
+              f"over numberings {100 * num_worst:.2f} %")
+    return cells
 
 
 def summarise(cells):

@@ -45,7 +45,8 @@ from vcut_base.memory import check_memory, jobs_that_fit
 from vcut_base.progress import run_kernel, run_parallel
 
 
-__all__ = ["ne_assign", "hep_assign", "refine_assignment", "best_assign", "mesh_like", "runs_spac",
+__all__ = ["ne_assign", "hep_assign", "refine_assignment", "best_assign", "canonical_edges",
+           "mesh_like", "runs_spac",
            "DEFAULT_TAU", "BEST_TAU", "REFINE_PASSES", "REFINE_SLACK"]
 
 DEFAULT_TAU = 10.0
@@ -266,8 +267,38 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     with fewer replicas is kept (ties: the expansion). A SPAC cut above the
     bound is dropped (refinement never raises a load that is within it), as
     where METIS is missing or fails (``info["spac_skipped"]`` says why).
-    Deterministic for a seed whatever the number of cores.
+    Deterministic for a seed whatever the number of cores, and whatever the order
+    of the edges and their orientation (it runs on `canonical_edges`).
     """
+    order, src, dst, weight = canonical_edges(src, dst, weight, n)
+    out, info = _best_assign(src, dst, weight, n, cap, deg, imbalance=imbalance, seed=seed,
+                             starts=starts, spac=spac)
+    if order is not None:
+        back = np.empty_like(out)
+        back[order] = out
+        out = back
+    return out, info
+
+
+def canonical_edges(src, dst, weight, n):
+    """The edges of a simple graph in an order that does not depend on the input's: each
+    as ``(min, max)``, by ``min * n + max`` (`best_assign` runs on them, so that the order
+    of the edges in the file and their orientation change nothing).
+
+    Returns ``(order, src, dst, weight)``: ``order[i]`` the input edge at position ``i``;
+    ``order`` None and the input's own arrays where they are so already (a file sorted by
+    its first column that lists each pair with the smaller end first or both ways)."""
+    lo = np.minimum(src, dst)
+    hi = np.maximum(src, dst)
+    key = lo.astype(np.int64) * np.int64(n) + hi
+    if len(key) < 2 or (np.array_equal(lo, src) and bool(np.all(key[1:] > key[:-1]))):
+        return None, src, dst, weight
+    order = np.argsort(key, kind="stable")
+    return order, lo[order], hi[order], weight[order]
+
+
+def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac):
+    """`best_assign` on edges in `canonical_edges` order."""
     from . import expansion_kernels
     from .spac import spac_assign
     k = len(cap)

@@ -647,6 +647,10 @@ def test_best_keeps_the_candidate_with_fewer_replicas():
     g = read_graph(dataset("data.graph.gz"))
     src, dst, w, *_ = simplify(g)
     n, k = g.n, 8
+    # best runs on the edges in canonical order: the pieces too (and best, given them,
+    # keeps that order)
+    _, src, dst, w = quality.canonical_edges(src, dst, w, n)
+    assert quality.canonical_edges(src, dst, w, n)[0] is None
     cap = equal_capacities(k)
     starts = [quality.ne_assign(src, dst, w, n, cap, seed=s) for s in range(quality.BEST_STARTS)]
 
@@ -868,3 +872,45 @@ def test_refining_again_may_move_when_the_start_was_above_the_bound():
     assert np.bincount(start, weights=w, minlength=4).tolist() == [6, 1, 9, 0]
     again, info2 = quality.refine_assignment(src, dst, w, n, out, cap, imbalance=2.0, seed=43)
     assert again.tolist() == [1, 1, 1, 0, 0, 0] and info2["replicas_after"] == 8 < 9
+
+
+def test_canonical_edges_hand_case():
+    # pairs {1,3}, {0,2}, {0,1} on 4 vertices: keys 1*4+3, 0*4+2, 0*4+1 = 7, 2, 1
+    src = np.array([3, 0, 1], dtype=np.int32)
+    dst = np.array([1, 2, 0], dtype=np.int32)
+    w = np.array([1.0, 2.0, 3.0])
+    order, s, d, ww = quality.canonical_edges(src, dst, w, 4)
+    assert order.tolist() == [2, 1, 0]
+    assert s.tolist() == [0, 0, 1] and d.tolist() == [1, 2, 3] and ww.tolist() == [3.0, 2.0, 1.0]
+    assert s.dtype == np.int32 and d.dtype == np.int32
+    # already in that order: the arrays themselves, no permutation
+    order, s2, d2, w2 = quality.canonical_edges(s, d, ww, 4)
+    assert order is None and s2 is s and d2 is d and w2 is ww
+
+
+def test_best_does_not_depend_on_the_order_or_orientation_of_the_edges():
+    """The same graph with its edges shuffled and half of them reversed: every edge goes to
+    the same cluster (seed 0), so the replication factor is the same to the bit."""
+    from ir_graph import Graph, read_graph
+
+    g = read_graph("tests/data/power.graph.gz")
+    src, dst = quality_simple(g)
+    n = g.n
+    base = partition_graph(Graph(n=n, src=src, dst=dst, weight=np.ones(len(src))), 8, "best")
+    rng = np.random.default_rng(7)
+    for _ in range(2):
+        perm = rng.permutation(len(src))
+        flip = rng.random(len(src)) < 0.5
+        s = np.where(flip, dst, src)[perm]
+        d = np.where(flip, src, dst)[perm]
+        got = partition_graph(Graph(n=n, src=s, dst=d, weight=np.ones(len(s))), 8, "best")
+        assert np.array_equal(got.assignment, base.assignment[perm])
+        assert got.metrics.replication_factor == base.metrics.replication_factor
+
+
+def quality_simple(g):
+    """The simple undirected edges of ``g`` (one per pair, no self-loops)."""
+    from vcut.partition import simplify
+
+    src, dst = simplify(g)[:2]
+    return np.asarray(src), np.asarray(dst)
