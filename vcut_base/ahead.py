@@ -67,9 +67,12 @@ def parse_types(text):
                 and node.func.id in _CALLS:
             args = [value(a) for a in node.args]
             kwargs = {k.arg: value(k.value) for k in node.keywords}
-            if node.func.id in ("omitted", "Omitted"):  # printed omitted(default=...)
-                return types.Omitted(*args, *kwargs.values())
-            return getattr(types, node.func.id)(*args, **kwargs)
+            try:
+                if node.func.id in ("omitted", "Omitted"):  # printed omitted(default=...)
+                    return types.Omitted(*args, *kwargs.values())
+                return getattr(types, node.func.id)(*args, **kwargs)
+            except (TypeError, ValueError, KeyError, NotImplementedError) as exc:
+                raise ValueError(f"not a numba type: {node.func.id}(...): {exc}") from exc
         raise ValueError(f"not a numba type expression: {ast.dump(node)[:80]}")
 
     # numba prints a dtype passed as an argument (``np.int32``) as ``class(int32)``: a

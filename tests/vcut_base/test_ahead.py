@@ -60,6 +60,8 @@ def test_parse_types_reads_back_what_numba_prints(ty):
     "(print,)",
     "(1, 2)",
     "(int64",
+    "(Array(1, 2, 3, 4, 5, 6, 7),)",
+    "(UniTuple(int64),)",
 ])
 def test_parse_types_refuses_anything_but_numba_types(text):
     with pytest.raises(ValueError):
