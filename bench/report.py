@@ -205,8 +205,11 @@ def quality_section(doc):
             "from ../shared/datasets/REFERENCE_RESULTS.md, which include the tools' own "
             "input conversion)",
             "- the reference columns are ../shared/datasets/REFERENCE_RESULTS.md's figures "
-            "(not measured here); RF and balance of ours are recomputed from each "
-            "assignment by `vcut.metrics`."]
+            "(not measured here); RF and balance of ours are "
+            + ("recomputed by the bench from each written part file ("
+               f"{len(doc.get('mismatches', []))} differ from vcut's own figures)."
+               if doc.get("rf_balance_from") == "written part files"
+               else "recomputed from each assignment by `vcut.metrics`.")]
     order = doc.get("order_cells") or []
     if order:
         out += ["", "Order sensitivity of `best` (`--order`): RF in the file's order, and its "
