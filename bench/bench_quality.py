@@ -26,10 +26,11 @@ written as ``vcut partition -o`` writes it, read back with numpy and both recomp
 ``--order G``: also the order-sensitivity table (issue 65) of ``best`` on the first G
 graphs: three shuffles of the edges (half of them reversed) and three renumberings of the
 vertices per graph and k, RF recomputed from the assignments; ``--order-only`` prints
-that table alone.
+that table alone. ``--presets``: best's ``fast`` and ``strong`` presets too, in every cell,
+and a table of the presets' trade-off.
 
 Usage: python bench/bench_quality.py [--datasets DIR] [--graphs a,b] [--ks 8,32,128]
-       [--repeat 3] [--mtkahypar] [--csv FILE] [--order G [--order-only]]
+       [--repeat 3] [--mtkahypar] [--csv FILE] [--order G [--order-only]] [--presets]
 """
 
 import argparse
@@ -65,11 +66,11 @@ def unweighted_simple(g):
     return Graph(n=g.n, src=np.asarray(src), dst=np.asarray(dst), weight=np.ones(len(src)))
 
 
-def timed(g, k, algo, repeat):
+def timed(g, k, algo, repeat, options=None):
     best_t, part = math.inf, None
     for _ in range(repeat):
         t = time.perf_counter()
-        part = partition_graph(g, k, algo)
+        part = partition_graph(g, k, algo, options)
         best_t = min(best_t, time.perf_counter() - t)
     return part, best_t
 
@@ -104,6 +105,9 @@ def main():
                     help="also the order-sensitivity table of best on the first G graphs: "
                          f"{PERMUTATIONS} shuffles of the edges (half of them reversed) and "
                          f"{PERMUTATIONS} renumberings of the vertices per graph and k")
+    ap.add_argument("--presets", action="store_true",
+                    help="also run best's fast and strong presets in every cell and print "
+                         "the presets' trade-off (RF and time beside the default's)")
     ap.add_argument("--order-only", action="store_true",
                     help="only the order-sensitivity table (with --order G)")
     ap.add_argument("--json", metavar="OUT.json",
@@ -156,13 +160,19 @@ def main():
                                       f"vcut's {part.metrics.replication_factor}, "
                                       f"{part.metrics.edge_weight_imbalance}")
                 res[algo] = (rf, bal, t)
+            for preset in (("fast", "strong") if args.presets else ()):
+                part, t = timed(g, k, "best", args.repeat, {"preset": preset})
+                rf, bal = from_part_file(g, part, k, scratch)
+                res[f"best_{preset}"] = (rf, bal, t)
             refs = [r[x][0] for x in ("NE", "HEP10") if r[x]]
             mn = min(refs) if refs else None
             mtk = r["MtK"][0] if r["MtK"] else None
             c = {"graph": name, "k": k, **{f"{a}_{f}": res[a][j] for a in OURS
                                           for j, f in enumerate(("rf", "bal", "s"))},
                  "ref_ne": r["NE"], "ref_hep10": r["HEP10"], "ref_hep100": r["HEP100"],
-                 "ref_mtk": r["MtK"], "min_ref": mn}
+                 "ref_mtk": r["MtK"], "min_ref": mn,
+                 **{f"{a}_{f}": res[a][j] for a in res if a.startswith("best_")
+                    for j, f in enumerate(("rf", "bal", "s"))}}
             fmt = lambda x: f"{x[0]:.3f} / {x[1]:.3f} / {x[2]:.2f}" if x else "—"  # noqa: E731
             line = (f"| {name} | {k} | {fmt(res['ne'])} | {fmt(r['NE'])} | {fmt(res['hep'])} | "
                     f"{fmt(r['HEP10'])} | {fmt(res['best'])} | {mn if mn else '—'} | "
@@ -177,6 +187,8 @@ def main():
             cells.append(c)
     shutil.rmtree(scratch, ignore_errors=True)
     summarise(cells)
+    if args.presets:
+        preset_table(cells)
     print(f"- RF and balance above: recomputed from each written part file; "
           f"{len(mismatches)} differ from vcut's own figures" + (":" if mismatches else ""))
     for line in mismatches:
@@ -267,6 +279,30 @@ def order_sensitivity(datasets, names, ks, seed=65):
               f" / {len(cells)} cells; largest change over edge orders {100 * edge_worst:.2f} %, "
               f"over numberings {100 * num_worst:.2f} %")
     return cells
+
+
+def preset_table(cells):
+    """best's presets side by side over ``cells``: RF and time against the reference NE and
+    Mt-KaHyPar, balance, and how often each is at most the reference NE's time."""
+    def gm(xs):
+        return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+    print("\n### best's presets (`--preset`), over the same cells\n")
+    print("| preset | RF ÷ Mt-KaHyPar (geometric mean) | RF ÷ default's | RF ≤ min(NE, HEP τ=10) | "
+          "balance ≤ 1.03 | time ÷ reference NE (geometric mean) | time ≤ reference NE | "
+          "time ÷ default's |")
+    print("|---|---:|---:|---|---|---:|---|---:|")
+    for key, name in (("best_fast", "fast"), ("best", "default"), ("best_strong", "strong")):
+        rf = [c[f"{key}_rf"] / c["ref_mtk"][0] for c in cells if c.get("ref_mtk")]
+        vs = [c[f"{key}_rf"] / c["best_rf"] for c in cells]
+        below = sum(c[f"{key}_rf"] <= c["min_ref"] + 5e-4 for c in cells if c["min_ref"])  # 3 places
+        n_min = sum(1 for c in cells if c["min_ref"])
+        bal = sum(c[f"{key}_bal"] <= 1.03 + 1e-9 for c in cells)
+        t = [c[f"{key}_s"] / max(c["ref_ne"][2], 0.005) for c in cells if c.get("ref_ne")]
+        fast = sum(x <= 1.0 for x in t)
+        td = [c[f"{key}_s"] / c["best_s"] for c in cells]
+        print(f"| {name} | {gm(rf):.3f} | {gm(vs):.3f} | {below} / {n_min} | {bal} / "
+              f"{len(cells)} | {gm(t):.2f} | {fast} / {len(t)} | {gm(td):.2f} |")
 
 
 def summarise(cells):

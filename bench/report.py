@@ -210,6 +210,27 @@ def quality_section(doc):
                f"{len(doc.get('mismatches', []))} differ from vcut's own figures)."
                if doc.get("rf_balance_from") == "written part files"
                else "recomputed from each assignment by `vcut.metrics`.")]
+    if cells and "best_fast_rf" in cells[0]:
+        out += ["", "`best`'s presets (`--presets`) over the same cells, RF and balance from the "
+                "written part files:", "",
+                "| preset | RF ÷ Mt-KaHyPar | RF ÷ default's | RF ≤ min(NE, HEP τ=10) | "
+                "balance ≤ 1.03 | time ÷ reference NE | time ≤ reference NE | "
+                "time ÷ default's |", "|---|---:|---:|---|---|---:|---|---:|"]
+        for key, name in (("best_fast", "fast"), ("best", "default"),
+                          ("best_strong", "strong")):
+            rf = [c[f"{key}_rf"] / c["ref_mtk"][0] for c in cells if c.get("ref_mtk")]
+            vs = [c[f"{key}_rf"] / c["best_rf"] for c in cells]
+            with_min = [c for c in cells if c.get("min_ref")]
+            below = sum(c[f"{key}_rf"] <= c["min_ref"] + 5e-4 for c in with_min)  # 3 places
+            bal_ok = sum(c[f"{key}_bal"] <= 1.03 + 1e-9 for c in cells)
+            t = [c[f"{key}_s"] / max(c["ref_ne"][2], 0.005) for c in cells if c.get("ref_ne")]
+            td = [c[f"{key}_s"] / c["best_s"] for c in cells]
+            out.append(f"| {name} | {_gmean(rf):.3f} | {_gmean(vs):.3f} | {below} / "
+                       f"{len(with_min)} | {bal_ok} / {len(cells)} | {_gmean(t):.2f} | "
+                       f"{sum(x <= 1.0 for x in t)} / {len(t)} | {_gmean(td):.2f} |")
+        out += ["", "- ratios are geometric means over the cells; time ÷ reference NE compares "
+                "ours in-process with the reference file's times (which include the tools' "
+                "input conversion)"]
     order = doc.get("order_cells") or []
     if order:
         out += ["", "Order sensitivity of `best` (`--order`): RF in the file's order, and its "
