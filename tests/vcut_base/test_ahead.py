@@ -287,7 +287,7 @@ def test_commands_name_their_manifests():
     assert ahead_manifest(SimpleNamespace(command="partition", algo="hdrf")).endswith(
         "ahead/partition-hdrf.txt")
     assert ahead_manifest(SimpleNamespace(command="partition", algo="random")) is None
-    assert ahead_manifest(SimpleNamespace(command="mst")) is None
+    assert ahead_manifest(SimpleNamespace(command="schedule")) is None
 
 
 DUMP = """
