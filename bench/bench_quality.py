@@ -47,6 +47,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from _quality_tables import (ORDER_HEADER, ORDER_TARGET, RF_ROUNDING,  # noqa: E402
+                             order_row, order_summary, preset_lines)
 from _record import envelope, now, save  # noqa: E402
 from _reference import graph_file, read_reference, row  # noqa: E402
 from ir_graph import read_graph  # noqa: E402
@@ -213,8 +215,6 @@ def main():
 
 #: Random orders of each kind per graph and k (issue 65: three).
 PERMUTATIONS = 3
-#: The largest change of RF an order of the file or a numbering may make (issue 65).
-ORDER_TARGET = 0.005
 
 
 def replication(src, dst, assignment, k):
@@ -234,9 +234,7 @@ def order_sensitivity(datasets, names, ks, seed=65):
     print(f"\n### Order sensitivity of best: RF in the file's order, and the largest change "
           f"over {PERMUTATIONS} edge orders and {PERMUTATIONS} vertex numberings "
           f"(target: at most {100 * ORDER_TARGET:.1f} %)\n")
-    print("| graph | k | RF, file order | edge orders: RF change % | largest | "
-          "numberings: RF change % | largest | result |")
-    print("|---|---:|---:|---|---:|---|---:|---|")
+    print("\n".join(ORDER_HEADER))
     cells = []
     rng = np.random.default_rng(seed)
     for name in names:
@@ -262,47 +260,18 @@ def order_sensitivity(datasets, names, ks, seed=65):
                 a = partition_graph(Graph(n=n, src=s, dst=d, weight=np.ones(len(s))), k,
                                     "best").assignment
                 numberings.append(replication(s, d, a, k) / base - 1)
-            worst_e = max(abs(x) for x in edges)
-            worst_v = max(abs(x) for x in numberings)
-            ok = max(worst_e, worst_v) <= ORDER_TARGET + 1e-12
-            pct = lambda xs: ", ".join(f"{100 * x:+.2f}" for x in xs)  # noqa: E731
-            print(f"| {name} | {k} | {base:.4f} | {pct(edges)} | {100 * worst_e:.2f} | "
-                  f"{pct(numberings)} | {100 * worst_v:.2f} | {'pass' if ok else 'FAIL'} |",
-                  flush=True)
             cells.append({"graph": name, "k": k, "rf": base, "edge_orders": edges,
                           "numberings": numberings})
+            print(order_row(cells[-1]), flush=True)
     if cells:
-        both = [max(abs(x) for x in c["edge_orders"] + c["numberings"]) for c in cells]
-        edge_worst = max(abs(x) for c in cells for x in c["edge_orders"])
-        num_worst = max(abs(x) for c in cells for x in c["numberings"])
-        print(f"\n- within {100 * ORDER_TARGET:.1f} %: {sum(b <= ORDER_TARGET + 1e-12 for b in both)}"
-              f" / {len(cells)} cells; largest change over edge orders {100 * edge_worst:.2f} %, "
-              f"over numberings {100 * num_worst:.2f} %")
+        print("\n" + order_summary(cells))
     return cells
 
 
 def preset_table(cells):
-    """best's presets side by side over ``cells``: RF and time against the reference NE and
-    Mt-KaHyPar, balance, and how often each is at most the reference NE's time."""
-    def gm(xs):
-        return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
-
+    """best's presets side by side over ``cells`` (`_quality_tables.preset_lines`)."""
     print("\n### best's presets (`--preset`), over the same cells\n")
-    print("| preset | RF ÷ Mt-KaHyPar (geometric mean) | RF ÷ default's | RF ≤ min(NE, HEP τ=10) | "
-          "balance ≤ 1.03 | time ÷ reference NE (geometric mean) | time ≤ reference NE | "
-          "time ÷ default's |")
-    print("|---|---:|---:|---|---|---:|---|---:|")
-    for key, name in (("best_fast", "fast"), ("best", "default"), ("best_strong", "strong")):
-        rf = [c[f"{key}_rf"] / c["ref_mtk"][0] for c in cells if c.get("ref_mtk")]
-        vs = [c[f"{key}_rf"] / c["best_rf"] for c in cells]
-        below = sum(c[f"{key}_rf"] <= c["min_ref"] + 5e-4 for c in cells if c["min_ref"])  # 3 places
-        n_min = sum(1 for c in cells if c["min_ref"])
-        bal = sum(c[f"{key}_bal"] <= 1.03 + 1e-9 for c in cells)
-        t = [c[f"{key}_s"] / max(c["ref_ne"][2], 0.005) for c in cells if c.get("ref_ne")]
-        fast = sum(x <= 1.0 for x in t)
-        td = [c[f"{key}_s"] / c["best_s"] for c in cells]
-        print(f"| {name} | {gm(rf):.3f} | {gm(vs):.3f} | {below} / {n_min} | {bal} / "
-              f"{len(cells)} | {gm(t):.2f} | {fast} / {len(t)} | {gm(td):.2f} |")
+    print("\n".join(preset_lines(cells)))
 
 
 def summarise(cells):
@@ -311,7 +280,7 @@ def summarise(cells):
         return
     bal = sum(c["best_bal"] <= 1.03 + 1e-9 for c in cells)
     with_min = [c for c in cells if c["min_ref"]]
-    beat = sum(c["best_rf"] <= c["min_ref"] + 5e-4 for c in with_min)  # the file rounds to 3 places
+    beat = sum(c["best_rf"] <= c["min_ref"] + RF_ROUNDING for c in with_min)
     mtk = [c["best_rf"] / c["ref_mtk"][0] for c in cells if c["ref_mtk"]]
     gm = float(np.exp(np.mean(np.log(mtk)))) if mtk else float("nan")
     ne_t = [c for c in cells if c["ref_ne"]]

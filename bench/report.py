@@ -17,12 +17,15 @@ Usage::
 import argparse
 import glob
 import json
-import math
 import os
 import shlex
 import sys
 
 from vcut_base.atomic import atomic_output
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _quality_tables import (ORDER_HEADER, ORDER_TARGET, gmean, order_row,  # noqa: E402
+                             order_summary, preset_lines)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "bench", "results")
@@ -56,11 +59,6 @@ def _secs(s):
 
 def _mb(b):
     return "–" if b is None else f"{b / 2**20:,.0f} MB"
-
-
-def _gmean(xs):
-    xs = [x for x in xs if x and x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def provenance(doc):
@@ -196,11 +194,11 @@ def quality_section(doc):
     bal = sum(c["best_bal"] <= 1.03 + 1e-9 for c in cells)
     out += ["",
             f"- `best`'s balance ≤ 1.03 in {bal} of {len(cells)} cells",
-            f"- `best`'s RF ÷ min(reference NE, HEP τ=10): geometric mean {_gmean(mins):.3f} "
+            f"- `best`'s RF ÷ min(reference NE, HEP τ=10): geometric mean {gmean(mins):.3f} "
             f"over {len(mins)} cells",
-            f"- `best`'s RF ÷ reference Mt-KaHyPar's: geometric mean {_gmean(mtk):.3f} over "
+            f"- `best`'s RF ÷ reference Mt-KaHyPar's: geometric mean {gmean(mtk):.3f} over "
             f"{len(mtk)} cells",
-            f"- `best`'s time ÷ reference NE's: geometric mean {_gmean(slow):.2f} over "
+            f"- `best`'s time ÷ reference NE's: geometric mean {gmean(slow):.2f} over "
             f"{len(slow)} cells (ours in-process, without reading the graph, the reference's "
             "from ../shared/datasets/REFERENCE_RESULTS.md, which include the tools' own "
             "input conversion)",
@@ -212,23 +210,8 @@ def quality_section(doc):
                else "recomputed from each assignment by `vcut.metrics`.")]
     if cells and "best_fast_rf" in cells[0]:
         out += ["", "`best`'s presets (`--presets`) over the same cells, RF and balance from the "
-                "written part files:", "",
-                "| preset | RF ÷ Mt-KaHyPar | RF ÷ default's | RF ≤ min(NE, HEP τ=10) | "
-                "balance ≤ 1.03 | time ÷ reference NE | time ≤ reference NE | "
-                "time ÷ default's |", "|---|---:|---:|---|---|---:|---|---:|"]
-        for key, name in (("best_fast", "fast"), ("best", "default"),
-                          ("best_strong", "strong")):
-            rf = [c[f"{key}_rf"] / c["ref_mtk"][0] for c in cells if c.get("ref_mtk")]
-            vs = [c[f"{key}_rf"] / c["best_rf"] for c in cells]
-            with_min = [c for c in cells if c.get("min_ref")]
-            below = sum(c[f"{key}_rf"] <= c["min_ref"] + 5e-4 for c in with_min)  # 3 places
-            bal_ok = sum(c[f"{key}_bal"] <= 1.03 + 1e-9 for c in cells)
-            t = [c[f"{key}_s"] / max(c["ref_ne"][2], 0.005) for c in cells if c.get("ref_ne")]
-            td = [c[f"{key}_s"] / c["best_s"] for c in cells]
-            out.append(f"| {name} | {_gmean(rf):.3f} | {_gmean(vs):.3f} | {below} / "
-                       f"{len(with_min)} | {bal_ok} / {len(cells)} | {_gmean(t):.2f} | "
-                       f"{sum(x <= 1.0 for x in t)} / {len(t)} | {_gmean(td):.2f} |")
-        out += ["", "- ratios are geometric means over the cells; time ÷ reference NE compares "
+                "written part files:", "", *preset_lines(cells),
+                "", "- ratios are geometric means over the cells; time ÷ reference NE compares "
                 "ours in-process with the reference file's times (which include the tools' "
                 "input conversion)"]
     order = doc.get("order_cells") or []
@@ -236,18 +219,8 @@ def quality_section(doc):
         out += ["", "Order sensitivity of `best` (`--order`): RF in the file's order, and its "
                 "change over random orders of the edges (each edge reversed with probability "
                 "1/2) and random numberings of the vertices, RF recomputed by the bench from "
-                "each assignment (target: at most 0.5 %).", "",
-                "| graph | k | RF, file order | edge orders: change % | numberings: change % |",
-                "|---|---:|---:|---|---|"]
-        for c in order:
-            pct = ", ".join(f"{100 * x:+.2f}" for x in c["edge_orders"])
-            num = ", ".join(f"{100 * x:+.2f}" for x in c["numberings"])
-            out.append(f"| {c['graph']} | {c['k']} | {c['rf']:.4f} | {pct} | {num} |")
-        worst = [max(abs(x) for x in c["edge_orders"] + c["numberings"]) for c in order]
-        out += ["", f"- within 0.5 %: {sum(w <= 0.005 + 1e-12 for w in worst)} of {len(order)} "
-                f"cells; largest change over edge orders "
-                f"{100 * max(abs(x) for c in order for x in c['edge_orders']):.2f} %, over "
-                f"numberings {100 * max(abs(x) for c in order for x in c['numberings']):.2f} %"]
+                f"each assignment (target: at most {100 * ORDER_TARGET:.1f} %).", "",
+                *ORDER_HEADER, *(order_row(c) for c in order), "", order_summary(order)]
     return out
 
 

@@ -1,0 +1,70 @@
+"""The tables of bench/bench_quality.py that bench/report.py renders again from its saved
+JSON: one definition of each row and count, so that the run's printout and
+docs/benchmarks.md cannot disagree (numpy-free: report.py imports it)."""
+
+import math
+
+#: The reference file gives RF to 3 places: ours is "at or below" one within half a unit.
+RF_ROUNDING = 5e-4
+#: The largest change of RF an order of the file or a numbering may make (issue 65).
+ORDER_TARGET = 0.005
+#: best's presets: the cell keys of their figures and their names.
+PRESETS = (("best_fast", "fast"), ("best", "default"), ("best_strong", "strong"))
+
+
+def gmean(xs):
+    """Geometric mean of the positive values of ``xs`` (nan when there are none)."""
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def preset_lines(cells):
+    """Markdown table of best's presets over ``cells`` (which hold ``best_fast_*`` and
+    ``best_strong_*`` beside ``best_*``): RF against Mt-KaHyPar, the default and min(NE,
+    HEP), balance, and time against the reference NE and the default."""
+    out = ["| preset | RF ÷ Mt-KaHyPar | RF ÷ default's | RF ≤ min(NE, HEP τ=10) | "
+           "balance ≤ 1.03 | time ÷ reference NE | time ≤ reference NE | time ÷ default's |",
+           "|---|---:|---:|---|---|---:|---|---:|"]
+    with_min = [c for c in cells if c.get("min_ref")]
+    for key, name in PRESETS:
+        rf = [c[f"{key}_rf"] / c["ref_mtk"][0] for c in cells if c.get("ref_mtk")]
+        vs = [c[f"{key}_rf"] / c["best_rf"] for c in cells]
+        below = sum(c[f"{key}_rf"] <= c["min_ref"] + RF_ROUNDING for c in with_min)
+        bal = sum(c[f"{key}_bal"] <= 1.03 + 1e-9 for c in cells)
+        t = [c[f"{key}_s"] / max(c["ref_ne"][2], 0.005) for c in cells if c.get("ref_ne")]
+        td = [c[f"{key}_s"] / c["best_s"] for c in cells]
+        out.append(f"| {name} | {gmean(rf):.3f} | {gmean(vs):.3f} | {below} / {len(with_min)} | "
+                   f"{bal} / {len(cells)} | {gmean(t):.2f} | {sum(x <= 1.0 for x in t)} / "
+                   f"{len(t)} | {gmean(td):.2f} |")
+    return out
+
+
+ORDER_HEADER = ["| graph | k | RF, file order | edge orders: RF change % | largest | "
+                "numberings: RF change % | largest | result |",
+                "|---|---:|---:|---|---:|---|---:|---|"]
+
+
+def _worst(xs):
+    return max(abs(x) for x in xs)
+
+
+def order_row(c):
+    """One row of the order-sensitivity table: a cell of ``order_cells``."""
+    e, v = _worst(c["edge_orders"]), _worst(c["numberings"])
+    ok = max(e, v) <= ORDER_TARGET + 1e-12
+
+    def pct(xs):
+        return ", ".join(f"{100 * x:+.2f}" for x in xs)
+
+    return (f"| {c['graph']} | {c['k']} | {c['rf']:.4f} | {pct(c['edge_orders'])} | "
+            f"{100 * e:.2f} | {pct(c['numberings'])} | {100 * v:.2f} | "
+            f"{'pass' if ok else 'FAIL'} |")
+
+
+def order_summary(cells):
+    """The line under the order-sensitivity table."""
+    both = [_worst(c["edge_orders"] + c["numberings"]) for c in cells]
+    within = sum(b <= ORDER_TARGET + 1e-12 for b in both)
+    return (f"- within {100 * ORDER_TARGET:.1f} %: {within} / {len(cells)} cells; largest change "
+            f"over edge orders {100 * max(_worst(c['edge_orders']) for c in cells):.2f} %, over "
+            f"numberings {100 * max(_worst(c['numberings']) for c in cells):.2f} %")
