@@ -223,9 +223,7 @@ def compile_manifest(entries, parent=None, order=None):
         if kernel is None:
             continue
         try:
-            sig = parse_types(e.types)
-            if sig not in kernel.overloads:
-                kernel.compile(sig)
+            kernel.compile(parse_types(e.types))  # a signature compiled already: returned
         except Exception:  # noqa: BLE001 - numba refuses a stale signature: skipped
             continue
         done += 1
@@ -278,9 +276,10 @@ def cold(manifest):
         entries = read_manifest(manifest)
     except OSError:
         return False
+    from .jitcache import index_path
+
     kernel = _kernel(entries[-1].module, entries[-1].qualname) if entries else None
-    index = getattr(getattr(getattr(kernel, "_cache", None), "_cache_file", None),
-                    "_index_path", None)
+    index = index_path(kernel)
     return index is not None and not os.path.exists(index)
 
 

@@ -45,7 +45,7 @@ try:
 except ImportError:  # pragma: no cover - not on Linux / macOS
     fcntl = None
 
-__all__ = ["njit", "helper", "prange", "install", "kernel_counts"]
+__all__ = ["njit", "helper", "prange", "install", "kernel_counts", "index_path"]
 
 #: The packages whose compiled kernels `kernel_counts` counts and `progress.compiling` hears of.
 PACKAGES = ("vcut_base", "frontend", "ir_graph", "runtime", "mapping", "vcut")
@@ -201,10 +201,16 @@ def _record(dispatcher, args, started):
 _HELD = {}  # fd -> path of each compile lock this process holds
 
 
+def index_path(dispatcher):
+    """The path of a cached kernel's index file in numba's cache (None where it has no
+    on-disk cache)."""
+    return getattr(getattr(getattr(dispatcher, "_cache", None), "_cache_file", None),
+                   "_index_path", None)
+
+
 def _compiling_path(dispatcher):
     """The compile lock of a kernel: a file beside its index in numba's cache."""
-    index = getattr(getattr(getattr(dispatcher, "_cache", None), "_cache_file", None),
-                    "_index_path", None)
+    index = index_path(dispatcher)
     return None if index is None else index + ".compiling"
 
 
