@@ -18,6 +18,14 @@ def gmean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
+def min_balanced(c):
+    """The lowest RF of the reference NE, HEP τ=10 and HEP τ=100 results of cell ``c`` that
+    are themselves balanced (balance <= 1.03); None where none is."""
+    refs = [c[x][0] for x in ("ref_ne", "ref_hep10", "ref_hep100")
+            if c.get(x) and c[x][1] <= 1.03 + 1e-9]
+    return min(refs) if refs else None
+
+
 def preset_lines(cells):
     """Markdown table of best's presets over ``cells`` (which hold ``best_fast_*`` and
     ``best_strong_*`` beside ``best_*``): RF against Mt-KaHyPar, the default and min(NE,
@@ -68,3 +76,51 @@ def order_summary(cells):
     return (f"- within {100 * ORDER_TARGET:.1f} %: {within} / {len(cells)} cells; largest change "
             f"over edge orders {100 * max(_worst(c['edge_orders']) for c in cells):.2f} %, over "
             f"numberings {100 * max(_worst(c['numberings']) for c in cells):.2f} %")
+
+
+LARGE_HEADER = ["| graph | k | best: RF / balance / s | ne | hep τ=10 | Mt-KaHyPar (quality) | "
+                "best ÷ min(ne, hep) | best ÷ Mt-KaHyPar | best time ÷ ne's | "
+                "best time ÷ Mt-KaHyPar's |",
+                "|---|---:|---|---|---|---|---:|---:|---:|---:|"]
+
+
+def _triple(x):
+    return f"{x[0]:.4f} / {x[1]:.3f} / {x[2]:.2f}"
+
+
+def _mtk(c):
+    """Mt-KaHyPar's cell of ``c`` as (rf, balance, seconds) when it finished, else None."""
+    m = c.get("mtk") or {}
+    return (m["rf"], m["balance"], m["seconds"]) if m.get("status") == "ok" else None
+
+
+def large_row(c):
+    """One row of the large-graph table: a cell of ``large_cells`` (our ``ne``, ``hep`` and
+    ``best`` as (rf, balance, seconds), ``mtk`` the reference file's cell)."""
+    best, ne, hep = c["best"], c["ne"], c["hep"]
+    balanced = [x[0] for x in (ne, hep) if x[1] <= 1.03 + 1e-9]
+    mtk = _mtk(c)
+    status = (c.get("mtk") or {}).get("status", "not run")
+    if mtk:
+        vs, t = f"{best[0] / mtk[0]:.3f}", f"{best[2] / mtk[2]:.4f}"
+        ref = _triple(mtk)
+    elif status.startswith("over"):  # it did not finish: our time against its limit
+        limit = float(status.split()[1])
+        vs, t, ref = "—", f"< {best[2] / limit:.4f}", status
+    else:
+        vs, t, ref = "—", "—", status
+    low = f"{best[0] / min(balanced):.3f}" if balanced else "—"
+    return (f"| {c['graph']} | {c['k']} | {_triple(best)} | {_triple(ne)} | {_triple(hep)} | "
+            f"{ref} | {low} | {vs} | {best[2] / ne[2]:.2f} | {t} |")
+
+
+def large_summary(cells):
+    """The lines under the large-graph table."""
+    done = [c for c in cells if _mtk(c)]
+    at_or_below = sum(c["best"][0] <= _mtk(c)[0] + RF_ROUNDING for c in done)
+    tenth = sum(c["best"][2] <= _mtk(c)[2] / 10 for c in done)
+    return [f"- best ÷ Mt-KaHyPar ≤ 1.00: {at_or_below} / {len(done)} cells where Mt-KaHyPar "
+            f"finished (geometric mean {gmean([c['best'][0] / _mtk(c)[0] for c in done]):.3f}); "
+            f"time ≤ 1/10 of Mt-KaHyPar's: {tenth} / {len(done)}",
+            f"- balance ≤ 1.03: {sum(c['best'][1] <= 1.03 + 1e-9 for c in cells)} / "
+            f"{len(cells)}"]

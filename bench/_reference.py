@@ -34,3 +34,21 @@ def graph_file(datasets, name):
         if f.endswith(".gz") and f.split(".")[0] == name:
             return os.path.join(datasets, f)
     return None
+
+
+#: Mt-KaHyPar on the large graphs that REFERENCE_RESULTS.md lacks (`bench/mtkahypar_large.py`).
+LARGE_REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference_large.json")
+
+
+def read_large_reference(path=LARGE_REFERENCE):
+    """{graph: {k: cell}} of `bench/mtkahypar_large.py`'s file: each cell a dict with
+    ``status`` ("ok", "over N s" or "failed ..."), and where ok ``rf``, ``balance`` and
+    ``seconds``. Empty where the file is missing."""
+    import json
+
+    try:
+        with open(path) as fh:
+            cells = json.load(fh)["cells"]
+    except FileNotFoundError:
+        return {}
+    return {g: {int(k): c for k, c in per.items()} for g, per in cells.items()}

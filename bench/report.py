@@ -24,7 +24,8 @@ import sys
 from vcut_base.atomic import atomic_output
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _quality_tables import (ORDER_HEADER, ORDER_TARGET, gmean, order_row,  # noqa: E402
+from _quality_tables import (LARGE_HEADER, ORDER_HEADER, ORDER_TARGET,  # noqa: E402
+                             gmean, large_row, large_summary, min_balanced, order_row,
                              order_summary, preset_lines)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -170,9 +171,9 @@ def quality_section(doc):
         return ref[0] if ref else None
 
     out = ["| graph | k | best RF | balance | ne RF | hep τ=10 RF | ref NE RF | ref HEP τ=10 "
-           "RF | ref Mt-KaHyPar RF | best ÷ min(NE, HEP) | best ÷ Mt-KaHyPar | best time | "
-           "ref NE time |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "RF | ref Mt-KaHyPar RF | best ÷ min(NE, HEP) | best ÷ min balanced | "
+           "best ÷ Mt-KaHyPar | best time | ref NE time | time ÷ ref NE | time ÷ ref Mt-KaHyPar |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
     def f3(x):
         return "–" if x is None else f"{x:.3f}"
@@ -180,20 +181,29 @@ def quality_section(doc):
     for c in doc["cells"]:
         mn, mtk = c.get("min_ref"), rf(c.get("ref_mtk"))
         ne_t = c["ref_ne"][2] if c.get("ref_ne") else None
+        mtk_t = c["ref_mtk"][2] if c.get("ref_mtk") else None
+        low = min_balanced(c)
         out.append(
             f"| {c['graph']} | {c['k']} | {c['best_rf']:.4f} | {c['best_bal']:.3f} | "
             f"{c['ne_rf']:.4f} | {c['hep_rf']:.4f} | {f3(rf(c.get('ref_ne')))} | "
             f"{f3(rf(c.get('ref_hep10')))} | {f3(mtk)} | "
             f"{f3(c['best_rf'] / mn if mn else None)} | "
+            f"{f3(c['best_rf'] / low if low else None)} | "
             f"{f3(c['best_rf'] / mtk if mtk else None)} | {_secs(c['best_s'])} | "
-            f"{_secs(ne_t)} |")
+            f"{_secs(ne_t)} | "
+            + ("–" if ne_t is None else f"{c['best_s'] / max(ne_t, 0.005):.2f}") + " | "
+            + ("–" if mtk_t is None else f"{c['best_s'] / max(mtk_t, 0.005):.4f}") + " |")
     cells = doc["cells"]
     mtk = [c["best_rf"] / c["ref_mtk"][0] for c in cells if c.get("ref_mtk")]
     mins = [c["best_rf"] / c["min_ref"] for c in cells if c.get("min_ref")]
     slow = [c["best_s"] / max(c["ref_ne"][2], 0.005) for c in cells if c.get("ref_ne")]
     bal = sum(c["best_bal"] <= 1.03 + 1e-9 for c in cells)
+    lows = [(c, min_balanced(c)) for c in cells if min_balanced(c)]
+    at_low = sum(c["best_rf"] <= low + 5e-4 for c, low in lows)
     out += ["",
             f"- `best`'s balance ≤ 1.03 in {bal} of {len(cells)} cells",
+            f"- `best`'s RF at or below every balanced (≤ 1.03) reference NE / HEP τ=10 / "
+            f"HEP τ=100 result in {at_low} of {len(lows)} cells",
             f"- `best`'s RF ÷ min(reference NE, HEP τ=10): geometric mean {gmean(mins):.3f} "
             f"over {len(mins)} cells",
             f"- `best`'s RF ÷ reference Mt-KaHyPar's: geometric mean {gmean(mtk):.3f} over "
@@ -214,6 +224,13 @@ def quality_section(doc):
                 "", "- ratios are geometric means over the cells; time ÷ reference NE compares "
                 "ours in-process with the reference file's times (which include the tools' "
                 "input conversion)"]
+    large = doc.get("large_cells") or []
+    if large:
+        out += ["", "The large graphs (`--large`) beside Mt-KaHyPar's quality preset, run once on "
+                "this machine with both cores (`python bench/mtkahypar_large.py`, kept in "
+                "bench/reference_large.json; its times are the partitioner's alone); ours RF / "
+                "balance / seconds, RF and balance from the written part files:", "",
+                *LARGE_HEADER, *(large_row(c) for c in large), "", *large_summary(large)]
     order = doc.get("order_cells") or []
     if order:
         out += ["", "Order sensitivity of `best` (`--order`): RF in the file's order, and its "

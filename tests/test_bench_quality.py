@@ -1,0 +1,91 @@
+"""bench/bench_quality.py's tables (issue 65): the large-graph rows beside Mt-KaHyPar's
+reference runs, the balanced-minimum column and the reference file's reader, on made-up
+cells whose figures are worked out by hand."""
+
+import importlib.util
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from tests.helpers import ROOT
+
+BENCH = os.path.join(ROOT, "bench")
+
+
+def bench_module(name):
+    """A module of bench/ imported by path (bench/ is not a package; its modules import
+    each other by name)."""
+    if BENCH not in sys.path:
+        sys.path.insert(0, BENCH)
+    spec = importlib.util.spec_from_file_location(name, os.path.join(BENCH, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_min_balanced_skips_the_unbalanced_references():
+    t = bench_module("_quality_tables")
+    # HEP τ=100 has the lowest RF but balance 1.20: the balanced minimum is NE's 1.10
+    c = {"ref_ne": (1.10, 1.01, 0.1), "ref_hep10": (1.12, 1.00, 0.1),
+         "ref_hep100": (1.05, 1.20, 0.1)}
+    assert t.min_balanced(c) == 1.10
+    assert t.min_balanced(dict(c, ref_hep100=(1.05, 1.03, 0.1))) == 1.05
+    assert t.min_balanced({"ref_ne": (1.1, 1.5, 0.1), "ref_hep10": None,
+                           "ref_hep100": None}) is None
+
+
+def test_large_row_and_summary_of_made_up_cells():
+    t = bench_module("_quality_tables")
+    done = {"graph": "g", "k": 32, "best": (1.2, 1.02, 0.5), "ne": (1.5, 1.0, 0.25),
+            "hep": (1.6, 1.1, 0.2),
+            "mtk": {"status": "ok", "rf": 1.25, "balance": 1.01, "seconds": 50.0}}
+    # best / min(balanced ne, hep) = 1.2 / 1.5 (hep's balance 1.1 is over 1.03) = 0.800;
+    # best / MtK = 1.2 / 1.25 = 0.960; time / ne = 0.5 / 0.25 = 2.00; / MtK = 0.5 / 50
+    assert t.large_row(done) == ("| g | 32 | 1.2000 / 1.020 / 0.50 | 1.5000 / 1.000 / 0.25 | "
+                                 "1.6000 / 1.100 / 0.20 | 1.2500 / 1.010 / 50.00 | 0.800 | "
+                                 "0.960 | 2.00 | 0.0100 |")
+    over = dict(done, k=128, best=(1.4, 1.03, 2.0), mtk={"status": "over 1800 s",
+                                                          "seconds": 1800.2})
+    # Mt-KaHyPar did not finish: no RF ratio, our time against its limit, 2 / 1800
+    assert t.large_row(over).endswith("| over 1800 s | 0.933 | — | 8.00 | < 0.0011 |")
+    worse = dict(done, graph="h", best=(1.3, 1.0, 10.0))
+    assert t.large_summary([done, over, worse]) == [
+        "- best ÷ Mt-KaHyPar ≤ 1.00: 1 / 2 cells where Mt-KaHyPar finished (geometric mean "
+        f"{np.sqrt(0.96 * 1.04):.3f}); time ≤ 1/10 of Mt-KaHyPar's: 1 / 2",
+        "- balance ≤ 1.03: 3 / 3"]
+
+
+def test_read_large_reference(tmp_path):
+    r = bench_module("_reference")
+    assert r.read_large_reference(str(tmp_path / "missing.json")) == {}
+    path = tmp_path / "ref.json"
+    path.write_text(json.dumps({"cells": {"g": {"32": {"status": "ok", "rf": 1.2},
+                                                "128": {"status": "over 60 s"}}}}))
+    assert r.read_large_reference(str(path)) == {"g": {32: {"status": "ok", "rf": 1.2},
+                                                       128: {"status": "over 60 s"}}}
+
+
+def test_the_kept_reference_file_has_every_large_cell():
+    """bench/reference_large.json holds a finished Mt-KaHyPar run (quality preset, ε = 0.03)
+    of each large graph at k = 32 and 128, each balanced within 1.03."""
+    r = bench_module("_reference")
+    ref = r.read_large_reference()
+    assert sorted(ref) == sorted(bench_module("mtkahypar_large").LARGE)
+    for per in ref.values():
+        assert sorted(per) == [32, 128]
+        for c in per.values():
+            assert c["status"] == "ok" and c["preset"] == "quality" and c["epsilon"] == 0.03
+            assert 1.0 <= c["rf"] and 1.0 <= c["balance"] <= 1.03 + 1e-9
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_replication_and_balance_of_the_reference_runs(k):
+    """`mtkahypar_large.rf_balance` on a path 0-1-2-3 whose edges go to clusters 0, 0, 1:
+    vertex 2 is in both clusters, so 5 replicas over 4 vertices; loads 2 and 1."""
+    m = bench_module("mtkahypar_large")
+    src, dst = np.array([0, 1, 2]), np.array([1, 2, 3])
+    rf, bal = m.rf_balance(src, dst, np.array([0, 0, 1]), k)
+    assert rf == 5 / 4 and bal == 2 / (3 / k)
