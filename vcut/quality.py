@@ -32,7 +32,10 @@
     `runs_spac` accepts (mesh-like, with at least `SPAC_PER_PART` edges per
     cluster), SPAC over METIS beside `MESH_STARTS` expansion; the
     fewest-replica expansion and SPAC's cut (when within the bound) refined
-    in full side by side; the candidate with fewer replicas.
+    in full side by side; the candidate with fewer replicas. It runs on the
+    `canonical_graph`, so that neither the order of the edges nor the numbering
+    of the vertices changes the result (but for vertices colour refinement
+    cannot tell apart).
 """
 
 import functools
@@ -46,6 +49,7 @@ from vcut_base.progress import run_kernel, run_parallel
 
 
 __all__ = ["ne_assign", "hep_assign", "refine_assignment", "best_assign", "canonical_edges",
+           "canonical_graph", "canonical_labels",
            "mesh_like", "runs_spac",
            "DEFAULT_TAU", "BEST_TAU", "REFINE_PASSES", "REFINE_SLACK"]
 
@@ -267,10 +271,18 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     with fewer replicas is kept (ties: the expansion). A SPAC cut above the
     bound is dropped (refinement never raises a load that is within it), as
     where METIS is missing or fails (``info["spac_skipped"]`` says why).
-    Deterministic for a seed whatever the number of cores, and whatever the order
-    of the edges and their orientation (it runs on `canonical_edges`).
+    Deterministic for a seed whatever the number of cores, and whatever the order of the
+    edges, their orientation and, but for vertices colour refinement cannot tell apart,
+    the numbering of the vertices (it runs on the `canonical_graph`; on `canonical_edges`
+    where `CANONICAL_NUMBERING` is off).
     """
-    order, src, dst, weight = canonical_edges(src, dst, weight, n)
+    if CANONICAL_NUMBERING:
+        order, label, src, dst, weight = canonical_graph(src, dst, weight, n)
+        relabelled = np.empty_like(deg)
+        relabelled[label] = deg
+        deg = relabelled
+    else:
+        order, src, dst, weight = canonical_edges(src, dst, weight, n)
     out, info = _best_assign(src, dst, weight, n, cap, deg, imbalance=imbalance, seed=seed,
                              starts=starts, spac=spac)
     if order is not None:
@@ -278,6 +290,46 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
         back[order] = out
         out = back
     return out, info
+
+
+#: `best_assign` runs on the `canonical_graph` (else on `canonical_edges`: the input's
+#: numbering of the vertices then acts on the expansions as a seed does)
+CANONICAL_NUMBERING = True
+#: rounds of colour refinement behind `canonical_graph`
+LABEL_ROUNDS = 3
+
+
+def canonical_labels(src, dst, n, rounds=LABEL_ROUNDS):
+    """The new number of each vertex in `canonical_graph` (int64[n])."""
+    from .canonical_kernels import canonical_numbering
+
+    return canonical_numbering(src, dst, n, rounds)[0]
+
+
+def canonical_graph(src, dst, weight, n, rounds=LABEL_ROUNDS):
+    """The graph renumbered and its edges reordered so that neither the input's numbering
+    of the vertices nor the order or orientation of its edges shows (`best_assign` runs on
+    it), with neighbours numbered close together.
+
+    Colour refinement (Weisfeiler-Leman), ``rounds`` rounds from the degrees, each colour
+    a 64-bit hash (`vcut_base.hashing.mix`) of the vertex's colour and the sum of its
+    neighbours' salted colours, ranks the vertices by colour (ties, vertices the rounds
+    cannot tell apart, by their input number); a breadth-first search numbers them, each
+    component from its vertex of lowest rank, neighbours in rank order; the edges, as
+    ``(min, max)`` of their new numbers, go in that order
+    (`vcut.canonical_kernels.canonical_numbering`, linear in the edges but for one sort of
+    the colours).
+
+    Returns ``(order, label, src, dst, weight)``: ``order[i]`` the input edge at position
+    ``i``, ``label[v]`` the new number of vertex ``v``, and the new edge arrays (``src <
+    dst``, the input's index dtype)."""
+    from .canonical_kernels import canonical_numbering
+
+    label, order = canonical_numbering(src, dst, n, rounds)
+    a = label[src[order]]
+    b = label[dst[order]]
+    return (order, label, np.minimum(a, b).astype(src.dtype),
+            np.maximum(a, b).astype(dst.dtype), weight[order])
 
 
 def canonical_edges(src, dst, weight, n):

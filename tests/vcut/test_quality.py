@@ -647,10 +647,10 @@ def test_best_keeps_the_candidate_with_fewer_replicas():
     g = read_graph(dataset("data.graph.gz"))
     src, dst, w, *_ = simplify(g)
     n, k = g.n, 8
-    # best runs on the edges in canonical order: the pieces too (and best, given them,
-    # keeps that order)
-    _, src, dst, w = quality.canonical_edges(src, dst, w, n)
-    assert quality.canonical_edges(src, dst, w, n)[0] is None
+    # best runs on the canonical graph: the pieces too (replica counts do not depend on
+    # the numbering, so best's result on the input compares with them)
+    gsrc, gdst, gw = src, dst, w
+    _, _, src, dst, w = quality.canonical_graph(gsrc, gdst, gw, n)
     cap = equal_capacities(k)
     starts = [quality.ne_assign(src, dst, w, n, cap, seed=s) for s in range(quality.BEST_STARTS)]
 
@@ -660,13 +660,14 @@ def test_best_keeps_the_candidate_with_fewer_replicas():
     ne1_r = refined(starts[0])
     ne_r = refined(min(starts, key=lambda a: replicas(src, dst, a, n)))
     sp_r = refined(spac_assign(src, dst, w, n, k)[0])
-    out, info = quality.best_assign(src, dst, w, n, cap, degrees(src, dst, n))
+    out, info = quality.best_assign(gsrc, gdst, gw, n, cap, degrees(gsrc, gdst, n))
     assert quality.mesh_like(degrees(src, dst, n)) and quality.MESH_STARTS == 1
     assert (info["starts"], info["candidates"]) == (1, "ne, spac")
     assert info["replicas_after"] == min(ne1_r, sp_r)
     assert info["best_of"] == ("spac" if sp_r < ne1_r else "ne")
-    assert replicas(src, dst, out, n) == min(ne1_r, sp_r)
-    no_spac = quality.best_assign(src, dst, w, n, cap, degrees(src, dst, n), spac=False)[1]
+    assert replicas(gsrc, gdst, out, n) == min(ne1_r, sp_r)
+    no_spac = quality.best_assign(gsrc, gdst, gw, n, cap, degrees(gsrc, gdst, n),
+                                  spac=False)[1]
     assert no_spac["replicas_after"] == ne_r and no_spac["best_of"] == "ne"
     assert (no_spac["starts"], no_spac["candidates"]) == (quality.BEST_STARTS, "ne")
 
@@ -914,3 +915,112 @@ def quality_simple(g):
 
     src, dst = simplify(g)[:2]
     return np.asarray(src), np.asarray(dst)
+
+
+M64 = 2**64
+
+
+def _mix(x):
+    """splitmix64's finaliser on a Python int (the documented mixer, written out)."""
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) % M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) % M64
+    return x ^ (x >> 31)
+
+
+def _reference_colours(edges, n, rounds):
+    """Colour refinement as `canonical_labels` documents it, one vertex at a time."""
+    nbrs = [[] for _ in range(n)]
+    for u, v in edges:
+        nbrs[u].append(v)
+        nbrs[v].append(u)
+    colour = [_mix(len(nbrs[v])) for v in range(n)]
+    for r in range(rounds):
+        salt = 0x9E3779B97F4A7C15 * (r + 1) % M64
+        h = [_mix(c ^ salt) for c in colour]
+        colour = [_mix((colour[v] * 0x100000001B3 % M64) ^ (sum(h[u] for u in nbrs[v]) % M64))
+                  for v in range(n)]
+    return colour
+
+
+def _random_simple(n, m, seed):
+    rng = np.random.default_rng(seed)
+    pairs = set()
+    while len(pairs) < m:
+        u, v = (int(x) for x in rng.integers(0, n, 2))
+        if u != v:
+            pairs.add((min(u, v), max(u, v)))
+    e = np.array(sorted(pairs))
+    return e[:, 0].astype(np.int32), e[:, 1].astype(np.int32)
+
+
+def _reference_labels(edges, n, rounds):
+    """`canonical_labels` as documented: ranks by (colour, number), then a breadth-first
+    numbering from the lowest rank, neighbours in rank order, one component after another."""
+    colour = _reference_colours(edges, n, rounds)
+    rank = {v: r for r, v in enumerate(sorted(range(n), key=lambda v: (colour[v], v)))}
+    nbrs = [set() for _ in range(n)]
+    for u, v in edges:
+        nbrs[u].add(v)
+        nbrs[v].add(u)
+    label = {}
+    for s in sorted(range(n), key=rank.get):
+        if s in label:
+            continue
+        label[s] = len(label)
+        queue = [s]
+        while queue:
+            u = queue.pop(0)
+            for w in sorted(nbrs[u], key=rank.get):
+                if w not in label:
+                    label[w] = len(label)
+                    queue.append(w)
+    return [label[v] for v in range(n)]
+
+
+@pytest.mark.parametrize("rounds", [0, 1, 3])
+def test_canonical_labels_follow_the_colour_refinement(rounds):
+    # 60 vertices, 70 edges: several components and isolated vertices
+    src, dst = _random_simple(60, 70, seed=rounds)
+    expect = _reference_labels(list(zip(src.tolist(), dst.tolist())), 60, rounds)
+    assert quality.canonical_labels(src, dst, 60, rounds).tolist() == expect
+
+
+def test_canonical_labels_ignore_the_input_numbering():
+    src, dst = _random_simple(300, 1200, seed=5)
+    colour = _reference_colours(list(zip(src.tolist(), dst.tolist())), 300, 3)
+    assert len(set(colour)) == 300  # every vertex told apart: the numbering is irrelevant
+    label = quality.canonical_labels(src, dst, 300)
+    pi = np.random.default_rng(9).permutation(300).astype(np.int32)
+    again = quality.canonical_labels(pi[src], pi[dst], 300)
+    assert np.array_equal(again[pi], label)
+
+
+def test_best_does_not_depend_on_the_numbering_of_told_apart_vertices():
+    """A graph whose vertices colour refinement tells apart, renumbered: every edge goes to
+    the same cluster."""
+    from ir_graph import Graph
+
+    src, dst = _random_simple(300, 1200, seed=5)
+    base = partition_graph(Graph(n=300, src=src, dst=dst, weight=np.ones(len(src))), 4, "best")
+    pi = np.random.default_rng(9).permutation(300).astype(np.int32)
+    got = partition_graph(Graph(n=300, src=pi[src], dst=pi[dst], weight=np.ones(len(src))), 4,
+                          "best")
+    assert np.array_equal(got.assignment, base.assignment)
+
+
+def test_canonical_graph_orders_the_edges_by_their_new_numbers():
+    """The edges come out as (min, max) of their new numbers, in that order, each with its
+    weight; ``order`` maps them to the input's edges."""
+    src, dst = _random_simple(80, 200, seed=11)
+    rng = np.random.default_rng(3)
+    flip = rng.random(len(src)) < 0.5
+    s, d = np.where(flip, dst, src), np.where(flip, src, dst)
+    w = rng.random(len(s))
+    order, label, cs, cd, cw = quality.canonical_graph(s, d, w, 80)
+    assert sorted(order.tolist()) == list(range(len(s)))
+    assert np.array_equal(label, quality.canonical_labels(s, d, 80))
+    a, b = label[s[order]], label[d[order]]
+    assert np.array_equal(cs, np.minimum(a, b)) and np.array_equal(cd, np.maximum(a, b))
+    key = cs.astype(np.int64) * 80 + cd
+    assert np.all(key[1:] > key[:-1]) and np.array_equal(cw, w[order])
+    assert cs.dtype == s.dtype and cd.dtype == d.dtype

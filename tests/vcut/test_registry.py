@@ -116,10 +116,10 @@ def test_options_as_a_dataclass_or_a_mapping_give_the_same_partition():
 
 # -- presets --------------------------------------------------------------------------------
 #: today's par and best on small graphs (before the registry, at 344b418; best's again at
-#: 8beb882, when it began to run on the edges in canonical order): sha256 of the int32
-#: assignment
+#: 8beb882, when it began to run on the edges in canonical order, and when it began to run
+#: on the canonical graph, renumbered): sha256 of the int32 assignment
 PAR_DEFAULT = "bf39b11747b089e72cba8d173bde9e42b380727101bb24c779c287746943b9d6"
-BEST_DEFAULT = "cacacca85ac24a6023973193d25bbd8ddd5aead00460944379ee8fa4ee2f8083"
+BEST_DEFAULT = "153c5fdf1c8c3885fe2708211d30ecd05ea54a9058c15bd9c757ac7e90f19cb6"
 
 
 def test_default_presets_are_todays_defaults_bit_for_bit():
