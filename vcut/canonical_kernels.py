@@ -81,25 +81,28 @@ def canonical_numbering(src, dst, n, rounds):
                     queue[count] = w
                     count += 1
     # the edges by (min, max) new number: a stable counting sort by max, then by min
-    start = np.zeros(n + 1, dtype=np.int64)
+    lo = np.empty(m, dtype=np.int64)
+    hi = np.empty(m, dtype=np.int64)
     for e in range(m):
-        start[max(label[src[e]], label[dst[e]]) + 1] += 1
-    for v in range(n):
-        start[v + 1] += start[v]
-    by_max = np.empty(m, dtype=np.int64)
-    for e in range(m):
-        hi = max(label[src[e]], label[dst[e]])
-        by_max[start[hi]] = e
-        start[hi] += 1
-    start[:] = 0
-    for e in range(m):
-        start[min(label[src[e]], label[dst[e]]) + 1] += 1
-    for v in range(n):
-        start[v + 1] += start[v]
-    order = np.empty(m, dtype=np.int64)
-    for i in range(m):
-        e = by_max[i]
-        lo = min(label[src[e]], label[dst[e]])
-        order[start[lo]] = e
-        start[lo] += 1
+        a = label[src[e]]
+        b = label[dst[e]]
+        lo[e] = min(a, b)
+        hi[e] = max(a, b)
+    order = _stable_by(lo, _stable_by(hi, np.arange(m), n), n)
     return label, order
+
+
+@njit(cache=True, nogil=True)
+def _stable_by(key, items, n):
+    """``items`` (edge numbers) in the order of ``key[item]`` (each in ``0..n-1``), ties in
+    their order in ``items``: a counting sort."""
+    start = np.zeros(n + 1, dtype=np.int64)
+    for e in items:
+        start[key[e] + 1] += 1
+    for v in range(n):
+        start[v + 1] += start[v]
+    out = np.empty(len(items), dtype=np.int64)
+    for e in items:
+        out[start[key[e]]] = e
+        start[key[e]] += 1
+    return out
