@@ -13,12 +13,13 @@ PRIME = np.uint64(0x100000001B3)
 
 @njit(cache=True, nogil=True)
 def canonical_numbering(src, dst, n, rounds):
-    """``(label, order)``: colour refinement, ``rounds`` rounds from the degrees (each
+    """``(label, order, lo, hi)``: colour refinement, ``rounds`` rounds from the degrees (each
     colour `vcut_base.hashing.mix` of the colour times `PRIME` xor the wrapping sum of the
     neighbours' colours salted by round); ranks by (colour, number); a breadth-first
     numbering from the lowest rank, neighbours in rank order, component after component
     (``label[v]``, int64[n]); the edges by (min, max) of their new numbers (``order[i]``
-    the input edge at ``i``, stable). Linear in the edges but for one sort of the colours:
+    the input edge at ``i``, stable); ``lo[e]`` and ``hi[e]``, the smaller and the larger
+    new number of input edge ``e``'s ends. Linear in the edges but for one sort of the colours:
     rank-ordered adjacency and the edge order come from counting fills, not sorts."""
     m = src.shape[0]
     ptr = np.zeros(n + 1, dtype=np.int64)
@@ -89,7 +90,7 @@ def canonical_numbering(src, dst, n, rounds):
         lo[e] = min(a, b)
         hi[e] = max(a, b)
     order = _stable_by(lo, _stable_by(hi, np.arange(m), n), n)
-    return label, order
+    return label, order, lo, hi
 
 
 @njit(cache=True, nogil=True)

@@ -325,11 +325,9 @@ def canonical_graph(src, dst, weight, n, rounds=LABEL_ROUNDS):
     dst``, the input's index dtype)."""
     from .canonical_kernels import canonical_numbering
 
-    label, order = canonical_numbering(src, dst, n, rounds)
-    a = label[src[order]]
-    b = label[dst[order]]
-    return (order, label, np.minimum(a, b).astype(src.dtype),
-            np.maximum(a, b).astype(dst.dtype), weight[order])
+    label, order, lo, hi = canonical_numbering(src, dst, n, rounds)
+    return (order, label, lo[order].astype(src.dtype), hi[order].astype(dst.dtype),
+            weight[order])
 
 
 def canonical_edges(src, dst, weight, n):
@@ -350,7 +348,7 @@ def canonical_edges(src, dst, weight, n):
 
 
 def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac):
-    """`best_assign` on edges in `canonical_edges` order."""
+    """`best_assign` on the `canonical_graph` (or on edges in `canonical_edges` order)."""
     from . import expansion_kernels
     from .spac import spac_assign
     k = len(cap)
