@@ -96,8 +96,7 @@ def from_part_file(g, part, k, folder):
     if a.shape != (len(g.src),) or a.min() < 0 or a.max() >= k:
         raise SystemExit(f"the written part file has {a.shape[0]} lines or a cluster outside "
                          f"0..{k - 1}; the graph has {len(g.src)} edges")
-    counts = np.bincount(a, minlength=k)
-    return replication(np.asarray(g.src), np.asarray(g.dst), a, k), counts.max() / (len(a) / k)
+    return rf_and_balance(np.asarray(g.src), np.asarray(g.dst), a, k)
 
 
 def main():
@@ -244,6 +243,13 @@ def replication(src, dst, assignment, k):
     ends = np.concatenate([src, dst]).astype(np.int64)
     parts = np.concatenate([assignment, assignment]).astype(np.int64)
     return len(np.unique(ends * k + parts)) / len(np.unique(ends))
+
+
+def rf_and_balance(src, dst, assignment, k):
+    """RF (`replication`) and balance (the largest cluster's edge count over the mean, every
+    edge of weight 1) of an edge assignment to ``k`` clusters."""
+    counts = np.bincount(assignment, minlength=k)
+    return replication(src, dst, assignment, k), float(counts.max() / (len(assignment) / k))
 
 
 def order_sensitivity(datasets, names, ks, seed=65):

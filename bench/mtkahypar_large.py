@@ -43,16 +43,8 @@ def load_simple(path):
     return unweighted_simple(read_graph(path))
 
 
-def rf_balance(src, dst, part, k):
-    """Replication factor (distinct (vertex, cluster) pairs over the vertices with an edge)
-    and balance (largest cluster's edge count over the mean) of ``part``."""
-    from bench_quality import replication
-
-    counts = np.bincount(part, minlength=k)
-    return replication(src, dst, part, k), float(counts.max() / (len(part) / k))
-
-
 def _child(path, k, threads, queue):
+    from bench_quality import rf_and_balance
     from vcut.spac import hypergraph_assign
 
     g = load_simple(path)
@@ -61,7 +53,7 @@ def _child(path, k, threads, queue):
     part = hypergraph_assign(src, dst, g.weight, g.n, k, imbalance=1.03, seed=0,
                              preset="quality", threads=threads)
     seconds = time.perf_counter() - t
-    rf, bal = rf_balance(src, dst, part, k)
+    rf, bal = rf_and_balance(src, dst, part, k)
     queue.put({"rf": round(rf, 6), "balance": round(bal, 6), "seconds": round(seconds, 2),
                "edges": int(len(src)), "vertices": int(g.n)})
 

@@ -83,9 +83,10 @@ def test_the_kept_reference_file_has_every_large_cell():
 
 @pytest.mark.parametrize("k", [2, 3])
 def test_replication_and_balance_of_the_reference_runs(k):
-    """`mtkahypar_large.rf_balance` on a path 0-1-2-3 whose edges go to clusters 0, 0, 1:
-    vertex 2 is in both clusters, so 5 replicas over 4 vertices; loads 2 and 1."""
-    m = bench_module("mtkahypar_large")
+    """`bench_quality.rf_and_balance` (the part files' and the reference runs' figures) on
+    a path 0-1-2-3 whose edges go to clusters 0, 0, 1: vertex 2 is in both clusters, so 5
+    replicas over 4 vertices; loads 2 and 1."""
+    m = bench_module("bench_quality")
     src, dst = np.array([0, 1, 2]), np.array([1, 2, 3])
-    rf, bal = m.rf_balance(src, dst, np.array([0, 0, 1]), k)
+    rf, bal = m.rf_and_balance(src, dst, np.array([0, 0, 1]), k)
     assert rf == 5 / 4 and bal == 2 / (3 / k)
