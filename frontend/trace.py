@@ -37,7 +37,7 @@ from vcut_base import arrays
 from vcut_base.atomic import atomic_output
 from vcut_base.errors import TraceFormatError
 from vcut_base.inputs import check_input_file
-from vcut_base.npzfile import read_versioned_npz
+from vcut_base.npzfile import read_versioned_npz, save_npz
 
 from .events import END_REASONS
 from .static import MEM_NONE, OBJ_ALLOCA, StaticTable
@@ -327,7 +327,7 @@ class Trace:
         meta = dict(self.meta, format="vcut-trace", format_version=FORMAT_VERSION)
         arrays["meta"] = np.array(json.dumps(meta))
         with atomic_output(path) as fh:
-            np.savez(fh, **arrays)
+            save_npz(fh, arrays)
 
 
 def _to_saveable(a):

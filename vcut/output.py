@@ -33,7 +33,7 @@ import numpy as np
 from vcut_base.atomic import atomic_output, atomic_outputs
 from vcut_base.errors import InputError
 from vcut_base.inputs import check_input_file, text_limit
-from vcut_base.npzfile import read_versioned_npz
+from vcut_base.npzfile import read_versioned_npz, save_npz
 
 __all__ = ["write_partition", "read_partition", "read_assignment", "int_lines",
            "PARTITION_FORMAT_VERSION"]
@@ -69,13 +69,13 @@ def write_partition(part, path, details=True):
         meta = {"format": "vcut-partition", "format_version": PARTITION_FORMAT_VERSION,
                 "plain_sha256": digest.hexdigest(),
                 **part.info, "metrics": part.metrics.to_dict()}
-        np.savez(
-            fz, assignment=part.assignment, src=part.src, dst=part.dst, weight=part.weight,
+        save_npz(fz, dict(
+            assignment=part.assignment, src=part.src, dst=part.dst, weight=part.weight,
             simple_assignment=part.simple_assignment, replica_ptr=table.ptr,
             replica_cluster=table.cluster, master=table.master,
             loads=np.asarray(part.metrics.loads), counts=np.asarray(part.metrics.counts),
             capacities=part.capacities, meta=np.array(json.dumps(meta)),
-        )
+        ))
     return [path, rich]
 
 

@@ -38,7 +38,7 @@ import threading
 from .errors import OutputError
 from .scratch import process_alive
 
-__all__ = ["atomic_output", "atomic_outputs", "check_output_path", "check_outputs",
+__all__ = ["atomic_output", "atomic_outputs", "check_output_path", "check_outputs", "signals_held",
            "output_kind", "remove_stale_temps", "write_failure", "TEMP_PATTERN"]
 
 #: Names of the temporary files vcut makes (and the only ones it removes).
@@ -174,7 +174,7 @@ def atomic_outputs(items):
             yield [fh for fh, _, _, _ in opened]
             for fh, _, _, close in opened:
                 fh.close() if close else fh.flush()
-            with _signals_held():
+            with signals_held():
                 for _, tmp, real, _ in opened:
                     if tmp is not None:
                         _refuse_special(real, names)
@@ -362,16 +362,22 @@ def remove_stale_temps(directory):
 
 
 @contextlib.contextmanager
-def _signals_held():
-    """Hold SIGINT and SIGTERM back for the block; deliver them after it."""
+def signals_held():
+    """Hold SIGINT and SIGTERM back for the block; deliver them after it.
+
+    Yields the list of the signals caught meanwhile, so that a long block can
+    stop early at a point of its choosing. Outside the main thread nothing is
+    held (Python delivers signals to the main thread only) and the list stays
+    empty.
+    """
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield []
         return
     caught = []
     held = (signal.SIGINT, signal.SIGTERM)
     previous = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in held}
     try:
-        yield
+        yield caught
     finally:
         for s, handler in previous.items():
             signal.signal(s, signal.SIG_DFL if handler is None else handler)

@@ -1,16 +1,18 @@
 """vcut's own versioned ``.npz`` files (traces, graphs): one reader for all."""
 
+import contextlib
 import json
 import struct
 import zipfile
 
 import numpy as np
 
+from .atomic import signals_held
 from .errors import InputTooLarge
 from .inputs import check_input_file
 from .memory import available_bytes, format_bytes
 
-__all__ = ["read_versioned_npz", "member_shape"]
+__all__ = ["read_versioned_npz", "member_shape", "save_npz"]
 
 
 def read_versioned_npz(path, *, kind, version, error, remake, required=(), optional=(),
@@ -143,3 +145,39 @@ def _mapped_member(path, zf, name):
     if offset - start + count * dtype.itemsize != info.file_size:
         raise ValueError(f"array {name!r} does not fill its member of the archive")
     return np.memmap(path, dtype=dtype, mode="c", offset=offset, shape=shape).view(np.ndarray)
+
+
+class _Stopped(Exception):
+    """A held signal arrived while a member was being written."""
+
+
+class _StopOnSignal:
+    """A member's writer that stops, between two of numpy's chunks, once a signal is held."""
+
+    def __init__(self, member, caught):
+        self._member, self._caught = member, caught
+
+    def write(self, data):
+        if self._caught:
+            raise _Stopped
+        return self._member.write(data)
+
+
+def save_npz(fh, arrays):
+    """Write ``arrays`` (name -> array) to the binary file ``fh`` as ``np.savez`` lays them out.
+
+    The members are ``<name>.npy``, stored, zip64, readable by ``np.load`` and
+    by ``read_versioned_npz``. Unlike ``np.savez``, a SIGINT or SIGTERM cannot
+    land inside the zip file's own bookkeeping (opening or closing a member),
+    which would leave a half-open ``ZipFile`` whose clean-up fails at exit: the
+    signals are held, the member being written stops at its next chunk of at
+    most 16 MiB, the zip file is closed, and then the signal is delivered (the
+    caller removes the incomplete file). Object arrays are refused, as pickles.
+    """
+    with signals_held() as caught, contextlib.suppress(_Stopped):
+        with zipfile.ZipFile(fh, mode="w", compression=zipfile.ZIP_STORED,
+                             allowZip64=True) as zf:
+            for name, a in arrays.items():
+                with zf.open(f"{name}.npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(_StopOnSignal(member, caught), np.asanyarray(a),
+                                              allow_pickle=False)

@@ -7,7 +7,7 @@ import numpy as np
 from vcut_base.arrays import spill, spill_directory
 from vcut_base.errors import GraphFormatError
 from vcut_base.inputs import check_input_file
-from vcut_base.npzfile import read_versioned_npz
+from vcut_base.npzfile import read_versioned_npz, save_npz
 
 from ..graph import Graph, check_node_count, index_dtype
 
@@ -56,5 +56,5 @@ def write_npz(g, fh):
     meta = dict(g.meta, format="vcut-graph", format_version=GRAPH_FORMAT_VERSION,
                 graph={"n": int(g.n), "directed": bool(g.directed)})
     arrays["meta"] = np.array(json.dumps(meta))
-    np.savez(fh, **arrays)
+    save_npz(fh, arrays)
     return {}
