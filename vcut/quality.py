@@ -27,12 +27,17 @@
     is linear in sum_v sum_{u in N(v)} |A(u)|. Then FM (`vcut.fm_kernels`): localised
     searches of single-edge moves that may pass through zero or negative
     gains, each rolled back to its best prefix.
+``metis``
+    `metis_assign`: each edge owned by its endpoint of lower degree, a METIS
+    vertex partition of the vertices weighted by the edge weight they own, and
+    each edge in its owner's part.
 ``best``
     The quality mode: `BEST_STARTS` neighbour expansions or, on graphs that
-    `runs_spac` accepts (mesh-like, with at least `SPAC_PER_PART` edges per
-    cluster), SPAC over METIS beside `MESH_STARTS` expansion; the
-    fewest-replica expansion and SPAC's cut (when within the bound) refined
-    in full side by side; the candidate with fewer replicas. It runs on the
+    `runs_metis` accepts (mesh-like with at least `SPAC_PER_PART` edges per
+    cluster, or at least `METIS_EDGES` edges), the METIS cut beside them
+    (beside `MESH_STARTS` expansion on mesh-like graphs); the fewest-replica
+    expansion and the METIS cut (when within the bound) refined in full side
+    by side; the candidate with fewer replicas. It runs on the
     `canonical_graph`, so that neither the order of the edges nor the numbering
     of the vertices changes the result (but for vertices colour refinement
     cannot tell apart).
@@ -49,8 +54,8 @@ from vcut_base.progress import run_kernel, run_parallel
 
 
 __all__ = ["ne_assign", "hep_assign", "refine_assignment", "best_assign", "canonical_edges",
-           "canonical_graph", "canonical_labels",
-           "mesh_like", "runs_spac",
+           "canonical_graph", "canonical_labels", "metis_assign",
+           "mesh_like", "runs_spac", "runs_metis",
            "DEFAULT_TAU", "BEST_TAU", "REFINE_PASSES", "REFINE_SLACK"]
 
 DEFAULT_TAU = 10.0
@@ -236,6 +241,63 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     return out.astype(np.int32), info
 
 
+#: how much tighter than the balance bound `metis_assign` asks METIS to be
+METIS_MARGIN = 0.001
+#: `runs_metis`: graphs of at least this many edges get the METIS candidate by default
+METIS_EDGES = 1_000_000
+
+
+def metis_bytes(n, m):
+    """Bytes `metis_assign` allocates at most on ``n`` vertices and ``m`` edges (the CSR of
+    2m int64 neighbours and weights, METIS's own copy and its coarser levels, about as much
+    again, and the per-edge owners)."""
+    return 64 * m + 48 * n
+
+
+def metis_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0):
+    """An edge partition from a METIS vertex partition; returns the cluster of every edge
+    (int32).
+
+    Each edge is owned by its endpoint of lower degree ``deg`` (ties: the lower number).
+    METIS partitions the vertices, each weighted by the edge weight it owns, into
+    ``len(cap)`` parts (of targets ``cap`` where they differ) with the fewest edges cut,
+    and every edge goes to its owner's part. A part's edge load is then exactly the vertex
+    weight METIS balances, and an edge cut costs at most one replica (its other endpoint
+    in the owner's part): on graphs with communities (meshes, road and collaboration
+    networks, web crawls) this starts the refinement far closer to its best than a
+    neighbour expansion. Self-loops stay with their vertex and are not given to METIS.
+
+    Raises
+    ------
+    VcutError
+        pymetis is missing or METIS failed.
+    """
+    from runtime.vertex_partition import vertex_partition
+
+    from . import spac_kernels
+    from .spac import _int_weights
+    k = len(cap)
+    m = len(src)
+    check_memory(metis_bytes(n, m), f"the METIS candidate on {n:,} vertices", "use --algo ne")
+    src = np.asarray(src, dtype=np.int64)
+    dst = np.asarray(dst, dtype=np.int64)
+    deg = np.asarray(deg)
+    low_src = (deg[src] < deg[dst]) | ((deg[src] == deg[dst]) & (src <= dst))
+    owner = np.where(low_src, src, dst)
+    owned = np.bincount(owner, weights=_int_weights(weight), minlength=n)
+    vwgt = np.rint(owned).astype(np.int64)
+    keep = src != dst
+    xadj, adjncy, adjwgt = spac_kernels.symmetric_csr(src[keep], dst[keep],
+                                                      np.ones(int(keep.sum()), np.int64), n)
+    equal = np.allclose(cap, 1.0 / k, rtol=0, atol=1e-15)
+    # METIS checks its bound in 32-bit floats and ends up to a hair above it (1.03001 on
+    # uk-2007 at k = 32): it is asked for a thousandth less
+    parts = vertex_partition(xadj, adjncy, adjwgt, vwgt, k, backend="metis",
+                             imbalance=max(1.0, imbalance - METIS_MARGIN), seed=seed,
+                             targets=None if equal else np.asarray(cap, dtype=np.float64))
+    return np.asarray(parts, dtype=np.int32)[owner]
+
+
 def mesh_like(deg):
     """Whether `best` runs SPAC on a graph of vertex degrees ``deg``: degrees
     that vary little (coefficient of variation at most `SPAC_CV`, as in
@@ -247,30 +309,44 @@ def mesh_like(deg):
 
 
 def runs_spac(deg, k):
-    """Whether `best` runs SPAC for ``k`` clusters on a graph of vertex degrees ``deg``:
-    a `mesh_like` graph with at least `SPAC_PER_PART` edges per cluster. With fewer, METIS
-    k-way partitions a coarsest graph of 30 k vertices, more than a tenth of the SPAC graph,
-    which on meshes of 7-30 thousand edges at k = 128 took 35-60 ms, 2-6 times the four
-    refined expansions, for 1-2.5 % fewer replicas (and at 430-470 edges per cluster 3-4
-    times, for 1.6-3.6 %)."""
+    """Whether SPAC runs in `best`'s ``strong`` preset for ``k`` clusters on a graph of
+    vertex degrees ``deg``: a `mesh_like` graph with at least `SPAC_PER_PART` edges per
+    cluster. With fewer, METIS k-way partitions a coarsest graph of 30 k vertices, more than
+    a tenth of the SPAC graph, which on meshes of 7-30 thousand edges at k = 128 took 35-60
+    ms, 2-6 times the four refined expansions, for 1-2.5 % fewer replicas (and at 430-470
+    edges per cluster 3-4 times, for 1.6-3.6 %)."""
     deg = np.asarray(deg)
     return mesh_like(deg) and int(deg.sum()) // 2 >= SPAC_PER_PART * k
 
 
+def runs_metis(deg, k):
+    """Whether `best` refines `metis_assign`'s cut by default, for ``k`` clusters on a
+    graph of vertex degrees ``deg``: where `runs_spac` would (mesh-like, enough edges per
+    cluster: the METIS cut gave fewer replicas than SPAC's there, in less time), or on
+    graphs of at least `METIS_EDGES` edges. On the 26 graphs of the quality bench (at most
+    0.5 M edges) the METIS cut won 45 of 78 cells, by up to 7 %, but lost on the social
+    graphs and took 3.7 times the time of the default (geometric mean); on the three
+    graphs of 1.3-3.2 M edges (a social graph and two web crawls) it won all six cells,
+    by 4-10 %."""
+    deg = np.asarray(deg)
+    return runs_spac(deg, k) or int(deg.sum()) // 2 >= METIS_EDGES
+
+
 def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts=None,
-                spac=None):
+                spac=False, metis=None):
     """The quality mode; returns ``(assignment int32, info)``.
 
+    Candidates, side by side on the cores (as many at once as the memory holds):
     ``starts`` neighbour expansions (seeds ``seed``, ``seed + 1``, ...; default
-    `BEST_STARTS`, or `MESH_STARTS` beside SPAC and the rest of `BEST_STARTS`
-    when SPAC gives no cut within the bound) and, with ``spac`` (default:
-    `runs_spac`), SPAC over METIS, side by side on
-    the cores (as many at once as the memory holds); then the expansion with
-    the fewest replicas (ties: the earlier seed) and SPAC's cut are each
-    refined in full (dissolving passes, then FM), side by side, and the one
-    with fewer replicas is kept (ties: the expansion). A SPAC cut above the
-    bound is dropped (refinement never raises a load that is within it), as
-    where METIS is missing or fails (``info["spac_skipped"]`` says why).
+    `BEST_STARTS`, or `MESH_STARTS` beside the METIS cut on a mesh-like graph, and the
+    rest of `BEST_STARTS` when that cut is dropped); with ``metis`` (None: where
+    `runs_metis` says), `metis_assign`'s cut; with ``spac``, SPAC over METIS (None: where
+    `runs_spac` says). The expansion with the fewest replicas
+    (ties: the earlier seed) and the METIS and SPAC cuts are each refined in full
+    (dissolving passes, then FM), side by side, and the one with the fewest replicas is
+    kept (ties: the expansion, then METIS). A METIS or SPAC cut above the bound is
+    dropped (refinement never raises a load that is within it), as where METIS is
+    missing or fails (``info["metis_skipped"]``, ``info["spac_skipped"]`` say why).
     Deterministic for a seed whatever the number of cores, and whatever the order of the
     edges, their orientation and, but for vertices colour refinement cannot tell apart,
     the numbering of the vertices (it runs on the `canonical_graph`; on `canonical_edges`
@@ -284,7 +360,7 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     else:
         order, src, dst, weight = canonical_edges(src, dst, weight, n)
     out, info = _best_assign(src, dst, weight, n, cap, deg, imbalance=imbalance, seed=seed,
-                             starts=starts, spac=spac)
+                             starts=starts, spac=spac, metis=metis)
     if order is not None:
         back = np.empty_like(out)
         back[order] = out
@@ -347,7 +423,7 @@ def canonical_edges(src, dst, weight, n):
     return order, lo[order], hi[order], weight[order]
 
 
-def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac):
+def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac, metis):
     """`best_assign` on the `canonical_graph` (or on edges in `canonical_edges` order)."""
     from . import expansion_kernels
     from .spac import spac_assign
@@ -356,13 +432,26 @@ def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac
     inc = expansion_kernels.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
     if spac is None:
         spac = runs_spac(deg, k)
+    if metis is None:
+        metis = runs_metis(deg, k)
     default = starts is None
     if default:
-        starts = MESH_STARTS if spac else BEST_STARTS
+        starts = MESH_STARTS if metis and mesh_like(deg) else BEST_STARTS
+    bound = balance_bounds(imbalance, cap, weight) * (1 + 1e-12)
 
     def expansion(s):
         a = ne_assign(src, dst, weight, n, cap, seed=(seed + s) % 2**63, incidence=inc)
         return expansion_kernels.replica_count(inc[0], inc[1], a, n, k), s, a
+
+    def within(a):  # a cut above the bound is dropped
+        return a if np.all(np.bincount(a, weights=weight, minlength=k) <= bound) else None
+
+    def from_metis():
+        try:
+            return within(metis_assign(src, dst, weight, n, cap, deg, imbalance=imbalance,
+                                       seed=seed))
+        except VcutError as e:  # no METIS here, or it failed: the expansions stand
+            return str(e)
 
     def split_and_connect():
         equal = np.allclose(cap, 1.0 / k, rtol=0, atol=1e-15)
@@ -371,26 +460,30 @@ def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac
                                targets=None if equal else np.asarray(cap, dtype=np.float64))
         except VcutError as e:  # no METIS here, or it failed: the expansions stand
             return str(e)
-        load = np.bincount(a, weights=weight, minlength=k)
-        if np.all(load <= balance_bounds(imbalance, cap, weight) * (1 + 1e-12)):
-            return a
-        return None
+        return within(a)
 
-    # SPAC first: its METIS run overlaps the expansions on the other core
-    jobs = ([split_and_connect] if spac else []) + [functools.partial(expansion, s)
-                                                    for s in range(starts)]
-    done = run_parallel(jobs, jobs_that_fit(len(jobs), expansion_bytes(n, m)))
-    cut = done[0] if spac else None
-    runs = done[1:] if spac else done
-    if default and spac and not isinstance(cut, np.ndarray) and starts < BEST_STARTS:
-        # no SPAC cut after all: the expansions a graph without SPAC gets
+    # the vertex partitions first: their METIS runs overlap the expansions on the other core
+    cuts = ([("metis", from_metis)] if metis else []) + \
+        ([("spac", split_and_connect)] if spac else [])
+    jobs = [job for _, job in cuts] + [functools.partial(expansion, s) for s in range(starts)]
+    done = run_parallel(jobs, jobs_that_fit(len(jobs), expansion_bytes(n, m)
+                                            + (metis_bytes(n, m) if metis else 0)))
+    runs = done[len(cuts):]
+    got_cut = any(isinstance(cut, np.ndarray) for cut in done[:len(cuts)])
+    if default and starts < BEST_STARTS and not got_cut:
+        # no cut after all: the expansions of a graph without one
         more = [functools.partial(expansion, s) for s in range(starts, BEST_STARTS)]
         runs += run_parallel(more, jobs_that_fit(len(more), expansion_bytes(n, m)))
         starts = BEST_STARTS
     runs = sorted(runs, key=lambda run: run[:2])  # fewest replicas, then seed
     candidates = [("ne", runs[0][2])]
-    if isinstance(cut, np.ndarray):
-        candidates.append(("spac", cut))
+    skipped = {}
+    for (name, _), cut in zip(cuts, done):
+        if isinstance(cut, np.ndarray):
+            candidates.append((name, cut))
+        else:
+            skipped[f"{name}_skipped"] = cut if isinstance(cut, str) else \
+                f"{'METIS' if name == 'metis' else 'SPAC'}'s cut was above the balance bound"
 
     def refined(a):
         return refine_assignment(src, dst, weight, n, a, cap, imbalance=imbalance, seed=seed,
@@ -401,9 +494,5 @@ def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac
     pick = min(range(len(results)), key=lambda i: (results[i][1]["replicas_after"], i))
     out, info = results[pick]
     merged = {"starts": int(starts), "best_of": candidates[pick][0],
-              "candidates": ", ".join(name for name, _ in candidates), **info}
-    if isinstance(cut, str):
-        merged["spac_skipped"] = cut
-    elif spac and cut is None:
-        merged["spac_skipped"] = "SPAC's cut was above the balance bound"
+              "candidates": ", ".join(name for name, _ in candidates), **info, **skipped}
     return out, merged

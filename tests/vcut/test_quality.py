@@ -636,9 +636,10 @@ def test_refine_after_any_algorithm_and_best_is_deterministic():
 
 
 def test_best_keeps_the_candidate_with_fewer_replicas():
-    # a mesh: the expansion of seed 0 (MESH_STARTS) against SPAC, both refined, computed
-    # here from the public pieces; best is the smaller, ties to the expansion; without
-    # SPAC, the fewest-replica expansion of seeds 0..3 refined
+    # a mesh: the expansion of seed 0 (MESH_STARTS) against the METIS cut, both refined,
+    # computed here from the public pieces; best is the smaller, ties to the expansion;
+    # without the METIS cut, the fewest-replica expansion of seeds 0..3 refined; with SPAC
+    # instead, that expansion against SPAC's cut
     from tests.helpers import dataset
     from ir_graph import read_graph
     from vcut.partition import simplify
@@ -659,17 +660,58 @@ def test_best_keeps_the_candidate_with_fewer_replicas():
 
     ne1_r = refined(starts[0])
     ne_r = refined(min(starts, key=lambda a: replicas(src, dst, a, n)))
+    mt_r = refined(quality.metis_assign(src, dst, w, n, cap, degrees(src, dst, n)))
     sp_r = refined(spac_assign(src, dst, w, n, k)[0])
-    out, info = quality.best_assign(gsrc, gdst, gw, n, cap, degrees(gsrc, gdst, n))
-    assert quality.mesh_like(degrees(src, dst, n)) and quality.MESH_STARTS == 1
-    assert (info["starts"], info["candidates"]) == (1, "ne, spac")
-    assert info["replicas_after"] == min(ne1_r, sp_r)
-    assert info["best_of"] == ("spac" if sp_r < ne1_r else "ne")
-    assert replicas(gsrc, gdst, out, n) == min(ne1_r, sp_r)
-    no_spac = quality.best_assign(gsrc, gdst, gw, n, cap, degrees(gsrc, gdst, n),
-                                  spac=False)[1]
-    assert no_spac["replicas_after"] == ne_r and no_spac["best_of"] == "ne"
-    assert (no_spac["starts"], no_spac["candidates"]) == (quality.BEST_STARTS, "ne")
+    deg = degrees(gsrc, gdst, n)
+    out, info = quality.best_assign(gsrc, gdst, gw, n, cap, deg)
+    assert quality.runs_metis(deg, k) and quality.mesh_like(deg) and quality.MESH_STARTS == 1
+    assert (info["starts"], info["candidates"]) == (1, "ne, metis")
+    assert info["replicas_after"] == min(ne1_r, mt_r)
+    assert info["best_of"] == ("metis" if mt_r < ne1_r else "ne")
+    assert replicas(gsrc, gdst, out, n) == min(ne1_r, mt_r)
+    no_metis = quality.best_assign(gsrc, gdst, gw, n, cap, deg, metis=False)[1]
+    assert no_metis["replicas_after"] == ne_r and no_metis["best_of"] == "ne"
+    assert (no_metis["starts"], no_metis["candidates"]) == (quality.BEST_STARTS, "ne")
+    with_spac = quality.best_assign(gsrc, gdst, gw, n, cap, deg, metis=False, spac=True)[1]
+    assert (with_spac["starts"], with_spac["candidates"]) == (quality.BEST_STARTS, "ne, spac")
+    assert with_spac["replicas_after"] == min(ne_r, sp_r)
+    # the strong preset's three candidates: the eight expansions' best, METIS and SPAC
+    strong = quality.best_assign(gsrc, gdst, gw, n, cap, deg, starts=8, metis=True,
+                                 spac=None)[1]
+    assert (strong["starts"], strong["candidates"]) == (8, "ne, metis, spac")
+    assert strong["replicas_after"] <= min(mt_r, sp_r)
+
+
+def test_metis_assign_gives_each_edge_its_owners_part():
+    # two triangles joined by the edge (2, 3). Degrees 2, 2, 3, 3, 2, 2; each edge is owned
+    # by its endpoint of lower degree, ties to the lower number: (0,1) 0, (0,2) 0, (1,2) 1,
+    # (2,3) 2, (3,4) 4, (3,5) 5, (4,5) 4. Vertex weights (x 100, the integer weights): 200,
+    # 100, 100, 0, 200, 100, so the triangles weigh 400 and 300 with (2, 3) cut, which goes
+    # to 2's part: 4 edges against 3
+    pytest.importorskip("pymetis")
+
+    def shared_by_owner(a, owner):
+        return all(a[e] == a[f] for e in range(len(a)) for f in range(len(a))
+                   if owner[e] == owner[f])
+
+    src, dst, w, n = edge_arrays([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (3, 5), (4, 5)])
+    deg = degrees(src, dst, n)
+    a = quality.metis_assign(src, dst, w, n, equal_capacities(2), deg)
+    assert a.dtype == np.int32
+    side = a[0]
+    assert a.tolist() == [side] * 4 + [1 - side] * 3
+    # a self-loop (5, 5) is not given to METIS and goes with its owner, 5 (degree 4 now, so
+    # 3 owns (3, 5))
+    src2, dst2 = np.append(src, 5), np.append(dst, 5)
+    b = quality.metis_assign(src2, dst2, np.ones(8), n, equal_capacities(2),
+                             degrees(src2, dst2, n))
+    assert shared_by_owner(b, [0, 0, 1, 2, 4, 3, 4, 5]) and set(b.tolist()) <= {0, 1}
+    # unequal capacities go to METIS as targets (1/4 and 3/4 of the weight): part 0 is the
+    # lighter, and each vertex's owned edges still share a part
+    c = quality.metis_assign(src, dst, w, n, np.array([0.25, 0.75]), deg)
+    loads = np.bincount(c, minlength=2)
+    assert 0 < loads[0] < loads[1]
+    assert shared_by_owner(c, [0, 0, 1, 2, 4, 5, 4])
 
 
 def _grid(side):
@@ -680,19 +722,20 @@ def _grid(side):
 
 
 def test_best_without_metis_keeps_the_expansions_and_says_why(monkeypatch):
-    # a graph SPAC runs on (the 25 x 25 grid, 1,200 edges, 2 clusters) where METIS is
-    # missing: SPAC's error is reported, the other expansions run, and the result is
-    # best's without SPAC
+    # a graph the METIS cut runs on (the 25 x 25 grid, 1,200 edges, 2 clusters) where
+    # METIS is missing: its error is reported, the other expansions run, and the result is
+    # best's without the METIS cut
     import sys
 
     src, dst, w, n = _grid(25)
     deg = degrees(src, dst, n)
-    assert quality.runs_spac(deg, 2)
+    assert quality.runs_metis(deg, 2) and quality.runs_spac(deg, 2)
     cap = equal_capacities(2)
-    want, want_info = quality.best_assign(src, dst, w, n, cap, deg, spac=False)
+    want, want_info = quality.best_assign(src, dst, w, n, cap, deg, metis=False)
     monkeypatch.setitem(sys.modules, "pymetis", None)  # makes `import pymetis` fail
     out, info = quality.best_assign(src, dst, w, n, cap, deg)
-    assert info["spac_skipped"] == "the METIS backend needs pymetis: pip install pymetis"
+    assert info["metis_skipped"] == "the METIS backend needs pymetis: pip install pymetis"
+    assert "spac_skipped" not in info  # SPAC is the strong preset's
     assert (info["starts"], info["candidates"], info["best_of"]) == (quality.BEST_STARTS,
                                                                     "ne", "ne")
     assert out.tolist() == want.tolist()
@@ -729,6 +772,20 @@ def test_runs_spac():
     assert not quality.runs_spac(np.full(998, 2), 2)
     tips = np.arange(1, 701)
     assert not quality.runs_spac(degrees(np.zeros_like(tips), tips, 701), 2)
+
+
+def test_runs_metis():
+    # where runs_spac says, and on any graph of at least METIS_EDGES edges (degrees summing
+    # to twice that): a star of 10**6 edges (not mesh-like) gets it, of 10**6 - 1 not
+    src, dst, _, n = _grid(25)
+    deg = degrees(src, dst, n)
+    assert quality.METIS_EDGES == 10**6
+    assert quality.runs_metis(deg, 2) and not quality.runs_metis(deg, 3)
+    star = np.ones(10**6 + 1, dtype=np.int64)
+    star[0] = 10**6
+    assert not quality.mesh_like(star) and quality.runs_metis(star, 128)
+    star[0], star[-1] = 10**6 - 1, 0
+    assert not quality.runs_metis(star, 2)
 
 
 def test_best_drops_a_spac_cut_above_the_bound():
@@ -822,7 +879,7 @@ def test_cli(tmp_path):
         0, 4, "ne", "ne")
     assert "spac_skipped" not in out
     # the summary names what ran: on a 40 x 40 grid (mesh-like, 3,120 edges, 780 per
-    # cluster) one expansion beside SPAC
+    # cluster) one expansion beside the METIS cut
     grid = tmp_path / "grid.txt"
     grid.write_text("".join(f"{40 * i + j} {40 * i + j + 1}\n{40 * j + i} {40 * j + i + 40}\n"
                             for i in range(40) for j in range(39)))
@@ -830,7 +887,8 @@ def test_cli(tmp_path):
                         "--algo", "best"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     line = next(x for x in r.stdout.splitlines() if x.startswith("quality mode"))
-    assert re.fullmatch(r"quality mode +1 expansion and SPAC: (ne|spac) kept", line), line
+    assert re.fullmatch(r"quality mode +1 expansion and the METIS cut: (ne|metis) kept",
+                        line), line
     r = run("-p", "2", "--algo", "hep", "--tau", "-1")
     assert r.returncode == 2 and r.stderr.strip().splitlines() == [
         "error: tau must be a positive number (HEP's degree threshold), got -1.0"]

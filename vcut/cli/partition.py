@@ -66,7 +66,8 @@ def register(sub):
                               "par", "ne", "hep", "best", "graphx-1d", "graphx-2d",
                               "graphx-crvc", "multilevel"],
                      help="partitioner (default wb-libra); best: the quality mode (neighbour "
-                     "expansions, or SPAC too on mesh-like graphs, refined); multilevel: an "
+                     "expansions, and a METIS cut too on mesh-like and large graphs, refined); "
+                     "multilevel: an "
                      "edge cut, written as a METIS .part file")
     cut.add_argument("--seed", type=int_option("--seed", 0, MAX_SEED), default=0,
                      help="seed of random choices (default 0)")
@@ -88,8 +89,8 @@ def register(sub):
     cut.add_argument("--preset", choices=["fast", "default", "strong"],
                      help="knob presets of par and best (default: default); par: fast schedules "
                      "once at the lowest replica price, strong keeps the best --gamma of 0, "
-                     "0.25, 0.5, 1; best: fast refines 1 expansion, strong 8; a knob given "
-                     "overrides it")
+                     "0.25, 0.5, 1; best: fast refines 1 expansion, strong 8 and a METIS cut on "
+                     "every graph; a knob given overrides it")
     par.add_argument("--latency", type=float, metavar="CYCLES",
                      help="cycles a value takes between two clusters (default: the mean over "
                      "the core pairs of the Table 2 machine with p cores)")
@@ -294,12 +295,14 @@ def _run(args, program_args):
                          f"{info['auxiliary_cut']:,} of {info['auxiliary_edges']:,} auxiliary "
                          "edges cut"))
     if "best_of" in info:
+        names = {"metis": "the METIS cut", "spac": "SPAC"}
+        ran = info["candidates"].split(", ")
+        skipped = "; ".join(f"{names[c]} skipped: {info[f'{c}_skipped']}" for c in names
+                            if f"{c}_skipped" in info)
         rows.insert(-1, ("quality mode", f"{info['starts']} expansion"
                          + ("s" if info["starts"] != 1 else "")
-                         + (" and SPAC" if "spac" in info["candidates"] else "")
-                         + f": {info['best_of']} kept"
-                         + (f" (SPAC skipped: {info['spac_skipped']})"
-                            if "spac_skipped" in info else "")))
+                         + "".join(f" and {names[c]}" for c in names if c in ran)
+                         + f": {info['best_of']} kept" + (f" ({skipped})" if skipped else "")))
     if info.get("distributed"):
         rows.insert(-1, ("distributed", f"{info['workers']} workers"
                          + (f", out of core ({info['pieces']} pieces)" if info.get("out_of_core") else "") + (
@@ -351,7 +354,8 @@ def _result(args, p, part, files, merged):
             result["apply_rounds"] = info["apply_rounds"]
     extra = [k for k in ("tau", "high_degree_vertices", "streamed_edges", "refine_moves",
                          "refine_passes", "fm_moves", "fm_tried", "fm_passes", "replicas_before",
-                         "replicas_after", "starts", "candidates", "best_of", "spac_skipped")
+                         "replicas_after", "starts", "candidates", "best_of", "metis_skipped",
+                         "spac_skipped")
              if k in info]
     result.update({k: info[k] for k in extra})
     if p <= 64:

@@ -1,18 +1,21 @@
 """``best``: the quality mode (`vcut.quality.best_assign`): neighbour expansions from
-several seeds and, on mesh-like graphs, SPAC beside them; the fewest replicas of each
-refined, the better kept.
+several seeds and, on mesh-like and large graphs, the edge partition of a METIS vertex
+partition (`vcut.quality.metis_assign`) beside them; the fewest-replica expansion and the
+METIS cut each refined, the better kept.
 
 Presets (`BestOptions.preset`):
 
 ``fast``
-    One expansion (``starts = 1``) and no SPAC (``spac = False``): one refined
+    One expansion (``starts = 1``) and no METIS cut (``metis = False``): one refined
     neighbour expansion.
 ``default``
-    Today's defaults: `vcut.quality.BEST_STARTS` expansions, or
-    `vcut.quality.MESH_STARTS` beside SPAC where `vcut.quality.runs_spac` says so.
+    `vcut.quality.BEST_STARTS` expansions; the METIS cut where `vcut.quality.runs_metis`
+    says so (mesh-like graphs, beside `vcut.quality.MESH_STARTS` expansion; graphs of a
+    million edges or more).
 ``strong``
-    Twice `vcut.quality.BEST_STARTS` expansions (``starts = 8``), beside SPAC where
-    `vcut.quality.runs_spac` says so.
+    Twice `vcut.quality.BEST_STARTS` expansions (``starts = 8``), the METIS cut on every
+    graph (``metis = True``), and SPAC where `vcut.quality.runs_spac` says so
+    (``spac = None``).
 """
 
 from dataclasses import dataclass, replace
@@ -27,8 +30,8 @@ from .base import Assigned, check_imbalance, new_assignment, preset_knobs
 __all__ = ["BestOptions", "PRESETS", "run"]
 
 #: The knobs each preset sets (the rest keep their defaults); see the module docstring.
-PRESETS = {"fast": {"starts": 1, "spac": False}, "default": {},
-           "strong": {"starts": 2 * BEST_STARTS}}
+PRESETS = {"fast": {"starts": 1, "metis": False}, "default": {},
+           "strong": {"starts": 2 * BEST_STARTS, "metis": True, "spac": None}}
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,14 +48,20 @@ class BestOptions:
         Neighbour expansions (seeds ``seed``, ``seed + 1``, ...); None:
         `vcut.quality.best_assign`'s choice.
     spac : bool, optional
-        Run SPAC beside the expansions; None: on mesh-like graphs with enough edges
-        per cluster (`vcut.quality.runs_spac`).
+        Run SPAC beside the expansions (default False); None: on mesh-like graphs with
+        enough edges per cluster (`vcut.quality.runs_spac`).
+    metis : bool, optional
+        Refine the edge partition of a METIS vertex partition beside the expansions
+        (`vcut.quality.metis_assign`); None (default): on mesh-like graphs with enough
+        edges per cluster and on graphs of a million edges or more
+        (`vcut.quality.runs_metis`).
     """
 
     imbalance: float = 1.03
     refine: bool = False
     starts: int = None
-    spac: bool = None
+    spac: bool = False
+    metis: bool = None
 
     def __post_init__(self):
         check_imbalance(self.imbalance)
@@ -73,5 +82,6 @@ def run(algo, options, cut):
     out = new_assignment(cut.m)
     out[:], info = best_assign(cut.src, cut.dst, cut.weight, cut.n, cut.cap, cut.deg,
                                imbalance=options.imbalance, seed=cut.seed,
-                               starts=options.starts, spac=options.spac)
+                               starts=options.starts, spac=options.spac,
+                               metis=options.metis)
     return Assigned(out, info)
