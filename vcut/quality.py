@@ -33,9 +33,8 @@
     each edge in its owner's part.
 ``best``
     The quality mode: `BEST_STARTS` neighbour expansions or, on graphs that
-    `runs_metis` accepts (mesh-like with at least `SPAC_PER_PART` edges per
-    cluster, or at least `METIS_EDGES` edges), the METIS cut beside them
-    (beside `MESH_STARTS` expansion on mesh-like graphs); the fewest-replica
+    `runs_vertex_partitions` accepts (mesh-like with at least `SPAC_PER_PART`
+    edges per cluster), the METIS cut beside `MESH_STARTS` expansion; the fewest-replica
     expansion and the METIS cut (when within the bound) refined in full side
     by side; the candidate with fewer replicas. It runs on the
     `canonical_graph`, so that neither the order of the edges nor the numbering
@@ -55,7 +54,7 @@ from vcut_base.progress import run_kernel, run_parallel
 
 __all__ = ["ne_assign", "hep_assign", "refine_assignment", "best_assign", "canonical_edges",
            "canonical_graph", "canonical_labels", "metis_assign",
-           "mesh_like", "runs_spac", "runs_metis",
+           "mesh_like", "runs_vertex_partitions",
            "DEFAULT_TAU", "BEST_TAU", "REFINE_PASSES", "REFINE_SLACK"]
 
 DEFAULT_TAU = 10.0
@@ -243,8 +242,6 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
 
 #: how much tighter than the balance bound `metis_assign` asks METIS to be
 METIS_MARGIN = 0.001
-#: `runs_metis`: graphs of at least this many edges get the METIS candidate by default
-METIS_EDGES = 1_000_000
 
 
 def metis_bytes(n, m):
@@ -308,28 +305,20 @@ def mesh_like(deg):
     return bool(len(deg)) and bool(deg.std() <= SPAC_CV * deg.mean())
 
 
-def runs_spac(deg, k):
-    """Whether SPAC runs in `best`'s ``strong`` preset for ``k`` clusters on a graph of
-    vertex degrees ``deg``: a `mesh_like` graph with at least `SPAC_PER_PART` edges per
-    cluster. With fewer, METIS k-way partitions a coarsest graph of 30 k vertices, more than
-    a tenth of the SPAC graph, which on meshes of 7-30 thousand edges at k = 128 took 35-60
-    ms, 2-6 times the four refined expansions, for 1-2.5 % fewer replicas (and at 430-470
-    edges per cluster 3-4 times, for 1.6-3.6 %)."""
+def runs_vertex_partitions(deg, k):
+    """Whether `best` refines a vertex partition's cut for ``k`` clusters on a graph of
+    vertex degrees ``deg`` (by default the METIS cut; in the ``strong`` preset SPAC too): a
+    `mesh_like` graph with at least `SPAC_PER_PART` edges per cluster.
+
+    With fewer, METIS k-way partitions a coarsest graph of 30 k vertices, more than a tenth
+    of the SPAC graph, which on meshes of 7-30 thousand edges at k = 128 took 35-60 ms, 2-6
+    times the four refined expansions, for 1-2.5 % fewer replicas (and at 430-470 edges per
+    cluster 3-4 times, for 1.6-3.6 %). On the other graphs of the quality bench, the METIS
+    cut gave 1.0 % fewer replicas over all 78 cells (geometric mean; fewer in 38, by up to
+    7 %, but not on the social graphs) in 2.6 times the default's time; on a 7.7 M-edge
+    RMAT graph it won nothing in 3 times the time and 3.7 times the memory."""
     deg = np.asarray(deg)
     return mesh_like(deg) and int(deg.sum()) // 2 >= SPAC_PER_PART * k
-
-
-def runs_metis(deg, k):
-    """Whether `best` refines `metis_assign`'s cut by default, for ``k`` clusters on a
-    graph of vertex degrees ``deg``: where `runs_spac` would (mesh-like, enough edges per
-    cluster: the METIS cut gave fewer replicas than SPAC's there, in less time), or on
-    graphs of at least `METIS_EDGES` edges. On the 26 graphs of the quality bench (at most
-    0.5 M edges) the METIS cut won 45 of 78 cells, by up to 7 %, but lost on the social
-    graphs and took 3.7 times the time of the default (geometric mean); on the three
-    graphs of 1.3-3.2 M edges (a social graph and two web crawls) it won all six cells,
-    by 4-10 %."""
-    deg = np.asarray(deg)
-    return runs_spac(deg, k) or int(deg.sum()) // 2 >= METIS_EDGES
 
 
 def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts=None,
@@ -340,8 +329,8 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     ``starts`` neighbour expansions (seeds ``seed``, ``seed + 1``, ...; default
     `BEST_STARTS`, or `MESH_STARTS` beside the METIS cut on a mesh-like graph, and the
     rest of `BEST_STARTS` when that cut is dropped); with ``metis`` (None: where
-    `runs_metis` says), `metis_assign`'s cut; with ``spac``, SPAC over METIS (None: where
-    `runs_spac` says). The expansion with the fewest replicas
+    `runs_vertex_partitions` says), `metis_assign`'s cut; with ``spac``, SPAC over METIS
+    (None: where `runs_vertex_partitions` says). The expansion with the fewest replicas
     (ties: the earlier seed) and the METIS and SPAC cuts are each refined in full
     (dissolving passes, then FM), side by side, and the one with the fewest replicas is
     kept (ties: the expansion, then METIS). A METIS or SPAC cut above the bound is
@@ -431,9 +420,9 @@ def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac
     m = len(src)
     inc = expansion_kernels.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
     if spac is None:
-        spac = runs_spac(deg, k)
+        spac = runs_vertex_partitions(deg, k)
     if metis is None:
-        metis = runs_metis(deg, k)
+        metis = runs_vertex_partitions(deg, k)
     default = starts is None
     if default:
         starts = MESH_STARTS if metis and mesh_like(deg) else BEST_STARTS

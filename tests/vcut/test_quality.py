@@ -664,7 +664,7 @@ def test_best_keeps_the_candidate_with_fewer_replicas():
     sp_r = refined(spac_assign(src, dst, w, n, k)[0])
     deg = degrees(gsrc, gdst, n)
     out, info = quality.best_assign(gsrc, gdst, gw, n, cap, deg)
-    assert quality.runs_metis(deg, k) and quality.mesh_like(deg) and quality.MESH_STARTS == 1
+    assert quality.runs_vertex_partitions(deg, k) and quality.MESH_STARTS == 1
     assert (info["starts"], info["candidates"]) == (1, "ne, metis")
     assert info["replicas_after"] == min(ne1_r, mt_r)
     assert info["best_of"] == ("metis" if mt_r < ne1_r else "ne")
@@ -729,7 +729,7 @@ def test_best_without_metis_keeps_the_expansions_and_says_why(monkeypatch):
 
     src, dst, w, n = _grid(25)
     deg = degrees(src, dst, n)
-    assert quality.runs_metis(deg, 2) and quality.runs_spac(deg, 2)
+    assert quality.runs_vertex_partitions(deg, 2)
     cap = equal_capacities(2)
     want, want_info = quality.best_assign(src, dst, w, n, cap, deg, metis=False)
     monkeypatch.setitem(sys.modules, "pymetis", None)  # makes `import pymetis` fail
@@ -761,31 +761,19 @@ def test_mesh_like():
     assert not quality.mesh_like(np.array([1, 3, 1, 3, 1]))
 
 
-def test_runs_spac():
+def test_runs_vertex_partitions():
     # mesh-like and at least 500 edges per cluster: the 25 x 25 grid has 1,200 edges, so
-    # SPAC runs for 2 clusters (600 each) and not for 3 (400); a star of 700 edges never
+    # the vertex partitions run for 2 clusters (600 each) and not for 3 (400); a star of
+    # 700 edges never
     src, dst, _, n = _grid(25)
     deg = degrees(src, dst, n)
     assert len(src) == 1200 and quality.SPAC_PER_PART == 500
-    assert quality.runs_spac(deg, 2) and not quality.runs_spac(deg, 3)
-    assert quality.runs_spac(np.full(1000, 2), 2)  # a 1000-cycle: exactly 500 edges each
-    assert not quality.runs_spac(np.full(998, 2), 2)
+    runs = quality.runs_vertex_partitions
+    assert runs(deg, 2) and not runs(deg, 3)
+    assert runs(np.full(1000, 2), 2)  # a 1000-cycle: exactly 500 edges each
+    assert not quality.runs_vertex_partitions(np.full(998, 2), 2)
     tips = np.arange(1, 701)
-    assert not quality.runs_spac(degrees(np.zeros_like(tips), tips, 701), 2)
-
-
-def test_runs_metis():
-    # where runs_spac says, and on any graph of at least METIS_EDGES edges (degrees summing
-    # to twice that): a star of 10**6 edges (not mesh-like) gets it, of 10**6 - 1 not
-    src, dst, _, n = _grid(25)
-    deg = degrees(src, dst, n)
-    assert quality.METIS_EDGES == 10**6
-    assert quality.runs_metis(deg, 2) and not quality.runs_metis(deg, 3)
-    star = np.ones(10**6 + 1, dtype=np.int64)
-    star[0] = 10**6
-    assert not quality.mesh_like(star) and quality.runs_metis(star, 128)
-    star[0], star[-1] = 10**6 - 1, 0
-    assert not quality.runs_metis(star, 2)
+    assert not quality.runs_vertex_partitions(degrees(np.zeros_like(tips), tips, 701), 2)
 
 
 def test_best_drops_a_spac_cut_above_the_bound():

@@ -66,7 +66,7 @@ def register(sub):
                               "par", "ne", "hep", "best", "graphx-1d", "graphx-2d",
                               "graphx-crvc", "multilevel"],
                      help="partitioner (default wb-libra); best: the quality mode (neighbour "
-                     "expansions, and a METIS cut too on mesh-like and large graphs, refined); "
+                     "expansions, and a METIS cut too on mesh-like graphs, refined); "
                      "multilevel: an "
                      "edge cut, written as a METIS .part file")
     cut.add_argument("--seed", type=int_option("--seed", 0, MAX_SEED), default=0,

@@ -1,6 +1,6 @@
 """``best``: the quality mode (`vcut.quality.best_assign`): neighbour expansions from
-several seeds and, on mesh-like and large graphs, the edge partition of a METIS vertex
-partition (`vcut.quality.metis_assign`) beside them; the fewest-replica expansion and the
+several seeds and, on mesh-like graphs, the edge partition of a METIS vertex partition
+(`vcut.quality.metis_assign`) beside them; the fewest-replica expansion and the
 METIS cut each refined, the better kept.
 
 Presets (`BestOptions.preset`):
@@ -9,12 +9,12 @@ Presets (`BestOptions.preset`):
     One expansion (``starts = 1``) and no METIS cut (``metis = False``): one refined
     neighbour expansion.
 ``default``
-    `vcut.quality.BEST_STARTS` expansions; the METIS cut where `vcut.quality.runs_metis`
-    says so (mesh-like graphs, beside `vcut.quality.MESH_STARTS` expansion; graphs of a
-    million edges or more).
+    `vcut.quality.BEST_STARTS` expansions, or the METIS cut beside
+    `vcut.quality.MESH_STARTS` expansion where `vcut.quality.runs_vertex_partitions` says
+    so (mesh-like graphs with enough edges per cluster).
 ``strong``
     Twice `vcut.quality.BEST_STARTS` expansions (``starts = 8``), the METIS cut on every
-    graph (``metis = True``), and SPAC where `vcut.quality.runs_spac` says so
+    graph (``metis = True``), and SPAC where `vcut.quality.runs_vertex_partitions` says so
     (``spac = None``).
 """
 
@@ -49,12 +49,11 @@ class BestOptions:
         `vcut.quality.best_assign`'s choice.
     spac : bool, optional
         Run SPAC beside the expansions (default False); None: on mesh-like graphs with
-        enough edges per cluster (`vcut.quality.runs_spac`).
+        enough edges per cluster (`vcut.quality.runs_vertex_partitions`).
     metis : bool, optional
         Refine the edge partition of a METIS vertex partition beside the expansions
         (`vcut.quality.metis_assign`); None (default): on mesh-like graphs with enough
-        edges per cluster and on graphs of a million edges or more
-        (`vcut.quality.runs_metis`).
+        edges per cluster (`vcut.quality.runs_vertex_partitions`).
     """
 
     imbalance: float = 1.03
