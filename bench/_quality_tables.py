@@ -123,4 +123,16 @@ def large_summary(cells):
             f"finished (geometric mean {gmean([c['best'][0] / _mtk(c)[0] for c in done]):.3f}); "
             f"time ≤ 1/10 of Mt-KaHyPar's: {tenth} / {len(done)}",
             f"- balance ≤ 1.03: {sum(c['best'][1] <= 1.03 + 1e-9 for c in cells)} / "
-            f"{len(cells)}"]
+            f"{len(cells)}"] + _strong_line(cells)
+
+
+def _strong_line(cells):
+    """The ``strong`` preset on the large graphs, where the cells hold it (``--presets``)."""
+    strong = [c for c in cells if c.get("best_strong") and _mtk(c)]
+    if not strong:
+        return []
+    each = ", ".join(f"{c['graph']} k = {c['k']} {c['best_strong'][0] / _mtk(c)[0]:.3f} "
+                     f"({c['best_strong'][2]:.2f} s)" for c in strong)
+    return [f"- `--preset strong` ÷ Mt-KaHyPar: {each}; geometric mean "
+            f"{gmean([c['best_strong'][0] / _mtk(c)[0] for c in strong]):.3f}; balance ≤ "
+            f"1.03: {sum(c['best_strong'][1] <= 1.03 + 1e-9 for c in strong)} / {len(strong)}"]

@@ -141,7 +141,7 @@ def main():
         order_cells = order_sensitivity(args.datasets, names[:args.order], ks)
     large = []
     if args.large or args.large_only:
-        large = large_cells(args.datasets, args.repeat)
+        large = large_cells(args.datasets, args.repeat, args.presets)
     if args.order_only or args.large_only:
         names = []
     if names:
@@ -295,11 +295,11 @@ def order_sensitivity(datasets, names, ks, seed=65):
     return cells
 
 
-def large_cells(datasets, repeat):
+def large_cells(datasets, repeat, presets=False):
     """Table: ne, hep and best on the graphs of bench/reference_large.json at its k, beside
     its Mt-KaHyPar runs (`bench/mtkahypar_large.py`); RF and balance from the written part
-    files. Returns the cells (``ne`` / ``hep`` / ``best``: (rf, balance, seconds); ``mtk``:
-    the reference file's cell)."""
+    files. Returns the cells (``ne`` / ``hep`` / ``best``, and with ``presets``
+    ``best_strong``: (rf, balance, seconds); ``mtk``: the reference file's cell)."""
     ref = read_large_reference()
     print("\n### The large graphs beside Mt-KaHyPar (bench/reference_large.json; ours: RF / "
           f"balance / seconds, best of {repeat}, RF and balance from the written part files)\n")
@@ -317,6 +317,9 @@ def large_cells(datasets, repeat):
             for algo in OURS:
                 part, t = timed(g, k, algo, repeat)
                 c[algo] = (*from_part_file(g, part, k, scratch), t)
+            if presets:
+                part, t = timed(g, k, "best", repeat, {"preset": "strong"})
+                c["best_strong"] = (*from_part_file(g, part, k, scratch), t)
             cells.append(c)
             print(large_row(c), flush=True)
     shutil.rmtree(scratch, ignore_errors=True)

@@ -56,6 +56,14 @@ def test_large_row_and_summary_of_made_up_cells():
         "- best ÷ Mt-KaHyPar ≤ 1.00: 1 / 2 cells where Mt-KaHyPar finished (geometric mean "
         f"{np.sqrt(0.96 * 1.04):.3f}); time ≤ 1/10 of Mt-KaHyPar's: 1 / 2",
         "- balance ≤ 1.03: 3 / 3"]
+    # with the strong preset (--presets): its RF against Mt-KaHyPar's where that finished,
+    # 1.125 / 1.25 = 0.900 and 1.352 / 1.3 = 1.040; balance 1.02 and 1.031 (over)
+    strong = [dict(done, best_strong=(1.125, 1.02, 3.0)),
+              dict(over, best_strong=(1.0, 1.0, 4.0)),
+              dict(worse, best_strong=(1.352, 1.031, 20.0), mtk=dict(done["mtk"], rf=1.3))]
+    assert t.large_summary(strong)[2] == (
+        "- `--preset strong` ÷ Mt-KaHyPar: g k = 32 0.900 (3.00 s), h k = 32 1.040 (20.00 s); "
+        f"geometric mean {np.sqrt(0.9 * 1.04):.3f}; balance ≤ 1.03: 1 / 2")
 
 
 def test_read_large_reference(tmp_path):
