@@ -322,7 +322,7 @@ def runs_vertex_partitions(deg, k):
 
 
 def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts=None,
-                spac=False, metis=None):
+                spac=False, metis=None, dissolve=True, fm_budget=FM_BUDGET):
     """The quality mode; returns ``(assignment int32, info)``.
 
     Candidates, side by side on the cores (as many at once as the memory holds):
@@ -332,7 +332,8 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     `runs_vertex_partitions` says), `metis_assign`'s cut; with ``spac``, SPAC over METIS
     (None: where `runs_vertex_partitions` says). The expansion with the fewest replicas
     (ties: the earlier seed) and the METIS and SPAC cuts are each refined in full
-    (dissolving passes, then FM), side by side, and the one with the fewest replicas is
+    (dissolving passes unless ``dissolve`` is off, then FM with ``fm_budget`` moves tried
+    per edge, `refine_assignment`), side by side, and the one with the fewest replicas is
     kept (ties: the expansion, then METIS). A METIS or SPAC cut above the bound is
     dropped (refinement never raises a load that is within it), as where METIS is
     missing or fails (``info["metis_skipped"]``, ``info["spac_skipped"]`` say why).
@@ -349,7 +350,8 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     else:
         order, src, dst, weight = canonical_edges(src, dst, weight, n)
     out, info = _best_assign(src, dst, weight, n, cap, deg, imbalance=imbalance, seed=seed,
-                             starts=starts, spac=spac, metis=metis)
+                             starts=starts, spac=spac, metis=metis, dissolve=dissolve,
+                             fm_budget=fm_budget)
     if order is not None:
         back = np.empty_like(out)
         back[order] = out
@@ -412,7 +414,8 @@ def canonical_edges(src, dst, weight, n):
     return order, lo[order], hi[order], weight[order]
 
 
-def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac, metis):
+def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac, metis,
+                 dissolve, fm_budget):
     """`best_assign` on the `canonical_graph` (or on edges in `canonical_edges` order)."""
     from . import expansion_kernels
     from .spac import spac_assign
@@ -476,7 +479,7 @@ def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac
 
     def refined(a):
         return refine_assignment(src, dst, weight, n, a, cap, imbalance=imbalance, seed=seed,
-                                 incidence=inc)
+                                 incidence=inc, dissolve=dissolve, fm_budget=fm_budget)
 
     results = run_parallel([functools.partial(refined, a) for _, a in candidates],
                            jobs_that_fit(len(candidates), refine_bytes(n, m)))

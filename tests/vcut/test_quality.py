@@ -682,6 +682,27 @@ def test_best_keeps_the_candidate_with_fewer_replicas():
     assert strong["replicas_after"] <= min(mt_r, sp_r)
 
 
+def test_best_refines_as_told():
+    # dissolve=False and an FM budget: the expansion of seed 0 refined by FM alone within
+    # that budget, on the canonical graph, as refine_assignment does it
+    from tests.helpers import dataset
+    from ir_graph import read_graph
+    from vcut.partition import simplify
+
+    g = read_graph(dataset("ca-GrQc.txt.gz"))
+    gsrc, gdst, gw, *_ = simplify(g)
+    n, k = g.n, 8
+    _, _, src, dst, w = quality.canonical_graph(gsrc, gdst, gw, n)
+    cap = equal_capacities(k)
+    a = quality.ne_assign(src, dst, w, n, cap, seed=0)
+    want = quality.refine_assignment(src, dst, w, n, a, cap, dissolve=False, fm_budget=0.1)[1]
+    out, info = quality.best_assign(gsrc, gdst, gw, n, cap, degrees(gsrc, gdst, n), starts=1,
+                                    metis=False, dissolve=False, fm_budget=0.1)
+    assert (info["refine_passes"], info["refine_moves"]) == (0, 0)
+    assert info["replicas_after"] == want["replicas_after"] == replicas(gsrc, gdst, out, n)
+    assert info["fm_tried"] == want["fm_tried"] > 0
+
+
 def test_metis_assign_gives_each_edge_its_owners_part():
     # two triangles joined by the edge (2, 3). Degrees 2, 2, 3, 3, 2, 2; each edge is owned
     # by its endpoint of lower degree, ties to the lower number: (0,1) 0, (0,2) 0, (1,2) 1,

@@ -150,7 +150,9 @@ def test_fast_and_strong_presets_are_valid():
     for part in (fast, strong):
         assert part.assignment.min() >= 0 and part.assignment.max() < 4
     h = rmat(8, 8, seed=2)
-    assert partition_graph(h, 4, "best", {"preset": "fast"}).info["starts"] == 1
+    fast = partition_graph(h, 4, "best", {"preset": "fast"}).info
+    # one expansion, FM alone: no dissolving pass ran
+    assert (fast["starts"], fast["candidates"], fast["refine_passes"]) == (1, "ne", 0)
     strong = partition_graph(h, 4, "best", {"preset": "strong"})
     assert strong.info["starts"] == 8
     default = partition_graph(h, 4, "best")
@@ -163,6 +165,15 @@ def test_an_explicit_knob_overrides_the_preset():
     strong = make_options("par", {"preset": "strong", "gamma": 0.5})
     assert strong.gamma == 0.5 and strong.gammas is None
     assert make_options("best", {"preset": "strong", "starts": 2}).starts == 2
+    assert make_options("best", {"preset": "fast", "fm_budget": 0.5}).fm_budget == 0.5
+
+
+@pytest.mark.parametrize("bad", [-0.1, float("inf"), float("nan"), True, "0.1"])
+def test_best_refuses_an_fm_budget_that_is_not_a_number_of_moves(bad):
+    with pytest.raises(InputError) as exc:
+        make_options("best", {"fm_budget": bad})
+    assert str(exc.value) == ("best's fm_budget must be a number of FM moves per edge >= 0, "
+                              f"got {bad!r}")
 
 
 def test_unknown_presets_and_presets_of_other_cuts_are_refused():
