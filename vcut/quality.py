@@ -65,7 +65,7 @@ REFINE_SLACK = 2
 #: (`expansion_kernels.refine`; the same result either way, tested)
 REFINE_SKIP = True
 BEST_STARTS = 4
-#: expansions beside SPAC on a mesh-like graph, where SPAC's cut is the one that wins
+#: expansions beside the METIS cut on a mesh-like graph, where that cut is the one that wins
 MESH_STARTS = 1
 FM_PASSES = 8
 FM_SLACK = 4
@@ -275,7 +275,8 @@ def metis_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0):
     from .spac import _int_weights
     k = len(cap)
     m = len(src)
-    check_memory(metis_bytes(n, m), f"the METIS candidate on {n:,} vertices", "use --algo ne")
+    check_memory(metis_bytes(n, m), f"the METIS cut on {n:,} vertices and {m:,} edges",
+                 "best goes on without it")
     src = np.asarray(src, dtype=np.int64)
     dst = np.asarray(dst, dtype=np.int64)
     deg = np.asarray(deg)
@@ -296,7 +297,8 @@ def metis_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0):
 
 
 def mesh_like(deg):
-    """Whether `best` runs SPAC on a graph of vertex degrees ``deg``: degrees
+    """Whether `best` runs a vertex partition's cut on a graph of vertex degrees ``deg``
+    (with `runs_vertex_partitions`' edges per cluster): degrees
     that vary little (coefficient of variation at most `SPAC_CV`, as in
     meshes and road networks, where a vertex partition's smooth borders beat
     the expansion's ragged ones; on power-law graphs SPAC costs 2-5 times the

@@ -797,6 +797,22 @@ def test_runs_vertex_partitions():
     assert not quality.runs_vertex_partitions(degrees(np.zeros_like(tips), tips, 701), 2)
 
 
+def test_best_goes_on_without_a_metis_cut_the_memory_cannot_hold(monkeypatch):
+    # the METIS cut's memory check fails: best says so and is best without it
+    pytest.importorskip("pymetis")
+    src, dst, w, n = _grid(25)
+    deg = degrees(src, dst, n)
+    cap = equal_capacities(2)
+    want, _ = quality.best_assign(src, dst, w, n, cap, deg, metis=False)
+    monkeypatch.setattr(quality, "metis_bytes", lambda n, m: 2**62)
+    out, info = quality.best_assign(src, dst, w, n, cap, deg)
+    assert re.fullmatch(r"the METIS cut on 625 vertices and 1,200 edges needs about 4.61e\+18 "
+                        r"bytes of memory but .+ are available; best goes on without it",
+                        info["metis_skipped"]), info["metis_skipped"]
+    assert (info["starts"], info["candidates"]) == (quality.BEST_STARTS, "ne")
+    assert out.tolist() == want.tolist()
+
+
 def test_best_drops_a_spac_cut_above_the_bound():
     # two 4-cliques and a bridge, SPAC forced: its cut puts 7 of the 13 edges in one
     # cluster, above 1.03 x 6.5, and is dropped (the expansion's 7 were a whole edge past
