@@ -67,8 +67,7 @@ def register(sub):
                               "graphx-crvc", "multilevel"],
                      help="partitioner (default wb-libra); best: the quality mode (neighbour "
                      "expansions, and a METIS cut too on mesh-like graphs, refined); "
-                     "multilevel: an "
-                     "edge cut, written as a METIS .part file")
+                     "multilevel: an edge cut, written as a METIS .part file")
     cut.add_argument("--seed", type=int_option("--seed", 0, MAX_SEED), default=0,
                      help="seed of random choices (default 0)")
     cut.add_argument("--imbalance", type=float, default=1.03,

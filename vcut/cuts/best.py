@@ -48,7 +48,7 @@ class BestOptions:
     Attributes
     ----------
     imbalance : float
-        Balance tolerance (>= 1) of SPAC and of the refinement.
+        Balance tolerance (>= 1) of the METIS and SPAC cuts and of the refinement.
     refine : bool
         Ignored: ``best`` always refines.
     starts : int, optional
