@@ -682,6 +682,51 @@ def test_best_keeps_the_candidate_with_fewer_replicas():
     assert strong["replicas_after"] <= min(mt_r, sp_r)
 
 
+def test_runs_hep():
+    # HEP at tau = 100 has a high-degree vertex where one's degree passes 100 x the mean
+    # degree of the vertices with edges: a star of 250 leaves (mean 500 / 251 = 1.99, so
+    # 199.2 < 250) has one, a star of 150 (mean 300 / 151, 198.7 > 150) none; a cycle none
+    assert quality.HEP_TAU == 100.0
+
+    def star(leaves):
+        tips = np.arange(1, leaves + 1)
+        return degrees(np.zeros_like(tips), tips, leaves + 1)
+
+    assert quality.runs_hep(star(250)) and not quality.runs_hep(star(150))
+    assert not quality.runs_hep(np.full(1000, 2))
+
+
+def test_best_refines_hep_beside_the_expansions_on_a_graph_with_hubs():
+    # two hubs of 600 leaves each, the leaves matched in pairs, the hubs joined: degrees
+    # 601, 601 and 2, mean 3.0, so HEP has its two high-degree vertices (601 > 300), and
+    # best refines its cut beside the best expansion, computed here from the public pieces
+    # (on the canonical graph, as best runs)
+    leaves = np.arange(2, 1202)
+    pairs = [(0, 1)] + [(0, v) for v in leaves[:600]] + [(1, v) for v in leaves[600:]] + \
+        [(v, v + 1) for v in leaves[::2]]
+    gsrc, gdst, gw, n = edge_arrays(pairs)
+    deg = degrees(gsrc, gdst, n)
+    assert quality.runs_hep(deg) and not quality.mesh_like(deg)
+    k = 4
+    cap = equal_capacities(k)
+    _, label, src, dst, w = quality.canonical_graph(gsrc, gdst, gw, n)
+    cdeg = np.empty_like(deg)
+    cdeg[label] = deg
+
+    def refined(a):
+        return quality.refine_assignment(src, dst, w, n, a, cap)[1]["replicas_after"]
+
+    starts = [quality.ne_assign(src, dst, w, n, cap, seed=s) for s in range(quality.BEST_STARTS)]
+    ne_r = refined(min(starts, key=lambda a: replicas(src, dst, a, n)))
+    hep_r = refined(quality.hep_assign(src, dst, w, n, cap, cdeg, tau=quality.HEP_TAU)[0])
+    out, info = quality.best_assign(gsrc, gdst, gw, n, cap, deg)
+    assert (info["starts"], info["candidates"]) == (quality.BEST_STARTS, "ne, hep")
+    assert info["replicas_after"] == min(ne_r, hep_r) == replicas(gsrc, gdst, out, n)
+    assert info["best_of"] == ("hep" if hep_r < ne_r else "ne")
+    off = quality.best_assign(gsrc, gdst, gw, n, cap, deg, hep=False)[1]
+    assert (off["candidates"], off["replicas_after"]) == ("ne", ne_r)
+
+
 def test_best_refines_as_told():
     # dissolve=False and an FM budget: the expansion of seed 0 refined by FM alone within
     # that budget, on the canonical graph, as refine_assignment does it

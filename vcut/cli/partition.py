@@ -294,7 +294,7 @@ def _run(args, program_args):
                          f"{info['auxiliary_cut']:,} of {info['auxiliary_edges']:,} auxiliary "
                          "edges cut"))
     if "best_of" in info:
-        names = {"metis": "the METIS cut", "spac": "SPAC"}
+        names = {"metis": "the METIS cut", "spac": "SPAC", "hep": "HEP"}
         ran = info["candidates"].split(", ")
         skipped = "; ".join(f"{names[c]} skipped: {info[f'{c}_skipped']}" for c in names
                             if f"{c}_skipped" in info)
@@ -354,7 +354,7 @@ def _result(args, p, part, files, merged):
     extra = [k for k in ("tau", "high_degree_vertices", "streamed_edges", "refine_moves",
                          "refine_passes", "fm_moves", "fm_tried", "fm_passes", "replicas_before",
                          "replicas_after", "starts", "candidates", "best_of", "metis_skipped",
-                         "spac_skipped")
+                         "spac_skipped", "hep_skipped")
              if k in info]
     result.update({k: info[k] for k in extra})
     if p <= 64:

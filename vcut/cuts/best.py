@@ -6,15 +6,17 @@ METIS cut each refined, the better kept.
 Presets (`BestOptions.preset`):
 
 ``fast``
-    One expansion (``starts = 1``), no METIS cut (``metis = False``), refined by FM alone
-    (``dissolve = False``) with a third of its default budget (``fm_budget = 0.1``). Over
+    One expansion (``starts = 1``), no METIS or HEP cut (``metis = hep = False``), refined
+    by FM alone (``dissolve = False``) with a third of its default budget
+    (``fm_budget = 0.1``). Over
     the 78 cells of ``bench/bench_quality.py --presets``: RF 1.010 x the default's in 0.50
     x its time (one refined expansion with the full refinement: 1.006 x in 0.69 x; the
     refinement is most of the preset's time).
 ``default``
     `vcut.quality.BEST_STARTS` expansions, or the METIS cut beside
     `vcut.quality.MESH_STARTS` expansion where `vcut.quality.runs_vertex_partitions` says
-    so (mesh-like graphs with enough edges per cluster).
+    so (mesh-like graphs with enough edges per cluster); HEP's cut beside them where HEP
+    has a high-degree vertex (`vcut.quality.runs_hep`).
 ``strong``
     Twice `vcut.quality.BEST_STARTS` expansions (``starts = 8``), the METIS cut on every
     graph (``metis = True``), and SPAC where `vcut.quality.runs_vertex_partitions` says so
@@ -36,7 +38,8 @@ __all__ = ["BestOptions", "PRESETS", "run"]
 #: FM's budget in the ``fast`` preset (moves tried per edge)
 FAST_FM_BUDGET = 0.1
 #: The knobs each preset sets (the rest keep their defaults); see the module docstring.
-PRESETS = {"fast": {"starts": 1, "metis": False, "dissolve": False, "fm_budget": FAST_FM_BUDGET},
+PRESETS = {"fast": {"starts": 1, "metis": False, "hep": False, "dissolve": False,
+                    "fm_budget": FAST_FM_BUDGET},
            "default": {},
            "strong": {"starts": 2 * BEST_STARTS, "metis": True, "spac": None}}
 
@@ -61,6 +64,10 @@ class BestOptions:
         Refine the edge partition of a METIS vertex partition beside the expansions
         (`vcut.quality.metis_assign`); None (default): on mesh-like graphs with enough
         edges per cluster (`vcut.quality.runs_vertex_partitions`).
+    hep : bool, optional
+        Refine HEP's cut (``tau`` = `vcut.quality.HEP_TAU`) beside the expansions; None
+        (default): where HEP has a high-degree vertex at that threshold
+        (`vcut.quality.runs_hep`).
     dissolve : bool
         Run the replica-dissolving passes before FM (default True).
     fm_budget : float
@@ -74,6 +81,7 @@ class BestOptions:
     metis: bool = None
     dissolve: bool = True
     fm_budget: float = FM_BUDGET
+    hep: bool = None
 
     def __post_init__(self):
         check_imbalance(self.imbalance)
@@ -101,5 +109,5 @@ def run(algo, options, cut):
                                imbalance=options.imbalance, seed=cut.seed,
                                starts=options.starts, spac=options.spac,
                                metis=options.metis, dissolve=options.dissolve,
-                               fm_budget=float(options.fm_budget))
+                               fm_budget=float(options.fm_budget), hep=options.hep)
     return Assigned(out, info)
