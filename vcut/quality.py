@@ -248,6 +248,13 @@ CUT_NAMES = {"metis": "METIS", "spac": "SPAC", "hep": "HEP"}
 METIS_MARGIN = 0.001
 
 
+def _targets(cap):
+    """The per-part targets a vertex partitioner is given for capacities ``cap``: None for
+    equal shares (1/k each, its own default), else the shares as float64."""
+    equal = np.allclose(cap, 1.0 / len(cap), rtol=0, atol=1e-15)
+    return None if equal else np.asarray(cap, dtype=np.float64)
+
+
 def metis_bytes(n, m):
     """Bytes `metis_assign` allocates at most on ``n`` vertices and ``m`` edges (the CSR of
     2m int64 neighbours and weights, METIS's own copy and its coarser levels, about as much
@@ -291,12 +298,11 @@ def metis_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0):
     keep = src != dst
     xadj, adjncy, adjwgt = spac_kernels.symmetric_csr(src[keep], dst[keep],
                                                       np.ones(int(keep.sum()), np.int64), n)
-    equal = np.allclose(cap, 1.0 / k, rtol=0, atol=1e-15)
     # METIS checks its bound in 32-bit floats and ends up to a hair above it (1.03001 on
     # uk-2007 at k = 32): it is asked for a thousandth less
     parts = vertex_partition(xadj, adjncy, adjwgt, vwgt, k, backend="metis",
                              imbalance=max(1.0, imbalance - METIS_MARGIN), seed=seed,
-                             targets=None if equal else np.asarray(cap, dtype=np.float64))
+                             targets=_targets(cap))
     return np.asarray(parts, dtype=np.int32)[owner]
 
 
@@ -440,10 +446,10 @@ def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac
     k = len(cap)
     m = len(src)
     inc = expansion_kernels.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
-    if spac is None:
-        spac = runs_vertex_partitions(deg, k)
-    if metis is None:
-        metis = runs_vertex_partitions(deg, k)
+    if spac is None or metis is None:
+        parts = runs_vertex_partitions(deg, k)
+        spac = parts if spac is None else spac
+        metis = parts if metis is None else metis
     if hep is None:
         hep = runs_hep(deg)
     default = starts is None
@@ -458,21 +464,19 @@ def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac
     def within(a):  # a cut above the bound is dropped
         return a if np.all(np.bincount(a, weights=weight, minlength=k) <= bound) else None
 
-    def from_metis():
+    def vertex_cut(make):  # the cut, None above the bound, or why it could not be made
         try:
-            return within(metis_assign(src, dst, weight, n, cap, deg, imbalance=imbalance,
-                                       seed=seed))
+            return within(make())
         except VcutError as e:  # no METIS here, or it failed: the expansions stand
             return str(e)
 
+    def from_metis():
+        return vertex_cut(lambda: metis_assign(src, dst, weight, n, cap, deg,
+                                               imbalance=imbalance, seed=seed))
+
     def split_and_connect():
-        equal = np.allclose(cap, 1.0 / k, rtol=0, atol=1e-15)
-        try:
-            a, _ = spac_assign(src, dst, weight, n, k, imbalance=imbalance, seed=seed,
-                               targets=None if equal else np.asarray(cap, dtype=np.float64))
-        except VcutError as e:  # no METIS here, or it failed: the expansions stand
-            return str(e)
-        return within(a)
+        return vertex_cut(lambda: spac_assign(src, dst, weight, n, k, imbalance=imbalance,
+                                              seed=seed, targets=_targets(cap))[0])
 
     def informed():
         return within(hep_assign(src, dst, weight, n, cap, deg, tau=HEP_TAU, seed=seed)[0])
