@@ -6,6 +6,7 @@
 import numpy as np
 
 from vcut_base.jitcache import njit
+from vcut_base.sort_kernels import stable_argsort
 
 __all__ = ["longest_path"]
 
@@ -17,7 +18,7 @@ def longest_path(n, src, dst, weight):
     Returns ``(length_in_weight, length_in_edges)`` over all paths; edges are
     visited in increasing destination order, which is topological here.
     """
-    order = np.argsort(dst, kind="mergesort")
+    order = stable_argsort(dst)
     dist_w = np.zeros(n, dtype=np.float64)
     dist_e = np.zeros(n, dtype=np.int64)
     for k in range(order.shape[0]):

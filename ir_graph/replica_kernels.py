@@ -157,7 +157,7 @@ def fill_replicas(ptr, inc, assign, weight, n, p, rep_ptr, rep_cluster, master, 
             wsum[buf[j]] = 0.0
 
 
-@njit(cache=True, inline="always")
+@helper
 def _popcount(x):
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
@@ -181,7 +181,7 @@ def vertex_masks(src, dst, assign, n, rep_ptr):
     return mask, total
 
 
-@njit(cache=True, inline="always")
+@helper
 def _rank(mask, rep_ptr, v, c):
     """The replica of cluster ``c`` of vertex ``v``."""
     below = mask[v] & ((np.uint64(1) << np.uint64(c)) - np.uint64(1))
@@ -227,7 +227,7 @@ def fill_from_masks(src, dst, assign, weight, mask, rep_ptr, rep_cluster, master
         master[v] = rep_cluster[best]
 
 
-@njit(cache=True, inline="always")
+@helper
 def lowbit(x):
     """Index of the lowest set bit of a non-zero uint64."""
     k = 0

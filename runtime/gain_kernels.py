@@ -10,12 +10,12 @@ counting), and its gains come from replica slots, not from a gather. The two FMs
 gain, best prefix and undo stay with each: their stop rules (moves since the best prefix;
 or those, or a drop below it) and the state they restore differ.
 
-The gather and the heap are ``inline="always"``: called per vertex (the gather) or per queue entry (the heap)
-inside the kernels' loops, where a call's reference counting of its array arguments
-would cost more than its work.
+The gather and the heap are ``@helper``s, compiled without numba's reference counting:
+called per vertex (the gather) or per queue entry (the heap) inside the kernels' loops,
+where a call's reference counting of its array arguments would cost more than its work.
 """
 
-from vcut_base.jitcache import njit
+from vcut_base.jitcache import helper, njit
 
 __all__ = ["touched_size", "gather", "heap_push", "heap_pop"]
 
@@ -29,7 +29,7 @@ def touched_size(indptr, k):
     return most
 
 
-@njit(cache=True, inline="always")
+@helper
 def gather(indptr, indices, ewgt, part, v, conn, touched):
     """Add v's edge weight per adjacent part into ``conn``; the parts go to ``touched``.
 
@@ -48,7 +48,7 @@ def gather(indptr, indices, ewgt, part, v, conn, touched):
     return nt
 
 
-@njit(cache=True, inline="always")
+@helper
 def heap_push(hk, hv, size, key, val):
     """``(key, val)`` into the max-heap ``hk``/``hv`` of ``size`` entries (room for one
     more); the new size."""
@@ -65,7 +65,7 @@ def heap_push(hk, hv, size, key, val):
     return size + 1
 
 
-@njit(cache=True, inline="always")
+@helper
 def heap_pop(hk, hv, size):
     """The top ``(key, val)`` of the max-heap and its new size."""
     key = hk[0]

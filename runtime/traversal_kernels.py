@@ -31,7 +31,7 @@ are the point, and `bfs_do` switches to bottom-up steps over the in-edges.
 
 import numpy as np
 
-from vcut_base.jitcache import njit, prange
+from vcut_base.jitcache import helper, njit, prange
 
 __all__ = ["sssp_bs", "sssp_ep", "sssp_wd", "sssp_ns", "sssp_hp", "choose_mdt", "split_nodes",
            "bfs_do", "sssp_delta", "symmetric_csr"]
@@ -47,7 +47,7 @@ def _relax(u, j, indices, weights, dist):
     return -1
 
 
-@njit(cache=True, inline="always")
+@helper
 def _push(v, it, stamp, nxt, nsize):
     """Append ``v`` (if >= 0) to the output worklist once per iteration ``it``."""
     if v >= 0 and stamp[v] != it:

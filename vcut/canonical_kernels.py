@@ -5,6 +5,7 @@ import numpy as np
 
 from vcut_base.hashing import mix
 from vcut_base.jitcache import njit
+from vcut_base.sort_kernels import stable_argsort
 
 #: the colour refinement's salt per round (times the round number, from 1) and multiplier
 SALT = np.uint64(0x9E3779B97F4A7C15)
@@ -49,7 +50,7 @@ def canonical_numbering(src, dst, n, rounds):
             for i in range(ptr[v], ptr[v + 1]):
                 around += h[nbr[i]]
             colour[v] = mix((colour[v] * PRIME) ^ around)
-    by = np.argsort(colour, kind="mergesort")  # stable: ties by number
+    by = stable_argsort(colour)  # stable: ties by number
     # each vertex's neighbours in rank order: the vertices visited in rank order, each
     # appended to its neighbours' lists
     for v in range(n):

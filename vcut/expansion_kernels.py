@@ -93,7 +93,7 @@ def _sift_down(heap, hkey, hpos, i, size):
     hpos[v] = i
 
 
-@njit(cache=True, inline="always")
+@helper
 def _decrease(v, heap, hkey, hpos):
     """One fewer unassigned edge for ``v``, if it waits in the heap."""
     p = hpos[v]
@@ -336,7 +336,7 @@ def hdrf_rest(src, dst, weight, order, hid, nh, degree, share, hard, lam, eps, o
 
 # --- replica refinement -------------------------------------------------------
 
-@njit(cache=True, inline="always")
+@helper
 def _lighter(c, best, w, load, delta, bound):
     """``(choice, over)``: ``c`` when it has room for weight ``w`` (load plus the pending
     ``delta`` within ``bound``) and is relatively lighter than ``best`` (ties: the lower

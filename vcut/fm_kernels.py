@@ -46,7 +46,7 @@ CLUSTER_SHIFT = 32
 COUNT_MASK = (1 << CLUSTER_SHIFT) - 1
 
 
-@njit(cache=True, inline="always")
+@helper
 def slot(v, c, sptr, snum, sl):
     """The slot of cluster ``c`` among ``v``'s used ones; -1 if none."""
     for s in range(sptr[v], sptr[v] + snum[v]):
@@ -55,19 +55,19 @@ def slot(v, c, sptr, snum, sl):
     return -1
 
 
-@njit(cache=True, inline="always")
+@helper
 def count(s, sl):
     """The edge count of slot ``s``."""
     return sl[s] & COUNT_MASK
 
 
-@njit(cache=True, inline="always")
+@helper
 def has_free(v, sptr, snum):
     """Whether ``v`` has a free slot."""
     return snum[v] < sptr[v + 1] - sptr[v]
 
 
-@njit(cache=True, inline="always")
+@helper
 def _add_copy(x, c, sptr, snum, sl):
     """One more edge of ``x`` in cluster ``c``: its slot's count (a free slot taken when ``x``
     had none there); 1 when that made a new replica, else 0."""
@@ -82,7 +82,7 @@ def _add_copy(x, c, sptr, snum, sl):
     return new
 
 
-@njit(cache=True, inline="always")
+@helper
 def _remove_copy(x, c, sptr, snum, sl):
     """One edge fewer of ``x`` in cluster ``c`` (the slot freed, the last used one moved
     into its place, when that was the last); -1 when a replica went, else 0."""
@@ -130,7 +130,7 @@ def build_slots(ptr, adj, out, weight, n, k, slack):
     return load, sptr, snum, sl, int(snum.sum())
 
 
-@njit(cache=True, inline="always")
+@helper
 def _mark(v, a, sptr, snum, sl, marks, stamp):
     """``marks[c] = stamp`` for each cluster c of ``v``; ``(end of v's used slots, whether
     v has exactly one edge in cluster a)``."""

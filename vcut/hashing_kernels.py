@@ -43,7 +43,7 @@ GRAPHX_CRVC = 2
 GRAPHX_PRIME = 1125899906842597
 
 
-@njit(cache=True, inline="always")
+@helper
 def _graphx_hash(x):
     """``|x * GRAPHX_PRIME|`` on a wrapping 64-bit integer, as GraphX computes it on a
     Long, as an unsigned value (the product -2**63 counts as 2**63, where Scala's

@@ -66,7 +66,7 @@ def tree_range(tree, size, lo, hi, key, cap):
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def tree_of(load, cap):
     """The segment tree of the least loaded cluster over ``load``: ``(size, tree)``."""
     size = 1
@@ -75,7 +75,7 @@ def tree_of(load, cap):
     return size, tree_build(load, cap, size)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def zero_loads(p, cap):
     """Zero loads over ``p`` clusters and their segment tree: ``(load, size, tree)``."""
     load = np.zeros(p, dtype=np.float64)

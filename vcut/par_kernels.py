@@ -170,7 +170,7 @@ def _release(c, res_v, key, load, limit, cap, free, tree, size, ones):
 ARITY = 4
 
 
-@njit(cache=True, inline="always")
+@helper
 def _before(ka, ia, kb, ib):
     """Whether the heap entry (key ``ka``, id ``ia``) comes before (``kb``, ``ib``)."""
     return ka < kb or (ka == kb and ia < ib)

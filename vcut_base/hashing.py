@@ -10,12 +10,12 @@ strategies (`vcut.hashing_kernels`), the multilevel partitioner's vertex keys
 
 import numpy as np
 
-from .jitcache import njit
+from .jitcache import helper
 
 __all__ = ["mix", "mix64"]
 
 
-@njit(cache=True, inline="always")
+@helper
 def mix(x):
     """splitmix64 finaliser: a well-spread 64-bit hash of the uint64 ``x``."""
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)

@@ -120,7 +120,7 @@ def _locked_compile(dispatcher, compile_):
     return compile
 
 
-#: ``@helper`` (or ``@helper(inline="always")``): ``@njit(cache=True)`` for a kernel's
+#: ``@helper``: ``@njit(cache=True)`` for a kernel's
 #: helper that allocates nothing, compiled without numba's reference counting. A
 #: compiled function counts a reference to each array argument it holds, atomically, on
 #: entry and again on exit; for a helper called per edge with a dozen array arguments
@@ -128,7 +128,10 @@ def _locked_compile(dispatcher, compile_):
 #: without them on whitaker3, 1.7x on cit-HepPh; measured with bench/bench_quality.py).
 #: The caller holds the references meanwhile, so a helper that creates no array needs
 #: none; one that does fails to compile (numba refuses allocation without its runtime),
-#: never silently.
+#: never silently. No kernel asks for numba's own inlining (``inline="always"``), which
+#: types the helper's code again at each call site: LLVM inlines a small helper anyway,
+#: and the first run of ``vcut partition --algo multilevel`` compiled 19 % less without
+#: it (kway_fm 4.7 s to 1.4 s).
 helper = functools.partial(njit, cache=True, _nrt=False)
 
 

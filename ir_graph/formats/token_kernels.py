@@ -70,7 +70,7 @@ def _strtod(typingctx, buf, pos):
 _TOO_LONG = -2
 
 
-@njit(cache=True, inline="always")
+@helper
 def _find_line(buf, pos, filled, final, limit):
     """End of the line starting at ``pos``: (end, next line, non-ASCII seen).
 
@@ -267,7 +267,7 @@ def _digits(buf, i, b):
     return j
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _parse_float(buf, a, b, pow10, scratch):
     """Python ``float(buf[a:b])`` on ASCII: (status, value).
 
@@ -367,7 +367,7 @@ def _exact(buf, a, b, scratch):
     return 0, v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _number(buf, a, b, pow10, scratch):
     """A weight as the Python readers' ``_number`` takes it: (status, value).
 

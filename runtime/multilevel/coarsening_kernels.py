@@ -14,7 +14,7 @@ deterministic for a seed.
 import numpy as np
 
 from vcut_base.hashing import mix
-from vcut_base.jitcache import njit
+from vcut_base.jitcache import helper, njit
 
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
@@ -30,7 +30,7 @@ def vertex_keys(n, seed):
     return key
 
 
-@njit(cache=True, inline="always")
+@helper
 def _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u):
     """``(v, w)``: u's unmatched neighbour of heaviest edge whose combined weight stays
     within ``max_vw`` (ties: the larger ``key[u] ^ key[v]``), -1 when there is none, and
@@ -39,7 +39,7 @@ def _heaviest_free(indptr, indices, ewgt, vwgt, match, key, max_vw, u):
     return _heaviest_free_of(indptr, indices, ewgt, vwgt, match, key, max_vw, u, 0, 1)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _heaviest_free_of(indptr, indices, ewgt, vwgt, match, key, max_vw, u, first, step):
     """`_heaviest_free` over the row entries ``first``, ``first + step``, ... of u (the
     GPU's block of threads for a hub takes one stride each, then reduces in this order)."""

@@ -12,7 +12,8 @@ deterministic for a seed.
 
 import numpy as np
 
-from vcut_base.jitcache import njit
+from vcut_base.jitcache import helper, njit
+from vcut_base.sort_kernels import stable_argsort
 from runtime.gain_kernels import heap_pop, heap_push
 
 from .refinement_kernels import edge_cut, part_loads, ratio_less
@@ -23,7 +24,7 @@ from .refinement_kernels import edge_cut, part_loads, ratio_less
 FM_BISECTION_LIMIT = 15
 
 
-@njit(cache=True, inline="always")
+@helper
 def _copy(dst, src):
     """``dst[:] = src`` as a loop: numba's array-to-slice assignment takes ~1 s to compile
     per signature."""
@@ -158,7 +159,7 @@ def _excess(vwgt, side, max0, max1):
     return _over(part_loads(side, vwgt, 2), bound)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _key_less(ea, eb, cut, fa, fb, fcut):
     """Whether a bisection of excess ``ea / eb`` and ``cut`` beats one of ``fa / fb`` and
     ``fcut``: less excess, or as little and a lower cut."""
@@ -192,7 +193,7 @@ def split_components(indptr, indices, ewgt, vwgt, side, order, target0, max0, ma
     for v in range(n):
         w[lab[v]] += vwgt[v]
     total = w.sum()
-    heavy = np.argsort(-w, kind="mergesort")
+    heavy = stable_argsort(-w)
     on0 = np.zeros(nc, np.bool_)
     w0 = 0
     for c in heavy:
@@ -240,7 +241,7 @@ def split_components(indptr, indices, ewgt, vwgt, side, order, target0, max0, ma
     return found
 
 
-@njit(cache=True, inline="always")
+@helper
 def _flip(indptr, indices, ewgt, vwgt, side, load, gain, v):
     """Move v to the other side, updating loads and gains; the cut's decrease (v's gain)."""
     a = side[v]
@@ -259,7 +260,7 @@ def _flip(indptr, indices, ewgt, vwgt, side, load, gain, v):
     return g
 
 
-@njit(cache=True, inline="always")
+@helper
 def _live_top(hk, hv, size, side, s, locked, gain):
     """``(v, size)``: the best live entry of side ``s``'s queue (not locked, still on side s,
     its gain current), left on top; the stale ones above it are dropped. v = -1 when none
@@ -272,7 +273,7 @@ def _live_top(hk, hv, size, side, s, locked, gain):
     return -1, size
 
 
-@njit(cache=True, inline="always")
+@helper
 def _over(load, bound):
     """A bisection's excess as a fraction ``(amount, bound)`` of the bound broken (the
     larger; ``(0, 1)`` within both): scaled weights compare alike."""
@@ -321,13 +322,13 @@ def fm_bisection(indptr, indices, ewgt, vwgt, side, target0, max0, max1, passes)
     bound = np.empty(2, np.int64)
     bound[0] = max0
     bound[1] = max1
-    # a pass pushes n entries, then one per edge of a moved vertex: the two queues share
-    # one buffer, side 1's from its end (a reversed view), and never meet
+    # a pass pushes n entries, then one per edge of a moved vertex; each side's queue has
+    # a buffer of its own (contiguous, so the heap's helpers compile for one layout)
     cap = len(indices) + n + 1
     hk0 = np.empty(cap, np.int64)
     hv0 = np.empty(cap, np.int64)
-    hk1 = hk0[::-1]
-    hv1 = hv0[::-1]
+    hk1 = np.empty(cap, np.int64)
+    hv1 = np.empty(cap, np.int64)
     locked = np.zeros(n, np.bool_)
     moved = np.empty(n, np.int64)
     limit = FM_BISECTION_LIMIT + n // 100

@@ -26,14 +26,14 @@ after `refinement.JET_PATIENCE` rounds without a better one.
 
 import numpy as np
 
-from vcut_base.jitcache import njit, prange
+from vcut_base.jitcache import helper, njit, prange
 
 #: distinct neighbour parts a vertex looks at (the GPU's per-thread table; the same as
 #: `refinement_kernels_gpu.MAXP`)
 MAXP = 32
 
 
-@njit(cache=True, inline="always")
+@helper
 def _table(indptr, indices, ewgt, part, v, ps, cs):
     """``(npt, own)``: v's edge weight into each of the first `MAXP` other parts its row
     meets (``ps[:npt]``, ``cs[:npt]``) and into its own part. A ``cs`` longer than `MAXP`
@@ -87,7 +87,7 @@ def _table_scratch(k):
     return np.full(MAXP + (k if k <= DENSE_PARTS else 0), -1, np.int64)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _roomiest(ps, cs, npt, load, maxload, bound, wv):
     """``(part, connection)`` of the table's best part with room for weight ``wv`` below
     ``bound``: the best connected, then the lighter relative to its ``maxload``, then the
@@ -108,7 +108,7 @@ def _roomiest(ps, cs, npt, load, maxload, bound, wv):
     return best, bc
 
 
-@njit(cache=True, inline="always")
+@helper
 def _candidate(indptr, indices, ewgt, vwgt, part, load, maxload, lock, heavy, c4, v, ps, cs):
     """``(dest, gain)`` of vertex v (``dest`` < 0: not a candidate, -2 when an unlocked
     vertex's row meets no other part, so that it cannot be one until a neighbour moves);
@@ -129,14 +129,14 @@ def _candidate(indptr, indices, ewgt, vwgt, part, load, maxload, lock, heavy, c4
     return -1, 0
 
 
-@njit(cache=True, inline="always")
+@helper
 def _outranks(gu, ku, u, g, kv, v):
     """Whether candidate u (gain gu, key ku) has priority over candidate v: higher gain,
     then higher key, then higher id (the rule of `refinement_kernels_gpu.select_kernel`)."""
     return gu > g or (gu == g and (ku > kv or (ku == kv and u > v)))
 
 
-@njit(cache=True, inline="always")
+@helper
 def _after(indptr, indices, ewgt, part, dest, gain, key, v):
     """Candidate v's gain with every neighbour candidate of higher priority moved."""
     a = part[v]
@@ -157,7 +157,7 @@ def _after(indptr, indices, ewgt, part, dest, gain, key, v):
     return s
 
 
-@njit(cache=True, inline="always")
+@helper
 def _relocate(part, vwgt, load, v, q):
     """Vertex v into part q, both parts' loads updated (the CPU's apply steps; the GPU's
     is `refinement_kernels_gpu._move_vertex`, with atomics)."""
@@ -189,7 +189,7 @@ def cut(indptr, indices, ewgt, part):
 # kept up to date from the moves alone (`_moved_cut`).
 
 
-@njit(cache=True, inline="always")
+@helper
 def _enlist(indptr, indices, v, active, na, listed):
     """v and its neighbours onto the active list ``active[:na]`` (those not on it yet);
     returns the new length."""
@@ -285,7 +285,7 @@ SUB_BITS = 8
 SUB = 1 << SUB_BITS
 
 
-@njit(cache=True, inline="always")
+@helper
 def _bucket(loss):
     if loss <= 0:
         return 0
@@ -296,13 +296,13 @@ def _bucket(loss):
     return b
 
 
-@njit(cache=True, inline="always")
+@helper
 def _sub(kv):
     """A key's sub-bucket: its top `SUB_BITS` of 63."""
     return kv >> (63 - SUB_BITS)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _evict(indptr, indices, ewgt, vwgt, part, load, maxload, soft, heavy, cum, kv, v, ps, cs):
     """``(dest, bucket)`` of vertex v in the rebalancing: a vertex of an overloaded part
     goes to the adjacent part with room for it below its ``soft`` bound that it is best
@@ -417,7 +417,7 @@ def jet_rebalance(indptr, indices, ewgt, vwgt, part, load, maxload, soft, key, h
     return moved, na, delta
 
 
-@njit(cache=True, inline="always")
+@helper
 def _sheds(b, kv, cut_b, cut_s):
     """Whether an evictable vertex (bucket b, key kv) of a part with cut-offs
     ``(cut_b, cut_s)`` moves."""

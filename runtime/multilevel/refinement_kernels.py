@@ -14,7 +14,8 @@ deterministic for a seed.
 
 import numpy as np
 
-from vcut_base.jitcache import njit
+from vcut_base.jitcache import helper, njit
+from vcut_base.sort_kernels import stable_argsort
 from runtime.gain_kernels import gather, heap_pop, heap_push, touched_size
 
 
@@ -36,7 +37,7 @@ def edge_cut(indptr, indices, ewgt, part):
     return cut // 2
 
 
-@njit(cache=True, inline="always")
+@helper
 def _on_boundary(indptr, indices, part, v):
     """Whether v has a neighbour in another part."""
     p = part[v]
@@ -173,7 +174,7 @@ def greedy_refine(indptr, indices, ewgt, vwgt, part, load, maxload, order, passe
     return total, used
 
 
-@njit(cache=True, inline="always")
+@helper
 def ratio_less(a, b, c, d):
     """Whether ``a / b < c / d`` (int64, ``a, c >= 0``, ``b, d > 0``), exactly: the
     products when every operand is below 2**31, else by continued fractions (weights
@@ -194,7 +195,7 @@ def ratio_less(a, b, c, d):
         a, b, c, d = d, c, b, a
 
 
-@njit(cache=True, inline="always")
+@helper
 def _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, v, conn, touched, improving):
     """v's best move: (part, gain) with gain = its edge weight into that part minus into
     its own, the highest over adjacent parts with room for it (ties: the lighter part
@@ -223,7 +224,7 @@ def _best_move(indptr, indices, ewgt, vwgt, part, load, maxload, v, conn, touche
     return best, bgain
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _push_grow(hk, hv, size, key, val):
     """`heap_push`, doubling the arrays first when they are full. Inlined with the heap's
     push and pop: as calls, returning the arrays cost reference counting on every push
@@ -302,7 +303,7 @@ def kway_fm(indptr, indices, ewgt, vwgt, part, load, maxload, order, limit, hub,
                           False)
         work += indptr[v + 1] - indptr[v]
         key[i] = -g if b >= 0 else (1 << 62)
-    seeds = order[np.argsort(key, kind="mergesort")]
+    seeds = order[stable_argsort(key)]
     sid = 0
     kept = 0
     total = np.int64(0)
