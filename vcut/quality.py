@@ -145,8 +145,10 @@ def high_degree(deg, tau):
     return deg > tau * mean
 
 
-def hep_assign(src, dst, weight, n, cap, deg, *, tau=DEFAULT_TAU, seed=0):
-    """HEP with threshold ``tau``; returns ``(assignment int32, info)``."""
+def hep_assign(src, dst, weight, n, cap, deg, *, tau=DEFAULT_TAU, seed=0,
+               memory_advice="raise --tau"):
+    """HEP with threshold ``tau``; returns ``(assignment int32, info)``. Its replica table
+    of the high-degree vertices is refused (`check_memory`) with ``memory_advice``."""
     from . import expansion_kernels
     if not np.isfinite(tau) or tau <= 0:
         raise InputError(f"tau must be a positive number (HEP's degree threshold), got {tau}")
@@ -158,7 +160,7 @@ def hep_assign(src, dst, weight, n, cap, deg, *, tau=DEFAULT_TAU, seed=0):
     hid = np.full(n, -1, dtype=np.int64)
     hid[high] = np.arange(nh)
     check_memory(nh * len(cap), f"HEP's replica table of {nh:,} high-degree vertices",
-                 "raise --tau")
+                 memory_advice)
     share = np.asarray(cap, dtype=np.float64)
     load = np.bincount(out[~h2h], weights=weight[~h2h], minlength=len(cap))
     hard = share * float(weight.sum()) + float(weight.max())
@@ -467,7 +469,8 @@ def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac
     def vertex_cut(make):  # the cut, None above the bound, or why it could not be made
         try:
             return within(make())
-        except VcutError as e:  # no METIS here, or it failed: the expansions stand
+        except VcutError as e:  # no METIS here, or a cut the memory cannot hold: the
+            # expansions stand
             return str(e)
 
     def from_metis():
@@ -479,7 +482,9 @@ def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac
                                               seed=seed, targets=_targets(cap))[0])
 
     def informed():
-        return within(hep_assign(src, dst, weight, n, cap, deg, tau=HEP_TAU, seed=seed)[0])
+        return vertex_cut(lambda: hep_assign(src, dst, weight, n, cap, deg, tau=HEP_TAU,
+                                             seed=seed,
+                                             memory_advice="best goes on without it")[0])
 
     # the vertex partitions first: their METIS runs overlap the expansions on the other core
     cuts = ([("metis", from_metis)] if metis else []) + \

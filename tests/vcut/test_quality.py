@@ -727,6 +727,35 @@ def test_best_refines_hep_beside_the_expansions_on_a_graph_with_hubs():
     assert (off["candidates"], off["replicas_after"]) == ("ne", ne_r)
 
 
+def test_best_goes_on_without_a_hep_cut_the_memory_cannot_hold(monkeypatch):
+    # the two-hub graph above, where HEP's replica table is refused (no memory at all for
+    # it): best says so, in best's words (not HEP's own "raise --tau"), and is best without
+    # the HEP cut
+    leaves = np.arange(2, 1202)
+    pairs = [(0, 1)] + [(0, v) for v in leaves[:600]] + [(1, v) for v in leaves[600:]] + \
+        [(v, v + 1) for v in leaves[::2]]
+    src, dst, w, n = edge_arrays(pairs)
+    deg = degrees(src, dst, n)
+    cap = equal_capacities(4)
+    want, want_info = quality.best_assign(src, dst, w, n, cap, deg, hep=False)
+    real = quality.check_memory
+
+    def no_room_for_hep(need, what, advice, **kw):
+        return real(need, what, advice, **(dict(kw, available=0) if what.startswith("HEP")
+                                           else kw))
+
+    monkeypatch.setattr(quality, "check_memory", no_room_for_hep)
+    out, info = quality.best_assign(src, dst, w, n, cap, deg)
+    assert re.fullmatch(r"HEP's replica table of 2 high-degree vertices needs about 8 bytes "
+                        r"of memory but .+ are available; best goes on without it",
+                        info["hep_skipped"]), info["hep_skipped"]
+    assert (info["starts"], info["candidates"]) == (quality.BEST_STARTS, "ne")
+    assert out.tolist() == want.tolist()
+    assert info["replicas_after"] == want_info["replicas_after"]
+    with pytest.raises(InputError, match="raise --tau$"):  # HEP on its own keeps its advice
+        quality.hep_assign(src, dst, w, n, cap, deg, tau=quality.HEP_TAU)
+
+
 def test_best_refines_as_told():
     # dissolve=False and an FM budget: the expansion of seed 0 refined by FM alone within
     # that budget, on the canonical graph, as refine_assignment does it
