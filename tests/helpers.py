@@ -7,6 +7,7 @@ grains); the multilevel partitioner's levels; module knobs.
 """
 
 import contextlib
+import functools
 import json
 import os
 import subprocess
@@ -40,6 +41,39 @@ DATA_DIR = os.path.join(ROOT, "tests", "data")
 
 INT, CONTROL = OPCLASSES.index("int"), OPCLASSES.index("control")
 M64 = (1 << 64) - 1
+
+
+# -- tests of signal delivery --------------------------------------------------------------
+
+def _signals_as_new():
+    """In the child before it starts Python: SIGINT and SIGTERM unblocked and at their
+    default actions (a blocked signal and an ignored one are inherited across exec)."""
+    import signal
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def own_process(test):
+    """Run ``test`` in a fresh interpreter (``python -m pytest -n 0 NODEID``) and pass or fail
+    with it: for tests that send the process SIGINT and expect Python's KeyboardInterrupt.
+    In a long-lived test worker such a signal has now and then been swallowed (three such
+    tests failed with "DID NOT RAISE KeyboardInterrupt" in 2 of 3 full runs of the suite;
+    Python's own handler was recorded as in place, and the cause is not found yet)."""
+
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        if os.environ.get("VCUT_TEST_OWN_PROCESS") == "1":
+            return test(*args, **kwargs)
+        nodeid = os.environ["PYTEST_CURRENT_TEST"].rsplit(" ", 1)[0]
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p",
+                               "no:cacheprovider", nodeid], cwd=ROOT, capture_output=True,
+                              text=True, env=dict(os.environ, VCUT_TEST_OWN_PROCESS="1"),
+                              timeout=300, preexec_fn=_signals_as_new)
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+        return None
+
+    return run
 
 
 # -- files and datasets ---------------------------------------------------------------------

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from vcut_base.npzfile import save_npz
+from tests.helpers import own_process
 
 CHUNK = 16 << 20  # numpy writes an array to a non-file object in chunks of this many bytes
 
@@ -54,6 +55,7 @@ class SignalAfter(io.BytesIO):
         return n
 
 
+@own_process
 def test_a_signal_mid_member_stops_at_the_next_chunk_and_leaves_a_closed_zip(monkeypatch):
     big = np.zeros(5 * CHUNK // 8, dtype=np.float64)  # 5 chunks
     small = np.arange(100, dtype=np.int64)
@@ -74,6 +76,7 @@ def test_a_signal_mid_member_stops_at_the_next_chunk_and_leaves_a_closed_zip(mon
 
 
 @pytest.mark.parametrize("at", [0, 1, 60])
+@own_process
 def test_a_signal_in_the_zip_bookkeeping_is_delivered_after_it(monkeypatch, at):
     # at 0: during the first member's local header; 1 and 60: inside the first header and array
     unraisable = []

@@ -23,7 +23,7 @@ import pytest
 from vcut_base import errors
 from vcut_base.atomic import TEMP_PATTERN, atomic_output, check_outputs, output_kind
 from ir_graph import Graph, read_graph, write_graph
-from tests.helpers import last_error, run_cli, vcut_temps
+from tests.helpers import last_error, own_process, run_cli, vcut_temps
 from vcut.cli import main
 from vcut.output import read_assignment, read_partition
 
@@ -303,6 +303,7 @@ def test_file_size_limit_on_the_second_file_keeps_the_old_pair(medium, tmp_path)
     assert vcut_temps(tmp_path) == []
 
 
+@own_process
 def test_signals_between_the_renames_are_held_back(tmp_path, monkeypatch):
     from vcut_base.atomic import atomic_outputs
 

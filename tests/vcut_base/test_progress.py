@@ -11,6 +11,7 @@ import pytest
 from numba import njit
 
 from vcut_base import progress
+from tests.helpers import own_process
 
 
 @njit(nogil=True)
@@ -79,6 +80,7 @@ def test_an_error_in_the_kernel_is_raised_in_the_caller():
         progress.run_kernel("count", "items", n, _count, n, 0, n // 2)
 
 
+@own_process
 def test_a_signal_stops_the_kernel_and_is_raised_at_once():
     n = progress.THREAD_MIN * 4
     _count(10, 1, -1, np.zeros(2, np.int64))  # compiled before the clock starts
@@ -111,6 +113,7 @@ def test_a_failing_parallel_job_stops_the_others_and_is_raised():
     assert not progress._LIVE
 
 
+@own_process
 def test_a_signal_stops_parallel_jobs_at_once():
     n = progress.THREAD_MIN
     _count(10, 1, -1, np.zeros(2, np.int64))
