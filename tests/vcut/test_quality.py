@@ -696,15 +696,19 @@ def test_runs_hep():
     assert not quality.runs_hep(np.full(1000, 2))
 
 
+def _two_hubs():
+    """Two hubs of 600 leaves each, the leaves matched in pairs, the hubs joined."""
+    leaves = np.arange(2, 1202)
+    return edge_arrays([(0, 1)] + [(0, v) for v in leaves[:600]]
+                       + [(1, v) for v in leaves[600:]] + [(v, v + 1) for v in leaves[::2]])
+
+
 def test_best_refines_hep_beside_the_expansions_on_a_graph_with_hubs():
     # two hubs of 600 leaves each, the leaves matched in pairs, the hubs joined: degrees
     # 601, 601 and 2, mean 3.0, so HEP has its two high-degree vertices (601 > 300), and
     # best refines its cut beside the best expansion, computed here from the public pieces
     # (on the canonical graph, as best runs)
-    leaves = np.arange(2, 1202)
-    pairs = [(0, 1)] + [(0, v) for v in leaves[:600]] + [(1, v) for v in leaves[600:]] + \
-        [(v, v + 1) for v in leaves[::2]]
-    gsrc, gdst, gw, n = edge_arrays(pairs)
+    gsrc, gdst, gw, n = _two_hubs()
     deg = degrees(gsrc, gdst, n)
     assert quality.runs_hep(deg) and not quality.mesh_like(deg)
     k = 4
@@ -731,10 +735,7 @@ def test_best_goes_on_without_a_hep_cut_the_memory_cannot_hold(monkeypatch):
     # the two-hub graph above, where HEP's replica table is refused (no memory at all for
     # it): best says so, in best's words (not HEP's own "raise --tau"), and is best without
     # the HEP cut
-    leaves = np.arange(2, 1202)
-    pairs = [(0, 1)] + [(0, v) for v in leaves[:600]] + [(1, v) for v in leaves[600:]] + \
-        [(v, v + 1) for v in leaves[::2]]
-    src, dst, w, n = edge_arrays(pairs)
+    src, dst, w, n = _two_hubs()
     deg = degrees(src, dst, n)
     cap = equal_capacities(4)
     want, want_info = quality.best_assign(src, dst, w, n, cap, deg, hep=False)
