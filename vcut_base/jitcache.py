@@ -128,10 +128,11 @@ def _locked_compile(dispatcher, compile_):
 #: without them on whitaker3, 1.7x on cit-HepPh; measured with bench/bench_quality.py).
 #: The caller holds the references meanwhile, so a helper that creates no array needs
 #: none; one that does fails to compile (numba refuses allocation without its runtime),
-#: never silently. No kernel asks for numba's own inlining (``inline="always"``), which
-#: types the helper's code again at each call site: LLVM inlines a small helper anyway,
-#: and the first run of ``vcut partition --algo multilevel`` compiled 19 % less without
-#: it (kway_fm 4.7 s to 1.4 s).
+#: never silently. numba's own inlining (``inline="always"``) types the helper's code again
+#: at each call site: LLVM inlines a small helper anyway, and the first run of ``vcut
+#: partition --algo multilevel`` compiled 19 % less without it (kway_fm 4.7 s to 1.4 s).
+#: Only a helper that returns arrays, called per element, keeps it (a call would count
+#: references: `runtime.multilevel.refinement_kernels._push_grow`).
 helper = functools.partial(njit, cache=True, _nrt=False)
 
 
