@@ -294,7 +294,8 @@ def _run(args, program_args):
                          f"{info['auxiliary_cut']:,} of {info['auxiliary_edges']:,} auxiliary "
                          "edges cut"))
     if "best_of" in info:
-        names = {"metis": "the METIS cut", "spac": "SPAC", "hep": "HEP"}
+        from vcut.quality import CUT_NAMES  # loaded already: best ran
+        names = dict(CUT_NAMES, metis="the METIS cut")
         ran = info["candidates"].split(", ")
         skipped = "; ".join(f"{names[c]} skipped: {info[f'{c}_skipped']}" for c in names
                             if f"{c}_skipped" in info)
