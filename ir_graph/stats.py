@@ -37,6 +37,7 @@ from vcut_base.errors import InputError
 from .bfs_kernels import bfs_distances
 from .critical_path_kernels import longest_path
 from .zeta import hurwitz_zeta
+from .zeta_kernels import ks_distance, zeta_one
 
 __all__ = ["GraphStats", "graph_stats", "fit_power_law", "PowerLawFit", "degree_plot",
            "EXACT_PATH_NODES", "MIN_TAIL"]
@@ -152,13 +153,15 @@ class GraphStats:
         return asdict(self)
 
 
-def alpha_mle(x, x_min):
-    """Discrete MLE of alpha for the tail ``x >= x_min``."""
+def alpha_mle(x, x_min, logsum=None):
+    """Discrete MLE of alpha for the tail ``x >= x_min`` (``logsum``: ``np.log(x).sum()``,
+    when the caller has it)."""
     n = len(x)
-    logsum = np.log(x).sum()
+    logsum = np.log(x).sum() if logsum is None else logsum
+    x_min = float(x_min)
 
     def nll(a):
-        return n * np.log(hurwitz_zeta(a, x_min)) + a * logsum
+        return n * np.log(zeta_one(a, x_min)) + a * logsum
 
     return float(_fminbound(nll, 1.0001, 8.0, xatol=1e-6))
 
@@ -241,14 +244,6 @@ def _fminbound(func, lo, hi, xatol=1e-5, maxfun=500):
     return xf
 
 
-def _ks(x_sorted, alpha, x_min):
-    """KS distance between the tail sample and the fitted discrete CDF."""
-    vals, counts = np.unique(x_sorted, return_counts=True)
-    emp = np.cumsum(counts) / len(x_sorted)
-    fit = 1.0 - hurwitz_zeta(alpha, vals + 1) / hurwitz_zeta(alpha, x_min)
-    return float(np.max(np.abs(emp - fit)))
-
-
 def fit_power_law(degrees, min_tail=MIN_TAIL, max_candidates=200):
     """Fit ``P(d) ~ d^-alpha`` to positive degrees (Clauset et al.).
 
@@ -285,16 +280,21 @@ def fit_power_law(degrees, min_tail=MIN_TAIL, max_candidates=200):
     x = x[x >= 1]
     if len(x) < min_tail:
         return PowerLawFit(float("nan"), 0, float("nan"), int(len(x)))
-    cands = np.unique(x)
+    cands, counts = np.unique(x, return_counts=True)
+    # the tail from the j-th candidate holds cands[j:]: its empirical CDF counts up from
+    # there, and its size and log-sum are what is left of the whole sample's
+    before = np.r_[0, np.cumsum(counts)]
+    logs = np.log(x)
     best = None
-    for xm in cands[:max_candidates]:
-        tail = x[np.searchsorted(x, xm):]
-        if len(tail) < min_tail:
+    for j, xm in enumerate(cands[:max_candidates]):
+        start = int(before[j])
+        size = len(x) - start
+        if size < min_tail:
             break
-        a = alpha_mle(tail, xm)
-        d = _ks(tail, a, xm)
+        a = alpha_mle(x[start:], xm, logs[start:].sum())
+        d = ks_distance(cands[j:], before[j + 1:] - start, size, a, float(xm))
         if best is None or d < best.ks:
-            best = PowerLawFit(a, int(xm), d, int(len(tail)))
+            best = PowerLawFit(a, int(xm), d, int(size))
     return best
 
 
@@ -395,7 +395,8 @@ def graph_stats(g, *, path_samples=32, seed=0):
     else:
         davg = float("nan")
     pos = deg[deg > 0].astype(np.float64)
-    alpha_all = float(1.0 + len(pos) / np.log(pos).sum()) if len(pos) and np.log(pos).sum() > 0 else float("nan")
+    logsum = np.log(pos).sum() if len(pos) else 0.0
+    alpha_all = float(1.0 + len(pos) / logsum) if logsum > 0 else float("nan")
     if g.directed and g.m and np.all(g.src < g.dst):
         cw, ce = longest_path(g.n, g.src, g.dst, g.weight)
     else:
