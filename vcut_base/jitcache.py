@@ -25,12 +25,23 @@ fires only when it compiles (a signature missing from the cache, never on a load
 counts the compiles of vcut's kernels (`kernel_counts`, for ``vcut compile``) and tells
 `vcut_base.progress.compiling`, which prints the command line's first-run note. So the
 note costs no look at the cache directory and no numba import of its own.
+
+Before the first of vcut's kernels is loaded or compiled in a process, `start_target`
+imports numba's ``numba.np.arraymath`` (which numba's CPU target imports on its first
+load or compile) without the BLAS probe it runs at import: ``import
+scipy.linalg.cython_blas``, which imports ``scipy.linalg`` and, through scipy's array-API
+layer, ``numpy.f2py`` and ``numpy.testing``: 100-180 ms of a warm ``vcut partition ...
+--algo hdrf`` of about 600 ms, for a flag (``_HAVE_BLAS``) only numba's ``np.convolve``
+and ``np.correlate`` read, which no kernel of vcut calls. The flag becomes an object that
+runs numba's own probe when it is first read, so numba behaves as before for any code
+of the process that does call them.
 """
 
 import contextlib
 import functools
 import os
 import sys
+import threading
 import time
 
 import numba
@@ -45,7 +56,7 @@ try:
 except ImportError:  # pragma: no cover - not on Linux / macOS
     fcntl = None
 
-__all__ = ["njit", "helper", "prange", "install", "kernel_counts", "index_path"]
+__all__ = ["njit", "helper", "prange", "install", "kernel_counts", "index_path", "start_target"]
 
 #: The packages whose compiled kernels `kernel_counts` counts and `progress.compiling` hears of.
 PACKAGES = ("vcut_base", "frontend", "ir_graph", "runtime", "mapping", "vcut")
@@ -101,6 +112,7 @@ def _locked_compile(dispatcher, compile_):
     lock is held here, around load, compile and save."""
 
     def compile(sig):
+        start_target()
         if fcntl is None or getattr(dispatcher, "_cache", None) is None:
             return compile_(sig)
         try:
@@ -118,6 +130,48 @@ def _locked_compile(dispatcher, compile_):
                 os.close(fd)  # releases the lock
 
     return compile
+
+
+_TARGET = threading.Lock()
+_TARGET_STARTED = []
+#: The module numba's BLAS probe imports (`start_target`).
+BLAS_PROBE = "scipy.linalg.cython_blas"
+
+
+class _BlasFlag:
+    """numba's ``numba.np.arraymath._HAVE_BLAS`` made lazy: ``check`` (numba's
+    ``_check_blas``, which imports scipy's BLAS) runs when the flag is first read."""
+
+    def __init__(self, check):
+        self.check, self.value = check, None
+
+    def __bool__(self):
+        if self.value is None:
+            self.value = bool(self.check())
+        return self.value
+
+
+def start_target():
+    """Import ``numba.np.arraymath`` once, without its BLAS probe at import (see the
+    module docstring); nothing when numba's CPU target has imported it already or scipy's
+    BLAS is loaded (the probe is then cheap). Thread-safe; cheap after the first call."""
+    if _TARGET_STARTED:
+        return
+    with _TARGET:
+        if _TARGET_STARTED:
+            return
+        if "numba.np.arraymath" not in sys.modules and BLAS_PROBE not in sys.modules \
+                and "scipy.linalg" not in sys.modules:
+            sys.modules[BLAS_PROBE] = None  # the probe's import fails at once
+            try:
+                from numba.np import arraymath
+            finally:
+                if BLAS_PROBE in sys.modules and sys.modules[BLAS_PROBE] is None:
+                    del sys.modules[BLAS_PROBE]
+            if getattr(arraymath, "_HAVE_BLAS", True) is False and \
+                    callable(getattr(arraymath, "_check_blas", None)):
+                arraymath._HAVE_BLAS = _BlasFlag(arraymath._check_blas)
+        _TARGET_STARTED.append(True)
 
 
 #: ``@helper``: ``@njit(cache=True)`` for a kernel's

@@ -159,3 +159,53 @@ def test_helper_compiles_without_reference_counting_and_refuses_allocation():
 
     with pytest.raises(TypingError):
         allocates(3)
+
+
+BLAS_RUN = """
+import json, sys
+import numpy as np
+from vcut_base.jitcache import njit
+
+@njit(cache=False)
+def first(x):
+    return x + 1
+
+@njit(cache=False)
+def convolved(a, b):
+    return np.convolve(a, b)
+
+first(1)  # numba's CPU target starts here, without its BLAS probe
+from numba.np import arraymath
+before = {"scipy.linalg": "scipy.linalg" in sys.modules,
+          "numpy.f2py": "numpy.f2py" in sys.modules,
+          "probe_entry": "scipy.linalg.cython_blas" in sys.modules,
+          "flag": type(arraymath._HAVE_BLAS).__name__}
+a, b = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0])
+got = convolved(a, b)
+print(json.dumps({"before": before, "after_blas": bool(arraymath._HAVE_BLAS),
+                  "scipy_linalg_after": "scipy.linalg" in sys.modules,
+                  "same": got.tolist() == np.convolve(a, b).tolist()}))
+"""
+
+
+def test_numbas_blas_probe_waits_until_its_flag_is_read():
+    """`start_target`: a process that runs a kernel imports no scipy.linalg (nor numpy.f2py)
+    at numba's start-up, leaves no trace in sys.modules, and numba's np.convolve, which reads
+    the flag, still finds scipy's BLAS and computes what numpy does."""
+    done = subprocess.run([sys.executable, "-c", BLAS_RUN], capture_output=True, text=True,
+                          check=True, cwd=ROOT)
+    result = __import__("json").loads(done.stdout.splitlines()[-1])
+    assert result["before"] == {"scipy.linalg": False, "numpy.f2py": False,
+                                "probe_entry": False, "flag": "_BlasFlag"}
+    assert result["after_blas"] is True
+    assert result["scipy_linalg_after"] is True
+    assert result["same"] is True
+
+
+def test_the_target_is_left_alone_where_scipys_blas_is_loaded_already():
+    code = ("import sys, scipy.linalg\n" + BLAS_RUN.split("first(1)")[0]
+            + "first(1)\nfrom numba.np import arraymath\n"
+            "print(type(arraymath._HAVE_BLAS).__name__, arraymath._HAVE_BLAS)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=ROOT)
+    assert done.stdout.split()[-2:] == ["bool", "True"]

@@ -1,9 +1,11 @@
 """What `vcut partition` of an edge list imports: no more than it needs (issue 13).
 
 Start-up is a good part of a whole ``vcut partition`` run, so the packages import
-their submodules when first used. numba itself imports llvmlite and, for its BLAS
-check, ``scipy.linalg``; the partitioner's Eq. 10 exponent needs ``scipy.special`` (its
-zeta function) but not ``scipy.optimize`` (`ir_graph.stats._fminbound`).
+their submodules when first used. numba itself imports llvmlite; its BLAS check at
+start-up, which imported ``scipy.linalg`` and through scipy's array-API layer
+``numpy.f2py`` and ``numpy.testing``, waits until numba reads its flag
+(`vcut_base.jitcache.start_target`). The partitioner's Eq. 10 exponent needs neither
+``scipy.special`` (`ir_graph.zeta`) nor ``scipy.optimize`` (`ir_graph.stats._fminbound`).
 """
 
 import json
@@ -12,7 +14,8 @@ import sys
 
 #: Imported by none of the steps of ``vcut partition GRAPH.edgelist -o OUT``.
 NOT_NEEDED = ("networkx", "matplotlib", "rich", "tqdm", "numba.cuda", "numba_cuda", "pymetis",
-              "kahip", "mtkahypar", "scipy.optimize", "frontend.api", "frontend.compile",
+              "kahip", "mtkahypar", "scipy.optimize", "scipy.special", "scipy.linalg",
+              "numpy.f2py", "numpy.testing", "frontend.api", "frontend.compile",
               "frontend.instrument", "frontend.run", "frontend.trace", "ir_graph.build",
               "mapping")
 
