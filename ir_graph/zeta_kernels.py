@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from vcut_base.jitcache import helper, njit
+from vcut_base.jitcache import njit
 
 __all__ = ["zeta_one", "zeta_fill", "ks_distance"]
 
@@ -27,7 +27,7 @@ _A = (
 )
 
 
-@helper
+@njit(cache=True)
 def zeta_one(x, q):
     """``zeta(x, q)`` for one pair of floats: ``inf`` at ``x == 1``, NaN outside the
     domain (``x < 1`` or ``q <= 0``); the asymptotic expansion above ``q = 1e8``."""

@@ -555,6 +555,22 @@ def rounds_of(r):
         greedy_rounds.ROUNDS = old
 
 
+# -- compiled helpers -----------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def from_python(helper):
+    """A compiled function that calls ``helper`` (a `vcut_base.jitcache.helper`, which has no
+    Python entry) with the same arguments and returns what it returns: how a test calls a
+    helper directly."""
+    import inspect
+
+    from vcut_base.jitcache import njit
+
+    params = ", ".join(inspect.signature(helper.py_func).parameters)
+    space = {"helper": helper}
+    exec(f"def call({params}):\n    return helper({params})\n", space)  # noqa: S102
+    return njit(space["call"])
+
+
 # -- a hand-made analysis: a 6-node DAG in two clusters on a two-core machine ----------
 
 # The DAG (task = edge, src < dst), its clusters and the node each task is charged to

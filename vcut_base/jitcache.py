@@ -95,6 +95,8 @@ def _plain(ty):
 
 def _plain_calls(dispatcher):
     """``dispatcher`` with its compiled-code call typing on unliteral argument types."""
+    if dispatcher.targetoptions.get("no_cpython_wrapper"):
+        _compiled_calls_only(dispatcher)
     typed = dispatcher.get_call_template
 
     def get_call_template(args, kws):
@@ -103,6 +105,30 @@ def _plain_calls(dispatcher):
     dispatcher.get_call_template = get_call_template
     dispatcher.compile = _locked_compile(dispatcher, dispatcher.compile)
     return dispatcher
+
+
+def _compiled_calls_only(dispatcher):
+    """A `helper` has no entry point for Python (numba builds none without the CPython
+    wrapper, and would jump to the missing one): its signatures stay out of the table
+    numba's dispatcher matches Python calls against, and a call from Python, which then
+    asks `compile` for the code to run, gets a function that raises TypeError."""
+    name = getattr(dispatcher.py_func, "__qualname__", "this helper")
+
+    def refuse(*args, **kws):
+        raise TypeError(f"{name} is a helper of compiled kernels (@helper): it has no Python "
+                        "entry point; call it from an @njit kernel")
+
+    def add_overload(cres):  # numba's, without entering the signature for Python calls
+        dispatcher.overloads[tuple(cres.signature.args)] = cres
+
+    compile_ = dispatcher.compile
+
+    def compile(sig):
+        compile_(sig)
+        return refuse
+
+    dispatcher.add_overload = add_overload
+    dispatcher.compile = compile
 
 
 def _locked_compile(dispatcher, compile_):
@@ -186,8 +212,13 @@ def start_target():
 #: at each call site: LLVM inlines a small helper anyway, and the first run of ``vcut
 #: partition --algo multilevel`` compiled 19 % less without it (kway_fm 4.7 s to 1.4 s).
 #: Only a helper that returns arrays, called per element, keeps it (a call would count
-#: references: `runtime.multilevel.refinement_kernels._push_grow`).
-helper = functools.partial(njit, cache=True, _nrt=False)
+#: references: `runtime.multilevel.refinement_kernels._push_grow`). A helper is called
+#: from compiled code only, so numba builds neither its CPython wrapper (which unboxes
+#: every argument: `mapping.simulation_kernels._events` takes 48) nor its C-callable one:
+#: the first run of ``vcut analyze`` of strassen, N = 4, compiled 22 s instead of 25 s. A
+#: call from Python raises TypeError (`_compiled_calls_only`).
+helper = functools.partial(njit, cache=True, _nrt=False, no_cpython_wrapper=True,
+                           no_cfunc_wrapper=True)
 
 
 @contextlib.contextmanager

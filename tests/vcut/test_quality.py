@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vcut_base.errors import InputError
-from tests.helpers import edge_arrays, graph, weighted_graphs
+from tests.helpers import edge_arrays, from_python, graph, weighted_graphs
 from vcut import expansion_kernels, fm_kernels, quality
 from vcut.capacities import capacities_from_fractions, equal_capacities
 from ir_graph.edge_lists import degrees
@@ -571,6 +571,8 @@ def test_fm_batched_gains_equal_the_generic_ones():
     from vcut.partition import simplify
 
     fm = fm_kernels
+    prep_x, sort_x, gain_x, gain = (from_python(h) for h in (fm._prep_x, fm._sort_x,
+                                                             fm._gain_x, fm._gain))
     g = rmat(9, 8, seed=5)
     src, dst, w = (np.asarray(x) for x in simplify(g)[:3])
     src, dst, w, n = src.astype(np.int64), dst.astype(np.int64), w.astype(float), g.n
@@ -592,18 +594,18 @@ def test_fm_batched_gains_equal_the_generic_ones():
         for x in range(n):
             stamp += 1
             xstamp = stamp
-            na = fm._prep_x(x, rel, sptr, snum, sl, mu, cx, xs, xstamp)
+            na = prep_x(x, rel, sptr, snum, sl, mu, cx, xs, xstamp)
             if na > 32:  # as fm does: many clusters are sorted apart
-                fm._sort_x(xs, na, rel)
+                sort_x(xs, na, rel)
             batched = []
             for j in range(ptr[x], ptr[x + 1]):
                 stamp += 1
-                batched.append(fm._gain_x(adj[j], x, na, src, dst, w, out, load, bound, rel,
-                                          sptr, snum, sl, mu, cx, xs, xstamp, mv, stamp))
+                batched.append(gain_x(adj[j], x, na, src, dst, w, out, load, bound, rel,
+                                      sptr, snum, sl, mu, cx, xs, xstamp, mv, stamp))
             for j, got in zip(range(ptr[x], ptr[x + 1]), batched):
                 stamp += 1
-                assert got == fm._gain(adj[j], src, dst, w, out, load, bound, rel, sptr, snum,
-                                       sl, mu, mv, stamp), (k, x, adj[j])
+                assert got == gain(adj[j], src, dst, w, out, load, bound, rel, sptr, snum,
+                                   sl, mu, mv, stamp), (k, x, adj[j])
                 checked += 1
     assert checked == 4 * 2 * len(src)
 
@@ -618,7 +620,7 @@ def test_fm_sort_x_orders_by_load_then_id(seed):
     xs = np.full(k + 5, -7, np.int64)
     xs[:na] = rng.permutation(k)[:na]
     want = sorted(xs[:na].tolist(), key=lambda c: (rel[c], c))
-    fm_kernels._sort_x(xs, na, rel)
+    from_python(fm_kernels._sort_x)(xs, na, rel)
     assert xs[:na].tolist() == want
     assert (xs[na:] == -7).all()  # nothing past na touched
 

@@ -161,6 +161,50 @@ def test_helper_compiles_without_reference_counting_and_refuses_allocation():
         allocates(3)
 
 
+HELPER_MODULE = """
+from vcut_base.jitcache import helper, njit
+
+
+@helper
+def inc(x):
+    return x + 1
+
+
+@njit(cache=True)
+def twice_inc(x):
+    return 2 * inc(x)
+"""
+
+HELPER_RUN = """
+import sys
+sys.path[:0] = [{root!r}, {tmp!r}]
+import hmod
+print(hmod.twice_inc(3), hmod.inc.targetoptions["no_cpython_wrapper"])
+for a in (3, 2.5):
+    try:
+        hmod.inc(a)
+    except TypeError as exc:
+        print("refused:", exc)
+"""
+
+
+def test_a_helper_has_no_python_entry_and_says_so(tmp_path):
+    """numba builds no CPython wrapper for a helper; called from Python it would jump to the
+    missing one (a segfault): here it raises TypeError, before and after a compiled caller
+    used it, compiled afresh (first process) and loaded from the cache (second)."""
+    (tmp_path / "hmod.py").write_text(HELPER_MODULE)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    refused = ("refused: inc is a helper of compiled kernels (@helper): it has no Python "
+               "entry point; call it from an @njit kernel")
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", HELPER_RUN.format(root=str(ROOT),
+                                                                    tmp=str(tmp_path))],
+                              capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines() == ["8 True", refused, refused]
+    assert any(p.name.startswith("hmod.inc-") for p in (tmp_path / "cache").rglob("*.nbi"))
+
+
 BLAS_RUN = """
 import json, sys
 import numpy as np

@@ -14,7 +14,7 @@ from runtime.multilevel import coarsening_kernels as CK
 from runtime.multilevel import csr_from_edges, gpu, multilevel_partition, refinement
 from runtime.multilevel import jet_kernels as J
 from runtime.multilevel import refinement_kernels as RK
-from tests.helpers import cut_of, on_device, on_disk, random_level
+from tests.helpers import cut_of, from_python, on_device, on_disk, random_level
 
 _M63 = (1 << 63) - 1
 
@@ -216,9 +216,10 @@ def test_the_cpus_part_lookup_builds_the_gpus_table():
     ps1, cs1 = np.empty(J.MAXP, np.int64), np.empty(J.MAXP, np.int64)
     ps2, cs2 = np.empty(J.MAXP, np.int64), J._table_scratch(k)
     wide = 0
+    table = from_python(J._table)
     for v in range(lv.n):
-        n1, own1 = J._table(lv.indptr, lv.indices, lv.ewgt, part, v, ps1, cs1)
-        n2, own2 = J._table(lv.indptr, lv.indices, lv.ewgt, part, v, ps2, cs2)
+        n1, own1 = table(lv.indptr, lv.indices, lv.ewgt, part, v, ps1, cs1)
+        n2, own2 = table(lv.indptr, lv.indices, lv.ewgt, part, v, ps2, cs2)
         assert (n1, own1) == (n2, own2)
         assert ps1[:n1].tolist() == ps2[:n2].tolist() and cs1[:n1].tolist() == cs2[:n2].tolist()
         assert (cs2[J.MAXP:] == -1).all()  # every place cleared again
