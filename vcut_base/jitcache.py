@@ -34,7 +34,9 @@ layer, ``numpy.f2py`` and ``numpy.testing``: 100-180 ms of a warm ``vcut partiti
 --algo hdrf`` of about 600 ms, for a flag (``_HAVE_BLAS``) only numba's ``np.convolve``
 and ``np.correlate`` read, which no kernel of vcut calls. The flag becomes an object that
 runs numba's own probe when it is first read, so numba behaves as before for any code
-of the process that does call them.
+of the process that does call them. The probe's import is refused by an import finder to
+the starting thread alone, for the few milliseconds of that import: another thread may
+import scipy meanwhile.
 """
 
 import contextlib
@@ -160,8 +162,8 @@ def _locked_compile(dispatcher, compile_):
 
 _TARGET = threading.Lock()
 _TARGET_STARTED = []
-#: The module numba's BLAS probe imports (`start_target`).
-BLAS_PROBE = "scipy.linalg.cython_blas"
+#: The package numba's BLAS probe imports (``scipy.linalg.cython_blas``) is part of.
+BLAS_PACKAGE = "scipy.linalg"
 
 
 class _BlasFlag:
@@ -177,6 +179,20 @@ class _BlasFlag:
         return self.value
 
 
+class _NoProbe:
+    """An import finder that refuses `BLAS_PACKAGE` to one thread (the one starting numba's
+    target) while it is on ``sys.meta_path``; other threads import it as usual."""
+
+    def __init__(self):
+        self.thread = threading.get_ident()
+
+    def find_spec(self, name, path=None, target=None):
+        if name == BLAS_PACKAGE and threading.get_ident() == self.thread:
+            raise ModuleNotFoundError(f"{name} is not imported while numba's CPU target "
+                                      "starts (vcut_base.jitcache.start_target)", name=name)
+        return None
+
+
 def start_target():
     """Import ``numba.np.arraymath`` once, without its BLAS probe at import (see the
     module docstring); nothing when numba's CPU target has imported it already or scipy's
@@ -186,14 +202,13 @@ def start_target():
     with _TARGET:
         if _TARGET_STARTED:
             return
-        if "numba.np.arraymath" not in sys.modules and BLAS_PROBE not in sys.modules \
-                and "scipy.linalg" not in sys.modules:
-            sys.modules[BLAS_PROBE] = None  # the probe's import fails at once
+        if "numba.np.arraymath" not in sys.modules and BLAS_PACKAGE not in sys.modules:
+            finder = _NoProbe()
+            sys.meta_path.insert(0, finder)  # the probe's import fails at once, here only
             try:
                 from numba.np import arraymath
             finally:
-                if BLAS_PROBE in sys.modules and sys.modules[BLAS_PROBE] is None:
-                    del sys.modules[BLAS_PROBE]
+                sys.meta_path.remove(finder)
             if getattr(arraymath, "_HAVE_BLAS", True) is False and \
                     callable(getattr(arraymath, "_check_blas", None)):
                 arraymath._HAVE_BLAS = _BlasFlag(arraymath._check_blas)

@@ -223,6 +223,7 @@ from numba.np import arraymath
 before = {"scipy.linalg": "scipy.linalg" in sys.modules,
           "numpy.f2py": "numpy.f2py" in sys.modules,
           "probe_entry": "scipy.linalg.cython_blas" in sys.modules,
+          "finders": sum(type(f).__name__ == "_NoProbe" for f in sys.meta_path),
           "flag": type(arraymath._HAVE_BLAS).__name__}
 a, b = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0])
 got = convolved(a, b)
@@ -240,7 +241,7 @@ def test_numbas_blas_probe_waits_until_its_flag_is_read():
                           check=True, cwd=ROOT)
     result = __import__("json").loads(done.stdout.splitlines()[-1])
     assert result["before"] == {"scipy.linalg": False, "numpy.f2py": False,
-                                "probe_entry": False, "flag": "_BlasFlag"}
+                                "probe_entry": False, "finders": 0, "flag": "_BlasFlag"}
     assert result["after_blas"] is True
     assert result["scipy_linalg_after"] is True
     assert result["same"] is True
@@ -253,3 +254,22 @@ def test_the_target_is_left_alone_where_scipys_blas_is_loaded_already():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, cwd=ROOT)
     assert done.stdout.split()[-2:] == ["bool", "True"]
+
+
+
+def test_the_probes_import_is_refused_to_the_starting_thread_only():
+    # `start_target` holds its finder on sys.meta_path for the few milliseconds of its
+    # import of arraymath: another thread importing scipy meanwhile is not refused
+    import threading
+
+    from vcut_base.jitcache import _NoProbe
+
+    finder = _NoProbe()
+    with pytest.raises(ModuleNotFoundError, match="scipy.linalg is not imported while"):
+        finder.find_spec("scipy.linalg")
+    assert finder.find_spec("scipy.sparse") is None
+    seen = []
+    other = threading.Thread(target=lambda: seen.append(finder.find_spec("scipy.linalg")))
+    other.start()
+    other.join()
+    assert seen == [None]
