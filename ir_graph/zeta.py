@@ -52,6 +52,5 @@ def hurwitz_zeta(s, q):
     s_arr, q_arr = np.broadcast_arrays(np.asarray(s, dtype=np.float64),
                                        np.asarray(q, dtype=np.float64))
     out = np.empty(s_arr.shape)
-    zeta_fill(np.ascontiguousarray(s_arr).ravel(), np.ascontiguousarray(q_arr).ravel(),
-              out.reshape(-1))
+    zeta_fill(s_arr.ravel(), q_arr.ravel(), out.reshape(-1))  # 1-D C arrays
     return out

@@ -161,7 +161,6 @@ def _locked_compile(dispatcher, compile_):
 
 
 _TARGET = threading.Lock()
-_TARGET_STARTED = []
 #: The package numba's BLAS probe imports (``scipy.linalg.cython_blas``) is part of.
 BLAS_PACKAGE = "scipy.linalg"
 
@@ -196,23 +195,22 @@ class _NoProbe:
 def start_target():
     """Import ``numba.np.arraymath`` once, without its BLAS probe at import (see the
     module docstring); nothing when numba's CPU target has imported it already or scipy's
-    BLAS is loaded (the probe is then cheap). Thread-safe; cheap after the first call."""
-    if _TARGET_STARTED:
+    BLAS is loaded (the probe is then cheap). Thread-safe; once arraymath is loaded, one
+    look at ``sys.modules``."""
+    if "numba.np.arraymath" in sys.modules:
         return
     with _TARGET:
-        if _TARGET_STARTED:
+        if "numba.np.arraymath" in sys.modules or BLAS_PACKAGE in sys.modules:
             return
-        if "numba.np.arraymath" not in sys.modules and BLAS_PACKAGE not in sys.modules:
-            finder = _NoProbe()
-            sys.meta_path.insert(0, finder)  # the probe's import fails at once, here only
-            try:
-                from numba.np import arraymath
-            finally:
-                sys.meta_path.remove(finder)
-            if getattr(arraymath, "_HAVE_BLAS", True) is False and \
-                    callable(getattr(arraymath, "_check_blas", None)):
-                arraymath._HAVE_BLAS = _BlasFlag(arraymath._check_blas)
-        _TARGET_STARTED.append(True)
+        finder = _NoProbe()
+        sys.meta_path.insert(0, finder)  # the probe's import fails at once, here only
+        try:
+            from numba.np import arraymath
+        finally:
+            sys.meta_path.remove(finder)
+        if getattr(arraymath, "_HAVE_BLAS", True) is False and \
+                callable(getattr(arraymath, "_check_blas", None)):
+            arraymath._HAVE_BLAS = _BlasFlag(arraymath._check_blas)
 
 
 #: ``@helper``: ``@njit(cache=True)`` for a kernel's
