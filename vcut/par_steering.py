@@ -23,7 +23,7 @@ from ir_graph.control import has_control_edges
 from ir_graph.edge_lists import execution_order
 from ir_graph.replicas import replica_table
 from mapping import time_aware
-from mapping.interactions import VALUE_BYTES
+from mapping.interactions import VALUE_BYTES, interactions
 from mapping.machine import MEMORY_CYCLES
 from mapping.memory_centric import memory_centric
 from mapping.simulate import rescheduled, simulate, simulation_jobs
@@ -38,7 +38,7 @@ from .quality import refine_assignment, refine_bytes
 __all__ = ["PAR_NUMA", "par_numa", "STEER", "STEERING", "check_steering", "GRAINS",
            "LATENCY_SCALES", "LATENCY_GAIN", "PRICE_TOLERANCE", "WINDOW_FREE", "REPLAYS",
            "FREE_COST", "REPLAY_SHARE", "mapping_evaluations", "pair_replays",
-           "replay_pair",
+           "replay_pair", "first_simulations",
            "REFINE_SHARES", "REFINE_TOLERANCE", "GRAIN_RATE", "GRAIN_BOUND", "FINALIST_FIELDS",
            "steer", "refine", "finish_order", "replay", "finalist"]
 
@@ -275,8 +275,46 @@ def replay(cl, core, machine, res, value_bytes, bound, say, replays=None):
     return best_cl, best, spans, kept
 
 
+def first_simulations(cl, machine, threshold, object_bytes=None, jobs=None):
+    """``(first, early)``: what `steer` and the time-aware mapping simulate first, side by
+    side where a second CPU and the memory allow (``jobs``: at most that many at once;
+    default `simulation_jobs`). ``first``: ``(core, SimResult)`` of ``cl`` on the compact
+    placement, `steer`'s first judgement (its ``first``). ``early``: the mapping's first
+    start, ``(interactions, (core, SimResult))`` of ``cl``'s memory-centric placement
+    (``threshold``; the messages of `interactions` of ``object_bytes``), or None where it
+    did not run (one at a time, a mapping that simulates no other placement, messages of
+    another size, or a placement the mapping refuses, which it then reports itself).
+
+    The steering judges ``cl`` alone before anything else and most often keeps it; the
+    mapping then finds that start simulated (`mapping.time_aware.time_aware`'s
+    ``simulations``) and runs one round of simulations fewer (the README's job, fft at
+    p = 8: the mapping's 15 simulations in 8 rounds of two, then 14 in 7). The same
+    results as one after another."""
+    core = compact(int(cl.p), machine)
+
+    def judge():
+        return simulate(cl, core, machine, VALUE_BYTES)
+
+    workers = simulation_jobs(cl, 2) if jobs is None else min(int(jobs), 2)
+    if workers < 2 or time_aware.evaluations(len(cl.src)) < 2:  # (< 2: no start, or it alone)
+        return (core, judge()), None
+
+    def early():
+        try:
+            inter = interactions(cl, object_bytes)
+            if inter.value_bytes != VALUE_BYTES:
+                return None
+            mc = np.asarray(memory_centric(inter, machine, threshold)[0], dtype=np.int64)
+        except InputError:
+            return None
+        return inter, (mc, simulate(cl, mc, machine, VALUE_BYTES))
+
+    res, spec = run_parallel([judge, early], 2)
+    return (core, res), spec
+
+
 def steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=None,
-          steering="auto"):
+          steering="auto", first=None):
     """``(clustering, metrics, simulations)``: the fastest of ``par``'s priorities
     (`vcut.parallel.GAMMAS`) on ``machine``, judged by the simulator, then
     the highest replica price that simulates about as fast. The other
@@ -323,6 +361,10 @@ def steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=N
     ``steering``: one of `STEERING`; with ``auto`` nothing runs on a graph with control
     edges (``metrics["steering"]``: ``"replay"``, and `refine` and the analysis's replays
     follow it).
+
+    ``first``: ``(core, SimResult)`` of ``cl`` on the compact placement (messages of
+    `mapping.interactions.VALUE_BYTES`) where the caller simulated it already
+    (`first_simulations`).
     """
     check_steering(steering)
     core = compact(int(p), machine)
@@ -330,7 +372,8 @@ def steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=N
     def judge(c):  # messages of VALUE_BYTES, as `interactions` sizes them below
         return simulate(c, core, machine, VALUE_BYTES)
 
-    res = judge(cl)  # the kept clustering's simulation, handed to the mapping at the end
+    # the kept clustering's simulation, handed to the mapping at the end
+    res = first[1] if first is not None and np.array_equal(first[0], core) else judge(cl)
     best = first = res.makespan
     tried = [[float(metrics["priority_gamma"]), best]]
     extra = int(numa is not None)  # the run without the memory model

@@ -35,8 +35,8 @@ from mapping.simulate import simulate, simulation_jobs
 from .. import par_steering
 from ..clustering import DEFAULT_METHOD, cluster_graph
 from ..edge_cut import EDGE_CUTS
-from ..par_steering import (finalist, mapping_evaluations, pair_replays, par_numa, refine,
-                            replay, replay_pair, steer)
+from ..par_steering import (finalist, first_simulations, mapping_evaluations, pair_replays,
+                            par_numa, refine, replay, replay_pair, steer)
 from ..partition import ALGORITHMS, check_clusters
 
 __all__ = ["Analysis", "analyze_graph", "MAPPING_FORMAT_VERSION"]
@@ -342,22 +342,30 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     cl, metrics = cluster_graph(graph, p, method, lam=lam, seed=seed, order=order,
                                 assignment=assignment, latency=latency, device=device, numa=numa)
     sims = {}  # simulations run so far: (core, SimResult) by mapping, for reuse
-    grain = None
+    grain = early = judged = None
     if method == "par" and assignment is None:
         # the same for every clustering of these tasks (their chains and work): the
         # steering's and the refinement's yardstick
         bound = lower_bound(cl, machine).lower_bound
+        # the steering's first simulation, and beside it the mapping's first start
+        first, early = first_simulations(cl, machine, threshold, object_bytes, jobs) \
+            if mapper == "time-aware" else (None, None)
+        judged = cl
         cl, metrics, sims = steer(graph, p, cl, metrics, machine, latency, bound, say, jobs,
-                                   numa, steering)
+                                   numa, steering, first)
         grain = sims.pop("grains", [])  # the block runs' and calls' finalists (`steer`)
         cl, metrics, sims = refine(cl, metrics, machine, bound, sims, say)
+        if early is not None and cl is judged:  # kept: its memory-centric start is simulated
+            sims["memory-centric"] = early[1]
+        else:
+            early = None
     done("partition", t)
     par = method == "par" and assignment is None
 
     def mapped(cl, metrics, sims, done, jobs=jobs):  # interactions, mapping, simulation, replays
         t = time.perf_counter()
         say("extracting cluster interactions")
-        inter = interactions(cl, object_bytes)
+        inter = early[0] if early is not None and cl is judged else interactions(cl, object_bytes)
         done("interactions", t)
         t = time.perf_counter()
         say(f"mapping onto {machine.name} ({mapper})")

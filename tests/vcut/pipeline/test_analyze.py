@@ -294,6 +294,71 @@ def test_the_mapping_starts_from_the_steering_s_compact_simulation(strassen8, mo
     assert len(seen) == 2 * a.placement.info["evaluations"] - 1
 
 
+
+def test_the_memory_centric_start_runs_beside_the_steering_s_first_simulation(strassen8,
+                                                                             monkeypatch):
+    # with two at a time, the steering's first simulation (compact placement) and the
+    # mapping's first start (memory-centric) run side by side; the steering keeps par's
+    # first clusters here (STEER: near enough the bound), so the mapping simulates neither
+    # again, and everything is as one at a time
+    import mapping.time_aware as ta
+    from mapping.memory_centric import memory_centric
+    from mapping.time_aware import compact
+
+    import vcut.par_steering as an
+
+    trace, g = strassen8
+    m = load_machine("table2:64")
+    monkeypatch.setattr(an, "STEER", np.inf)  # the first clusters kept, nothing refined
+    monkeypatch.setattr(an, "GRAINS", False)
+    monkeypatch.setattr(an, "REPLAYS", 0)  # the mapping's simulations alone
+    monkeypatch.setattr(an, "WINDOW_FREE", False)
+    one = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
+    seen = []  # (clustering, core) of every simulation
+    for mod in (ta, an):
+        monkeypatch.setattr(mod, "simulate", lambda cl, core, *a, real=mod.simulate: (
+            seen.append((cl, np.array(core))) or real(cl, core, *a)))
+    two = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=2)
+    assert two.partition == one.partition and two.placement.info == one.placement.info
+    assert np.array_equal(two.placement.core, one.placement.core)
+    assert np.array_equal(two.result.finish, one.result.finish)
+    assert two.result.makespan == one.result.makespan
+    mc = np.asarray(memory_centric(two.interactions, m, two.placement.info["threshold"])[0])
+    for core in (compact(64, m), mc):  # each simulated once, of the clusters kept
+        assert sum(np.array_equal(c, core) for _, c in seen) == 1
+    assert all(cl is two.clustering for cl, _ in seen)
+    # the two side by side (in either order), before the mapping's other evaluations
+    firsts = sorted((np.array_equal(c, compact(64, m)), np.array_equal(c, mc))
+                    for _, c in seen[:2])
+    assert firsts == [(False, True), (True, False)]
+
+
+def test_first_simulations_one_at_a_time_or_without_a_mapping(strassen8):
+    # first_simulations alone: the compact placement's simulation always; the
+    # memory-centric one beside it only with two at a time, and none where the mapping
+    # refuses its threshold (it reports that itself)
+    from mapping.interactions import VALUE_BYTES
+    from mapping.memory_centric import memory_centric
+    from mapping.simulate import simulate
+    from mapping.time_aware import compact
+    from vcut.clustering import cluster_graph
+    from vcut.par_steering import first_simulations
+
+    trace, g = strassen8
+    m = load_machine("mesh:4x4")
+    cl, _ = cluster_graph(g, 8, "par")
+    core = compact(8, m)
+    want = simulate(cl, core, m, VALUE_BYTES)
+    (c1, r1), early = first_simulations(cl, m, 4, trace.obj_size, jobs=1)
+    assert early is None and np.array_equal(c1, core) and r1.makespan == want.makespan
+    (c2, r2), (inter, (mc, rmc)) = first_simulations(cl, m, 4, trace.obj_size, jobs=2)
+    assert np.array_equal(c2, core) and np.array_equal(r2.finish, want.finish)
+    assert np.array_equal(mc, memory_centric(inter, m, 4)[0])
+    fresh = simulate(cl, mc, m, VALUE_BYTES)
+    assert rmc.makespan == fresh.makespan and np.array_equal(rmc.finish, fresh.finish)
+    (_, r3), early = first_simulations(cl, m, 0, trace.obj_size, jobs=2)  # threshold 0: refused
+    assert early is None and r3.makespan == want.makespan
+
 def test_analyze_greedy_cut_on_the_gpu(trace_file, capsys, monkeypatch):
     # under the simulator without a GPU (tests/conftest.py), on a slice of the run; its
     # graph is shorter than the GPU's default batch of 65,536 edges, so every edge decides
