@@ -205,6 +205,62 @@ def test_a_helper_has_no_python_entry_and_says_so(tmp_path):
     assert any(p.name.startswith("hmod.inc-") for p in (tmp_path / "cache").rglob("*.nbi"))
 
 
+
+THREADS_LOAD = """
+import sys, threading, time
+import fcntl as real
+sys.path[:0] = [{root!r}, {tmp!r}]
+from vcut_base import jitcache
+jitcache.WAIT_LIMIT = 30.0
+import kern
+if {compile}:
+    kern.twice(1)
+    sys.exit()
+jitcache.start_target()
+first = []
+
+
+class Slow:  # the first thread's compile lock taken, then a pause before it is in _HELD
+    def __getattr__(self, name):
+        return getattr(real, name)
+
+    def flock(self, fd, op):
+        real.flock(fd, op)
+        if op == real.LOCK_EX | real.LOCK_NB and not first:
+            first.append(threading.current_thread().name)
+            time.sleep(1.0)
+
+
+jitcache.fcntl = Slow()
+t0 = time.monotonic()
+threads = [threading.Thread(target=kern.twice, args=(2,), name=str(i)) for i in range(2)]
+threads[0].start()
+time.sleep(0.05)
+threads[1].start()
+for t in threads:
+    t.join()
+print(first, round(time.monotonic() - t0, 1) < 15, kern.twice.stats.cache_hits.total())
+"""
+
+
+def test_two_threads_loading_one_kernel_do_not_wait_for_each_other(tmp_path):
+    """Two threads call a cached kernel at once (two simulations starting side by side);
+    the first is paused between taking the kernel's compile lock and noting it in
+    `_HELD`, as a thread the GIL passes over is after its ``flock``. The second must not
+    wait for that lock while it holds numba's compiler lock, which the first then needs:
+    the two stalled for `WAIT_LIMIT` seconds (here 30) before the compile lock was taken
+    inside numba's."""
+    (tmp_path / "kern.py").write_text(MODULE)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    for compile_ in (True, False):  # into the cache, then loaded by the two threads
+        done = subprocess.run([sys.executable, "-c", THREADS_LOAD.format(
+            root=str(ROOT), tmp=str(tmp_path), compile=compile_)],
+            capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+    # the first thread paused holding the lock; both done well within the wait limit,
+    # the signature loaded once from the cache
+    assert done.stdout.split() == ["['0']", "True", "1"]
+
 BLAS_RUN = """
 import json, sys
 import numpy as np
