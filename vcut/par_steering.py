@@ -309,6 +309,8 @@ def first_simulations(cl, machine, threshold, object_bytes=None, jobs=None):
             return None
         return inter, (mc, simulate(cl, mc, machine, VALUE_BYTES))
 
+    if not cl.per_edge_messages:
+        _ = cl.table  # the replica table both read: made once, before they start (cached)
     res, spec = run_parallel([judge, early], 2)
     return (core, res), spec
 
