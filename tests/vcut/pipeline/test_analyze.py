@@ -333,6 +333,37 @@ def test_the_memory_centric_start_runs_beside_the_steering_s_first_simulation(st
     assert firsts == [(False, True), (True, False)]
 
 
+
+def test_a_mapping_of_one_simulation_takes_it_from_beside_the_steering(strassen8, monkeypatch):
+    # a trace so large for the budget that the mapping simulates its memory-centric start
+    # alone (evaluations 1): that simulation runs beside the steering's, and after them
+    # nothing is simulated; the same analysis as one at a time
+    import mapping.time_aware as ta
+
+    import vcut.par_steering as an
+
+    trace, g = strassen8
+    m = load_machine("table2:64")
+    monkeypatch.setattr(an, "STEER", np.inf)
+    monkeypatch.setattr(an, "GRAINS", False)
+    monkeypatch.setattr(an, "REPLAYS", 0)
+    monkeypatch.setattr(an, "WINDOW_FREE", False)
+    tasks = len(analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False,
+                              jobs=1).clustering.src)
+    monkeypatch.setattr(ta, "EVAL_TASKS", float(tasks))  # room for one simulation
+    one = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
+    seen = []  # (who simulated, core)
+    for mod in (ta, an):
+        monkeypatch.setattr(mod, "simulate", lambda cl, core, *a, real=mod.simulate, who=mod: (
+            seen.append((who, np.array(core))) or real(cl, core, *a)))
+    two = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=2)
+    assert one.placement.info["evaluations"] == two.placement.info["evaluations"] == 1
+    assert np.array_equal(two.placement.core, one.placement.core)
+    assert two.result.makespan == one.result.makespan and two.partition == one.partition
+    # both by the steering's module (first_simulations), the mapping's own start among them
+    assert [who for who, _ in seen] == [an, an]
+    assert any(np.array_equal(c, two.placement.core) for _, c in seen)
+
 def test_first_simulations_one_at_a_time_or_without_a_mapping(strassen8):
     # first_simulations alone: the compact placement's simulation always; the
     # memory-centric one beside it only with two at a time, and none where the mapping
