@@ -392,6 +392,12 @@ class ControlFlow:
         if model == "oracle":
             return None
         self.validate()
+        return self._requirements(model)
+
+    def _requirements(self, model):
+        """`requirements` of a checked ``model`` on arrays the caller validated."""
+        if model == "oracle":
+            return None
         req = np.empty(self.n, dtype=np.int64)
         ser = np.empty(self.n, dtype=np.int64)
         ck = _kernels()
@@ -497,12 +503,17 @@ def critical_path(graph, flow, model, latency=BRANCH_CYCLES):
     """
     latency = check_latency(latency)
     _check_sizes(graph, flow)
-    reqs = flow.requirements(model) if model != "oracle" else None
+    return _critical(graph, flow.requirements(model) if model != "oracle" else None, latency)
+
+
+def _critical(graph, reqs, latency, order=None):
+    """`critical_path` from a model's waits ``reqs`` (`ControlFlow.requirements`; None:
+    none) and, where the caller has it, ``order`` (`_dst_order`)."""
     empty = np.empty(0, dtype=np.int64)
     req, ser = reqs if reqs is not None else (empty, empty)
     cp, _ = _kernels().critical_path(graph.n, graph.src, graph.dst,
-                             np.asarray(graph.weight, dtype=np.float64), _dst_order(graph),
-                             req, ser, latency)
+                             np.asarray(graph.weight, dtype=np.float64),
+                             _dst_order(graph) if order is None else order, req, ser, latency)
     return float(cp)
 
 
@@ -555,11 +566,18 @@ def model_table(graph, flow, latency=BRANCH_CYCLES, models=CONTROL_MODELS):
     >>> model_table(g, g.control, latency=0, models=["cd"])[0]["critical_path"]
     11.0
     """
+    latency = check_latency(latency)
+    models = [check_model(model) for model in models]
+    _check_sizes(graph, flow)
+    if any(model != "oracle" for model in models):
+        flow.validate()  # once: each model's waits read the same arrays
+    order = _dst_order(graph)
     work = float(np.sum(graph.weight))
     rows = []
     for model in models:
-        cp = critical_path(graph, flow, model, latency)
-        edges = _count(_waits(graph, flow, model))
+        reqs = flow._requirements(model)  # one per model, for its path and its edges
+        cp = _critical(graph, reqs, latency, order)
+        edges = _count(_need(graph, reqs))
         rows.append({"model": model, "critical_path": cp, "work": work,
                      "parallelism": work / cp if cp > 0 else 1.0, "control_edges": edges})
     return rows
@@ -569,7 +587,11 @@ def _waits(graph, flow, model):
     """``(req, ser, need)``: the model's waits (`ControlFlow.requirements`) and which of
     the branch waits need an edge (those no data edge implies); None for ``oracle``."""
     _check_sizes(graph, flow)
-    reqs = flow.requirements(model)
+    return _need(graph, flow.requirements(model))
+
+
+def _need(graph, reqs):
+    """`_waits` from a model's waits ``reqs`` (`ControlFlow.requirements`)."""
     if reqs is None:
         return None
     req, ser = reqs
