@@ -279,7 +279,7 @@ def first_simulations(cl, machine, threshold, object_bytes=None, jobs=None):
     """``(first, early)``: what `steer` and the time-aware mapping simulate first, side by
     side where a second CPU and the memory allow (``jobs``: at most that many at once;
     default `simulation_jobs`). ``first``: ``(core, SimResult)`` of ``cl`` on the compact
-    placement, `steer`'s first judgement (its ``first``). ``early``: the mapping's first
+    placement, `steer`'s first judgement (its ``compact_sim``). ``early``: the mapping's first
     start, ``(interactions, (core, SimResult))`` of ``cl``'s memory-centric placement
     (``threshold``; the messages of `interactions` of ``object_bytes``), or None where it
     did not run (one at a time, a mapping that simulates no placement, messages of another
@@ -318,7 +318,7 @@ def first_simulations(cl, machine, threshold, object_bytes=None, jobs=None):
 
 
 def steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=None,
-          steering="auto", first=None):
+          steering="auto", compact_sim=None):
     """``(clustering, metrics, simulations)``: the fastest of ``par``'s priorities
     (`vcut.parallel.GAMMAS`) on ``machine``, judged by the simulator, then
     the highest replica price that simulates about as fast. The other
@@ -366,7 +366,7 @@ def steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=N
     edges (``metrics["steering"]``: ``"replay"``, and `refine` and the analysis's replays
     follow it).
 
-    ``first``: ``(core, SimResult)`` of ``cl`` on the compact placement (messages of
+    ``compact_sim``: ``(core, SimResult)`` of ``cl`` on the compact placement (messages of
     `mapping.interactions.VALUE_BYTES`) where the caller simulated it already
     (`first_simulations`).
     """
@@ -377,7 +377,8 @@ def steer(graph, p, cl, metrics, machine, latency, bound, say, jobs=None, numa=N
         return simulate(c, core, machine, VALUE_BYTES)
 
     # the kept clustering's simulation, handed to the mapping at the end
-    res = first[1] if first is not None and np.array_equal(first[0], core) else judge(cl)
+    res = compact_sim[1] if compact_sim is not None and np.array_equal(compact_sim[0], core) \
+        else judge(cl)
     best = first = res.makespan
     tried = [[float(metrics["priority_gamma"]), best]]
     extra = int(numa is not None)  # the run without the memory model

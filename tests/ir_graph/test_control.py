@@ -1199,7 +1199,6 @@ def test_branch_latency_default_and_zero(strassen2):
     assert cp[0.0]["base"] > cp[0.0]["oracle"]
 
 
-
 def test_model_table_checks_once_and_asks_each_model_once(strassen2, monkeypatch):
     # the table's rows are each model's critical_path and control_edges, its flow
     # validated once and each model's waits made once (md, 3.8 M nodes: 0.61 -> 0.31 s)
@@ -1235,6 +1234,7 @@ def test_model_table_checks_once_and_asks_each_model_once(strassen2, monkeypatch
         model_table(g, flow, models=["cd", "CD"])
     with pytest.raises(InputError, match="branch latency"):
         model_table(g, flow, latency=-1.0)
+
 
 def test_control_of_another_graph_is_an_input_error(strassen2):
     g = build_graph(strassen2)

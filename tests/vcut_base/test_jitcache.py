@@ -205,7 +205,6 @@ def test_a_helper_has_no_python_entry_and_says_so(tmp_path):
     assert any(p.name.startswith("hmod.inc-") for p in (tmp_path / "cache").rglob("*.nbi"))
 
 
-
 THREADS_LOAD = """
 import sys, threading, time
 import fcntl as real
@@ -261,6 +260,7 @@ def test_two_threads_loading_one_kernel_do_not_wait_for_each_other(tmp_path):
     # the signature loaded once from the cache
     assert done.stdout.split() == ["['0']", "True", "1"]
 
+
 BLAS_RUN = """
 import json, sys
 import numpy as np
@@ -310,7 +310,6 @@ def test_the_target_is_left_alone_where_scipys_blas_is_loaded_already():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, cwd=ROOT)
     assert done.stdout.split()[-2:] == ["bool", "True"]
-
 
 
 def test_the_probes_import_is_refused_to_the_starting_thread_only():

@@ -348,11 +348,11 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         # steering's and the refinement's yardstick
         bound = lower_bound(cl, machine).lower_bound
         # the steering's first simulation, and beside it the mapping's first start
-        first, early = first_simulations(cl, machine, threshold, object_bytes, jobs) \
+        compact_sim, early = first_simulations(cl, machine, threshold, object_bytes, jobs) \
             if mapper == "time-aware" else (None, None)
         judged = cl
         cl, metrics, sims = steer(graph, p, cl, metrics, machine, latency, bound, say, jobs,
-                                   numa, steering, first)
+                                   numa, steering, compact_sim)
         grain = sims.pop("grains", [])  # the block runs' and calls' finalists (`steer`)
         cl, metrics, sims = refine(cl, metrics, machine, bound, sims, say)
         if early is not None and cl is judged:  # kept: its memory-centric start is simulated

@@ -294,7 +294,6 @@ def test_the_mapping_starts_from_the_steering_s_compact_simulation(strassen8, mo
     assert len(seen) == 2 * a.placement.info["evaluations"] - 1
 
 
-
 def test_the_memory_centric_start_runs_beside_the_steering_s_first_simulation(strassen8,
                                                                              monkeypatch):
     # with two at a time, the steering's first simulation (compact placement) and the
@@ -334,7 +333,6 @@ def test_the_memory_centric_start_runs_beside_the_steering_s_first_simulation(st
     assert firsts == [(False, True), (True, False)]
 
 
-
 def test_a_mapping_of_one_simulation_takes_it_from_beside_the_steering(strassen8, monkeypatch):
     # a trace so large for the budget that the mapping simulates its memory-centric start
     # alone (evaluations 1): that simulation runs beside the steering's, and after them
@@ -365,6 +363,7 @@ def test_a_mapping_of_one_simulation_takes_it_from_beside_the_steering(strassen8
     assert [who for who, _ in seen] == [an, an]
     assert any(np.array_equal(c, two.placement.core) for _, c in seen)
 
+
 def test_first_simulations_one_at_a_time_or_without_a_mapping(strassen8):
     # first_simulations alone: the compact placement's simulation always; the
     # memory-centric one beside it only with two at a time, and none where the mapping
@@ -390,6 +389,7 @@ def test_first_simulations_one_at_a_time_or_without_a_mapping(strassen8):
     assert rmc.makespan == fresh.makespan and np.array_equal(rmc.finish, fresh.finish)
     (_, r3), early = first_simulations(cl, m, 0, trace.obj_size, jobs=2)  # threshold 0: refused
     assert early is None and r3.makespan == want.makespan
+
 
 def test_analyze_greedy_cut_on_the_gpu(trace_file, capsys, monkeypatch):
     # under the simulator without a GPU (tests/conftest.py), on a slice of the run; its
