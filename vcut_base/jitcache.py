@@ -17,8 +17,8 @@ the index, and ``load`` (index, then the data file it names) in a shared one, so
 each writer sees the index as the last one left it and no reader sees an index
 entry whose data is not written yet. Where the lock file cannot be created (a
 read-only cache directory), the file system refuses locks or ``fcntl`` is missing
-(Windows), numba's own behaviour stands. The kernel modules import ``njit`` from here, so the lock is in
-place before the first cached function is compiled or loaded.
+(Windows), numba's own behaviour stands. The kernel modules import ``njit`` from here,
+so the lock is in place before the first cached function is compiled or loaded.
 
 `install` also registers a listener of numba's ``numba:compile`` event, which numba
 fires only when it compiles (a signature missing from the cache, never on a load): it
@@ -37,6 +37,18 @@ runs numba's own probe when it is first read, so numba behaves as before for any
 of the process that does call them. The probe's import is refused by an import finder to
 the starting thread alone, for the few milliseconds of that import: another thread may
 import scipy meanwhile.
+
+A kernel's load or compile is not interrupted by SIGINT or SIGTERM: in the main thread
+(the only one Python's signal handlers run in) they are held back until it has ended
+(`vcut_base.atomic.signals_held`) and then delivered. numba and llvmlite hand objects to
+LLVM and record it in two steps, and call Python back from LLVM (the object cache): the
+signal's exception raised between two such steps, or inside a callback, left LLVM's and
+numba's books disagreeing, and the process ended with a segmentation fault instead of
+``error: terminated`` (one kill in a few hundred during ``vcut graph``'s load of a kernel,
+on a loaded machine). A load takes milliseconds; a first run's compile of one kernel a
+few seconds, the longest a signal then waits. The wait for another process's compile of
+the kernel (`_wait_compiling`) ends at once when a signal is held, before numba has
+touched LLVM, and the signal is delivered.
 """
 
 import contextlib
@@ -53,6 +65,7 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.dispatcher import Dispatcher
 
 from . import progress
+from .atomic import signals_held
 
 try:
     import fcntl
@@ -63,6 +76,7 @@ __all__ = ["njit", "helper", "prange", "install", "kernel_counts", "index_path",
 
 #: The packages whose compiled kernels `kernel_counts` counts and `progress.compiling` hears of.
 PACKAGES = ("vcut_base", "frontend", "ir_graph", "runtime", "mapping", "vcut")
+
 
 def njit(*args, **options):
     """``numba.njit`` (the same forms: ``@njit``, ``@njit(cache=True, ...)``) for vcut's
@@ -147,9 +161,26 @@ def _locked_compile(dispatcher, compile_):
     for `WAIT_LIMIT` seconds (two simulations loading the simulator at once: a warm `vcut
     analyze` took 62 s instead of 2 now and then). In this order only the thread holding
     numba's lock holds or waits for compile locks, and a process waits only for a kernel
-    another process compiles, one its own compile calls: no cycle."""
+    another process compiles, one its own compile calls: no cycle.
+
+    SIGINT and SIGTERM are held back for the whole call and delivered after it (module
+    docstring); a handler that raises nothing then (a disarmed one) lets the call run
+    again where a held signal ended `_wait_compiling`."""
 
     def compile(sig):
+        with signals_held() as caught:  # module docstring: never interrupted halfway
+            stack = _CAUGHT.__dict__.setdefault("stack", [])
+            stack.append(caught)
+            try:
+                return locked(sig)
+            except _Interrupted:  # a signal during `_wait_compiling`: delivered below
+                if len(stack) > 1:
+                    raise  # by the outermost compile (of a kernel that calls this one)
+            finally:
+                stack.pop()
+        return compile(sig)  # the signal's handler raised nothing (disarmed, ignored)
+
+    def locked(sig):
         start_target()
         if fcntl is None or getattr(dispatcher, "_cache", None) is None:
             return compile_(sig)
@@ -350,6 +381,21 @@ def _hold_compiling(dispatcher):
     return fd
 
 
+#: The signals held back by the compiles this thread is in (`_locked_compile`), innermost
+#: last, as the lists `signals_held` fills; ``stack`` unset or empty outside them.
+_CAUGHT = threading.local()
+
+
+class _Interrupted(BaseException):
+    """A signal was held back while `_wait_compiling` waited: the compile gives up before
+    numba reads the cache, and `_locked_compile` delivers the signal."""
+
+
+def _signal_held():
+    """Whether a signal is held back by a compile this thread is in."""
+    return any(_CAUGHT.__dict__.get("stack", ()))
+
+
 #: The longest wait for another process's compile of a kernel (seconds), after which this
 #: one goes on as if nobody compiled it; polled every `WAIT_STEP` seconds.
 WAIT_LIMIT = 60.0
@@ -359,7 +405,8 @@ WAIT_STEP = 0.01
 def _wait_compiling(index_path):
     """Before a kernel's cache is read: while another process holds its compile lock
     (`_hold_compiling`), wait for that compile to end (at most `WAIT_LIMIT` s), so that
-    the read finds its result. No wait where nobody compiles it or this process does."""
+    the read finds its result. No wait where nobody compiles it or this process does; a
+    signal held back by the compile meanwhile ends it (`_Interrupted`)."""
     path = index_path + ".compiling"
     if fcntl is None or path in _HELD.values():
         return
@@ -376,6 +423,8 @@ def _wait_compiling(index_path):
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     return
+                if _signal_held():
+                    raise _Interrupted() from None
                 time.sleep(WAIT_STEP)
             except OSError:  # a file system without locks
                 return

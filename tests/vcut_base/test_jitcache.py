@@ -82,7 +82,8 @@ def _race(tmp, unlocked):
 def test_processes_compiling_at_once_keep_every_signature(tmp_path):
     res = _race(tmp_path, unlocked=False)
     assert res.returncode == 0, res.stderr
-    # 2 + 2, 1.5 + 1.5, 1j + 1j, float32 1.25 + 1.25 (returned as a float): each's own code, from the cache
+    # 2 + 2, 1.5 + 1.5, 1j + 1j, float32 1.25 + 1.25 (returned as a float): each's own
+    # code, from the cache
     assert res.stdout.split() == ["[4,", "3.0,", "2j,", "2.5]", "4", "0"]
 
 
@@ -328,3 +329,152 @@ def test_the_probes_import_is_refused_to_the_starting_thread_only():
     other.start()
     other.join()
     assert seen == [None]
+
+
+SIGNAL_IN_LLVM = """
+import signal, sys
+sys.path[:0] = [{root!r}, {tmp!r}]
+from llvmlite.binding import executionengine, ffi
+import vcut.cli, vcut.cli.stats
+
+added = []
+
+
+def add_module(self, module):  # llvmlite's, with SIGTERM between LLVM's step and its own
+    ffi.lib.LLVMPY_AddModule(self, module)
+    if not added:
+        signal.raise_signal(signal.SIGTERM)
+    added.append(module)
+    module._owned = True
+    self._modules.add(module)
+
+
+executionengine.ExecutionEngine.add_module = add_module
+
+
+def run(args, program_args):
+    import kern
+    print("result", kern.twice(2))
+    return 0
+
+
+vcut.cli.stats.run = run
+sys.argv = ["vcut", "stats", "g.txt"]
+code = vcut.cli.main()
+import kern
+print("added", len(added), "owned", all(m._owned for m in added),
+      "compiled", len(kern.twice.overloads))
+sys.exit(code)
+"""
+
+
+def test_a_signal_inside_a_kernels_compile_is_delivered_after_it(tmp_path):
+    """SIGTERM arrives while numba compiles a kernel, between LLVM taking a module and
+    llvmlite noting that it did (the exception raised there left the module freed twice:
+    a segmentation fault at the exit, or in a later load). The compile ends whole, then
+    the command ends as a signal ends it: one line, exit 143."""
+    (tmp_path / "kern.py").write_text(MODULE)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), VCUT_COMPILE_AHEAD="0",
+               VCUT_COMPILE_NOTE="0")
+    done = subprocess.run([sys.executable, "-c", SIGNAL_IN_LLVM.format(
+        root=str(ROOT), tmp=str(tmp_path))], capture_output=True, text=True, env=env,
+        timeout=120, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (143, "error: terminated\n")
+    # the modules handed to LLVM are noted as LLVM's, the kernel compiled; the command's
+    # own line never printed (the signal came before its kernel returned)
+    words = done.stdout.split()
+    assert (words[0::2], words[3:]) == (["added", "owned", "compiled"], ["True", "compiled", "1"])
+    assert int(words[1]) >= 1
+
+
+def test_a_held_signal_ends_the_wait_for_another_processs_compile(tmp_path, monkeypatch):
+    """A compile waiting for another process's compile of its kernel (`_wait_compiling`)
+    with a signal held back stops waiting (`_Interrupted`, before numba reads the cache)
+    so that `_locked_compile` can deliver the signal; without one it waits to the limit."""
+    import fcntl
+    import signal
+
+    from vcut_base import jitcache
+
+    index = str(tmp_path / "kern.twice-1.py311.nbi")
+    other = os.open(index + ".compiling", os.O_RDWR | os.O_CREAT)  # another's compile lock
+    fcntl.flock(other, fcntl.LOCK_EX)
+    monkeypatch.setattr(jitcache, "WAIT_LIMIT", 0.05)
+    try:
+        monkeypatch.setattr(jitcache._CAUGHT, "stack", [[]], raising=False)
+        assert jitcache._wait_compiling(index) is None  # waited to the limit
+        jitcache._CAUGHT.stack[:] = [[signal.SIGTERM], []]  # held by an outer compile
+        with pytest.raises(jitcache._Interrupted):
+            jitcache._wait_compiling(index)
+    finally:
+        os.close(other)
+
+
+NESTED = """
+from vcut_base.jitcache import njit
+
+
+@njit(cache=True)
+def inner(x):
+    return x + 1
+
+
+@njit(cache=True)
+def outer(x):
+    return inner(x) * 2
+"""
+
+WAIT_RUN = """
+import fcntl, os, signal, sys, threading, time
+sys.path[:0] = [{root!r}, {tmp!r}]
+import vcut.cli, vcut.cli.stats
+from vcut_base import jitcache
+import nested
+
+# another process compiles `inner` (its compile lock held on another open file)
+other = os.open(jitcache.index_path(nested.inner) + ".compiling", os.O_RDWR | os.O_CREAT)
+fcntl.flock(other, fcntl.LOCK_EX)
+waits = []
+wait = jitcache._wait_compiling
+
+
+def counted(path):
+    waits.append(os.path.basename(path))
+    if path.startswith(jitcache.index_path(nested.inner)):
+        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIG{sig})).start()
+    return wait(path)
+
+
+jitcache._wait_compiling = counted
+
+
+def run(args, program_args):
+    print("result", nested.outer(2))
+    return 0
+
+
+vcut.cli.stats.run = run
+sys.argv = ["vcut", "stats", "g.txt"]
+t0 = time.monotonic()
+code = vcut.cli.main()
+print(waits[-1].split("-")[0], time.monotonic() - t0 < 20)
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize("sig, code, line", [("TERM", 143, "error: terminated\n"),
+                                              ("INT", 130, "error: interrupted\n")])
+def test_a_signal_while_waiting_for_another_compile_ends_the_command(tmp_path, sig, code,
+                                                                     line):
+    """Ctrl-C (or SIGTERM) while the command waits for another process's compile of a
+    kernel that its kernel calls (`_wait_compiling`, at most `WAIT_LIMIT` = 60 s) ends
+    the command at once, with its one line."""
+    (tmp_path / "nested.py").write_text(NESTED)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), VCUT_COMPILE_AHEAD="0",
+               VCUT_COMPILE_NOTE="0")
+    done = subprocess.run([sys.executable, "-c", WAIT_RUN.format(
+        root=str(ROOT), tmp=str(tmp_path), sig=sig)], capture_output=True, text=True,
+        env=env, timeout=50, cwd=tmp_path)
+    # the wait was for `inner`, inside `outer`'s compile; ended long before the limit
+    assert (done.returncode, done.stderr, done.stdout.split()) == (
+        code, line, ["nested.inner", "True"])
