@@ -150,17 +150,20 @@ def run_parallel(jobs, workers):
     sink = _SINK[0]
     shown = []
     t0 = time.perf_counter()
-    ended = [_start(worker, f"vcut-job-{k}") for k in range(min(workers, len(jobs)))]
+    threads = [_Worker(worker, f"vcut-job-{k}") for k in range(min(workers, len(jobs)))]
     try:
-        for done in ended:
-            while not done.wait(INTERVAL):
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            while not thread.done.wait(INTERVAL):
                 if sink is not None:
                     _report_jobs(sink, t0, finished[0], len(jobs), shown)
     except BaseException:
         errors.append(None)  # no further jobs start
         stop_all()
-        for done in ended:
-            _wait_quietly(done)
+        for thread in threads:
+            if thread.running():
+                _wait_quietly(thread.done)
         raise
     finally:
         _STOPPING[0] = False  # every thread has ended: later kernels run in full
@@ -202,36 +205,58 @@ def _in_worker(name, unit, total, kernel, args, counter, sink, t0):
         except BaseException as exc:  # re-raised in the calling thread
             result["error"] = exc
 
-    done = _start(work, f"vcut-{name}")
+    thread = _Worker(work, f"vcut-{name}")
     try:
-        while not done.wait(INTERVAL):
+        thread.start()
+        while not thread.done.wait(INTERVAL):
             if sink is not None:
                 sink(name, int(counter[0]), total, unit, time.perf_counter() - t0, False)
     except BaseException:
         counter[1] = 1  # the kernel stops at its next tick
-        _wait_quietly(done)
+        if thread.running():
+            _wait_quietly(thread.done)
         raise
     if "error" in result:
         raise result["error"]
     return result["out"]
 
 
-def _start(target, name):
-    """Start ``target`` on a daemon thread; returns an Event set when it has ended.
+class _Worker:
+    """``target`` on a daemon thread, and an Event ``done`` set when it has ended.
 
-    (Waiting with ``Thread.join`` would not do: a join interrupted by a
-    signal's exception can leave ``join`` and ``is_alive`` reporting a running
-    thread as ended.)"""
-    done = threading.Event()
+    A signal's exception can reach the starting thread inside ``start`` after the thread
+    exists (``Thread.start`` waits for it to run) or just after: `running` then tells,
+    once and for all, whether ``target`` runs (wait for ``done``: the kernel it runs
+    reads the caller's arrays) or never will. (``Thread.join`` would not do for the
+    wait: a join interrupted by a signal's exception can leave ``join`` and
+    ``is_alive`` reporting a running thread as ended.)"""
 
-    def run():
+    def __init__(self, target, name):
+        self.done = threading.Event()
+        self._target = target
+        self._claim = threading.Lock()
+        self._state = None  # None: not begun; True: runs target; False: never will
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def start(self):
+        self._thread.start()
+
+    def _run(self):
         try:
-            target()
+            with self._claim:
+                if self._state is False:
+                    return
+                self._state = True
+            self._target()
         finally:
-            done.set()
+            self.done.set()
 
-    threading.Thread(target=run, name=name, daemon=True).start()
-    return done
+    def running(self):
+        """Whether ``target`` runs or has run; if it has not begun, it never will."""
+        with self._claim:
+            if self._state is None:
+                self._state = False
+            return self._state
 
 
 def _wait_quietly(done):

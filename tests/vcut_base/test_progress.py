@@ -161,3 +161,57 @@ def test_parallel_jobs_are_reported_together_and_the_display_ends(monkeypatch):
     elapsed = [a[4] for a in seen]
     assert elapsed == sorted(elapsed)
     assert not progress._LIVE
+
+
+def _interrupted_start(monkeypatch, at):
+    """``Thread.start`` that raises KeyboardInterrupt, as a signal arriving during the
+    start's wait for the new thread, on its ``at``-th call (from 1): after the thread
+    exists; the threads started."""
+    start, started = threading.Thread.start, []
+
+    def interrupted(self):
+        start(self)
+        started.append(self)
+        if len(started) == at:
+            raise KeyboardInterrupt()
+
+    monkeypatch.setattr(threading.Thread, "start", interrupted)
+    return started
+
+
+def _ended(threads):
+    for t in threads:
+        t.join(timeout=30)
+    return [t.is_alive() for t in threads]
+
+
+def test_a_signal_during_the_workers_start_still_stops_its_kernel(monkeypatch):
+    n = progress.THREAD_MIN * 4
+    _count(10, 1, -1, np.zeros(2, np.int64))
+    started = _interrupted_start(monkeypatch, 1)
+    with pytest.raises(KeyboardInterrupt):
+        progress.run_kernel("count", "items", n, _count, n, 10**6, -1)  # hours of work
+    # the kernel was asked to stop (or never began) and has ended: before the fix the
+    # caller went on with the kernel running on its arrays
+    assert len(started) == 1 and _ended(started) == [False]
+
+
+def test_a_signal_during_a_jobs_start_stops_the_jobs_started(monkeypatch):
+    n = progress.THREAD_MIN
+    _count(10, 1, -1, np.zeros(2, np.int64))
+    started = _interrupted_start(monkeypatch, 2)
+    with pytest.raises(KeyboardInterrupt):
+        progress.run_parallel([_job(n, 10**6) for _ in range(3)], 2)
+    assert len(started) == 2 and _ended(started) == [False, False]
+    assert not progress._LIVE
+
+
+def test_a_worker_not_begun_when_asked_never_runs():
+    ran = []
+    worker = progress._Worker(lambda: ran.append(1), "vcut-test")
+    assert worker.running() is False  # asked before its start: it never runs
+    worker.start()
+    assert worker.done.wait(30) and ran == []
+    worker = progress._Worker(lambda: ran.append(2), "vcut-test")
+    worker.start()
+    assert worker.done.wait(30) and worker.running() is True and ran == [2]
