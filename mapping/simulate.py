@@ -318,6 +318,13 @@ def simulation_bytes(cl):
     return 13.0 * m + (4 + 8 + 4 + 4 + 4 + 25) * float(replicas) + 4.0 * n
 
 
+def position_dtype(m, p):
+    """The index type of the task positions of ``m`` tasks in ``p`` clusters, which the
+    simulator also gives the slots of its ready bitsets (`simulation_kernels.READY_BLOCK`
+    padding per core in use, at most ``p`` of them): int32 where they fit."""
+    return index_dtype(m + p * simulation_kernels.READY_BLOCK)
+
+
 def simulation_jobs(cl, count):
     """How many simulations of ``cl`` to run at once (threads: the simulator releases the
     GIL): the CPUs this process may use, at most ``count``, and no more than half the
@@ -401,7 +408,7 @@ def positioned_bytes(cl):
     R = len(cl.table.cluster)
     isz = np.dtype(cl.table.src.dtype).itemsize
     per_task = (cl.cluster.dtype.itemsize + 8 + cl.obj.dtype.itemsize + 2 * isz
-                + np.dtype(index_dtype(m)).itemsize)
+                + np.dtype(position_dtype(m, cl.p)).itemsize)
     vsz = np.dtype(index_dtype(n)).itemsize
     # replicas: cluster, in / out counts, vertex, and the old -> new map while it is made
     per_replica = cl.table.cluster.dtype.itemsize + 2 * cl.table.n_in.dtype.itemsize + vsz + isz
@@ -433,7 +440,7 @@ def rescheduled(cl, schedule):
     was[cl.order] = np.arange(m, dtype=was.dtype)
     at = was[schedule]  # the old position of each new one
     task = {name: getattr(pv, name)[at] for name in ("cluster", "weight", "obj", "src", "dst")}
-    positions = np.empty(m, index_dtype(m))
+    positions = np.empty(m, position_dtype(m, cl.p))
     ptr = simulation_kernels.cluster_tasks(np.empty(0, dtype=np.int32), task["cluster"], cl.p,
                                            positions)
     vars(new)["_positioned"] = dataclasses.replace(pv, tasks=(ptr, positions), **task)
@@ -465,7 +472,7 @@ def _position(cl):
     if not done:  # stopped by a signal: the caller's simulation stops too
         return None
     del old_of, rmap
-    positions = np.empty(m, index_dtype(m))
+    positions = np.empty(m, position_dtype(m, cl.p))
     ptr = simulation_kernels.cluster_tasks(np.empty(0, dtype=np.int32), task["cluster"], cl.p,
                                            positions)
     return Positioned(home=home, vorder=newid, tasks=(ptr, positions), **task, **out)
@@ -482,7 +489,7 @@ def _run(cl, core, machine, value_bytes, t0, order, c, weight, t_obj, rep_src, r
     m = len(c)
     order = np.empty(0, dtype=np.int32) if order is None else order
     if tasks is None:
-        cl_tasks = arrays.empty(m, index_dtype(m))
+        cl_tasks = arrays.empty(m, position_dtype(m, cl.p))
         cl_ptr = simulation_kernels.cluster_tasks(order, c, cl.p, cl_tasks)
     else:
         cl_ptr, cl_tasks = tasks
@@ -505,7 +512,8 @@ def _run(cl, core, machine, value_bytes, t0, order, c, weight, t_obj, rep_src, r
         int(machine.issue_window), np.empty(wake, dtype=index_dtype(wake)),
     )
     if int(stats[5]) != m:  # cannot happen for a DAG; guards the model itself
-        raise VcutError(f"internal error: the simulation stalled after {int(stats[5])} of {m} tasks")
+        raise VcutError(f"internal error: the simulation stalled after {int(stats[5])} of {m} "
+                        "tasks")
     finish = arrays.spill(finish)
     makespan = float(finish.max()) if len(finish) else 0.0
     return SimResult(

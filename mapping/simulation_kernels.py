@@ -290,8 +290,10 @@ def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cl
             free = False
     nf = n if free else 0
     out_ptr = np.zeros(R + 1 if free else 1, dtype=np.int64)
-    out_pos = np.empty(nf, dtype=np.int64)
-    pos_at = np.empty(nf, dtype=np.int64)  # the position of each core's k-th task
+    # positions and slots in the caller's index type (int32 below 2^31 - 1 tasks and
+    # slots: `mapping.simulate` chooses it): half the bytes of int64 per task
+    out_pos = np.empty(nf, dtype=cl_tasks.dtype)
+    pos_at = np.empty(nf, dtype=cl_tasks.dtype)  # the position of each core's k-th task
     base = np.zeros(K + 1, dtype=np.int64)  # where pos_at's tasks of core k begin
     pbase = np.zeros(K + 1, dtype=np.int64)  # core k's first slot
     cnt = np.zeros(K, dtype=np.int64)  # ready tasks per core
@@ -314,15 +316,19 @@ def simulate_events(order, t_c, t_w, t_obj, rep_src, rep_dst, rep_vertex, rep_cl
             out_ptr[rep_src[_task(order, e)] + 1] += 1
         for r in range(R):
             out_ptr[r + 1] += out_ptr[r]
-        fill = out_ptr[:-1].copy()
+        # each replica's out-slots filled from out_ptr[r] on (which ends at the next
+        # replica's start), then the starts shifted back: no fill counters
         for e in range(n):  # ascending positions: each core's slots in their order
             x = _task(order, e)
             k = core_of[t_c[x]]
             pos_at[base[k] + cnt[k]] = e
             r = rep_src[x]
-            out_pos[fill[r]] = pbase[k] + cnt[k]
-            fill[r] += 1
+            out_pos[out_ptr[r]] = pbase[k] + cnt[k]
+            out_ptr[r] += 1
             cnt[k] += 1
+        for r in range(R, 0, -1):
+            out_ptr[r] = out_ptr[r - 1]
+        out_ptr[0] = 0
         for k in range(K):
             cnt[k] = 0
     rs = (bits, summ, lo, cnt, owner, pos_at, base, pbase)

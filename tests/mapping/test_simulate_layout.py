@@ -219,3 +219,32 @@ def test_rescheduled_without_a_layout_is_a_plain_replace():
     assert "_positioned" not in vars(new) and new.schedule.tolist() == [1, 0]
     r = sim.simulate(new, [0], table2(1, (1, 1)))
     assert r.finish.tolist() == [15.0, 5.0]
+
+
+def test_positions_are_int32_until_the_slots_would_not_fit():
+    from mapping.simulation_kernels import READY_BLOCK
+
+    # slots: the tasks plus up to READY_BLOCK padding per core in use (at most p of them)
+    limit = 2**31 - 1
+    assert sim.position_dtype(limit - 1 - 8 * READY_BLOCK, 8) == np.int32
+    assert sim.position_dtype(limit - 8 * READY_BLOCK, 8) == np.int64
+    assert sim.position_dtype(limit - 1 - 8 * READY_BLOCK, 9) == np.int64
+
+
+@pytest.mark.parametrize("p", [3, 8])
+def test_int64_positions_simulate_as_int32_ones(monkeypatch, strassen8, p):
+    # the layout past 2**31 tasks, taken here on a small clustering: the same outputs
+    from vcut.clustering import cluster_graph
+    from mapping.time_aware import compact
+
+    _, g = strassen8
+    machine = table2(p)
+    core = compact(p, machine)
+    narrow, _ = cluster_graph(g, p, "par")
+    expect = [sim.simulate(narrow, core, machine), unpositioned(narrow, core, machine)]
+    assert sim.positioned(narrow).tasks[1].dtype == np.int32
+    monkeypatch.setattr(sim, "position_dtype", lambda m, p: np.int64)
+    wide, _ = cluster_graph(g, p, "par")
+    got = [sim.simulate(wide, core, machine), unpositioned(wide, core, machine)]
+    assert sim.positioned(wide).tasks[1].dtype == np.int64
+    assert all(same(a, b) for a, b in zip(got, expect))
