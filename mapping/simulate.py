@@ -108,8 +108,9 @@ class SimResult:
         Those bytes times the hops they crossed.
     remote_memory_tasks : int
         Tasks whose data object lives on another NUMA node than their core's.
-    finish : float ndarray, shape (tasks,)
-        Finish time of every task, in the clustering's task order.
+    finish : float ndarray, shape (tasks,), or None
+        Finish time of every task, in the clustering's task order (None from
+        ``simulate(..., finish=False)``).
     info : dict
         ``seconds_simulating`` (wall-clock), ``value_bytes`` and ``replicas``.
     used : bool ndarray, shape (cores,), optional
@@ -150,7 +151,7 @@ class SimResult:
     network_bytes: float
     hop_bytes: float
     remote_memory_tasks: int
-    finish: np.ndarray
+    finish: np.ndarray | None
     info: dict = field(default_factory=dict)
     used: np.ndarray = None
 
@@ -195,7 +196,7 @@ class SimResult:
         }
 
 
-def simulate(cl, core, machine, value_bytes=None):
+def simulate(cl, core, machine, value_bytes=None, *, finish=True):
     """Simulate `Clustering` ``cl`` with cluster ``c`` on core ``core[c]``.
 
     The discrete-event cost model of the module docstring, in core cycles: a
@@ -219,6 +220,10 @@ def simulate(cl, core, machine, value_bytes=None):
         The machine.
     value_bytes : int, optional
         Bytes per message (default `mapping.interactions.VALUE_BYTES`, 32).
+    finish : bool, default True
+        Keep every task's finish time (``SimResult.finish``; 8 bytes per task, put
+        back in task order). False: ``finish`` is None, for a caller that needs the
+        figures alone (the same figures).
 
     Returns
     -------
@@ -274,7 +279,7 @@ def simulate(cl, core, machine, value_bytes=None):
                          f"0..{machine.cores - 1}")
     t0 = time.perf_counter()
     if not cl.per_edge_messages:
-        return _simulate(cl, core, machine, value_bytes, t0)
+        return _simulate(cl, core, machine, value_bytes, t0, finish)
     p = np.int64(cl.p)
     order = np.lexsort((cl.src, cl.dst))
     u, v = cl.src[order].astype(np.int64), cl.dst[order].astype(np.int64)
@@ -305,7 +310,8 @@ def simulate(cl, core, machine, value_bytes=None):
     np.cumsum(np.bincount(rep_vertex, minlength=cl.n), out=rep_ptr[1:])
     rep_src[order], rep_dst[order] = rep_src.copy(), rep_dst.copy()  # back in task order
     return _run(cl, core, machine, value_bytes, t0, order, cl.cluster, cl.weight, cl.obj,
-                rep_src, rep_dst, rep_vertex, rep_cluster, rep_in, rep_out, rep_ptr, R)
+                rep_src, rep_dst, rep_vertex, rep_cluster, rep_in, rep_out, rep_ptr, R,
+                keep=finish)
 
 
 def simulation_bytes(cl):
@@ -333,20 +339,24 @@ def simulation_jobs(cl, count):
     return jobs_that_fit(count, simulation_bytes(cl), share=0.5)
 
 
-def _simulate(cl, core, machine, value_bytes, t0):
+def _simulate(cl, core, machine, value_bytes, t0, keep=True):
     """A vertex cut: one replica per (vertex, cluster), from the replica table (in the
     `Positioned` layout when the clustering has one)."""
     pv = positioned(cl)
     if pv is not None:
         res = _run(cl, core, machine, value_bytes, t0, None, pv.cluster, pv.weight, pv.obj,
                    pv.src, pv.dst, pv.vertex, pv.rep_cluster, pv.n_in, pv.n_out, pv.ptr,
-                   len(pv.rep_cluster), home=pv.home, vorder=pv.vorder, tasks=pv.tasks)
+                   len(pv.rep_cluster), home=pv.home, vorder=pv.vorder, tasks=pv.tasks,
+                   keep=keep)
+        if not keep:
+            return res
         finish = arrays.empty(len(pv.cluster), np.float64)
         finish[cl.order] = res.finish  # positions back to task order
         return dataclasses.replace(res, finish=arrays.spill(finish))
     t = cl.table
     return _run(cl, core, machine, value_bytes, t0, cl.order, cl.cluster, cl.weight, cl.obj,
-                t.src, t.dst, t.vertex(), t.cluster, t.n_in, t.n_out, t.ptr, len(t.cluster))
+                t.src, t.dst, t.vertex(), t.cluster, t.n_in, t.n_out, t.ptr, len(t.cluster),
+                keep=keep)
 
 
 @dataclass(frozen=True, eq=False)
@@ -480,12 +490,12 @@ def _position(cl):
 
 def _run(cl, core, machine, value_bytes, t0, order, c, weight, t_obj, rep_src, rep_dst,
          rep_vertex, rep_cluster, rep_in, rep_out, rep_ptr, R, home=None, vorder=None,
-         tasks=None):
+         tasks=None, keep=True):
     """Run the event kernel; the task arrays are in task order, ``order`` (None:
     the identity) lists the tasks in execution order. ``home`` (default
     ``cl.home``), ``vorder`` (default: none) and ``tasks`` (each cluster's
     positions, `simulation_kernels.cluster_tasks`; default: counted here) come with a
-    `Positioned` layout."""
+    `Positioned` layout. ``keep`` False: the result's ``finish`` is None."""
     m = len(c)
     order = np.empty(0, dtype=np.int32) if order is None else order
     if tasks is None:
@@ -514,8 +524,8 @@ def _run(cl, core, machine, value_bytes, t0, order, c, weight, t_obj, rep_src, r
     if int(stats[5]) != m:  # cannot happen for a DAG; guards the model itself
         raise VcutError(f"internal error: the simulation stalled after {int(stats[5])} of {m} "
                         "tasks")
-    finish = arrays.spill(finish)
     makespan = float(finish.max()) if len(finish) else 0.0
+    finish = arrays.spill(finish) if keep else None
     return SimResult(
         makespan=makespan, seconds=makespan / (machine.clock_ghz * 1e9), busy=busy,
         utilization=busy / makespan if makespan > 0 else np.zeros_like(busy),

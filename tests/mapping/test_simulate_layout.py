@@ -1,6 +1,7 @@
 """The simulator's layout of scheduled clusterings (`mapping.simulate.positioned`) and its
 event heap's bound: the same outputs, to the bit, as the task-order layout."""
 
+import dataclasses
 import importlib
 
 import numpy as np
@@ -248,3 +249,23 @@ def test_int64_positions_simulate_as_int32_ones(monkeypatch, strassen8, p):
     got = [sim.simulate(wide, core, machine), unpositioned(wide, core, machine)]
     assert sim.positioned(wide).tasks[1].dtype == np.int64
     assert all(same(a, b) for a, b in zip(got, expect))
+
+
+@pytest.mark.parametrize("layout", ["positioned", "task order"])
+def test_figures_without_the_finish_times_are_the_same(strassen8, layout):
+    from vcut.clustering import cluster_graph
+    from mapping.time_aware import compact
+
+    _, g = strassen8
+    cl, _ = cluster_graph(g, 8, "par")
+    machine = table2(8)
+    core = compact(8, machine)
+    run = sim.simulate if layout == "positioned" else unpositioned
+    whole = run(cl, core, machine)
+    if layout == "task order":
+        vars(cl)["_positioned"] = None
+    figures = sim.simulate(cl, core, machine, finish=False)
+    assert figures.finish is None and whole.finish.shape == (len(cl.src),)
+    assert figures.makespan == whole.finish.max()
+    assert same(dataclasses.replace(figures, finish=whole.finish), whole)
+    assert figures.utilization_figures() == whole.utilization_figures()

@@ -446,8 +446,9 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
                 + (f", {workers} at a time" if workers > 1 else "")
                 + (f" (about {eta:,.0f} s; --no-baselines skips them)" if eta >= 1.0 else ""))
 
-        def figures(core):
-            return lambda: _mapping_figures(simulate(cl, core, machine, inter.value_bytes))
+        def figures(core):  # the figures alone: no finish time per task kept
+            return lambda: _mapping_figures(simulate(cl, core, machine, inter.value_bytes,
+                                                     finish=False))
 
         got = dict(zip([o for o, _ in todo], run_parallel([figures(c) for _, c in todo], workers)))
         got.update((o, r) for o, r in reused.items() if r is not None)
