@@ -48,7 +48,8 @@ numba's books disagreeing, and the process ended with a segmentation fault inste
 on a loaded machine). A load takes milliseconds; a first run's compile of one kernel a
 few seconds, the longest a signal then waits. The wait for another process's compile of
 the kernel (`_wait_compiling`) ends at once when a signal is held, before numba has
-touched LLVM, and the signal is delivered.
+touched LLVM, and the signal is delivered; in a worker thread (whose kernel the main
+thread stops on a signal, `vcut_base.progress`) it ends when the kernels are being stopped.
 """
 
 import contextlib
@@ -174,8 +175,9 @@ def _locked_compile(dispatcher, compile_):
             try:
                 return locked(sig)
             except _Interrupted:  # a signal during `_wait_compiling`: delivered below
-                if len(stack) > 1:
-                    raise  # by the outermost compile (of a kernel that calls this one)
+                if len(stack) > 1 or threading.current_thread() is not threading.main_thread():
+                    raise  # by the outermost compile (of a kernel that calls this one); in
+                    # another thread the job it runs is being stopped (`progress.stopping`)
             finally:
                 stack.pop()
         return compile(sig)  # the signal's handler raised nothing (disarmed, ignored)
@@ -387,13 +389,16 @@ _CAUGHT = threading.local()
 
 
 class _Interrupted(BaseException):
-    """A signal was held back while `_wait_compiling` waited: the compile gives up before
-    numba reads the cache, and `_locked_compile` delivers the signal."""
+    """A signal was held back while `_wait_compiling` waited, or the job of the thread
+    waiting is being stopped: the compile gives up before numba reads the cache, and
+    `_locked_compile` delivers the signal (in the main thread) or ends the job."""
 
 
-def _signal_held():
-    """Whether a signal is held back by a compile this thread is in."""
-    return any(_CAUGHT.__dict__.get("stack", ()))
+def _give_up():
+    """Whether a signal is held back by a compile this thread is in, or the kernels of
+    other threads are being stopped (`progress.stopping`: this thread's job among them)."""
+    return any(_CAUGHT.__dict__.get("stack", ())) or (
+        threading.current_thread() is not threading.main_thread() and progress.stopping())
 
 
 #: The longest wait for another process's compile of a kernel (seconds), after which this
@@ -406,7 +411,8 @@ def _wait_compiling(index_path):
     """Before a kernel's cache is read: while another process holds its compile lock
     (`_hold_compiling`), wait for that compile to end (at most `WAIT_LIMIT` s), so that
     the read finds its result. No wait where nobody compiles it or this process does; a
-    signal held back by the compile meanwhile ends it (`_Interrupted`)."""
+    signal held back by the compile meanwhile, or in a worker thread its job's stop, ends
+    it (`_Interrupted`)."""
     path = index_path + ".compiling"
     if fcntl is None or path in _HELD.values():
         return
@@ -423,7 +429,7 @@ def _wait_compiling(index_path):
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     return
-                if _signal_held():
+                if _give_up():
                     raise _Interrupted() from None
                 time.sleep(WAIT_STEP)
             except OSError:  # a file system without locks

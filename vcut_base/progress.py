@@ -21,8 +21,8 @@ import time
 
 import numpy as np
 
-__all__ = ["reporting", "run_kernel", "run_parallel", "stop_all", "INTERVAL", "noting_compiles",
-           "compiling"]
+__all__ = ["reporting", "run_kernel", "run_parallel", "stop_all", "stopping", "INTERVAL",
+           "noting_compiles", "compiling"]
 
 #: Seconds between two reports of a running phase.
 INTERVAL = 0.1
@@ -81,6 +81,14 @@ def stop_all():
     _STOPPING[0] = True
     for counter, *_ in list(_LIVE.values()):
         counter[1] = 1
+
+
+def stopping():
+    """Whether the kernels running in other threads than the main one are being stopped (a
+    signal's exception in the main thread, a failed job of a `run_parallel`): such a thread
+    waiting for something slow meanwhile (another process's compile of its kernel,
+    `vcut_base.jitcache`) gives up."""
+    return _STOPPING[0]
 
 
 def run_kernel(name, unit, total, kernel, *args):
@@ -213,8 +221,12 @@ def _in_worker(name, unit, total, kernel, args, counter, sink, t0):
                 sink(name, int(counter[0]), total, unit, time.perf_counter() - t0, False)
     except BaseException:
         counter[1] = 1  # the kernel stops at its next tick
-        if thread.running():
-            _wait_quietly(thread.done)
+        _STOPPING[0] = True  # and a compile its thread waits for gives up (`stopping`)
+        try:
+            if thread.running():
+                _wait_quietly(thread.done)
+        finally:
+            _STOPPING[0] = False
         raise
     if "error" in result:
         raise result["error"]

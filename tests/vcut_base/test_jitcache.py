@@ -478,3 +478,66 @@ def test_a_signal_while_waiting_for_another_compile_ends_the_command(tmp_path, s
     # the wait was for `inner`, inside `outer`'s compile; ended long before the limit
     assert (done.returncode, done.stderr, done.stdout.split()) == (
         code, line, ["nested.inner", "True"])
+
+
+COUNTING = """
+from vcut_base.jitcache import njit
+
+
+@njit(cache=True, nogil=True)
+def count(n, counter):
+    s = 0
+    for i in range(n):
+        s += i
+    counter[0] = n
+    return s
+"""
+
+STOP_RUN = """
+import fcntl, os, signal, sys, threading, time
+sys.path[:0] = [{root!r}, {tmp!r}]
+from vcut_base import jitcache, progress
+import counting
+
+# another process compiles `count` (its compile lock held on another open file)
+other = os.open(jitcache.index_path(counting.count) + ".compiling", os.O_RDWR | os.O_CREAT)
+fcntl.flock(other, fcntl.LOCK_EX)
+jitcache.start_target()
+n = progress.THREAD_MIN
+
+
+def waiting():  # a job whose kernel waits for that compile
+    return progress.run_kernel("count", "steps", n, counting.count, n)
+
+
+def failing():
+    time.sleep(0.3)
+    raise ValueError("the other job failed")
+
+
+t0 = time.monotonic()
+try:
+    if {mode!r} == "parallel":
+        progress.run_parallel([waiting, failing], 2)
+    else:  # the main thread's kernel, in its worker thread; SIGINT meanwhile
+        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+        progress.run_kernel("count", "steps", n, counting.count, n)
+except (ValueError, KeyboardInterrupt) as exc:
+    print(type(exc).__name__, time.monotonic() - t0 < 20)
+"""
+
+
+@pytest.mark.parametrize("mode, raised", [("parallel", "ValueError"),
+                                          ("kernel", "KeyboardInterrupt")])
+def test_a_worker_waiting_for_another_compile_gives_up_when_its_job_is_stopped(tmp_path, mode,
+                                                                               raised):
+    """A kernel loaded in a worker thread (`vcut_base.progress`) waits for another
+    process's compile of it (the compile-ahead helper's, on a first run); when the other
+    job fails, or SIGINT stops the main thread's kernel, the wait ends at once instead of
+    at the compile's end or `WAIT_LIMIT` (60 s)."""
+    (tmp_path / "counting.py").write_text(COUNTING)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-c", STOP_RUN.format(
+        root=str(ROOT), tmp=str(tmp_path), mode=mode)], capture_output=True, text=True,
+        env=env, timeout=50, cwd=tmp_path)
+    assert (done.returncode, done.stdout.split()) == (0, [raised, "True"]), done.stderr
