@@ -395,10 +395,9 @@ class _Interrupted(BaseException):
 
 
 def _give_up():
-    """Whether a signal is held back by a compile this thread is in, or the kernels of
-    other threads are being stopped (`progress.stopping`: this thread's job among them)."""
-    return any(_CAUGHT.__dict__.get("stack", ())) or (
-        threading.current_thread() is not threading.main_thread() and progress.stopping())
+    """Whether a signal is held back by a compile this thread is in, or this thread is a
+    worker whose job is being stopped (`progress.stopping`)."""
+    return any(_CAUGHT.__dict__.get("stack", ())) or progress.stopping()
 
 
 #: The longest wait for another process's compile of a kernel (seconds), after which this

@@ -72,6 +72,7 @@ _LIVE = {}  # id -> (counter, name, unit, total) of every kernel running now in 
 _ENDED = {}  # (name, unit) -> summed totals of the kernels ended in the jobs of a run_parallel
 _BOOK = threading.Lock()  # a kernel leaves _LIVE and enters _ENDED under it
 _STOPPING = [False]  # set by stop_all while a run_parallel ends: kernels start stopped
+_THREAD = threading.local()  # ``worker``: True in the threads of `_Worker`
 
 
 def stop_all():
@@ -84,11 +85,11 @@ def stop_all():
 
 
 def stopping():
-    """Whether the kernels running in other threads than the main one are being stopped (a
-    signal's exception in the main thread, a failed job of a `run_parallel`): such a thread
-    waiting for something slow meanwhile (another process's compile of its kernel,
-    `vcut_base.jitcache`) gives up."""
-    return _STOPPING[0]
+    """Whether this thread is a worker of `run_kernel` / `run_parallel` whose kernels are
+    being stopped (a signal's exception in the main thread, a failed job of a
+    `run_parallel`): a worker waiting for something slow meanwhile (another process's
+    compile of its kernel, `vcut_base.jitcache`) gives up."""
+    return _STOPPING[0] and getattr(_THREAD, "worker", False)
 
 
 def run_kernel(name, unit, total, kernel, *args):
@@ -254,6 +255,7 @@ class _Worker:
         self._thread.start()
 
     def _run(self):
+        _THREAD.worker = True
         try:
             with self._claim:
                 if self._state is False:

@@ -215,3 +215,17 @@ def test_a_worker_not_begun_when_asked_never_runs():
     worker = progress._Worker(lambda: ran.append(2), "vcut-test")
     worker.start()
     assert worker.done.wait(30) and worker.running() is True and ran == [2]
+
+
+def test_only_the_workers_are_told_to_stop(monkeypatch):
+    # a compile waiting in a worker gives up on `stopping`; another thread's (a background
+    # figure's) and the main thread's wait on
+    monkeypatch.setattr(progress, "_STOPPING", [True])
+    seen = []
+    other = threading.Thread(target=lambda: seen.append(progress.stopping()))
+    other.start()
+    other.join()
+    worker = progress._Worker(lambda: seen.append(progress.stopping()), "vcut-test")
+    worker.start()
+    assert worker.done.wait(30)
+    assert seen == [False, True] and progress.stopping() is False
