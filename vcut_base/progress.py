@@ -72,7 +72,7 @@ _LIVE = {}  # id -> (counter, name, unit, total) of every kernel running now in 
 _ENDED = {}  # (name, unit) -> summed totals of the kernels ended in the jobs of a run_parallel
 _BOOK = threading.Lock()  # a kernel leaves _LIVE and enters _ENDED under it
 _STOPPING = [False]  # set by stop_all while a run_parallel ends: kernels start stopped
-_THREAD = threading.local()  # ``worker``: True in the threads of `_Worker`
+_THREAD = threading.local()  # ``worker``: the `_Worker` of each of their threads
 
 
 def stop_all():
@@ -89,7 +89,8 @@ def stopping():
     being stopped (a signal's exception in the main thread, a failed job of a
     `run_parallel`): a worker waiting for something slow meanwhile (another process's
     compile of its kernel, `vcut_base.jitcache`) gives up."""
-    return _STOPPING[0] and getattr(_THREAD, "worker", False)
+    worker = getattr(_THREAD, "worker", None)
+    return worker is not None and (_STOPPING[0] or worker.stopped)
 
 
 def run_kernel(name, unit, total, kernel, *args):
@@ -222,12 +223,9 @@ def _in_worker(name, unit, total, kernel, args, counter, sink, t0):
                 sink(name, int(counter[0]), total, unit, time.perf_counter() - t0, False)
     except BaseException:
         counter[1] = 1  # the kernel stops at its next tick
-        _STOPPING[0] = True  # and a compile its thread waits for gives up (`stopping`)
-        try:
-            if thread.running():
-                _wait_quietly(thread.done)
-        finally:
-            _STOPPING[0] = False
+        thread.stopped = True  # and a compile its thread waits for gives up (`stopping`)
+        if thread.running():
+            _wait_quietly(thread.done)
         raise
     if "error" in result:
         raise result["error"]
@@ -249,13 +247,14 @@ class _Worker:
         self._target = target
         self._claim = threading.Lock()
         self._state = None  # None: not begun; True: runs target; False: never will
+        self.stopped = False  # its job is being stopped (`stopping`)
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     def start(self):
         self._thread.start()
 
     def _run(self):
-        _THREAD.worker = True
+        _THREAD.worker = self
         try:
             with self._claim:
                 if self._state is False:

@@ -229,3 +229,11 @@ def test_only_the_workers_are_told_to_stop(monkeypatch):
     worker.start()
     assert worker.done.wait(30)
     assert seen == [False, True] and progress.stopping() is False
+    # the main thread's own kernel stopped (`run_kernel`): its worker alone
+    progress._STOPPING[0] = False
+    for stopped in (False, True):
+        worker = progress._Worker(lambda: seen.append(progress.stopping()), "vcut-test")
+        worker.stopped = stopped
+        worker.start()
+        assert worker.done.wait(30)
+    assert seen[2:] == [False, True]
