@@ -519,7 +519,9 @@ t0 = time.monotonic()
 try:
     if {mode!r} == "parallel":
         progress.run_parallel([waiting, failing], 2)
-    else:  # the main thread's kernel, in its worker thread; SIGINT meanwhile
+    else:  # the main thread's kernel, in its worker thread; SIGINT meanwhile (Python's
+        # handler, as at a terminal: a test run in the background inherits SIGINT ignored)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
         progress.run_kernel("count", "steps", n, counting.count, n)
 except (ValueError, KeyboardInterrupt) as exc:
