@@ -389,9 +389,8 @@ class ControlFlow:
         ``cd`` or ``sp-cd``) the earlier branch it waits for; -1 none. None for
         ``oracle``."""
         check_model(model)
-        if model == "oracle":
-            return None
-        self.validate()
+        if model != "oracle":  # the oracle waits for nothing: no arrays read, none checked
+            self.validate()
         return self._requirements(model)
 
     def _requirements(self, model):
@@ -503,7 +502,7 @@ def critical_path(graph, flow, model, latency=BRANCH_CYCLES):
     """
     latency = check_latency(latency)
     _check_sizes(graph, flow)
-    return _critical(graph, flow.requirements(model) if model != "oracle" else None, latency)
+    return _critical(graph, flow.requirements(model), latency)
 
 
 def _critical(graph, reqs, latency, order=None):

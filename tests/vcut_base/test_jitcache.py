@@ -331,6 +331,18 @@ def test_the_probes_import_is_refused_to_the_starting_thread_only():
     assert seen == [None]
 
 
+def _in_child(tmp_path, name, source, script, timeout, **fields):
+    """``script`` (its fields ``root``, ``tmp`` and ``fields``) run by a fresh interpreter
+    in ``tmp_path``, with the module ``name`` (``source``) beside it and an empty cache
+    there; vcut's compile-ahead helper and first-run note off."""
+    (tmp_path / f"{name}.py").write_text(source)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), VCUT_COMPILE_AHEAD="0",
+               VCUT_COMPILE_NOTE="0")
+    return subprocess.run([sys.executable, "-c", script.format(
+        root=str(ROOT), tmp=str(tmp_path), **fields)], capture_output=True, text=True,
+        env=env, timeout=timeout, cwd=tmp_path)
+
+
 SIGNAL_IN_LLVM = """
 import signal, sys
 sys.path[:0] = [{root!r}, {tmp!r}]
@@ -373,12 +385,7 @@ def test_a_signal_inside_a_kernels_compile_is_delivered_after_it(tmp_path):
     llvmlite noting that it did (the exception raised there left the module freed twice:
     a segmentation fault at the exit, or in a later load). The compile ends whole, then
     the command ends as a signal ends it: one line, exit 143."""
-    (tmp_path / "kern.py").write_text(MODULE)
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), VCUT_COMPILE_AHEAD="0",
-               VCUT_COMPILE_NOTE="0")
-    done = subprocess.run([sys.executable, "-c", SIGNAL_IN_LLVM.format(
-        root=str(ROOT), tmp=str(tmp_path))], capture_output=True, text=True, env=env,
-        timeout=120, cwd=tmp_path)
+    done = _in_child(tmp_path, "kern", MODULE, SIGNAL_IN_LLVM, 120)
     assert (done.returncode, done.stderr) == (143, "error: terminated\n")
     # the modules handed to LLVM are noted as LLVM's, the kernel compiled; the command's
     # own line never printed (the signal came before its kernel returned)
@@ -469,12 +476,7 @@ def test_a_signal_while_waiting_for_another_compile_ends_the_command(tmp_path, s
     """Ctrl-C (or SIGTERM) while the command waits for another process's compile of a
     kernel that its kernel calls (`_wait_compiling`, at most `WAIT_LIMIT` = 60 s) ends
     the command at once, with its one line."""
-    (tmp_path / "nested.py").write_text(NESTED)
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), VCUT_COMPILE_AHEAD="0",
-               VCUT_COMPILE_NOTE="0")
-    done = subprocess.run([sys.executable, "-c", WAIT_RUN.format(
-        root=str(ROOT), tmp=str(tmp_path), sig=sig)], capture_output=True, text=True,
-        env=env, timeout=50, cwd=tmp_path)
+    done = _in_child(tmp_path, "nested", NESTED, WAIT_RUN, 50, sig=sig)
     # the wait was for `inner`, inside `outer`'s compile; ended long before the limit
     assert (done.returncode, done.stderr, done.stdout.split()) == (
         code, line, ["nested.inner", "True"])
@@ -537,9 +539,5 @@ def test_a_worker_waiting_for_another_compile_gives_up_when_its_job_is_stopped(t
     process's compile of it (the compile-ahead helper's, on a first run); when the other
     job fails, or SIGINT stops the main thread's kernel, the wait ends at once instead of
     at the compile's end or `WAIT_LIMIT` (60 s)."""
-    (tmp_path / "counting.py").write_text(COUNTING)
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
-    done = subprocess.run([sys.executable, "-c", STOP_RUN.format(
-        root=str(ROOT), tmp=str(tmp_path), mode=mode)], capture_output=True, text=True,
-        env=env, timeout=50, cwd=tmp_path)
+    done = _in_child(tmp_path, "counting", COUNTING, STOP_RUN, 50, mode=mode)
     assert (done.returncode, done.stdout.split()) == (0, [raised, "True"]), done.stderr
