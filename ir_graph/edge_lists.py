@@ -30,43 +30,48 @@ __all__ = ["simple_edges", "execution_order", "is_oriented", "degrees", "cluster
 
 
 @njit(cache=True)
-def _group_by_max(src, dst, n, ptr, idx):
-    """Counting sort of the edges by their larger endpoint (stable)."""
+def _group_by_max(src, dst, n, ptr, pairs):
+    """Counting sort of the edges by their larger endpoint (stable): ``pairs[k]`` is the
+    ``k``-th edge in that order and its smaller endpoint, so that `_first_of_pair` reads
+    both in order instead of each edge's ends all over memory."""
     for e in range(len(src)):
-        b = max(src[e], dst[e])
+        b = src[e] if src[e] > dst[e] else dst[e]
         ptr[b + 1] += 1
     for v in range(n):
         ptr[v + 1] += ptr[v]
     fill = ptr[:-1].copy()
     for e in range(len(src)):
-        b = max(src[e], dst[e])
-        idx[fill[b]] = e
-        fill[b] += 1
+        u, v = src[e], dst[e]
+        b, a = (u, v) if u > v else (v, u)
+        k = fill[b]
+        pairs[k, 0] = e
+        pairs[k, 1] = a
+        fill[b] = k + 1
 
 
 @njit(cache=True)
-def _first_of_pair(src, dst, n, ptr, idx, rep):
-    """``rep[e]``: the first edge of ``e``'s unordered pair (-1 for a self-loop).
+def _first_of_pair(pairs, n, ptr, rep):
+    """``rep[e]``: the first edge of ``e``'s unordered pair (-1 for a self-loop), from
+    the edges grouped by their larger endpoint (`_group_by_max`).
 
     Returns the number of self-loops and of repeated (non-first) edges.
     """
-    mark = np.full(n, -1, dtype=np.int64)
-    first = np.empty(n, dtype=np.int64)
+    seen = np.full((n, 2), -1, dtype=np.int64)  # per smaller end: the group, its first edge
     loops = 0
     repeats = 0
     for b in range(n):
         for k in range(ptr[b], ptr[b + 1]):
-            e = idx[k]
-            a = min(src[e], dst[e])
+            e = pairs[k, 0]
+            a = pairs[k, 1]
             if a == b:
                 rep[e] = -1
                 loops += 1
-            elif mark[a] == b:
-                rep[e] = first[a]
+            elif seen[a, 0] == b:
+                rep[e] = seen[a, 1]
                 repeats += 1
             else:
-                mark[a] = b
-                first[a] = e
+                seen[a, 0] = b
+                seen[a, 1] = e
                 rep[e] = e
     return loops, repeats
 
@@ -111,14 +116,16 @@ def simple_edges(src, dst, weight, n):
     n = max(int(n), 1)
     if _simple_by_dst(src, dst):  # simple already, known in one pass
         return src, dst, np.asarray(weight, dtype=np.float64), None, 0, 0
-    check_memory(8.0 * (2 * n + 1) + 2 * arrays.resident(8.0 * m),
+    pdt, rdt = index_dtype(max(m, n)), index_dtype(m)
+    check_memory(8.0 * (4 * n + 2) + arrays.resident(2.0 * np.dtype(pdt).itemsize * m)
+                 + arrays.resident(np.dtype(rdt).itemsize * float(m)),
                  f"merging repeated edges of {m:,} edges", "use a machine with more memory")
     ptr = np.zeros(n + 1, dtype=np.int64)
-    idx = arrays.empty(m, index_dtype(m))  # spill files under --spill
-    _group_by_max(src, dst, n, ptr, idx)
-    rep = arrays.empty(m, np.int64)
-    loops, repeats = _first_of_pair(src, dst, n, ptr, idx, rep)
-    del ptr, idx
+    pairs = arrays.empty((m, 2), pdt)  # spill files under --spill
+    _group_by_max(src, dst, n, ptr, pairs)
+    rep = arrays.empty(m, rdt)
+    loops, repeats = _first_of_pair(pairs, n, ptr, rep)
+    del ptr, pairs
     if loops == 0 and repeats == 0:
         return src, dst, np.asarray(weight, dtype=np.float64), None, 0, 0
     ok = rep >= 0

@@ -3,9 +3,9 @@
 partitioners grow (`ir_graph.replicas.replica_sets`).
 
 Replica table: `incidence` (vertex -> incident edges), `count_replicas` and
-`fill_replicas` over it; up to 64 clusters `vertex_masks` and `fill_from_masks`
-from one 64-bit mask per vertex instead. `sort_run` sorts a vertex's short
-cluster list.
+`fill_replicas` over it; up to 64 clusters `vertex_masks`, then `mask_ranks`,
+`tally_replicas` and `masters_from_masks`, from one 64-bit mask per vertex instead.
+`sort_run` sorts a vertex's short cluster list.
 
 Replica sets ``(cnt, ids, ovf, pool)``: up to ``ids.shape[1]`` cluster ids inline
 per vertex, beyond that a bitset row of ``pool`` (``ovf[v]``, or row ``v`` itself
@@ -19,8 +19,8 @@ import numpy as np
 from vcut_base.jitcache import helper, njit
 
 __all__ = ["sort_run", "heap_sort", "incidence", "count_replicas", "fill_replicas", "vertex_masks",
-           "fill_from_masks", "lowbit", "set_row", "has_replica", "row_has", "add_replica",
-           "pool_room", "count_rows"]
+           "mask_ranks", "tally_replicas", "masters_from_masks", "lowbit", "set_row",
+           "has_replica", "row_has", "add_replica", "pool_room", "count_rows"]
 
 
 @helper
@@ -188,13 +188,38 @@ def _rank(mask, rep_ptr, v, c):
     return rep_ptr[v] + _popcount(below)
 
 
+@njit(cache=True, nogil=True)
+def mask_ranks(vert, assign, mask, rep_ptr, out, lo, hi):
+    """``out[e]``: the replica of edge ``e``'s cluster at its end ``vert[e]``, for the
+    edges ``lo .. hi - 1`` (ranges apart may run side by side: each edge alone)."""
+    for e in range(lo, hi):
+        out[e] = _rank(mask, rep_ptr, vert[e], assign[e])
+
+
+@njit(cache=True, nogil=True)
+def tally_replicas(rep_src, rep_dst, weight, rep_out, rep_in, wsum, lo, hi):
+    """The edges out of and into each replica ``lo .. hi - 1`` and their weight sum: its
+    edges as source, then as destination, each in edge order (the incidence order of
+    `fill_replicas`). Every replica's sums are one range's alone, in the same order
+    whatever the ranges: replica ranges apart may run side by side."""
+    for e in range(len(rep_src)):
+        r = rep_src[e]
+        if r >= lo and r < hi:
+            rep_out[r] += 1
+            wsum[r] += weight[e]
+    for e in range(len(rep_dst)):
+        r = rep_dst[e]
+        if r >= lo and r < hi:
+            rep_in[r] += 1
+            wsum[r] += weight[e]
+
+
 @njit(cache=True)
-def fill_from_masks(src, dst, assign, weight, mask, rep_ptr, rep_cluster, master, rep_in,
-                     rep_out, rep_src, rep_dst):
-    """`fill_replicas` from the masks: a replica's weight sum adds its edges as
-    source, then as destination, each in edge order (the incidence order)."""
-    n = len(mask)
-    for v in range(n):
+def masters_from_masks(mask, rep_ptr, wsum, rep_cluster, master):
+    """Each replica's cluster (in increasing order per vertex, from the masks) and each
+    vertex's master: its replica of the largest weight sum (ties: the lower cluster;
+    -1 without replicas)."""
+    for v in range(len(mask)):
         x = mask[v]
         r = rep_ptr[v]
         c = 0
@@ -204,18 +229,6 @@ def fill_from_masks(src, dst, assign, weight, mask, rep_ptr, rep_cluster, master
                 r += 1
             x >>= np.uint64(1)
             c += 1
-    wsum = np.zeros(len(rep_cluster), dtype=np.float64)
-    for e in range(len(src)):
-        r = _rank(mask, rep_ptr, src[e], assign[e])
-        rep_src[e] = r
-        rep_out[r] += 1
-        wsum[r] += weight[e]
-    for e in range(len(src)):
-        r = _rank(mask, rep_ptr, dst[e], assign[e])
-        rep_dst[e] = r
-        rep_in[r] += 1
-        wsum[r] += weight[e]
-    for v in range(n):
         lo = rep_ptr[v]
         if lo == rep_ptr[v + 1]:
             master[v] = -1

@@ -10,12 +10,13 @@ __all__ = ["dbh_assign", "dbh_pairs", "graphx_assign", "GRAPHX_1D", "GRAPHX_2D",
            "GRAPHX_PRIME"]
 
 
-@njit(cache=True)
-def dbh_assign(src, dst, degree, cum_cap, seed, out):
-    """Degree-based hashing (Xie et al., NIPS 2014): hash the endpoint of lower
-    degree (ties: the lower id) to a cluster; ``cum_cap`` maps the hash to
-    clusters in proportion to their capacities."""
-    for e in range(src.shape[0]):
+@njit(cache=True, nogil=True)
+def dbh_assign(src, dst, degree, cum_cap, seed, out, lo, hi):
+    """Degree-based hashing (Xie et al., NIPS 2014) of edges ``lo .. hi - 1``: hash the
+    endpoint of lower degree (ties: the lower id) to a cluster; ``cum_cap`` maps the hash
+    to clusters in proportion to their capacities. Ranges apart may run in threads side by
+    side (`vcut.cuts.hashing.dbh`)."""
+    for e in range(lo, hi):
         out[e] = _dbh_one(src[e], dst[e], degree[src[e]], degree[dst[e]], cum_cap, seed)
 
 
@@ -32,7 +33,26 @@ def _dbh_one(u, v, du, dv, cum_cap, seed):
     x = u if (du < dv or (du == dv and u < v)) else v
     h = mix(np.uint64(x) + np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15))
     r = (h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-    return np.searchsorted(cum_cap, r, side="right")
+    return share_of(cum_cap, r)
+
+
+@helper
+def share_of(cum, r):
+    """``numpy.searchsorted(cum, r, side="right")`` for a non-decreasing ``cum`` (the
+    cumulative capacities less the last): the number of its entries ``<= r``. Started
+    from the cluster ``r`` falls in when the shares are equal and walked from there, one
+    step or none for equal shares: a binary search's branches, one unpredictable per
+    level, took most of a hash cut's time (`dbh_assign` on 129 M edges, 32 clusters:
+    9.3 s against 4.0 s)."""
+    k = len(cum)
+    g = int(r * (k + 1))
+    if g > k:  # r * (k + 1) rounded up to k + 1
+        g = k
+    while g < k and cum[g] <= r:
+        g += 1
+    while g > 0 and cum[g - 1] > r:
+        g -= 1
+    return g
 
 
 #: GraphX's partition strategies (org.apache.spark.graphx.PartitionStrategy).

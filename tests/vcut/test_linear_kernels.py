@@ -304,3 +304,27 @@ def test_mask_replica_table_equals_the_incidence_one(seed, monkeypatch):
             a, b = getattr(masks, f), getattr(csr, f)
             assert a.dtype == b.dtype, f
             np.testing.assert_array_equal(a, b, err_msg=f)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mask_replica_table_in_threads_equals_one_pass(seed, monkeypatch):
+    """The mask table's passes split over threads (edge ranges, then replica ranges) give
+    the one-thread table array for array, the weight sums (random floats: the order of
+    additions shows in the masters) included."""
+    import ir_graph.replicas as rep
+
+    rng = np.random.default_rng(400 + seed)
+    n, p = int(rng.integers(50, 300)), int(rng.integers(2, rep.MASK_CLUSTERS + 1))
+    src, dst, _ = random_graph(rng, n, 3000, loops=False)
+    w = rng.random(len(src))
+    assign = rng.integers(0, p, len(src)).astype(np.int32)
+    one = replica_table(src, dst, assign, w, n, p)
+    calls = []
+    run = rep.run_parallel
+    monkeypatch.setattr(rep, "THREAD_EDGES", 64)
+    monkeypatch.setattr(rep, "usable_cpus", lambda: 3)
+    monkeypatch.setattr(rep, "run_parallel", lambda jobs, k: calls.append(k) or run(jobs, k))
+    split = replica_table(src, dst, assign, w, n, p)
+    assert calls == [3, 3]  # both passes in three threads
+    for f in ("ptr", "cluster", "master", "n_in", "n_out", "src", "dst"):
+        np.testing.assert_array_equal(getattr(one, f), getattr(split, f), err_msg=f)

@@ -216,3 +216,54 @@ def test_huge_and_tiny_unit_speeds():
     assert str(exc.value) == ("unit 1 (speed 1e-300, memory 1) gets no share of the weight next "
                               "to the others: give speeds and memories within a factor of 1e300 "
                               "of each other")
+
+
+@pytest.mark.parametrize("cap", [
+    np.full(32, 1 / 32),  # equal shares: the lookup's first guess
+    np.array([0.5, 0.0, 0.0, 0.25, 0.125, 0.125]),  # uneven, with empty clusters
+    np.array([1e-9, 1 - 2e-9, 1e-9]),  # far from equal: walks the whole table
+])
+def test_dbh_assign_matches_numpy_hash_and_searchsorted(cap):
+    from vcut.hashing_kernels import dbh_assign
+    from vcut_base.hashing import mix64
+
+    rng = np.random.default_rng(4)
+    m, n, seed = 50_000, 3_000, 11
+    src = rng.integers(0, n, m).astype(np.int32)
+    dst = rng.integers(0, n, m).astype(np.int32)
+    deg = (np.bincount(src, minlength=n) + np.bincount(dst, minlength=n)).astype(np.int64)
+    du, dv = deg[src], deg[dst]
+    lower = np.where((du < dv) | ((du == dv) & (src < dst)), src, dst).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        h = mix64(lower + np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15))
+    r = (h >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+    cum = np.cumsum(cap)[:-1]
+    want = np.searchsorted(cum, r, side="right")
+    # the lookup itself at the clusters' boundaries and at the largest hash
+    from vcut.hashing_kernels import share_of
+    for x in [np.nextafter(c, -1.0) for c in cum] + list(cum) + [0.0, 1 - 2.0 ** -53]:
+        assert share_of.py_func(cum, x) == np.searchsorted(cum, x, side="right")
+    out = np.full(m, -1, dtype=np.int32)
+    half = m // 2  # two ranges, as the threads of `vcut.cuts.hashing.dbh` run them
+    dbh_assign(src, dst, deg, cum, seed, out, 0, half)
+    assert (out[half:] == -1).all()
+    dbh_assign(src, dst, deg, cum, seed, out, half, m)
+    assert np.array_equal(out, want)
+    assert set(np.flatnonzero(cap == 0)).isdisjoint(out.tolist())
+
+
+def test_dbh_in_threads_is_the_one_thread_result(monkeypatch):
+    import vcut.cuts.hashing as hashing
+
+    rng = np.random.default_rng(5)
+    g = graph([(int(a), int(b)) for a, b in rng.integers(0, 400, size=(4000, 2)) if a != b])
+    one = partition_graph(g, 8, "dbh", seed=3)
+    calls = []
+    run = hashing.run_parallel
+    monkeypatch.setattr(hashing, "THREAD_EDGES", 100)
+    monkeypatch.setattr(hashing, "usable_cpus", lambda: 3)
+    monkeypatch.setattr(hashing, "run_parallel",
+                        lambda jobs, k: calls.append(len(jobs)) or run(jobs, k))
+    split = partition_graph(g, 8, "dbh", seed=3)
+    assert calls == [3]
+    assert np.array_equal(one.assignment, split.assignment)
