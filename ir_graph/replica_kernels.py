@@ -3,7 +3,7 @@
 partitioners grow (`ir_graph.replicas.replica_sets`).
 
 Replica table: `incidence` (vertex -> incident edges), `count_replicas` and
-`fill_replicas` over it; up to 64 clusters `vertex_masks`, then `mask_ranks`,
+`fill_replicas` over it; up to 64 clusters `edge_masks` and `vertex_masks`, then `mask_ranks`,
 `tally_replicas` and `masters_from_masks`, from one 64-bit mask per vertex instead.
 `sort_run` sorts a vertex's short cluster list.
 
@@ -18,8 +18,8 @@ import numpy as np
 
 from vcut_base.jitcache import helper, njit
 
-__all__ = ["sort_run", "heap_sort", "incidence", "count_replicas", "fill_replicas", "vertex_masks",
-           "mask_ranks", "tally_replicas", "masters_from_masks", "lowbit", "set_row",
+__all__ = ["sort_run", "heap_sort", "incidence", "count_replicas", "fill_replicas", "edge_masks",
+           "vertex_masks", "mask_ranks", "tally_replicas", "masters_from_masks", "lowbit", "set_row",
            "has_replica", "row_has", "add_replica", "pool_room", "count_rows"]
 
 
@@ -165,18 +165,29 @@ def _popcount(x):
     return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
-@njit(cache=True)
-def vertex_masks(src, dst, assign, n, rep_ptr):
-    """Each vertex's clusters as a bit mask; ``rep_ptr`` their running counts.
-    Returns the masks and the number of replicas."""
-    mask = np.zeros(n, dtype=np.uint64)
-    for e in range(len(src)):
+@njit(cache=True, nogil=True)
+def edge_masks(src, dst, assign, mask, lo, hi):
+    """Add to ``mask[v]`` the bit of the cluster of each edge ``lo .. hi - 1`` at ``v``
+    (ranges apart may run side by side, each on its own masks: `vertex_masks`)."""
+    for e in range(lo, hi):
         b = np.uint64(1) << np.uint64(assign[e])
         mask[src[e]] |= b
         mask[dst[e]] |= b
+
+
+@njit(cache=True)
+def vertex_masks(masks, rep_ptr):
+    """Each vertex's clusters as a bit mask, the union of the rows of ``masks`` (one per
+    range of edges, `edge_masks`) put in its first row; ``rep_ptr`` their running
+    counts. Returns the masks and the number of replicas."""
+    mask = masks[0]
     total = 0
-    for v in range(n):
-        total += _popcount(mask[v])
+    for v in range(masks.shape[1]):
+        x = mask[v]
+        for i in range(1, masks.shape[0]):
+            x |= masks[i, v]
+        mask[v] = x
+        total += _popcount(x)
         rep_ptr[v + 1] = total
     return mask, total
 

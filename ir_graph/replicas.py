@@ -26,7 +26,7 @@ from vcut_base.memory import check_memory, usable_cpus
 from vcut_base.progress import run_parallel
 
 from .graph import index_dtype
-from .replica_kernels import (count_replicas, fill_replicas, incidence, mask_ranks,
+from .replica_kernels import (count_replicas, edge_masks, fill_replicas, incidence, mask_ranks,
                               masters_from_masks, tally_replicas, vertex_masks)
 
 __all__ = ["ReplicaTable", "replica_table", "replica_counts", "replica_sets", "replica_set_bytes",
@@ -99,10 +99,8 @@ def replica_counts(src, dst, assign, n, p):
     """|A(v)| for every vertex (int64): the clusters holding an edge of ``v``."""
     n = int(n)
     if p <= MASK_CLUSTERS:
-        check_memory(16.0 * (n + 1), f"the replica counts of {n:,} vertices",
-                     "use a machine with more memory")
         rep_ptr = np.zeros(n + 1, dtype=np.int64)
-        vertex_masks(src, dst, np.asarray(assign), n, rep_ptr)
+        _masks(src, dst, np.asarray(assign), n, rep_ptr, "replica counts")
         return np.diff(rep_ptr)
     ptr, inc = _incidence_of(src, dst, n, p, "replica counts")
     rep_ptr = np.zeros(n + 1, dtype=np.int64)
@@ -118,9 +116,7 @@ def replica_table(src, dst, assign, weight, n, p):
     weight = np.asarray(weight, dtype=np.float64)
     rep_ptr = arrays.zeros(n + 1, np.int64)  # the table: in spill files under --spill
     if p <= MASK_CLUSTERS:
-        check_memory(16.0 * (n + 1), f"the replicas of {n:,} vertices",
-                     "use a machine with more memory")
-        mask, R = vertex_masks(src, dst, assign, n, rep_ptr)
+        mask, R = _masks(src, dst, assign, n, rep_ptr, "replicas")
         check_memory(8.0 * R, f"the replicas of {m:,} edges in {int(p)} clusters",
                      "use a machine with more memory")
         ptr = inc = None
@@ -152,6 +148,27 @@ def replica_table(src, dst, assign, weight, n, p):
 THREAD_EDGES = 1 << 20
 
 
+def _threads(m):
+    """Threads for passes over ``m`` edges: one per usable CPU, `THREAD_EDGES` each at
+    least."""
+    return min(usable_cpus(), max(m // THREAD_EDGES, 1))
+
+
+def _masks(src, dst, assign, n, rep_ptr, what):
+    """`vertex_masks` of the edges, their ranges side by side, each thread on its own
+    row of masks (united after): ``(mask, replicas)``."""
+    m = len(src)
+    workers = _threads(m)
+    check_memory(8.0 * (workers + 1) * (n + 1), f"the {what} of {n:,} vertices",
+                 "use a machine with more memory")
+    masks = np.zeros((workers, n), dtype=np.uint64)
+    cuts = [m * i // workers for i in range(workers + 1)]
+    run_parallel([partial(edge_masks, src, dst, assign, masks[i], cuts[i], cuts[i + 1])
+                  for i in range(workers)], workers)
+    mask, total = vertex_masks(masks, rep_ptr)
+    return mask, total
+
+
 def _fill_from_masks(src, dst, assign, weight, mask, rep_ptr, cluster, master, n_in, n_out,
                      rs, rd):
     """The table's arrays from the masks: each edge's replicas at both ends (edge ranges
@@ -159,7 +176,7 @@ def _fill_from_masks(src, dst, assign, weight, mask, rep_ptr, cluster, master, n
     side, each sum in the incidence order whatever the threads), the clusters and
     masters."""
     m, R = len(src), len(cluster)
-    workers = min(usable_cpus(), max(m // THREAD_EDGES, 1))
+    workers = _threads(m)
     cuts = [m * i // workers for i in range(workers + 1)]
     run_parallel([partial(mask_ranks, ends, assign, mask, rep_ptr, out, a, b)
                   for ends, out in ((src, rs), (dst, rd)) for a, b in zip(cuts, cuts[1:])],

@@ -325,6 +325,7 @@ def test_mask_replica_table_in_threads_equals_one_pass(seed, monkeypatch):
     monkeypatch.setattr(rep, "usable_cpus", lambda: 3)
     monkeypatch.setattr(rep, "run_parallel", lambda jobs, k: calls.append(k) or run(jobs, k))
     split = replica_table(src, dst, assign, w, n, p)
-    assert calls == [3, 3]  # both passes in three threads
+    assert calls == [3, 3, 3]  # the masks, the ranks and the sums in three threads each
     for f in ("ptr", "cluster", "master", "n_in", "n_out", "src", "dst"):
         np.testing.assert_array_equal(getattr(one, f), getattr(split, f), err_msg=f)
+    np.testing.assert_array_equal(replica_counts(src, dst, assign, n, p), one.counts)
