@@ -380,17 +380,37 @@ def test_cli_workers_on_a_small_graph_run_here_and_say_so(tmp_path, capsys, wiki
     assert (np.loadtxt(out, dtype=np.int64) == seq.assignment).all()
 
 
-def test_local_cluster_pays_from_the_threshold():
+def test_local_cluster_pays_from_the_threshold_for_greedy_cuts_never_for_hash_cuts():
     assert D.local_cluster_pays(D.LOCAL_MIN_EDGES, "hdrf") is None
-    why = D.local_cluster_pays(D.LOCAL_MIN_EDGES - 1, "dbh")
-    assert why.endswith("ran here (the same result); --scheduler runs on an existing cluster")
+    assert D.local_cluster_pays(D.LOCAL_MIN_EDGES, "wb-libra") is None
+    assert D.local_cluster_pays(D.LOCAL_MIN_EDGES - 1, "hdrf").endswith(
+        "ran here (the sequential stream's result, not coordinated ingress's); --scheduler "
+        "runs on an existing cluster")
+    for algo in D.HASH_CUTS:
+        for m in (D.LOCAL_MIN_EDGES - 1, D.LOCAL_MIN_EDGES, 10 * D.LOCAL_MIN_EDGES):
+            assert D.local_cluster_pays(m, algo) == D.HASH_LOCAL
+    assert D.HASH_LOCAL.endswith("ran here (the same result); --scheduler runs on an "
+                                 "existing cluster")
 
 
 def test_cli_workers_above_the_threshold_start_the_cluster(tmp_path, capsys, monkeypatch, wiki):
     monkeypatch.setattr(D, "LOCAL_MIN_EDGES", 1000)
-    rc = main(["partition", dataset("wiki-Vote.txt.gz"), "-p", "4", "--algo", "dbh",
+    rc = main(["partition", dataset("wiki-Vote.txt.gz"), "-p", "4", "--algo", "hdrf",
                "--workers", "1", "--json"])
     assert rc == 0
     got = capsys.readouterr()
     assert json.loads(got.out)["workers"] == 1
     assert "note: --workers" not in got.err
+
+
+def test_cli_workers_run_a_hash_cut_here_whatever_the_size(tmp_path, capsys, monkeypatch, wiki):
+    monkeypatch.setattr(D, "LOCAL_MIN_EDGES", 1000)
+    out = tmp_path / "w.parts"
+    rc = main(["partition", dataset("wiki-Vote.txt.gz"), "-p", "4", "--algo", "dbh",
+               "--workers", "2", "-o", str(out), "--json"])
+    assert rc == 0
+    got = capsys.readouterr()
+    assert "workers" not in json.loads(got.out)
+    notes = [ln for ln in got.err.splitlines() if ln.startswith("note: --workers")]
+    assert notes == [f"note: --workers 2: {D.HASH_LOCAL}"]
+    assert (np.loadtxt(out, dtype=np.int64) == partition_graph(wiki, 4, "dbh").assignment).all()
