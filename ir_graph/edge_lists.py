@@ -17,11 +17,14 @@ them).
   count of every cluster of an edge assignment.
 """
 
+from functools import partial
+
 import numpy as np
 
 from vcut_base import arrays
 from vcut_base.jitcache import njit
-from vcut_base.memory import check_memory
+from vcut_base.memory import check_memory, jobs_that_fit
+from vcut_base.progress import run_parallel
 
 from .graph import index_dtype
 from .replica_kernels import heap_sort
@@ -29,24 +32,59 @@ from .replica_kernels import heap_sort
 __all__ = ["simple_edges", "execution_order", "is_oriented", "degrees", "cluster_sums"]
 
 
-@njit(cache=True)
-def _group_by_max(src, dst, n, ptr, pairs):
-    """Counting sort of the edges by their larger endpoint (stable): ``pairs[k]`` is the
-    ``k``-th edge in that order and its smaller endpoint, so that `_first_of_pair` reads
-    both in order instead of each edge's ends all over memory."""
-    for e in range(len(src)):
+@njit(cache=True, nogil=True)
+def _count_by_max(src, dst, cnt, lo, hi):
+    """``cnt[b]``: the edges ``lo .. hi - 1`` whose larger endpoint is ``b``."""
+    for e in range(lo, hi):
         b = src[e] if src[e] > dst[e] else dst[e]
-        ptr[b + 1] += 1
-    for v in range(n):
-        ptr[v + 1] += ptr[v]
-    fill = ptr[:-1].copy()
-    for e in range(len(src)):
+        cnt[b] += 1
+
+
+@njit(cache=True)
+def _group_starts(cnt, ptr):
+    """From the counts of each range of edges (a row of ``cnt`` per range, in edge
+    order), ``ptr``: where each group of `_group_by_max` starts, and each row of
+    ``cnt`` turned into where its range's first edge of each group goes (after the
+    earlier ranges' edges of that group: the order stays the edges' order)."""
+    pos = 0
+    for b in range(cnt.shape[1]):
+        ptr[b] = pos
+        for t in range(cnt.shape[0]):
+            c = cnt[t, b]
+            cnt[t, b] = pos
+            pos += c
+    ptr[cnt.shape[1]] = pos
+
+
+@njit(cache=True, nogil=True)
+def _place_by_max(src, dst, fill, pairs, lo, hi):
+    """Put the edges ``lo .. hi - 1`` at their places of the grouping (``fill[b]``: the
+    next place of this range in group ``b``): ``pairs[k]`` the edge and its smaller
+    endpoint."""
+    for e in range(lo, hi):
         u, v = src[e], dst[e]
         b, a = (u, v) if u > v else (v, u)
         k = fill[b]
         pairs[k, 0] = e
         pairs[k, 1] = a
         fill[b] = k + 1
+
+
+def _group_by_max(src, dst, n, ptr, pairs):
+    """Counting sort of the edges by their larger endpoint (stable): ``pairs[k]`` is the
+    ``k``-th edge in that order and its smaller endpoint, so that `_first_of_pair` reads
+    both in order instead of each edge's ends all over memory. Ranges of the edges are
+    counted and placed side by side (`_threads`), each at places of its own: the same
+    order whatever the threads."""
+    m = len(src)
+    workers = _threads(m, 8.0 * n)
+    cnt = np.zeros((workers, n), dtype=np.int64)
+    cuts = [m * i // workers for i in range(workers + 1)]
+    run_parallel([partial(_count_by_max, src, dst, cnt[i], cuts[i], cuts[i + 1])
+                  for i in range(workers)], workers)
+    _group_starts(cnt, ptr)
+    run_parallel([partial(_place_by_max, src, dst, cnt[i], pairs, cuts[i], cuts[i + 1])
+                  for i in range(workers)], workers)
 
 
 @njit(cache=True)
@@ -74,6 +112,19 @@ def _first_of_pair(pairs, n, ptr, rep):
                 seen[a, 1] = e
                 rep[e] = e
     return loops, repeats
+
+
+#: Passes over the edges run in threads, one per usable CPU, from this many edges per
+#: thread (`_threads`): per edge they update a vertex's entry somewhere in memory, and two
+#: threads hide more of those waits than one.
+THREAD_EDGES = 1 << 20
+
+
+def _threads(m, row_bytes):
+    """Threads for a pass over ``m`` edges in which each thread keeps a row of
+    ``row_bytes`` of its own: one per usable CPU, `THREAD_EDGES` edges each at least, as
+    many rows as half the available memory holds (one at least)."""
+    return jobs_that_fit(max(m // THREAD_EDGES, 1), row_bytes, share=0.5)
 
 
 @njit(cache=True, nogil=True)
@@ -206,18 +257,23 @@ def is_oriented(src, dst):
 
 
 @njit(cache=True, nogil=True)
-def _degrees(src, dst, n):
-    deg = np.zeros(n, np.int64)
-    for e in range(len(src)):
+def _add_degrees(src, dst, deg, lo, hi):
+    for e in range(lo, hi):
         deg[src[e]] += 1
         deg[dst[e]] += 1
-    return deg
 
 
 def degrees(src, dst, n):
-    """Degree of every vertex (int64), in one compiled pass: no int64 copy of
-    the edge arrays as ``numpy.bincount`` makes of int32 ones."""
-    return _degrees(src, dst, int(n))
+    """Degree of every vertex (int64), in compiled passes: no int64 copy of the edge
+    arrays as ``numpy.bincount`` makes of int32 ones; ranges of the edges side by side
+    (`_threads`), each counted apart and the counts summed."""
+    n, m = int(n), len(src)
+    workers = _threads(m, 8.0 * n)
+    deg = np.zeros((workers, n), dtype=np.int64)
+    cuts = [m * i // workers for i in range(workers + 1)]
+    run_parallel([partial(_add_degrees, src, dst, deg[i], cuts[i], cuts[i + 1])
+                  for i in range(workers)], workers)
+    return deg[0] if workers == 1 else deg.sum(axis=0)
 
 
 @njit(cache=True, nogil=True)

@@ -329,3 +329,33 @@ def test_mask_replica_table_in_threads_equals_one_pass(seed, monkeypatch):
     for f in ("ptr", "cluster", "master", "n_in", "n_out", "src", "dst"):
         np.testing.assert_array_equal(getattr(one, f), getattr(split, f), err_msg=f)
     np.testing.assert_array_equal(replica_counts(src, dst, assign, n, p), one.counts)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_edge_passes_in_threads_equal_one_pass(seed, monkeypatch):
+    """The repeated-edge merge's grouping and the degrees, their edge ranges in three
+    threads, give the one-thread results (the merged graph and the map of every input
+    edge, in first-appearance order)."""
+    import ir_graph.edge_lists as el
+
+    rng = np.random.default_rng(500 + seed)
+    n = int(rng.integers(20, 200))
+    src, dst, _ = random_graph(rng, n, 5000, loops=True)
+    w = rng.random(len(src))
+    one = simple_edges(src, dst, w, n)
+    deg = el.degrees(src, dst, n)
+    calls = []
+    run = el.run_parallel
+    monkeypatch.setattr(el, "THREAD_EDGES", 100)
+    monkeypatch.setattr(el, "jobs_that_fit", lambda count, need, share: min(count, 3))
+    monkeypatch.setattr(el, "run_parallel",
+                        lambda jobs, k: calls.append(len(jobs)) or run(jobs, k))
+    split = simple_edges(src, dst, w, n)
+    assert calls == [3, 3]  # the grouping's counts and places
+    for a, b in zip(one[:4], split[:4]):
+        np.testing.assert_array_equal(a, b)
+    assert one[4:] == split[4:] and one[4] > 0 and one[5] > 0  # loops and repeats met
+    np.testing.assert_array_equal(el.degrees(src, dst, n), deg)
+    assert calls[2:] == [3]
+    np.testing.assert_array_equal(deg, np.bincount(src, minlength=n)
+                                  + np.bincount(dst, minlength=n))
