@@ -23,7 +23,7 @@ import numpy as np
 
 from vcut_base import arrays
 from vcut_base.jitcache import njit
-from vcut_base.memory import check_memory, jobs_that_fit
+from vcut_base.memory import check_memory, pass_threads, spans
 from vcut_base.progress import run_parallel
 
 from .graph import index_dtype
@@ -74,17 +74,16 @@ def _group_by_max(src, dst, n, ptr, pairs):
     """Counting sort of the edges by their larger endpoint (stable): ``pairs[k]`` is the
     ``k``-th edge in that order and its smaller endpoint, so that `_first_of_pair` reads
     both in order instead of each edge's ends all over memory. Ranges of the edges are
-    counted and placed side by side (`_threads`), each at places of its own: the same
-    order whatever the threads."""
-    m = len(src)
-    workers = _threads(m, 8.0 * n)
+    counted and placed side by side (`vcut_base.memory.pass_threads`), each at places of
+    its own: the same order whatever the threads."""
+    workers = pass_threads(len(src), 8.0 * n)
     cnt = np.zeros((workers, n), dtype=np.int64)
-    cuts = [m * i // workers for i in range(workers + 1)]
-    run_parallel([partial(_count_by_max, src, dst, cnt[i], cuts[i], cuts[i + 1])
-                  for i in range(workers)], workers)
+    cuts = spans(len(src), workers)
+    run_parallel([partial(_count_by_max, src, dst, cnt[i], a, b)
+                  for i, (a, b) in enumerate(cuts)], workers)
     _group_starts(cnt, ptr)
-    run_parallel([partial(_place_by_max, src, dst, cnt[i], pairs, cuts[i], cuts[i + 1])
-                  for i in range(workers)], workers)
+    run_parallel([partial(_place_by_max, src, dst, cnt[i], pairs, a, b)
+                  for i, (a, b) in enumerate(cuts)], workers)
 
 
 @njit(cache=True)
@@ -112,19 +111,6 @@ def _first_of_pair(pairs, n, ptr, rep):
                 seen[a, 1] = e
                 rep[e] = e
     return loops, repeats
-
-
-#: Passes over the edges run in threads, one per usable CPU, from this many edges per
-#: thread (`_threads`): per edge they update a vertex's entry somewhere in memory, and two
-#: threads hide more of those waits than one.
-THREAD_EDGES = 1 << 20
-
-
-def _threads(m, row_bytes):
-    """Threads for a pass over ``m`` edges in which each thread keeps a row of
-    ``row_bytes`` of its own: one per usable CPU, `THREAD_EDGES` edges each at least, as
-    many rows as half the available memory holds (one at least)."""
-    return jobs_that_fit(max(m // THREAD_EDGES, 1), row_bytes, share=0.5)
 
 
 @njit(cache=True, nogil=True)
@@ -266,13 +252,12 @@ def _add_degrees(src, dst, deg, lo, hi):
 def degrees(src, dst, n):
     """Degree of every vertex (int64), in compiled passes: no int64 copy of the edge
     arrays as ``numpy.bincount`` makes of int32 ones; ranges of the edges side by side
-    (`_threads`), each counted apart and the counts summed."""
-    n, m = int(n), len(src)
-    workers = _threads(m, 8.0 * n)
+    (`vcut_base.memory.pass_threads`), each counted apart and the counts summed."""
+    n = int(n)
+    workers = pass_threads(len(src), 8.0 * n)
     deg = np.zeros((workers, n), dtype=np.int64)
-    cuts = [m * i // workers for i in range(workers + 1)]
-    run_parallel([partial(_add_degrees, src, dst, deg[i], cuts[i], cuts[i + 1])
-                  for i in range(workers)], workers)
+    run_parallel([partial(_add_degrees, src, dst, deg[i], a, b)
+                  for i, (a, b) in enumerate(spans(len(src), workers))], workers)
     return deg[0] if workers == 1 else deg.sum(axis=0)
 
 

@@ -22,7 +22,7 @@ from functools import partial
 import numpy as np
 
 from vcut_base import arrays
-from vcut_base.memory import check_memory, usable_cpus
+from vcut_base.memory import check_memory, pass_threads, spans
 from vcut_base.progress import run_parallel
 
 from .graph import index_dtype
@@ -140,31 +140,16 @@ def replica_table(src, dst, assign, weight, n, p):
                         src=rs, dst=rd)
 
 
-#: The mask-based table (`replica_table`, up to `MASK_CLUSTERS` clusters) runs its passes
-#: over the edges in threads, one per usable CPU, from this many edges per thread: each
-#: pass reads per edge a vertex's mask and count, or a replica's sums, all over memory,
-#: and two threads hide more of those waits than one (129 M edges of an R-MAT graph, 32
-#: clusters: 17.5 s in one pass, 5.5 s in two threads).
-THREAD_EDGES = 1 << 20
-
-
-def _threads(m):
-    """Threads for passes over ``m`` edges: one per usable CPU, `THREAD_EDGES` each at
-    least."""
-    return min(usable_cpus(), max(m // THREAD_EDGES, 1))
-
-
 def _masks(src, dst, assign, n, rep_ptr, what):
-    """`vertex_masks` of the edges, their ranges side by side, each thread on its own
-    row of masks (united after): ``(mask, replicas)``."""
-    m = len(src)
-    workers = _threads(m)
-    check_memory(8.0 * (workers + 1) * (n + 1), f"the {what} of {n:,} vertices",
+    """`vertex_masks` of the edges, their ranges side by side
+    (`vcut_base.memory.pass_threads`), each thread on its own row of masks (united
+    after): ``(mask, replicas)``."""
+    check_memory(16.0 * (n + 1), f"the {what} of {n:,} vertices",
                  "use a machine with more memory")
+    workers = pass_threads(len(src), 8.0 * n)
     masks = np.zeros((workers, n), dtype=np.uint64)
-    cuts = [m * i // workers for i in range(workers + 1)]
-    run_parallel([partial(edge_masks, src, dst, assign, masks[i], cuts[i], cuts[i + 1])
-                  for i in range(workers)], workers)
+    run_parallel([partial(edge_masks, src, dst, assign, masks[i], a, b)
+                  for i, (a, b) in enumerate(spans(len(src), workers))], workers)
     mask, total = vertex_masks(masks, rep_ptr)
     return mask, total
 
@@ -172,19 +157,16 @@ def _masks(src, dst, assign, n, rep_ptr, what):
 def _fill_from_masks(src, dst, assign, weight, mask, rep_ptr, cluster, master, n_in, n_out,
                      rs, rd):
     """The table's arrays from the masks: each edge's replicas at both ends (edge ranges
-    side by side), the replicas' edge counts and weight sums (replica ranges side by
-    side, each sum in the incidence order whatever the threads), the clusters and
-    masters."""
-    m, R = len(src), len(cluster)
-    workers = _threads(m)
-    cuts = [m * i // workers for i in range(workers + 1)]
+    side by side, `vcut_base.memory.pass_threads`), the replicas' edge counts and weight
+    sums (replica ranges side by side, each sum in the incidence order whatever the
+    threads), the clusters and masters."""
+    workers = pass_threads(len(src))
     run_parallel([partial(mask_ranks, ends, assign, mask, rep_ptr, out, a, b)
-                  for ends, out in ((src, rs), (dst, rd)) for a, b in zip(cuts, cuts[1:])],
+                  for ends, out in ((src, rs), (dst, rd)) for a, b in spans(len(src), workers)],
                  workers)
-    wsum = np.zeros(R, dtype=np.float64)
-    cuts = [R * i // workers for i in range(workers + 1)]
+    wsum = np.zeros(len(cluster), dtype=np.float64)
     run_parallel([partial(tally_replicas, rs, rd, weight, n_out, n_in, wsum, a, b)
-                  for a, b in zip(cuts, cuts[1:])], workers)
+                  for a, b in spans(len(cluster), workers)], workers)
     masters_from_masks(mask, rep_ptr, wsum, cluster, master)
 
 

@@ -312,6 +312,7 @@ def test_mask_replica_table_in_threads_equals_one_pass(seed, monkeypatch):
     the one-thread table array for array, the weight sums (random floats: the order of
     additions shows in the masters) included."""
     import ir_graph.replicas as rep
+    import vcut_base.memory as memory
 
     rng = np.random.default_rng(400 + seed)
     n, p = int(rng.integers(50, 300)), int(rng.integers(2, rep.MASK_CLUSTERS + 1))
@@ -321,8 +322,8 @@ def test_mask_replica_table_in_threads_equals_one_pass(seed, monkeypatch):
     one = replica_table(src, dst, assign, w, n, p)
     calls = []
     run = rep.run_parallel
-    monkeypatch.setattr(rep, "THREAD_EDGES", 64)
-    monkeypatch.setattr(rep, "usable_cpus", lambda: 3)
+    monkeypatch.setattr(memory, "PASS_EDGES", 64)
+    monkeypatch.setattr(memory, "usable_cpus", lambda: 3)
     monkeypatch.setattr(rep, "run_parallel", lambda jobs, k: calls.append(k) or run(jobs, k))
     split = replica_table(src, dst, assign, w, n, p)
     assert calls == [3, 3, 3]  # the masks, the ranks and the sums in three threads each
@@ -337,6 +338,7 @@ def test_edge_passes_in_threads_equal_one_pass(seed, monkeypatch):
     threads, give the one-thread results (the merged graph and the map of every input
     edge, in first-appearance order)."""
     import ir_graph.edge_lists as el
+    import vcut_base.memory as memory
 
     rng = np.random.default_rng(500 + seed)
     n = int(rng.integers(20, 200))
@@ -346,8 +348,8 @@ def test_edge_passes_in_threads_equal_one_pass(seed, monkeypatch):
     deg = el.degrees(src, dst, n)
     calls = []
     run = el.run_parallel
-    monkeypatch.setattr(el, "THREAD_EDGES", 100)
-    monkeypatch.setattr(el, "jobs_that_fit", lambda count, need, share: min(count, 3))
+    monkeypatch.setattr(memory, "PASS_EDGES", 100)
+    monkeypatch.setattr(memory, "usable_cpus", lambda: 3)
     monkeypatch.setattr(el, "run_parallel",
                         lambda jobs, k: calls.append(len(jobs)) or run(jobs, k))
     split = simple_edges(src, dst, w, n)

@@ -63,3 +63,17 @@ def test_jobs_that_fit_counts_cpus_of_the_affinity_mask_and_the_memory_share(mon
     assert vcut_base.memory.jobs_that_fit(8, 400) == 2  # 1000 // 400
     assert vcut_base.memory.jobs_that_fit(8, 400, share=0.5) == 1  # 500 // 400
     assert vcut_base.memory.jobs_that_fit(8, 10**9) == 1  # at least one
+
+
+def test_pass_threads_per_edges_cpus_and_rows_and_the_spans(monkeypatch):
+    memory = vcut_base.memory
+    monkeypatch.setattr(memory, "available_bytes", lambda: 1000)
+    monkeypatch.setattr(memory, "usable_cpus", lambda: 3)
+    e = memory.PASS_EDGES
+    assert [memory.pass_threads(m) for m in (0, e - 1, e, 2 * e, 2 * e + 1, 10 * e)] \
+        == [1, 1, 1, 2, 2, 3]  # PASS_EDGES each at least, one per CPU at most
+    assert memory.pass_threads(10 * e, 200) == 2  # rows of 200: half of 1000 holds 2
+    assert memory.pass_threads(10 * e, 10**6) == 1  # none fits: one thread all the same
+    assert memory.spans(10, 3) == [(0, 3), (3, 6), (6, 10)]
+    assert memory.spans(2, 3) == [(0, 0), (0, 1), (1, 2)]  # empty spans where m < parts
+    assert memory.spans(0, 1) == [(0, 0)]

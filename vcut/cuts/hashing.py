@@ -17,7 +17,7 @@ from functools import partial
 
 import numpy as np
 
-from vcut_base.memory import usable_cpus
+from vcut_base.memory import pass_threads, spans
 from vcut_base.progress import run_parallel
 
 from ..hashing_kernels import (
@@ -34,9 +34,6 @@ __all__ = ["HashOptions", "GRAPHX", "random", "dbh", "graphx"]
 #: Spark GraphX's hash partitionings (`vcut.hashing_kernels.graphx_assign`): baselines
 #: of the distributed runs, equal shares only.
 GRAPHX = {"graphx-1d": GRAPHX_1D, "graphx-2d": GRAPHX_2D, "graphx-crvc": GRAPHX_CRVC}
-#: `dbh` runs a range of at least this many edges per thread (one thread below): a
-#: thread's start costs tens of microseconds, 2^20 edges tens of milliseconds.
-THREAD_EDGES = 1 << 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,14 +52,13 @@ def random(algo, options, cut):
 
 def dbh(algo, options, cut):
     """Degree-based hashing of ``cut``: each edge hashed by its lower-degree endpoint;
-    a graph of `THREAD_EDGES` edges or more in ranges, one per usable CPU, side by side
-    (each edge decided alone: the same result)."""
+    ranges of the edges side by side (`vcut_base.memory.pass_threads`; each edge decided
+    alone: the same result)."""
     out = new_assignment(cut.m)
     cum = np.cumsum(cut.cap)[:-1]
-    workers = min(usable_cpus(), max(cut.m // THREAD_EDGES, 1))
-    bounds = [cut.m * i // workers for i in range(workers + 1)]
+    workers = pass_threads(cut.m)
     run_parallel([partial(dbh_assign, cut.src, cut.dst, cut.deg, cum, cut.seed, out, a, b)
-                  for a, b in zip(bounds, bounds[1:])], workers)
+                  for a, b in spans(cut.m, workers)], workers)
     return Assigned(out)
 
 
