@@ -106,3 +106,23 @@ def strassen8():
     trace = trace_program(cm, timing=False)
     return trace, build_graph(trace, weights="model")
 
+
+
+@pytest.fixture
+def three_threads(monkeypatch):
+    """Passes over edges (`vcut_base.memory.pass_threads`) in three threads from 100 edges
+    on. ``watch(module)`` returns a list that gets the number of jobs of each
+    `run_parallel` call ``module`` makes."""
+    import vcut_base.memory as memory
+
+    monkeypatch.setattr(memory, "PASS_EDGES", 100)
+    monkeypatch.setattr(memory, "usable_cpus", lambda: 3)
+    calls = []
+
+    def watch(module):
+        run = module.run_parallel
+        monkeypatch.setattr(module, "run_parallel",
+                            lambda jobs, k: calls.append(len(jobs)) or run(jobs, k))
+        return calls
+
+    return watch

@@ -307,12 +307,11 @@ def test_mask_replica_table_equals_the_incidence_one(seed, monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_mask_replica_table_in_threads_equals_one_pass(seed, monkeypatch):
+def test_mask_replica_table_in_threads_equals_one_pass(seed, three_threads):
     """The mask table's passes split over threads (edge ranges, then replica ranges) give
     the one-thread table array for array, the weight sums (random floats: the order of
     additions shows in the masters) included."""
     import ir_graph.replicas as rep
-    import vcut_base.memory as memory
 
     rng = np.random.default_rng(400 + seed)
     n, p = int(rng.integers(50, 300)), int(rng.integers(2, rep.MASK_CLUSTERS + 1))
@@ -320,25 +319,20 @@ def test_mask_replica_table_in_threads_equals_one_pass(seed, monkeypatch):
     w = rng.random(len(src))
     assign = rng.integers(0, p, len(src)).astype(np.int32)
     one = replica_table(src, dst, assign, w, n, p)
-    calls = []
-    run = rep.run_parallel
-    monkeypatch.setattr(memory, "PASS_EDGES", 64)
-    monkeypatch.setattr(memory, "usable_cpus", lambda: 3)
-    monkeypatch.setattr(rep, "run_parallel", lambda jobs, k: calls.append(k) or run(jobs, k))
+    calls = three_threads(rep)
     split = replica_table(src, dst, assign, w, n, p)
-    assert calls == [3, 3, 3]  # the masks, the ranks and the sums in three threads each
+    assert calls == [3, 6, 3]  # the masks, the ranks (both ends) and the sums, 3 threads
     for f in ("ptr", "cluster", "master", "n_in", "n_out", "src", "dst"):
         np.testing.assert_array_equal(getattr(one, f), getattr(split, f), err_msg=f)
     np.testing.assert_array_equal(replica_counts(src, dst, assign, n, p), one.counts)
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_edge_passes_in_threads_equal_one_pass(seed, monkeypatch):
+def test_edge_passes_in_threads_equal_one_pass(seed, three_threads):
     """The repeated-edge merge's grouping and the degrees, their edge ranges in three
     threads, give the one-thread results (the merged graph and the map of every input
     edge, in first-appearance order)."""
     import ir_graph.edge_lists as el
-    import vcut_base.memory as memory
 
     rng = np.random.default_rng(500 + seed)
     n = int(rng.integers(20, 200))
@@ -346,12 +340,7 @@ def test_edge_passes_in_threads_equal_one_pass(seed, monkeypatch):
     w = rng.random(len(src))
     one = simple_edges(src, dst, w, n)
     deg = el.degrees(src, dst, n)
-    calls = []
-    run = el.run_parallel
-    monkeypatch.setattr(memory, "PASS_EDGES", 100)
-    monkeypatch.setattr(memory, "usable_cpus", lambda: 3)
-    monkeypatch.setattr(el, "run_parallel",
-                        lambda jobs, k: calls.append(len(jobs)) or run(jobs, k))
+    calls = three_threads(el)
     split = simple_edges(src, dst, w, n)
     assert calls == [3, 3]  # the grouping's counts and places
     for a, b in zip(one[:4], split[:4]):

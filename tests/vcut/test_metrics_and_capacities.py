@@ -252,19 +252,13 @@ def test_dbh_assign_matches_numpy_hash_and_searchsorted(cap):
     assert set(np.flatnonzero(cap == 0)).isdisjoint(out.tolist())
 
 
-def test_dbh_in_threads_is_the_one_thread_result(monkeypatch):
+def test_dbh_in_threads_is_the_one_thread_result(three_threads):
     import vcut.cuts.hashing as hashing
-    import vcut_base.memory as memory
 
     rng = np.random.default_rng(5)
     g = graph([(int(a), int(b)) for a, b in rng.integers(0, 400, size=(4000, 2)) if a != b])
     one = partition_graph(g, 8, "dbh", seed=3)
-    calls = []
-    run = hashing.run_parallel
-    monkeypatch.setattr(memory, "PASS_EDGES", 100)
-    monkeypatch.setattr(memory, "usable_cpus", lambda: 3)
-    monkeypatch.setattr(hashing, "run_parallel",
-                        lambda jobs, k: calls.append(len(jobs)) or run(jobs, k))
+    calls = three_threads(hashing)
     split = partition_graph(g, 8, "dbh", seed=3)
     assert calls == [3]
     assert np.array_equal(one.assignment, split.assignment)
