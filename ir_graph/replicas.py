@@ -150,8 +150,7 @@ def _masks(src, dst, assign, n, rep_ptr, what):
     masks = np.zeros((workers, n), dtype=np.uint64)
     run_parallel([partial(edge_masks, src, dst, assign, masks[i], a, b)
                   for i, (a, b) in enumerate(spans(len(src), workers))], workers)
-    mask, total = vertex_masks(masks, rep_ptr)
-    return mask, total
+    return vertex_masks(masks, rep_ptr)
 
 
 def _fill_from_masks(src, dst, assign, weight, mask, rep_ptr, cluster, master, n_in, n_out,
