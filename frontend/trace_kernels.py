@@ -407,7 +407,16 @@ def locate_accesses(addr, size, t, ubase, group_ptr, group_obj, obj_size, obj_al
         a = addr[i]
         end = a + size[i]
         ti = t[i]
-        k = np.searchsorted(ubase, a, side="right") - 1
+        # the last base at or below a: numpy's searchsorted(side="right") - 1, written
+        # out (numba's compiles comparators for every dtype: 0.2 s of a first run)
+        lo, hi = 0, ubase.shape[0]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if ubase[mid] <= a:
+                lo = mid + 1
+            else:
+                hi = mid
+        k = lo - 1
         while k >= 0:
             b = ubase[k]
             if a - b > max_size:

@@ -162,6 +162,40 @@ def test_helper_compiles_without_reference_counting_and_refuses_allocation():
         allocates(3)
 
 
+def test_kernels_have_no_c_callable_wrapper_and_run_from_python_and_compiled_code():
+    # vcut's njit leaves out numba's cfunc wrapper (first run's compile time); the kernel
+    # still runs from Python (its CPython wrapper) and from another kernel, and an explicit
+    # option still wins
+    import numpy as np
+
+    from vcut_base.jitcache import njit
+
+    @njit(cache=False)
+    def total(a):
+        return a.sum()
+
+    @njit
+    def twice(a):
+        return 2 * total(a)
+
+    a = np.arange(5.0)
+    assert total(a) == 10.0 and twice(a) == 20.0
+    assert total.targetoptions["no_cfunc_wrapper"] is True
+    assert twice.targetoptions["no_cfunc_wrapper"] is True
+    sig = total.signatures[0]
+    library = total.overloads[sig].library
+    names = {f.name for f in library._final_module.functions}
+    assert not any(n.startswith("cfunc.") for n in names), sorted(names)
+
+    @njit(cache=False, no_cfunc_wrapper=False)
+    def with_wrapper(a):
+        return a.sum()
+
+    assert with_wrapper(a) == 10.0
+    library = with_wrapper.overloads[with_wrapper.signatures[0]].library
+    assert any(f.name.startswith("cfunc.") for f in library._final_module.functions)
+
+
 HELPER_MODULE = """
 from vcut_base.jitcache import helper, njit
 
