@@ -994,3 +994,40 @@ def test_compare_refuses_an_unknown_method_before_the_program_runs(capsys, monke
 
     with pytest.raises(InputError, match="^unknown mapping 'fastest'"):
         compare(["samples/strassen.c"], AnalysisOptions(ps=(2,), mapping="fastest"))
+
+
+def test_the_simulators_layouts_are_freed_when_the_analysis_returns(strassen8, monkeypatch):
+    # the layouts (`mapping.simulate.positioned`) serve the simulations alone: once
+    # analyze_graph returns, none is kept (the control models and the report that follow
+    # have that memory), and a later simulation lays the clustering out again
+    import gc
+    import importlib
+    import weakref
+
+    ms = importlib.import_module("mapping.simulate")  # the module (the package exports
+    # a function of that name)
+
+    trace, g = strassen8
+    made = []
+    real = ms._position
+
+    def recording(cl):
+        pv = real(cl)
+        made.append([weakref.ref(getattr(pv, f)) for f in ("cluster", "weight", "obj", "src",
+                                                            "dst", "home", "vorder", "ptr",
+                                                            "rep_cluster", "n_in", "n_out",
+                                                            "vertex")])
+        return pv
+
+    monkeypatch.setattr(ms, "_position", recording)
+    m = load_machine("mesh:4x4")
+    a = analyze_graph(g, 8, "par", m, object_bytes=trace.obj_size, jobs=1)
+    assert made  # par's schedule: the simulations ran on layouts
+    assert "_positioned" not in vars(a.clustering)
+    gc.collect()
+    kept = {id(v) for v in vars(a.clustering).values() if isinstance(v, np.ndarray)}
+    alive = [r() for refs in made for r in refs if r() is not None and id(r()) not in kept]
+    assert alive == []
+    again = ms.simulate(a.clustering, a.placement.core, m, a.interactions.value_bytes)
+    assert again.makespan == a.result.makespan
+    assert "_positioned" in vars(a.clustering)
