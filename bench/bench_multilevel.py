@@ -53,7 +53,7 @@ sys.path.insert(0, ROOT)
 from ir_graph import read_graph  # noqa: E402
 from runtime.generators import grid, rmat  # noqa: E402
 from runtime.multilevel import csr_from_edges, multilevel_partition  # noqa: E402
-from runtime.multilevel import _cpu as K  # noqa: E402
+from runtime.multilevel import refinement_kernels as K  # noqa: E402
 from runtime.multilevel import refinement  # noqa: E402
 
 MESHES = ["delaunay_n15.graph.gz", "delaunay_n16.edges.gz", "fe_body.graph.gz",
