@@ -4,13 +4,16 @@ The scripts in bench/ run on a lent GPU machine or once a session, not in the su
 module renamed or split under them goes unnoticed until the run fails (bench_multilevel.py
 read ``runtime.multilevel._cpu`` for weeks after it was split). This reads each script's
 imports, top level and inside functions alike, and resolves every one that names a project
-package, without running the script."""
+package, and every attribute read through a name bound to a project module (``K.edge_cut``),
+without running the script."""
 
 import ast
 import glob
 import importlib
 import importlib.util
 import os
+
+import types
 
 import pytest
 
@@ -32,6 +35,34 @@ def project_imports(path):
                 and node.module.split(".")[0] in PACKAGES:
             found += [(node.lineno, node.module, a.name) for a in node.names]
     return found
+
+
+def module_attributes(path):
+    """``(line, module, attribute)`` for each ``alias.attribute`` in ``path`` whose alias
+    names a project module (``import runtime.gpu as G``, ``from runtime import gpu``)."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    alias = {}
+    for line, module, name in project_imports(path):
+        if name is None:
+            continue
+        mod = importlib.import_module(module)
+        obj = getattr(mod, name, None)
+        if obj is None and importlib.util.find_spec(f"{module}.{name}") is not None:
+            obj = importlib.import_module(f"{module}.{name}")
+        if isinstance(obj, types.ModuleType):
+            alias[name] = obj.__name__
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            alias.update((a.asname, a.name) for a in node.names
+                         if a.asname and a.name.split(".")[0] in PACKAGES)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.split(".")[0] in PACKAGES:
+            alias.update((a.asname, alias.pop(a.name)) for a in node.names
+                         if a.asname and a.name in alias)
+    return sorted((node.lineno, alias[node.value.id], node.attr) for node in ast.walk(tree)
+                  if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                  and node.value.id in alias)
 
 
 def unresolved(module, name):
@@ -64,10 +95,25 @@ def test_the_reader_finds_nested_and_dotted_imports(tmp_path):
     assert unresolved("runtime.multilevel", "refinement_kernels") is None
     assert unresolved("runtime.multilevel", "multilevel_partition") is None
     assert unresolved("runtime.no_such_module", None).startswith("runtime.no_such_module:")
+    p.write_text("from runtime.multilevel import refinement_kernels as K, gpu\n"
+                 "K.edge_cut(1)\nK.no_such_kernel\ngpu.PROFILE = {}\n")
+    assert module_attributes(str(p)) == [(2, "runtime.multilevel.refinement_kernels",
+                                          "edge_cut"),
+                                         (3, "runtime.multilevel.refinement_kernels",
+                                          "no_such_kernel"),
+                                         (4, "runtime.multilevel.gpu", "PROFILE")]
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=os.path.basename)
 def test_every_project_import_of_a_bench_script_resolves(path):
     bad = [f"line {line}: {why}" for line, module, name in project_imports(path)
            if (why := unresolved(module, name))]
+    assert not bad, f"{os.path.basename(path)}: " + "; ".join(bad)
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=os.path.basename)
+def test_every_attribute_a_bench_script_reads_from_a_project_module_exists(path):
+    bad = [f"line {line}: {module} has no {attr}"
+           for line, module, attr in module_attributes(path)
+           if not hasattr(importlib.import_module(module), attr)]
     assert not bad, f"{os.path.basename(path)}: " + "; ".join(bad)
