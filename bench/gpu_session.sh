@@ -29,6 +29,8 @@
 # on grid256, luxembourg_osm and email-Enron with the resident loop as before (the grid tier
 # alone, 64 levels a launch, cap one node per warp), as now (the one-block tier first, 1024
 # levels a launch, the grid's cap >= 65,536), the grid tier alone, and that on 32 blocks.
+# `bash bench/gpu_session.sh auto` runs the traversal's GPU tests, then BFS / SSSP on the large
+# graphs behind `auto`'s GPU rules (grid 1024 x 1024, RMAT 20, ER 20, and RMAT 22's BFS).
 # `bash bench/gpu_session.sh partition` runs issue 15's checks alone: the multilevel, Jet and
 # greedy GPU tests, bench_multilevel.py --gpu --gpu-greedy --profile (with and without Jet;
 # where each cell's GPU seconds go), and the greedy batches on RMAT 21 (16 M edges).
@@ -102,6 +104,23 @@ if [ "$1" = traversal ]; then  # issue 16's open case: the GPU against the 16-th
     tail -3 "$OUT/tests.txt"
     for f in trav_before trav_now trav_grid trav_grid32; do
         echo "== $f"; grep -E "GPU tunables|@gpu|scipy|@cpu" "$OUT/$f.txt" | cut -c1-200
+    done
+    cat "$OUT/env.txt"
+    exit 0
+fi
+if [ "$1" = auto ]; then  # what `auto` should choose on a card now (~5 min): the large cases
+    # behind its GPU rules (docs/notes/gpu-h200.md, 2026-12-04: on the small graphs `bs` in
+    # the resident loop beat `delta` on road-like SSSP and `ns` on email-Enron): a 1024 x
+    # 1024 weighted grid (high diameter at 1 M nodes), RMAT 20 and ER 20 (8 M / 4 M edges),
+    # then the RMAT 22 BFS headline (bs, ep, ns, do)
+    step tests 100 python3 -m pytest -q -p no:cacheprovider -n 4 --timeout 90 --tb=short \
+        tests/runtime/test_gpu.py
+    step auto20 170 python3 bench/bench_traversal.py --device gpu --no-cpu --repeat 3 \
+        --scale 20 --graphs rmat20,er20,grid1024
+    step auto22 90 python3 bench/bench_traversal.py --device gpu --no-cpu --only-target
+    tail -3 "$OUT/tests.txt"
+    for f in auto20 auto22; do
+        echo "== $f"; grep -E "@gpu|scipy" "$OUT/$f.txt" | cut -c1-160
     done
     cat "$OUT/env.txt"
     exit 0
