@@ -176,6 +176,9 @@ def main():
     ap.add_argument("--gpu", action="store_true", help="also run the GPU phases (device=gpu)")
     ap.add_argument("--gpu-greedy", action="store_true",
                     help="with --gpu: also the GPU without Jet (refiner='greedy'), beside")
+    ap.add_argument("--cut-width", type=int, metavar="W",
+                    help="with --gpu: lanes that share a vertex's edges when the GPU counts "
+                         "the cut (runtime.multilevel.gpu.CUT_WIDTH; default: its value)")
     ap.add_argument("--profile", action="store_true",
                     help="with --gpu: one more GPU run per cell, synchronised after every kernel, "
                          "printing the kernels' seconds and launches and the host's share")
@@ -186,8 +189,12 @@ def main():
     ks = [int(x) for x in a.ks.split(",")]
     if a.gpu:
         from runtime.gpu import resolve_device
+        from runtime.multilevel import gpu
 
         resolve_device("gpu")  # a one-line error without a usable GPU
+        if a.cut_width is not None:
+            gpu.CUT_WIDTH = a.cut_width
+        print(f"# GPU cut count: {gpu.CUT_WIDTH} lane(s) a vertex")
     names = a.graphs.split(",") if a.graphs else MESHES + POWER_LAW
     graphs = [(n, lambda n=n: read_graph(os.path.join(a.datasets, n), None)) for n in names
               if os.path.exists(os.path.join(a.datasets, n))]

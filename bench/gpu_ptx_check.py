@@ -122,7 +122,7 @@ def main():
                                        i8a),
         "contract_compact_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8, i8a, i8a, i8a),
         "project_kernel": (i8a, i8a, i8, i8a), "loads_kernel": (i8a, i8a, i8, i8a),
-        "cut_kernel": (i8a, i8a, i8a, i8a, i8, i8a),
+        "cut_kernel": (i8a, i8a, i8a, i8a, i8, i8, i8a),
         "best_move_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8a, i8, i8, i8, i8a, i8a, i8, i8a,
                              i8a),
         "best_move_heavy_kernel": (i8a, i8a, i8a, i8a, i8a, i8a, i8a, i8, i8, i8a, i8, i8a, i8a),

@@ -32,8 +32,8 @@
 # `bash bench/gpu_session.sh auto` runs the traversal's GPU tests, then BFS / SSSP on the large
 # graphs behind `auto`'s GPU rules (grid 1024 x 1024, RMAT 20, ER 20, and RMAT 22's BFS).
 # `bash bench/gpu_session.sh partition` runs issue 15's checks alone: the multilevel, Jet and
-# greedy GPU tests, bench_multilevel.py --gpu --gpu-greedy --profile (with and without Jet;
-# where each cell's GPU seconds go), and the greedy batches on RMAT 21 (16 M edges).
+# greedy GPU tests, then bench_multilevel.py --gpu --profile with the cut counted by a thread
+# a vertex and by a warp a vertex (--cut-width 1 / 32; where each cell's GPU seconds go).
 cd "$(dirname "$0")/.." || exit 3
 OUT=${OUT:-/tmp/gpu-session}
 mkdir -p "$OUT"
@@ -52,14 +52,20 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, log its duratio
     echo "$name: exit $?, $((SECONDS - t0)) s" >> "$OUT/env.txt"
 }
 if [ "$1" = partition ]; then  # issue 15's checks alone (~6.5 min)
+    # the cut counted by a thread a vertex (the default) and by a warp a vertex (CUT_WIDTH =
+    # 32): Jet counts it after every round, half its kernel time on the power-law graphs on
+    # 2026-12-04; the profile lines give `cut`'s seconds in each
     step tests 80 python3 -m pytest -q -p no:cacheprovider -n 8 --timeout 70 --tb=short \
         tests/runtime/multilevel/test_multilevel_gpu.py tests/runtime/multilevel/test_jet.py tests/vcut/test_gpu_greedy.py
-    step multilevel 200 python3 bench/bench_multilevel.py --gpu --gpu-greedy --profile \
+    step multilevel 150 python3 bench/bench_multilevel.py --gpu --profile --cut-width 1 \
         --datasets .devdata --graphs cnr-2000.arcs.txt.gz,delaunay_n16.edges.gz --ks 8,64 \
         --repeat 1 --csv "$OUT/multilevel.csv"
-    step batched 100 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21 \
-        --batches 65536
+    step multilevel_w32 150 python3 bench/bench_multilevel.py --gpu --profile --cut-width 32 \
+        --datasets .devdata --graphs cnr-2000.arcs.txt.gz,delaunay_n16.edges.gz --ks 8,64 \
+        --repeat 1 --csv "$OUT/multilevel_w32.csv"
     tail -3 "$OUT/tests.txt"
+    grep -h -E "profile|GPU cut count|GPU:" "$OUT/multilevel.txt" "$OUT/multilevel_w32.txt" \
+        | cut -c1-220
     cat "$OUT/env.txt"
     exit 0
 fi

@@ -70,8 +70,9 @@ import numpy as np
 
 from vcut_base.errors import InputError
 
+from .. import config as launch_config
 from .. import primitives_gpu as PG
-from ..gpu import grid_blocks, device_memory, require_gpu
+from ..gpu import grid_blocks, device_memory, require_gpu, resident_threads
 from ..primitives_gpu import inclusive_scan
 from ..traversal import format_bytes
 from . import coarsening_kernels_gpu as CG
@@ -93,6 +94,13 @@ MATCH_ROUNDS = 16
 REFINE_PASSES = 32
 #: also moves of gain 0 into a part that stays lighter than the vertex's own
 ZERO_MOVES = True
+#: threads that share a vertex's edges when the cut is counted (`_cut`; Jet counts it after
+#: every round): 1, a thread per vertex, one launch thread each; a power of two above 1
+#: (clipped to the block), groups of that many lanes a vertex on a grid of at most the
+#: device's resident threads. On an H200 the count was half of Jet's kernel time on the
+#: power-law graphs with a thread per vertex (docs/notes/gpu-h200.md); wider groups have
+#: not run on a card yet (`bash bench/gpu_session.sh partition` compares them).
+CUT_WIDTH = 1
 #: the counters of a run: matching rounds; independent moves' passes, moves, gain, subset
 #: moves; host balance repairs and their moves; heavy vertices; Jet rounds, rebalancing
 #: rounds, host repairs within Jet, Jet's moves (rebalancing included) and launches
@@ -183,6 +191,16 @@ def _launch(kernel, config, *args):
     rec = PROFILE.setdefault(kernel.py_func.__name__, [0.0, 0])
     rec[0] += time.perf_counter() - t
     rec[1] += 1
+
+
+def _cut(lv, part, out):
+    """Add twice the cut of device partition ``part`` of ``lv`` to ``out[0]``
+    (`refinement_kernels_gpu.cut_kernel`, `CUT_WIDTH` lanes a vertex)."""
+    tpb = launch_config.THREADS_PER_BLOCK
+    width = min(1 << (max(1, int(CUT_WIDTH)).bit_length() - 1), tpb & -tpb)  # divides tpb
+    threads = lv.n if width == 1 else min(lv.n * width, resident_threads())
+    _launch(RG.cut_kernel, grid_blocks(max(threads, 1)), lv.indptr, lv.indices, lv.ewgt, part,
+            lv.n, width, out)
 
 
 def heavy_vertices(cuda, work, lv, k=None):
@@ -383,8 +401,7 @@ class _DeviceJet:
     def status(self):
         lv, k = self.lv, self.k
         _fill(self.status_d[k:], 1, 0)
-        _run(RG.cut_kernel, lv.n, lv.indptr, lv.indices, lv.ewgt, self.part, lv.n,
-             self.status_d[k:])
+        _cut(lv, self.part, self.status_d[k:])
         self.stats["jet_launches"] += 2
         h = self.status_d.copy_to_host()[:k + 2]
         return int(h[k]) // 2, h[:k], int(h[k + 1])
@@ -524,7 +541,7 @@ def partition_on_device(level, k, fractions, maxload, coarse_bound, initial, see
     _fill(load, k, 0)
     _fill(cut, 1, 0)
     _run(RG.loads_kernel, n, part, finest.vwgt, n, load)
-    _run(RG.cut_kernel, n, finest.indptr, finest.indices, finest.ewgt, part, n, cut)
+    _cut(finest, part, cut)
     out = part.copy_to_host()[:n]
     loads = load.copy_to_host()[:k]
     twice = int(cut.copy_to_host()[0])

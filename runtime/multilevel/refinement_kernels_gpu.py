@@ -41,16 +41,22 @@ def loads_kernel(part, vwgt, n, load):
 
 
 @cuda.jit
-def cut_kernel(indptr, indices, ewgt, part, n, out):
-    """Twice the cut (each cut edge seen from both ends)."""
-    v = cuda.grid(1)
-    if v >= n:
-        return
+def cut_kernel(indptr, indices, ewgt, part, n, width, out):
+    """Twice the cut (each cut edge seen from both ends): groups of ``width`` threads (a
+    power of two dividing the block) take a vertex at a time over the grid and share its
+    edges, and each thread adds its sum once. Width 1 is a thread per vertex, whose loop
+    over a hub's row is the launch's tail on a power-law graph; a grid of
+    `runtime.multilevel.gpu.CUT_WIDTH` lanes a vertex splits it."""
+    lane = cuda.threadIdx.x % width
+    groups = cuda.gridsize(1) // width
     s = 0
-    p = part[v]
-    for e in range(indptr[v], indptr[v + 1]):
-        if part[indices[e]] != p:
-            s += ewgt[e]
+    v = cuda.grid(1) // width
+    while v < n:
+        p = part[v]
+        for e in range(indptr[v] + lane, indptr[v + 1], width):
+            if part[indices[e]] != p:
+                s += ewgt[e]
+        v += groups
     if s:
         cuda.atomic.add(out, 0, s)
 

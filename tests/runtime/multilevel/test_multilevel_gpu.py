@@ -259,6 +259,25 @@ def test_a_heavy_vertex_considers_every_neighbour_part():
     assert (int(cto[0:1].copy_to_host()[0]), int(cgain[0:1].copy_to_host()[0])) == (40, 40)
 
 
+@pytest.mark.parametrize("width", [1, 2, 8, 32, 3])
+def test_the_cut_count_is_the_cut_at_every_group_width(monkeypatch, width):
+    # a hub of 40 neighbours beside a random level: groups of `width` lanes (8 threads a
+    # block here, so 32 is clipped to 8 and 3 rounded down to 2) on a grid of at most the
+    # simulator's 32 resident threads take several vertices each; the count is twice the
+    # cut however the edges are shared out
+    rng = np.random.default_rng(width)
+    base = edges_of(random_level(5, n=60, m=150))
+    src = [u for u, _ in base] + [0] * 40
+    dst = [v for _, v in base] + list(range(20, 60))
+    lv = csr_from_edges(src, dst, list(base.values()) + rng.integers(1, 9, 40).tolist(), 60)
+    part = rng.integers(0, 4, lv.n)
+    monkeypatch.setattr(gpu, "CUT_WIDTH", width)
+    cuda, keep, work, dl = on_device(lv)
+    out = gpu._upload(cuda, work, np.zeros(1, dtype=np.int64))
+    gpu._cut(dl, gpu._upload(cuda, keep, part), out)
+    assert int(out.copy_to_host()[0]) == 2 * cut_of(lv, part) > 0
+
+
 def test_launches_per_matching_round_and_refinement_pass(monkeypatch):
     # the host's share is per launch (~50-100 us from Python on an H200): a matching round
     # is 5 launches and a refinement pass 5, the resets of their buffers folded into them
