@@ -95,8 +95,8 @@ REFINE_PASSES = 32
 #: also moves of gain 0 into a part that stays lighter than the vertex's own
 ZERO_MOVES = True
 #: threads that share a vertex's edges when the cut is counted (`_cut`; Jet counts it after
-#: every round): 1, a thread per vertex, one launch thread each; a power of two above 1
-#: (clipped to the block), groups of that many lanes a vertex on a grid of at most the
+#: every round): 1, a thread per vertex (a launch of n threads); a power of two above 1
+#: (at most the block), groups of that many lanes a vertex on a grid of at most the
 #: device's resident threads. On an H200 the count was half of Jet's kernel time on the
 #: power-law graphs with a thread per vertex (docs/notes/gpu-h200.md); wider groups have
 #: not run on a card yet (`bash bench/gpu_session.sh partition` compares them).
