@@ -196,6 +196,44 @@ def test_kernels_have_no_c_callable_wrapper_and_run_from_python_and_compiled_cod
     assert any(f.name.startswith("cfunc.") for f in library._final_module.functions)
 
 
+def test_kernels_release_the_gil_by_default_so_numbas_own_compiles_are_shared():
+    # numba compiles np.zeros & co. once per argument types and caller's flags: a kernel of
+    # the default options and one that asks for nogil itself share them (the second
+    # compiles no np.zeros of its own); an explicit nogil=False still wins
+    import numpy as np
+    from numba.core import event
+
+    from vcut_base.jitcache import njit
+
+    @njit(cache=False)
+    def plain(n):
+        return np.zeros((n, 3, 2), np.uint16).size  # a shape and type no kernel allocates
+
+    @njit(cache=False, nogil=True)
+    def explicit(n):
+        return np.zeros((n, 3, 2), np.uint16).size + 1
+
+    @njit(cache=False, nogil=False)
+    def holding(n):
+        return n
+
+    assert plain.targetoptions["nogil"] is True and holding.targetoptions["nogil"] is False
+    assert plain(2) == 12
+    compiled = []
+
+    class Seen(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Seen()):
+        assert explicit(2) == 13
+    assert compiled and compiled[0].endswith("explicit")
+    assert not [q for q in compiled if "zeros" in q], compiled
+
+
 HELPER_MODULE = """
 from vcut_base.jitcache import helper, njit
 
