@@ -183,6 +183,8 @@ def main():
                     help="with --gpu: one more GPU run per cell, synchronised after every kernel, "
                          "printing the kernels' seconds and launches and the host's share")
     a = ap.parse_args()
+    if a.cut_width is not None and a.cut_width < 1:
+        ap.error(f"--cut-width: at least 1 lane a vertex, got {a.cut_width}")
     from numba import set_num_threads
 
     set_num_threads(a.threads)

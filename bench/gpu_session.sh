@@ -17,10 +17,11 @@
 # traversal.txt.
 # `bash bench/gpu_session.sh all` runs every GPU test file (8 processes) and one short benchmark
 # per GPU issue: multilevel vs METIS on cnr-2000 / delaunay_n16 (+ rmat18, grid1024) with its
-# profile, SPAC's multilevel backend on CPU and GPU, the greedy batches, the MST, grid / road
-# traversals; sized from the H200 run of 2026-11-27 (tests 90 s, multilevel 113 s without the
-# profile, batched ~80 s, traversal of both graphs ~55 s): about 8 minutes of a 15-minute
-# device budget, leaving room for a second, shorter call.
+# profile, and again on cnr-2000 and rmat18 with the cut counted by a warp a vertex
+# (--cut-width 32), SPAC's multilevel backend on CPU and GPU, the greedy batches, the MST,
+# grid / road traversals; sized from the H200 run of 2026-12-04 (tests 82 s, multilevel 86 s,
+# spac 36 s, batched 32 s, mst 16 s, traversal 33 s: 4.8 minutes in all before the cut-width
+# step), leaving room in a 15-minute device budget for a second call.
 # `bash bench/gpu_session.sh rounds` runs the greedy family's GPU tests and its batches on
 # RMAT 21 (16 M edges; both apply forms beside their CPU twins at B = 64 k) and RMAT 22.
 # `bash bench/gpu_session.sh schedule` runs issue 17's: the scheduler tests on the card and
@@ -141,6 +142,10 @@ if [ "$1" = all ]; then  # every GPU test file, then one short benchmark per iss
     step multilevel 140 python3 bench/bench_multilevel.py --gpu --profile --datasets .devdata \
         --graphs cnr-2000.arcs.txt.gz,delaunay_n16.edges.gz --ks 8,64 --repeat 1 \
         --csv "$OUT/multilevel.csv"
+    # the same power-law cells with the cut counted by a warp a vertex (CUT_WIDTH = 32)
+    step multilevel_w32 100 python3 bench/bench_multilevel.py --gpu --profile --cut-width 32 \
+        --datasets .devdata --graphs cnr-2000.arcs.txt.gz --generated rmat18 --ks 8,64 \
+        --repeat 1 --csv "$OUT/multilevel_w32.csv"
     step spac 50 python3 bench/bench_spac.py --multilevel cpu,gpu --quick \
         --graphs soc-Epinions1-lcc.txt.gz,cnr-2000.arcs.txt.gz
     step batched 90 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21 \
