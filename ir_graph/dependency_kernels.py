@@ -261,8 +261,10 @@ def dependencies(
                 j0 += 1
             for q in range(cnt):
                 if phi_src[q] >= 0:
-                    ne = _add_edge(phi_src[q], i + q, phi_kind[q], e_src, e_dst, e_kind, ne,
-                                   mark_v, mark_e)
+                    # the kind as int64, as the other calls pass it (a uint8 would compile
+                    # the helper a second time)
+                    ne = _add_edge(phi_src[q], i + q, np.int64(phi_kind[q]), e_src, e_dst,
+                                   e_kind, ne, mark_v, mark_e)
             for q in range(cnt):
                 utop = _define(dyn_sid[i + q], i + q, a, last, owner, act_last, u_sid, u_last,
                                u_owner, utop)
