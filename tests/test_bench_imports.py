@@ -12,7 +12,6 @@ import glob
 import importlib
 import importlib.util
 import os
-
 import types
 
 import pytest
@@ -22,44 +21,55 @@ PACKAGES = {"vcut_base", "frontend", "ir_graph", "runtime", "mapping", "vcut"}
 SCRIPTS = sorted(glob.glob(os.path.join(ROOT, "bench", "*.py")))
 
 
-def project_imports(path):
-    """``(line, module, name or None)`` for each import of a project module in ``path``."""
+def _imports(path):
+    """The parsed ``path`` and ``(line, module, name or None, alias or None)`` for each
+    import of a project module in it."""
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read(), path)
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [(node.lineno, a.name, None) for a in node.names
+            found += [(node.lineno, a.name, None, a.asname) for a in node.names
                       if a.name.split(".")[0] in PACKAGES]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
                 and node.module.split(".")[0] in PACKAGES:
-            found += [(node.lineno, node.module, a.name) for a in node.names]
-    return found
+            found += [(node.lineno, node.module, a.name, a.asname or a.name)
+                      for a in node.names]
+    return tree, found
+
+
+def project_imports(path):
+    """``(line, module, name or None)`` for each import of a project module in ``path``."""
+    return [(line, module, name) for line, module, name, _ in _imports(path)[1]]
+
+
+def _lookup(module, name):
+    """What ``from module import name`` binds (a submodule where ``module`` has no such
+    attribute); ImportError or AttributeError where it would fail."""
+    mod = importlib.import_module(module)
+    if hasattr(mod, name):
+        return getattr(mod, name)
+    if importlib.util.find_spec(f"{module}.{name}") is not None:
+        return importlib.import_module(f"{module}.{name}")
+    raise AttributeError(f"{module} has no {name}")
 
 
 def module_attributes(path):
     """``(line, module, attribute)`` for each ``alias.attribute`` in ``path`` whose alias
     names a project module (``import runtime.gpu as G``, ``from runtime import gpu``)."""
-    with open(path, encoding="utf-8") as f:
-        tree = ast.parse(f.read(), path)
+    tree, found = _imports(path)
     alias = {}
-    for line, module, name in project_imports(path):
+    for _, module, name, bound in found:
         if name is None:
+            if bound:
+                alias[bound] = module
             continue
-        mod = importlib.import_module(module)
-        obj = getattr(mod, name, None)
-        if obj is None and importlib.util.find_spec(f"{module}.{name}") is not None:
-            obj = importlib.import_module(f"{module}.{name}")
+        try:
+            obj = _lookup(module, name)
+        except (ImportError, AttributeError):
+            continue  # the import's own test reports it
         if isinstance(obj, types.ModuleType):
-            alias[name] = obj.__name__
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            alias.update((a.asname, a.name) for a in node.names
-                         if a.asname and a.name.split(".")[0] in PACKAGES)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
-                and node.module.split(".")[0] in PACKAGES:
-            alias.update((a.asname, alias.pop(a.name)) for a in node.names
-                         if a.asname and a.name in alias)
+            alias[bound] = obj.__name__
     return sorted((node.lineno, alias[node.value.id], node.attr) for node in ast.walk(tree)
                   if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                   and node.value.id in alias)
@@ -68,14 +78,15 @@ def module_attributes(path):
 def unresolved(module, name):
     """Why ``from module import name`` (or ``import module``) would fail, or None."""
     try:
-        mod = importlib.import_module(module)
+        if name is None:
+            importlib.import_module(module)
+        elif name != "*":
+            _lookup(module, name)
     except ImportError as e:
         return f"{module}: {e}"
-    if name is None or name == "*" or hasattr(mod, name):
-        return None
-    if importlib.util.find_spec(f"{module}.{name}") is not None:  # a submodule
-        return None
-    return f"{module} has no {name}"
+    except AttributeError as e:
+        return str(e)
+    return None
 
 
 def test_the_scripts_are_found():
