@@ -96,8 +96,9 @@ if [ "$1" = traversal ]; then  # issue 16's open case: the GPU against the 16-th
     # the small high-diameter and e-mail graphs: the resident loop as it was (the grid tier
     # alone, 64 levels a launch, its cap one node per warp), as it is now (the one-block tier,
     # then the grid with a cap of >= 65,536 nodes, 1024 levels a launch), the grid tier alone
-    # as now, and that on 32 blocks (a cheaper barrier); the CPU strategies once. Sized from the H200 run of
-    # 2026-12-04 (tests 22 s, the configuration as it was 53 s; the other three need > 60 s)
+    # as now, and that on 32 blocks (a cheaper barrier); the CPU strategies once. Sized from
+    # the H200 run of 2026-12-04 (tests 22 s, the configuration as it was 53 s; the other three
+    # need > 60 s)
     step tests 100 python3 -m pytest -q -p no:cacheprovider -n 4 --timeout 90 --tb=short \
         tests/runtime/test_gpu.py tests/runtime/test_gpu_stack.py
     G=grid256,luxembourg_osm,email-Enron
