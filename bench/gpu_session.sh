@@ -17,11 +17,10 @@
 # traversal.txt.
 # `bash bench/gpu_session.sh all` runs every GPU test file (8 processes) and one short benchmark
 # per GPU issue: multilevel vs METIS on cnr-2000 / delaunay_n16 (+ rmat18, grid1024) with its
-# profile, and again on cnr-2000 and rmat18 with the cut counted by a warp a vertex
-# (--cut-width 32), SPAC's multilevel backend on CPU and GPU, the greedy batches, the MST,
-# grid / road traversals; sized from the H200 run of 2026-12-04 (tests 82 s, multilevel 86 s,
-# spac 36 s, batched 32 s, mst 16 s, traversal 33 s: 4.8 minutes in all before the cut-width
-# step), leaving room in a 15-minute device budget for a second call.
+# profile, SPAC's multilevel backend on CPU and GPU, the greedy batches, the MST, grid / road
+# traversals; sized from the H200 runs of 2026-12-04 (tests 94 s, multilevel 101 s, spac 50+
+# s, batched 43 s, mst 21 s, traversal 50 s: about 6 minutes with the install), leaving room in
+# a 15-minute device budget for a second call (`auto` next).
 # `bash bench/gpu_session.sh rounds` runs the greedy family's GPU tests and its batches on
 # RMAT 21 (16 M edges; both apply forms beside their CPU twins at B = 64 k) and RMAT 22.
 # `bash bench/gpu_session.sh schedule` runs issue 17's: the scheduler tests on the card and
@@ -30,8 +29,8 @@
 # on grid256, luxembourg_osm and email-Enron with the resident loop as before (the grid tier
 # alone, 64 levels a launch, cap one node per warp), as now (the one-block tier first, 1024
 # levels a launch, the grid's cap >= 65,536), the grid tier alone, and that on 32 blocks.
-# `bash bench/gpu_session.sh auto` runs the traversal's GPU tests, then BFS / SSSP on the large
-# graphs behind `auto`'s GPU rules (grid 1024 x 1024, RMAT 20, ER 20, and RMAT 22's BFS).
+# `bash bench/gpu_session.sh auto` runs the traversal's GPU tests, then RMAT 22's BFS, the
+# large case behind `auto`'s GPU rule for `do` (GPU_DO_MIN_EDGES), not yet run with the new loop.
 # `bash bench/gpu_session.sh partition` runs issue 15's checks alone: the multilevel, Jet and
 # greedy GPU tests, then bench_multilevel.py --gpu --profile with the cut counted by a thread
 # a vertex and by a warp a vertex (--cut-width 1 / 32; where each cell's GPU seconds go).
@@ -116,20 +115,16 @@ if [ "$1" = traversal ]; then  # issue 16's open case: the GPU against the 16-th
     cat "$OUT/env.txt"
     exit 0
 fi
-if [ "$1" = auto ]; then  # what `auto` should choose on a card now (~5 min): the large cases
-    # behind its GPU rules (docs/notes/gpu-h200.md, 2026-12-04: on the small graphs `bs` in
-    # the resident loop beat `delta` on road-like SSSP and `ns` on email-Enron): a 1024 x
-    # 1024 weighted grid (high diameter at 1 M nodes), RMAT 20 and ER 20 (8 M / 4 M edges),
-    # then the RMAT 22 BFS headline (bs, ep, ns, do)
+if [ "$1" = auto ]; then  # what `auto` should choose on a card (~3.5 min): RMAT 22's BFS
+    # (67 M edges, 128 M directed; bs, ep, ns, do), where `do` led bs 2 x with the loop of
+    # 2026-11-26 and GPU_DO_MIN_EDGES sets do's threshold; the 2^20 graphs ran on 2026-12-04
+    # (`--scale 20 --graphs rmat20,er20,grid1024`, 140 s). RMAT 22's generation, scipy and
+    # the four strategies' compiles need more than 90 s
     step tests 100 python3 -m pytest -q -p no:cacheprovider -n 4 --timeout 90 --tb=short \
         tests/runtime/test_gpu.py
-    step auto20 170 python3 bench/bench_traversal.py --device gpu --no-cpu --repeat 3 \
-        --scale 20 --graphs rmat20,er20,grid1024
-    step auto22 90 python3 bench/bench_traversal.py --device gpu --no-cpu --only-target
+    step auto22 200 python3 bench/bench_traversal.py --device gpu --no-cpu --only-target
     tail -3 "$OUT/tests.txt"
-    for f in auto20 auto22; do
-        echo "== $f"; grep -E "@gpu|scipy" "$OUT/$f.txt" | cut -c1-160
-    done
+    echo "== auto22"; grep -E "@gpu|scipy" "$OUT/auto22.txt" | cut -c1-160
     cat "$OUT/env.txt"
     exit 0
 fi
@@ -143,11 +138,7 @@ if [ "$1" = all ]; then  # every GPU test file, then one short benchmark per iss
     step multilevel 140 python3 bench/bench_multilevel.py --gpu --profile --datasets .devdata \
         --graphs cnr-2000.arcs.txt.gz,delaunay_n16.edges.gz --ks 8,64 --repeat 1 \
         --csv "$OUT/multilevel.csv"
-    # the same power-law cells with the cut counted by a warp a vertex (CUT_WIDTH = 32)
-    step multilevel_w32 100 python3 bench/bench_multilevel.py --gpu --profile --cut-width 32 \
-        --datasets .devdata --graphs cnr-2000.arcs.txt.gz --generated rmat18 --ks 8,64 \
-        --repeat 1 --csv "$OUT/multilevel_w32.csv"
-    step spac 50 python3 bench/bench_spac.py --multilevel cpu,gpu --quick \
+    step spac 70 python3 bench/bench_spac.py --multilevel cpu,gpu --quick \
         --graphs soc-Epinions1-lcc.txt.gz,cnr-2000.arcs.txt.gz
     step batched 90 python3 bench/bench_batched.py --device gpu --rmat-only --scale 21 \
         --batches 65536

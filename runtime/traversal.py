@@ -34,7 +34,9 @@ SSSP_STRATEGIES = STRATEGIES + ("delta",)
 BFS_STRATEGIES = STRATEGIES + ("do",)
 DO_ALPHA, DO_BETA = 14.0, 24.0  # the paper's switch parameters
 ROAD_MAX_DEGREE = 8  # graphs whose largest degree is at most this are road-like for `auto`
-SKEWED = 32  # largest degree / mean degree above which `auto` splits hubs on a GPU (ns)
+SKEWED = 32  # largest degree / mean degree above which a graph is skewed (no GPU delta)
+GPU_DO_MIN_EDGES = 2**26  # directed edges from which GPU BFS `auto` is direction-optimising
+GPU_DELTA_MIN_NODES = 2**19  # vertices from which GPU SSSP `auto` is delta-stepping
 MDT_BINS = 10  # histogram bins for the MDT choice (fits the published MDTs)
 HP_BLOCK = 32  # sub-worklists smaller than this switch to WD
 
@@ -77,33 +79,43 @@ def memory_bytes(n, m2, strategy):
     return int(csr + per[strategy])
 
 
-def choose_strategy(n, m2, max_degree, device, memory=None):
-    """The ``auto`` strategy (`bfs` and `sssp` then refine it, see below).
+def choose_strategy(n, m2, max_degree, device, memory=None, kind="sssp", road_degree=None):
+    """The strategy ``auto`` runs, by device, kind of traversal, size and degrees.
 
-    CPU: ``bs`` -- the fastest CPU strategy on every graph of
-    `bench/bench_traversal.py` (the other strategies' bookkeeping costs more than
-    the imbalance they remove when one core walks every piece); `bfs` picks
-    ``do`` instead where the largest degree exceeds `ROAD_MAX_DEGREE` (5x faster
-    than ``bs`` on the power-law and random graphs there, 1.1x slower on roads),
-    and `sssp` picks ``delta`` where it does not (7x faster than ``bs`` on the
-    weighted grid, where ``bs`` takes 4.4x scipy's time), on the GPU too where it
-    fits (5.4x faster than ``bs`` there on an H200). GPU, as measured on an
-    H200 (docs/notes/gpu-h200.md): ``ns`` on skewed graphs (largest degree over
-    `SKEWED` x the mean: RMAT, e-mail), whose hubs it splits, else ``bs``,
-    whose frontiers mostly run in the device-resident loop (roads, grids,
-    Erdős-Rényi: there ``ep`` pays a host round trip per level and is up to 40x
-    slower); the leanest strategy that fits ``memory`` when the choice does
-    not; `bfs` picks ``do`` on non-road graphs when it fits.
+    ``max_degree`` is the largest out-degree; ``road_degree`` the largest in + out degree of
+    a directed graph (default ``max_degree``), which BFS's road test reads.
+
+    CPU (`bench/bench_traversal.py`, 16 threads): ``bs``, the fastest CPU strategy on every
+    benchmark graph (one core walks every piece, so the other strategies' bookkeeping costs
+    more than the imbalance it removes); BFS takes ``do`` unless the graph is road-like
+    (``road_degree`` at most `ROAD_MAX_DEGREE`: 5x faster than ``bs`` on the power-law and
+    random graphs, 1.1x slower on roads); SSSP takes ``delta`` on road-like graphs (7x
+    faster than ``bs`` on the weighted grid, where ``bs`` takes 4.4x scipy's time).
+
+    GPU (an H200, docs/notes/gpu-h200.md): ``bs``, whose frontiers run in the
+    device-resident loop: it beat ``ns`` (1.7-10x), ``do`` (2.2-3.5x) and ``ep`` on every
+    graph of up to 2^20 vertices and 16 M edges. BFS takes ``do`` on graphs that are not
+    road-like from `GPU_DO_MIN_EDGES` directed edges (2x faster than ``bs`` on RMAT 22's
+    128 M); SSSP takes ``delta`` on graphs that are not skewed (largest degree at most
+    `SKEWED` x the mean) from `GPU_DELTA_MIN_NODES` vertices (1.5-1.8x faster than ``bs`` on
+    a 1024 x 1024 grid and ER 20; 1.7-2.7x slower on the 0.1 M-vertex road and grid, 5x on
+    RMAT 20). A choice whose memory does not fit ``memory`` (bytes) falls back to ``bs``,
+    the leanest strategy; whether that fits is the caller's check.
     """
+    if kind not in ("bfs", "sssp"):
+        raise ValueError(f"kind must be 'bfs' or 'sssp', not {kind!r}")
+    road = (max_degree if road_degree is None else road_degree) <= ROAD_MAX_DEGREE
     if device == "cpu":
-        return "bs"
+        if kind == "bfs":
+            return "bs" if road else "do"
+        return "delta" if max_degree <= ROAD_MAX_DEGREE else "bs"
     memory = np.inf if memory is None else memory
     skewed = n and max_degree > SKEWED * m2 / n
-    prefer = (["ns"] if skewed else []) + ["bs"]
-    for s in prefer:
-        if memory_bytes(n, m2, s) <= memory:
-            return s
-    return min(STRATEGIES, key=lambda s: memory_bytes(n, m2, s))
+    if kind == "bfs":
+        choice = "do" if not road and m2 >= GPU_DO_MIN_EDGES else "bs"
+    else:
+        choice = "delta" if not skewed and n >= GPU_DELTA_MIN_NODES else "bs"
+    return choice if memory_bytes(n, m2, choice) <= memory else "bs"
 
 
 def format_bytes(b):
@@ -229,15 +241,11 @@ def sssp(graph, source, strategy="bs", *, device="cpu", directed=None, delta=Non
         memory = device_memory()
     if strategy == "auto":
         max_degree = int(deg.max()) if len(deg) else 0
-        strategy = choose_strategy(graph.n, len(indices), max_degree, dev, memory)
-        if _unit:  # direction-optimising unless road-like (in + out degree)
-            total = deg + np.bincount(graph.dst, minlength=graph.n) if directed else deg
-            if graph.n and int(total.max()) > ROAD_MAX_DEGREE:
-                if dev == "cpu" or memory_bytes(graph.n, len(indices), "do") <= memory:
-                    strategy = "do"
-        elif max_degree <= ROAD_MAX_DEGREE and (
-                dev == "cpu" or memory_bytes(graph.n, len(indices), "delta") <= memory):
-            strategy = "delta"  # high-diameter weighted graphs: buckets, not rounds
+        road_degree = max_degree
+        if _unit and directed and graph.n:  # BFS's road test reads in + out degree
+            road_degree = int((deg + np.bincount(graph.dst, minlength=graph.n)).max())
+        strategy = choose_strategy(graph.n, len(indices), max_degree, dev, memory,
+                                   "bfs" if _unit else "sssp", road_degree)
         info["auto"] = True
     need = memory_bytes(graph.n, len(indices), strategy)
     info["memory_bytes"] = need

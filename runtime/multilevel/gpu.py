@@ -98,8 +98,9 @@ ZERO_MOVES = True
 #: every round): 1, a thread per vertex (a launch of n threads); a power of two above 1
 #: (at most the block), groups of that many lanes a vertex on a grid of at most the
 #: device's resident threads. On an H200 the count was half of Jet's kernel time on the
-#: power-law graphs with a thread per vertex (docs/notes/gpu-h200.md); wider groups have
-#: not run on a card yet (`bash bench/gpu_session.sh partition` compares them).
+#: power-law graphs with a thread per vertex, and 32 lanes a vertex made it 1.6-1.9x slower
+#: (docs/notes/gpu-h200.md): most rows are shorter than the group, whose idle lanes cost more
+#: than the hubs' long loops (`bash bench/gpu_session.sh partition` compares them).
 CUT_WIDTH = 1
 #: the counters of a run: matching rounds; independent moves' passes, moves, gain, subset
 #: moves; host balance repairs and their moves; heavy vertices; Jet rounds, rebalancing

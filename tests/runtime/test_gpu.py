@@ -11,7 +11,7 @@ import pytest
 
 from vcut_base.errors import VcutError
 from ir_graph import Graph
-from runtime import config, gpu as runtime_gpu, primitives, traversal_gpu
+from runtime import config, gpu as runtime_gpu, primitives, traversal, traversal_gpu
 from runtime.generators import erdos_renyi, grid, rmat
 from runtime.traversal import STRATEGIES, bfs, choose_strategy, format_bytes, memory_bytes, sssp
 from tests.helpers import shortest_distances, two_components
@@ -124,12 +124,16 @@ def test_device_memory_refusal(monkeypatch):
     assert f"the ep traversal needs {format_bytes(need)} of device memory" in msg
     assert f"--strategy bs needs {format_bytes(memory_bytes(n, m2, 'bs'))}" in msg
     assert format_bytes(need) == f"{need / 1024:,.1f} KiB"
-    # auto picks what fits: only BS does (delta, its choice on a road-like graph, needs more)
+    # auto picks what fits: with the delta threshold lowered to this grid, delta is its choice
+    # (a grid is not skewed) but needs more memory than BS, which fits
+    monkeypatch.setattr(traversal, "GPU_DELTA_MIN_NODES", n)
     assert memory_bytes(n, m2, "delta") > memory_bytes(n, m2, "bs")
     assert sssp(g, 0, "auto", device="gpu").strategy == "bs"
     monkeypatch.setattr(config, "DEVICE_MEMORY", memory_bytes(n, m2, "delta"))
-    assert sssp(g, 0, "auto", device="gpu").strategy == "delta"
-    monkeypatch.setattr(config, "DEVICE_MEMORY", memory_bytes(n, m2, "bs"))
+    r = sssp(g, 0, "auto", device="gpu")
+    assert r.strategy == "delta" and r.dist.tolist() == shortest_distances(g, 0, False).tolist()
+    monkeypatch.setattr(traversal, "GPU_DELTA_MIN_NODES", n + 1)  # one vertex short of it
+    assert sssp(g, 0, "auto", device="gpu").strategy == "bs"
     monkeypatch.setattr(config, "DEVICE_MEMORY", 10)
     with pytest.raises(VcutError, match="use --device cpu"):
         sssp(g, 0, "bs", device="gpu")
@@ -137,15 +141,38 @@ def test_device_memory_refusal(monkeypatch):
 
 def test_auto_rule():
     n, m2 = 1000, 8000  # mean degree 8: skewed above 32 x 8 = 256
-    assert choose_strategy(n, m2, 500, "cpu") == "bs"
-    assert choose_strategy(n, m2, 500, "gpu", memory=10**9) == "ns"  # hubs: split them
-    assert choose_strategy(n, m2, 256, "gpu", memory=10**9) == "bs"  # not skewed
-    assert choose_strategy(n, m2, 4, "gpu", memory=10**9) == "bs"  # road-like
-    # NS keeps the split graph: where it does not fit, BS (the leanest) takes over
-    assert memory_bytes(n, m2, "ns") > memory_bytes(n, m2, "bs") == min(
-        memory_bytes(n, m2, s) for s in STRATEGIES)
-    assert choose_strategy(n, m2, 500, "gpu", memory=memory_bytes(n, m2, "ns") - 1) == "bs"
-    assert choose_strategy(n, m2, 500, "gpu", memory=10) == "bs"  # none fits: the leanest
+    for kind in ("bfs", "sssp"):  # the CPU: bs, do for BFS off roads, delta for SSSP on roads
+        assert choose_strategy(n, m2, 4, "cpu", kind=kind) == ("bs" if kind == "bfs" else "delta")
+        assert choose_strategy(n, m2, 9, "cpu", kind=kind) == ("do" if kind == "bfs" else "bs")
+    # BFS's road test reads in + out degree when given
+    assert choose_strategy(n, m2, 4, "cpu", kind="bfs", road_degree=9) == "do"
+    assert choose_strategy(n, m2, 4, "cpu", kind="sssp", road_degree=9) == "delta"
+    # the GPU below both thresholds: bs whatever the degrees (the resident loop beat ns, do and
+    # delta on every graph of up to 2^20 vertices and 16 M edges but the large grid and ER)
+    for degree in (4, 9, 256, 257, 500):
+        for kind in ("bfs", "sssp"):
+            assert choose_strategy(n, m2, degree, "gpu", 10**12, kind) == "bs"
+    # BFS off roads from GPU_DO_MIN_EDGES directed edges: do; on roads: bs
+    big_m2 = traversal.GPU_DO_MIN_EDGES
+    n2 = big_m2 // 16
+    assert choose_strategy(n2, big_m2, 9, "gpu", 10**12, "bfs") == "do"
+    assert choose_strategy(n2, big_m2 - 1, 9, "gpu", 10**12, "bfs") == "bs"
+    assert choose_strategy(n2, big_m2, 8, "gpu", 10**12, "bfs") == "bs"
+    assert choose_strategy(n2, big_m2, 8, "gpu", 10**12, "bfs", road_degree=9) == "do"
+    # SSSP from GPU_DELTA_MIN_NODES vertices on graphs that are not skewed: delta
+    n3 = traversal.GPU_DELTA_MIN_NODES
+    m3 = 8 * n3  # mean degree 8: skewed above 256
+    assert choose_strategy(n3, m3, 256, "gpu", 10**12, "sssp") == "delta"
+    assert choose_strategy(n3, m3, 257, "gpu", 10**12, "sssp") == "bs"  # RMAT-like hubs
+    assert choose_strategy(n3 - 1, m3, 4, "gpu", 10**12, "sssp") == "bs"  # the small road
+    # a choice that does not fit falls back to bs, the leanest
+    assert memory_bytes(n, m2, "bs") == min(memory_bytes(n, m2, s) for s in STRATEGIES)
+    for kind, choice, args in (("sssp", "delta", (n3, m3, 4)), ("bfs", "do", (n2, big_m2, 9))):
+        need = memory_bytes(*args[:2], choice)
+        assert choose_strategy(*args, "gpu", need, kind) == choice
+        assert choose_strategy(*args, "gpu", need - 1, kind) == "bs"
+    with pytest.raises(ValueError, match="kind must be"):
+        choose_strategy(n, m2, 4, "gpu", kind="mst")
 
 
 def test_gpu_absent(monkeypatch):
@@ -171,8 +198,8 @@ def test_cli_gpu_and_auto(tmp_path, capsys):
     assert main(["sssp", str(path), "--source", "5", "--strategy", "auto", "--device", "gpu",
                  "-o", str(out), "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
-    # a grid (largest degree 4: road-like): delta-stepping on the GPU as on the CPU
-    assert res["device"] == "gpu" and res["strategy"] == "delta" and res["auto"] is True
+    # a small grid: bs in the device-resident loop (delta on the GPU only from 2^19 vertices)
+    assert res["device"] == "gpu" and res["strategy"] == "bs" and res["auto"] is True
     assert res["overhead_seconds"] >= 0 and res["reached"] == 16
     dist = [float(line.split()[1]) for line in out.read_text().splitlines()]
     assert dist == shortest_distances(g, 5, False).tolist()
@@ -433,9 +460,14 @@ def test_direction_optimising_bfs_on_the_gpu(monkeypatch, tpb, directed):
     assert r.edges_relaxed == 2 * (n - 1)  # top-down only: every edge examined once per side
 
 
-def test_gpu_auto_bfs_is_direction_optimising_off_roads():
-    assert bfs(rmat(8, 8, seed=1), 0, "auto", device="gpu").strategy == "do"
-    assert bfs(grid(5, 5), 0, "auto", device="gpu").strategy == "bs"
+def test_gpu_auto_bfs_is_direction_optimising_off_roads_on_large_graphs(monkeypatch):
+    g = rmat(8, 8, seed=1)
+    assert bfs(g, 0, "auto", device="gpu").strategy == "bs"  # below GPU_DO_MIN_EDGES
+    monkeypatch.setattr(traversal, "GPU_DO_MIN_EDGES", 2 * g.m)  # as if this graph were large
+    r = bfs(g, 0, "auto", device="gpu")
+    assert r.strategy == "do" and r.info["auto"]
+    assert r.dist.tolist() == bfs(g, 0, "bs").dist.tolist()
+    assert bfs(grid(5, 5), 0, "auto", device="gpu").strategy == "bs"  # road-like
 
 
 def test_without_cooperative_launches_every_level_runs_on_the_host(monkeypatch):
