@@ -187,7 +187,8 @@ def balance_bounds(imbalance, cap, weight):
 
 def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, seed=0,
                       passes=REFINE_PASSES, incidence=None, dissolve=True, fm=True,
-                      vertices=None, fm_budget=FM_BUDGET):
+                      vertices=None, fm_budget=FM_BUDGET, fm_passes=FM_PASSES,
+                      fm_limit=FM_LIMIT):
     """`refine` on a copy of ``assignment``; returns ``(assignment int32, info)``.
 
     The bound of cluster c is ``imbalance * cap[c] * W``, or its load when
@@ -198,7 +199,8 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     one of them out of one cluster) and FM searches start only from them
     (`vcut.par_steering` dissolves the replicas of the vertices with slack).
     ``fm_budget``: FM starts no search once it has tried this many moves per
-    edge (None: FM runs to its fixed point or `FM_PASSES`).
+    edge (None: FM runs to its fixed point or ``fm_passes``). ``fm_passes``: FM's passes
+    at most; ``fm_limit``: a search stops this many moves after its best prefix.
     """
     from . import expansion_kernels, fm_kernels
     m = len(src)
@@ -229,11 +231,14 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
             int(passes), REFINE_SLACK, REFINE_SKIP)
         info.update(refine_moves=int(moves), refine_passes=int(run))
     if fm:
+        for name, value in (("fm_passes", fm_passes), ("fm_limit", fm_limit)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise InputError(f"{name} must be a whole number >= 1, got {value!r}")
         budget = -1 if fm_budget is None else int(math.ceil(fm_budget * m))
         kept, run, r0, replicas, tried = run_kernel(
-            f"FM refinement (up to {FM_PASSES} passes)", "searches", FM_PASSES * n, fm_kernels.fm,
-            src, dst, weight, ptr, adj, n, k, out, bound, order, FM_PASSES, FM_SLACK, FM_LIMIT,
-            FM_DROP, FM_HUB, budget)
+            f"FM refinement (up to {fm_passes} passes)", "searches", int(fm_passes) * n,
+            fm_kernels.fm, src, dst, weight, ptr, adj, n, k, out, bound, order, int(fm_passes),
+            FM_SLACK, int(fm_limit), FM_DROP, FM_HUB, budget)
         before = r0 if before is None else before
         info.update(fm_moves=int(kept), fm_passes=int(run), fm_tried=int(tried))
     if replicas is None:
@@ -346,7 +351,8 @@ def runs_hep(deg):
 
 
 def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts=None,
-                spac=False, metis=None, dissolve=True, fm_budget=FM_BUDGET, hep=None):
+                spac=False, metis=None, dissolve=True, fm_budget=FM_BUDGET, hep=None,
+                fm_passes=FM_PASSES, fm_limit=FM_LIMIT):
     """The quality mode; returns ``(assignment int32, info)``.
 
     Candidates, side by side on the cores (as many at once as the memory holds):
@@ -358,7 +364,7 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     says), HEP's cut at ``tau`` = `HEP_TAU`. The expansion with the fewest replicas
     (ties: the earlier seed) and the METIS, SPAC and HEP cuts are each refined in full
     (dissolving passes unless ``dissolve`` is off, then FM with ``fm_budget`` moves tried
-    per edge, `refine_assignment`), side by side, and the one with the fewest replicas is
+    per edge, ``fm_passes`` and ``fm_limit``, `refine_assignment`), side by side, and the one with the fewest replicas is
     kept (ties: the expansion, then METIS, SPAC, HEP). A cut above the bound is dropped
     (refinement never raises a load that is within it), as where METIS is missing or
     fails (``info["metis_skipped"]``, ``info["spac_skipped"]``, ``info["hep_skipped"]``
@@ -377,7 +383,8 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
         order, src, dst, weight = canonical_edges(src, dst, weight, n)
     out, info = _best_assign(src, dst, weight, n, cap, deg, imbalance=imbalance, seed=seed,
                              starts=starts, spac=spac, metis=metis, dissolve=dissolve,
-                             fm_budget=fm_budget, hep=hep)
+                             fm_budget=fm_budget, hep=hep, fm_passes=fm_passes,
+                             fm_limit=fm_limit)
     if order is not None:
         back = np.empty_like(out)
         back[order] = out
@@ -441,7 +448,7 @@ def canonical_edges(src, dst, weight, n):
 
 
 def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac, metis,
-                 dissolve, fm_budget, hep):
+                 dissolve, fm_budget, hep, fm_passes=FM_PASSES, fm_limit=FM_LIMIT):
     """`best_assign` on the `canonical_graph` (or on edges in `canonical_edges` order)."""
     from . import expansion_kernels
     from .spac import spac_assign
@@ -511,7 +518,8 @@ def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac
 
     def refined(a):
         return refine_assignment(src, dst, weight, n, a, cap, imbalance=imbalance, seed=seed,
-                                 incidence=inc, dissolve=dissolve, fm_budget=fm_budget)
+                                 incidence=inc, dissolve=dissolve, fm_budget=fm_budget,
+                                 fm_passes=fm_passes, fm_limit=fm_limit)
 
     results = run_parallel([functools.partial(refined, a) for _, a in candidates],
                            jobs_that_fit(len(candidates), refine_bytes(n, m)))

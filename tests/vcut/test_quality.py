@@ -942,6 +942,46 @@ def test_the_fm_budget_on_a_real_graph():
     assert ci["replicas_after"] == replicas(src, dst, cut, n)
 
 
+def test_fm_passes_and_limit_are_the_kernels():
+    # ca-HepPh k = 32 from one expansion, FM alone and unbounded: refine_assignment's
+    # fm_passes and fm_limit are the kernel's passes and limit (the same result as the
+    # kernel called with them), one pass stops after one, and more passes and a longer
+    # search remove more replicas here
+    from tests.helpers import dataset
+    from ir_graph import read_graph
+    from vcut import expansion_kernels, fm_kernels
+    from vcut.partition import simplify
+
+    g = read_graph(dataset("ca-HepPh.txt.gz"))
+    src, dst, w = (np.asarray(x) for x in simplify(g)[:3])
+    n, m, k = g.n, len(src), 32
+    cap = equal_capacities(k)
+    start = quality.ne_assign(src, dst, w, n, cap)
+    runs = {}
+    for passes, limit in ((1, 16), (8, 16), (32, 64)):
+        out, info = quality.refine_assignment(src, dst, w, n, start, cap, dissolve=False,
+                                              fm_budget=None, fm_passes=passes, fm_limit=limit)
+        ptr, adj = expansion_kernels.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
+        bound = np.maximum(quality.balance_bounds(1.03, cap, w),
+                           np.bincount(start, weights=w, minlength=k))
+        order = np.random.default_rng(0).permutation(n).astype(np.int64)
+        want = np.asarray(start).astype(np.int64)
+        kept, run, _, after, tried = fm_kernels.fm(
+            src, dst, w, ptr, adj, n, k, want, bound, order, passes, quality.FM_SLACK, limit,
+            quality.FM_DROP, quality.FM_HUB, -1, np.zeros(2, dtype=np.int64))
+        assert out.tolist() == want.tolist()
+        assert (info["fm_passes"], info["fm_moves"], info["fm_tried"]) == (run, kept, tried)
+        assert info["replicas_after"] == after == replicas(src, dst, out, n)
+        runs[passes] = info
+    assert runs[1]["fm_passes"] == 1 < runs[8]["fm_passes"]
+    assert runs[1]["replicas_after"] > runs[8]["replicas_after"] > runs[32]["replicas_after"]
+    for bad in (0, True, 2.0):
+        with pytest.raises(InputError, match="fm_passes must be a whole number >= 1"):
+            quality.refine_assignment(src, dst, w, n, start, cap, fm_passes=bad)
+        with pytest.raises(InputError, match="fm_limit must be a whole number >= 1"):
+            quality.refine_assignment(src, dst, w, n, start, cap, fm_limit=bad)
+
+
 # -- bad input --------------------------------------------------------------------------------
 def test_bad_arguments():
     g = graph(STAR)

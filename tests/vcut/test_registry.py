@@ -176,6 +176,26 @@ def test_best_refuses_an_fm_budget_that_is_not_a_number_of_moves(bad):
                               f"got {bad!r}")
 
 
+@pytest.mark.parametrize("name", ["fm_passes", "fm_limit"])
+@pytest.mark.parametrize("bad", [0, -3, 1.5, True, "8"])
+def test_best_refuses_fm_passes_and_limits_that_are_not_whole_numbers(name, bad):
+    with pytest.raises(InputError) as exc:
+        make_options("best", {name: bad})
+    assert str(exc.value) == f"best's {name} must be a whole number >= 1, got {bad!r}"
+
+
+def test_the_strong_preset_runs_a_deeper_fm():
+    from vcut.cuts.best import STRONG_FM
+    from vcut.quality import FM_BUDGET, FM_LIMIT, FM_PASSES
+
+    strong, default = make_options("best", {"preset": "strong"}), make_options("best", {})
+    assert (strong.fm_budget, strong.fm_passes, strong.fm_limit) == (3.0, 32, 64) == (
+        STRONG_FM["fm_budget"], STRONG_FM["fm_passes"], STRONG_FM["fm_limit"])
+    assert (default.fm_budget, default.fm_passes, default.fm_limit) == (
+        FM_BUDGET, FM_PASSES, FM_LIMIT) == (0.3, 8, 16)
+    assert make_options("best", {"preset": "strong", "fm_passes": 2}).fm_passes == 2
+
+
 def test_unknown_presets_and_presets_of_other_cuts_are_refused():
     with pytest.raises(InputError) as exc:
         make_options("par", {"preset": "quick"})

@@ -18,8 +18,9 @@ Presets (`BestOptions.preset`):
     has a high-degree vertex (`vcut.quality.runs_hep`).
 ``strong``
     Twice `vcut.quality.BEST_STARTS` expansions (``starts = 8``), the METIS cut on every
-    graph (``metis = True``), and SPAC where `vcut.quality.runs_vertex_partitions` says so
-    (``spac = None``).
+    graph (``metis = True``), SPAC where `vcut.quality.runs_vertex_partitions` says so
+    (``spac = None``), and a deeper FM (`STRONG_FM`: 3 moves tried per edge, 32 passes,
+    searches that go on 64 moves past their best prefix).
 """
 
 import math
@@ -29,18 +30,20 @@ import numpy as np
 
 from vcut_base.errors import InputError
 
-from ..quality import BEST_STARTS, FM_BUDGET, best_assign
+from ..quality import BEST_STARTS, FM_BUDGET, FM_LIMIT, FM_PASSES, best_assign
 from .base import Assigned, check_imbalance, new_assignment, preset_knobs
 
 __all__ = ["BestOptions", "PRESETS", "run"]
 
 #: FM's budget in the ``fast`` preset (moves tried per edge)
 FAST_FM_BUDGET = 0.1
+#: FM's budget, passes and search limit in the ``strong`` preset
+STRONG_FM = {"fm_budget": 3.0, "fm_passes": 32, "fm_limit": 64}
 #: The knobs each preset sets (the rest keep their defaults); see the module docstring.
 PRESETS = {"fast": {"starts": 1, "metis": False, "hep": False, "dissolve": False,
                     "fm_budget": FAST_FM_BUDGET},
            "default": {},
-           "strong": {"starts": 2 * BEST_STARTS, "metis": True, "spac": None}}
+           "strong": {"starts": 2 * BEST_STARTS, "metis": True, "spac": None, **STRONG_FM}}
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,6 +74,11 @@ class BestOptions:
         Run the replica-dissolving passes before FM (default True).
     fm_budget : float
         FM's work: moves tried per edge at most (default `vcut.quality.FM_BUDGET`).
+    fm_passes : int
+        FM's passes at most (default `vcut.quality.FM_PASSES`).
+    fm_limit : int
+        An FM search stops this many moves after its best prefix (default
+        `vcut.quality.FM_LIMIT`).
     """
 
     imbalance: float = 1.03
@@ -81,6 +89,8 @@ class BestOptions:
     dissolve: bool = True
     fm_budget: float = FM_BUDGET
     hep: bool = None
+    fm_passes: int = FM_PASSES
+    fm_limit: int = FM_LIMIT
 
     def __post_init__(self):
         check_imbalance(self.imbalance)
@@ -94,6 +104,10 @@ class BestOptions:
                 or not 0 <= b < math.inf:
             raise InputError(f"best's fm_budget must be a number of FM moves per edge >= 0, "
                              f"got {b!r}")
+        for name in ("fm_passes", "fm_limit"):
+            x = getattr(self, name)
+            if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1:
+                raise InputError(f"best's {name} must be a whole number >= 1, got {x!r}")
 
     @classmethod
     def preset(cls, name, **knobs):
@@ -108,5 +122,6 @@ def run(algo, options, cut):
                                imbalance=options.imbalance, seed=cut.seed,
                                starts=options.starts, spac=options.spac,
                                metis=options.metis, dissolve=options.dissolve,
-                               fm_budget=float(options.fm_budget), hep=options.hep)
+                               fm_budget=float(options.fm_budget), hep=options.hep,
+                               fm_passes=int(options.fm_passes), fm_limit=int(options.fm_limit))
     return Assigned(out, info)
