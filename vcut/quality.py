@@ -365,10 +365,10 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     (ties: the earlier seed) and the METIS, SPAC and HEP cuts are each refined in full
     (dissolving passes unless ``dissolve`` is off, then FM with ``fm_budget`` moves tried
     per edge, ``fm_passes`` and ``fm_limit``, `refine_assignment`), side by side, and the
-    one with the fewest replicas is kept (ties: the expansion, then METIS, SPAC, HEP). A cut above the bound is dropped
-    (refinement never raises a load that is within it), as where METIS is missing or
-    fails (``info["metis_skipped"]``, ``info["spac_skipped"]``, ``info["hep_skipped"]``
-    say why).
+    one with the fewest replicas is kept (ties: the expansion, then METIS, SPAC, HEP). A
+    cut above the bound is dropped (refinement never raises a load that is within it), as
+    where METIS is missing or fails (``info["metis_skipped"]``, ``info["spac_skipped"]``,
+    ``info["hep_skipped"]`` say why).
     Deterministic for a seed whatever the number of cores, and whatever the order of the
     edges, their orientation and, but for vertices colour refinement cannot tell apart,
     the numbering of the vertices (it runs on the `canonical_graph`; on `canonical_edges`
