@@ -9,7 +9,7 @@ Presets (`BestOptions.preset`):
     One expansion (``starts = 1``), no METIS or HEP cut (``metis = hep = False``), refined
     by FM alone (``dissolve = False``) with a third of its default budget
     (``fm_budget = 0.1``). Over the 78 cells of ``bench/bench_quality.py --presets``: RF
-    1.012 x the default's in 0.50 x its time (one refined expansion with the full
+    1.012 x the default's in 0.53 x its time (one refined expansion with the full
     refinement: 1.006 x in 0.69 x; the refinement is most of the preset's time).
 ``default``
     `vcut.quality.BEST_STARTS` expansions, or the METIS cut beside
