@@ -85,7 +85,7 @@ def choose_strategy(n, m2, max_degree, device, memory=None, kind="sssp", road_de
     ``max_degree`` is the largest out-degree; ``road_degree`` the largest in + out degree of
     a directed graph (default ``max_degree``), which BFS's road test reads.
 
-    CPU (`bench/bench_traversal.py`, 16 threads): ``bs``, the fastest CPU strategy on every
+    CPU (`bench/bench_traversal.py`): ``bs``, the fastest CPU strategy on every
     benchmark graph (one core walks every piece, so the other strategies' bookkeeping costs
     more than the imbalance it removes); BFS takes ``do`` unless the graph is road-like
     (``road_degree`` at most `ROAD_MAX_DEGREE`: 5x faster than ``bs`` on the power-law and
