@@ -293,8 +293,11 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
     >>> graph = build_graph(trace, weights="model")
     >>> graph.n, graph.m
     (1986, 2747)
+    >>> def phase(line):  # a phase's line; one that took a second adds an indented rate
+    ...     if not line.startswith(" "):
+    ...         print(line)
     >>> a = analyze_graph(graph, 4, "wb-libra", load_machine("mesh:2x2"),
-    ...                   object_bytes=trace.obj_size, progress=print)
+    ...                   object_bytes=trace.obj_size, progress=phase)
     partitioning 2,747 edges into 4 clusters (wb-libra)
     extracting cluster interactions
     mapping onto mesh:2x2 (time-aware)

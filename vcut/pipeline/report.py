@@ -131,9 +131,12 @@ def analyze(inputs, options, *, say=None, note=None):
     >>> import dataclasses, json, os, tempfile
     >>> from vcut.pipeline import AnalysisOptions, TraceOptions, analyze
     >>> opts = AnalysisOptions(p=4, baselines=False, trace=TraceOptions(defines=("N=2",)))
+    >>> def phase(line):  # a phase's line; one that took a second adds an indented rate
+    ...     if not line.startswith(" "):
+    ...         print(line)
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     run = analyze(["samples/strassen.c"], dataclasses.replace(opts, output=tmp),
-    ...                   say=print)
+    ...                   say=phase)
     ...     with open(os.path.join(tmp, "mapping.json")) as fh:
     ...         mapping = json.load(fh)
     tracing and building the graph
