@@ -185,6 +185,13 @@ def balance_bounds(imbalance, cap, weight):
         return imbalance * np.asarray(cap) * float(weight.sum())
 
 
+def check_count(name, value):
+    """Refuse ``value`` unless it is a whole number >= 1 (an int, not a bool): an InputError
+    naming ``name`` (FM's passes and search limit)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"{name} must be a whole number >= 1, got {value!r}")
+
+
 def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, seed=0,
                       passes=REFINE_PASSES, incidence=None, dissolve=True, fm=True,
                       vertices=None, fm_budget=FM_BUDGET, fm_passes=FM_PASSES,
@@ -231,9 +238,8 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
             int(passes), REFINE_SLACK, REFINE_SKIP)
         info.update(refine_moves=int(moves), refine_passes=int(run))
     if fm:
-        for name, value in (("fm_passes", fm_passes), ("fm_limit", fm_limit)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise InputError(f"{name} must be a whole number >= 1, got {value!r}")
+        check_count("fm_passes", fm_passes)
+        check_count("fm_limit", fm_limit)
         budget = -1 if fm_budget is None else int(math.ceil(fm_budget * m))
         kept, run, r0, replicas, tried = run_kernel(
             f"FM refinement (up to {fm_passes} passes)", "searches", int(fm_passes) * n,
@@ -448,7 +454,7 @@ def canonical_edges(src, dst, weight, n):
 
 
 def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac, metis,
-                 dissolve, fm_budget, hep, fm_passes=FM_PASSES, fm_limit=FM_LIMIT):
+                 dissolve, fm_budget, hep, fm_passes, fm_limit):
     """`best_assign` on the `canonical_graph` (or on edges in `canonical_edges` order)."""
     from . import expansion_kernels
     from .spac import spac_assign

@@ -30,7 +30,7 @@ import numpy as np
 
 from vcut_base.errors import InputError
 
-from ..quality import BEST_STARTS, FM_BUDGET, FM_LIMIT, FM_PASSES, best_assign
+from ..quality import BEST_STARTS, FM_BUDGET, FM_LIMIT, FM_PASSES, best_assign, check_count
 from .base import Assigned, check_imbalance, new_assignment, preset_knobs
 
 __all__ = ["BestOptions", "PRESETS", "run"]
@@ -104,10 +104,8 @@ class BestOptions:
                 or not 0 <= b < math.inf:
             raise InputError(f"best's fm_budget must be a number of FM moves per edge >= 0, "
                              f"got {b!r}")
-        for name in ("fm_passes", "fm_limit"):
-            x = getattr(self, name)
-            if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1:
-                raise InputError(f"best's {name} must be a whole number >= 1, got {x!r}")
+        check_count("best's fm_passes", self.fm_passes)
+        check_count("best's fm_limit", self.fm_limit)
 
     @classmethod
     def preset(cls, name, **knobs):
