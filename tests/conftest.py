@@ -1,6 +1,7 @@
 """The suite's fixtures; the shared builders and helpers are in tests/helpers.py."""
 
 import os
+import sys
 
 import pytest
 
@@ -14,7 +15,8 @@ if os.environ.get("VCUT_REAL_GPU") != "1":
 # turns it back on for its own commands
 os.environ.setdefault("VCUT_COMPILE_NOTE", "0")
 
-from runtime import config  # noqa: E402  (numba.cuda loads below this line, see above)
+# numba.cuda loads below this line, see above
+from runtime import config, gpu as runtime_gpu  # noqa: E402
 from runtime.dask_cluster import dask_client as connect  # noqa: E402
 from tests.helpers import ROOT, write_c  # noqa: E402
 
@@ -69,6 +71,9 @@ def _lock_simulated_shared_arrays():
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
     _lock_simulated_shared_arrays()
+    # the launches' pace (runtime.gpu sets it where a command asks for the device; the
+    # tests also launch kernels directly)
+    sys.setswitchinterval(runtime_gpu.SIMULATOR_SWITCH_INTERVAL)
 
 
 @pytest.fixture

@@ -85,3 +85,20 @@ def test_the_under_utilization_warning_is_filtered():
             "\x1b[1mGrid size 4 will likely result in GPU under-utilization due to low "
             "occupancy.\x1b[0m"))
     assert len(seen) == 1 and "some other performance note" in str(seen[0].message)
+
+
+@pytest.mark.parametrize("simulator, after", [("1", 1e-4), ("0", 0.005)])
+def test_the_simulator_paces_pythons_thread_switches(simulator, after):
+    # under numba's CUDA simulator the first look at the device lowers the switch interval
+    # to SIMULATOR_SWITCH_INTERVAL (its launches poll their threads holding the GIL); without
+    # it (no card here either) the interval stays Python's default
+    import subprocess
+    import sys
+
+    code = ("import sys; import runtime.gpu as G; before = sys.getswitchinterval(); "
+            "G._device_present(); print(before, sys.getswitchinterval())")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM=simulator)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         env=env, check=True).stdout.split()
+    assert [round(float(x), 9) for x in out] == [0.005, after]  # held in microseconds
+    assert G.SIMULATOR_SWITCH_INTERVAL == 1e-4
