@@ -206,7 +206,8 @@ def random_rf_bound(p, alpha, n):
     alpha = float(alpha)
     last = max(int(n), 2) - 1  # the sums run over d = 1 .. n - 1 (at least d = 1)
     q = (p - 1) / p
-    span = last if q == 0.0 else min(last, int(math.ceil(-39.2 / math.log(q))) + 1)
+    # q = 0 (one cluster): the second sum is empty of weight, RF is 1 exactly
+    span = 0 if q == 0.0 else min(last, int(math.ceil(-39.2 / math.log(q))) + 1)
     head = min(last, max(span, RF_HEAD))
     h = s = 0.0
     for lo in range(1, head + 1, _RF_BLOCK):  # in blocks: O(1) memory at any p
