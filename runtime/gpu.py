@@ -11,6 +11,7 @@ primitives in `runtime.primitives_gpu`.
 
 import math
 import sys
+import threading
 import time
 import types
 import warnings
@@ -54,14 +55,47 @@ def _quiet_launches():
     warnings.filterwarnings("ignore", message=UNDER_UTILIZATION, category=Warning)
 
 
-#: Python's thread switch interval (seconds) while numba's CUDA simulator stands in for a card.
-#: The simulator runs a block's threads as Python threads and polls them from the launching
+#: Python's thread switch interval (seconds) while numba's CUDA simulator runs a block. The
+#: simulator runs a block's threads as Python threads and polls them from the launching
 #: thread in a loop that holds the GIL until the interpreter forces a switch: at Python's
 #: 5 ms a block of 8 threads spends ~11 ms in that loop and the kernel's own work is a few
 #: percent of a launch. At 0.1 ms the block's threads get the GIL at once: 2-6 x faster
 #: launches (`vcut partition` of a 32-vertex graph with ``--device gpu --batch 50``: 31.9 s
-#: -> 13.9 s), the same results. A card is not affected.
+#: -> 13.9 s), the same results. Only while a block runs (`_pace_simulator`): the rest of
+#: the process keeps its interval. A card is not affected.
 SIMULATOR_SWITCH_INTERVAL = 1e-4
+
+_pace_lock = threading.Lock()
+_pace = {"blocks": 0, "saved": None}  # blocks running under the lowered interval
+
+
+def _pace_simulator():
+    """Make numba's CUDA simulator run each block at `SIMULATOR_SWITCH_INTERVAL` (once per
+    process; the blocks of launches from several threads share one lowering, undone when
+    the last of them ends)."""
+    from numba.cuda.simulator import kernel as simulated
+
+    manager = simulated.BlockManager
+    if getattr(manager, "_vcut_paced", False):
+        return
+    run = manager.run
+
+    def paced(self, *args):
+        with _pace_lock:
+            if _pace["blocks"] == 0:
+                _pace["saved"] = sys.getswitchinterval()
+                sys.setswitchinterval(min(_pace["saved"], SIMULATOR_SWITCH_INTERVAL))
+            _pace["blocks"] += 1
+        try:
+            return run(self, *args)
+        finally:
+            with _pace_lock:
+                _pace["blocks"] -= 1
+                if _pace["blocks"] == 0:
+                    sys.setswitchinterval(_pace["saved"])
+
+    manager.run = paced
+    manager._vcut_paced = True
 
 
 def _cuda():
@@ -70,8 +104,8 @@ def _cuda():
     except ImportError:  # pragma: no cover - numba always ships numba.cuda or numba-cuda
         return None
     _quiet_launches()
-    if is_simulator() and sys.getswitchinterval() > SIMULATOR_SWITCH_INTERVAL:
-        sys.setswitchinterval(SIMULATOR_SWITCH_INTERVAL)
+    if is_simulator():
+        _pace_simulator()
     return cuda
 
 

@@ -1,7 +1,6 @@
 """The suite's fixtures; the shared builders and helpers are in tests/helpers.py."""
 
 import os
-import sys
 
 import pytest
 
@@ -71,9 +70,9 @@ def _lock_simulated_shared_arrays():
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
     _lock_simulated_shared_arrays()
-    # the launches' pace (runtime.gpu sets it where a command asks for the device; the
+    # the blocks' pace (runtime.gpu sets it where a command asks for the device; the
     # tests also launch kernels directly)
-    sys.setswitchinterval(runtime_gpu.SIMULATOR_SWITCH_INTERVAL)
+    runtime_gpu._pace_simulator()
 
 
 @pytest.fixture

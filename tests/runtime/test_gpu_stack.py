@@ -87,18 +87,86 @@ def test_the_under_utilization_warning_is_filtered():
     assert len(seen) == 1 and "some other performance note" in str(seen[0].message)
 
 
-@pytest.mark.parametrize("simulator, after", [("1", 1e-4), ("0", 0.005)])
-def test_the_simulator_paces_pythons_thread_switches(simulator, after):
-    # under numba's CUDA simulator the first look at the device lowers the switch interval
-    # to SIMULATOR_SWITCH_INTERVAL (its launches poll their threads holding the GIL); without
-    # it (no card here either) the interval stays Python's default
+
+PACE = """
+import sys
+import numpy as np
+import runtime.gpu as G
+G._device_present()
+seen = []
+if G.is_simulator():
+    from numba import cuda
+
+    @cuda.jit
+    def k(out):
+        out[cuda.grid(1)] = sys.getswitchinterval()
+
+    def launch():
+        out = np.zeros(16)
+        k[2, 8](out)
+        seen.extend(out.tolist())
+
+    launch()
+    launch()
+print(sorted(set(seen)), len(seen), sys.getswitchinterval())
+"""
+
+
+@pytest.mark.parametrize("simulator", ["1", "0"])
+def test_the_simulator_paces_pythons_thread_switches_while_a_block_runs(simulator):
+    # under numba's CUDA simulator every thread of a block sees the switch interval at
+    # SIMULATOR_SWITCH_INTERVAL (its launches poll their threads holding the GIL); between
+    # and after launches, and without the simulator (no card here either), the process
+    # keeps Python's default
     import subprocess
     import sys
 
-    code = ("import sys; import runtime.gpu as G; before = sys.getswitchinterval(); "
-            "G._device_present(); print(before, sys.getswitchinterval())")
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM=simulator)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                         env=env, check=True).stdout.split()
-    assert [round(float(x), 9) for x in out] == [0.005, after]  # held in microseconds
+    out = subprocess.run([sys.executable, "-c", PACE], capture_output=True, text=True, cwd=ROOT,
+                         env=env, check=True).stdout.split("]")
+    inside = [round(float(x), 9) for x in out[0].strip("[ ").split(",") if x.strip()]
+    count, after = out[1].split()
+    assert inside == ([G.SIMULATOR_SWITCH_INTERVAL] if simulator == "1" else [])
+    assert int(count) == (32 if simulator == "1" else 0) and float(after) == 0.005
     assert G.SIMULATOR_SWITCH_INTERVAL == 1e-4
+
+
+def test_blocks_run_side_by_side_share_one_lowering():
+    # two blocks that overlap in time (each waits for the other inside): both run at the
+    # lowered interval, and the interval is Python's again only after the second ends
+    import sys
+    import threading
+
+    from numba.cuda.simulator import kernel as simulated
+
+    G._pace_simulator()
+    G._pace_simulator()  # once per process, however often asked
+    assert simulated.BlockManager._vcut_paced
+    meet, seen = threading.Barrier(2, timeout=60), []
+
+    def body(tag):
+        seen.append((tag, "in", sys.getswitchinterval()))
+        meet.wait()  # both blocks running
+        if tag == "short":
+            return
+        meet.wait()  # the short block's manager has returned
+        seen.append((tag, "late", sys.getswitchinterval()))
+
+    before = sys.getswitchinterval()
+
+    def block(tag):
+        simulated.BlockManager(body, (1, 1, 1), (1, 1, 1), False).run((0, 0, 0), tag)
+        if tag == "short":
+            seen.append((tag, "out", sys.getswitchinterval()))
+            meet.wait()
+
+    both = [threading.Thread(target=block, args=(t,)) for t in ("short", "long")]
+    for t in both:
+        t.start()
+    for t in both:
+        t.join(60)
+    low = G.SIMULATOR_SWITCH_INTERVAL
+    got = {(tag, when): round(v, 9) for tag, when, v in seen}
+    assert got == {("short", "in"): low, ("long", "in"): low, ("short", "out"): low,
+                   ("long", "late"): low}
+    assert sys.getswitchinterval() == before and G._pace["blocks"] == 0
