@@ -9,6 +9,7 @@ traversal's host loops are in `runtime.traversal_gpu`, the shared device
 primitives in `runtime.primitives_gpu`.
 """
 
+import contextlib
 import math
 import sys
 import threading
@@ -70,9 +71,16 @@ _pace = {"blocks": 0, "saved": None}  # blocks running under the lowered interva
 
 
 def _pace_simulator():
-    """Make numba's CUDA simulator run each block at `SIMULATOR_SWITCH_INTERVAL` (once per
-    process; the blocks of launches from several threads share one lowering, undone when
-    the last of them ends)."""
+    """Make numba's CUDA simulator run each block at `SIMULATOR_SWITCH_INTERVAL`, and its
+    device calls safe at that pace (once per process; the blocks of launches from several
+    threads share one lowering, undone when the last of them ends).
+
+    A call of a device function swaps the simulator's fake ``cuda`` module into the
+    function's module and back on return. Where that module is not the kernel's, one
+    thread's return undoes the swap under another thread of the block still inside
+    (``module 'numba.cuda' has no attribute 'syncthreads'``): rare at 5 ms, when a thread
+    mostly runs a whole call before a switch, frequent at 0.1 ms. Here the first thread
+    in swaps and the last one out swaps back, under a lock."""
     from numba.cuda.simulator import kernel as simulated
 
     manager = simulated.BlockManager
@@ -94,6 +102,30 @@ def _pace_simulator():
                 if _pace["blocks"] == 0:
                     sys.setswitchinterval(_pace["saved"])
 
+    swaps = {}  # id of a module's globals -> [threads inside, the entries swapped]
+
+    @contextlib.contextmanager
+    def swapped(fn, fake):
+        from numba import cuda
+
+        scope = fn.__globals__
+        with _pace_lock:
+            entry = swaps.get(id(scope))
+            if entry is None:
+                real = {k: v for k, v in scope.items() if v is cuda}
+                scope.update(dict.fromkeys(real, fake))
+                entry = swaps[id(scope)] = [0, real]
+            entry[0] += 1
+        try:
+            yield
+        finally:
+            with _pace_lock:
+                entry[0] -= 1
+                if entry[0] == 0:
+                    scope.update(entry[1])
+                    del swaps[id(scope)]
+
+    simulated.swapped_cuda_module = swapped
     manager.run = paced
     manager._vcut_paced = True
 

@@ -6,6 +6,7 @@ that works."""
 import os
 import tomllib
 
+import numpy as np
 import pytest
 from packaging.requirements import Requirement
 
@@ -170,3 +171,47 @@ def test_blocks_run_side_by_side_share_one_lowering():
     assert got == {("short", "in"): low, ("long", "in"): low, ("short", "out"): low,
                    ("long", "late"): low}
     assert sys.getswitchinterval() == before and G._pace["blocks"] == 0
+
+
+DEVICE = """
+def dev(flag, i):
+    if i == 0:
+        flag[2] = 1  # thread 0 is inside
+        while flag[1] == 0:  # until thread 1 is inside too
+            pass
+        return 0
+    flag[1] = 1
+    while flag[0] == 0:  # until thread 0 has returned
+        pass
+    return cuda.threadIdx.x
+"""
+
+KERNEL = """
+def kernel(flag, out):
+    i = cuda.threadIdx.x
+    if i == 1:
+        while flag[2] == 0:  # thread 0 enters first
+            pass
+    out[i] = dev(flag, i)
+    if i == 0:
+        flag[0] = 1
+"""
+
+
+@pytest.mark.skipif(not G.is_simulator(), reason="numba's CUDA simulator only")
+def test_a_device_function_of_another_module_keeps_the_fake_cuda_until_its_last_thread_returns():
+    # the simulator swaps its fake cuda module into a device function's module for each
+    # call: thread 0 returns while thread 1 is still inside, and thread 1 then reads
+    # cuda.threadIdx (numba's own simulator put the real module back under it: an
+    # AttributeError); `runtime.gpu._pace_simulator` swaps back when the last thread leaves
+    from numba import cuda
+
+    G._pace_simulator()
+    lib, main = {"cuda": cuda}, {"cuda": cuda}  # the globals of two modules
+    exec(DEVICE, lib)
+    main["dev"] = cuda.jit(device=True)(lib["dev"])
+    exec(KERNEL, main)
+    kernel = cuda.jit(main["kernel"])
+    flag, out = np.zeros(3, dtype=np.int64), np.full(2, -1, dtype=np.int64)
+    kernel[1, 2](flag, out)
+    assert out.tolist() == [0, 1] and lib["cuda"] is cuda and main["cuda"] is cuda
