@@ -13,6 +13,10 @@ if os.environ.get("VCUT_REAL_GPU") != "1":
 # compare, whichever subprocess happens to compile first; tests/vcut/cli/test_compile.py
 # turns it back on for its own commands
 os.environ.setdefault("VCUT_COMPILE_NOTE", "0")
+# nor does a command start the helper that compiles its later kernels beside it: the two
+# test workers keep both cores busy, and a helper, stopped when its command ends, would
+# mostly take their time on a cold cache (tests/vcut_base/test_ahead.py starts it itself)
+os.environ.setdefault("VCUT_COMPILE_AHEAD", "0")
 
 # numba.cuda loads below this line, see above
 from runtime import config, gpu as runtime_gpu  # noqa: E402
