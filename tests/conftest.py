@@ -97,11 +97,19 @@ def small_launches(monkeypatch):
 
 
 @pytest.fixture(scope="session")
-def dask_client():
-    """One LocalCluster of 2 worker processes (1 thread each) for the whole session:
-    the configuration the scale-out tests are specified on."""
+def _dask_session():
     with connect(workers=2) as client:
         yield client
+
+
+@pytest.fixture
+def dask_client(_dask_session):
+    """One LocalCluster of 2 worker processes (1 thread each) for the whole session:
+    the configuration the scale-out tests are specified on; each test gets it with both
+    workers up (a test that kills one leaves its restart to the nanny: a clean-clone CI
+    saw the next test find no worker)."""
+    _dask_session.wait_for_workers(2, timeout=120)
+    return _dask_session
 
 
 @pytest.fixture(scope="session")
