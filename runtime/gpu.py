@@ -25,7 +25,7 @@ from vcut_base.errors import InputError
 from . import config
 
 __all__ = ["resolve_device", "DEVICES", "gpu_available", "require_gpu", "device_memory",
-           "resident_threads", "cooperative_blocks", "device_twin", "device_rebound",
+           "resident_threads", "cooperative_blocks", "device_twin",
            "stack_problem", "BROKEN_STACKS", "grid_blocks", "is_simulator"]
 
 DEVICES = ("cpu", "gpu", "auto")
@@ -72,8 +72,9 @@ _pace = {"blocks": 0, "saved": None}  # blocks running under the lowered interva
 
 def _pace_simulator():
     """Make numba's CUDA simulator run each block at `SIMULATOR_SWITCH_INTERVAL`, and its
-    device calls safe at that pace (once per process; the blocks of launches from several
-    threads share one lowering, undone when the last of them ends).
+    device calls and shared arrays safe at that pace (once per process; the blocks of
+    launches from several threads share one lowering, undone when the last of them ends;
+    `_lock_shared_arrays` for the shared arrays).
 
     A call of a device function swaps the simulator's fake ``cuda`` module into the
     function's module and back on return. Where that module is not the kernel's, one
@@ -128,6 +129,48 @@ def _pace_simulator():
     simulated.swapped_cuda_module = swapped
     manager.run = paced
     manager._vcut_paced = True
+    _lock_shared_arrays()
+
+
+def _lock_shared_arrays():
+    """Make the CUDA simulator's ``cuda.shared.array`` give every thread of a block one array.
+
+    numba-cuda's simulator (``numba/cuda/simulator/kernelapi.py``, ``FakeCUDAShared.array``)
+    looks up a block's array by the calling line and creates it on a miss, without a lock.
+    The block's threads are Python threads, so two of them that miss at once each get
+    their own array. A thread then reads entries another thread never wrote, e.g. the
+    worklist offset in ``traversal_kernels_gpu._flush`` (one CI failure of
+    ``test_gpu_strategies_match_scipy[hp-grid]`` read an uninitialised slot as the index
+    140380334982982). A real GPU has one shared memory per block. Here the lookup and the
+    creation happen under one lock, with the same key and the same array the simulator
+    makes."""
+    import traceback
+
+    from numba.core import types as numba_types
+    from numba.cuda.simulator import kernelapi
+    from numba.np import numpy_support
+
+    cls = kernelapi.FakeCUDAShared
+    if getattr(cls, "_vcut_locked", False):
+        return
+    simulated = cls.array
+    lock = threading.Lock()
+
+    def array(self, shape, dtype):
+        if shape == 0:  # dynamic shared memory: one buffer made up front, nothing to race
+            return simulated(self, shape, dtype)
+        if isinstance(dtype, numba_types.Type):
+            dtype = numpy_support.as_dtype(dtype)
+        caller = tuple(traceback.extract_stack(sys._getframe(1), limit=1)[0][0:2])
+        with lock:
+            res = self._allocations.get(caller)
+            if res is None:
+                res = np.empty(shape, dtype)
+                self._allocations[caller] = res
+        return res
+
+    cls.array = array
+    cls._vcut_locked = True
 
 
 def _cuda():
@@ -148,21 +191,6 @@ def device_twin(fn, **deps):
     py = fn.py_func
     scope = dict(py.__globals__)
     scope.update(deps)
-    twin = types.FunctionType(py.__code__, scope, py.__name__, py.__defaults__, py.__closure__)
-    return _cuda().jit(device=True)(twin)
-
-
-def device_rebound(fn, scope):
-    """The CUDA device function ``fn`` compiled again over the globals ``scope`` (the
-    ``globals()`` of the module whose kernels call it, which must hold every global ``fn``
-    reads). numba's CUDA simulator swaps its fake ``cuda`` module into a device function's
-    own module for each call and back on return: where that module is not the launching
-    kernel's (whose swap lasts the launch), one thread's return undoes it under another
-    thread of the block still inside. On a device the compiled code is the same."""
-    py = fn.py_func
-    missing = sorted(n for n in py.__code__.co_names if n in py.__globals__ and n not in scope)
-    if missing:
-        raise ValueError(f"device_rebound({py.__name__}): the module lacks {', '.join(missing)}")
     twin = types.FunctionType(py.__code__, scope, py.__name__, py.__defaults__, py.__closure__)
     return _cuda().jit(device=True)(twin)
 

@@ -8,17 +8,8 @@ are `runtime.traversal_kernels_gpu`'s.
 from numba import cuda
 from numba import int64 as nb_int64
 
-from . import traversal_kernels_gpu as T
-from .config import SHARED_PUSH  # noqa: F401 (read by the pushes rebound below)
-from .gpu import device_rebound
 from .mst_kernels import _find as _mst_find
-from .traversal_kernels_gpu import _PUSH_SLOTS
-
-#: the traversal's block-aggregated pushes, compiled over this module's globals
-#: (`runtime.gpu.device_rebound`: the CUDA simulator's threads would race otherwise)
-_open = device_rebound(T._open, globals())
-_stage = device_rebound(T._stage, globals())
-_flush = device_rebound(T._flush, globals())
+from .traversal_kernels_gpu import _PUSH_SLOTS, _flush, _open, _stage
 
 
 #: `runtime.mst_kernels._find` (root with path halving), its Python source compiled for the device

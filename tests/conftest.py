@@ -24,58 +24,9 @@ from runtime.dask_cluster import dask_client as connect  # noqa: E402
 from tests.helpers import ROOT, write_c  # noqa: E402
 
 
-def _lock_simulated_shared_arrays():
-    """Make the CUDA simulator's ``cuda.shared.array`` give every thread of a block one array.
-
-    numba-cuda's simulator (``numba/cuda/simulator/kernelapi.py``, ``FakeCUDAShared.array``)
-    looks up a block's array by the calling line and creates it on a miss, without a lock.
-    The block's threads are Python threads, so two of them that miss at once each get
-    their own array. A thread then reads entries another thread never wrote, e.g. the
-    worklist offset in ``traversal_kernels_gpu._flush``: 1 failure of
-    ``test_gpu_strategies_match_scipy[hp-grid]`` in a CI run, reading an uninitialised
-    slot as the index 140380334982982. A real GPU has one shared memory per block. Here
-    the lookup and the creation happen under one lock, with the same key and the same
-    array the simulator makes.
-    """
-    import sys
-    import threading
-    import traceback
-
-    import numpy as np
-
-    try:
-        from numba.core import types
-        from numba.cuda.simulator import kernelapi
-        from numba.np import numpy_support
-    except ImportError:  # no simulator in this numba
-        return
-    cls = kernelapi.FakeCUDAShared
-    if getattr(cls, "_vcut_locked", False):
-        return
-    simulated = cls.array
-    lock = threading.Lock()
-
-    def array(self, shape, dtype):
-        if shape == 0:  # dynamic shared memory: one buffer made up front, nothing to race
-            return simulated(self, shape, dtype)
-        if isinstance(dtype, types.Type):
-            dtype = numpy_support.as_dtype(dtype)
-        caller = tuple(traceback.extract_stack(sys._getframe(1), limit=1)[0][0:2])
-        with lock:
-            res = self._allocations.get(caller)
-            if res is None:
-                res = np.empty(shape, dtype)
-                self._allocations[caller] = res
-        return res
-
-    cls.array = array
-    cls._vcut_locked = True
-
-
 if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-    _lock_simulated_shared_arrays()
-    # the blocks' pace (runtime.gpu sets it where a command asks for the device; the
-    # tests also launch kernels directly)
+    # the blocks' pace and the simulator's locks (runtime.gpu sets them where a command asks
+    # for the device; the tests also launch kernels directly)
     runtime_gpu._pace_simulator()
 
 

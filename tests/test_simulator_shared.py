@@ -1,5 +1,5 @@
 """The suite's CUDA simulator: one shared array per block and line, whichever thread
-makes it first (tests/conftest.py, ``_lock_simulated_shared_arrays``)."""
+makes it first (``runtime.gpu._lock_shared_arrays``, part of ``_pace_simulator``)."""
 
 import os
 

@@ -3,7 +3,7 @@
 `mix` is the numba function (inlined into its callers): degree-based hashing and GraphX's
 strategies (`vcut.hashing_kernels`), the multilevel partitioner's vertex keys
 (`runtime.multilevel.coarsening_kernels`). Its GPU twin is compiled from the same source
-(`runtime.multilevel.coarsening_kernels_gpu`, through `runtime.gpu.device_rebound`).
+(`runtime.multilevel.coarsening_kernels_gpu`, through `runtime.gpu.device_twin`).
 `mix64` runs that source on numpy arrays (the bucket and symmetry keys of
 `ir_graph.pieces` and `vcut.outofcore`). All three give the same bits.
 """

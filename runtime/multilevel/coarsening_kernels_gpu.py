@@ -16,7 +16,7 @@ from numba import cuda
 
 from vcut_base.hashing import mix
 
-from ..gpu import device_rebound, device_twin, is_simulator
+from ..gpu import device_twin, is_simulator
 from . import coarsening_kernels
 
 #: a vertex of more neighbours than this proposes (`propose_heavy_kernel`) and is refined
@@ -445,9 +445,8 @@ def contract_compact_kernel(bscan, cnt, rscan, real, tidx, tw, nc, cptr, cidx, c
 
 
 #: `vcut_base.hashing.mix` (splitmix64's finaliser on a uint64), its GPU twin compiled from
-#: the same source over this module's globals (`runtime.gpu.device_rebound`: the CUDA
-#: simulator's threads would race otherwise)
-mix_gpu = device_rebound(mix, globals())
+#: the same source
+mix_gpu = device_twin(mix)
 
 
 @cuda.jit

@@ -13,14 +13,9 @@ sorted away afterwards.
 import numpy as np
 from numba import cuda
 
-from ..gpu import device_rebound, device_twin
+from ..gpu import device_twin
 from . import jet_kernels
-from . import refinement_kernels_gpu
-from .refinement_kernels_gpu import MAXP, _jet_table, _outranks
-
-#: the refinement's atomic move, compiled over this module's globals
-#: (`runtime.gpu.device_rebound`: the CUDA simulator's threads would race otherwise)
-_move_vertex = device_rebound(refinement_kernels_gpu._move_vertex, globals())
+from .refinement_kernels_gpu import MAXP, _jet_table, _move_vertex, _outranks
 
 _jet_roomiest = device_twin(jet_kernels._roomiest)
 _jet_candidate = device_twin(jet_kernels._candidate, _table=_jet_table, _roomiest=_jet_roomiest)

@@ -109,7 +109,11 @@ if G.is_simulator():
 
     launch()
     launch()
-print(sorted(set(seen)), len(seen), sys.getswitchinterval())
+    from numba.cuda.simulator import kernelapi
+    locked = getattr(kernelapi.FakeCUDAShared, "_vcut_locked", False)
+else:
+    locked = "none"
+print(sorted(set(seen)), len(seen), sys.getswitchinterval(), locked)
 """
 
 
@@ -118,7 +122,7 @@ def test_the_simulator_paces_pythons_thread_switches_while_a_block_runs(simulato
     # under numba's CUDA simulator every thread of a block sees the switch interval at
     # SIMULATOR_SWITCH_INTERVAL (its launches poll their threads holding the GIL); between
     # and after launches, and without the simulator (no card here either), the process
-    # keeps Python's default
+    # keeps Python's default; the shared arrays come locked (runtime.gpu._lock_shared_arrays)
     import subprocess
     import sys
 
@@ -126,9 +130,11 @@ def test_the_simulator_paces_pythons_thread_switches_while_a_block_runs(simulato
     out = subprocess.run([sys.executable, "-c", PACE], capture_output=True, text=True, cwd=ROOT,
                          env=env, check=True).stdout.split("]")
     inside = [round(float(x), 9) for x in out[0].strip("[ ").split(",") if x.strip()]
-    count, after = out[1].split()
+    count, after, locked = out[1].split()
     assert inside == ([G.SIMULATOR_SWITCH_INTERVAL] if simulator == "1" else [])
     assert int(count) == (32 if simulator == "1" else 0) and float(after) == 0.005
+    # a command's process gets the simulator's shared-array lock with its pace
+    assert locked == ("True" if simulator == "1" else "none")
     assert G.SIMULATOR_SWITCH_INTERVAL == 1e-4
 
 
