@@ -154,6 +154,13 @@ def all_rows():
             "the same with --workers 2", 10.0, 0.6, group="workers",
             note="issue: where distribution cannot pay, run in one process and say so "
                  "(23.4 s against 0.33 s measured)"),
+        # --compile: the whole of `vcut compile` (minutes on a cold cache), a process per
+        # CPU and one process; warm: every kernel loaded from the cache
+        Row("compile", ["compile", "--progress", "none"],
+            "`vcut compile`, a process per CPU (the default)", group="compile", repeat_cap=1,
+            note="no target stated; the first run is what a user meets after an install"),
+        Row("compile-jobs1", ["compile", "--jobs", "1", "--progress", "none"],
+            "`vcut compile --jobs 1`", group="compile", repeat_cap=1),
         # --scale: defined here, run only on request (hours, GBs)
         Row("chstone-motion", ["analyze", "{chstone}/motion/mpeg2.c", "-p", "8",
                                "-o", "{out}/motion"],
@@ -473,7 +480,7 @@ def select(rows, args):
             raise SystemExit(f"unknown rows {unknown}; --list prints them")
         return [by_name[n] for n in names]
     groups = {"default"} | ({"workers"} if args.workers else set()) | \
-        ({"scale"} if args.scale else set())
+        ({"scale"} if args.scale else set()) | ({"compile"} if args.compile else set())
     return [r for r in rows if r.group in groups]
 
 
@@ -486,6 +493,8 @@ def main(argv=None):
                     help="--repeat 3 and a first run only for partition-hdrf")
     ap.add_argument("--no-first", action="store_true", help="no first runs")
     ap.add_argument("--workers", action="store_true", help="add the --workers 2 rows")
+    ap.add_argument("--compile", action="store_true",
+                    help="add the rows of `vcut compile` (minutes each first run)")
     ap.add_argument("--scale", action="store_true",
                     help="add the big traces (hours, ~12 GB; a quiet machine)")
     ap.add_argument("--launcher", choices=("script", "module"), default="script",

@@ -15,7 +15,10 @@ from the file to the kernels, so the dtypes of every array are the ones users me
 """
 
 import gzip
+import json
 import os
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -27,8 +30,8 @@ from vcut_base.errors import InputError, VcutError
 
 from .cuts import CUTS
 
-__all__ = ["GROUPS", "WarmUp", "Workload", "WorkloadFailed", "warm_up", "workloads",
-           "write_inputs"]
+__all__ = ["GROUPS", "GROUP_SECONDS", "WarmUp", "Workload", "WorkloadFailed", "split",
+           "warm_up", "workloads", "write_inputs"]
 
 #: The sample program traced by the ``programs`` group (the smallest; traced in < 1 s).
 SAMPLE = "mandel.c"
@@ -111,6 +114,25 @@ _PROGRAMS = [
 
 #: The groups, in the order they run (``vcut compile --only GROUP,...``).
 GROUPS = ("formats", "partition", "multilevel", "traversal", "schedule", "programs")
+
+#: Seconds each group took in a cold ``vcut compile --progress lines`` on the 2-core
+#: development host (2026-12-04): how `split` shares the groups among processes.
+GROUP_SECONDS = {"formats": 14, "partition": 69, "multilevel": 12, "traversal": 37,
+                 "schedule": 4, "programs": 65}
+
+
+def split(groups, jobs):
+    """``groups`` shared among at most ``jobs`` processes: the longest (`GROUP_SECONDS`)
+    first, each onto the share with the least time so far (ties: the earlier share); each
+    share in `GROUPS` order, no share empty, the first share the longest."""
+    shares = [[] for _ in range(max(1, min(jobs, len(groups))))]
+    load = [0] * len(shares)
+    for g in sorted(groups, key=lambda g: (-GROUP_SECONDS[g], GROUPS.index(g))):
+        i = load.index(min(load))
+        shares[i].append(g)
+        load[i] += GROUP_SECONDS[g]
+    order = sorted(range(len(shares)), key=lambda i: -load[i])
+    return [sorted(shares[i], key=GROUPS.index) for i in order]
 
 
 def workloads(only=None):
@@ -202,15 +224,73 @@ def _samples():
     return os.path.join(here, "samples")
 
 
-def warm_up(run, only=None, step=None):
+def _start(share):
+    """A ``python -m vcut compile`` of the groups ``share``, its JSON on a pipe: this vcut
+    (its folder first on the child's path; ``-P``: not a ``vcut`` of the working
+    directory)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.environ.get("PYTHONPATH")
+    env = dict(os.environ, PYTHONPATH=root + (os.pathsep + path if path else ""))
+    argv = [sys.executable, "-P", "-m", "vcut", "compile", "--only", ",".join(share),
+            "--jobs", "1", "--json", "--progress", "none"]
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL, env=env)
+
+
+def _finish(proc, share):
+    """What the process of ``share`` did, as a dict of `WarmUp.to_dict`; `WorkloadFailed`
+    with its error line if it failed."""
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        lines = [ln for ln in err.splitlines() if ln.strip()]
+        last = lines[-1] if lines else f"exit {proc.returncode}, no message"
+        raise WorkloadFailed(f"the process compiling {','.join(share)} failed: "
+                             f"{last.removeprefix('error: ')}")
+    return json.loads(out)
+
+
+def warm_up(run, only=None, step=None, jobs=1):
     """Run the workloads of the groups ``only`` (None: all) through ``run(argv)``, in a
     scratch directory. ``run`` runs one command line (`vcut.cli.main`) and returns
     ``(exit status, its last error line)``.
 
-    ``step(k, total, workload, seconds)`` is called before each workload (``seconds``
-    None) and after it. A workload that fails (an exit status other than 0, or an
-    exception) raises `WorkloadFailed`, one line naming it.
-    Returns a `WarmUp`."""
+    With ``jobs`` > 1 the groups are shared among that many processes at most (`split`):
+    this one runs the first share, each other share is a ``python -m vcut compile --only``
+    of its own, started first and waited for last (numba's cache takes their kernels side
+    by side: `vcut_base.jitcache` locks its index).
+
+    ``step(k, total, workload, seconds)`` is called before each workload of this process
+    (``seconds`` None) and after it, and once after each other process ends (a `Workload`
+    naming its groups; ``k`` counts its workloads done). A workload that fails (an exit
+    status other than 0, or an exception) raises `WorkloadFailed`, one line naming it.
+    Returns a `WarmUp`, the counts summed over the processes."""
+    total = len(workloads(only))  # (checks the group names)
+    shares = split(list(GROUPS) if only is None else list(dict.fromkeys(only)), jobs)
+    if not shares[0]:
+        return _warm(run, (), step, total)
+    others = [(share, _start(share)) for share in shares[1:]]
+    try:
+        done = _warm(run, shares[0], step, total)
+        for share, proc in others:
+            t = time.perf_counter()
+            got = _finish(proc, share)
+            done.workloads += got["workloads"]
+            done.compiled += got["kernels_compiled"]
+            done.loaded += got["kernels_loaded"]
+            if step is not None:
+                w = Workload(",".join(share), f"{','.join(share)} (another process)", ())
+                step(done.workloads, total, w, got["seconds"])
+            done.seconds += time.perf_counter() - t
+    finally:
+        for _, proc in others:
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait()
+    return done
+
+
+def _warm(run, only, step, total):
+    """`warm_up` of the groups ``only`` in this process (``total`` for ``step``)."""
     from vcut_base.jitcache import kernel_counts  # lazy: numba (vcut compile --help)
 
     chosen = workloads(only)
@@ -221,7 +301,7 @@ def warm_up(run, only=None, step=None):
         fill = {"d": d, "samples": _samples()}
         for k, w in enumerate(chosen):
             if step is not None:
-                step(k, len(chosen), w, None)
+                step(k, total, w, None)
             t = time.perf_counter()
             argv = [a.format(**fill) for a in w.argv]
             try:
@@ -234,7 +314,7 @@ def warm_up(run, only=None, step=None):
                 raise WorkloadFailed(f"workload {w.name!r} failed (exit {code}: "
                                      f"{error or 'no message'}): vcut {' '.join(argv)}")
             if step is not None:
-                step(k + 1, len(chosen), w, time.perf_counter() - t)
+                step(k + 1, total, w, time.perf_counter() - t)
     compiled, loaded = kernel_counts()
     return WarmUp(len(chosen), compiled - compiled0, loaded, time.perf_counter() - t0,
                   cache_dir())

@@ -10,7 +10,7 @@ import time
 
 from vcut_base.errors import InputError
 
-from ._common import add_common, print_json, print_rows
+from ._common import add_common, int_option, print_json, print_rows
 from ._progress import format_progress
 
 __all__ = ["register", "run"]
@@ -31,6 +31,9 @@ def register(sub):
     )
     co.add_argument("--only", metavar="GROUP,...", type=_groups,
                     help=f"compile the kernels of these workload groups only: {', '.join(GROUPS)}")
+    co.add_argument("--jobs", metavar="N", type=int_option("--jobs", 1, 64),
+                    help="compile in up to N processes, the groups shared among them "
+                    "(default: the CPUs this process may use)")
     co.add_argument("--progress", choices=("auto", "bar", "lines", "none"), default="auto",
                     help="progress on stderr: a bar redrawn in place, a line per workload, or "
                     "none (default auto: a bar on a terminal, lines otherwise, none with --json)")
@@ -110,11 +113,13 @@ def _display(mode, stream):
 
 def run(args, program_args):
     from vcut.warmup import warm_up  # lazy: start-up
+    from vcut_base.ahead import cores
 
     mode = args.progress
     if mode == "auto":
         mode = "none" if args.json else ("bar" if sys.stderr.isatty() else "lines")
-    done = warm_up(_commands(args.vcut_main), args.only, _display(mode, sys.stderr))
+    jobs = args.jobs or cores()
+    done = warm_up(_commands(args.vcut_main), args.only, _display(mode, sys.stderr), jobs)
     if args.json:
         print_json(done.to_dict())
         return 0
