@@ -76,6 +76,12 @@ def test_an_unknown_group_is_refused(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1] == (
         f"error: --only: unknown group nope; use {', '.join(GROUPS)}")
+    for bad, shown in (("0", "0"), ("x", "'x'"), ("65", "65")):
+        done = _vcut(tmp_path / "cache", "compile", "--jobs", bad)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.strip().splitlines()[-1] == (
+            f"error: --jobs must be a positive integer (at most 64), got {shown}")
+    assert not (tmp_path / "cache").exists()  # nothing compiled
 
 
 def test_the_cli_spells_the_library_groups():
