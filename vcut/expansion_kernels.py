@@ -550,3 +550,41 @@ def replica_count(ptr, adj, out, n, k):
                 mark[c] = v
                 total += 1
     return total
+
+
+@njit(cache=True, nogil=True)
+def gather(ptr, adj, weight, out, load, bound, vertices, k):
+    """Move the edges of each vertex of ``vertices``, in order, onto the cluster that holds
+    the most of its edge weight (ties: the lowest cluster), where that cluster's load stays
+    within ``bound``; ``out`` and ``load`` are updated. Returns the vertices gathered (the
+    perturbation of `vcut.quality.perturb_refine`)."""
+    held = np.zeros(k)
+    gathered = 0
+    for i in range(vertices.shape[0]):
+        v = vertices[i]
+        total = 0.0
+        for j in range(ptr[v], ptr[v + 1]):
+            e = adj[j]
+            held[out[e]] += weight[e]
+            total += weight[e]
+        best = -1
+        for j in range(ptr[v], ptr[v + 1]):
+            c = out[adj[j]]
+            if best < 0 or held[c] > held[best] or (held[c] == held[best] and c < best):
+                best = c
+        moving = 0.0
+        if best >= 0:
+            moving = total - held[best]
+        for j in range(ptr[v], ptr[v + 1]):
+            held[out[adj[j]]] = 0.0
+        if best < 0 or moving <= 0.0 or load[best] + moving > bound[best]:
+            continue
+        for j in range(ptr[v], ptr[v + 1]):
+            e = adj[j]
+            c = out[e]
+            if c != best:
+                load[c] -= weight[e]
+                out[e] = best
+        load[best] += moving
+        gathered += 1
+    return gathered

@@ -286,6 +286,10 @@ def _run(args, program_args):
                          f"{info['fm_tried']:,} tried in {info['fm_passes']} "
                          f"pass{'es' if info['fm_passes'] != 1 else ''}: "
                          f"{info['replicas_before']:,} -> "
+                         f"{info.get('perturb_from', info['replicas_after']):,} vertex copies"))
+    if "perturb_rounds" in info:
+        rows.insert(-1, ("iterated search", f"{info['perturb_rounds']} rounds, "
+                         f"{info['perturb_kept']} kept: {info['perturb_from']:,} -> "
                          f"{info['replicas_after']:,} vertex copies"))
     if args.algo == "spac" and "auxiliary_cut" in info:
         rows.insert(-1, ("SPAC", f"{info['backend']}"
@@ -355,7 +359,8 @@ def _result(args, p, part, files, merged):
     extra = [k for k in ("tau", "high_degree_vertices", "streamed_edges", "refine_moves",
                          "refine_passes", "fm_moves", "fm_tried", "fm_passes", "replicas_before",
                          "replicas_after", "starts", "candidates", "best_of", "metis_skipped",
-                         "spac_skipped", "hep_skipped")
+                         "spac_skipped", "hep_skipped", "perturb_rounds", "perturb_kept",
+                         "perturb_from")
              if k in info]
     result.update({k: info[k] for k in extra})
     if p <= 64:

@@ -19,8 +19,10 @@ Presets (`BestOptions.preset`):
 ``strong``
     Twice `vcut.quality.BEST_STARTS` expansions (``starts = 8``), the METIS cut on every
     graph (``metis = True``), SPAC where `vcut.quality.runs_vertex_partitions` says so
-    (``spac = None``), and a deeper FM (`STRONG_FM`: 3 moves tried per edge, 32 passes,
-    searches that go on 64 moves past their best prefix).
+    (``spac = None``), a deeper FM (`STRONG_FM`: 3 moves tried per edge, 32 passes,
+    searches that go on 64 moves past their best prefix), then up to `STRONG_PERTURB`
+    rounds of iterated local search (``perturb``: `vcut.quality.perturb_refine`, which
+    stops after `vcut.quality.PERTURB_PATIENCE` rounds in a row without a gain).
 """
 
 import math
@@ -39,11 +41,14 @@ __all__ = ["BestOptions", "PRESETS", "run"]
 FAST_FM_BUDGET = 0.1
 #: FM's budget, passes and search limit in the ``strong`` preset
 STRONG_FM = {"fm_budget": 3.0, "fm_passes": 32, "fm_limit": 64}
+#: rounds of iterated local search (at most) after the refinement in the ``strong`` preset
+STRONG_PERTURB = 16
 #: The knobs each preset sets (the rest keep their defaults); see the module docstring.
 PRESETS = {"fast": {"starts": 1, "metis": False, "hep": False, "dissolve": False,
                     "fm_budget": FAST_FM_BUDGET},
            "default": {},
-           "strong": {"starts": 2 * BEST_STARTS, "metis": True, "spac": None, **STRONG_FM}}
+           "strong": {"starts": 2 * BEST_STARTS, "metis": True, "spac": None, **STRONG_FM,
+                      "perturb": STRONG_PERTURB}}
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,6 +84,12 @@ class BestOptions:
     fm_limit : int
         An FM search stops this many moves after its best prefix (default
         `vcut.quality.FM_LIMIT`).
+    perturb : int
+        Rounds of iterated local search after the refinement, at most (default 0): each
+        gathers a random share of the vertices onto their heaviest cluster and refines
+        again, kept when it has fewer replicas; they stop after
+        `vcut.quality.PERTURB_PATIENCE` rounds in a row without a gain
+        (`vcut.quality.perturb_refine`).
     """
 
     imbalance: float = 1.03
@@ -91,6 +102,7 @@ class BestOptions:
     hep: bool = None
     fm_passes: int = FM_PASSES
     fm_limit: int = FM_LIMIT
+    perturb: int = 0
 
     def __post_init__(self):
         check_imbalance(self.imbalance)
@@ -106,6 +118,7 @@ class BestOptions:
                              f"got {b!r}")
         check_count("best's fm_passes", self.fm_passes)
         check_count("best's fm_limit", self.fm_limit)
+        check_count("best's perturb", self.perturb, low=0)
 
     @classmethod
     def preset(cls, name, **knobs):
@@ -121,5 +134,6 @@ def run(algo, options, cut):
                                starts=options.starts, spac=options.spac,
                                metis=options.metis, dissolve=options.dissolve,
                                fm_budget=float(options.fm_budget), hep=options.hep,
-                               fm_passes=int(options.fm_passes), fm_limit=int(options.fm_limit))
+                               fm_passes=int(options.fm_passes), fm_limit=int(options.fm_limit),
+                               perturb=int(options.perturb))
     return Assigned(out, info)
