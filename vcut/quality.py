@@ -192,6 +192,15 @@ def check_count(name, value, low=1):
         raise InputError(f"{name} must be a whole number >= {low}, got {value!r}")
 
 
+def _edge_clusters(assignment, m, k):
+    """``assignment`` as int64, checked: one cluster in 0..k-1 for each of the m edges."""
+    out = np.asarray(assignment).astype(np.int64)
+    if out.shape != (m,) or (m and (out.min() < 0 or out.max() >= k)):
+        raise InputError(f"a partition to refine must give each of the {m:,} edges a cluster "
+                         f"in 0..{k - 1}")
+    return out
+
+
 def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, seed=0,
                       passes=REFINE_PASSES, incidence=None, dissolve=True, fm=True,
                       vertices=None, fm_budget=FM_BUDGET, fm_passes=FM_PASSES,
@@ -212,10 +221,7 @@ def refine_assignment(src, dst, weight, n, assignment, cap, *, imbalance=1.03, s
     from . import expansion_kernels, fm_kernels
     m = len(src)
     k = len(cap)
-    out = np.asarray(assignment).astype(np.int64)
-    if out.shape != (m,) or (m and (out.min() < 0 or out.max() >= k)):
-        raise InputError(f"a partition to refine must give each of the {m:,} edges a cluster "
-                         f"in 0..{k - 1}")
+    out = _edge_clusters(assignment, m, k)
     check_memory(refine_bytes(n, m), f"refinement on {n:,} vertices", "skip --refine")
     if incidence is None:
         ptr, adj = expansion_kernels.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
@@ -291,10 +297,7 @@ def perturb_refine(src, dst, weight, n, assignment, cap, rounds, *, imbalance=1.
                          f"got {share}")
     m = len(src)
     k = len(cap)
-    best = np.asarray(assignment).astype(np.int64)
-    if best.shape != (m,) or (m and (best.min() < 0 or best.max() >= k)):
-        raise InputError(f"a partition to refine must give each of the {m:,} edges a cluster "
-                         f"in 0..{k - 1}")
+    best = _edge_clusters(assignment, m, k)
     if incidence is None:
         incidence = expansion_kernels.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
     ptr, adj = incidence
