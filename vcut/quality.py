@@ -272,9 +272,16 @@ PERTURB_SHARE = 0.005
 PERTURB_PATIENCE = 2
 
 
+def perturb_bytes(n, m):
+    """Bytes `perturb_refine` allocates at most: a round's refinement (`refine_bytes`), the
+    best assignment so far and the round's (int64) and the refinement's result (int32)."""
+    return refine_bytes(n, m) + 20 * m
+
+
 def perturb_refine(src, dst, weight, n, assignment, cap, rounds, *, imbalance=1.03, seed=0,
                    share=PERTURB_SHARE, incidence=None, dissolve=True, fm_budget=FM_BUDGET,
-                   fm_passes=FM_PASSES, fm_limit=FM_LIMIT, patience=PERTURB_PATIENCE):
+                   fm_passes=FM_PASSES, fm_limit=FM_LIMIT, patience=PERTURB_PATIENCE,
+                   memory_advice="run fewer rounds (0: none)"):
     """Iterated local search from a refined ``assignment``; returns ``(assignment int32,
     info)``.
 
@@ -289,7 +296,9 @@ def perturb_refine(src, dst, weight, n, assignment, cap, rounds, *, imbalance=1.
     most, 8 rounds took 1-3 % of the replicas off: cit-HepPh at k = 32 and 128,
     email-Enron at k = 32). ``info``: ``perturb_rounds`` (the rounds run),
     ``perturb_kept`` (those that found fewer replicas), ``replicas_before`` and
-    ``replicas_after`` (of the assignment given and the one returned)."""
+    ``replicas_after`` (of the assignment given and the one returned). Where a round's
+    refinement and the three assignments it keeps (`perturb_bytes`) do not fit the memory,
+    nothing runs: `check_memory` refuses with ``memory_advice``."""
     from . import expansion_kernels
     check_count("rounds", rounds, low=0)
     if not 0 < share <= 1:
@@ -298,6 +307,9 @@ def perturb_refine(src, dst, weight, n, assignment, cap, rounds, *, imbalance=1.
     m = len(src)
     k = len(cap)
     best = _edge_clusters(assignment, m, k)
+    if rounds:
+        check_memory(perturb_bytes(n, m), f"the iterated search on {n:,} vertices",
+                     memory_advice)
     if incidence is None:
         incidence = expansion_kernels.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
     ptr, adj = incidence
@@ -454,7 +466,7 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     ``info["hep_skipped"]`` say why). Then ``perturb`` rounds of `perturb_refine` from the
     one kept, with the same refinement (``info["perturb_kept"]``: the rounds that found
     fewer replicas; ``perturb_from``: the replicas before them; ``replicas_after`` is the
-    final count).
+    final count; ``perturb_skipped`` says why none ran where the memory could not hold them).
     Deterministic for a seed whatever the number of cores, and whatever the order of the
     edges, their orientation and, but for vertices colour refinement cannot tell apart,
     the numbering of the vertices (it runs on the `canonical_graph`; on `canonical_edges`
@@ -612,12 +624,18 @@ def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac
     pick = min(range(len(results)), key=lambda i: (results[i][1]["replicas_after"], i))
     out, info = results[pick]
     if perturb:
-        out, more = perturb_refine(src, dst, weight, n, out, cap, perturb, imbalance=imbalance,
-                                   seed=seed, incidence=inc, dissolve=dissolve,
-                                   fm_budget=fm_budget, fm_passes=fm_passes, fm_limit=fm_limit)
-        info = {**info, "perturb_rounds": more["perturb_rounds"],
-                "perturb_kept": more["perturb_kept"], "perturb_from": info["replicas_after"],
-                "replicas_after": more["replicas_after"]}
+        try:
+            out, more = perturb_refine(src, dst, weight, n, out, cap, perturb,
+                                       imbalance=imbalance, seed=seed, incidence=inc,
+                                       dissolve=dissolve, fm_budget=fm_budget,
+                                       fm_passes=fm_passes, fm_limit=fm_limit,
+                                       memory_advice="best goes on without it")
+        except VcutError as e:  # no memory for the rounds: the refined cut stands
+            info = {**info, "perturb_skipped": str(e)}
+        else:
+            info = {**info, "perturb_rounds": more["perturb_rounds"],
+                    "perturb_kept": more["perturb_kept"], "perturb_from": info["replicas_after"],
+                    "replicas_after": more["replicas_after"]}
     merged = {"starts": int(starts), "best_of": candidates[pick][0],
               "candidates": ", ".join(name for name, _ in candidates), **info, **skipped}
     return out, merged

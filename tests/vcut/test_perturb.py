@@ -226,3 +226,48 @@ def test_the_summary_and_json_report_the_rounds(tmp_path, capsys):
     code, out, _ = run_cli(capsys, "partition", graph, "-p", 8, "--algo", "best", "-o",
                            tmp_path / "d.part")
     assert code == 0 and "iterated search" not in out  # the default runs none
+
+
+def test_best_goes_on_without_the_rounds_the_memory_cannot_hold(monkeypatch, capsys,
+                                                                 tmp_path):
+    # no memory for the rounds: best keeps its refined cut and says why (in best's words);
+    # perturb_refine on its own refuses with its own advice; the estimate is a round's
+    # refinement and three assignments
+    from tests.helpers import dataset, run_cli
+
+    src, dst, w, n = edge_arrays([(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 2)])
+    m = len(src)
+    assert quality.perturb_bytes(n, m) == quality.refine_bytes(n, m) + 20 * m
+    real = quality.check_memory
+
+    def no_room_for_rounds(need, what, advice, **kw):
+        if what.startswith("the iterated search"):
+            assert need == quality.perturb_bytes(n, m)
+            kw = dict(kw, available=0)
+        return real(need, what, advice, **kw)
+
+    monkeypatch.setattr(quality, "check_memory", no_room_for_rounds)
+    cap = equal_capacities(2)
+    with pytest.raises(InputError, match=r"^the iterated search on 5 vertices needs about "
+                                         r".+; run fewer rounds \(0: none\)$"):
+        quality.perturb_refine(src, dst, w, n, np.array([0, 0, 0, 1, 1, 1]), cap, 2)
+    quality.perturb_refine(src, dst, w, n, np.array([0, 0, 0, 1, 1, 1]), cap, 0)  # no check
+    deg = np.bincount(np.concatenate([src, dst]), minlength=n)
+    plain, plain_info = quality.best_assign(src, dst, w, n, cap, deg)
+    out, info = quality.best_assign(src, dst, w, n, cap, deg, perturb=4)
+    assert out.tolist() == plain.tolist() and "perturb_rounds" not in info
+    assert info["perturb_skipped"].endswith("; best goes on without it")
+    assert {k: v for k, v in info.items() if k != "perturb_skipped"} == plain_info
+    graph = dataset("3elt.graph.gz")
+
+    def nothing_for_rounds(need, what, advice, **kw):
+        return real(need, what, advice, **(dict(kw, available=0)
+                                           if what.startswith("the iterated search") else kw))
+
+    monkeypatch.setattr(quality, "check_memory", nothing_for_rounds)
+    code, out, _ = run_cli(capsys, "partition", graph, "-p", 4, "--algo", "best", "--preset",
+                           "strong", "-o", tmp_path / "p.part")
+    assert code == 0
+    row = [ln for ln in out.splitlines() if ln.startswith("iterated search")]
+    assert len(row) == 1 and "skipped: the iterated search on" in row[0]
+    assert row[0].endswith("best goes on without it")

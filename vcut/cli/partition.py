@@ -291,6 +291,8 @@ def _run(args, program_args):
         rows.insert(-1, ("iterated search", f"{info['perturb_rounds']} rounds, "
                          f"{info['perturb_kept']} kept: {info['perturb_from']:,} -> "
                          f"{info['replicas_after']:,} vertex copies"))
+    elif "perturb_skipped" in info:
+        rows.insert(-1, ("iterated search", f"skipped: {info['perturb_skipped']}"))
     if args.algo == "spac" and "auxiliary_cut" in info:
         rows.insert(-1, ("SPAC", f"{info['backend']}"
                          + (" on the GPU" if info.get("device") == "gpu" else "")
@@ -360,7 +362,7 @@ def _result(args, p, part, files, merged):
                          "refine_passes", "fm_moves", "fm_tried", "fm_passes", "replicas_before",
                          "replicas_after", "starts", "candidates", "best_of", "metis_skipped",
                          "spac_skipped", "hep_skipped", "perturb_rounds", "perturb_kept",
-                         "perturb_from")
+                         "perturb_from", "perturb_skipped")
              if k in info]
     result.update({k: info[k] for k in extra})
     if p <= 64:
