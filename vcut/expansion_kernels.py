@@ -562,22 +562,22 @@ def gather(ptr, adj, weight, out, load, bound, vertices, k):
     gathered = 0
     for i in range(vertices.shape[0]):
         v = vertices[i]
+        if ptr[v] == ptr[v + 1]:
+            continue  # no edges
         total = 0.0
         for j in range(ptr[v], ptr[v + 1]):
             e = adj[j]
             held[out[e]] += weight[e]
             total += weight[e]
-        best = -1
-        for j in range(ptr[v], ptr[v + 1]):
+        best = out[adj[ptr[v]]]
+        for j in range(ptr[v] + 1, ptr[v + 1]):
             c = out[adj[j]]
-            if best < 0 or held[c] > held[best] or (held[c] == held[best] and c < best):
+            if held[c] > held[best] or (held[c] == held[best] and c < best):
                 best = c
-        moving = 0.0
-        if best >= 0:
-            moving = total - held[best]
+        moving = total - held[best]
         for j in range(ptr[v], ptr[v + 1]):
             held[out[adj[j]]] = 0.0
-        if best < 0 or moving <= 0.0 or load[best] + moving > bound[best]:
+        if moving <= 0.0 or load[best] + moving > bound[best]:
             continue
         for j in range(ptr[v], ptr[v + 1]):
             e = adj[j]

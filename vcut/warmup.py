@@ -228,16 +228,14 @@ def _samples():
 
 
 def _start(share):
-    """A ``python -m vcut compile`` of the groups ``share``, its JSON on a pipe: this vcut
-    (its folder first on the child's path; ``-P``: not a ``vcut`` of the working
-    directory)."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = os.environ.get("PYTHONPATH")
-    env = dict(os.environ, PYTHONPATH=root + (os.pathsep + path if path else ""))
+    """A ``python -m vcut compile`` of the groups ``share`` with this vcut
+    (`vcut_base.ahead.tree_env`), its JSON on a pipe."""
+    from vcut_base.ahead import tree_env
+
     argv = [sys.executable, "-P", "-m", "vcut", "compile", "--only", ",".join(share),
             "--jobs", "1", "--json", "--progress", "none"]
     return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL, env=env)
+                            stdin=subprocess.DEVNULL, env=tree_env())
 
 
 def _finish(proc, share):
@@ -267,15 +265,13 @@ def warm_up(run, only=None, step=None, jobs=1):
     naming its groups; ``k`` counts its workloads done). A workload that fails (an exit
     status other than 0, or an exception) raises `WorkloadFailed`, one line naming it.
     Returns a `WarmUp`, the counts summed over the processes."""
+    t0 = time.perf_counter()
     total = len(workloads(only))  # (checks the group names)
     shares = split(list(GROUPS) if only is None else list(dict.fromkeys(only)), jobs)
-    if not shares[0]:
-        return _warm(run, (), step, total)
     others = [(share, _start(share)) for share in shares[1:]]
     try:
         done = _warm(run, shares[0], step, total)
         for share, proc in others:
-            t = time.perf_counter()
             got = _finish(proc, share)
             done.workloads += got["workloads"]
             done.compiled += got["kernels_compiled"]
@@ -283,12 +279,12 @@ def warm_up(run, only=None, step=None, jobs=1):
             if step is not None:
                 w = Workload(",".join(share), f"{','.join(share)} (another process)", ())
                 step(done.workloads, total, w, got["seconds"])
-            done.seconds += time.perf_counter() - t
     finally:
         for _, proc in others:
             if proc.poll() is None:
                 proc.terminate()
                 proc.wait()
+    done.seconds = time.perf_counter() - t0
     return done
 
 

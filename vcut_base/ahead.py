@@ -41,7 +41,8 @@ import tempfile
 from dataclasses import dataclass
 
 __all__ = ["Entry", "parse_types", "read_manifest", "finish_time", "plan",
-           "compile_manifest", "spawn", "cold", "cores", "record", "rerecord", "command_of"]
+           "compile_manifest", "spawn", "cold", "cores", "record", "rerecord", "command_of",
+           "tree_env"]
 
 #: numba type constructors a manifest may call (besides plain names of `numba.types`).
 _CALLS = ("Array", "UniTuple", "Tuple", "omitted", "Omitted", "NumberClass")
@@ -241,6 +242,15 @@ def cores():
 _STARTED = []  # the helper this process started, if any
 
 
+def tree_env():
+    """The environment of a child ``python -P -m ...`` that imports the kernels this process
+    imports: the folder of these packages first on its path (``-P`` keeps out the current
+    directory, which may hold another copy)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p))
+
+
 def spawn(manifest):
     """Start the helper that compiles ``manifest``'s kernels beside this process (module
     docstring), once per process; None where there is nothing to gain (one CPU, no such
@@ -252,16 +262,11 @@ def spawn(manifest):
     if (_STARTED or os.name != "posix" or os.environ.get("VCUT_COMPILE_AHEAD") == "0"
             or os.environ.get(RECORD_ENV) or cores() < 2 or not os.path.isfile(manifest)):
         return None
-    # the helper imports the kernels this process imports: the folder of these packages
-    # first on its path, and not the current directory (-P), which may hold another copy
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        p for p in (root, os.environ.get("PYTHONPATH")) if p))
     try:
         helper = subprocess.Popen(
             [sys.executable, "-P", "-m", "vcut_base.ahead", "run", manifest, str(os.getpid())],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            close_fds=True, env=env)
+            close_fds=True, env=tree_env())
     except OSError:
         return None
     _STARTED.append(helper)
