@@ -312,34 +312,185 @@ def perturb_refine(src, dst, weight, n, assignment, cap, rounds, *, imbalance=1.
                      memory_advice)
     if incidence is None:
         incidence = expansion_kernels.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
-    ptr, adj = incidence
-    replicas = before = int(expansion_kernels.replica_count(ptr, adj, best, n, k))
     bound = balance_bounds(imbalance, cap, weight)
     weight = np.asarray(weight, dtype=np.float64)
     size = max(1, int(share * n)) if n else 0
+
+    def perturbed(cur, rng):
+        load = np.bincount(cur, weights=weight, minlength=k)
+        vertices = rng.choice(n, size=size, replace=False).astype(np.int64)
+        expansion_kernels.gather(incidence[0], incidence[1], weight, cur, load,
+                                 np.maximum(bound, load), vertices, k)
+        return cur
+
+    refine = functools.partial(refine_assignment, src, dst, weight, n, cap=cap,
+                               imbalance=imbalance, incidence=incidence, dissolve=dissolve,
+                               fm_budget=fm_budget, fm_passes=fm_passes, fm_limit=fm_limit)
+    best, info = _iterate(best, rounds, patience, seed, incidence, n, k, perturbed, refine)
+    return best, {"perturb_rounds": info["rounds"], "perturb_kept": info["kept"],
+                  "replicas_before": info["replicas_before"],
+                  "replicas_after": info["replicas_after"]}
+
+
+def _iterate(best, rounds, patience, seed, incidence, n, k, step, refine):
+    """The loop of `perturb_refine` and `vcycle_refine`: up to ``rounds`` rounds, stopping
+    after ``patience`` in a row without fewer replicas (None: never); round ``r`` makes a
+    candidate with ``step(copy of the best int64 assignment, rng)`` (rng seeded ``seed + 1 +
+    r``), refines it with ``refine(candidate, seed=seed + 1 + r)`` and keeps it when it has
+    fewer replicas. Returns ``(best int32, info)``: ``rounds``, ``kept``,
+    ``replicas_before``, ``replicas_after``."""
+    from . import expansion_kernels
+    replicas = before = int(expansion_kernels.replica_count(incidence[0], incidence[1], best,
+                                                            n, k))
     kept = run = misses = 0
     for r in range(rounds):
         if patience is not None and misses >= patience:
             break
         run += 1
         rng = np.random.default_rng((seed + 1 + r) % 2**63)
-        cur = best.copy()
-        load = np.bincount(cur, weights=weight, minlength=k)
-        vertices = rng.choice(n, size=size, replace=False).astype(np.int64)
-        expansion_kernels.gather(ptr, adj, weight, cur, load, np.maximum(bound, load),
-                                 vertices, k)
-        new, info = refine_assignment(src, dst, weight, n, cur, cap, imbalance=imbalance,
-                                      seed=(seed + 1 + r) % 2**63, incidence=incidence,
-                                      dissolve=dissolve, fm_budget=fm_budget,
-                                      fm_passes=fm_passes, fm_limit=fm_limit)
+        new, info = refine(step(best.copy(), rng), seed=(seed + 1 + r) % 2**63)
         if info["replicas_after"] < replicas:
             best, replicas = new.astype(np.int64), info["replicas_after"]
             kept += 1
             misses = 0
         else:
             misses += 1
-    return best.astype(np.int32), {"perturb_rounds": run, "perturb_kept": kept,
-                                   "replicas_before": before, "replicas_after": replicas}
+    return best.astype(np.int32), {"rounds": run, "kept": kept, "replicas_before": before,
+                                   "replicas_after": replicas}
+
+
+#: `vcycle_refine` coarsens to at most this many nodes per cluster (its contraction limit;
+#: Mt-KaHyPar's is 160 per block; see `VCYCLE_CYCLES` for the measurements)
+VCYCLE_NODES_PER_PART = 10
+#: nets of more pins than this are not rated in the clustering (hubs: the pass would be
+#: quadratic in their degree)
+VCYCLE_MAX_NET = 100
+#: label-propagation rounds at each coarse level, at most
+VCYCLE_LP_ROUNDS = 10
+#: coarsening stops at a level that has not shrunk by this factor
+VCYCLE_SHRINK = 1.05
+
+
+def vcycle_bytes(n, m, k):
+    """Bytes `vcycle_refine` allocates at most before its coarser levels: the refinement
+    (`refine_bytes`), the best assignment and the cycle's (int64) and the refined one
+    (int32), level 0 of the hypergraph (node and net lists, 48 bytes per edge and 8 per
+    vertex; weights, blocks and coarse numbers, 24 per edge) and label propagation's
+    tables on at most ``n`` nets (a pin count per block and a bit per block)."""
+    words = (k + 63) // 64
+    return refine_bytes(n, m) + 20 * m + 72 * m + 8 * n + n * (4 * k + 8 * words)
+
+
+def _level_bytes(level):
+    return sum(a.nbytes for a in level) * 2  # the clustering's arrays as much again
+
+
+def coarsen(src, dst, weight, n, part, k, rng, *, nodes_per_part=None, max_net=None):
+    """The levels of the hypergraph of the edges, each coarser one merging nodes of one
+    cluster of ``part`` (`vcut.vcycle_kernels`): ``(levels, maps)``, ``levels[i]`` =
+    ``(nptr, nnet, eptr, epin, c, part)``, ``maps[i]`` each node of level ``i`` to its node
+    of level ``i + 1``. Coarsening stops at ``nodes_per_part * k`` nodes (clusters weigh at
+    most the total over that), at a level that shrank by less than `VCYCLE_SHRINK`, or
+    where the next level may not fit the memory. ``nodes_per_part`` and ``max_net``
+    (None: `VCYCLE_NODES_PER_PART`, `VCYCLE_MAX_NET`) are the clustering's."""
+    from . import vcycle_kernels as kernels
+    nodes_per_part = VCYCLE_NODES_PER_PART if nodes_per_part is None else nodes_per_part
+    max_net = VCYCLE_MAX_NET if max_net is None else max_net
+    c = np.asarray(weight, dtype=np.float64)
+    levels = [(*kernels.graph_level(src, dst, n), c, np.asarray(part, dtype=np.int64))]
+    maps = []
+    target = max(1, nodes_per_part * k)
+    cmax = float(c.sum()) / target
+    while len(levels[-1][4]) > target:
+        level = levels[-1]
+        nodes = len(level[4])
+        try:
+            check_memory(_level_bytes(level), "a coarser level", "")
+        except VcutError:
+            break  # the levels so far
+        if len(levels) == 1:  # the stars of the vertices, fewest edges first
+            ends = level[2]
+            degree = np.diff(ends)
+            shuffled = rng.permutation(n)
+            vertices = shuffled[np.argsort(degree[shuffled], kind="stable")].astype(np.int64)
+            rep, clusters = kernels.star_cluster(ends, level[3], level[4], level[5], k,
+                                                 vertices, cmax, int(target))
+        else:
+            rep, clusters = kernels.cluster(*level, rng.permutation(nodes).astype(np.int64),
+                                            cmax, int(max_net), int(target))
+        if clusters * VCYCLE_SHRINK > nodes:
+            break
+        cid, *coarse = kernels.contract(*level, rep)
+        cc, cpart, cnptr, cnnet, ceptr, cepin = coarse
+        levels.append((cnptr, cnnet, ceptr, cepin, cc, cpart))
+        maps.append(cid)
+    return levels, maps
+
+
+def uncoarsen(levels, maps, load, bound, k, rng, rounds=VCYCLE_LP_ROUNDS):
+    """Label propagation at each level of `coarsen` from the coarsest to level 1, each
+    result projected onto the next finer level; returns level 0's blocks (int64) and the
+    nodes moved. ``load`` (each cluster's weight) is updated; no move takes a cluster past
+    ``bound``."""
+    from . import vcycle_kernels as kernels
+    part = levels[-1][5]
+    moved = 0
+    for i in range(len(levels) - 1, 0, -1):
+        nptr, nnet, eptr, epin, c, _ = levels[i]
+        order = rng.permutation(len(c)).astype(np.int64)
+        part = part.copy()
+        moves, _ = kernels.label_propagation(nptr, nnet, eptr, epin, c, part, load, bound, k,
+                                             order, int(rounds))
+        moved += int(moves)
+        part = part[maps[i - 1]]
+    return part, moved
+
+
+def vcycle_refine(src, dst, weight, n, assignment, cap, cycles, *, imbalance=1.03, seed=0,
+                  incidence=None, dissolve=True, fm_budget=FM_BUDGET, fm_passes=FM_PASSES,
+                  fm_limit=FM_LIMIT, patience=PERTURB_PATIENCE,
+                  memory_advice="run fewer cycles (0: none)"):
+    """Multilevel cycles from a refined ``assignment``; returns ``(assignment int32, info)``.
+
+    Up to ``cycles`` cycles, stopping after ``patience`` in a row that found no fewer
+    replicas (None: all of them). Each starts from the best assignment so far, `coarsen`s
+    the hypergraph of the edges (a node per edge, a net per vertex: connectivity - 1 is the
+    replicas less the vertices) within its clusters, its node order from the seed ``seed +
+    1 + cycle``, down to `VCYCLE_NODES_PER_PART` nodes per cluster; moves single nodes of
+    each coarser level, coarsest first, to the cluster that takes the most replicas off
+    within the balance bound (label propagation, `uncoarsen`): a node of a coarse level is
+    a group of edges that moves at once, which single-edge moves and one vertex's edge
+    group cannot do; then refines the result in full (`refine_assignment`) and keeps it
+    when it has fewer replicas. ``info``: ``vcycles`` (the cycles run), ``vcycles_kept``,
+    ``replicas_before`` and ``replicas_after``. Where a cycle's refinement, level 0 and
+    label propagation's tables (`vcycle_bytes`) do not fit the memory, nothing runs:
+    `check_memory` refuses with ``memory_advice``; a coarser level that does not fit ends
+    the coarsening there."""
+    from . import expansion_kernels
+    check_count("cycles", cycles, low=0)
+    m = len(src)
+    k = len(cap)
+    best = _edge_clusters(assignment, m, k)
+    if cycles:
+        check_memory(vcycle_bytes(n, m, k), f"the multilevel cycles on {n:,} vertices",
+                     memory_advice)
+    if incidence is None:
+        incidence = expansion_kernels.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
+    bound = balance_bounds(imbalance, cap, weight)
+    weight = np.asarray(weight, dtype=np.float64)
+
+    def cycle(cur, rng):
+        levels, maps = coarsen(src, dst, weight, n, cur, k, rng)
+        load = np.bincount(cur, weights=weight, minlength=k)
+        return uncoarsen(levels, maps, load, np.maximum(bound, load), k, rng)[0]
+
+    refine = functools.partial(refine_assignment, src, dst, weight, n, cap=cap,
+                               imbalance=imbalance, incidence=incidence, dissolve=dissolve,
+                               fm_budget=fm_budget, fm_passes=fm_passes, fm_limit=fm_limit)
+    best, info = _iterate(best, cycles, patience, seed, incidence, n, k, cycle, refine)
+    return best, {"vcycles": info["rounds"], "vcycles_kept": info["kept"],
+                  "replicas_before": info["replicas_before"],
+                  "replicas_after": info["replicas_after"]}
 
 
 #: the threshold of the HEP candidate of `best_assign`
@@ -447,7 +598,7 @@ def runs_hep(deg):
 
 def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts=None,
                 spac=False, metis=None, dissolve=True, fm_budget=FM_BUDGET, hep=None,
-                fm_passes=FM_PASSES, fm_limit=FM_LIMIT, perturb=0):
+                fm_passes=FM_PASSES, fm_limit=FM_LIMIT, perturb=0, vcycles=0):
     """The quality mode; returns ``(assignment int32, info)``.
 
     Candidates, side by side on the cores (as many at once as the memory holds):
@@ -467,6 +618,8 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     one kept, with the same refinement (``info["perturb_kept"]``: the rounds that found
     fewer replicas; ``perturb_from``: the replicas before them; ``replicas_after`` is the
     final count; ``perturb_skipped`` says why none ran where the memory could not hold them).
+    Before them, ``vcycles`` multilevel cycles of `vcycle_refine` (``info["vcycles"]``,
+    ``vcycles_kept``, ``vcycles_from``, ``vcycles_skipped`` alike).
     Deterministic for a seed whatever the number of cores, and whatever the order of the
     edges, their orientation and, but for vertices colour refinement cannot tell apart,
     the numbering of the vertices (it runs on the `canonical_graph`; on `canonical_edges`
@@ -482,7 +635,7 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     out, info = _best_assign(src, dst, weight, n, cap, deg, imbalance=imbalance, seed=seed,
                              starts=starts, spac=spac, metis=metis, dissolve=dissolve,
                              fm_budget=fm_budget, hep=hep, fm_passes=fm_passes,
-                             fm_limit=fm_limit, perturb=perturb)
+                             fm_limit=fm_limit, perturb=perturb, vcycles=vcycles)
     if order is not None:
         back = np.empty_like(out)
         back[order] = out
@@ -546,7 +699,7 @@ def canonical_edges(src, dst, weight, n):
 
 
 def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac, metis,
-                 dissolve, fm_budget, hep, fm_passes, fm_limit, perturb):
+                 dissolve, fm_budget, hep, fm_passes, fm_limit, perturb, vcycles):
     """`best_assign` on the `canonical_graph` (or on edges in `canonical_edges` order)."""
     from . import expansion_kernels
     from .spac import spac_assign
@@ -623,18 +776,21 @@ def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac
                            jobs_that_fit(len(candidates), refine_bytes(n, m)))
     pick = min(range(len(results)), key=lambda i: (results[i][1]["replicas_after"], i))
     out, info = results[pick]
-    if perturb:
+    searches = [("vcycles", vcycle_refine, vcycles, ("vcycles", "vcycles_kept")),
+                ("perturb", perturb_refine, perturb, ("perturb_rounds", "perturb_kept"))]
+    for name, search, rounds, counts in searches:
+        if not rounds:
+            continue
         try:
-            out, more = perturb_refine(src, dst, weight, n, out, cap, perturb,
-                                       imbalance=imbalance, seed=seed, incidence=inc,
-                                       dissolve=dissolve, fm_budget=fm_budget,
-                                       fm_passes=fm_passes, fm_limit=fm_limit,
-                                       memory_advice="best goes on without it")
-        except VcutError as e:  # no memory for the rounds: the refined cut stands
-            info = {**info, "perturb_skipped": str(e)}
+            out, more = search(src, dst, weight, n, out, cap, rounds, imbalance=imbalance,
+                               seed=seed, incidence=inc, dissolve=dissolve,
+                               fm_budget=fm_budget, fm_passes=fm_passes, fm_limit=fm_limit,
+                               memory_advice="best goes on without it")
+        except VcutError as e:  # no memory for it: the cut so far stands
+            info = {**info, f"{name}_skipped": str(e)}
         else:
-            info = {**info, "perturb_rounds": more["perturb_rounds"],
-                    "perturb_kept": more["perturb_kept"], "perturb_from": info["replicas_after"],
+            info = {**info, **{c: more[c] for c in counts},
+                    f"{name}_from": info["replicas_after"],
                     "replicas_after": more["replicas_after"]}
     merged = {"starts": int(starts), "best_of": candidates[pick][0],
               "candidates": ", ".join(name for name, _ in candidates), **info, **skipped}

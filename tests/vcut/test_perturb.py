@@ -221,11 +221,17 @@ def test_the_summary_and_json_report_the_rounds(tmp_path, capsys):
     lines = out.splitlines()
     assert f"{rounds} rounds, {kept} kept: {start:,} -> {end:,} vertex copies" in \
         [ln.split("  ")[-1].strip() for ln in lines if ln.startswith("iterated search")]
+    # strong runs its multilevel cycles first: the rounds start where they ended
+    cycles, held, ahead = info["vcycles"], info["vcycles_kept"], info["vcycles_from"]
+    assert held <= cycles <= 8 and start <= ahead
+    assert f"{cycles} cycles, {held} kept: {ahead:,} -> {start:,} vertex copies" in \
+        [ln.split("  ")[-1].strip() for ln in lines if ln.startswith("multilevel cycles")]
     refined = [ln for ln in lines if ln.startswith("refinement")][0]
-    assert refined.endswith(f"{info['replicas_before']:,} -> {start:,} vertex copies")
+    assert refined.endswith(f"{info['replicas_before']:,} -> {ahead:,} vertex copies")
     code, out, _ = run_cli(capsys, "partition", graph, "-p", 8, "--algo", "best", "-o",
                            tmp_path / "d.part")
     assert code == 0 and "iterated search" not in out  # the default runs none
+    assert "multilevel cycles" not in out
 
 
 def test_best_goes_on_without_the_rounds_the_memory_cannot_hold(monkeypatch, capsys,

@@ -286,7 +286,13 @@ def _run(args, program_args):
                          f"{info['fm_tried']:,} tried in {info['fm_passes']} "
                          f"pass{'es' if info['fm_passes'] != 1 else ''}: "
                          f"{info['replicas_before']:,} -> "
+                         f"{_after_refinement(info):,} vertex copies"))
+    if "vcycles" in info:
+        rows.insert(-1, ("multilevel cycles", f"{info['vcycles']} cycles, "
+                         f"{info['vcycles_kept']} kept: {info['vcycles_from']:,} -> "
                          f"{info.get('perturb_from', info['replicas_after']):,} vertex copies"))
+    elif "vcycles_skipped" in info:
+        rows.insert(-1, ("multilevel cycles", f"skipped: {info['vcycles_skipped']}"))
     if "perturb_rounds" in info:
         rows.insert(-1, ("iterated search", f"{info['perturb_rounds']} rounds, "
                          f"{info['perturb_kept']} kept: {info['perturb_from']:,} -> "
@@ -330,6 +336,12 @@ def _run(args, program_args):
     return 0
 
 
+def _after_refinement(info):
+    """The vertex copies after best's refinement: before its multilevel cycles or iterated
+    search, where either ran."""
+    return info.get("vcycles_from", info.get("perturb_from", info["replicas_after"]))
+
+
 def _result(args, p, part, files, merged):
     """The JSON summary of one run (``--json``)."""
     m, info = part.metrics, part.info
@@ -362,7 +374,8 @@ def _result(args, p, part, files, merged):
                          "refine_passes", "fm_moves", "fm_tried", "fm_passes", "replicas_before",
                          "replicas_after", "starts", "candidates", "best_of", "metis_skipped",
                          "spac_skipped", "hep_skipped", "perturb_rounds", "perturb_kept",
-                         "perturb_from", "perturb_skipped")
+                         "perturb_from", "perturb_skipped", "vcycles", "vcycles_kept",
+                         "vcycles_from", "vcycles_skipped")
              if k in info]
     result.update({k: info[k] for k in extra})
     if p <= 64:

@@ -20,9 +20,10 @@ Presets (`BestOptions.preset`):
     Twice `vcut.quality.BEST_STARTS` expansions (``starts = 8``), the METIS cut on every
     graph (``metis = True``), SPAC where `vcut.quality.runs_vertex_partitions` says so
     (``spac = None``), a deeper FM (`STRONG_FM`: 3 moves tried per edge, 32 passes,
-    searches that go on 64 moves past their best prefix), then up to `STRONG_PERTURB`
+    searches that go on 64 moves past their best prefix), then up to `STRONG_VCYCLES`
+    multilevel cycles (``vcycles``: `vcut.quality.vcycle_refine`) and up to `STRONG_PERTURB`
     rounds of iterated local search (``perturb``: `vcut.quality.perturb_refine`, which
-    stops after `vcut.quality.PERTURB_PATIENCE` rounds in a row without a gain).
+    stop after `vcut.quality.PERTURB_PATIENCE` rounds in a row without a gain).
 """
 
 import math
@@ -43,12 +44,14 @@ FAST_FM_BUDGET = 0.1
 STRONG_FM = {"fm_budget": 3.0, "fm_passes": 32, "fm_limit": 64}
 #: rounds of iterated local search (at most) after the refinement in the ``strong`` preset
 STRONG_PERTURB = 16
+#: multilevel cycles (at most) before the iterated search in the ``strong`` preset
+STRONG_VCYCLES = 8
 #: The knobs each preset sets (the rest keep their defaults); see the module docstring.
 PRESETS = {"fast": {"starts": 1, "metis": False, "hep": False, "dissolve": False,
                     "fm_budget": FAST_FM_BUDGET},
            "default": {},
            "strong": {"starts": 2 * BEST_STARTS, "metis": True, "spac": None, **STRONG_FM,
-                      "perturb": STRONG_PERTURB}}
+                      "perturb": STRONG_PERTURB, "vcycles": STRONG_VCYCLES}}
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,6 +93,13 @@ class BestOptions:
         again, kept when it has fewer replicas; they stop after
         `vcut.quality.PERTURB_PATIENCE` rounds in a row without a gain
         (`vcut.quality.perturb_refine`).
+    vcycles : int
+        Multilevel cycles after the refinement and before the iterated search, at most
+        (default 0): each coarsens the hypergraph of the edges within the clusters, moves
+        the coarse nodes (groups of edges) by label propagation, coarsest level first, and
+        refines again, kept when it has fewer replicas; they stop after
+        `vcut.quality.PERTURB_PATIENCE` cycles in a row without a gain
+        (`vcut.quality.vcycle_refine`).
     """
 
     imbalance: float = 1.03
@@ -103,6 +113,7 @@ class BestOptions:
     fm_passes: int = FM_PASSES
     fm_limit: int = FM_LIMIT
     perturb: int = 0
+    vcycles: int = 0
 
     def __post_init__(self):
         check_imbalance(self.imbalance)
@@ -119,6 +130,7 @@ class BestOptions:
         check_count("best's fm_passes", self.fm_passes)
         check_count("best's fm_limit", self.fm_limit)
         check_count("best's perturb", self.perturb, low=0)
+        check_count("best's vcycles", self.vcycles, low=0)
 
     @classmethod
     def preset(cls, name, **knobs):
@@ -135,5 +147,6 @@ def run(algo, options, cut):
                                metis=options.metis, dissolve=options.dissolve,
                                fm_budget=float(options.fm_budget), hep=options.hep,
                                fm_passes=int(options.fm_passes), fm_limit=int(options.fm_limit),
-                               perturb=int(options.perturb))
+                               perturb=int(options.perturb),
+                               vcycles=int(options.vcycles))
     return Assigned(out, info)

@@ -1,0 +1,292 @@
+"""`best`'s multilevel cycles: the hypergraph levels of `vcut.vcycle_kernels` (level 0,
+the clusterings by hand, contraction keeping the objective), label propagation against a
+Python transcription, `quality.vcycle_refine`'s invariants and cycles replayed by hand,
+the ``vcycles`` knob, the ``strong`` preset, the summary and the memory refusal."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.helpers import edge_arrays, weighted_graphs
+from vcut import quality, vcycle_kernels as kernels
+from vcut.capacities import equal_capacities
+from vcut.cuts import make_options
+from vcut_base.errors import InputError
+
+
+def _replicas(src, dst, out):
+    return len({(int(v), int(c)) for e, c in enumerate(out) for v in (src[e], dst[e])})
+
+
+def _level(node_nets, c, part):
+    """A level from each node's list of nets."""
+    ne = 1 + max((e for nets in node_nets for e in nets), default=-1)
+    nptr = np.cumsum([0] + [len(x) for x in node_nets]).astype(np.int64)
+    nnet = np.array([e for x in node_nets for e in x], dtype=np.int64)
+    pins = [[u for u, x in enumerate(node_nets) if e in x] for e in range(ne)]
+    eptr = np.cumsum([0] + [len(p) for p in pins]).astype(np.int64)
+    epin = np.array([u for p in pins for u in p], dtype=np.int64)
+    return (nptr, nnet, eptr, epin, np.asarray(c, dtype=np.float64),
+            np.asarray(part, dtype=np.int64))
+
+
+def _objective(node_nets, part):
+    nets = {}
+    for u, x in enumerate(node_nets):
+        for e in x:
+            nets.setdefault(e, set()).add(int(part[u]))
+    return sum(len(b) - 1 for b in nets.values())
+
+
+def test_level_zero_is_the_incidence():
+    src, dst = np.array([0, 0, 1, 2]), np.array([1, 2, 2, 3])
+    nptr, nnet, eptr, epin = kernels.graph_level(src, dst, 5)
+    assert nptr.tolist() == [0, 2, 4, 6, 8] and nnet.tolist() == [0, 1, 0, 2, 1, 2, 2, 3]
+    assert eptr.tolist() == [0, 2, 4, 7, 8, 8]  # vertex 4 has no edge: an empty net
+    assert epin.tolist() == [0, 1, 0, 2, 1, 2, 3, 3]
+    # the objective of level 0 is the replicas less the vertices with an edge
+    part = np.array([0, 1, 1, 0])
+    assert kernels.objective(eptr, epin, part, 2) == _replicas(src, dst, part) - 4 == 3
+
+
+def test_the_rating_clustering_by_hand():
+    # nodes 0, 1, 2 of weight 1 in one block; net 0 = {0, 1} rates 1, net 1 = {0, 1, 2}
+    # rates 1/2 per pin: node 0 joins node 1 (1.5 against 0.5); node 1 is taken; node 2
+    # joins that cluster (1/2 through each of its pins 0 and 1)
+    level = _level([[0, 1], [0, 1], [1]], [1, 1, 1], [0, 0, 0])
+    order = np.array([0, 1, 2])
+    rep, clusters = kernels.cluster(*level, order, 10.0, 100, 1)
+    assert rep.tolist() == [1, 1, 1] and clusters == 1
+    # the target of two clusters ends the pass after the first join
+    assert [x.tolist() if hasattr(x, "tolist") else x
+            for x in kernels.cluster(*level, order, 10.0, 100, 2)] == [[1, 1, 2], 2]
+    # a cluster may weigh at most cmax
+    assert kernels.cluster(*level, order, 2.0, 100, 1)[0].tolist() == [1, 1, 2]
+    # a net of more pins than max_net is not rated: net 1 alone links node 2
+    assert kernels.cluster(*level, order, 10.0, 2, 1)[0].tolist() == [1, 1, 2]
+    # nodes of another block are never joined
+    level = _level([[0, 1], [0, 1], [1]], [1, 1, 1], [0, 1, 0])
+    assert kernels.cluster(*level, order, 10.0, 100, 1)[0].tolist() == [2, 1, 2]
+
+
+def test_the_star_clustering_by_hand():
+    # edges 0:(0,1) 1:(0,2) 2:(0,3) 3:(1,2), blocks [0, 0, 1, 0], vertices 3, 1, 2, 0:
+    # vertex 3 has one edge (left for its other end); vertex 1 gathers edges 0 and 3 (both
+    # block 0); vertex 2 and vertex 0 have one edge left per block: nothing more
+    src, dst = np.array([0, 0, 0, 1]), np.array([1, 2, 3, 2])
+    _, _, eptr, epin = kernels.graph_level(src, dst, 4)
+    part, c = np.array([0, 0, 1, 0]), np.ones(4)
+    vertices = np.array([3, 1, 2, 0])
+    rep, clusters = kernels.star_cluster(eptr, epin, c, part, 2, vertices, 10.0, 1)
+    assert rep.tolist() == [0, 1, 2, 0] and clusters == 3
+    # cmax 1.5: edge 3 would take the cluster past it and starts its own
+    rep, clusters = kernels.star_cluster(eptr, epin, c, part, 2, vertices, 1.5, 1)
+    assert rep.tolist() == [0, 1, 2, 3] and clusters == 4
+    # vertex 0 first: edges 0 and 1 (block 0) gather, edge 2 stays alone
+    rep, clusters = kernels.star_cluster(eptr, epin, c, part, 2, np.array([0, 1, 2, 3]),
+                                         10.0, 1)
+    assert rep.tolist() == [0, 0, 2, 3] and clusters == 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(weighted_graphs(), st.integers(2, 4), st.integers(0, 1000))
+def test_coarser_levels_keep_the_objective_and_the_blocks(gw, k, seed):
+    src, dst, w, n = edge_arrays(*gw)
+    rng = np.random.default_rng(seed)
+    part = rng.integers(0, k, len(src))
+    levels, maps = quality.coarsen(src, dst, w, n, part, k, rng, nodes_per_part=1)
+    want = _replicas(src, dst, part) - len(np.unique(np.concatenate([src, dst])))
+    cmax = w.sum() / k
+    fine = np.arange(len(src))  # each edge's node at the current level
+    for i, (nptr, nnet, eptr, epin, c, cpart) in enumerate(levels):
+        assert kernels.objective(eptr, epin, cpart, k) == want
+        assert np.allclose(np.bincount(fine, weights=w, minlength=len(c)), c)
+        assert cpart[fine].tolist() == part.tolist()  # a node holds edges of one block
+        if i:  # a merged node weighs at most cmax
+            assert np.all((c <= cmax + 1e-9) | (np.bincount(fine, minlength=len(c)) == 1))
+            assert len(c) < len(levels[i - 1][4])
+        # a node's nets are those of its edges' ends that still link two nodes
+        for u in range(len(c)):
+            ends = {int(x) for e in np.flatnonzero(fine == u) for x in (src[e], dst[e])}
+            assert len(set(nnet[nptr[u]:nptr[u + 1]].tolist())) == nptr[u + 1] - nptr[u]
+            assert len(nnet[nptr[u]:nptr[u + 1]]) <= len(ends)
+        if i < len(maps):
+            fine = maps[i][fine]
+
+
+def _lp_literal(node_nets, c, part, load, bound, k, order, rounds):
+    """Label propagation as its docstring says, on Python lists."""
+    part, load = list(part), list(load)
+    moves = gain_total = 0
+    for _ in range(rounds):
+        moved = 0
+        for u in order:
+            nets = node_nets[u]
+            if not nets:
+                continue
+            a = part[u]
+            blocks = {e: [part[v] for v, x in enumerate(node_nets) if e in x] for e in nets}
+            benefit = sum(1 for e in nets if blocks[e].count(a) == 1)
+            best, gain = None, 0
+            for b in sorted({b for e in nets for b in blocks[e]} - {a}):
+                g = benefit - sum(1 for e in nets if b not in blocks[e])
+                if g > gain and load[b] + c[u] <= bound[b]:
+                    best, gain = b, g
+            if best is None:
+                continue
+            load[a] -= c[u]
+            load[best] += c[u]
+            part[u] = best
+            moved += 1
+            gain_total += gain
+        moves += moved
+        if not moved:
+            break
+    return part, load, moves, gain_total
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 9), st.integers(2, 5), st.integers(0, 10_000), st.integers(1, 4))
+def test_label_propagation_equals_the_transcription(nodes, k, seed, rounds):
+    rng = np.random.default_rng(seed)
+    nets = int(rng.integers(1, 8))
+    node_nets = [sorted(set(rng.integers(0, nets, int(rng.integers(0, 4))).tolist()))
+                 for _ in range(nodes)]
+    c = rng.integers(1, 4, nodes).astype(float)
+    part = rng.integers(0, k, nodes)
+    load = np.bincount(part, weights=c, minlength=k)
+    bound = load + rng.integers(0, 4, k)
+    order = rng.permutation(nodes)
+    want = _lp_literal(node_nets, c.tolist(), part.tolist(), load.tolist(), bound.tolist(), k,
+                       order.tolist(), rounds)
+    level = _level(node_nets, c, part)
+    before = _objective(node_nets, part)
+    got_part = part.copy().astype(np.int64)
+    moves, gain = kernels.label_propagation(*level[:5], got_part, load, bound.astype(float), k,
+                                            order.astype(np.int64), rounds)
+    assert (got_part.tolist(), moves, gain) == (want[0], want[2], want[3])
+    assert np.allclose(load, want[1])
+    assert _objective(node_nets, got_part) == before - gain
+
+
+def test_label_propagation_past_64_blocks():
+    # the connectivity bitsets of 2 words: a node of block 100 moves to block 70, where
+    # both of its nets' other pins are
+    level = _level([[0, 1], [0], [1]], [1, 1, 1], [100, 70, 70])
+    part = level[5].copy()
+    load = np.bincount(part, weights=level[4], minlength=128)
+    moves, gain = kernels.label_propagation(*level[:5], part, load, np.full(128, 9.0), 128,
+                                            np.array([0, 1, 2]), 3)
+    assert part.tolist() == [70, 70, 70] and (moves, gain) == (1, 2)
+
+
+def _graph(seed=3, n=300, m=1500):
+    rng = np.random.default_rng(seed)
+    pairs = sorted({(min(a, b), max(a, b)) for a, b in rng.integers(0, n, (3 * m, 2))
+                    if a != b})[:m]
+    src, dst = (np.array(x, dtype=np.int64) for x in zip(*pairs))
+    return src, dst, np.ones(len(src)), n
+
+
+@settings(max_examples=30, deadline=None)
+@given(weighted_graphs(), st.integers(2, 4), st.integers(0, 1000), st.integers(0, 4))
+def test_cycles_never_add_replicas_or_break_the_bound(gw, k, seed, cycles):
+    src, dst, w, n = edge_arrays(*gw)
+    k = min(k, len(src))
+    cap = equal_capacities(k)
+    start, _ = quality.refine_assignment(src, dst, w, n,
+                                         np.random.default_rng(seed).integers(0, k, len(src)),
+                                         cap, seed=seed)
+    out, info = quality.vcycle_refine(src, dst, w, n, start, cap, cycles, seed=seed)
+    assert info["replicas_before"] == _replicas(src, dst, start)
+    assert info["replicas_after"] == _replicas(src, dst, out) <= info["replicas_before"]
+    assert info["vcycles_kept"] <= info["vcycles"] <= cycles
+    assert info["vcycles"] == cycles or \
+        info["vcycles"] >= info["vcycles_kept"] + quality.PERTURB_PATIENCE
+    if info["vcycles_kept"] == 0:
+        assert out.tolist() == start.tolist()
+    load0 = np.bincount(start, weights=w, minlength=k)
+    bound = np.maximum(1.03 * w.sum() / k, load0)
+    assert np.all(np.bincount(out, weights=w, minlength=k) <= bound * (1 + 1e-12))
+    again, info2 = quality.vcycle_refine(src, dst, w, n, start, cap, cycles, seed=seed)
+    assert again.tolist() == out.tolist() and info2 == info
+
+
+def test_the_cycles_replayed_by_hand():
+    # each cycle: the levels of the best so far with the cycle's rng, label propagation
+    # from the coarsest, refined in full with the cycle's seed, kept with fewer replicas
+    src, dst, w, n = _graph()
+    k, seed, cycles = 8, 11, 6
+    cap = equal_capacities(k)
+    start, _ = quality.refine_assignment(src, dst, w, n, quality.ne_assign(src, dst, w, n, cap),
+                                         cap, seed=seed)
+    out, info = quality.vcycle_refine(src, dst, w, n, start, cap, cycles, seed=seed)
+    best, fewest, kept, misses, run = start.astype(np.int64), _replicas(src, dst, start), 0, 0, 0
+    bound = 1.03 * w.sum() / k
+    for r in range(cycles):
+        if misses == quality.PERTURB_PATIENCE:
+            break
+        run += 1
+        rng = np.random.default_rng(seed + 1 + r)
+        levels, maps = quality.coarsen(src, dst, w, n, best.copy(), k, rng)
+        assert len(levels) >= 2  # 1,500 edges coarsen towards 80 nodes
+        load = np.bincount(best, weights=w, minlength=k)
+        part, _ = quality.uncoarsen(levels, maps, load, np.maximum(bound, load), k, rng)
+        new, _ = quality.refine_assignment(src, dst, w, n, part, cap, seed=seed + 1 + r)
+        if _replicas(src, dst, new) < fewest:
+            best, fewest, kept, misses = new.astype(np.int64), _replicas(src, dst, new), kept + 1, 0
+        else:
+            misses += 1
+    assert out.tolist() == best.tolist()
+    assert (info["vcycles"], info["vcycles_kept"], info["replicas_after"]) == (run, kept, fewest)
+    assert kept >= 1 and fewest < _replicas(src, dst, start)  # the cycles found something
+
+
+def test_bad_arguments():
+    src, dst, w, n = edge_arrays([(0, 1), (1, 2), (2, 0)])
+    cap = equal_capacities(2)
+    start = np.array([0, 1, 0])
+    for bad in (-1, 1.5, True, "2"):
+        with pytest.raises(InputError, match=r"cycles must be a whole number >= 0"):
+            quality.vcycle_refine(src, dst, w, n, start, cap, bad)
+    with pytest.raises(InputError, match="each of the 3 edges a cluster in 0..1"):
+        quality.vcycle_refine(src, dst, w, n, np.array([0, 2, 0]), cap, 1)
+    from vcut.cuts.best import STRONG_VCYCLES
+
+    assert make_options("best", {}).vcycles == 0
+    assert make_options("best", {"preset": "strong"}).vcycles == STRONG_VCYCLES == 8
+    assert make_options("best", {"preset": "fast"}).vcycles == 0
+    for bad in (-1, 1.5, True, "8"):
+        with pytest.raises(InputError) as exc:
+            make_options("best", {"vcycles": bad})
+        assert str(exc.value) == f"best's vcycles must be a whole number >= 0, got {bad!r}"
+
+
+def test_best_goes_on_without_the_cycles_the_memory_cannot_hold(monkeypatch):
+    from ir_graph import Graph
+    from vcut.partition import partition_graph
+
+    src, dst, w, n = _graph()
+    m, k = len(src), 4
+    words = 1
+    assert quality.vcycle_bytes(n, m, k) == (quality.refine_bytes(n, m) + 92 * m + 8 * n
+                                             + n * (4 * k + 8 * words))
+    real = quality.check_memory
+
+    def no_room(need, what, advice, **kw):
+        if what.startswith("the multilevel cycles"):
+            assert need == quality.vcycle_bytes(n, m, k)
+            kw = dict(kw, available=0)
+        return real(need, what, advice, **kw)
+
+    monkeypatch.setattr(quality, "check_memory", no_room)
+    cap = equal_capacities(k)
+    with pytest.raises(InputError, match="run fewer cycles"):
+        quality.vcycle_refine(src, dst, w, n, np.zeros(m, dtype=int), cap, 1)
+    g = Graph(n=n, src=src, dst=dst, weight=w)
+    p = partition_graph(g, k, "best", {"vcycles": 2})
+    assert "best goes on without it" in p.info["vcycles_skipped"]
+    assert "vcycles" not in p.info
+    plain = partition_graph(g, k, "best", {})
+    assert np.array_equal(p.assignment, plain.assignment)

@@ -1,0 +1,311 @@
+"""Numba kernels of the multilevel cycle of the vertex cut (`vcut.quality.vcycle_refine`
+holds the API and the documentation).
+
+The hypergraph model: a *node* per edge of the graph (its weight the edge's), a *net* per
+vertex, pinned by the nodes of the vertex's edges; the replicas of a vertex are the blocks
+its net connects, so sum_v (lambda(v) - 1) is the connectivity - 1 objective. A level is
+``(nptr, nnet)`` (each node's nets), ``(eptr, epin)`` (each net's pins), ``c`` (node weights)
+and ``part`` (each node's block); coarser levels merge nodes of one block, so the objective
+of a partition is the same at every level.
+"""
+
+import numpy as np
+
+from vcut_base.jitcache import njit
+
+#: a 64-bit de Bruijn sequence and its table: the index of a word's lowest set bit
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.array([0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4,
+                            62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
+                            63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
+                            46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6],
+                           dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def graph_level(src, dst, n):
+    """Level 0 of the hypergraph of the graph's edges: ``(nptr, nnet, eptr, epin)``; each
+    node's nets are its edge's two ends, each net's pins its vertex's edges in edge order."""
+    m = src.shape[0]
+    nptr = np.arange(0, 2 * m + 1, 2).astype(np.int64)
+    nnet = np.empty(2 * m, dtype=np.int64)
+    eptr = np.zeros(n + 1, dtype=np.int64)
+    for e in range(m):
+        nnet[2 * e] = src[e]
+        nnet[2 * e + 1] = dst[e]
+        eptr[src[e] + 1] += 1
+        eptr[dst[e] + 1] += 1
+    for v in range(n):
+        eptr[v + 1] += eptr[v]
+    pos = eptr[:-1].copy()
+    epin = np.empty(eptr[n], dtype=np.int64)
+    for e in range(m):
+        epin[pos[src[e]]] = e
+        pos[src[e]] += 1
+        epin[pos[dst[e]]] = e
+        pos[dst[e]] += 1
+    return nptr, nnet, eptr, epin
+
+
+@njit(cache=True, nogil=True)
+def cluster(nptr, nnet, eptr, epin, c, part, order, cmax, max_net, target):
+    """One pass of clustering within the blocks: each node, in ``order``, that no other node
+    has joined yet joins the cluster of a neighbour in its block with the highest heavy-net
+    rating (sum over the shared nets of ``1 / (|net| - 1)``, nets of more than ``max_net``
+    pins not rated; ties: the cluster rated first) whose weight stays within ``cmax``;
+    the pass stops once ``target`` clusters are left. Returns ``(rep, clusters)``: each
+    node's cluster (a node's number), the number of clusters."""
+    nn = c.shape[0]
+    rep = np.arange(nn)
+    weight = c.copy()
+    joined = np.zeros(nn, dtype=np.bool_)
+    rating = np.zeros(nn)
+    touched = np.empty(nn, dtype=np.int64)
+    clusters = nn
+    for i in range(nn):
+        if clusters <= target:
+            break
+        u = order[i]
+        if joined[u]:
+            continue
+        nt = 0
+        for j in range(nptr[u], nptr[u + 1]):
+            e = nnet[j]
+            size = eptr[e + 1] - eptr[e]
+            if size < 2 or size > max_net:
+                continue
+            r = 1.0 / (size - 1)
+            for q in range(eptr[e], eptr[e + 1]):
+                v = epin[q]
+                if v == u or part[v] != part[u]:
+                    continue
+                w = rep[v]
+                if rating[w] == 0.0:
+                    touched[nt] = w
+                    nt += 1
+                rating[w] += r
+        best = -1
+        top = 0.0
+        for t in range(nt):
+            w = touched[t]
+            if rating[w] > top and weight[w] + c[u] <= cmax:
+                best = w
+                top = rating[w]
+            rating[w] = 0.0
+        if best >= 0:
+            rep[u] = best
+            weight[best] += c[u]
+            joined[u] = True
+            joined[best] = True
+            clusters -= 1
+    return rep, clusters
+
+
+@njit(cache=True, nogil=True)
+def star_cluster(eptr, epin, c, part, k, vertices, cmax, target):
+    """The clustering of level 0 (`cluster` would take time quadratic in the degrees): each
+    vertex, in ``vertices`` order, gathers its edges that no vertex has taken yet into one
+    cluster per block where at least two of them are in that block (a new cluster each time
+    one would weigh more than ``cmax``); an edge left alone at both of its ends stays a
+    cluster of its own. Stops once ``target`` clusters are left. Returns ``(rep,
+    clusters)`` as `cluster` does."""
+    nn = c.shape[0]
+    rep = np.arange(nn)
+    weight = c.copy()
+    taken = np.zeros(nn, dtype=np.bool_)
+    stamp = np.full(k, -1, dtype=np.int64)
+    root = np.full(k, -1, dtype=np.int64)
+    count = np.zeros(k, dtype=np.int64)
+    clusters = nn
+    for i in range(vertices.shape[0]):
+        if clusters <= target:
+            break
+        x = vertices[i]
+        for q in range(eptr[x], eptr[x + 1]):
+            e = epin[q]
+            if taken[e]:
+                continue
+            b = part[e]
+            if stamp[b] != x:
+                stamp[b] = x
+                count[b] = 0
+                root[b] = -1
+            count[b] += 1
+        for q in range(eptr[x], eptr[x + 1]):
+            e = epin[q]
+            b = part[e]
+            if taken[e] or count[b] < 2:
+                continue
+            taken[e] = True
+            r = root[b]
+            if r < 0 or weight[r] + c[e] > cmax:
+                root[b] = e
+            else:
+                rep[e] = r
+                weight[r] += c[e]
+                clusters -= 1
+    return rep, clusters
+
+
+@njit(cache=True, nogil=True)
+def contract(nptr, nnet, eptr, epin, c, part, rep):
+    """The coarser level of the clustering ``rep``: ``(cid, cc, cpart, cnptr, cnnet, ceptr,
+    cepin)``, ``cid[u]`` the coarse node of node ``u``. A net's pins are its nodes' coarse
+    nodes, each once; a net left with one pin is dropped (it connects one block whatever
+    the partition)."""
+    nn = c.shape[0]
+    ne = eptr.shape[0] - 1
+    cid = np.full(nn, -1, dtype=np.int64)
+    nc = 0
+    for u in range(nn):
+        if rep[u] == u:
+            cid[u] = nc
+            nc += 1
+    for u in range(nn):
+        cid[u] = cid[rep[u]]
+    cc = np.zeros(nc)
+    cpart = np.empty(nc, dtype=np.int64)
+    for u in range(nn):
+        cc[cid[u]] += c[u]
+        cpart[cid[u]] = part[u]
+    mark = np.full(nc, -1, dtype=np.int64)
+    kept = 0
+    pins = 0
+    for e in range(ne):
+        size = 0
+        for q in range(eptr[e], eptr[e + 1]):
+            w = cid[epin[q]]
+            if mark[w] != e:
+                mark[w] = e
+                size += 1
+        if size >= 2:
+            kept += 1
+            pins += size
+    ceptr = np.zeros(kept + 1, dtype=np.int64)
+    cepin = np.empty(pins, dtype=np.int64)
+    cnptr = np.zeros(nc + 1, dtype=np.int64)
+    f = 0
+    at = 0
+    for e in range(ne):
+        start = at
+        for q in range(eptr[e], eptr[e + 1]):
+            w = cid[epin[q]]
+            if mark[w] != ne + e:
+                mark[w] = ne + e
+                cepin[at] = w
+                at += 1
+        if at - start >= 2:
+            for q in range(start, at):
+                cnptr[cepin[q] + 1] += 1
+            f += 1
+            ceptr[f] = at
+        else:
+            at = start
+    for u in range(nc):
+        cnptr[u + 1] += cnptr[u]
+    pos = cnptr[:-1].copy()
+    cnnet = np.empty(cnptr[nc], dtype=np.int64)
+    for e in range(kept):
+        for q in range(ceptr[e], ceptr[e + 1]):
+            w = cepin[q]
+            cnnet[pos[w]] = e
+            pos[w] += 1
+    return cid, cc, cpart, cnptr, cnnet, ceptr, cepin
+
+
+@njit(cache=True, nogil=True)
+def objective(eptr, epin, part, k):
+    """sum over the nets of (the blocks a net connects - 1)."""
+    mark = np.full(k, -1, dtype=np.int64)
+    total = 0
+    for e in range(eptr.shape[0] - 1):
+        for q in range(eptr[e], eptr[e + 1]):
+            b = part[epin[q]]
+            if mark[b] != e:
+                mark[b] = e
+                total += 1
+        if eptr[e + 1] > eptr[e]:
+            total -= 1
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _lowest_bit(word):
+    low = word & (~word + np.uint64(1))
+    return _DEBRUIJN_INDEX[np.int64((low * _DEBRUIJN) >> np.uint64(58))]
+
+
+@njit(cache=True, nogil=True)
+def label_propagation(nptr, nnet, eptr, epin, c, part, load, bound, k, order, rounds):
+    """Rounds of moves of single nodes, in ``order``, to the block that lowers the
+    objective most (ties: the lowest block), where that block stays within ``bound``;
+    until a round moves nothing or ``rounds`` rounds. ``part`` and ``load`` are updated.
+    Returns ``(moves, gain)``: the nodes moved and the objective taken off."""
+    ne = eptr.shape[0] - 1
+    words = (k + 63) // 64
+    phi = np.zeros((ne, k), dtype=np.int32)
+    conn = np.zeros((ne, words), dtype=np.uint64)
+    one = np.uint64(1)
+    for e in range(ne):
+        for q in range(eptr[e], eptr[e + 1]):
+            b = part[epin[q]]
+            phi[e, b] += 1
+            conn[e, b >> 6] |= one << np.uint64(b & 63)
+    aff = np.zeros(k, dtype=np.int64)
+    touched = np.empty(k, dtype=np.int64)
+    moves = 0
+    gain_total = 0
+    for _ in range(rounds):
+        moved = 0
+        for i in range(order.shape[0]):
+            u = order[i]
+            a = part[u]
+            deg = nptr[u + 1] - nptr[u]
+            if deg == 0:
+                continue
+            benefit = 0
+            nt = 0
+            for j in range(nptr[u], nptr[u + 1]):
+                e = nnet[j]
+                if phi[e, a] == 1:
+                    benefit += 1
+                for wd in range(words):
+                    word = conn[e, wd]
+                    while word != 0:
+                        b = wd * 64 + _lowest_bit(word)
+                        word &= word - one
+                        if b == a:
+                            continue
+                        if aff[b] == 0:
+                            touched[nt] = b
+                            nt += 1
+                        aff[b] += 1
+            best = -1
+            gain = 0
+            for t in range(nt):
+                b = touched[t]
+                g = benefit - (deg - aff[b])
+                if (g > gain or (g == gain and best >= 0 and b < best)) and \
+                        load[b] + c[u] <= bound[b]:
+                    best = b
+                    gain = g
+                aff[b] = 0
+            if best < 0:
+                continue
+            for j in range(nptr[u], nptr[u + 1]):
+                e = nnet[j]
+                phi[e, a] -= 1
+                if phi[e, a] == 0:
+                    conn[e, a >> 6] &= ~(one << np.uint64(a & 63))
+                phi[e, best] += 1
+                if phi[e, best] == 1:
+                    conn[e, best >> 6] |= one << np.uint64(best & 63)
+            load[a] -= c[u]
+            load[best] += c[u]
+            part[u] = best
+            moved += 1
+            gain_total += gain
+        moves += moved
+        if moved == 0:
+            break
+    return moves, gain_total
