@@ -239,8 +239,11 @@ def _lowest_bit(word):
 def label_propagation(nptr, nnet, eptr, epin, c, part, load, bound, k, order, rounds):
     """Rounds of moves of single nodes, in ``order``, to the block that lowers the
     objective most (ties: the lowest block), where that block stays within ``bound``;
-    until a round moves nothing or ``rounds`` rounds. ``part`` and ``load`` are updated.
-    Returns ``(moves, gain)``: the nodes moved and the objective taken off."""
+    until a round moves nothing or ``rounds`` rounds. The first round visits every node;
+    a node is visited again only once a node that shares a net with it has moved since
+    its last visit (in the same round where it comes later in ``order``). ``part`` and
+    ``load`` are updated. Returns ``(moves, gain)``: the nodes moved and the objective
+    taken off."""
     ne = eptr.shape[0] - 1
     words = (k + 63) // 64
     phi = np.zeros((ne, k), dtype=np.int32)
@@ -255,20 +258,35 @@ def label_propagation(nptr, nnet, eptr, epin, c, part, load, bound, k, order, ro
     touched = np.empty(k, dtype=np.int64)
     moves = 0
     gain_total = 0
+    active = np.ones(c.shape[0], dtype=np.bool_)
     for _ in range(rounds):
         moved = 0
         for i in range(order.shape[0]):
             u = order[i]
-            a = part[u]
-            deg = nptr[u + 1] - nptr[u]
-            if deg == 0:
+            if not active[u]:
                 continue
-            benefit = 0
+            active[u] = False
+            a = part[u]
+            deg = 0  # nets of two pins or more (a net of one pin never changes the objective)
+            benefit = 0  # the nets u alone holds in block a: no move gains more
+            mine = one << np.uint64(a & 63)
+            for j in range(nptr[u], nptr[u + 1]):
+                e = nnet[j]
+                if eptr[e + 1] - eptr[e] < 2:
+                    continue
+                deg += 1
+                inside = True  # the net has pins in block a alone (so phi >= 2 there)
+                for wd in range(words):
+                    if conn[e, wd] != (mine if wd == a >> 6 else np.uint64(0)):
+                        inside = False
+                        break
+                if not inside and phi[e, a] == 1:
+                    benefit += 1
+            if benefit == 0:
+                continue
             nt = 0
             for j in range(nptr[u], nptr[u + 1]):
                 e = nnet[j]
-                if phi[e, a] == 1:
-                    benefit += 1
                 for wd in range(words):
                     word = conn[e, wd]
                     while word != 0:
@@ -294,12 +312,15 @@ def label_propagation(nptr, nnet, eptr, epin, c, part, load, bound, k, order, ro
                 continue
             for j in range(nptr[u], nptr[u + 1]):
                 e = nnet[j]
+                for q in range(eptr[e], eptr[e + 1]):
+                    active[epin[q]] = True
                 phi[e, a] -= 1
                 if phi[e, a] == 0:
                     conn[e, a >> 6] &= ~(one << np.uint64(a & 63))
                 phi[e, best] += 1
                 if phi[e, best] == 1:
                     conn[e, best >> 6] |= one << np.uint64(best & 63)
+            active[u] = False
             load[a] -= c[u]
             load[best] += c[u]
             part[u] = best

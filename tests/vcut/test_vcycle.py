@@ -119,9 +119,13 @@ def _lp_literal(node_nets, c, part, load, bound, k, order, rounds):
     """Label propagation as its docstring says, on Python lists."""
     part, load = list(part), list(load)
     moves = gain_total = 0
+    stale = set(range(len(part)))  # nodes to visit: a neighbour moved since their visit
     for _ in range(rounds):
         moved = 0
         for u in order:
+            if u not in stale:
+                continue
+            stale.discard(u)
             nets = node_nets[u]
             if not nets:
                 continue
@@ -135,6 +139,7 @@ def _lp_literal(node_nets, c, part, load, bound, k, order, rounds):
                     best, gain = b, g
             if best is None:
                 continue
+            stale |= {v for v, x in enumerate(node_nets) if set(x) & set(nets)} - {u}
             load[a] -= c[u]
             load[best] += c[u]
             part[u] = best
