@@ -359,91 +359,15 @@ def _iterate(best, rounds, patience, seed, incidence, n, k, step, refine):
                                    "replicas_after": replicas}
 
 
-#: `vcycle_refine` coarsens to at most this many nodes per cluster (its contraction limit;
-#: Mt-KaHyPar's is 160 per block; see `VCYCLE_CYCLES` for the measurements)
-VCYCLE_NODES_PER_PART = 10
-#: nets of more pins than this are not rated in the clustering (hubs: the pass would be
-#: quadratic in their degree)
-VCYCLE_MAX_NET = 100
-#: label-propagation rounds at each coarse level, at most
-VCYCLE_LP_ROUNDS = 10
-#: coarsening stops at a level that has not shrunk by this factor
-VCYCLE_SHRINK = 1.05
-
-
 def vcycle_bytes(n, m, k):
     """Bytes `vcycle_refine` allocates at most before its coarser levels: the refinement
     (`refine_bytes`), the best assignment and the cycle's (int64) and the refined one
     (int32), level 0 of the hypergraph (node and net lists, 48 bytes per edge and 8 per
-    vertex; weights, blocks and coarse numbers, 24 per edge) and label propagation's
-    tables on at most ``n`` nets (a pin count per block and a bit per block)."""
+    vertex; weights, blocks and coarse numbers, 24 per edge), the tables of label
+    propagation and FM on at most ``n`` nets (a pin count per block and a bit per block)
+    and FM's queue and log on at most ``m`` nodes (80 bytes per node)."""
     words = (k + 63) // 64
-    return refine_bytes(n, m) + 20 * m + 72 * m + 8 * n + n * (4 * k + 8 * words)
-
-
-def _level_bytes(level):
-    return sum(a.nbytes for a in level) * 2  # the clustering's arrays as much again
-
-
-def coarsen(src, dst, weight, n, part, k, rng, *, nodes_per_part=None, max_net=None):
-    """The levels of the hypergraph of the edges, each coarser one merging nodes of one
-    cluster of ``part`` (`vcut.vcycle_kernels`): ``(levels, maps)``, ``levels[i]`` =
-    ``(nptr, nnet, eptr, epin, c, part)``, ``maps[i]`` each node of level ``i`` to its node
-    of level ``i + 1``. Coarsening stops at ``nodes_per_part * k`` nodes (clusters weigh at
-    most the total over that), at a level that shrank by less than `VCYCLE_SHRINK`, or
-    where the next level may not fit the memory. ``nodes_per_part`` and ``max_net``
-    (None: `VCYCLE_NODES_PER_PART`, `VCYCLE_MAX_NET`) are the clustering's."""
-    from . import vcycle_kernels as kernels
-    nodes_per_part = VCYCLE_NODES_PER_PART if nodes_per_part is None else nodes_per_part
-    max_net = VCYCLE_MAX_NET if max_net is None else max_net
-    c = np.asarray(weight, dtype=np.float64)
-    levels = [(*kernels.graph_level(src, dst, n), c, np.asarray(part, dtype=np.int64))]
-    maps = []
-    target = max(1, nodes_per_part * k)
-    cmax = float(c.sum()) / target
-    while len(levels[-1][4]) > target:
-        level = levels[-1]
-        nodes = len(level[4])
-        try:
-            check_memory(_level_bytes(level), "a coarser level", "")
-        except VcutError:
-            break  # the levels so far
-        if len(levels) == 1:  # the stars of the vertices, fewest edges first
-            ends = level[2]
-            degree = np.diff(ends)
-            shuffled = rng.permutation(n)
-            vertices = shuffled[np.argsort(degree[shuffled], kind="stable")].astype(np.int64)
-            rep, clusters = kernels.star_cluster(ends, level[3], level[4], level[5], k,
-                                                 vertices, cmax, int(target))
-        else:
-            rep, clusters = kernels.cluster(*level, rng.permutation(nodes).astype(np.int64),
-                                            cmax, int(max_net), int(target))
-        if clusters * VCYCLE_SHRINK > nodes:
-            break
-        cid, *coarse = kernels.contract(*level, rep)
-        cc, cpart, cnptr, cnnet, ceptr, cepin = coarse
-        levels.append((cnptr, cnnet, ceptr, cepin, cc, cpart))
-        maps.append(cid)
-    return levels, maps
-
-
-def uncoarsen(levels, maps, load, bound, k, rng, rounds=VCYCLE_LP_ROUNDS):
-    """Label propagation at each level of `coarsen` from the coarsest to level 1, each
-    result projected onto the next finer level; returns level 0's blocks (int64) and the
-    nodes moved. ``load`` (each cluster's weight) is updated; no move takes a cluster past
-    ``bound``."""
-    from . import vcycle_kernels as kernels
-    part = levels[-1][5]
-    moved = 0
-    for i in range(len(levels) - 1, 0, -1):
-        nptr, nnet, eptr, epin, c, _ = levels[i]
-        order = rng.permutation(len(c)).astype(np.int64)
-        part = part.copy()
-        moves, _ = kernels.label_propagation(nptr, nnet, eptr, epin, c, part, load, bound, k,
-                                             order, int(rounds))
-        moved += int(moves)
-        part = part[maps[i - 1]]
-    return part, moved
+    return refine_bytes(n, m) + 20 * m + 72 * m + 80 * m + 8 * n + n * (4 * k + 8 * words)
 
 
 def vcycle_refine(src, dst, weight, n, assignment, cap, cycles, *, imbalance=1.03, seed=0,
@@ -453,20 +377,21 @@ def vcycle_refine(src, dst, weight, n, assignment, cap, cycles, *, imbalance=1.0
     """Multilevel cycles from a refined ``assignment``; returns ``(assignment int32, info)``.
 
     Up to ``cycles`` cycles, stopping after ``patience`` in a row that found no fewer
-    replicas (None: all of them). Each starts from the best assignment so far, `coarsen`s
-    the hypergraph of the edges (a node per edge, a net per vertex: connectivity - 1 is the
+    replicas (None: all of them). Each starts from the best assignment so far, coarsens the
+    hypergraph of the edges (a node per edge, a net per vertex: connectivity - 1 is the
     replicas less the vertices) within its clusters, its node order from the seed ``seed +
-    1 + cycle``, down to `VCYCLE_NODES_PER_PART` nodes per cluster; moves single nodes of
-    each coarser level, coarsest first, to the cluster that takes the most replicas off
-    within the balance bound (label propagation, `uncoarsen`): a node of a coarse level is
-    a group of edges that moves at once, which single-edge moves and one vertex's edge
-    group cannot do; then refines the result in full (`refine_assignment`) and keeps it
-    when it has fewer replicas. ``info``: ``vcycles`` (the cycles run), ``vcycles_kept``,
-    ``replicas_before`` and ``replicas_after``. Where a cycle's refinement, level 0 and
-    label propagation's tables (`vcycle_bytes`) do not fit the memory, nothing runs:
-    `check_memory` refuses with ``memory_advice``; a coarser level that does not fit ends
-    the coarsening there."""
+    1 + cycle`` (`vcut.cut_levels.coarsen`); moves single nodes of each coarser level,
+    coarsest first, to the cluster that takes the most replicas off within the balance
+    bound (label propagation, then FM's searches, `vcut.cut_levels.uncoarsen`): a node of a
+    coarse level is a group of edges that moves at once, which single-edge moves and one
+    vertex's edge group cannot do; then refines the result in full (`refine_assignment`)
+    and keeps it when it has fewer replicas. ``info``: ``vcycles`` (the cycles run),
+    ``vcycles_kept``, ``replicas_before`` and ``replicas_after``. Where a cycle's
+    refinement, level 0 and the coarse levels' tables (`vcycle_bytes`) do not fit the
+    memory, nothing runs: `check_memory` refuses with ``memory_advice``; a coarser level
+    that does not fit ends the coarsening there."""
     from . import expansion_kernels
+    from .cut_levels import coarsen, uncoarsen
     check_count("cycles", cycles, low=0)
     m = len(src)
     k = len(cap)

@@ -11,7 +11,7 @@ of a partition is the same at every level.
 
 import numpy as np
 
-from vcut_base.jitcache import njit
+from vcut_base.jitcache import helper, njit
 
 #: a 64-bit de Bruijn sequence and its table: the index of a word's lowest set bit
 _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
@@ -236,6 +236,98 @@ def _lowest_bit(word):
 
 
 @njit(cache=True, nogil=True)
+def _pin_counts(eptr, epin, part, k):
+    """Each net's pins per block (int32[nets, k]) and the blocks it connects, a bit per
+    block (uint64[nets, words])."""
+    ne = eptr.shape[0] - 1
+    phi = np.zeros((ne, k), dtype=np.int32)
+    conn = np.zeros((ne, (k + 63) // 64), dtype=np.uint64)
+    one = np.uint64(1)
+    for e in range(ne):
+        for q in range(eptr[e], eptr[e + 1]):
+            b = part[epin[q]]
+            phi[e, b] += 1
+            conn[e, b >> 6] |= one << np.uint64(b & 63)
+    return phi, conn
+
+
+#: the gain below every real one (a node's best move when any move is taken)
+_NO_GAIN = -(1 << 62)
+
+
+@helper
+def _best_move(u, nptr, nnet, eptr, phi, conn, part, c, load, bound, aff, touched,
+               positive):
+    """``(gain, block)``: node ``u``'s move that lowers the objective most (ties: the
+    lowest block) among the blocks its nets connect, within ``bound``; block -1 where there
+    is none (with ``positive``: none that gains). The gain to block b is the nets ``u``
+    alone holds in its block less its nets (of two pins or more) without a pin in b."""
+    words = conn.shape[1]
+    one = np.uint64(1)
+    a = part[u]
+    deg = 0
+    benefit = 0
+    mine = one << np.uint64(a & 63)
+    for j in range(nptr[u], nptr[u + 1]):
+        e = nnet[j]
+        if eptr[e + 1] - eptr[e] < 2:
+            continue  # a net of one pin never changes the objective
+        deg += 1
+        inside = True  # pins in block a alone (then at least two of them)
+        for wd in range(words):
+            if conn[e, wd] != (mine if wd == a >> 6 else np.uint64(0)):
+                inside = False
+                break
+        if not inside and phi[e, a] == 1:
+            benefit += 1
+    if positive and benefit == 0:
+        return 0, -1  # no move gains more than the benefit
+    nt = 0
+    for j in range(nptr[u], nptr[u + 1]):
+        e = nnet[j]
+        for wd in range(words):
+            word = conn[e, wd]
+            while word != 0:
+                b = wd * 64 + _lowest_bit(word)
+                word &= word - one
+                if b == a:
+                    continue
+                if aff[b] == 0:
+                    touched[nt] = b
+                    nt += 1
+                aff[b] += 1
+    best = -1
+    gain = 0 if positive else _NO_GAIN
+    for t in range(nt):
+        b = touched[t]
+        g = benefit - (deg - aff[b])
+        if (g > gain or (g == gain and best >= 0 and b < best)) and \
+                load[b] + c[u] <= bound[b]:
+            best = b
+            gain = g
+        aff[b] = 0
+    return gain, best
+
+
+@helper
+def _move(u, b, nptr, nnet, phi, conn, part, c, load):
+    """Node ``u`` to block ``b``: pin counts, connectivity bits, loads and ``part``."""
+    one = np.uint64(1)
+    a = part[u]
+    for j in range(nptr[u], nptr[u + 1]):
+        e = nnet[j]
+        phi[e, a] -= 1
+        if phi[e, a] == 0:
+            conn[e, a >> 6] &= ~(one << np.uint64(a & 63))
+        phi[e, b] += 1
+        if phi[e, b] == 1:
+            conn[e, b >> 6] |= one << np.uint64(b & 63)
+    load[a] -= c[u]
+    load[b] += c[u]
+    part[u] = b
+
+
+@njit(cache=True, nogil=True)
 def label_propagation(nptr, nnet, eptr, epin, c, part, load, bound, k, order, rounds):
     """Rounds of moves of single nodes, in ``order``, to the block that lowers the
     objective most (ties: the lowest block), where that block stays within ``bound``;
@@ -244,21 +336,12 @@ def label_propagation(nptr, nnet, eptr, epin, c, part, load, bound, k, order, ro
     its last visit (in the same round where it comes later in ``order``). ``part`` and
     ``load`` are updated. Returns ``(moves, gain)``: the nodes moved and the objective
     taken off."""
-    ne = eptr.shape[0] - 1
-    words = (k + 63) // 64
-    phi = np.zeros((ne, k), dtype=np.int32)
-    conn = np.zeros((ne, words), dtype=np.uint64)
-    one = np.uint64(1)
-    for e in range(ne):
-        for q in range(eptr[e], eptr[e + 1]):
-            b = part[epin[q]]
-            phi[e, b] += 1
-            conn[e, b >> 6] |= one << np.uint64(b & 63)
+    phi, conn = _pin_counts(eptr, epin, part, k)
     aff = np.zeros(k, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
+    active = np.ones(c.shape[0], dtype=np.bool_)
     moves = 0
     gain_total = 0
-    active = np.ones(c.shape[0], dtype=np.bool_)
     for _ in range(rounds):
         moved = 0
         for i in range(order.shape[0]):
@@ -266,67 +349,143 @@ def label_propagation(nptr, nnet, eptr, epin, c, part, load, bound, k, order, ro
             if not active[u]:
                 continue
             active[u] = False
-            a = part[u]
-            deg = 0  # nets of two pins or more (a net of one pin never changes the objective)
-            benefit = 0  # the nets u alone holds in block a: no move gains more
-            mine = one << np.uint64(a & 63)
-            for j in range(nptr[u], nptr[u + 1]):
-                e = nnet[j]
-                if eptr[e + 1] - eptr[e] < 2:
-                    continue
-                deg += 1
-                inside = True  # the net has pins in block a alone (so phi >= 2 there)
-                for wd in range(words):
-                    if conn[e, wd] != (mine if wd == a >> 6 else np.uint64(0)):
-                        inside = False
-                        break
-                if not inside and phi[e, a] == 1:
-                    benefit += 1
-            if benefit == 0:
-                continue
-            nt = 0
-            for j in range(nptr[u], nptr[u + 1]):
-                e = nnet[j]
-                for wd in range(words):
-                    word = conn[e, wd]
-                    while word != 0:
-                        b = wd * 64 + _lowest_bit(word)
-                        word &= word - one
-                        if b == a:
-                            continue
-                        if aff[b] == 0:
-                            touched[nt] = b
-                            nt += 1
-                        aff[b] += 1
-            best = -1
-            gain = 0
-            for t in range(nt):
-                b = touched[t]
-                g = benefit - (deg - aff[b])
-                if (g > gain or (g == gain and best >= 0 and b < best)) and \
-                        load[b] + c[u] <= bound[b]:
-                    best = b
-                    gain = g
-                aff[b] = 0
-            if best < 0:
+            gain, b = _best_move(u, nptr, nnet, eptr, phi, conn, part, c, load, bound, aff,
+                                 touched, True)
+            if b < 0:
                 continue
             for j in range(nptr[u], nptr[u + 1]):
                 e = nnet[j]
                 for q in range(eptr[e], eptr[e + 1]):
                     active[epin[q]] = True
-                phi[e, a] -= 1
-                if phi[e, a] == 0:
-                    conn[e, a >> 6] &= ~(one << np.uint64(a & 63))
-                phi[e, best] += 1
-                if phi[e, best] == 1:
-                    conn[e, best >> 6] |= one << np.uint64(best & 63)
             active[u] = False
-            load[a] -= c[u]
-            load[best] += c[u]
-            part[u] = best
+            _move(u, b, nptr, nnet, phi, conn, part, c, load)
             moved += 1
             gain_total += gain
         moves += moved
         if moved == 0:
             break
     return moves, gain_total
+
+
+@helper
+def _push(hkey, hnode, size, key, node):
+    """Onto the max-heap ``hkey``/``hnode`` of ``size`` entries (ties: any order)."""
+    i = size
+    while i > 0:
+        parent = (i - 1) >> 1
+        if hkey[parent] >= key:
+            break
+        hkey[i] = hkey[parent]
+        hnode[i] = hnode[parent]
+        i = parent
+    hkey[i] = key
+    hnode[i] = node
+    return size + 1
+
+
+@helper
+def _pop(hkey, hnode, size):
+    """The top entry off the max-heap; returns ``(key, node, size)``."""
+    key = hkey[0]
+    node = hnode[0]
+    size -= 1
+    if size > 0:
+        last_key = hkey[size]
+        last = hnode[size]
+        i = 0
+        while True:
+            child = 2 * i + 1
+            if child >= size:
+                break
+            if child + 1 < size and hkey[child + 1] > hkey[child]:
+                child += 1
+            if hkey[child] <= last_key:
+                break
+            hkey[i] = hkey[child]
+            hnode[i] = hnode[child]
+            i = child
+        hkey[i] = last_key
+        hnode[i] = last
+    return key, node, size
+
+
+@njit(cache=True, nogil=True)
+def fm(nptr, nnet, eptr, epin, c, part, load, bound, k, order, limit, max_net, budget):
+    """Localised searches of single-node moves that may lose: from each node of
+    ``order`` not yet moved that has a move within ``bound``, a search takes the node of
+    highest gain off its queue (a gain found stale is recomputed and queued again), moves
+    it to its best block (`_best_move`, losing moves allowed) and locks it, and queues the
+    unlocked pins of its nets of at most ``max_net`` pins; it ends ``limit`` moves past
+    its best prefix, or with its queue, and undoes the moves after that prefix (their
+    nodes unlocked). No search starts once ``budget`` moves were tried. ``part`` and
+    ``load`` are updated. Returns ``(kept, gain, tried)``."""
+    nn = c.shape[0]
+    phi, conn = _pin_counts(eptr, epin, part, k)
+    aff = np.zeros(k, dtype=np.int64)
+    touched = np.empty(k, dtype=np.int64)
+    locked = np.zeros(nn, dtype=np.bool_)
+    queued = np.full(nn, -1, dtype=np.int64)
+    cap = 4 * nn + 16
+    hkey = np.empty(cap, dtype=np.int64)
+    hnode = np.empty(cap, dtype=np.int64)
+    log_node = np.empty(nn, dtype=np.int64)
+    log_from = np.empty(nn, dtype=np.int64)
+    kept = 0
+    gain_total = 0
+    tried = 0
+    for i in range(order.shape[0]):
+        s = order[i]
+        if locked[s] or tried >= budget:
+            continue
+        gain, b = _best_move(s, nptr, nnet, eptr, phi, conn, part, c, load, bound, aff,
+                             touched, False)
+        if b < 0:
+            continue
+        size = _push(hkey, hnode, 0, gain, s)
+        queued[s] = i
+        moved = 0
+        total = 0
+        best_total = 0
+        best_len = 0
+        while size > 0 and moved - best_len < limit:
+            key, u, size = _pop(hkey, hnode, size)
+            if locked[u]:
+                continue
+            gain, b = _best_move(u, nptr, nnet, eptr, phi, conn, part, c, load, bound, aff,
+                                 touched, False)
+            if b < 0:
+                continue
+            if gain != key:  # stale: queued again with its gain now
+                if size < cap:
+                    size = _push(hkey, hnode, size, gain, u)
+                continue
+            log_node[moved] = u
+            log_from[moved] = part[u]
+            _move(u, b, nptr, nnet, phi, conn, part, c, load)
+            locked[u] = True
+            moved += 1
+            tried += 1
+            total += gain
+            if total > best_total:
+                best_total = total
+                best_len = moved
+            for j in range(nptr[u], nptr[u + 1]):
+                e = nnet[j]
+                if eptr[e + 1] - eptr[e] > max_net:
+                    continue
+                for q in range(eptr[e], eptr[e + 1]):
+                    v = epin[q]
+                    if locked[v] or queued[v] == i:
+                        continue
+                    queued[v] = i
+                    gain, b = _best_move(v, nptr, nnet, eptr, phi, conn, part, c, load,
+                                         bound, aff, touched, False)
+                    if b >= 0 and size < cap:
+                        size = _push(hkey, hnode, size, gain, v)
+        for t in range(moved - 1, best_len - 1, -1):  # undo past the best prefix
+            u = log_node[t]
+            _move(u, log_from[t], nptr, nnet, phi, conn, part, c, load)
+            locked[u] = False
+        kept += best_len
+        gain_total += best_total
+    return kept, gain_total, tried

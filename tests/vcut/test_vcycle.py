@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import edge_arrays, weighted_graphs
-from vcut import quality, vcycle_kernels as kernels
+from vcut import cut_levels, quality, vcycle_kernels as kernels
 from vcut.capacities import equal_capacities
 from vcut.cuts import make_options
 from vcut_base.errors import InputError
@@ -95,7 +95,7 @@ def test_coarser_levels_keep_the_objective_and_the_blocks(gw, k, seed):
     src, dst, w, n = edge_arrays(*gw)
     rng = np.random.default_rng(seed)
     part = rng.integers(0, k, len(src))
-    levels, maps = quality.coarsen(src, dst, w, n, part, k, rng, nodes_per_part=1)
+    levels, maps = cut_levels.coarsen(src, dst, w, n, part, k, rng, nodes_per_part=1)
     want = _replicas(src, dst, part) - len(np.unique(np.concatenate([src, dst])))
     cmax = w.sum() / k
     fine = np.arange(len(src))  # each edge's node at the current level
@@ -234,10 +234,10 @@ def test_the_cycles_replayed_by_hand():
             break
         run += 1
         rng = np.random.default_rng(seed + 1 + r)
-        levels, maps = quality.coarsen(src, dst, w, n, best.copy(), k, rng)
+        levels, maps = cut_levels.coarsen(src, dst, w, n, best.copy(), k, rng)
         assert len(levels) >= 2  # 1,500 edges coarsen towards 80 nodes
         load = np.bincount(best, weights=w, minlength=k)
-        part, _ = quality.uncoarsen(levels, maps, load, np.maximum(bound, load), k, rng)
+        part, _ = cut_levels.uncoarsen(levels, maps, load, np.maximum(bound, load), k, rng)
         new, _ = quality.refine_assignment(src, dst, w, n, part, cap, seed=seed + 1 + r)
         if _replicas(src, dst, new) < fewest:
             best, fewest, kept, misses = new.astype(np.int64), _replicas(src, dst, new), kept + 1, 0
@@ -275,7 +275,7 @@ def test_best_goes_on_without_the_cycles_the_memory_cannot_hold(monkeypatch):
     src, dst, w, n = _graph()
     m, k = len(src), 4
     words = 1
-    assert quality.vcycle_bytes(n, m, k) == (quality.refine_bytes(n, m) + 92 * m + 8 * n
+    assert quality.vcycle_bytes(n, m, k) == (quality.refine_bytes(n, m) + 172 * m + 8 * n
                                              + n * (4 * k + 8 * words))
     real = quality.check_memory
 
@@ -295,3 +295,50 @@ def test_best_goes_on_without_the_cycles_the_memory_cannot_hold(monkeypatch):
     assert "vcycles" not in p.info
     plain = partition_graph(g, k, "best", {})
     assert np.array_equal(p.assignment, plain.assignment)
+
+
+def test_fm_takes_a_losing_step_label_propagation_cannot():
+    # one net {0, 1, 2}: nodes 0 and 1 in block 0 (full), node 2 in block 1. Node 2 may not
+    # move (block 0 is at its bound); nodes 0 and 1 gain nothing alone, so label
+    # propagation stops. FM moves node 0 at gain 0, then node 1 at gain 1, and keeps both
+    level = _level([[0], [0], [0]], [1, 1, 1], [0, 0, 1])
+    bound = np.array([2.0, 5.0])
+    part, load = level[5].copy(), np.array([2.0, 1.0])
+    assert kernels.label_propagation(*level[:5], part, load, bound, 2, np.array([0, 1, 2]),
+                                     4) == (0, 0)
+    assert kernels.fm(*level[:5], part, load, bound, 2, np.array([0, 1, 2]), 4, 100,
+                      10) == (2, 1, 2)
+    assert part.tolist() == [1, 1, 1] and load.tolist() == [0.0, 3.0]
+    # a budget of no moves starts no search
+    part, load = level[5].copy(), np.array([2.0, 1.0])
+    assert kernels.fm(*level[:5], part, load, bound, 2, np.array([0, 1, 2]), 4, 100,
+                      0) == (0, 0, 0)
+    # a search that ends after one move past its best prefix (none) undoes it
+    part, load = level[5].copy(), np.array([2.0, 1.0])
+    assert kernels.fm(*level[:5], part, load, bound, 2, np.array([0, 1, 2]), 1, 100,
+                      10)[:2] == (0, 0)
+    assert part.tolist() == [0, 0, 1] and load.tolist() == [2.0, 1.0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 9), st.integers(2, 5), st.integers(0, 10_000), st.integers(1, 6))
+def test_fm_keeps_what_it_gains_within_the_bound(nodes, k, seed, limit):
+    rng = np.random.default_rng(seed)
+    nets = int(rng.integers(1, 8))
+    node_nets = [sorted(set(rng.integers(0, nets, int(rng.integers(0, 4))).tolist()))
+                 for _ in range(nodes)]
+    c = rng.integers(1, 4, nodes).astype(float)
+    part = rng.integers(0, k, nodes)
+    load = np.bincount(part, weights=c, minlength=k)
+    bound = load + rng.integers(0, 4, k)
+    level = _level(node_nets, c, part)
+    got = part.copy().astype(np.int64)
+    kept, gain, tried = kernels.fm(*level[:5], got, load, bound.astype(float), k,
+                                   rng.permutation(nodes).astype(np.int64), limit,
+                                   int(rng.integers(1, 10)), 2 * nodes)
+    assert gain >= 0 and kept <= tried
+    assert _objective(node_nets, part) - _objective(node_nets, got) == gain
+    assert np.allclose(load, np.bincount(got, weights=c, minlength=k))
+    assert np.all(load <= bound)
+    if gain == 0:
+        assert got.tolist() == part.tolist() and kept == 0

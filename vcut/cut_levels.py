@@ -1,0 +1,110 @@
+"""The levels of the hypergraph of a vertex cut, for `vcut.quality.vcycle_refine`'s
+multilevel cycles: `coarsen` within the clusters of an assignment, `uncoarsen` refining
+each level from the coarsest (kernels in `vcut.vcycle_kernels`, which also describes the
+hypergraph: a node per edge, a net per vertex)."""
+
+import math
+
+import numpy as np
+
+from vcut_base.errors import VcutError
+from vcut_base.memory import check_memory
+
+__all__ = ["coarsen", "uncoarsen", "VCYCLE_NODES_PER_PART", "VCYCLE_MAX_NET",
+           "VCYCLE_LP_ROUNDS", "VCYCLE_SHRINK", "VCYCLE_FM_LIMIT", "VCYCLE_FM_BUDGET",
+           "VCYCLE_FM_NET"]
+
+#: `coarsen` stops at this many nodes per cluster (its contraction limit; Mt-KaHyPar's is
+#: 160 per block; 160, 40 and 10 measured in docs/notes/vcut-best.md)
+VCYCLE_NODES_PER_PART = 10
+#: nets of more pins than this are not rated in the clustering (hubs: the pass would be
+#: quadratic in their degree)
+VCYCLE_MAX_NET = 100
+#: label-propagation rounds at each coarse level, at most
+VCYCLE_LP_ROUNDS = 10
+#: coarsening stops at a level that has not shrunk by this factor (soc-Slashdot0902 at k = 32
+#: made 8 levels at 1.05, the last five within 1.3 of each other, where FM found nothing:
+#: `strong` 42.4 s; at 1.3, 23.7 s, RF 1.9092 against 1.9100; the same RF within 0.1 % on
+#: as-caida, email-Enron, facebook, cit-HepPh and p2p-Gnutella31)
+VCYCLE_SHRINK = 1.3
+#: FM at each coarse level (`vcut.vcycle_kernels.fm`): a search ends this many moves past
+#: its best prefix; no search starts once this many moves per node were tried; a move
+#: queues the pins of its nets of at most this many pins. On six cells (as-caida k = 128,
+#: email-Enron k = 32, facebook k = 128, cit-HepPh k = 128, ego-Twitter k = 32, cnr-2000
+#: k = 128), `strong` with label propagation alone at the coarse levels: RF 1.1602,
+#: 1.3040, 2.8339, 2.2750, 1.2740, 1.0551 in 0.8-16.7 s; with FM (16, 0.3, 20): 1.1572,
+#: 1.3018, 2.8225, 2.2688, 1.2721, 1.0456 in 1.0-19.7 s; (8, 0.1, 100) much the same;
+#: (64, 3, 100): 1.1521, 1.2929, 2.8173, 2.2509, 1.2641, 1.0403 in 4.8-109 s
+VCYCLE_FM_LIMIT = 16
+VCYCLE_FM_BUDGET = 0.3
+VCYCLE_FM_NET = 20
+
+
+def _level_bytes(level):
+    return sum(a.nbytes for a in level) * 2  # the clustering's arrays as much again
+
+
+def coarsen(src, dst, weight, n, part, k, rng, *, nodes_per_part=None, max_net=None):
+    """The levels of the hypergraph of the edges, each coarser one merging nodes of one
+    cluster of ``part`` (`vcut.vcycle_kernels`): ``(levels, maps)``, ``levels[i]`` =
+    ``(nptr, nnet, eptr, epin, c, part)``, ``maps[i]`` each node of level ``i`` to its node
+    of level ``i + 1``. Coarsening stops at ``nodes_per_part * k`` nodes (clusters weigh at
+    most the total over that), at a level that shrank by less than `VCYCLE_SHRINK`, or
+    where the next level may not fit the memory. ``nodes_per_part`` and ``max_net``
+    (None: `VCYCLE_NODES_PER_PART`, `VCYCLE_MAX_NET`) are the clustering's."""
+    from . import vcycle_kernels as kernels
+    nodes_per_part = VCYCLE_NODES_PER_PART if nodes_per_part is None else nodes_per_part
+    max_net = VCYCLE_MAX_NET if max_net is None else max_net
+    c = np.asarray(weight, dtype=np.float64)
+    levels = [(*kernels.graph_level(src, dst, n), c, np.asarray(part, dtype=np.int64))]
+    maps = []
+    target = max(1, nodes_per_part * k)
+    cmax = float(c.sum()) / target
+    while len(levels[-1][4]) > target:
+        level = levels[-1]
+        nodes = len(level[4])
+        try:
+            check_memory(_level_bytes(level), "a coarser level", "")
+        except VcutError:
+            break  # the levels so far
+        if len(levels) == 1:  # the stars of the vertices, fewest edges first
+            ends = level[2]
+            degree = np.diff(ends)
+            shuffled = rng.permutation(n)
+            vertices = shuffled[np.argsort(degree[shuffled], kind="stable")].astype(np.int64)
+            rep, clusters = kernels.star_cluster(ends, level[3], level[4], level[5], k,
+                                                 vertices, cmax, int(target))
+        else:
+            rep, clusters = kernels.cluster(*level, rng.permutation(nodes).astype(np.int64),
+                                            cmax, int(max_net), int(target))
+        if clusters * VCYCLE_SHRINK > nodes:
+            break
+        cid, *coarse = kernels.contract(*level, rep)
+        cc, cpart, cnptr, cnnet, ceptr, cepin = coarse
+        levels.append((cnptr, cnnet, ceptr, cepin, cc, cpart))
+        maps.append(cid)
+    return levels, maps
+
+
+def uncoarsen(levels, maps, load, bound, k, rng, rounds=VCYCLE_LP_ROUNDS):
+    """Label propagation, then FM (`VCYCLE_FM_LIMIT`, `VCYCLE_FM_BUDGET`,
+    `VCYCLE_FM_NET`), at each level of `coarsen` from the coarsest to level 1, each result
+    projected onto the next finer level; returns level 0's blocks (int64) and the nodes
+    moved (FM's kept moves counted). ``load`` (each cluster's weight) is updated; no move
+    takes a cluster past ``bound``."""
+    from . import vcycle_kernels as kernels
+    part = levels[-1][5]
+    moved = 0
+    for i in range(len(levels) - 1, 0, -1):
+        nptr, nnet, eptr, epin, c, _ = levels[i]
+        order = rng.permutation(len(c)).astype(np.int64)
+        part = part.copy()
+        moves, _ = kernels.label_propagation(nptr, nnet, eptr, epin, c, part, load, bound, k,
+                                             order, int(rounds))
+        moved += int(moves)
+        kept, _, _ = kernels.fm(nptr, nnet, eptr, epin, c, part, load, bound, k,
+                                rng.permutation(len(c)).astype(np.int64), int(VCYCLE_FM_LIMIT),
+                                int(VCYCLE_FM_NET), int(math.ceil(VCYCLE_FM_BUDGET * len(c))))
+        moved += int(kept)
+        part = part[maps[i - 1]]
+    return part, moved
