@@ -645,3 +645,62 @@ def insight_analysis(graph_source=True):
                  placement=SimpleNamespace(core=np.array([0, 1]), method="given", rule=None),
                  result=res, partition={}, phases={})
     return a, g
+
+
+def check_iterated_search(search, graph, start, k, rounds, seed, run_key, kept_key):
+    """The invariants of an iterated search of `vcut.quality` (`perturb_refine`,
+    `vcycle_refine`) from the refined assignment ``start`` of ``graph`` = ``(src, dst, w,
+    n)`` into ``k`` equal clusters: the replica counts it reports are those of the
+    assignments; never more replicas; ``info[kept_key] <= info[run_key] <= rounds``, the
+    rounds stopping only after `PERTURB_PATIENCE` in a row without a gain; the start
+    returned where no round was kept; no cluster past the bound (or its load at the start);
+    the same result again for the same seed."""
+    from vcut import quality
+    from vcut.capacities import equal_capacities
+
+    src, dst, w, n = graph
+    cap = equal_capacities(k)
+    out, info = search(src, dst, w, n, start, cap, rounds, seed=seed)
+
+    def replicas(a):
+        return len({(int(v), int(c)) for e, c in enumerate(a) for v in (src[e], dst[e])})
+
+    assert info["replicas_before"] == replicas(start)
+    assert info["replicas_after"] == replicas(out) <= info["replicas_before"]
+    assert info[kept_key] <= info[run_key] <= rounds
+    assert info[run_key] == rounds or \
+        info[run_key] >= info[kept_key] + quality.PERTURB_PATIENCE
+    if info[kept_key] == 0:
+        assert out.tolist() == start.tolist()
+    load0 = np.bincount(start, weights=w, minlength=k)
+    bound = np.maximum(1.03 * w.sum() / k, load0)
+    assert np.all(np.bincount(out, weights=w, minlength=k) <= bound * (1 + 1e-12))
+    again, info2 = search(src, dst, w, n, start, cap, rounds, seed=seed)
+    assert again.tolist() == out.tolist() and info2 == info
+
+
+def replay_search(graph, start, k, rounds, seed, step):
+    """An iterated search of `vcut.quality` replayed by hand: round ``r`` (until
+    `PERTURB_PATIENCE` rounds in a row without a gain) makes a candidate with ``step(copy
+    of the best int64 assignment, r)``, refines it in full with seed ``seed + 1 + r`` and
+    keeps it with fewer replicas. Returns ``(best, rounds run, kept, fewest replicas)``."""
+    from vcut import quality
+    from vcut.capacities import equal_capacities
+
+    src, dst, w, n = graph
+
+    def replicas(a):
+        return len({(int(v), int(c)) for e, c in enumerate(a) for v in (src[e], dst[e])})
+
+    best, fewest, kept, misses, run = start.astype(np.int64), replicas(start), 0, 0, 0
+    for r in range(rounds):
+        if misses == quality.PERTURB_PATIENCE:
+            break
+        run += 1
+        new, _ = quality.refine_assignment(src, dst, w, n, step(best.copy(), r),
+                                           equal_capacities(k), seed=seed + 1 + r)
+        if replicas(new) < fewest:
+            best, fewest, kept, misses = new.astype(np.int64), replicas(new), kept + 1, 0
+        else:
+            misses += 1
+    return best, run, kept, fewest

@@ -2,12 +2,15 @@
 Python transcription, `quality.perturb_refine`'s invariants and rounds replayed by hand,
 the ``perturb`` knob and the ``strong`` preset."""
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import edge_arrays, weighted_graphs
+from tests.helpers import (check_iterated_search, edge_arrays, replay_search,
+                           weighted_graphs)
 from vcut import expansion_kernels, quality
 from vcut.capacities import equal_capacities
 from vcut.cuts import make_options
@@ -97,22 +100,9 @@ def test_perturbed_refinement_never_adds_replicas_or_breaks_the_bound(gw, k, see
     start, _ = quality.refine_assignment(src, dst, w, n,
                                          np.random.default_rng(seed).integers(0, k, len(src)),
                                          cap, seed=seed)
-    out, info = quality.perturb_refine(src, dst, w, n, start, cap, rounds, seed=seed,
-                                       share=0.5)
-    assert info["replicas_before"] == _replicas(src, dst, start)
-    assert info["replicas_after"] == _replicas(src, dst, out) <= info["replicas_before"]
-    assert info["perturb_kept"] <= info["perturb_rounds"] <= rounds
-    # the rounds stop after PERTURB_PATIENCE in a row without a gain
-    assert info["perturb_rounds"] == rounds or \
-        info["perturb_rounds"] >= info["perturb_kept"] + quality.PERTURB_PATIENCE
-    if info["perturb_kept"] == 0:
-        assert out.tolist() == start.tolist()
-    load0 = np.bincount(start, weights=w, minlength=k)
-    bound = np.maximum(1.03 * w.sum() / k, load0)
-    assert np.all(np.bincount(out, weights=w, minlength=k) <= bound * (1 + 1e-12))
-    again, info2 = quality.perturb_refine(src, dst, w, n, start, cap, rounds, seed=seed,
-                                          share=0.5)
-    assert again.tolist() == out.tolist() and info2 == info
+    check_iterated_search(functools.partial(quality.perturb_refine, share=0.5),
+                          (src, dst, w, n), start, k, rounds, seed, "perturb_rounds",
+                          "perturb_kept")
 
 
 def test_the_rounds_replayed_by_hand():
@@ -131,23 +121,17 @@ def test_the_rounds_replayed_by_hand():
     out, info = quality.perturb_refine(src, dst, w, n, start, cap, rounds, seed=seed,
                                        share=share)
     ptr, adj = _incidence(src, dst, n)
-    best, fewest, kept, misses, run = start.astype(np.int64), _replicas(src, dst, start), 0, 0, 0
     bound = 1.03 * w.sum() / k
-    for r in range(rounds):
-        if misses == quality.PERTURB_PATIENCE:
-            break
-        run += 1
-        cur = best.copy()
+
+    def gathered(cur, r):
         load = np.bincount(cur, weights=w, minlength=k)
         pick = np.random.default_rng(seed + 1 + r).choice(n, size=int(share * n),
                                                           replace=False)
         expansion_kernels.gather(ptr, adj, w, cur, load, np.maximum(bound, load),
                                  pick.astype(np.int64), k)
-        new, _ = quality.refine_assignment(src, dst, w, n, cur, cap, seed=seed + 1 + r)
-        if _replicas(src, dst, new) < fewest:
-            best, fewest, kept, misses = new.astype(np.int64), _replicas(src, dst, new), kept + 1, 0
-        else:
-            misses += 1
+        return cur
+
+    best, run, kept, fewest = replay_search((src, dst, w, n), start, k, rounds, seed, gathered)
     assert out.tolist() == best.tolist()
     assert (info["perturb_rounds"], info["perturb_kept"], info["replicas_after"]) == (
         run, kept, fewest)

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import edge_arrays, weighted_graphs
+from tests.helpers import (check_iterated_search, edge_arrays, replay_search,
+                           weighted_graphs)
 from vcut import cut_levels, quality, vcycle_kernels as kernels
 from vcut.capacities import equal_capacities
 from vcut.cuts import make_options
@@ -115,6 +116,18 @@ def test_coarser_levels_keep_the_objective_and_the_blocks(gw, k, seed):
             fine = maps[i][fine]
 
 
+def _random_level(rng, nodes, k):
+    """A random level: each node's nets (0 to 3 of at most 7), weights 1..3, blocks, loads
+    and bounds at or above the loads."""
+    nets = int(rng.integers(1, 8))
+    node_nets = [sorted(set(rng.integers(0, nets, int(rng.integers(0, 4))).tolist()))
+                 for _ in range(nodes)]
+    c = rng.integers(1, 4, nodes).astype(float)
+    part = rng.integers(0, k, nodes)
+    load = np.bincount(part, weights=c, minlength=k)
+    return node_nets, c, part, load, load + rng.integers(0, 4, k)
+
+
 def _lp_literal(node_nets, c, part, load, bound, k, order, rounds):
     """Label propagation as its docstring says, on Python lists."""
     part, load = list(part), list(load)
@@ -155,13 +168,7 @@ def _lp_literal(node_nets, c, part, load, bound, k, order, rounds):
 @given(st.integers(2, 9), st.integers(2, 5), st.integers(0, 10_000), st.integers(1, 4))
 def test_label_propagation_equals_the_transcription(nodes, k, seed, rounds):
     rng = np.random.default_rng(seed)
-    nets = int(rng.integers(1, 8))
-    node_nets = [sorted(set(rng.integers(0, nets, int(rng.integers(0, 4))).tolist()))
-                 for _ in range(nodes)]
-    c = rng.integers(1, 4, nodes).astype(float)
-    part = rng.integers(0, k, nodes)
-    load = np.bincount(part, weights=c, minlength=k)
-    bound = load + rng.integers(0, 4, k)
+    node_nets, c, part, load, bound = _random_level(rng, nodes, k)
     order = rng.permutation(nodes)
     want = _lp_literal(node_nets, c.tolist(), part.tolist(), load.tolist(), bound.tolist(), k,
                        order.tolist(), rounds)
@@ -203,19 +210,8 @@ def test_cycles_never_add_replicas_or_break_the_bound(gw, k, seed, cycles):
     start, _ = quality.refine_assignment(src, dst, w, n,
                                          np.random.default_rng(seed).integers(0, k, len(src)),
                                          cap, seed=seed)
-    out, info = quality.vcycle_refine(src, dst, w, n, start, cap, cycles, seed=seed)
-    assert info["replicas_before"] == _replicas(src, dst, start)
-    assert info["replicas_after"] == _replicas(src, dst, out) <= info["replicas_before"]
-    assert info["vcycles_kept"] <= info["vcycles"] <= cycles
-    assert info["vcycles"] == cycles or \
-        info["vcycles"] >= info["vcycles_kept"] + quality.PERTURB_PATIENCE
-    if info["vcycles_kept"] == 0:
-        assert out.tolist() == start.tolist()
-    load0 = np.bincount(start, weights=w, minlength=k)
-    bound = np.maximum(1.03 * w.sum() / k, load0)
-    assert np.all(np.bincount(out, weights=w, minlength=k) <= bound * (1 + 1e-12))
-    again, info2 = quality.vcycle_refine(src, dst, w, n, start, cap, cycles, seed=seed)
-    assert again.tolist() == out.tolist() and info2 == info
+    check_iterated_search(quality.vcycle_refine, (src, dst, w, n), start, k, cycles, seed,
+                          "vcycles", "vcycles_kept")
 
 
 def test_the_cycles_replayed_by_hand():
@@ -227,22 +223,16 @@ def test_the_cycles_replayed_by_hand():
     start, _ = quality.refine_assignment(src, dst, w, n, quality.ne_assign(src, dst, w, n, cap),
                                          cap, seed=seed)
     out, info = quality.vcycle_refine(src, dst, w, n, start, cap, cycles, seed=seed)
-    best, fewest, kept, misses, run = start.astype(np.int64), _replicas(src, dst, start), 0, 0, 0
     bound = 1.03 * w.sum() / k
-    for r in range(cycles):
-        if misses == quality.PERTURB_PATIENCE:
-            break
-        run += 1
+
+    def cycled(cur, r):
         rng = np.random.default_rng(seed + 1 + r)
-        levels, maps = cut_levels.coarsen(src, dst, w, n, best.copy(), k, rng)
+        levels, maps = cut_levels.coarsen(src, dst, w, n, cur, k, rng)
         assert len(levels) >= 2  # 1,500 edges coarsen towards 80 nodes
-        load = np.bincount(best, weights=w, minlength=k)
-        part, _ = cut_levels.uncoarsen(levels, maps, load, np.maximum(bound, load), k, rng)
-        new, _ = quality.refine_assignment(src, dst, w, n, part, cap, seed=seed + 1 + r)
-        if _replicas(src, dst, new) < fewest:
-            best, fewest, kept, misses = new.astype(np.int64), _replicas(src, dst, new), kept + 1, 0
-        else:
-            misses += 1
+        load = np.bincount(cur, weights=w, minlength=k)
+        return cut_levels.uncoarsen(levels, maps, load, np.maximum(bound, load), k, rng)[0]
+
+    best, run, kept, fewest = replay_search((src, dst, w, n), start, k, cycles, seed, cycled)
     assert out.tolist() == best.tolist()
     assert (info["vcycles"], info["vcycles_kept"], info["replicas_after"]) == (run, kept, fewest)
     assert kept >= 1 and fewest < _replicas(src, dst, start)  # the cycles found something
@@ -324,13 +314,7 @@ def test_fm_takes_a_losing_step_label_propagation_cannot():
 @given(st.integers(2, 9), st.integers(2, 5), st.integers(0, 10_000), st.integers(1, 6))
 def test_fm_keeps_what_it_gains_within_the_bound(nodes, k, seed, limit):
     rng = np.random.default_rng(seed)
-    nets = int(rng.integers(1, 8))
-    node_nets = [sorted(set(rng.integers(0, nets, int(rng.integers(0, 4))).tolist()))
-                 for _ in range(nodes)]
-    c = rng.integers(1, 4, nodes).astype(float)
-    part = rng.integers(0, k, nodes)
-    load = np.bincount(part, weights=c, minlength=k)
-    bound = load + rng.integers(0, 4, k)
+    node_nets, c, part, load, bound = _random_level(rng, nodes, k)
     level = _level(node_nets, c, part)
     got = part.copy().astype(np.int64)
     kept, gain, tried = kernels.fm(*level[:5], got, load, bound.astype(float), k,
