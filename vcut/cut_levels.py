@@ -10,7 +10,7 @@ import numpy as np
 from vcut_base.errors import VcutError
 from vcut_base.memory import check_memory
 
-__all__ = ["coarsen", "uncoarsen", "VCYCLE_NODES_PER_PART", "VCYCLE_MAX_NET",
+__all__ = ["ground_level", "coarsen", "uncoarsen", "VCYCLE_NODES_PER_PART", "VCYCLE_MAX_NET",
            "VCYCLE_LP_ROUNDS", "VCYCLE_SHRINK", "VCYCLE_FM_LIMIT", "VCYCLE_FM_BUDGET",
            "VCYCLE_FM_NET"]
 
@@ -44,19 +44,34 @@ def _level_bytes(level):
     return sum(a.nbytes for a in level) * 2  # the clustering's arrays as much again
 
 
-def coarsen(src, dst, weight, n, part, k, rng, *, nodes_per_part=None, max_net=None):
-    """The levels of the hypergraph of the edges, each coarser one merging nodes of one
-    cluster of ``part`` (`vcut.vcycle_kernels`): ``(levels, maps)``, ``levels[i]`` =
-    ``(nptr, nnet, eptr, epin, c, part)``, ``maps[i]`` each node of level ``i`` to its node
-    of level ``i + 1``. Coarsening stops at ``nodes_per_part * k`` nodes (clusters weigh at
-    most the total over that), at a level that shrank by less than `VCYCLE_SHRINK`, or
-    where the next level may not fit the memory. ``nodes_per_part`` and ``max_net``
-    (None: `VCYCLE_NODES_PER_PART`, `VCYCLE_MAX_NET`) are the clustering's."""
+def ground_level(src, dst, weight, n, incidence=None):
+    """Level 0 of the hypergraph of the edges, less its blocks: ``(nptr, nnet, eptr, epin,
+    c)``; each node's nets are its edge's two ends, each net's pins its vertex's edges in
+    edge order (``incidence``, `vcut.expansion_kernels.incidence`, computed where None),
+    each node's weight its edge's."""
+    from . import expansion_kernels
+    m = len(src)
+    if incidence is None:
+        incidence = expansion_kernels.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
+    nnet = np.column_stack((src, dst)).astype(np.int64).ravel()
+    return (np.arange(0, 2 * m + 1, 2, dtype=np.int64), nnet, incidence[0], incidence[1],
+            np.asarray(weight, dtype=np.float64))
+
+
+def coarsen(ground, part, k, rng, *, nodes_per_part=None, max_net=None):
+    """The levels of the hypergraph of the edges from its level 0 ``ground``
+    (`ground_level`), each coarser one merging nodes of one cluster of ``part``
+    (`vcut.vcycle_kernels`): ``(levels, maps)``, ``levels[i]`` = ``(nptr, nnet, eptr, epin,
+    c, part)``, ``maps[i]`` each node of level ``i`` to its node of level ``i + 1``.
+    Coarsening stops at ``nodes_per_part * k`` nodes (clusters weigh at most the total over
+    that), at a level that shrank by less than `VCYCLE_SHRINK`, or where the next level may
+    not fit the memory. ``nodes_per_part`` and ``max_net`` (None: `VCYCLE_NODES_PER_PART`,
+    `VCYCLE_MAX_NET`) are the clustering's."""
     from . import vcycle_kernels as kernels
     nodes_per_part = VCYCLE_NODES_PER_PART if nodes_per_part is None else nodes_per_part
     max_net = VCYCLE_MAX_NET if max_net is None else max_net
-    c = np.asarray(weight, dtype=np.float64)
-    levels = [(*kernels.graph_level(src, dst, n), c, np.asarray(part, dtype=np.int64))]
+    c = ground[4]
+    levels = [(*ground, np.asarray(part, dtype=np.int64))]
     maps = []
     target = max(1, nodes_per_part * k)
     cmax = float(c.sum()) / target
@@ -70,7 +85,7 @@ def coarsen(src, dst, weight, n, part, k, rng, *, nodes_per_part=None, max_net=N
         if len(levels) == 1:  # the stars of the vertices, fewest edges first
             ends = level[2]
             degree = np.diff(ends)
-            shuffled = rng.permutation(n)
+            shuffled = rng.permutation(len(degree))
             vertices = shuffled[np.argsort(degree[shuffled], kind="stable")].astype(np.int64)
             rep, clusters = kernels.star_cluster(ends, level[3], level[4], level[5], k,
                                                  vertices, cmax, int(target))

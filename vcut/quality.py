@@ -323,23 +323,25 @@ def perturb_refine(src, dst, weight, n, assignment, cap, rounds, *, imbalance=1.
                                  np.maximum(bound, load), vertices, k)
         return cur
 
-    refine = functools.partial(refine_assignment, src, dst, weight, n, cap=cap,
-                               imbalance=imbalance, incidence=incidence, dissolve=dissolve,
-                               fm_budget=fm_budget, fm_passes=fm_passes, fm_limit=fm_limit)
-    best, info = _iterate(best, rounds, patience, seed, incidence, n, k, perturbed, refine)
-    return best, {"perturb_rounds": info["rounds"], "perturb_kept": info["kept"],
-                  "replicas_before": info["replicas_before"],
-                  "replicas_after": info["replicas_after"]}
+    return _iterate(src, dst, weight, n, cap, best, rounds, perturbed,
+                    ("perturb_rounds", "perturb_kept"), seed=seed, patience=patience,
+                    incidence=incidence, imbalance=imbalance, dissolve=dissolve,
+                    fm_budget=fm_budget, fm_passes=fm_passes, fm_limit=fm_limit)
 
 
-def _iterate(best, rounds, patience, seed, incidence, n, k, step, refine):
+def _iterate(src, dst, weight, n, cap, best, rounds, step, keys, *, seed, patience, incidence,
+             **knobs):
     """The loop of `perturb_refine` and `vcycle_refine`: up to ``rounds`` rounds, stopping
     after ``patience`` in a row without fewer replicas (None: never); round ``r`` makes a
     candidate with ``step(copy of the best int64 assignment, rng)`` (rng seeded ``seed + 1 +
-    r``), refines it with ``refine(candidate, seed=seed + 1 + r)`` and keeps it when it has
-    fewer replicas. Returns ``(best int32, info)``: ``rounds``, ``kept``,
-    ``replicas_before``, ``replicas_after``."""
+    r``), refines it with `refine_assignment` (seed ``seed + 1 + r``, the refinement's
+    ``knobs``) and keeps it when it has fewer replicas. Returns ``(best int32, info)``:
+    the rounds run and those kept under the names ``keys``, ``replicas_before``,
+    ``replicas_after``."""
     from . import expansion_kernels
+    refine = functools.partial(refine_assignment, src, dst, weight, n, cap=cap,
+                               incidence=incidence, **knobs)
+    k = len(cap)
     replicas = before = int(expansion_kernels.replica_count(incidence[0], incidence[1], best,
                                                             n, k))
     kept = run = misses = 0
@@ -355,7 +357,7 @@ def _iterate(best, rounds, patience, seed, incidence, n, k, step, refine):
             misses = 0
         else:
             misses += 1
-    return best.astype(np.int32), {"rounds": run, "kept": kept, "replicas_before": before,
+    return best.astype(np.int32), {keys[0]: run, keys[1]: kept, "replicas_before": before,
                                    "replicas_after": replicas}
 
 
@@ -391,7 +393,7 @@ def vcycle_refine(src, dst, weight, n, assignment, cap, cycles, *, imbalance=1.0
     memory, nothing runs: `check_memory` refuses with ``memory_advice``; a coarser level
     that does not fit ends the coarsening there."""
     from . import expansion_kernels
-    from .cut_levels import coarsen, uncoarsen
+    from .cut_levels import coarsen, ground_level, uncoarsen
     check_count("cycles", cycles, low=0)
     m = len(src)
     k = len(cap)
@@ -403,19 +405,17 @@ def vcycle_refine(src, dst, weight, n, assignment, cap, cycles, *, imbalance=1.0
         incidence = expansion_kernels.incidence(src, dst, n, np.ones(m, dtype=np.bool_))
     bound = balance_bounds(imbalance, cap, weight)
     weight = np.asarray(weight, dtype=np.float64)
+    ground = ground_level(src, dst, weight, n, incidence)  # the same for every cycle
 
     def cycle(cur, rng):
-        levels, maps = coarsen(src, dst, weight, n, cur, k, rng)
+        levels, maps = coarsen(ground, cur, k, rng)
         load = np.bincount(cur, weights=weight, minlength=k)
         return uncoarsen(levels, maps, load, np.maximum(bound, load), k, rng)[0]
 
-    refine = functools.partial(refine_assignment, src, dst, weight, n, cap=cap,
-                               imbalance=imbalance, incidence=incidence, dissolve=dissolve,
-                               fm_budget=fm_budget, fm_passes=fm_passes, fm_limit=fm_limit)
-    best, info = _iterate(best, cycles, patience, seed, incidence, n, k, cycle, refine)
-    return best, {"vcycles": info["rounds"], "vcycles_kept": info["kept"],
-                  "replicas_before": info["replicas_before"],
-                  "replicas_after": info["replicas_after"]}
+    return _iterate(src, dst, weight, n, cap, best, cycles, cycle, ("vcycles", "vcycles_kept"),
+                    seed=seed, patience=patience, incidence=incidence, imbalance=imbalance,
+                    dissolve=dissolve, fm_budget=fm_budget, fm_passes=fm_passes,
+                    fm_limit=fm_limit)
 
 
 #: the threshold of the HEP candidate of `best_assign`

@@ -23,31 +23,6 @@ _DEBRUIJN_INDEX = np.array([0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 
 
 
 @njit(cache=True, nogil=True)
-def graph_level(src, dst, n):
-    """Level 0 of the hypergraph of the graph's edges: ``(nptr, nnet, eptr, epin)``; each
-    node's nets are its edge's two ends, each net's pins its vertex's edges in edge order."""
-    m = src.shape[0]
-    nptr = np.arange(0, 2 * m + 1, 2).astype(np.int64)
-    nnet = np.empty(2 * m, dtype=np.int64)
-    eptr = np.zeros(n + 1, dtype=np.int64)
-    for e in range(m):
-        nnet[2 * e] = src[e]
-        nnet[2 * e + 1] = dst[e]
-        eptr[src[e] + 1] += 1
-        eptr[dst[e] + 1] += 1
-    for v in range(n):
-        eptr[v + 1] += eptr[v]
-    pos = eptr[:-1].copy()
-    epin = np.empty(eptr[n], dtype=np.int64)
-    for e in range(m):
-        epin[pos[src[e]]] = e
-        pos[src[e]] += 1
-        epin[pos[dst[e]]] = e
-        pos[dst[e]] += 1
-    return nptr, nnet, eptr, epin
-
-
-@njit(cache=True, nogil=True)
 def cluster(nptr, nnet, eptr, epin, c, part, order, cmax, max_net, target):
     """One pass of clustering within the blocks: each node, in ``order``, that no other node
     has joined yet joins the cluster of a neighbour in its block with the highest heavy-net

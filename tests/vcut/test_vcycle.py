@@ -42,10 +42,11 @@ def _objective(node_nets, part):
 
 def test_level_zero_is_the_incidence():
     src, dst = np.array([0, 0, 1, 2]), np.array([1, 2, 2, 3])
-    nptr, nnet, eptr, epin = kernels.graph_level(src, dst, 5)
+    nptr, nnet, eptr, epin, c = cut_levels.ground_level(src, dst, np.arange(1.0, 5.0), 5)
     assert nptr.tolist() == [0, 2, 4, 6, 8] and nnet.tolist() == [0, 1, 0, 2, 1, 2, 2, 3]
     assert eptr.tolist() == [0, 2, 4, 7, 8, 8]  # vertex 4 has no edge: an empty net
     assert epin.tolist() == [0, 1, 0, 2, 1, 2, 3, 3]
+    assert c.tolist() == [1.0, 2.0, 3.0, 4.0]  # each node weighs its edge
     # the objective of level 0 is the replicas less the vertices with an edge
     part = np.array([0, 1, 1, 0])
     assert kernels.objective(eptr, epin, part, 2) == _replicas(src, dst, part) - 4 == 3
@@ -76,7 +77,7 @@ def test_the_star_clustering_by_hand():
     # vertex 3 has one edge (left for its other end); vertex 1 gathers edges 0 and 3 (both
     # block 0); vertex 2 and vertex 0 have one edge left per block: nothing more
     src, dst = np.array([0, 0, 0, 1]), np.array([1, 2, 3, 2])
-    _, _, eptr, epin = kernels.graph_level(src, dst, 4)
+    _, _, eptr, epin, _ = cut_levels.ground_level(src, dst, np.ones(4), 4)
     part, c = np.array([0, 0, 1, 0]), np.ones(4)
     vertices = np.array([3, 1, 2, 0])
     rep, clusters = kernels.star_cluster(eptr, epin, c, part, 2, vertices, 10.0, 1)
@@ -96,7 +97,8 @@ def test_coarser_levels_keep_the_objective_and_the_blocks(gw, k, seed):
     src, dst, w, n = edge_arrays(*gw)
     rng = np.random.default_rng(seed)
     part = rng.integers(0, k, len(src))
-    levels, maps = cut_levels.coarsen(src, dst, w, n, part, k, rng, nodes_per_part=1)
+    levels, maps = cut_levels.coarsen(cut_levels.ground_level(src, dst, w, n), part, k, rng,
+                                      nodes_per_part=1)
     want = _replicas(src, dst, part) - len(np.unique(np.concatenate([src, dst])))
     cmax = w.sum() / k
     fine = np.arange(len(src))  # each edge's node at the current level
@@ -227,7 +229,7 @@ def test_the_cycles_replayed_by_hand():
 
     def cycled(cur, r):
         rng = np.random.default_rng(seed + 1 + r)
-        levels, maps = cut_levels.coarsen(src, dst, w, n, cur, k, rng)
+        levels, maps = cut_levels.coarsen(cut_levels.ground_level(src, dst, w, n), cur, k, rng)
         assert len(levels) >= 2  # 1,500 edges coarsen towards 80 nodes
         load = np.bincount(cur, weights=w, minlength=k)
         return cut_levels.uncoarsen(levels, maps, load, np.maximum(bound, load), k, rng)[0]
