@@ -3,7 +3,7 @@
 Every test module imports what it shares from here, and its fixtures come from
 tests/conftest.py; no test module imports another. Sections: files and datasets; the command
 line; graphs; traced programs; literal references (the greedy rules, shortest distances, par's
-grains); the multilevel partitioner's levels; module knobs.
+grains); the multilevel partitioner's levels; the hypergraph of a vertex cut; module knobs.
 """
 
 import contextlib
@@ -541,6 +541,41 @@ def on_device(lv):
                                                                  lv.vwgt)),
                          lv.n, len(lv.indices), host=lv)
     return cuda, keep, gpu.Arena(cuda, "scratch"), dl
+
+
+# -- the hypergraph of a vertex cut (vcut.vcycle_kernels' levels) ---------------------------
+def hyper_level(node_nets, c, part):
+    """A level of the hypergraph of `vcut.vcycle_kernels` ``(nptr, nnet, eptr, epin, c,
+    part)`` from each node's list of nets; each net's pins in node order."""
+    ne = 1 + max((e for nets in node_nets for e in nets), default=-1)
+    nptr = np.cumsum([0] + [len(x) for x in node_nets]).astype(np.int64)
+    nnet = np.array([e for x in node_nets for e in x], dtype=np.int64)
+    pins = [[u for u, x in enumerate(node_nets) if e in x] for e in range(ne)]
+    eptr = np.cumsum([0] + [len(p) for p in pins]).astype(np.int64)
+    epin = np.array([u for p in pins for u in p], dtype=np.int64)
+    return (nptr, nnet, eptr, epin, np.asarray(c, dtype=np.float64),
+            np.asarray(part, dtype=np.int64))
+
+
+def hyper_objective(node_nets, part):
+    """sum over the nets of (the blocks it connects - 1), on Python sets."""
+    nets = {}
+    for u, x in enumerate(node_nets):
+        for e in x:
+            nets.setdefault(e, set()).add(int(part[u]))
+    return sum(len(b) - 1 for b in nets.values())
+
+
+def random_hyper_level(rng, nodes, k):
+    """A random level for `hyper_level`: each node's nets (0 to 3 of at most 7), weights
+    1..3, blocks, loads and bounds at or above the loads."""
+    nets = int(rng.integers(1, 8))
+    node_nets = [sorted(set(rng.integers(0, nets, int(rng.integers(0, 4))).tolist()))
+                 for _ in range(nodes)]
+    c = rng.integers(1, 4, nodes).astype(float)
+    part = rng.integers(0, k, nodes)
+    load = np.bincount(part, weights=c, minlength=k)
+    return node_nets, c, part, load, load + rng.integers(0, 4, k)
 
 
 # -- module knobs ---------------------------------------------------------------------------

@@ -10,9 +10,10 @@ import numpy as np
 from vcut_base.errors import VcutError
 from vcut_base.memory import check_memory
 
-__all__ = ["ground_level", "coarsen", "uncoarsen", "VCYCLE_NODES_PER_PART", "VCYCLE_MAX_NET",
-           "VCYCLE_LP_ROUNDS", "VCYCLE_SHRINK", "VCYCLE_FM_LIMIT", "VCYCLE_FM_BUDGET",
-           "VCYCLE_FM_NET"]
+__all__ = ["ground_level", "coarsen", "uncoarsen", "multilevel_cut", "multilevel_bytes",
+           "VCYCLE_NODES_PER_PART", "VCYCLE_MAX_NET", "VCYCLE_LP_ROUNDS", "VCYCLE_SHRINK",
+           "VCYCLE_FM_LIMIT", "VCYCLE_FM_BUDGET", "VCYCLE_FM_NET", "ML_NODES_PER_PART",
+           "ML_MAX_NET", "ML_SCALE"]
 
 #: `coarsen` stops at this many nodes per cluster (its contraction limit; Mt-KaHyPar's is
 #: 160 per block; 160, 40 and 10 measured in docs/notes/vcut-best.md)
@@ -38,6 +39,16 @@ VCYCLE_SHRINK = 1.3
 VCYCLE_FM_LIMIT = 16
 VCYCLE_FM_BUDGET = 0.3
 VCYCLE_FM_NET = 20
+#: `multilevel_cut` coarsens to this many nodes per cluster before METIS cuts the coarsest
+#: level
+ML_NODES_PER_PART = 40
+#: nets of more pins than this are left out of the graph METIS cuts at the coarsest level
+#: (a net of s pins is a clique of s (s - 1) / 2 edges there)
+ML_MAX_NET = 256
+#: nets of more pins than this are not rated in `multilevel_cut`'s clustering
+ML_RATE_NET = 1000
+#: a net of s pins weighs ``ML_SCALE // (s - 1)`` on each edge of its clique
+ML_SCALE = 1000
 
 
 def _level_bytes(level):
@@ -101,19 +112,24 @@ def coarsen(ground, part, k, rng, *, nodes_per_part=None, max_net=None):
     return levels, maps
 
 
-def uncoarsen(levels, maps, load, bound, k, rng, rounds=VCYCLE_LP_ROUNDS):
+def uncoarsen(levels, maps, load, bound, k, rng, rounds=VCYCLE_LP_ROUNDS, balance=False):
     """Label propagation, then FM (`VCYCLE_FM_LIMIT`, `VCYCLE_FM_BUDGET`,
     `VCYCLE_FM_NET`), at each level of `coarsen` from the coarsest to level 1, each result
     projected onto the next finer level; returns level 0's blocks (int64) and the nodes
     moved (FM's kept moves counted). ``load`` (each cluster's weight) is updated; no move
-    takes a cluster past ``bound``."""
+    takes a cluster past ``bound``. With ``balance``, nodes of the clusters above the bound
+    move out first at each level, level 0 included (`vcut.vcycle_kernels.rebalance`)."""
     from . import vcycle_kernels as kernels
     part = levels[-1][5]
     moved = 0
-    for i in range(len(levels) - 1, 0, -1):
+    for i in range(len(levels) - 1, -1, -1):
         nptr, nnet, eptr, epin, c, _ = levels[i]
-        order = rng.permutation(len(c)).astype(np.int64)
         part = part.copy()
+        if balance and np.any(load > bound):
+            moved += int(kernels.rebalance(nptr, nnet, eptr, epin, c, part, load, bound, k)[0])
+        if i == 0:
+            break
+        order = rng.permutation(len(c)).astype(np.int64)
         moves, _ = kernels.label_propagation(nptr, nnet, eptr, epin, c, part, load, bound, k,
                                              order, int(rounds))
         moved += int(moves)
@@ -123,3 +139,46 @@ def uncoarsen(levels, maps, load, bound, k, rng, rounds=VCYCLE_LP_ROUNDS):
         moved += int(kept)
         part = part[maps[i - 1]]
     return part, moved
+
+
+def multilevel_bytes(n, m, k):
+    """Bytes `multilevel_cut` allocates at most before its coarser levels and the coarsest
+    level's graph (each checked where it is made): level 0's node lists, weights, blocks and
+    coarse numbers (`ground_level`, 72 bytes per edge), the tables of label propagation and
+    FM on at most ``n`` nets and FM's queue and log (as `vcut.quality.vcycle_bytes`)."""
+    words = (k + 63) // 64
+    return 72 * m + 80 * m + 8 * n + n * (4 * k + 8 * words)
+
+
+def multilevel_cut(ground, k, bound, rng, *, imbalance, targets=None, seed=0,
+                   nodes_per_part=None, max_net=None, rate_net=None):
+    """A cut of the hypergraph of the edges made from scratch: `coarsen` with every node in
+    one block (down to ``nodes_per_part * k`` nodes); METIS cuts the coarsest level's
+    clique expansion (`vcut.vcycle_kernels.clique_fill`: nets of 2 to ``max_net`` pins,
+    ``ML_SCALE // (pins - 1)`` per edge of a net's clique) into ``k`` parts of node weight
+    within ``imbalance`` (per-part ``targets`` where given, as
+    `runtime.vertex_partition.vertex_partition` takes them); `uncoarsen` refines each
+    level on the way back within ``bound``, first moving nodes out of the parts METIS left
+    above it.
+    Returns level 0's blocks: each edge's cluster (int64)."""
+    from runtime.vertex_partition import vertex_partition
+
+    from . import vcycle_kernels as kernels
+    from .spac import _int_weights
+    nodes_per_part = ML_NODES_PER_PART if nodes_per_part is None else nodes_per_part
+    max_net = ML_MAX_NET if max_net is None else max_net
+    rate_net = ML_RATE_NET if rate_net is None else rate_net
+    m = len(ground[4])
+    levels, maps = coarsen(ground, np.zeros(m, dtype=np.int64), k, rng,
+                           nodes_per_part=nodes_per_part, max_net=rate_net)
+    nptr, nnet, eptr, epin, c, _ = levels[-1]
+    xadj = kernels.clique_degrees(nptr, nnet, eptr, epin, int(max_net), ML_SCALE)
+    check_memory(16 * int(xadj[-1]), f"the graph of {len(c):,} coarse nodes METIS cuts", "")
+    adjncy, adjwgt = kernels.clique_fill(nptr, nnet, eptr, epin, int(max_net), ML_SCALE, xadj)
+    part = np.asarray(vertex_partition(xadj, adjncy, adjwgt, _int_weights(c), k,
+                                       backend="metis", imbalance=imbalance, seed=seed,
+                                       targets=targets), dtype=np.int64)
+    levels[-1] = (nptr, nnet, eptr, epin, c, part)
+    load = np.bincount(part, weights=c, minlength=k)
+    return uncoarsen(levels, maps, load, np.asarray(bound, dtype=np.float64), k, rng,
+                     balance=True)[0]

@@ -418,10 +418,28 @@ def vcycle_refine(src, dst, weight, n, assignment, cap, cycles, *, imbalance=1.0
                     fm_limit=fm_limit)
 
 
+def multilevel_assign(src, dst, weight, n, cap, *, imbalance=1.03, seed=0, incidence=None):
+    """The cut of `vcut.cut_levels.multilevel_cut` (the hypergraph of the edges coarsened
+    from scratch, METIS on its coarsest level, label propagation and FM on the way back);
+    returns the cluster of every edge (int32). Where its tables do not fit the memory
+    (`vcut.cut_levels.multilevel_bytes`), `check_memory` refuses."""
+    from .cut_levels import ground_level, multilevel_bytes, multilevel_cut
+    k = len(cap)
+    check_memory(multilevel_bytes(n, len(src), k), f"the multilevel cut on {n:,} vertices",
+                 "best goes on without it")
+    weight = np.asarray(weight, dtype=np.float64)
+    ground = ground_level(src, dst, weight, n, incidence)
+    rng = np.random.default_rng(seed % 2**63)
+    out = multilevel_cut(ground, k, balance_bounds(imbalance, cap, weight), rng,
+                         imbalance=max(1.0, imbalance - METIS_MARGIN), targets=_targets(cap),
+                         seed=seed)
+    return out.astype(np.int32)
+
+
 #: the threshold of the HEP candidate of `best_assign`
 HEP_TAU = 100.0
 #: the candidates of `best_assign` beside the expansions, by name
-CUT_NAMES = {"metis": "METIS", "spac": "SPAC", "hep": "HEP"}
+CUT_NAMES = {"metis": "METIS", "spac": "SPAC", "hep": "HEP", "ml": "the multilevel cut"}
 #: how much tighter than the balance bound `metis_assign` asks METIS to be
 METIS_MARGIN = 0.001
 
@@ -523,7 +541,7 @@ def runs_hep(deg):
 
 def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts=None,
                 spac=False, metis=None, dissolve=True, fm_budget=FM_BUDGET, hep=None,
-                fm_passes=FM_PASSES, fm_limit=FM_LIMIT, perturb=0, vcycles=0):
+                fm_passes=FM_PASSES, fm_limit=FM_LIMIT, perturb=0, vcycles=0, multilevel=False):
     """The quality mode; returns ``(assignment int32, info)``.
 
     Candidates, side by side on the cores (as many at once as the memory holds):
@@ -532,14 +550,16 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     rest of `BEST_STARTS` when that cut is dropped); with ``metis`` (None: where
     `runs_vertex_partitions` says), `metis_assign`'s cut; with ``spac``, SPAC over METIS
     (None: where `runs_vertex_partitions` says); with ``hep`` (None: where `runs_hep`
-    says), HEP's cut at ``tau`` = `HEP_TAU`. The expansion with the fewest replicas
-    (ties: the earlier seed) and the METIS, SPAC and HEP cuts are each refined in full
+    says), HEP's cut at ``tau`` = `HEP_TAU`; with ``multilevel``, `multilevel_assign`'s
+    cut. The expansion with the fewest replicas (ties: the earlier seed) and the METIS,
+    SPAC, HEP and multilevel cuts are each refined in full
     (dissolving passes unless ``dissolve`` is off, then FM with ``fm_budget`` moves tried
     per edge, ``fm_passes`` and ``fm_limit``, `refine_assignment`), side by side, and the
-    one with the fewest replicas is kept (ties: the expansion, then METIS, SPAC, HEP). A
-    cut above the bound is dropped (refinement never raises a load that is within it), as
-    where METIS is missing or fails (``info["metis_skipped"]``, ``info["spac_skipped"]``,
-    ``info["hep_skipped"]`` say why). Then ``perturb`` rounds of `perturb_refine` from the
+    one with the fewest replicas is kept (ties: the expansion, then METIS, SPAC, HEP,
+    multilevel). A cut above the bound is dropped (refinement never raises a load that is
+    within it), as where METIS is missing or fails or the memory cannot hold a cut
+    (``info["metis_skipped"]``, ``info["spac_skipped"]``, ``info["hep_skipped"]``,
+    ``info["ml_skipped"]`` say why). Then ``perturb`` rounds of `perturb_refine` from the
     one kept, with the same refinement (``info["perturb_kept"]``: the rounds that found
     fewer replicas; ``perturb_from``: the replicas before them; ``replicas_after`` is the
     final count; ``perturb_skipped`` says why none ran where the memory could not hold them).
@@ -560,7 +580,8 @@ def best_assign(src, dst, weight, n, cap, deg, *, imbalance=1.03, seed=0, starts
     out, info = _best_assign(src, dst, weight, n, cap, deg, imbalance=imbalance, seed=seed,
                              starts=starts, spac=spac, metis=metis, dissolve=dissolve,
                              fm_budget=fm_budget, hep=hep, fm_passes=fm_passes,
-                             fm_limit=fm_limit, perturb=perturb, vcycles=vcycles)
+                             fm_limit=fm_limit, perturb=perturb, vcycles=vcycles,
+                             multilevel=multilevel)
     if order is not None:
         back = np.empty_like(out)
         back[order] = out
@@ -624,7 +645,7 @@ def canonical_edges(src, dst, weight, n):
 
 
 def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac, metis,
-                 dissolve, fm_budget, hep, fm_passes, fm_limit, perturb, vcycles):
+                 dissolve, fm_budget, hep, fm_passes, fm_limit, perturb, vcycles, multilevel):
     """`best_assign` on the `canonical_graph` (or on edges in `canonical_edges` order)."""
     from . import expansion_kernels
     from .spac import spac_assign
@@ -669,9 +690,15 @@ def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac
                                              seed=seed,
                                              memory_advice="best goes on without it")[0])
 
+    def from_levels():
+        return vertex_cut(lambda: multilevel_assign(src, dst, weight, n, cap,
+                                                    imbalance=imbalance, seed=seed,
+                                                    incidence=inc))
+
     # the vertex partitions first: their METIS runs overlap the expansions on the other core
     cuts = ([("metis", from_metis)] if metis else []) + \
-        ([("spac", split_and_connect)] if spac else []) + ([("hep", informed)] if hep else [])
+        ([("spac", split_and_connect)] if spac else []) + \
+        ([("hep", informed)] if hep else []) + ([("ml", from_levels)] if multilevel else [])
     jobs = [job for _, job in cuts] + [functools.partial(expansion, s) for s in range(starts)]
     done = run_parallel(jobs, jobs_that_fit(len(jobs), expansion_bytes(n, m)
                                             + (metis_bytes(n, m) if metis else 0)))
@@ -690,7 +717,8 @@ def _best_assign(src, dst, weight, n, cap, deg, *, imbalance, seed, starts, spac
             candidates.append((name, cut))
         else:
             skipped[f"{name}_skipped"] = cut if isinstance(cut, str) else \
-                f"{CUT_NAMES[name]}'s cut was above the balance bound"
+                (CUT_NAMES[name] if name == "ml" else f"{CUT_NAMES[name]}'s cut") + \
+                " was above the balance bound"
 
     def refined(a):
         return refine_assignment(src, dst, weight, n, a, cap, imbalance=imbalance, seed=seed,

@@ -231,12 +231,11 @@ _NO_GAIN = -(1 << 62)
 
 
 @helper
-def _best_move(u, nptr, nnet, eptr, phi, conn, part, c, load, bound, aff, touched,
-               positive):
-    """``(gain, block)``: node ``u``'s move that lowers the objective most (ties: the
-    lowest block) among the blocks its nets connect, within ``bound``; block -1 where there
-    is none (with ``positive``: none that gains). The gain to block b is the nets ``u``
-    alone holds in its block less its nets (of two pins or more) without a pin in b."""
+def _benefit(u, nptr, nnet, eptr, phi, conn, part):
+    """``(benefit, deg)`` of node ``u``: its nets (of two pins or more) that a move out of
+    its block disconnects from it (``u`` their only pin there, another pin elsewhere), and
+    its nets of two pins or more. A move to a block none of these nets connects gains
+    ``benefit - deg``."""
     words = conn.shape[1]
     one = np.uint64(1)
     a = part[u]
@@ -255,6 +254,20 @@ def _best_move(u, nptr, nnet, eptr, phi, conn, part, c, load, bound, aff, touche
                 break
         if not inside and phi[e, a] == 1:
             benefit += 1
+    return benefit, deg
+
+
+@helper
+def _best_move(u, nptr, nnet, eptr, phi, conn, part, c, load, bound, aff, touched,
+               positive):
+    """``(gain, block)``: node ``u``'s move that lowers the objective most (ties: the
+    lowest block) among the blocks its nets connect, within ``bound``; block -1 where there
+    is none (with ``positive``: none that gains). The gain to block b is the nets ``u``
+    alone holds in its block less its nets (of two pins or more) without a pin in b."""
+    words = conn.shape[1]
+    one = np.uint64(1)
+    a = part[u]
+    benefit, deg = _benefit(u, nptr, nnet, eptr, phi, conn, part)
     if positive and benefit == 0:
         return 0, -1  # no move gains more than the benefit
     nt = 0
@@ -464,3 +477,126 @@ def fm(nptr, nnet, eptr, epin, c, part, load, bound, k, order, limit, max_net, b
         kept += best_len
         gain_total += best_total
     return kept, gain_total, tried
+
+
+@helper
+def _clique_row(u, nptr, nnet, eptr, epin, max_net, scale, acc, touched):
+    """Node ``u``'s neighbours in `clique_graph` into ``touched`` (their weights in
+    ``acc``); returns how many."""
+    nt = 0
+    for j in range(nptr[u], nptr[u + 1]):
+        e = nnet[j]
+        size = eptr[e + 1] - eptr[e]
+        if size < 2 or size > max_net:
+            continue
+        w = max(1, scale // (size - 1))
+        for q in range(eptr[e], eptr[e + 1]):
+            v = epin[q]
+            if v == u:
+                continue
+            if acc[v] == 0:
+                touched[nt] = v
+                nt += 1
+            acc[v] += w
+    return nt
+
+
+@njit(cache=True, nogil=True)
+def clique_degrees(nptr, nnet, eptr, epin, max_net, scale):
+    """The row pointers (int64[nodes + 1]) of `clique_fill`'s graph."""
+    nn = nptr.shape[0] - 1
+    acc = np.zeros(nn, dtype=np.int64)
+    touched = np.empty(nn, dtype=np.int64)
+    xadj = np.zeros(nn + 1, dtype=np.int64)
+    for u in range(nn):
+        nt = _clique_row(u, nptr, nnet, eptr, epin, max_net, scale, acc, touched)
+        for t in range(nt):
+            acc[touched[t]] = 0
+        xadj[u + 1] = xadj[u] + nt
+    return xadj
+
+
+@njit(cache=True, nogil=True)
+def clique_fill(nptr, nnet, eptr, epin, max_net, scale, xadj):
+    """The clique expansion of a level as a symmetric graph in CSR (``adjncy``, ``adjwgt``,
+    int64, rows of ``xadj`` from `clique_degrees`): two nodes that share nets of 2 to
+    ``max_net`` pins are joined with weight sum over those nets of ``max(1, scale // (pins
+    - 1))``, each row's neighbours in the order the node's nets list them."""
+    nn = nptr.shape[0] - 1
+    acc = np.zeros(nn, dtype=np.int64)
+    touched = np.empty(nn, dtype=np.int64)
+    adjncy = np.empty(xadj[nn], dtype=np.int64)
+    adjwgt = np.empty(xadj[nn], dtype=np.int64)
+    for u in range(nn):
+        nt = _clique_row(u, nptr, nnet, eptr, epin, max_net, scale, acc, touched)
+        for t in range(nt):
+            v = touched[t]
+            adjncy[xadj[u] + t] = v
+            adjwgt[xadj[u] + t] = acc[v]
+            acc[v] = 0
+    return adjncy, adjwgt
+
+
+#: added to the key of a move `rebalance` takes to a block none of the node's nets
+#: connects: such moves come after every other
+_FAR = -(1 << 40)
+
+
+@helper
+def _rebalance_move(u, nptr, nnet, eptr, phi, conn, part, c, load, bound, aff, touched):
+    """``(key, gain, block)``: node ``u``'s best move within ``bound`` (`_best_move`, losing
+    moves allowed; key = gain), or, where no block its nets connect has room, to the
+    lightest block with room (ties: the lowest; gain ``benefit - deg``, `_benefit`; key
+    `_FAR` + gain); block -1 where no block has room."""
+    gain, b = _best_move(u, nptr, nnet, eptr, phi, conn, part, c, load, bound, aff, touched,
+                         False)
+    if b >= 0:
+        return gain, gain, b
+    a = part[u]
+    for t in range(load.shape[0]):
+        if t != a and load[t] + c[u] <= bound[t] and (b < 0 or load[t] < load[b]):
+            b = t
+    benefit, deg = _benefit(u, nptr, nnet, eptr, phi, conn, part)
+    return _FAR + benefit - deg, benefit - deg, b
+
+
+@njit(cache=True, nogil=True)
+def rebalance(nptr, nnet, eptr, epin, c, part, load, bound, k):
+    """Moves nodes out of the blocks above ``bound`` until none is or no move is left: each
+    time the node of such a block whose move within the bound raises the objective least
+    (`_rebalance_move`; a queued key found stale is recomputed and queued again). ``part``
+    and ``load`` are updated. Returns ``(moves, gain)``: the nodes moved and the objective
+    taken off (negative where the moves cost)."""
+    nn = c.shape[0]
+    phi, conn = _pin_counts(eptr, epin, part, k)
+    aff = np.zeros(k, dtype=np.int64)
+    touched = np.empty(k, dtype=np.int64)
+    cap = 4 * nn + 16
+    hkey = np.empty(cap, dtype=np.int64)
+    hnode = np.empty(cap, dtype=np.int64)
+    size = 0
+    for u in range(nn):
+        if load[part[u]] > bound[part[u]]:
+            key, _, b = _rebalance_move(u, nptr, nnet, eptr, phi, conn, part, c, load, bound,
+                                        aff, touched)
+            if b >= 0 and size < cap:
+                size = _push(hkey, hnode, size, key, u)
+    moves = 0
+    gain_total = 0
+    while size > 0:
+        key, u, size = _pop(hkey, hnode, size)
+        a = part[u]
+        if load[a] <= bound[a]:
+            continue
+        now, gain, b = _rebalance_move(u, nptr, nnet, eptr, phi, conn, part, c, load, bound,
+                                       aff, touched)
+        if b < 0:
+            continue
+        if now != key:  # stale: queued again with its key now
+            if size < cap:
+                size = _push(hkey, hnode, size, now, u)
+            continue
+        _move(u, b, nptr, nnet, phi, conn, part, c, load)
+        moves += 1
+        gain_total += gain
+    return moves, gain_total

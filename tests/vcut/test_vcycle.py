@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import (check_iterated_search, edge_arrays, replay_search,
-                           weighted_graphs)
+from tests.helpers import (check_iterated_search, edge_arrays, hyper_level, hyper_objective,
+                           random_hyper_level, replay_search, weighted_graphs)
 from vcut import cut_levels, quality, vcycle_kernels as kernels
 from vcut.capacities import equal_capacities
 from vcut.cuts import make_options
@@ -18,26 +18,6 @@ from vcut_base.errors import InputError
 
 def _replicas(src, dst, out):
     return len({(int(v), int(c)) for e, c in enumerate(out) for v in (src[e], dst[e])})
-
-
-def _level(node_nets, c, part):
-    """A level from each node's list of nets."""
-    ne = 1 + max((e for nets in node_nets for e in nets), default=-1)
-    nptr = np.cumsum([0] + [len(x) for x in node_nets]).astype(np.int64)
-    nnet = np.array([e for x in node_nets for e in x], dtype=np.int64)
-    pins = [[u for u, x in enumerate(node_nets) if e in x] for e in range(ne)]
-    eptr = np.cumsum([0] + [len(p) for p in pins]).astype(np.int64)
-    epin = np.array([u for p in pins for u in p], dtype=np.int64)
-    return (nptr, nnet, eptr, epin, np.asarray(c, dtype=np.float64),
-            np.asarray(part, dtype=np.int64))
-
-
-def _objective(node_nets, part):
-    nets = {}
-    for u, x in enumerate(node_nets):
-        for e in x:
-            nets.setdefault(e, set()).add(int(part[u]))
-    return sum(len(b) - 1 for b in nets.values())
 
 
 def test_level_zero_is_the_incidence():
@@ -56,7 +36,7 @@ def test_the_rating_clustering_by_hand():
     # nodes 0, 1, 2 of weight 1 in one block; net 0 = {0, 1} rates 1, net 1 = {0, 1, 2}
     # rates 1/2 per pin: node 0 joins node 1 (1.5 against 0.5); node 1 is taken; node 2
     # joins that cluster (1/2 through each of its pins 0 and 1)
-    level = _level([[0, 1], [0, 1], [1]], [1, 1, 1], [0, 0, 0])
+    level = hyper_level([[0, 1], [0, 1], [1]], [1, 1, 1], [0, 0, 0])
     order = np.array([0, 1, 2])
     rep, clusters = kernels.cluster(*level, order, 10.0, 100, 1)
     assert rep.tolist() == [1, 1, 1] and clusters == 1
@@ -68,7 +48,7 @@ def test_the_rating_clustering_by_hand():
     # a net of more pins than max_net is not rated: net 1 alone links node 2
     assert kernels.cluster(*level, order, 10.0, 2, 1)[0].tolist() == [1, 1, 2]
     # nodes of another block are never joined
-    level = _level([[0, 1], [0, 1], [1]], [1, 1, 1], [0, 1, 0])
+    level = hyper_level([[0, 1], [0, 1], [1]], [1, 1, 1], [0, 1, 0])
     assert kernels.cluster(*level, order, 10.0, 100, 1)[0].tolist() == [2, 1, 2]
 
 
@@ -118,18 +98,6 @@ def test_coarser_levels_keep_the_objective_and_the_blocks(gw, k, seed):
             fine = maps[i][fine]
 
 
-def _random_level(rng, nodes, k):
-    """A random level: each node's nets (0 to 3 of at most 7), weights 1..3, blocks, loads
-    and bounds at or above the loads."""
-    nets = int(rng.integers(1, 8))
-    node_nets = [sorted(set(rng.integers(0, nets, int(rng.integers(0, 4))).tolist()))
-                 for _ in range(nodes)]
-    c = rng.integers(1, 4, nodes).astype(float)
-    part = rng.integers(0, k, nodes)
-    load = np.bincount(part, weights=c, minlength=k)
-    return node_nets, c, part, load, load + rng.integers(0, 4, k)
-
-
 def _lp_literal(node_nets, c, part, load, bound, k, order, rounds):
     """Label propagation as its docstring says, on Python lists."""
     part, load = list(part), list(load)
@@ -170,24 +138,24 @@ def _lp_literal(node_nets, c, part, load, bound, k, order, rounds):
 @given(st.integers(2, 9), st.integers(2, 5), st.integers(0, 10_000), st.integers(1, 4))
 def test_label_propagation_equals_the_transcription(nodes, k, seed, rounds):
     rng = np.random.default_rng(seed)
-    node_nets, c, part, load, bound = _random_level(rng, nodes, k)
+    node_nets, c, part, load, bound = random_hyper_level(rng, nodes, k)
     order = rng.permutation(nodes)
     want = _lp_literal(node_nets, c.tolist(), part.tolist(), load.tolist(), bound.tolist(), k,
                        order.tolist(), rounds)
-    level = _level(node_nets, c, part)
-    before = _objective(node_nets, part)
+    level = hyper_level(node_nets, c, part)
+    before = hyper_objective(node_nets, part)
     got_part = part.copy().astype(np.int64)
     moves, gain = kernels.label_propagation(*level[:5], got_part, load, bound.astype(float), k,
                                             order.astype(np.int64), rounds)
     assert (got_part.tolist(), moves, gain) == (want[0], want[2], want[3])
     assert np.allclose(load, want[1])
-    assert _objective(node_nets, got_part) == before - gain
+    assert hyper_objective(node_nets, got_part) == before - gain
 
 
 def test_label_propagation_past_64_blocks():
     # the connectivity bitsets of 2 words: a node of block 100 moves to block 70, where
     # both of its nets' other pins are
-    level = _level([[0, 1], [0], [1]], [1, 1, 1], [100, 70, 70])
+    level = hyper_level([[0, 1], [0], [1]], [1, 1, 1], [100, 70, 70])
     part = level[5].copy()
     load = np.bincount(part, weights=level[4], minlength=128)
     moves, gain = kernels.label_propagation(*level[:5], part, load, np.full(128, 9.0), 128,
@@ -293,7 +261,7 @@ def test_fm_takes_a_losing_step_label_propagation_cannot():
     # one net {0, 1, 2}: nodes 0 and 1 in block 0 (full), node 2 in block 1. Node 2 may not
     # move (block 0 is at its bound); nodes 0 and 1 gain nothing alone, so label
     # propagation stops. FM moves node 0 at gain 0, then node 1 at gain 1, and keeps both
-    level = _level([[0], [0], [0]], [1, 1, 1], [0, 0, 1])
+    level = hyper_level([[0], [0], [0]], [1, 1, 1], [0, 0, 1])
     bound = np.array([2.0, 5.0])
     part, load = level[5].copy(), np.array([2.0, 1.0])
     assert kernels.label_propagation(*level[:5], part, load, bound, 2, np.array([0, 1, 2]),
@@ -316,14 +284,14 @@ def test_fm_takes_a_losing_step_label_propagation_cannot():
 @given(st.integers(2, 9), st.integers(2, 5), st.integers(0, 10_000), st.integers(1, 6))
 def test_fm_keeps_what_it_gains_within_the_bound(nodes, k, seed, limit):
     rng = np.random.default_rng(seed)
-    node_nets, c, part, load, bound = _random_level(rng, nodes, k)
-    level = _level(node_nets, c, part)
+    node_nets, c, part, load, bound = random_hyper_level(rng, nodes, k)
+    level = hyper_level(node_nets, c, part)
     got = part.copy().astype(np.int64)
     kept, gain, tried = kernels.fm(*level[:5], got, load, bound.astype(float), k,
                                    rng.permutation(nodes).astype(np.int64), limit,
                                    int(rng.integers(1, 10)), 2 * nodes)
     assert gain >= 0 and kept <= tried
-    assert _objective(node_nets, part) - _objective(node_nets, got) == gain
+    assert hyper_objective(node_nets, part) - hyper_objective(node_nets, got) == gain
     assert np.allclose(load, np.bincount(got, weights=c, minlength=k))
     assert np.all(load <= bound)
     if gain == 0:

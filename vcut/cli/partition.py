@@ -373,9 +373,9 @@ def _result(args, p, part, files, merged):
     extra = [k for k in ("tau", "high_degree_vertices", "streamed_edges", "refine_moves",
                          "refine_passes", "fm_moves", "fm_tried", "fm_passes", "replicas_before",
                          "replicas_after", "starts", "candidates", "best_of", "metis_skipped",
-                         "spac_skipped", "hep_skipped", "perturb_rounds", "perturb_kept",
-                         "perturb_from", "perturb_skipped", "vcycles", "vcycles_kept",
-                         "vcycles_from", "vcycles_skipped")
+                         "spac_skipped", "hep_skipped", "ml_skipped", "perturb_rounds",
+                         "perturb_kept", "perturb_from", "perturb_skipped", "vcycles",
+                         "vcycles_kept", "vcycles_from", "vcycles_skipped")
              if k in info]
     result.update({k: info[k] for k in extra})
     if p <= 64:

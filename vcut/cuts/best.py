@@ -51,7 +51,8 @@ PRESETS = {"fast": {"starts": 1, "metis": False, "hep": False, "dissolve": False
                     "fm_budget": FAST_FM_BUDGET},
            "default": {},
            "strong": {"starts": 2 * BEST_STARTS, "metis": True, "spac": None, **STRONG_FM,
-                      "perturb": STRONG_PERTURB, "vcycles": STRONG_VCYCLES}}
+                      "perturb": STRONG_PERTURB, "vcycles": STRONG_VCYCLES,
+                      "multilevel": True}}
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,6 +101,10 @@ class BestOptions:
         refines again, kept when it has fewer replicas; they stop after
         `vcut.quality.PERTURB_PATIENCE` cycles in a row without a gain
         (`vcut.quality.vcycle_refine`).
+    multilevel : bool
+        Refine a multilevel cut of the hypergraph of the edges beside the expansions
+        (default False; `vcut.quality.multilevel_assign`): coarsened from scratch, cut by
+        METIS at its coarsest level, refined level by level on the way back.
     """
 
     imbalance: float = 1.03
@@ -114,6 +119,7 @@ class BestOptions:
     fm_limit: int = FM_LIMIT
     perturb: int = 0
     vcycles: int = 0
+    multilevel: bool = False
 
     def __post_init__(self):
         check_imbalance(self.imbalance)
@@ -131,6 +137,9 @@ class BestOptions:
         check_count("best's fm_limit", self.fm_limit)
         check_count("best's perturb", self.perturb, low=0)
         check_count("best's vcycles", self.vcycles, low=0)
+        if not isinstance(self.multilevel, (bool, np.bool_)):
+            raise InputError(f"best's multilevel must be True or False, got "
+                             f"{self.multilevel!r}")
 
     @classmethod
     def preset(cls, name, **knobs):
@@ -148,5 +157,6 @@ def run(algo, options, cut):
                                fm_budget=float(options.fm_budget), hep=options.hep,
                                fm_passes=int(options.fm_passes), fm_limit=int(options.fm_limit),
                                perturb=int(options.perturb),
-                               vcycles=int(options.vcycles))
+                               vcycles=int(options.vcycles),
+                               multilevel=bool(options.multilevel))
     return Assigned(out, info)
