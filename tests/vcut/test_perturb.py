@@ -208,7 +208,11 @@ def test_the_summary_and_json_report_the_rounds(tmp_path, capsys):
     # strong runs its multilevel cycles first: the rounds start where they ended
     cycles, held, ahead = info["vcycles"], info["vcycles_kept"], info["vcycles_from"]
     assert held <= cycles <= 8 and start <= ahead
-    assert f"{cycles} cycles, {held} kept: {ahead:,} -> {start:,} vertex copies" in \
+    # run from the two refined candidates of fewest replicas, the better kept
+    first, second = info["finalists"].split(", ")
+    assert info["best_of"] in (first, second)
+    assert (f"{cycles} cycles, {held} kept: {ahead:,} -> {start:,} vertex copies (run from "
+            f"{first} and {second} each, {info['best_of']} kept)") in \
         [ln.split("  ")[-1].strip() for ln in lines if ln.startswith("multilevel cycles")]
     refined = [ln for ln in lines if ln.startswith("refinement")][0]
     assert refined.endswith(f"{info['replicas_before']:,} -> {ahead:,} vertex copies")

@@ -296,3 +296,46 @@ def test_fm_keeps_what_it_gains_within_the_bound(nodes, k, seed, limit):
     assert np.all(load <= bound)
     if gain == 0:
         assert got.tolist() == part.tolist() and kept == 0
+
+
+def test_the_cycles_run_from_the_two_best_refined_candidates(monkeypatch):
+    from ir_graph import Graph
+    from vcut.partition import partition_graph
+
+    src, dst, w, n = _graph(seed=4, n=400, m=1600)
+    refined, cycled = [], []
+    real_refine, real_cycles = quality.refine_assignment, quality.vcycle_refine
+
+    def refine(*args, **kw):
+        out = real_refine(*args, **kw)
+        if not cycled:  # the candidates' refinements, before any cycle
+            refined.append(out[1]["replicas_after"])
+        return out
+
+    def cycles(*args, **kw):
+        cycled.append(None)
+        out = real_cycles(*args, **kw)
+        cycled[cycled.index(None)] = (_replicas(args[0], args[1], args[4]), out)
+        return out
+
+    monkeypatch.setattr(quality, "refine_assignment", refine)
+    monkeypatch.setattr(quality, "vcycle_refine", cycles)
+    g = Graph(n=n, src=src, dst=dst, weight=w)
+    p = partition_graph(g, 8, "best", {"vcycles": 3, "multilevel": True, "metis": True})
+    names = p.info["candidates"].split(", ")
+    assert len(refined) == len(names) == 3  # the expansion, the METIS and multilevel cuts
+    assert quality.VCYCLE_FINALISTS == 2 and len(cycled) == 2
+    # each run of the cycles starts from one of the two refined cuts of fewest replicas
+    assert sorted(start for start, _ in cycled) == sorted(refined)[:2]
+    assert [x in names for x in p.info["finalists"].split(", ")] == [True, True]
+    # the one kept has the fewest replicas after its cycles, and the counts are its own
+    after = [out[1]["replicas_after"] for _, out in cycled]
+    assert p.info["replicas_after"] == min(after) == _replicas(src, dst, p.assignment)
+    kept = next(out for _, out in cycled if out[1]["replicas_after"] == min(after))
+    assert (p.info["vcycles"], p.info["vcycles_kept"]) == (kept[1]["vcycles"],
+                                                           kept[1]["vcycles_kept"])
+    assert p.info["best_of"] in p.info["finalists"].split(", ")
+    # without cycles, no finalists: the refined cut of fewest replicas is kept
+    monkeypatch.undo()
+    q = partition_graph(g, 8, "best", {"multilevel": True, "metis": True})
+    assert "finalists" not in q.info and q.info["replicas_after"] == min(refined)

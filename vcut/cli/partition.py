@@ -288,9 +288,12 @@ def _run(args, program_args):
                          f"{info['replicas_before']:,} -> "
                          f"{_after_refinement(info):,} vertex copies"))
     if "vcycles" in info:
+        finalists = info["finalists"].replace(", ", " and ") if "finalists" in info else ""
         rows.insert(-1, ("multilevel cycles", f"{info['vcycles']} cycles, "
                          f"{info['vcycles_kept']} kept: {info['vcycles_from']:,} -> "
-                         f"{info.get('perturb_from', info['replicas_after']):,} vertex copies"))
+                         f"{info.get('perturb_from', info['replicas_after']):,} vertex copies"
+                         + (f" (run from {finalists} each, {info['best_of']} kept)"
+                            if finalists else "")))
     elif "vcycles_skipped" in info:
         rows.insert(-1, ("multilevel cycles", f"skipped: {info['vcycles_skipped']}"))
     if "perturb_rounds" in info:
@@ -375,7 +378,7 @@ def _result(args, p, part, files, merged):
                          "replicas_after", "starts", "candidates", "best_of", "metis_skipped",
                          "spac_skipped", "hep_skipped", "ml_skipped", "perturb_rounds",
                          "perturb_kept", "perturb_from", "perturb_skipped", "vcycles",
-                         "vcycles_kept", "vcycles_from", "vcycles_skipped")
+                         "vcycles_kept", "vcycles_from", "vcycles_skipped", "finalists")
              if k in info]
     result.update({k: info[k] for k in extra})
     if p <= 64:
