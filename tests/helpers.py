@@ -579,6 +579,22 @@ def random_hyper_level(rng, nodes, k):
 
 
 # -- module knobs ---------------------------------------------------------------------------
+def no_room_for(monkeypatch, module, prefix, need=None):
+    """Make ``module.check_memory`` find no memory for what it is asked about when the
+    description starts with ``prefix`` (asserting the bytes asked are ``need``, where given);
+    every other check as before."""
+    real = module.check_memory
+
+    def check(asked, what, advice, **kw):
+        if what.startswith(prefix):
+            if need is not None:
+                assert asked == need
+            kw = dict(kw, available=0)
+        return real(asked, what, advice, **kw)
+
+    monkeypatch.setattr(module, "check_memory", check)
+
+
 @contextlib.contextmanager
 def rounds_of(r):
     """`vcut.greedy_rounds.ROUNDS` set to ``r`` for the block."""

@@ -226,6 +226,22 @@ def _pin_counts(eptr, epin, part, k):
     return phi, conn
 
 
+@njit(cache=True, nogil=True)
+def _move_tables(eptr, epin, part, k):
+    """`_pin_counts` and the two scratch arrays of `_best_move` (a count per block, zero,
+    and the blocks touched): ``(phi, conn, aff, touched)``."""
+    phi, conn = _pin_counts(eptr, epin, part, k)
+    return phi, conn, np.zeros(k, dtype=np.int64), np.empty(k, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _queue(nn):
+    """An empty max-heap for `_push` and `_pop` of room for four entries per node (and 16):
+    ``(cap, keys, nodes)``."""
+    cap = 4 * nn + 16
+    return cap, np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
+
+
 #: the gain below every real one (a node's best move when any move is taken)
 _NO_GAIN = -(1 << 62)
 
@@ -324,9 +340,7 @@ def label_propagation(nptr, nnet, eptr, epin, c, part, load, bound, k, order, ro
     its last visit (in the same round where it comes later in ``order``). ``part`` and
     ``load`` are updated. Returns ``(moves, gain)``: the nodes moved and the objective
     taken off."""
-    phi, conn = _pin_counts(eptr, epin, part, k)
-    aff = np.zeros(k, dtype=np.int64)
-    touched = np.empty(k, dtype=np.int64)
+    phi, conn, aff, touched = _move_tables(eptr, epin, part, k)
     active = np.ones(c.shape[0], dtype=np.bool_)
     moves = 0
     gain_total = 0
@@ -408,14 +422,10 @@ def fm(nptr, nnet, eptr, epin, c, part, load, bound, k, order, limit, max_net, b
     nodes unlocked). No search starts once ``budget`` moves were tried. ``part`` and
     ``load`` are updated. Returns ``(kept, gain, tried)``."""
     nn = c.shape[0]
-    phi, conn = _pin_counts(eptr, epin, part, k)
-    aff = np.zeros(k, dtype=np.int64)
-    touched = np.empty(k, dtype=np.int64)
+    phi, conn, aff, touched = _move_tables(eptr, epin, part, k)
     locked = np.zeros(nn, dtype=np.bool_)
     queued = np.full(nn, -1, dtype=np.int64)
-    cap = 4 * nn + 16
-    hkey = np.empty(cap, dtype=np.int64)
-    hnode = np.empty(cap, dtype=np.int64)
+    cap, hkey, hnode = _queue(nn)
     log_node = np.empty(nn, dtype=np.int64)
     log_from = np.empty(nn, dtype=np.int64)
     kept = 0
@@ -568,12 +578,8 @@ def rebalance(nptr, nnet, eptr, epin, c, part, load, bound, k):
     and ``load`` are updated. Returns ``(moves, gain)``: the nodes moved and the objective
     taken off (negative where the moves cost)."""
     nn = c.shape[0]
-    phi, conn = _pin_counts(eptr, epin, part, k)
-    aff = np.zeros(k, dtype=np.int64)
-    touched = np.empty(k, dtype=np.int64)
-    cap = 4 * nn + 16
-    hkey = np.empty(cap, dtype=np.int64)
-    hnode = np.empty(cap, dtype=np.int64)
+    phi, conn, aff, touched = _move_tables(eptr, epin, part, k)
+    cap, hkey, hnode = _queue(nn)
     size = 0
     for u in range(nn):
         if load[part[u]] > bound[part[u]]:

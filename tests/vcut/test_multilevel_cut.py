@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import (edge_arrays, hyper_level, hyper_objective, random_hyper_level,
-                           run_cli, weighted_graphs)
+from tests.helpers import (edge_arrays, hyper_level, hyper_objective, no_room_for,
+                           random_hyper_level, run_cli, weighted_graphs)
 from vcut import cut_levels, quality, vcycle_kernels as kernels
 from vcut.capacities import equal_capacities
 from vcut.cuts import make_options
@@ -208,15 +208,7 @@ def test_best_goes_on_without_the_cut_the_memory_cannot_hold_or_above_the_bound(
     assert cut_levels.multilevel_bytes(n, m, k) == 152 * m + 8 * n + n * (4 * k + 8)
     g = Graph(n=n, src=src, dst=dst, weight=w)
     plain = partition_graph(g, k, "best", {})
-    real = quality.check_memory
-
-    def no_room(need, what, advice, **kw):
-        if what.startswith("the multilevel cut"):
-            assert need == cut_levels.multilevel_bytes(n, m, k)
-            kw = dict(kw, available=0)
-        return real(need, what, advice, **kw)
-
-    monkeypatch.setattr(quality, "check_memory", no_room)
+    no_room_for(monkeypatch, quality, "the multilevel cut", cut_levels.multilevel_bytes(n, m, k))
     p = partition_graph(g, k, "best", {"multilevel": True})
     assert "the multilevel cut on 200 vertices" in p.info["ml_skipped"]
     assert "best goes on without it" in p.info["ml_skipped"]

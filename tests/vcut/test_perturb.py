@@ -227,20 +227,12 @@ def test_best_goes_on_without_the_rounds_the_memory_cannot_hold(monkeypatch, cap
     # no memory for the rounds: best keeps its refined cut and says why (in best's words);
     # perturb_refine on its own refuses with its own advice; the estimate is a round's
     # refinement and three assignments
-    from tests.helpers import dataset, run_cli
+    from tests.helpers import dataset, no_room_for, run_cli
 
     src, dst, w, n = edge_arrays([(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 2)])
     m = len(src)
     assert quality.perturb_bytes(n, m) == quality.refine_bytes(n, m) + 20 * m
-    real = quality.check_memory
-
-    def no_room_for_rounds(need, what, advice, **kw):
-        if what.startswith("the iterated search"):
-            assert need == quality.perturb_bytes(n, m)
-            kw = dict(kw, available=0)
-        return real(need, what, advice, **kw)
-
-    monkeypatch.setattr(quality, "check_memory", no_room_for_rounds)
+    no_room_for(monkeypatch, quality, "the iterated search", quality.perturb_bytes(n, m))
     cap = equal_capacities(2)
     with pytest.raises(InputError, match=r"^the iterated search on 5 vertices needs about "
                                          r".+; run fewer rounds \(0: none\)$"):
@@ -253,12 +245,8 @@ def test_best_goes_on_without_the_rounds_the_memory_cannot_hold(monkeypatch, cap
     assert info["perturb_skipped"].endswith("; best goes on without it")
     assert {k: v for k, v in info.items() if k != "perturb_skipped"} == plain_info
     graph = dataset("3elt.graph.gz")
-
-    def nothing_for_rounds(need, what, advice, **kw):
-        return real(need, what, advice, **(dict(kw, available=0)
-                                           if what.startswith("the iterated search") else kw))
-
-    monkeypatch.setattr(quality, "check_memory", nothing_for_rounds)
+    monkeypatch.undo()
+    no_room_for(monkeypatch, quality, "the iterated search")
     code, out, _ = run_cli(capsys, "partition", graph, "-p", 4, "--algo", "best", "--preset",
                            "strong", "-o", tmp_path / "p.part")
     assert code == 0

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import (check_iterated_search, edge_arrays, hyper_level, hyper_objective,
-                           random_hyper_level, replay_search, weighted_graphs)
+                           no_room_for, random_hyper_level, replay_search, weighted_graphs)
 from vcut import cut_levels, quality, vcycle_kernels as kernels
 from vcut.capacities import equal_capacities
 from vcut.cuts import make_options
@@ -237,15 +237,7 @@ def test_best_goes_on_without_the_cycles_the_memory_cannot_hold(monkeypatch):
     words = 1
     assert quality.vcycle_bytes(n, m, k) == (quality.refine_bytes(n, m) + 172 * m + 8 * n
                                              + n * (4 * k + 8 * words))
-    real = quality.check_memory
-
-    def no_room(need, what, advice, **kw):
-        if what.startswith("the multilevel cycles"):
-            assert need == quality.vcycle_bytes(n, m, k)
-            kw = dict(kw, available=0)
-        return real(need, what, advice, **kw)
-
-    monkeypatch.setattr(quality, "check_memory", no_room)
+    no_room_for(monkeypatch, quality, "the multilevel cycles", quality.vcycle_bytes(n, m, k))
     cap = equal_capacities(k)
     with pytest.raises(InputError, match="run fewer cycles"):
         quality.vcycle_refine(src, dst, w, n, np.zeros(m, dtype=int), cap, 1)
