@@ -125,7 +125,7 @@ def uncoarsen(levels, maps, load, bound, k, rng, rounds=VCYCLE_LP_ROUNDS, balanc
     for i in range(len(levels) - 1, -1, -1):
         nptr, nnet, eptr, epin, c, _ = levels[i]
         part = part.copy()
-        if balance and np.any(load > bound):
+        if balance:  # (returns at once where no cluster is above the bound)
             moved += int(kernels.rebalance(nptr, nnet, eptr, epin, c, part, load, bound, k)[0])
         if i == 0:
             break

@@ -577,6 +577,11 @@ def rebalance(nptr, nnet, eptr, epin, c, part, load, bound, k):
     (`_rebalance_move`; a queued key found stale is recomputed and queued again). ``part``
     and ``load`` are updated. Returns ``(moves, gain)``: the nodes moved and the objective
     taken off (negative where the moves cost)."""
+    over = False
+    for b in range(k):
+        over = over or load[b] > bound[b]
+    if not over:  # nothing to do: no tables built
+        return 0, 0
     nn = c.shape[0]
     phi, conn, aff, touched = _move_tables(eptr, epin, part, k)
     cap, hkey, hnode = _queue(nn)
