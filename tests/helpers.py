@@ -544,6 +544,15 @@ def on_device(lv):
 
 
 # -- the hypergraph of a vertex cut (vcut.vcycle_kernels' levels) ---------------------------
+def simple_edges(rng, n, m):
+    """``(src, dst)`` (int64) of up to ``m`` distinct edges ``min < max`` among ``n``
+    vertices, drawn with ``rng`` and sorted: the random graphs of the iterated searches'
+    tests."""
+    pairs = sorted({(min(a, b), max(a, b)) for a, b in rng.integers(0, n, (3 * m, 2))
+                    if a != b})[:m]
+    return tuple(np.array(x, dtype=np.int64) for x in zip(*pairs))
+
+
 def hyper_level(node_nets, c, part):
     """A level of the hypergraph of `vcut.vcycle_kernels` ``(nptr, nnet, eptr, epin, c,
     part)`` from each node's list of nets; each net's pins in node order."""

@@ -10,7 +10,7 @@ import numpy as np
 from vcut_base.errors import VcutError
 from vcut_base.memory import check_memory
 
-__all__ = ["ground_level", "coarsen", "uncoarsen", "multilevel_cut", "multilevel_bytes",
+__all__ = ["ground_level", "coarsen", "uncoarsen", "multilevel_cut", "levels_bytes",
            "VCYCLE_NODES_PER_PART", "VCYCLE_MAX_NET", "VCYCLE_LP_ROUNDS", "VCYCLE_SHRINK",
            "VCYCLE_FM_LIMIT", "VCYCLE_FM_BUDGET", "VCYCLE_FM_NET", "ML_NODES_PER_PART",
            "ML_MAX_NET", "ML_SCALE"]
@@ -120,11 +120,10 @@ def uncoarsen(levels, maps, load, bound, k, rng, rounds=VCYCLE_LP_ROUNDS, balanc
     takes a cluster past ``bound``. With ``balance``, nodes of the clusters above the bound
     move out first at each level, level 0 included (`vcut.vcycle_kernels.rebalance`)."""
     from . import vcycle_kernels as kernels
-    part = levels[-1][5]
+    part = levels[-1][5].copy()  # each finer level's is a new array, projected
     moved = 0
     for i in range(len(levels) - 1, -1, -1):
         nptr, nnet, eptr, epin, c, _ = levels[i]
-        part = part.copy()
         if balance:  # (returns at once where no cluster is above the bound)
             moved += int(kernels.rebalance(nptr, nnet, eptr, epin, c, part, load, bound, k)[0])
         if i == 0:
@@ -141,11 +140,12 @@ def uncoarsen(levels, maps, load, bound, k, rng, rounds=VCYCLE_LP_ROUNDS, balanc
     return part, moved
 
 
-def multilevel_bytes(n, m, k):
-    """Bytes `multilevel_cut` allocates at most before its coarser levels and the coarsest
-    level's graph (each checked where it is made): level 0's node lists, weights, blocks and
-    coarse numbers (`ground_level`, 72 bytes per edge), the tables of label propagation and
-    FM on at most ``n`` nets and FM's queue and log (as `vcut.quality.vcycle_bytes`)."""
+def levels_bytes(n, m, k):
+    """Bytes the levels take at most before their coarser levels (and, in `multilevel_cut`,
+    the coarsest level's graph; each checked where it is made): level 0's node lists,
+    weights, blocks and coarse numbers (`ground_level`, 72 bytes per edge), the tables of
+    label propagation and FM on at most ``n`` nets (a pin count and a bit per cluster) and
+    FM's queue and log on at most ``m`` nodes (80 bytes per node)."""
     words = (k + 63) // 64
     return 72 * m + 80 * m + 8 * n + n * (4 * k + 8 * words)
 

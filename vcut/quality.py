@@ -367,9 +367,10 @@ def vcycle_bytes(n, m, k):
     (int32), level 0 of the hypergraph (node and net lists, 48 bytes per edge and 8 per
     vertex; weights, blocks and coarse numbers, 24 per edge), the tables of label
     propagation and FM on at most ``n`` nets (a pin count per block and a bit per block)
-    and FM's queue and log on at most ``m`` nodes (80 bytes per node)."""
-    words = (k + 63) // 64
-    return refine_bytes(n, m) + 20 * m + 72 * m + 80 * m + 8 * n + n * (4 * k + 8 * words)
+    and FM's queue and log on at most ``m`` nodes (80 bytes per node):
+    `vcut.cut_levels.levels_bytes`."""
+    from .cut_levels import levels_bytes
+    return refine_bytes(n, m) + 20 * m + levels_bytes(n, m, k)
 
 
 def vcycle_refine(src, dst, weight, n, assignment, cap, cycles, *, imbalance=1.03, seed=0,
@@ -422,10 +423,10 @@ def multilevel_assign(src, dst, weight, n, cap, *, imbalance=1.03, seed=0, incid
     """The cut of `vcut.cut_levels.multilevel_cut` (the hypergraph of the edges coarsened
     from scratch, METIS on its coarsest level, label propagation and FM on the way back);
     returns the cluster of every edge (int32). Where its tables do not fit the memory
-    (`vcut.cut_levels.multilevel_bytes`), `check_memory` refuses."""
-    from .cut_levels import ground_level, multilevel_bytes, multilevel_cut
+    (`vcut.cut_levels.levels_bytes`), `check_memory` refuses."""
+    from .cut_levels import ground_level, levels_bytes, multilevel_cut
     k = len(cap)
-    check_memory(multilevel_bytes(n, len(src), k), f"the multilevel cut on {n:,} vertices",
+    check_memory(levels_bytes(n, len(src), k), f"the multilevel cut on {n:,} vertices",
                  "best goes on without it")
     weight = np.asarray(weight, dtype=np.float64)
     ground = ground_level(src, dst, weight, n, incidence)

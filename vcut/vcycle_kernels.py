@@ -11,6 +11,7 @@ of a partition is the same at every level.
 
 import numpy as np
 
+from runtime.gain_kernels import heap_pop, heap_push
 from vcut_base.jitcache import helper, njit
 
 #: a 64-bit de Bruijn sequence and its table: the index of a word's lowest set bit
@@ -236,8 +237,8 @@ def _move_tables(eptr, epin, part, k):
 
 @njit(cache=True, nogil=True)
 def _queue(nn):
-    """An empty max-heap for `_push` and `_pop` of room for four entries per node (and 16):
-    ``(cap, keys, nodes)``."""
+    """An empty max-heap for `runtime.gain_kernels.heap_push` and `heap_pop`, room for four
+    entries per node (and 16): ``(cap, keys, nodes)``."""
     cap = 4 * nn + 16
     return cap, np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
 
@@ -369,48 +370,6 @@ def label_propagation(nptr, nnet, eptr, epin, c, part, load, bound, k, order, ro
     return moves, gain_total
 
 
-@helper
-def _push(hkey, hnode, size, key, node):
-    """Onto the max-heap ``hkey``/``hnode`` of ``size`` entries (ties: any order)."""
-    i = size
-    while i > 0:
-        parent = (i - 1) >> 1
-        if hkey[parent] >= key:
-            break
-        hkey[i] = hkey[parent]
-        hnode[i] = hnode[parent]
-        i = parent
-    hkey[i] = key
-    hnode[i] = node
-    return size + 1
-
-
-@helper
-def _pop(hkey, hnode, size):
-    """The top entry off the max-heap; returns ``(key, node, size)``."""
-    key = hkey[0]
-    node = hnode[0]
-    size -= 1
-    if size > 0:
-        last_key = hkey[size]
-        last = hnode[size]
-        i = 0
-        while True:
-            child = 2 * i + 1
-            if child >= size:
-                break
-            if child + 1 < size and hkey[child + 1] > hkey[child]:
-                child += 1
-            if hkey[child] <= last_key:
-                break
-            hkey[i] = hkey[child]
-            hnode[i] = hnode[child]
-            i = child
-        hkey[i] = last_key
-        hnode[i] = last
-    return key, node, size
-
-
 @njit(cache=True, nogil=True)
 def fm(nptr, nnet, eptr, epin, c, part, load, bound, k, order, limit, max_net, budget):
     """Localised searches of single-node moves that may lose: from each node of
@@ -439,14 +398,14 @@ def fm(nptr, nnet, eptr, epin, c, part, load, bound, k, order, limit, max_net, b
                              touched, False)
         if b < 0:
             continue
-        size = _push(hkey, hnode, 0, gain, s)
+        size = heap_push(hkey, hnode, 0, gain, s)
         queued[s] = i
         moved = 0
         total = 0
         best_total = 0
         best_len = 0
         while size > 0 and moved - best_len < limit:
-            key, u, size = _pop(hkey, hnode, size)
+            key, u, size = heap_pop(hkey, hnode, size)
             if locked[u]:
                 continue
             gain, b = _best_move(u, nptr, nnet, eptr, phi, conn, part, c, load, bound, aff,
@@ -455,7 +414,7 @@ def fm(nptr, nnet, eptr, epin, c, part, load, bound, k, order, limit, max_net, b
                 continue
             if gain != key:  # stale: queued again with its gain now
                 if size < cap:
-                    size = _push(hkey, hnode, size, gain, u)
+                    size = heap_push(hkey, hnode, size, gain, u)
                 continue
             log_node[moved] = u
             log_from[moved] = part[u]
@@ -479,7 +438,7 @@ def fm(nptr, nnet, eptr, epin, c, part, load, bound, k, order, limit, max_net, b
                     gain, b = _best_move(v, nptr, nnet, eptr, phi, conn, part, c, load,
                                          bound, aff, touched, False)
                     if b >= 0 and size < cap:
-                        size = _push(hkey, hnode, size, gain, v)
+                        size = heap_push(hkey, hnode, size, gain, v)
         for t in range(moved - 1, best_len - 1, -1):  # undo past the best prefix
             u = log_node[t]
             _move(u, log_from[t], nptr, nnet, phi, conn, part, c, load)
@@ -591,11 +550,11 @@ def rebalance(nptr, nnet, eptr, epin, c, part, load, bound, k):
             key, _, b = _rebalance_move(u, nptr, nnet, eptr, phi, conn, part, c, load, bound,
                                         aff, touched)
             if b >= 0 and size < cap:
-                size = _push(hkey, hnode, size, key, u)
+                size = heap_push(hkey, hnode, size, key, u)
     moves = 0
     gain_total = 0
     while size > 0:
-        key, u, size = _pop(hkey, hnode, size)
+        key, u, size = heap_pop(hkey, hnode, size)
         a = part[u]
         if load[a] <= bound[a]:
             continue
@@ -605,7 +564,7 @@ def rebalance(nptr, nnet, eptr, epin, c, part, load, bound, k):
             continue
         if now != key:  # stale: queued again with its key now
             if size < cap:
-                size = _push(hkey, hnode, size, now, u)
+                size = heap_push(hkey, hnode, size, now, u)
             continue
         _move(u, b, nptr, nnet, phi, conn, part, c, load)
         moves += 1

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import (edge_arrays, hyper_level, hyper_objective, no_room_for,
-                           random_hyper_level, run_cli, weighted_graphs)
+                           random_hyper_level, run_cli, simple_edges, weighted_graphs)
 from vcut import cut_levels, quality, vcycle_kernels as kernels
 from vcut.capacities import equal_capacities
 from vcut.cuts import make_options
@@ -106,9 +106,7 @@ def test_rebalancing_leaves_no_block_above_the_bound_that_could_shed_a_node(node
 
 def _graph(seed=5, n=200, m=900):
     rng = np.random.default_rng(seed)
-    pairs = sorted({(min(a, b), max(a, b)) for a, b in rng.integers(0, n, (3 * m, 2))
-                    if a != b})[:m]
-    src, dst = (np.array(x, dtype=np.int64) for x in zip(*pairs))
+    src, dst = simple_edges(rng, n, m)
     return src, dst, rng.integers(1, 4, len(src)).astype(float), n
 
 
@@ -205,10 +203,10 @@ def test_best_goes_on_without_the_cut_the_memory_cannot_hold_or_above_the_bound(
 
     src, dst, w, n = _graph()
     m, k = len(src), 4
-    assert cut_levels.multilevel_bytes(n, m, k) == 152 * m + 8 * n + n * (4 * k + 8)
+    assert cut_levels.levels_bytes(n, m, k) == 152 * m + 8 * n + n * (4 * k + 8)
     g = Graph(n=n, src=src, dst=dst, weight=w)
     plain = partition_graph(g, k, "best", {})
-    no_room_for(monkeypatch, quality, "the multilevel cut", cut_levels.multilevel_bytes(n, m, k))
+    no_room_for(monkeypatch, quality, "the multilevel cut", cut_levels.levels_bytes(n, m, k))
     p = partition_graph(g, k, "best", {"multilevel": True})
     assert "the multilevel cut on 200 vertices" in p.info["ml_skipped"]
     assert "best goes on without it" in p.info["ml_skipped"]

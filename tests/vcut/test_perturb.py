@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import (check_iterated_search, edge_arrays, replay_search,
+from tests.helpers import (check_iterated_search, edge_arrays, replay_search, simple_edges,
                            weighted_graphs)
 from vcut import expansion_kernels, quality
 from vcut.capacities import equal_capacities
@@ -110,9 +110,7 @@ def test_the_rounds_replayed_by_hand():
     # full with the round's seed, kept only with fewer replicas
     rng = np.random.default_rng(3)
     n, m = 300, 1500
-    pairs = sorted({(min(a, b), max(a, b)) for a, b in rng.integers(0, n, (3 * m, 2))
-                    if a != b})[:m]
-    src, dst = (np.array(x, dtype=np.int64) for x in zip(*pairs))
+    src, dst = simple_edges(rng, n, m)
     w = np.ones(len(src))
     k, seed, share, rounds = 8, 11, 0.05, 12
     cap = equal_capacities(k)

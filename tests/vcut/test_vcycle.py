@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import (check_iterated_search, edge_arrays, hyper_level, hyper_objective,
-                           no_room_for, random_hyper_level, replay_search, weighted_graphs)
+                           no_room_for, random_hyper_level, replay_search, simple_edges,
+                           weighted_graphs)
 from vcut import cut_levels, quality, vcycle_kernels as kernels
 from vcut.capacities import equal_capacities
 from vcut.cuts import make_options
@@ -165,9 +166,7 @@ def test_label_propagation_past_64_blocks():
 
 def _graph(seed=3, n=300, m=1500):
     rng = np.random.default_rng(seed)
-    pairs = sorted({(min(a, b), max(a, b)) for a, b in rng.integers(0, n, (3 * m, 2))
-                    if a != b})[:m]
-    src, dst = (np.array(x, dtype=np.int64) for x in zip(*pairs))
+    src, dst = simple_edges(rng, n, m)
     return src, dst, np.ones(len(src)), n
 
 
