@@ -12,8 +12,8 @@ from vcut_base.memory import check_memory
 
 __all__ = ["ground_level", "coarsen", "uncoarsen", "multilevel_cut", "levels_bytes",
            "VCYCLE_NODES_PER_PART", "VCYCLE_MAX_NET", "VCYCLE_LP_ROUNDS", "VCYCLE_SHRINK",
-           "VCYCLE_FM_LIMIT", "VCYCLE_FM_BUDGET", "VCYCLE_FM_NET", "ML_NODES_PER_PART",
-           "ML_MAX_NET", "ML_SCALE"]
+           "VCYCLE_FM_LIMIT", "VCYCLE_FM_BUDGET", "VCYCLE_FM_NET", "VCYCLE_FM_STALL",
+           "ML_NODES_PER_PART", "ML_MAX_NET", "ML_SCALE"]
 
 #: `coarsen` stops at this many nodes per cluster (its contraction limit; Mt-KaHyPar's is
 #: 160 per block; 160, 40 and 10 measured in docs/notes/vcut-best.md)
@@ -39,6 +39,15 @@ VCYCLE_SHRINK = 1.3
 VCYCLE_FM_LIMIT = 16
 VCYCLE_FM_BUDGET = 0.3
 VCYCLE_FM_NET = 20
+#: ... and no search starts at a level after this many in a row kept no move (-1: no
+#: limit). At the coarsest levels of a cycle FM's searches rarely keep a move, and each is
+#: costly (soc-Slashdot0902 k = 32, from the default's cut: 2,908 moves tried at the
+#: coarsest level, 0.93 s, none kept). `python bench/bench_strong_stages.py` over the 77
+#: cells beside Mt-KaHyPar: `strong` 0.371 x its time at RF 0.9897 x (64), against 0.450 x
+#: at 0.9894 x (no limit); 32 gave 0.377 x at 0.9899 x. On the six large cells (one run
+#: each) 0.0-0.4 % more replicas (uk-2007 k = 128 the most), 14-29 % less time on five
+#: (ego-Twitter k = 32 took 25 % more); a limit of 1 % of the level's nodes lost as much
+VCYCLE_FM_STALL = 64
 #: `multilevel_cut` coarsens to this many nodes per cluster before METIS cuts the coarsest
 #: level
 ML_NODES_PER_PART = 40
@@ -114,11 +123,12 @@ def coarsen(ground, part, k, rng, *, nodes_per_part=None, max_net=None):
 
 def uncoarsen(levels, maps, load, bound, k, rng, rounds=VCYCLE_LP_ROUNDS, balance=False):
     """Label propagation, then FM (`VCYCLE_FM_LIMIT`, `VCYCLE_FM_BUDGET`,
-    `VCYCLE_FM_NET`), at each level of `coarsen` from the coarsest to level 1, each result
-    projected onto the next finer level; returns level 0's blocks (int64) and the nodes
-    moved (FM's kept moves counted). ``load`` (each cluster's weight) is updated; no move
-    takes a cluster past ``bound``. With ``balance``, nodes of the clusters above the bound
-    move out first at each level, level 0 included (`vcut.vcycle_kernels.rebalance`)."""
+    `VCYCLE_FM_NET`, `VCYCLE_FM_STALL`), at each level of `coarsen` from the coarsest to
+    level 1, each result projected onto the next finer level; returns level 0's blocks
+    (int64) and the nodes moved (FM's kept moves counted). ``load`` (each cluster's weight)
+    is updated; no move takes a cluster past ``bound``. With ``balance``, nodes of the
+    clusters above the bound move out first at each level, level 0 included
+    (`vcut.vcycle_kernels.rebalance`)."""
     from . import vcycle_kernels as kernels
     part = levels[-1][5].copy()  # each finer level's is a new array, projected
     moved = 0
@@ -134,7 +144,8 @@ def uncoarsen(levels, maps, load, bound, k, rng, rounds=VCYCLE_LP_ROUNDS, balanc
         moved += int(moves)
         kept, _, _ = kernels.fm(nptr, nnet, eptr, epin, c, part, load, bound, k,
                                 rng.permutation(len(c)).astype(np.int64), int(VCYCLE_FM_LIMIT),
-                                int(VCYCLE_FM_NET), int(math.ceil(VCYCLE_FM_BUDGET * len(c))))
+                                int(VCYCLE_FM_NET), int(math.ceil(VCYCLE_FM_BUDGET * len(c))),
+                                int(VCYCLE_FM_STALL))
         moved += int(kept)
         part = part[maps[i - 1]]
     return part, moved

@@ -371,14 +371,16 @@ def label_propagation(nptr, nnet, eptr, epin, c, part, load, bound, k, order, ro
 
 
 @njit(cache=True, nogil=True)
-def fm(nptr, nnet, eptr, epin, c, part, load, bound, k, order, limit, max_net, budget):
+def fm(nptr, nnet, eptr, epin, c, part, load, bound, k, order, limit, max_net, budget,
+       stall=-1):
     """Localised searches of single-node moves that may lose: from each node of
     ``order`` not yet moved that has a move within ``bound``, a search takes the node of
     highest gain off its queue (a gain found stale is recomputed and queued again), moves
     it to its best block (`_best_move`, losing moves allowed) and locks it, and queues the
     unlocked pins of its nets of at most ``max_net`` pins; it ends ``limit`` moves past
     its best prefix, or with its queue, and undoes the moves after that prefix (their
-    nodes unlocked). No search starts once ``budget`` moves were tried. ``part`` and
+    nodes unlocked). No search starts once ``budget`` moves were tried, nor after
+    ``stall`` searches in a row that kept no move (-1: no such limit). ``part`` and
     ``load`` are updated. Returns ``(kept, gain, tried)``."""
     nn = c.shape[0]
     phi, conn, aff, touched = _move_tables(eptr, epin, part, k)
@@ -390,9 +392,10 @@ def fm(nptr, nnet, eptr, epin, c, part, load, bound, k, order, limit, max_net, b
     kept = 0
     gain_total = 0
     tried = 0
+    idle = 0
     for i in range(order.shape[0]):
         s = order[i]
-        if locked[s] or tried >= budget:
+        if locked[s] or tried >= budget or idle == stall:
             continue
         gain, b = _best_move(s, nptr, nnet, eptr, phi, conn, part, c, load, bound, aff,
                              touched, False)
@@ -445,6 +448,7 @@ def fm(nptr, nnet, eptr, epin, c, part, load, bound, k, order, limit, max_net, b
             locked[u] = False
         kept += best_len
         gain_total += best_total
+        idle = 0 if best_len > 0 else idle + 1
     return kept, gain_total, tried
 
 

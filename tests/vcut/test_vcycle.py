@@ -271,6 +271,29 @@ def test_fm_takes_a_losing_step_label_propagation_cannot():
     assert part.tolist() == [0, 0, 1] and load.tolist() == [2.0, 1.0]
 
 
+def test_fm_stops_after_stall_searches_in_a_row_that_keep_nothing():
+    # blocks 0 and 1: the level of the test above (net 0 = {0, 1, 2}), where the search
+    # from node 0 takes one replica off. Blocks 2 and 3: net 1 = {3, 4, 5}, nodes 3 and 4 in
+    # block 2 (full), node 5 in block 3 (room for one more): from node 3 every move gains 0
+    # (3 to block 3; 5 to block 2; 4 to block 3 ...) and the search keeps none
+    level = hyper_level([[0], [0], [0], [1], [1], [1]], [1] * 6, [0, 0, 1, 2, 2, 3])
+    bound = np.array([2.0, 5.0, 2.0, 2.0])
+    order = np.array([3, 0, 1, 2, 4, 5])
+
+    def run(stall):
+        part, load = level[5].copy(), np.array([2.0, 1.0, 2.0, 1.0])
+        out = kernels.fm(*level[:5], part, load, bound, 4, order, 4, 100, 100, stall)
+        return out, part.tolist()
+
+    # one search that keeps nothing ends them: the search from node 0 never runs
+    (kept, gain, tried), part = run(1)
+    assert (kept, gain) == (0, 0) and tried > 0 and part == [0, 0, 1, 2, 2, 3]
+    # two in a row: it runs, and so it does without a stall limit (-1)
+    for stall in (2, -1):
+        (kept, gain, _), part = run(stall)
+        assert (kept, gain) == (2, 1) and part[:3] == [1, 1, 1]
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 9), st.integers(2, 5), st.integers(0, 10_000), st.integers(1, 6))
 def test_fm_keeps_what_it_gains_within_the_bound(nodes, k, seed, limit):

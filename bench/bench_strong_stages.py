@@ -1,0 +1,162 @@
+"""Where `best --preset strong` spends its time and what each stage buys (issue 65).
+
+Over the graphs of ../shared/datasets/REFERENCE_RESULTS.md at k = 8, 32, 128, one run of
+`best` with the strong preset per cell (after an untimed warm-up run of the first cell),
+with the replication factor after each stage beside Mt-KaHyPar's (the reference file's):
+
+* candidates: the candidate cuts refined, the multilevel cut among them (``info``'s
+  ``vcycles_from``);
+* cycles: after the multilevel cycles from the two best candidates (``perturb_from``);
+* final: after the iterated search (``replicas_after``);
+
+and the wall time of the run, of the multilevel cut, of the cycles (from the first one's
+start to the last one's end: the two finalists' cycles run side by side) and of the
+iterated search. The summary gives the geometric means of RF / Mt-KaHyPar's at each stage
+and of time / Mt-KaHyPar's for the run as it is, without the iterated search, and without
+both it and the cycles (its time subtracted: what `strong` would cost stopped there).
+RF here is vcut's own count of replicas over the vertices with an edge.
+
+``--fm-stall N`` runs it with another limit on FM's fruitless searches at the coarse levels
+(`vcut.cut_levels.VCYCLE_FM_STALL`; -1: none), for the comparison.
+
+Usage: python bench/bench_strong_stages.py [--datasets DIR] [--graphs a,b] [--ks 8,32,128]
+       [--fm-stall N] [--json OUT.json]
+"""
+
+import argparse
+import math
+import os
+import sys
+import threading
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _record import envelope, now, save  # noqa: E402
+from _reference import graph_file, read_reference, row  # noqa: E402
+from bench_quality import unweighted_simple  # noqa: E402
+
+STAGES = ("multilevel_assign", "vcycle_refine", "perturb_refine")
+
+
+class Spans:
+    """Wall-clock span of each of `STAGES` in `vcut.quality` during a run (first start to
+    last end, over the threads that run it)."""
+
+    def __init__(self):
+        from vcut import quality
+        self.spans, self.lock = {}, threading.Lock()
+        for name in STAGES:
+            setattr(quality, name, self._timed(name, getattr(quality, name)))
+
+    def _timed(self, name, fn):
+        def run(*args, **kw):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kw)
+            finally:
+                t1 = time.perf_counter()
+                with self.lock:
+                    s = self.spans.get(name)
+                    self.spans[name] = (min(s[0], t0), max(s[1], t1)) if s else (t0, t1)
+        return run
+
+    def take(self):
+        out = {name: (s[1] - s[0]) for name, s in self.spans.items()}
+        self.spans.clear()
+        return {name: out.get(name, 0.0) for name in STAGES}
+
+
+def geo(xs):
+    xs = list(xs)
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--datasets", default=os.path.join(ROOT, "..", "shared", "datasets"))
+    ap.add_argument("--graphs", default="")
+    ap.add_argument("--ks", default="8,32,128")
+    ap.add_argument("--fm-stall", type=int, metavar="N",
+                    help="FM's stall limit of the coarse levels (vcut.cut_levels."
+                         "VCYCLE_FM_STALL; -1: none) instead of vcut's own")
+    ap.add_argument("--json", metavar="OUT.json")
+    args = ap.parse_args()
+    from ir_graph import read_graph
+    from vcut import cut_levels
+    from vcut.cuts.best import BestOptions
+    from vcut.partition import partition_graph
+
+    if args.fm_stall is not None:
+        cut_levels.VCYCLE_FM_STALL = args.fm_stall
+    print(f"FM stall limit: {cut_levels.VCYCLE_FM_STALL}")
+    started = now()
+    ks = [int(k) for k in args.ks.split(",")]
+    ref = read_reference(args.datasets)
+    names = [g for g in args.graphs.split(",") if g] or list(ref)
+    spans = Spans()
+    strong = BestOptions.preset("strong")
+    cells, warm = [], False
+    print(f"{'graph':24s} {'k':>4s} {'cand/Mt':>8s} {'cyc/Mt':>8s} {'final/Mt':>8s} "
+          f"{'time':>7s} {'ml':>6s} {'cycles':>7s} {'search':>7s} {'time/Mt':>8s}")
+    for name in names:
+        path = graph_file(args.datasets, name)
+        if path is None or name not in ref:
+            continue
+        g = unweighted_simple(read_graph(path))
+        nplus = len(np.unique(np.concatenate([g.src, g.dst])))
+        mt = row(ref[name], "hypergraph") or [None] * 3
+        for k in ks:
+            if not warm:
+                partition_graph(g, k, "best", strong)  # numba's compilation, untimed
+                spans.take()
+                warm = True
+            t = time.perf_counter()
+            info = partition_graph(g, k, "best", strong).info
+            total = time.perf_counter() - t
+            stage = spans.take()
+            final = info["replicas_after"] / nplus
+            cell = {"graph": name, "k": k, "seconds": total,
+                    "rf_candidates": info.get("vcycles_from", info["replicas_after"]) / nplus,
+                    "rf_cycles": info.get("perturb_from", info["replicas_after"]) / nplus,
+                    "rf_final": final, "best_of": info.get("best_of"),
+                    **{f"{s}_seconds": v for s, v in stage.items()},
+                    "mtk": list(mt[[8, 32, 128].index(k)]) if k in (8, 32, 128)
+                    and mt[[8, 32, 128].index(k)] else None}
+            cells.append(cell)
+            m = cell["mtk"]
+            ratio = (lambda x: f"{x / m[0]:8.4f}") if m else (lambda x: f"{'-':>8s}")
+            print(f"{name:24s} {k:4d} {ratio(cell['rf_candidates'])} {ratio(cell['rf_cycles'])} "
+                  f"{ratio(final)} {total:7.2f} {stage['multilevel_assign']:6.2f} "
+                  f"{stage['vcycle_refine']:7.2f} {stage['perturb_refine']:7.2f} "
+                  f"{(f'{total / m[2]:8.3f}' if m and m[2] else '-'):>8s}", flush=True)
+    rated = [c for c in cells if c["mtk"] and c["mtk"][2]]
+    print(f"\n{len(rated)} cells beside Mt-KaHyPar (geometric means):")
+    cut = {"as run": lambda c: c["seconds"],
+           "without the iterated search": lambda c: c["seconds"] - c["perturb_refine_seconds"],
+           "without it and the cycles": lambda c: (c["seconds"] - c["perturb_refine_seconds"]
+                                                   - c["vcycle_refine_seconds"])}
+    for (label, rf), (_, secs) in zip((("as run", "rf_final"),
+                                       ("without the iterated search", "rf_cycles"),
+                                       ("without it and the cycles", "rf_candidates")),
+                                      cut.items()):
+        print(f"  {label:30s} RF / Mt-KaHyPar {geo(c[rf] / c['mtk'][0] for c in rated):.4f} "
+              f"(at or below it in {sum(c[rf] <= c['mtk'][0] for c in rated)}), time / "
+              f"Mt-KaHyPar {geo(max(secs(c), 1e-4) / c['mtk'][2] for c in rated):.3f}")
+    shares = ", ".join(
+        f"{label} {geo(max(c[f'{stage}_seconds'], 1e-5) / c['seconds'] for c in rated):.2f}"
+        for label, stage in (("cycles", "vcycle_refine"), ("multilevel cut", "multilevel_assign"),
+                             ("iterated search", "perturb_refine")))
+    print(f"  shares of the time (geometric means): {shares}")
+    if args.json:
+        save(args.json, {**envelope("bench/bench_strong_stages.py", sys.argv[1:],
+                                    kind="in-process", runs="warm, one run", started=started),
+                         "fm_stall": cut_levels.VCYCLE_FM_STALL, "cells": cells})
+
+
+if __name__ == "__main__":
+    main()
