@@ -20,7 +20,7 @@ RF here is vcut's own count of replicas over the vertices with an edge.
 (`vcut.cut_levels.VCYCLE_FM_STALL`; -1: none), for the comparison.
 
 Usage: python bench/bench_strong_stages.py [--datasets DIR] [--graphs a,b] [--ks 8,32,128]
-       [--fm-stall N] [--json OUT.json]
+       [--fm-stall N] [--json OUT.json [--label TEXT]]
 """
 
 import argparse
@@ -85,6 +85,7 @@ def main():
                     help="FM's stall limit of the coarse levels (vcut.cut_levels."
                          "VCYCLE_FM_STALL; -1: none) instead of vcut's own")
     ap.add_argument("--json", metavar="OUT.json")
+    ap.add_argument("--label", default="", help="the saved run's heading in docs/benchmarks.md")
     args = ap.parse_args()
     from ir_graph import read_graph
     from vcut import cut_levels
@@ -154,7 +155,8 @@ def main():
     print(f"  shares of the time (geometric means): {shares}")
     if args.json:
         save(args.json, {**envelope("bench/bench_strong_stages.py", sys.argv[1:],
-                                    kind="in-process", runs="warm, one run", started=started),
+                                    kind="in-process", runs="warm, one run", started=started,
+                                    label=args.label),
                          "fm_stall": cut_levels.VCYCLE_FM_STALL, "cells": cells})
 
 

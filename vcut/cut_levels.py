@@ -43,10 +43,9 @@ VCYCLE_FM_NET = 20
 #: limit). At the coarsest levels of a cycle FM's searches rarely keep a move, and each is
 #: costly (soc-Slashdot0902 k = 32, from the default's cut: 2,908 moves tried at the
 #: coarsest level, 0.93 s, none kept). `python bench/bench_strong_stages.py` over the 77
-#: cells beside Mt-KaHyPar: `strong` 0.371 x its time at RF 0.9897 x (64), against 0.450 x
-#: at 0.9894 x (no limit); 32 gave 0.377 x at 0.9899 x. On the six large cells (one run
-#: each) 0.0-0.4 % more replicas (uk-2007 k = 128 the most), 14-29 % less time on five
-#: (ego-Twitter k = 32 took 25 % more); a limit of 1 % of the level's nodes lost as much
+#: cells beside Mt-KaHyPar: `strong` 0.390 x its time at RF 0.9897 x (64), against 0.452 x
+#: at 0.9894 x (``--fm-stall -1``, no limit); the 77 runs 199 s against 300 s. On the six
+#: large cells 0.0-0.4 % more replicas (uk-2007 k = 128 the most; docs/notes/vcut-best.md)
 VCYCLE_FM_STALL = 64
 #: `multilevel_cut` coarsens to this many nodes per cluster before METIS cuts the coarsest
 #: level
