@@ -98,3 +98,34 @@ def test_replication_and_balance_of_the_reference_runs(k):
     src, dst = np.array([0, 1, 2]), np.array([1, 2, 3])
     rf, bal = m.rf_and_balance(src, dst, np.array([0, 0, 1]), k)
     assert rf == 5 / 4 and bal == 2 / (3 / k)
+
+
+def test_strong_stages_table_of_made_up_cells():
+    report = bench_module("report")
+    # two cells beside Mt-KaHyPar (RF 1.0 and 2.0, 10 s and 40 s) and one without it
+    cells = [
+        {"graph": "a", "k": 8, "seconds": 4.0, "rf_candidates": 1.2, "rf_cycles": 1.1,
+         "rf_final": 1.0, "multilevel_assign_seconds": 1.0, "vcycle_refine_seconds": 2.0,
+         "perturb_refine_seconds": 1.0, "mtk": [1.0, 1.0, 10.0]},
+        {"graph": "b", "k": 8, "seconds": 4.0, "rf_candidates": 2.0, "rf_cycles": 2.0,
+         "rf_final": 1.8, "multilevel_assign_seconds": 0.5, "vcycle_refine_seconds": 1.0,
+         "perturb_refine_seconds": 2.0, "mtk": [2.0, 1.0, 40.0]},
+        {"graph": "c", "k": 8, "seconds": 1.0, "rf_candidates": 1.0, "rf_cycles": 1.0,
+         "rf_final": 1.0, "multilevel_assign_seconds": 0.1, "vcycle_refine_seconds": 0.1,
+         "perturb_refine_seconds": 0.1, "mtk": None},
+    ]
+    lines = report.strong_stages_section({"cells": cells, "fm_stall": 64})
+    # as run: RF ratios 1.0 and 0.9 (geometric mean sqrt(0.9)), times 4/10 and 4/40
+    assert lines[2] == f"| the iterated search (as run) | {0.9 ** 0.5:.4f} | 2 / 2 | " \
+        f"{(0.4 * 0.1) ** 0.5:.3f} |"
+    # stopped before the search: RF 1.1 and 1.0 (one above), times 3/10 and 2/40
+    assert lines[3] == f"| the multilevel cycles | {1.1 ** 0.5:.4f} | 1 / 2 | " \
+        f"{(0.3 * 0.05) ** 0.5:.3f} |"
+    # and before the cycles: RF 1.2 and 1.0, times 1/10 and 1/40
+    assert lines[4] == f"| the candidates, refined | {1.2 ** 0.5:.4f} | 1 / 2 | " \
+        f"{(0.1 * 0.025) ** 0.5:.3f} |"
+    assert lines[6].endswith(": 64 (`vcut.cut_levels.VCYCLE_FM_STALL`; -1: none)")
+    # shares: cycles 2/4 and 1/4, the cut 1/4 and 0.5/4, the search 1/4 and 2/4
+    assert lines[7].endswith(f"multilevel cycles {(0.5 * 0.25) ** 0.5:.2f}, multilevel cut "
+                             f"{(0.25 * 0.125) ** 0.5:.2f}, iterated search "
+                             f"{(0.25 * 0.5) ** 0.5:.2f}")
