@@ -136,3 +136,42 @@ def _strong_line(cells):
     return [f"- `--preset strong` ÷ Mt-KaHyPar: {each}; geometric mean "
             f"{gmean([c['best_strong'][0] / _mtk(c)[0] for c in strong]):.3f}; balance ≤ "
             f"1.03: {sum(c['best_strong'][1] <= 1.03 + 1e-9 for c in strong)} / {len(strong)}"]
+
+
+#: bench/bench_strong_stages.py's stages: the RF after each, and the stages' times a run
+#: stopped there would not spend.
+STAGE_ROWS = (("the iterated search (as run)", "rf_final", ()),
+              ("the multilevel cycles", "rf_cycles", ("perturb_refine",)),
+              ("the candidates, refined", "rf_candidates", ("perturb_refine", "vcycle_refine")))
+#: the stages whose share of a run bench/bench_strong_stages.py gives: names and keys
+STAGE_SHARES = (("multilevel cycles", "vcycle_refine"), ("multilevel cut", "multilevel_assign"),
+                ("iterated search", "perturb_refine"))
+
+
+def _staged(cells):
+    return [c for c in cells if c.get("mtk") and c["mtk"][2]]
+
+
+def stage_lines(cells):
+    """bench/bench_strong_stages.py's table over the ``cells`` with a Mt-KaHyPar result and
+    time (Markdown): the geometric means of RF and time ÷ Mt-KaHyPar's for `strong` stopped
+    after each stage (`STAGE_ROWS`)."""
+    cells = _staged(cells)
+    out = ["| stopped after | RF ÷ Mt-KaHyPar (geometric mean) | cells at or below it | "
+           "time ÷ Mt-KaHyPar (geometric mean) |", "|---|---:|---:|---:|"]
+    for label, rf, skip in STAGE_ROWS:
+        secs = [max(c["seconds"] - sum(c[f"{s}_seconds"] for s in skip), 1e-4) for c in cells]
+        out.append(f"| {label} | {gmean(c[rf] / c['mtk'][0] for c in cells):.4f} | "
+                   f"{sum(c[rf] <= c['mtk'][0] for c in cells)} / {len(cells)} | "
+                   f"{gmean(t / c['mtk'][2] for t, c in zip(secs, cells)):.3f} |")
+    return out
+
+
+def stage_shares(cells):
+    """The line of each stage's share of a run's time (`STAGE_SHARES`, geometric means over
+    the same cells as `stage_lines`)."""
+    cells = _staged(cells)
+    shares = ", ".join(
+        f"{label} {gmean(max(c[f'{stage}_seconds'], 1e-5) / c['seconds'] for c in cells):.2f}"
+        for label, stage in STAGE_SHARES)
+    return f"- share of each stage in a run's time (geometric means): {shares}"

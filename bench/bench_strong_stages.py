@@ -11,9 +11,10 @@ with the replication factor after each stage beside Mt-KaHyPar's (the reference 
 
 and the wall time of the run, of the multilevel cut, of the cycles (from the first one's
 start to the last one's end: the two finalists' cycles run side by side) and of the
-iterated search. The summary gives the geometric means of RF / Mt-KaHyPar's at each stage
-and of time / Mt-KaHyPar's for the run as it is, without the iterated search, and without
-both it and the cycles (its time subtracted: what `strong` would cost stopped there).
+iterated search. The summary (bench/_quality_tables.py's `stage_lines`, the table
+docs/benchmarks.md shows) gives the geometric means of RF / Mt-KaHyPar's at each stage and
+of time / Mt-KaHyPar's for the run as it is, without the iterated search, and without both
+it and the cycles (their time subtracted: what `strong` would cost stopped there).
 RF here is vcut's own count of replicas over the vertices with an edge.
 
 ``--fm-stall N`` runs it with another limit on FM's fruitless searches at the coarse levels
@@ -24,7 +25,6 @@ Usage: python bench/bench_strong_stages.py [--datasets DIR] [--graphs a,b] [--ks
 """
 
 import argparse
-import math
 import os
 import sys
 import threading
@@ -36,6 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from _quality_tables import stage_lines, stage_shares  # noqa: E402
 from _record import envelope, now, save  # noqa: E402
 from _reference import graph_file, read_reference, row  # noqa: E402
 from bench_quality import unweighted_simple  # noqa: E402
@@ -69,11 +70,6 @@ class Spans:
         out = {name: (s[1] - s[0]) for name, s in self.spans.items()}
         self.spans.clear()
         return {name: out.get(name, 0.0) for name in STAGES}
-
-
-def geo(xs):
-    xs = list(xs)
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def main():
@@ -110,7 +106,7 @@ def main():
             continue
         g = unweighted_simple(read_graph(path))
         nplus = len(np.unique(np.concatenate([g.src, g.dst])))
-        mt = row(ref[name], "hypergraph") or [None] * 3
+        mt = dict(zip((8, 32, 128), row(ref[name], "hypergraph") or [None] * 3))
         for k in ks:
             if not warm:
                 partition_graph(g, k, "best", strong)  # numba's compilation, untimed
@@ -126,8 +122,7 @@ def main():
                     "rf_cycles": info.get("perturb_from", info["replicas_after"]) / nplus,
                     "rf_final": final, "best_of": info.get("best_of"),
                     **{f"{s}_seconds": v for s, v in stage.items()},
-                    "mtk": list(mt[[8, 32, 128].index(k)]) if k in (8, 32, 128)
-                    and mt[[8, 32, 128].index(k)] else None}
+                    "mtk": list(mt[k]) if mt.get(k) else None}
             cells.append(cell)
             m = cell["mtk"]
             ratio = (lambda x: f"{x / m[0]:8.4f}") if m else (lambda x: f"{'-':>8s}")
@@ -135,24 +130,7 @@ def main():
                   f"{ratio(final)} {total:7.2f} {stage['multilevel_assign']:6.2f} "
                   f"{stage['vcycle_refine']:7.2f} {stage['perturb_refine']:7.2f} "
                   f"{(f'{total / m[2]:8.3f}' if m and m[2] else '-'):>8s}", flush=True)
-    rated = [c for c in cells if c["mtk"] and c["mtk"][2]]
-    print(f"\n{len(rated)} cells beside Mt-KaHyPar (geometric means):")
-    cut = {"as run": lambda c: c["seconds"],
-           "without the iterated search": lambda c: c["seconds"] - c["perturb_refine_seconds"],
-           "without it and the cycles": lambda c: (c["seconds"] - c["perturb_refine_seconds"]
-                                                   - c["vcycle_refine_seconds"])}
-    for (label, rf), (_, secs) in zip((("as run", "rf_final"),
-                                       ("without the iterated search", "rf_cycles"),
-                                       ("without it and the cycles", "rf_candidates")),
-                                      cut.items()):
-        print(f"  {label:30s} RF / Mt-KaHyPar {geo(c[rf] / c['mtk'][0] for c in rated):.4f} "
-              f"(at or below it in {sum(c[rf] <= c['mtk'][0] for c in rated)}), time / "
-              f"Mt-KaHyPar {geo(max(secs(c), 1e-4) / c['mtk'][2] for c in rated):.3f}")
-    shares = ", ".join(
-        f"{label} {geo(max(c[f'{stage}_seconds'], 1e-5) / c['seconds'] for c in rated):.2f}"
-        for label, stage in (("cycles", "vcycle_refine"), ("multilevel cut", "multilevel_assign"),
-                             ("iterated search", "perturb_refine")))
-    print(f"  shares of the time (geometric means): {shares}")
+    print("", *stage_lines(cells), stage_shares(cells), sep="\n")
     if args.json:
         save(args.json, {**envelope("bench/bench_strong_stages.py", sys.argv[1:],
                                     kind="in-process", runs="warm, one run", started=started,

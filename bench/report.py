@@ -26,7 +26,8 @@ from vcut_base.atomic import atomic_output
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _quality_tables import (LARGE_HEADER, ORDER_HEADER, ORDER_TARGET,  # noqa: E402
                              gmean, large_row, large_summary, min_balanced, order_row,
-                             order_summary, preset_lines)
+                             order_summary, preset_lines, stage_lines,
+                             stage_shares)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "bench", "results")
@@ -336,35 +337,12 @@ def control_section(doc):
 def strong_stages_section(doc):
     """bench/bench_strong_stages.py: `strong`'s RF after each stage and the stages' time,
     beside Mt-KaHyPar."""
-    import math
-    cells = [c for c in doc["cells"] if c.get("mtk") and c["mtk"][2]]
-
-    def geo(xs):
-        xs = list(xs)
-        return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-    out = ["| stopped after | RF ÷ Mt-KaHyPar (geometric mean) | cells at or below it | "
-           "time ÷ Mt-KaHyPar (geometric mean) |", "|---|---:|---:|---:|"]
-    stages = (("the iterated search (as run)", "rf_final", ()),
-              ("the multilevel cycles", "rf_cycles", ("perturb_refine",)),
-              ("the candidates, refined", "rf_candidates", ("perturb_refine", "vcycle_refine")))
-    for label, rf, skip in stages:
-        secs = [max(c["seconds"] - sum(c[f"{s}_seconds"] for s in skip), 1e-4) for c in cells]
-        out.append(f"| {label} | {geo(c[rf] / c['mtk'][0] for c in cells):.4f} | "
-                   f"{sum(c[rf] <= c['mtk'][0] for c in cells)} / {len(cells)} | "
-                   f"{geo(t / c['mtk'][2] for t, c in zip(secs, cells)):.3f} |")
-    shares = ", ".join(
-        f"{label} {geo(max(c[f'{stage}_seconds'], 1e-5) / c['seconds'] for c in cells):.2f}"
-        for label, stage in (("multilevel cycles", "vcycle_refine"),
-                             ("multilevel cut", "multilevel_assign"),
-                             ("iterated search", "perturb_refine")))
-    out += ["", f"- FM's stall limit at the coarse levels: {doc.get('fm_stall', '?')} "
-            "(`vcut.cut_levels.VCYCLE_FM_STALL`; -1: none)",
-            f"- share of each stage in a run's time (geometric means): {shares}",
-            "- one run per cell; a stage's time subtracted from the run's gives what `strong` "
-            "would cost stopped before it; RF is vcut's count of replicas over the vertices "
-            "with an edge, Mt-KaHyPar's the reference file's."]
-    return out
+    return stage_lines(doc["cells"]) + [
+        "", f"- FM's stall limit at the coarse levels: {doc.get('fm_stall', '?')} "
+        "(`vcut.cut_levels.VCYCLE_FM_STALL`; -1: none)", stage_shares(doc["cells"]),
+        "- one run per cell; a stage's time subtracted from the run's gives what `strong` "
+        "would cost stopped before it; RF is vcut's count of replicas over the vertices "
+        "with an edge, Mt-KaHyPar's the reference file's."]
 
 
 SECTIONS = {

@@ -394,8 +394,10 @@ def fm(nptr, nnet, eptr, epin, c, part, load, bound, k, order, limit, max_net, b
     tried = 0
     idle = 0
     for i in range(order.shape[0]):
+        if tried >= budget or idle == stall:
+            break  # no search starts any more
         s = order[i]
-        if locked[s] or tried >= budget or idle == stall:
+        if locked[s]:
             continue
         gain, b = _best_move(s, nptr, nnet, eptr, phi, conn, part, c, load, bound, aff,
                              touched, False)
