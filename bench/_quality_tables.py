@@ -175,3 +175,34 @@ def stage_shares(cells):
         f"{label} {gmean(max(c[f'{stage}_seconds'], 1e-5) / c['seconds'] for c in cells):.2f}"
         for label, stage in STAGE_SHARES)
     return f"- share of each stage in a run's time (geometric means): {shares}"
+
+
+#: bench/bench_mtkahypar_presets.py's partitioners: (cell key, name), Mt-KaHyPar's quality
+#: preset (what the others are divided by) first.
+FRONTIER = (("mt_quality", "Mt-KaHyPar quality"), ("mt_default", "Mt-KaHyPar default"),
+            ("best_strong", "vcut best strong"), ("best", "vcut best default"))
+
+
+def frontier_lines(cells):
+    """bench/bench_mtkahypar_presets.py's summary (Markdown) over ``cells``: for each
+    partitioner, the geometric means of its RF and time ÷ Mt-KaHyPar quality's of the same
+    cell (this run), the cells where its RF is at most that, RF ÷ the reference file's
+    Mt-KaHyPar result and time ÷ its NE's (each over the cells that have one; NE's time at
+    least 5 ms, as the quality bench takes it) and the cells of balance <= 1.03."""
+    out = ["| partitioner | RF ÷ Mt-KaHyPar quality (geometric mean) | cells at or below it | "
+           "time ÷ Mt-KaHyPar quality (geometric mean) | RF ÷ reference Mt-KaHyPar | "
+           "time ÷ reference NE | balance ≤ 1.03 |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for key, name in FRONTIER:
+        have = [c for c in cells if c.get(key) and c.get("mt_quality")]
+        if not have:
+            continue
+        refd = [c for c in have if c.get("ref_mtk")]
+        ned = [c for c in have if c.get("ref_ne")]
+        out.append(
+            f"| {name} | {gmean(c[key][0] / c['mt_quality'][0] for c in have):.4f} | "
+            f"{sum(c[key][0] <= c['mt_quality'][0] for c in have)} / {len(have)} | "
+            f"{gmean(max(c[key][2], 1e-4) / max(c['mt_quality'][2], 1e-4) for c in have):.3f}"
+            f" | {gmean(c[key][0] / c['ref_mtk'][0] for c in refd):.4f} | "
+            f"{gmean(c[key][2] / max(c['ref_ne'][2], 0.005) for c in ned):.1f} | "
+            f"{sum(c[key][1] <= 1.03 + 1e-9 for c in have)} / {len(have)} |")
+    return out

@@ -25,9 +25,9 @@ from vcut_base.atomic import atomic_output
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _quality_tables import (LARGE_HEADER, ORDER_HEADER, ORDER_TARGET,  # noqa: E402
-                             gmean, large_row, large_summary, min_balanced, order_row,
-                             order_summary, preset_lines, stage_lines,
-                             stage_shares)
+                             frontier_lines, gmean, large_row, large_summary,
+                             min_balanced, order_row, order_summary, preset_lines,
+                             stage_lines, stage_shares)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "bench", "results")
@@ -345,6 +345,16 @@ def strong_stages_section(doc):
         "with an edge, Mt-KaHyPar's the reference file's."]
 
 
+def frontier_section(doc):
+    """bench/bench_mtkahypar_presets.py: Mt-KaHyPar's default and quality presets beside
+    `best`'s default and strong, within one run."""
+    return frontier_lines(doc["cells"]) + [
+        "", f"- {len(doc['cells'])} cells, one run each in one process after an untimed "
+        f"warm-up; Mt-KaHyPar on {doc.get('threads', '?')} threads through "
+        "`vcut.spac.hypergraph_assign` (seed 0, epsilon 0.03); RF and balance recomputed "
+        "from each assignment; times are the partitioner's call alone."]
+
+
 SECTIONS = {
     "bench/bench_cli.py": ("Whole commands, first run and warm", cli_section,
                            "whole-commands-first-run-and-warm"),
@@ -360,6 +370,9 @@ SECTIONS = {
     "bench/bench_strong_stages.py": ("`best --preset strong` stage by stage",
                                      strong_stages_section,
                                      "best---preset-strong-stage-by-stage"),
+    "bench/bench_mtkahypar_presets.py": ("Mt-KaHyPar's presets beside `best`'s",
+                                         frontier_section,
+                                         "mt-kahypars-presets-beside-bests"),
 }
 
 

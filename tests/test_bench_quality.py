@@ -129,3 +129,32 @@ def test_strong_stages_table_of_made_up_cells():
     assert lines[7].endswith(f"multilevel cycles {(0.5 * 0.25) ** 0.5:.2f}, multilevel cut "
                              f"{(0.25 * 0.125) ** 0.5:.2f}, iterated search "
                              f"{(0.25 * 0.5) ** 0.5:.2f}")
+
+
+def test_mtkahypar_presets_table_of_made_up_cells():
+    report = bench_module("report")
+    # two cells: Mt-KaHyPar quality RF 1.0 in 10 s and 2.0 in 20 s; its default 1.1 in 5 s
+    # and 2.0 in 10 s; vcut strong 0.9 in 1 s (balance 1.05) and 2.2 in 4 s; the reference
+    # file has Mt-KaHyPar only in the first cell (RF 0.8), NE in both (2 s, and 1 ms, taken
+    # as 5 ms); vcut's default preset did not run
+    cells = [
+        {"graph": "a", "k": 8, "ref_mtk": [0.8, 1.0, 99.0], "ref_ne": [1.5, 1.0, 2.0],
+         "mt_quality": [1.0, 1.01, 10.0], "mt_default": [1.1, 1.0, 5.0],
+         "best_strong": [0.9, 1.05, 1.0]},
+        {"graph": "b", "k": 32, "ref_mtk": None, "ref_ne": [3.0, 1.0, 0.001],
+         "mt_quality": [2.0, 1.0, 20.0],
+         "mt_default": [2.0, 1.03, 10.0], "best_strong": [2.2, 1.0, 4.0]},
+    ]
+    lines = report.frontier_section({"cells": cells, "threads": 2})
+    assert len(lines) == 5 + 2  # header, rule, three rows, a blank line and the note
+    # quality: time 10 / 2 and 20 / 0.005 beside NE
+    assert lines[2] == "| Mt-KaHyPar quality | 1.0000 | 2 / 2 | 1.000 | 1.2500 | " \
+        f"{(5 * 4000) ** 0.5:.1f} | 2 / 2 |"
+    # default: RF 1.1 and 1.0, time 0.5 and 0.5, RF 1.1 / 0.8 beside the reference, time
+    # 5 / 2 and 10 / 0.005 beside NE
+    assert lines[3] == f"| Mt-KaHyPar default | {1.1 ** 0.5:.4f} | 1 / 2 | 0.500 | " \
+        f"{1.1 / 0.8:.4f} | {(2.5 * 2000) ** 0.5:.1f} | 2 / 2 |"
+    # strong: RF 0.9 and 1.1 (one at or below), time 0.1 and 0.2, one cell unbalanced
+    assert lines[4] == f"| vcut best strong | {(0.9 * 1.1) ** 0.5:.4f} | 1 / 2 | " \
+        f"{(0.1 * 0.2) ** 0.5:.3f} | {0.9 / 0.8:.4f} | {(0.5 * 800) ** 0.5:.1f} | 1 / 2 |"
+    assert "2 cells" in lines[6] and "on 2 threads" in lines[6]
