@@ -77,8 +77,9 @@ def main():
     ap.add_argument("--datasets", default=os.path.join(ROOT, "..", "shared", "datasets"))
     ap.add_argument("--graphs", default="")
     ap.add_argument("--ks", default="8,32,128")
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
-                    help="Mt-KaHyPar's threads (default: every core)")
+    ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0))
+                    if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
+                    help="Mt-KaHyPar's threads (default: every core this process may use)")
     ap.add_argument("--no-vcut", action="store_true", help="run Mt-KaHyPar's presets only")
     ap.add_argument("--json", metavar="OUT.json")
     ap.add_argument("--label", default="", help="the saved run's heading in docs/benchmarks.md")
