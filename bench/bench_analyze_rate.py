@@ -1,19 +1,21 @@
 """How analyze's time grows with the program: nodes per second of whole commands (issue 63).
 
-For every program of samples/manifest.json (the ten benchmarks of the paper's Table 3)
-and any ``--extra`` C file, runs ``vcut analyze PROGRAM -p P -o TMP`` as a user does,
-a child process each time, after one warm-up run (numba's cache warm): the median wall
-time of ``--repeat`` runs, the graph's nodes (from the mapping.json the run wrote) and
-nodes per second, with the in-process phase times the run reported beside it. The last
-lines give the spread of seconds per node over the programs (max / min, the issue's
-target: within 2x) over all programs and over those of at least ``--big`` nodes, where
-the fixed costs (start-up ~0.5 s, tracing's child process, the report) no longer
-dominate.
+For every program of samples/manifest.json (the ten benchmarks of the paper's Table 3) and
+any ``--extra`` C file (``FILE.c`` or ``FILE.c:NAME=VALUE,...``, the defines passed as
+``-D``: ``bench/programs/dijkstra_mibench.c:PAIRS=5``), runs ``vcut analyze PROGRAM -p P
+-o TMP`` as a user does, a child process each time, after one warm-up run (numba's cache
+warm): the median wall time of ``--repeat`` runs, the graph's nodes (from the mapping.json
+the run wrote) and nodes per second, with the in-process phase times the run reported
+beside it. The last lines give the spread of seconds per node over the programs (max /
+min, the issue's target: within 2x) over all programs and over those of at least ``--big``
+nodes, where the fixed costs (start-up ~0.5 s, tracing's child process, the report) no
+longer dominate.
 
 Usage::
 
-    python bench/bench_analyze_rate.py [--p 8] [--repeat 3] [--extra FILE.c ...]
-                                       [--json OUT.json]
+    python bench/bench_analyze_rate.py [--p 8] [--repeat 3]
+                                       [--extra FILE.c[:NAME=VALUE,...] ...]
+                                       [--json OUT.json [--label TEXT]]
 """
 
 import argparse
@@ -39,7 +41,23 @@ def programs(extra):
         manifest = json.load(fh)
     out = [(s["name"], os.path.join("samples", s["source"]), s.get("defines", []))
            for s in manifest["samples"]]
-    return out + [(os.path.splitext(os.path.basename(f))[0], f, []) for f in extra]
+    return out + [extra_program(spec) for spec in extra]
+
+
+def extra_program(spec):
+    """``(name, path, defines)`` of an ``--extra`` argument: ``FILE.c`` or
+    ``FILE.c:NAME=VALUE,NAME2,...`` (each define as ``-D`` takes it); the name is the file's
+    stem, with the defines after it where there are any. SystemExit for an empty define or
+    a file that is not there."""
+    path, _, rest = spec.partition(":")
+    path = os.path.abspath(path)  # the runs start in the checkout's root
+    defines = rest.split(",") if rest else []
+    if any(not d or d.startswith("=") for d in defines):
+        raise SystemExit(f"--extra {spec}: write the defines as FILE.c:NAME=VALUE,NAME2,...")
+    if not os.path.isfile(path):
+        raise SystemExit(f"--extra {spec}: no file {path}")
+    name = os.path.splitext(os.path.basename(path))[0]
+    return (f"{name} {' '.join(defines)}" if defines else name), path, defines
 
 
 def run(path, defines, p, out):
@@ -67,8 +85,10 @@ def main():
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per program (default 3)")
     ap.add_argument("--big", type=int, default=500_000,
                     help="nodes from which a program counts as large (default 500000)")
-    ap.add_argument("--extra", nargs="*", default=[], help="more C files")
+    ap.add_argument("--extra", nargs="*", default=[], metavar="FILE.c[:NAME=VALUE,...]",
+                    help="more C files, each with its defines after a colon")
     ap.add_argument("--json", metavar="OUT.json", help="also save the measurements")
+    ap.add_argument("--label", default="", help="the saved run's heading in docs/benchmarks.md")
     args = ap.parse_args()
     started = now()
     rows = []
@@ -109,7 +129,8 @@ def main():
                   f"{max(per) / min(per):.2f} (target <= 2)")
     if args.json:
         doc = envelope("bench/bench_analyze_rate.py", sys.argv[1:],
-                       kind="whole command and in-process", runs="warm", started=started)
+                       kind="whole command and in-process", runs="warm", started=started,
+                       label=args.label)
         doc.update({"p": args.p, "repeat": args.repeat, "big": args.big, "rows": rows})
         save(args.json, doc)
 
