@@ -8,6 +8,7 @@ grains); the multilevel partitioner's levels; the hypergraph of a vertex cut; mo
 
 import contextlib
 import functools
+import importlib.util
 import json
 import os
 import subprocess
@@ -34,6 +35,7 @@ from vcut.cli import main
 from vcut.parallel import par_assign
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(ROOT, "bench")
 
 #: The small real graphs the tests use, shipped with the repository (provenance:
 #: tests/data/README.md); the others come from `datasets_dir`.
@@ -77,6 +79,17 @@ def own_process(test):
 
 
 # -- files and datasets ---------------------------------------------------------------------
+def bench_module(name):
+    """A module of bench/ imported by path (bench/ is not a package; its modules import
+    each other by name, so bench/ goes on the path)."""
+    if BENCH not in sys.path:
+        sys.path.insert(0, BENCH)
+    spec = importlib.util.spec_from_file_location(name, os.path.join(BENCH, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def samples_manifest(name="manifest.json"):
     """The bundled samples (samples/manifest.json; extra.json: our own programs), each
     with its source path."""

@@ -5,8 +5,7 @@ import os
 
 import pytest
 
-from tests.helpers import ROOT
-from tests.test_bench_quality import bench_module
+from tests.helpers import ROOT, bench_module
 
 MATMUL = os.path.join(ROOT, "bench", "programs", "matmul.c")
 

@@ -2,28 +2,12 @@
 reference runs, the balanced-minimum column and the reference file's reader, on made-up
 cells whose figures are worked out by hand."""
 
-import importlib.util
 import json
-import os
-import sys
 
 import numpy as np
 import pytest
 
-from tests.helpers import ROOT
-
-BENCH = os.path.join(ROOT, "bench")
-
-
-def bench_module(name):
-    """A module of bench/ imported by path (bench/ is not a package; its modules import
-    each other by name)."""
-    if BENCH not in sys.path:
-        sys.path.insert(0, BENCH)
-    spec = importlib.util.spec_from_file_location(name, os.path.join(BENCH, f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.helpers import bench_module
 
 
 def test_min_balanced_skips_the_unbalanced_references():
