@@ -183,6 +183,11 @@ FRONTIER = (("mt_quality", "Mt-KaHyPar quality"), ("mt_default", "Mt-KaHyPar def
             ("best_strong", "vcut best strong"), ("best", "vcut best default"))
 
 
+def _or_dash(x, spec):
+    """``x`` formatted with ``spec``, or "–" where it is nan (a mean over no cell)."""
+    return "–" if math.isnan(x) else format(x, spec)
+
+
 def frontier_lines(cells):
     """bench/bench_mtkahypar_presets.py's summary (Markdown) over ``cells``: for each
     partitioner, the geometric means of its RF and time ÷ Mt-KaHyPar quality's of the same
@@ -202,7 +207,7 @@ def frontier_lines(cells):
             f"| {name} | {gmean(c[key][0] / c['mt_quality'][0] for c in have):.4f} | "
             f"{sum(c[key][0] <= c['mt_quality'][0] for c in have)} / {len(have)} | "
             f"{gmean(max(c[key][2], 1e-4) / max(c['mt_quality'][2], 1e-4) for c in have):.3f}"
-            f" | {gmean(c[key][0] / c['ref_mtk'][0] for c in refd):.4f} | "
-            f"{gmean(c[key][2] / max(c['ref_ne'][2], 0.005) for c in ned):.1f} | "
+            f" | {_or_dash(gmean(c[key][0] / c['ref_mtk'][0] for c in refd), '.4f')} | "
+            f"{_or_dash(gmean(c[key][2] / max(c['ref_ne'][2], 0.005) for c in ned), '.1f')} | "
             f"{sum(c[key][1] <= 1.03 + 1e-9 for c in have)} / {len(have)} |")
     return out

@@ -28,6 +28,17 @@ def row(rows, prefix):
     return next((v for k, v in rows.items() if k.startswith(prefix)), None)
 
 
+def reference_cells(rows):
+    """{k: {"ref_mtk": [rf, balance, seconds] or None, "ref_ne": ...}} for k = 8, 32, 128
+    (the file has no other k):
+    the reference file's Mt-KaHyPar and NE results of one graph (`read_reference`'s rows)."""
+    out = {k: {} for k in (8, 32, 128)}
+    for key, prefix in (("ref_mtk", "hypergraph"), ("ref_ne", "NE")):
+        for k, got in zip((8, 32, 128), row(rows, prefix) or [None] * 3):
+            out[k][key] = list(got) if got else None
+    return out
+
+
 def graph_file(datasets, name):
     """The dataset file of graph ``name`` (its name before the first dot), or None."""
     for f in sorted(os.listdir(datasets)):

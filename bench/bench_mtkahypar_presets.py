@@ -36,8 +36,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _quality_tables import FRONTIER, frontier_lines  # noqa: E402
 from _record import envelope, now, save  # noqa: E402
-from _reference import graph_file, read_reference, row  # noqa: E402
-from bench_quality import rf_and_balance, unweighted_simple  # noqa: E402
+from _reference import read_reference, reference_cells  # noqa: E402
+from bench_quality import reference_graphs, rf_and_balance  # noqa: E402
+from vcut_base.memory import usable_cpus  # noqa: E402
 
 def runners(threads, vcut):
     """{cell key: fn(graph, k) -> edge assignment} of the partitioners of `FRONTIER`."""
@@ -62,23 +63,12 @@ def runners(threads, vcut):
     return out
 
 
-def reference_cells(rows):
-    """{k: {"ref_mtk": (rf, balance, seconds) or None, "ref_ne": ...}}: the reference file's
-    Mt-KaHyPar and NE results of one graph (`read_reference`'s rows)."""
-    out = {k: {} for k in (8, 32, 128)}
-    for key, prefix in (("ref_mtk", "hypergraph"), ("ref_ne", "NE")):
-        for k, got in zip((8, 32, 128), row(rows, prefix) or [None] * 3):
-            out[k][key] = list(got) if got else None
-    return out
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", default=os.path.join(ROOT, "..", "shared", "datasets"))
     ap.add_argument("--graphs", default="")
     ap.add_argument("--ks", default="8,32,128")
-    ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0))
-                    if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
+    ap.add_argument("--threads", type=int, default=usable_cpus(),
                     help="Mt-KaHyPar's threads (default: every core this process may use)")
     ap.add_argument("--no-vcut", action="store_true", help="run Mt-KaHyPar's presets only")
     ap.add_argument("--json", metavar="OUT.json")
@@ -86,22 +76,15 @@ def main():
     args = ap.parse_args()
     import numpy as np
 
-    from ir_graph import read_graph
-
     started = now()
     ks = [int(k) for k in args.ks.split(",")]
     ref = read_reference(args.datasets)
-    names = [g for g in args.graphs.split(",") if g] or list(ref)
     run = runners(args.threads, not args.no_vcut)
     keys = [key for key, _ in FRONTIER if key in run]
     cells, warm = [], False
     print(f"{'graph':24s} {'k':>4s} " + " ".join(f"{key + ' RF':>15s} {'s':>7s}"
                                                  for key in keys), flush=True)
-    for name in names:
-        path = graph_file(args.datasets, name)
-        if path is None or name not in ref:
-            continue
-        g = unweighted_simple(read_graph(path))
+    for name, g in reference_graphs(args.datasets, ref, args.graphs):
         src, dst = np.asarray(g.src), np.asarray(g.dst)
         refs = reference_cells(ref[name])
         for k in ks:
@@ -109,7 +92,7 @@ def main():
                 for key in keys:
                     run[key](g, k)
                 warm = True
-            cell = {"graph": name, "k": k, **refs[k]}
+            cell = {"graph": name, "k": k, **refs.get(k, {})}  # none at other k
             for key in keys:
                 t = time.perf_counter()
                 part = run[key](g, k)

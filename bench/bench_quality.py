@@ -73,6 +73,16 @@ def unweighted_simple(g):
     return Graph(n=g.n, src=np.asarray(src), dst=np.asarray(dst), weight=np.ones(len(src)))
 
 
+def reference_graphs(datasets, ref, only=""):
+    """``(name, graph)`` of each graph of ``only`` (names, comma-separated; empty: every
+    graph of the reference results ``ref``) that has a reference row and a file in
+    ``datasets``, read as `unweighted_simple`."""
+    for name in [g for g in only.split(",") if g] or list(ref):
+        path = graph_file(datasets, name)
+        if path is not None and name in ref:
+            yield name, unweighted_simple(read_graph(path))
+
+
 def timed(g, k, algo, repeat, options=None):
     best_t, part = math.inf, None
     for _ in range(repeat):

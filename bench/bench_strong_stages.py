@@ -38,8 +38,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _quality_tables import stage_lines, stage_shares  # noqa: E402
 from _record import envelope, now, save  # noqa: E402
-from _reference import graph_file, read_reference, row  # noqa: E402
-from bench_quality import unweighted_simple  # noqa: E402
+from _reference import read_reference, reference_cells  # noqa: E402
+from bench_quality import reference_graphs  # noqa: E402
 
 STAGES = ("multilevel_assign", "vcycle_refine", "perturb_refine")
 
@@ -83,7 +83,6 @@ def main():
     ap.add_argument("--json", metavar="OUT.json")
     ap.add_argument("--label", default="", help="the saved run's heading in docs/benchmarks.md")
     args = ap.parse_args()
-    from ir_graph import read_graph
     from vcut import cut_levels
     from vcut.cuts.best import BestOptions
     from vcut.partition import partition_graph
@@ -94,19 +93,14 @@ def main():
     started = now()
     ks = [int(k) for k in args.ks.split(",")]
     ref = read_reference(args.datasets)
-    names = [g for g in args.graphs.split(",") if g] or list(ref)
     spans = Spans()
     strong = BestOptions.preset("strong")
     cells, warm = [], False
     print(f"{'graph':24s} {'k':>4s} {'cand/Mt':>8s} {'cyc/Mt':>8s} {'final/Mt':>8s} "
           f"{'time':>7s} {'ml':>6s} {'cycles':>7s} {'search':>7s} {'time/Mt':>8s}")
-    for name in names:
-        path = graph_file(args.datasets, name)
-        if path is None or name not in ref:
-            continue
-        g = unweighted_simple(read_graph(path))
+    for name, g in reference_graphs(args.datasets, ref, args.graphs):
         nplus = len(np.unique(np.concatenate([g.src, g.dst])))
-        mt = dict(zip((8, 32, 128), row(ref[name], "hypergraph") or [None] * 3))
+        refs = reference_cells(ref[name])
         for k in ks:
             if not warm:
                 partition_graph(g, k, "best", strong)  # numba's compilation, untimed
@@ -122,7 +116,7 @@ def main():
                     "rf_cycles": info.get("perturb_from", info["replicas_after"]) / nplus,
                     "rf_final": final, "best_of": info.get("best_of"),
                     **{f"{s}_seconds": v for s, v in stage.items()},
-                    "mtk": list(mt[k]) if mt.get(k) else None}
+                    "mtk": refs.get(k, {}).get("ref_mtk")}
             cells.append(cell)
             m = cell["mtk"]
             ratio = (lambda x: f"{x / m[0]:8.4f}") if m else (lambda x: f"{'-':>8s}")

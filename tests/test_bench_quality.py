@@ -142,3 +142,12 @@ def test_mtkahypar_presets_table_of_made_up_cells():
     assert lines[4] == f"| vcut best strong | {(0.9 * 1.1) ** 0.5:.4f} | 1 / 2 | " \
         f"{(0.1 * 0.2) ** 0.5:.3f} | {0.9 / 0.8:.4f} | {(0.5 * 800) ** 0.5:.1f} | 1 / 2 |"
     assert "2 cells" in lines[6] and "on 2 threads" in lines[6]
+
+
+def test_mtkahypar_presets_table_without_reference_results():
+    # a k the reference file has no column for: its two reference ratios are a dash
+    cells = [{"graph": "a", "k": 16, "mt_quality": [1.0, 1.0, 2.0],
+              "mt_default": [1.2, 1.0, 1.0]}]
+    lines = bench_module("report").frontier_section({"cells": cells, "threads": 1})
+    assert lines[2] == "| Mt-KaHyPar quality | 1.0000 | 1 / 1 | 1.000 | – | – | 1 / 1 |"
+    assert lines[3] == "| Mt-KaHyPar default | 1.2000 | 0 / 1 | 0.500 | – | – | 1 / 1 |"
