@@ -119,6 +119,8 @@ def cli_section(doc):
         wcell = "–"
         if w:
             wcell = f"{_secs(w['median_s'])} [{w['min_s']:.2f}–{w['max_s']:.2f}]"
+            if len(r.get("warm", ())) != doc.get("repeat"):  # a row capped to fewer runs
+                wcell += f" ×{len(r['warm'])}"
             if t.get("warm_median_s") is not None:
                 wcell += f" (≤ {t['warm_median_s']:g})"
         ip = r.get("inprocess") or {}
@@ -133,7 +135,10 @@ def cli_section(doc):
                    f"{result} |")
     out += ["", f"First run: the command with an empty numba cache (`NUMBA_CACHE_DIR` a new "
             f"directory), so it compiles every kernel it runs. Warm: the median of "
-            f"{doc.get('repeat', '?')} runs after {doc.get('warmup', '?')} warm-up. In-process: "
+            f"{doc.get('repeat', '?')} runs after {doc.get('warmup', '?')} warm-up (×N: a row "
+            "capped to N runs, without warm-up runs; a `--scale` row's kernels are compiled "
+            "by a small analyze first). "
+            "In-process: "
             "the same command called as a function (`vcut.cli.main`) in a warm process "
             "(bench/_inprocess.py), without interpreter start-up, imports and exit. $DATA is "
             "../shared/datasets; $OUT a temporary directory."]

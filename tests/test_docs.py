@@ -132,8 +132,14 @@ def test_the_benchmark_report_of_a_made_up_result():
                      "targets": {"first_s": 10.0, "warm_median_s": 0.25},
                      "first": None, "warm_summary": {"median_s": 0.11, "min_s": 0.1,
                                                      "max_s": 0.12},
-                     "warm": [{"peak_rss_bytes": 33 * 2**20}], "inprocess": {"median_s": 0.007},
-                     "result": "pass", "error": None}]}
+                     "warm": [{"peak_rss_bytes": 33 * 2**20}] * 3,
+                     "inprocess": {"median_s": 0.007}, "result": "pass", "error": None},
+                    {"name": "big", "command": "vcut analyze big.npz -p 8",
+                     "targets": {"first_s": None, "warm_median_s": 100.0},
+                     "first": None, "warm_summary": {"median_s": 300.0, "min_s": 300.0,
+                                                     "max_s": 300.0},
+                     "warm": [{"peak_rss_bytes": 2**30}], "inprocess": {},
+                     "result": "FAIL (warm)", "error": None}]}
     text = report.render([doc])
     assert "- command: `python bench/bench_cli.py --rows help`" in text
     assert "- machine: 2 cores (X), 8.0 GiB, GPU none; load average 0.5 before, 0.7 after" in text
@@ -141,6 +147,10 @@ def test_the_benchmark_report_of_a_made_up_result():
     assert "- figures: whole command; warm" in text
     assert "| help | `vcut --help` | – | 0.11 s [0.10–0.12] (≤ 0.25) | 0.01 s | 33 MB | pass |" \
         in text
+    # a row capped to fewer runs than the others says how many it ran
+    assert "| big | `vcut analyze big.npz -p 8` | – | 300 s [300.00–300.00] ×1 (≤ 100) | – | " \
+        "1,024 MB | FAIL (warm) |" in text
+    assert "Warm: the median of 3 runs after 1 warm-up (×N: a row capped to N runs" in text
     assert text.index("## Whole commands") < text.index("## Not recorded here")
 
 
