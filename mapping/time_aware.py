@@ -27,8 +27,16 @@ improves it by local search with the simulator as the judge:
 * a move is kept when the simulated makespan drops.
 
 The number of simulations is deterministic: `MAX_EVALS`, fewer on large
-programs (at most `EVAL_TASKS` simulated tasks in all), none above that, so
-that the mapping never costs more than a few simulations.
+programs (at most `EVAL_TASKS` simulated tasks in all), and at least one, the
+memory-centric start's, so that the mapping never costs more than a few
+simulations. (Its caller simulates the placement it gets in any case: that
+simulation is this one, `vcut analyze` takes it from ``simulations``.) A start
+whose simulation the caller holds already (``simulations``: `par`'s steering
+simulates the compact placement) is judged whatever the budget: it costs
+nothing, and without it a trace too large for more than one simulation kept the
+memory-centric placement where the compact one, simulated just before, was
+faster (the 74 M-node dijkstra trace at p = 8: 23,790,629 against 23,579,458
+cycles).
 """
 
 import functools
@@ -55,22 +63,25 @@ EVAL_TASKS = 3e7
 
 
 def evaluations(tasks):
-    """How many candidate placements `time_aware` simulates for ``tasks`` tasks."""
-    return int(min(MAX_EVALS, EVAL_TASKS // max(int(tasks), 1)))
+    """How many candidate placements `time_aware` simulates for ``tasks`` tasks: at most
+    `MAX_EVALS` and `EVAL_TASKS` tasks in all, at least one (the memory-centric start)."""
+    return int(max(min(MAX_EVALS, EVAL_TASKS // max(int(tasks), 1)), 1))
 
 
 def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=None, jobs=None):
     """``(core, info)``: the placement of `Clustering` ``cl`` (see the module docstring).
 
     ``info``: ``makespan_start`` and ``makespan`` (simulated, cycles) and
-    ``evaluations``, ``accepted`` (moves simulated and kept). ``simulations``
+    ``evaluations``, ``accepted`` (moves simulated and kept). ``evals`` (default
+    `evaluations`): the budget; 0 simulates nothing and keeps the memory-centric
+    placement (``makespan`` None). ``simulations``
     (a dict), when given, receives ``name: (core, SimResult)`` for every start
     simulated (``memory-centric`` and `STARTS`) and for the result
     (``time-aware``), so that a caller comparing mappings need not simulate
     them again; a start it holds already (``name: (core, SimResult)`` of the same
     placement of ``cl`` with messages of ``inter.value_bytes``, as par's
     priority steering (`vcut.par_steering.steer`) leaves the compact one) is not simulated
-    again. The starts are
+    again, and is judged even where the budget leaves no room for it. The starts are
     simulated ``jobs`` at a time (threads; default `mapping.simulate.simulation_jobs`),
     the same result whatever the number.
     """
@@ -100,14 +111,19 @@ def time_aware(cl, inter, machine, threshold, seed=0, evals=None, simulations=No
         return compact(inter.p, machine) if name == "compact" else \
             baselines.baseline(name, inter, machine, seed)
 
-    starts = 1 + min(len(STARTS), evals - 1)
+    starts = 1 + min(len(STARTS), evals - 1)  # the starts within the budget
+    held = simulations or {}
     firsts = [("memory-centric", core)] + [
         (name, np.asarray(start(name), dtype=np.int64)) for name in STARTS[:starts - 1]]
+    # beyond the budget, the starts the caller simulated already: free to judge
+    beyond = [(name, np.asarray(start(name), dtype=np.int64))
+              for name in STARTS[starts - 1:] if name in held]
     known = {}  # starts the caller simulated already (same placement)
-    for name, c in firsts:
-        have = (simulations or {}).get(name)
+    for name, c in firsts + beyond:
+        have = held.get(name)
         if have is not None and np.array_equal(have[0], c):
             known[name] = have[1]
+    firsts += [(name, c) for name, c in beyond if name in known]
     todo = [(name, c) for name, c in firsts if name not in known]
     workers = simulation_jobs(cl, len(todo)) if jobs is None else int(jobs)
     ran = run_parallel([functools.partial(simulate, cl, c, machine, vb) for _, c in todo],

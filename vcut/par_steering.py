@@ -282,8 +282,8 @@ def first_simulations(cl, machine, threshold, object_bytes=None, jobs=None):
     placement, `steer`'s first judgement (its ``compact_sim``). ``early``: the mapping's first
     start, ``(interactions, (core, SimResult))`` of ``cl``'s memory-centric placement
     (``threshold``; the messages of `interactions` of ``object_bytes``), or None where it
-    did not run (one at a time, a mapping that simulates no placement, messages of another
-    size, or a placement the mapping refuses, which it then reports itself).
+    did not run (one at a time, messages of another size, or a placement the mapping
+    refuses, which it then reports itself).
 
     The steering judges ``cl`` alone before anything else and most often keeps it; the
     mapping then finds that start simulated (`mapping.time_aware.time_aware`'s
@@ -298,7 +298,7 @@ def first_simulations(cl, machine, threshold, object_bytes=None, jobs=None):
         return simulate(cl, core, machine, VALUE_BYTES)
 
     workers = simulation_jobs(cl, 2) if jobs is None else min(int(jobs), 2)
-    if workers < 2 or time_aware.evaluations(len(cl.src)) < 1:  # the mapping simulates none
+    if workers < 2:  # one at a time: the mapping simulates its start itself
         return (core, judge()), None
 
     def early():

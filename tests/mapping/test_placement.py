@@ -219,6 +219,51 @@ def test_time_aware_is_never_slower_than_memory_centric(strassen8):
         place(inter, m, "time-aware")
 
 
+def test_time_aware_judges_a_start_its_caller_simulated_beyond_the_budget(strassen8,
+                                                                          monkeypatch):
+    # a budget of one simulation: the memory-centric start alone is simulated; the compact
+    # placement, which the caller simulated already (par's steering), is judged too
+    # without a simulation, and kept where it is faster
+    import mapping.time_aware as ta
+    from mapping.memory_centric import memory_centric
+    from mapping.simulate import simulate
+    from vcut.partition import partition_graph
+
+    trace, g = strassen8
+    m = load_machine("table2:8")
+    part = partition_graph(g, 8, "par", options={"latency": m.mean_message_cycles(32)})
+    cl = from_edge_partition(part, g.node_object)
+    inter = interactions(cl, trace.obj_size)
+    mc = np.asarray(memory_centric(inter, m, 4)[0])
+    t_mc = simulate(cl, mc, m).makespan
+    cc = ta.compact(8, m)
+    held = simulate(cl, cc, m)
+    assert not np.array_equal(mc, cc) and held.makespan != t_mc
+    calls = []
+    monkeypatch.setattr(ta, "simulate", lambda cl, core, *a, real=ta.simulate: (
+        calls.append(np.array(core)) or real(cl, core, *a)))
+    sims = {"compact": (cc, held)}
+    core, info = ta.time_aware(cl, inter, m, 4, seed=0, evals=1, simulations=sims)
+    assert len(calls) == 1 and np.array_equal(calls[0], mc)
+    assert info["makespan_start"] == t_mc and info["evaluations"] == 1
+    assert info["makespan"] == min(t_mc, held.makespan)
+    assert np.array_equal(core, cc if held.makespan < t_mc else mc)
+    assert np.array_equal(sims["time-aware"][0], core)
+    assert sims["memory-centric"][1].makespan == t_mc
+    # without it, the same budget keeps the memory-centric start
+    calls.clear()
+    alone, info = ta.time_aware(cl, inter, m, 4, seed=0, evals=1)
+    assert len(calls) == 1 and np.array_equal(alone, mc) and info["makespan"] == t_mc
+    # a simulation held under the name but of another placement is not taken for it
+    calls.clear()
+    other = {"compact": (mc[::-1].copy(), held)}
+    core, info = ta.time_aware(cl, inter, m, 4, seed=0, evals=1, simulations=other)
+    assert len(calls) == 1 and np.array_equal(core, mc) and info["makespan"] == t_mc
+    # the default budget: at least the one simulation, at most MAX_EVALS
+    assert ta.evaluations(10**12) == 1 and ta.evaluations(1) == ta.MAX_EVALS == 16
+    assert ta.evaluations(ta.EVAL_TASKS // 3) == 3
+
+
 def test_compact_fills_numa_nodes_first():
     from mapping.time_aware import compact
 

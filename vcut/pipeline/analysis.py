@@ -190,6 +190,12 @@ def _reused(sims, name, core):
     return have[1] if have is not None and np.array_equal(have[0], core) else None
 
 
+def _simulated(held, core):
+    """The `SimResult` of placement ``core`` among ``held`` (``(core, SimResult)`` pairs of
+    the same clustering and messages), else None."""
+    return next((r for c, r in held if np.array_equal(c, core)), None)
+
+
 def _mapping_figures(r):
     """The comparison table's figures of one simulation (`SimResult`)."""
     return {"makespan": r.makespan, "hop_bytes": r.hop_bytes, "network_bytes": r.network_bytes,
@@ -433,7 +439,10 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         others = [other for other in MAPPERS if other != mapper]
         cores = [place(inter, machine, other, threshold=threshold, seed=seed, clustering=cl).core
                  for other in others]
-        reused = {o: _reused(sims, o, core) for o, core in zip(others, cores)}
+        # a placement simulated already (by the mapping, the steering or as the result),
+        # whatever it was simulated as (round-robin is often the compact placement)
+        held = [*(sims or {}).values(), (pl.core, res)]
+        reused = {o: _simulated(held, core) for o, core in zip(others, cores)}
         reused = {o: None if r is None else _mapping_figures(r) for o, r in reused.items()}
         # the figures are all the comparison needs: the steering's and the mapping's
         # simulations (a finish time per task each) go before the others run

@@ -364,6 +364,53 @@ def test_a_mapping_of_one_simulation_takes_it_from_beside_the_steering(strassen8
     assert any(np.array_equal(c, two.placement.core) for _, c in seen)
 
 
+def test_a_trace_with_room_for_one_simulation_judges_the_steerings_and_reuses_placements(
+        strassen8, monkeypatch):
+    # room for one simulation, one at a time: the steering simulates the compact placement,
+    # the mapping its memory-centric start and judges the compact one without simulating it
+    # again; the result is not simulated again, and the comparison simulates only the
+    # placements nothing simulated yet (round-robin is the compact placement on table2:8)
+    import mapping.time_aware as ta
+    from mapping.memory_centric import memory_centric
+    from mapping.placement import place
+    from mapping.simulate import simulate
+
+    import vcut.par_steering as an
+    import vcut.pipeline.analysis as pa
+
+    trace, g = strassen8
+    m = load_machine("table2:8")
+    monkeypatch.setattr(an, "STEER", np.inf)
+    monkeypatch.setattr(an, "GRAINS", False)
+    monkeypatch.setattr(an, "REPLAYS", 0)
+    monkeypatch.setattr(an, "WINDOW_FREE", False)
+    tasks = len(analyze_graph(g, 8, "par", m, object_bytes=trace.obj_size, baselines=False,
+                              jobs=1).clustering.src)
+    monkeypatch.setattr(ta, "EVAL_TASKS", float(tasks))  # room for one simulation
+    seen = []  # (who simulated, core)
+    for mod in (ta, an, pa):
+        monkeypatch.setattr(mod, "simulate", lambda cl, core, *a, real=mod.simulate, who=mod,
+                            **k: (seen.append((who, np.array(core))) or real(cl, core, *a, **k)))
+    a = analyze_graph(g, 8, "par", m, object_bytes=trace.obj_size, jobs=1)
+    cl, inter = a.clustering, a.interactions
+    mc = np.asarray(memory_centric(inter, m, a.placement.info["threshold"])[0])
+    cc = ta.compact(8, m)
+    cores = {o: place(inter, m, o, threshold=a.placement.info["threshold"], seed=0,
+                      clustering=cl).core for o in pa.MAPPERS if o != "time-aware"}
+    assert np.array_equal(cores["round-robin"], cc) and np.array_equal(cores["memory-centric"], mc)
+    assert [who for who, _ in seen[:2]] == [an, ta]
+    assert np.array_equal(seen[0][1], cc) and np.array_equal(seen[1][1], mc)
+    rest = [o for o in cores if o not in ("round-robin", "memory-centric")]
+    assert [who for who, _ in seen[2:]] == [pa] * len(rest)
+    for (_, core), o in zip(seen[2:], rest):
+        assert np.array_equal(core, cores[o])
+    t = {o: simulate(cl, c, m, inter.value_bytes).makespan for o, c in cores.items()}
+    assert a.placement.info["evaluations"] == 1
+    assert a.result.makespan == min(t["memory-centric"], t["round-robin"])
+    rows = {r["mapping"]: r["makespan"] for r in a.mappers}
+    assert rows == {**t, "time-aware": a.result.makespan}
+
+
 def test_first_simulations_one_at_a_time_or_without_a_mapping(strassen8):
     # first_simulations alone: the compact placement's simulation always; the
     # memory-centric one beside it only with two at a time, and none where the mapping
