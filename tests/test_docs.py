@@ -190,3 +190,19 @@ def test_the_budget_table_of_a_made_up_result():
     assert lines[3] == "| m | N=2 | 200 | 1.50 | 4 MB | 20972 | 3 MB | 0.75 |"
     assert lines[5].startswith("- the estimate is at or above the measured peak in 1 of 2 runs")
     assert lines[6] == "- m: 20972 bytes per added instruction between its two sizes"
+
+
+def test_the_budget_paragraph_quotes_the_constants_the_code_uses():
+    # docs/mapping.md's Budget paragraph names each constant of mapping.budget with its
+    # value: a constant changed without the paragraph fails here
+    from mapping import budget
+
+    with open(os.path.join(ROOT, "docs", "mapping.md"), encoding="utf-8") as f:
+        text = " ".join(f.read().split())
+    assert f"`BASE_BYTES` ({budget.BASE_BYTES >> 20} MiB)" in text
+    for name in ("BYTES_PER_NODE", "GRAPH_BYTES_PER_NODE"):
+        assert f"`{name}` ({getattr(budget, name)})" in text, name
+    assert f"(`SPILL_BYTES_PER_NODE`, {budget.SPILL_BYTES_PER_NODE})" in text
+    assert f"`SPILL_DISK_BYTES_PER_NODE`, {budget.SPILL_DISK_BYTES_PER_NODE} bytes" in text
+    k = {b: f"{v // 1000} k" for b, v in budget.NODES_PER_SECOND.items()}
+    assert f"`NODES_PER_SECOND` ({k[False]} without the baselines, {k[True]} with them)" in text
