@@ -33,10 +33,9 @@ simulations. (Its caller simulates the placement it gets in any case: that
 simulation is this one, `vcut analyze` takes it from ``simulations``.) A start
 whose simulation the caller holds already (``simulations``: `par`'s steering
 simulates the compact placement) is judged whatever the budget: it costs
-nothing, and without it a trace too large for more than one simulation kept the
-memory-centric placement where the compact one, simulated just before, was
-faster (the 74 M-node dijkstra trace at p = 8: 23,790,629 against 23,579,458
-cycles).
+nothing, and on a trace too large for more than one simulation it may be the
+faster (the 74 M-node dijkstra trace at p = 8: the compact placement 23,579,458
+cycles, the memory-centric one 23,790,629).
 """
 
 import functools

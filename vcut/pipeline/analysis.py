@@ -440,7 +440,7 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
         cores = [place(inter, machine, other, threshold=threshold, seed=seed, clustering=cl).core
                  for other in others]
         # a placement simulated already (by the mapping, the steering or as the result),
-        # whatever it was simulated as (round-robin is often the compact placement)
+        # whatever it was simulated as (on table2:8 at p = 8 round-robin is the compact one)
         held = [*(sims or {}).values(), (pl.core, res)]
         reused = {o: _simulated(held, core) for o, core in zip(others, cores)}
         reused = {o: None if r is None else _mapping_figures(r) for o, r in reused.items()}
