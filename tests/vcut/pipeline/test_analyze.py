@@ -333,6 +333,22 @@ def test_the_memory_centric_start_runs_beside_the_steering_s_first_simulation(st
     assert firsts == [(False, True), (True, False)]
 
 
+def _room_for_one_simulation(monkeypatch, trace, g, p, m):
+    """``par``'s steering reduced to its compact placement's simulation (no priorities,
+    grains, replays or window-free step) and a simulation budget of one of ``g``'s tasks."""
+    import mapping.time_aware as ta
+
+    import vcut.par_steering as an
+
+    monkeypatch.setattr(an, "STEER", np.inf)
+    monkeypatch.setattr(an, "GRAINS", False)
+    monkeypatch.setattr(an, "REPLAYS", 0)
+    monkeypatch.setattr(an, "WINDOW_FREE", False)
+    tasks = len(analyze_graph(g, p, "par", m, object_bytes=trace.obj_size, baselines=False,
+                              jobs=1).clustering.src)
+    monkeypatch.setattr(ta, "EVAL_TASKS", float(tasks))  # room for one simulation
+
+
 def test_a_mapping_of_one_simulation_takes_it_from_beside_the_steering(strassen8, monkeypatch):
     # a trace so large for the budget that the mapping simulates its memory-centric start
     # alone (evaluations 1): that simulation runs beside the steering's, and after them
@@ -343,13 +359,7 @@ def test_a_mapping_of_one_simulation_takes_it_from_beside_the_steering(strassen8
 
     trace, g = strassen8
     m = load_machine("table2:64")
-    monkeypatch.setattr(an, "STEER", np.inf)
-    monkeypatch.setattr(an, "GRAINS", False)
-    monkeypatch.setattr(an, "REPLAYS", 0)
-    monkeypatch.setattr(an, "WINDOW_FREE", False)
-    tasks = len(analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False,
-                              jobs=1).clustering.src)
-    monkeypatch.setattr(ta, "EVAL_TASKS", float(tasks))  # room for one simulation
+    _room_for_one_simulation(monkeypatch, trace, g, 64, m)
     one = analyze_graph(g, 64, "par", m, object_bytes=trace.obj_size, baselines=False, jobs=1)
     seen = []  # (who simulated, core)
     for mod in (ta, an):
@@ -380,13 +390,7 @@ def test_a_trace_with_room_for_one_simulation_judges_the_steerings_and_reuses_pl
 
     trace, g = strassen8
     m = load_machine("table2:8")
-    monkeypatch.setattr(an, "STEER", np.inf)
-    monkeypatch.setattr(an, "GRAINS", False)
-    monkeypatch.setattr(an, "REPLAYS", 0)
-    monkeypatch.setattr(an, "WINDOW_FREE", False)
-    tasks = len(analyze_graph(g, 8, "par", m, object_bytes=trace.obj_size, baselines=False,
-                              jobs=1).clustering.src)
-    monkeypatch.setattr(ta, "EVAL_TASKS", float(tasks))  # room for one simulation
+    _room_for_one_simulation(monkeypatch, trace, g, 8, m)
     seen = []  # (who simulated, core)
     for mod in (ta, an, pa):
         monkeypatch.setattr(mod, "simulate", lambda cl, core, *a, real=mod.simulate, who=mod,
