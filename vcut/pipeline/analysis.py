@@ -183,16 +183,9 @@ class Analysis:
         return out
 
 
-def _reused(sims, name, core):
-    """The `SimResult` the mapping left in ``sims`` for mapping ``name`` when it
-    simulated placement ``core``, else None."""
-    have = sims.get(name)
-    return have[1] if have is not None and np.array_equal(have[0], core) else None
-
-
 def _simulated(held, core):
     """The `SimResult` of placement ``core`` among ``held`` (``(core, SimResult)`` pairs of
-    the same clustering and messages), else None."""
+    the same clustering and messages), whatever it was simulated as, else None."""
     return next((r for c, r in held if np.array_equal(c, core)), None)
 
 
@@ -398,8 +391,10 @@ def analyze_graph(graph, p, method=DEFAULT_METHOD, machine=None, *, mapper="time
                        simulations=sims, jobs=jobs, evals=evals)
             done("mapping", t)
             t = time.perf_counter()
-            res = _reused(sims, mapper, pl.core)
-            fresh = res is None  # else the mapping's own simulation of its result
+            # the mapping's own simulation of its result, or the steering's of the same
+            # placement (a mapping other than time-aware can give the compact one)
+            res = _simulated(sims.values(), pl.core)
+            fresh = res is None
             if fresh:
                 say(f"simulating {len(cl.src):,} tasks")
                 res = simulate(cl, pl.core, machine, inter.value_bytes)

@@ -415,6 +415,28 @@ def test_a_trace_with_room_for_one_simulation_judges_the_steerings_and_reuses_pl
     assert rows == {**t, "time-aware": a.result.makespan}
 
 
+def test_a_mapping_that_gives_the_compact_placement_takes_the_steerings_simulation(
+        strassen8, monkeypatch):
+    # --mapping round-robin on table2:8 at p = 8 is the compact placement, which par's
+    # steering simulated already: the analysis takes that simulation for its result
+    from mapping.simulate import simulate
+    from mapping.time_aware import compact
+
+    import vcut.pipeline.analysis as pa
+
+    trace, g = strassen8
+    m = load_machine("table2:8")
+    seen = []
+    monkeypatch.setattr(pa, "simulate", lambda cl, core, *a, real=pa.simulate, **k: (
+        seen.append(np.array(core)) or real(cl, core, *a, **k)))
+    a = analyze_graph(g, 8, "par", m, mapper="round-robin", object_bytes=trace.obj_size,
+                      baselines=False, jobs=1)
+    assert np.array_equal(a.placement.core, compact(8, m)) and seen == []
+    fresh = simulate(a.clustering, a.placement.core, m, a.interactions.value_bytes)
+    assert a.result.makespan == fresh.makespan
+    assert np.array_equal(a.result.finish, fresh.finish)
+
+
 def test_first_simulations_one_at_a_time_or_without_a_mapping(strassen8):
     # first_simulations alone: the compact placement's simulation always; the
     # memory-centric one beside it only with two at a time, and none where the mapping
